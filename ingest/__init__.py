@@ -1,0 +1,1 @@
+"""Mining: finished conversations become palace rows, entities, relations and embeddings."""

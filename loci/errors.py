@@ -1,0 +1,55 @@
+"""Domain errors shared by every package.
+
+Core, ingest and retrieval raise these and never HTTP errors; the service maps
+them to status codes in one exception handler, so a rule like "another user's id
+is a 404, never a 403" lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "Conflict",
+    "InvalidInput",
+    "LociError",
+    "NotFound",
+    "PayloadTooLarge",
+    "UpstreamBadOutput",
+    "UpstreamUnavailable",
+]
+
+
+class LociError(Exception):
+    """Base of every error Loci raises on purpose; the message is safe to show a caller."""
+
+
+class NotFound(LociError):
+    """The thing does not exist for this caller (also used for other users' ids)."""
+
+
+class Conflict(LociError):
+    """The request clashes with stored state (duplicate id with other content, wrong status)."""
+
+
+class InvalidInput(LociError):
+    """The caller sent something we refuse; ``field`` names the offending input when known."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class PayloadTooLarge(InvalidInput):
+    """A body or field is over a configured size limit."""
+
+
+class UpstreamUnavailable(LociError):
+    """A dependency (LLM endpoint, database, queue) timed out or refused."""
+
+
+class UpstreamBadOutput(LociError):
+    """A dependency answered, but with output we cannot use (e.g. malformed LLM JSON)."""
+
+
+class ConfigurationError(LociError):
+    """Settings are missing or inconsistent; raised at start-up with the variable's name."""

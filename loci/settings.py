@@ -1,0 +1,196 @@
+"""Settings, read once from the environment and an optional `.env`.
+
+Grouped by concern so each package takes only the group it needs. Every group is a
+pydantic-settings class with its own env prefix, which keeps variable names flat and
+guessable (``LOCI_LLM_BASE_URL``) while the code stays grouped. Nothing is built at
+import time: `load_settings()` is called by the CLI and by tests, and the result is
+passed down explicitly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+
+from loci.errors import ConfigurationError
+
+__all__ = [
+    "DatabaseSettings",
+    "EmbeddingSettings",
+    "LLMSettings",
+    "MiningSettings",
+    "QueueSettings",
+    "RetrievalSettings",
+    "ServerSettings",
+    "Settings",
+    "load_settings",
+]
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+
+def _group(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", populate_by_name=True)
+
+
+class DatabaseSettings(BaseSettings):
+    model_config = _group("LOCI_DB_")
+
+    url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DATABASE_URL", "LOCI_DATABASE_URL"),
+        description="Postgres >= 14 with pgvector; unset starts the embedded PostgreSQL 18.",
+    )
+    pool_size: int = Field(default=10, ge=1, le=200)
+    app_role: str = Field(
+        default="loci_app",
+        description="Role the app switches to so row-level security applies (created by migrations).",
+    )
+    statement_timeout_ms: int = Field(default=30_000, ge=0)
+
+
+class QueueSettings(BaseSettings):
+    model_config = _group("LOCI_QUEUE_")
+
+    url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("REDIS_URL", "LOCI_REDIS_URL"),
+        description="Redis/Valkey for arq; unset starts the embedded Valkey.",
+    )
+    worker_concurrency: int = Field(default=2, ge=1, le=64)
+    job_timeout_s: int = Field(default=900, ge=10)
+    sweep_every_minutes: int = Field(default=5, ge=1, le=60)
+
+
+class ServerSettings(BaseSettings):
+    model_config = _group("LOCI_")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8420, ge=0, le=65535)
+    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("loci")))
+    admin_key: str | None = Field(default=None, min_length=16)
+    max_body_bytes: int = Field(default=2_000_000, ge=1024)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    run_worker: bool = Field(default=True, description="serve also runs one arq worker in-process")
+
+
+class EmbeddingSettings(BaseSettings):
+    model_config = _group("LOCI_EMBEDDING_")
+
+    model: str = Field(default=BUNDLED_MODEL, description="model name or local path")
+    dim: int = Field(default=384, ge=8, le=4096)
+    batch_size: int = Field(default=64, ge=1, le=4096)
+    device: str = "cpu"
+    backend: Literal["torch", "onnx"] = "torch"
+    max_seq_tokens: int = Field(default=256, ge=16, le=8192)
+
+
+class LLMSettings(BaseSettings):
+    model_config = _group("LOCI_LLM_")
+
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://host/v1")
+    api_key: str | None = None
+    extract_model: str = "gpt-4o-mini"
+    rerank_model: str = "gpt-4o-mini"
+    qa_model: str = "gpt-4o-mini"
+    judge_model: str = "gpt-4o"
+    timeout_s: float = Field(default=20.0, gt=0, le=600)
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description='JSON: {"model": [usd_per_1M_in, usd_per_1M_out]}'
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_only(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/") if value else value
+
+
+class MiningSettings(BaseSettings):
+    model_config = _group("LOCI_MINING_")
+
+    extractor: Literal["offline", "llm"] = "offline"
+    window_turns: int = Field(default=8, ge=2, le=32)
+    max_turn_chars: int = Field(default=100_000, ge=100)
+    max_turns_per_request: int = Field(default=2_000, ge=1)
+
+
+class RetrievalSettings(BaseSettings):
+    model_config = _group("LOCI_RETRIEVAL_")
+
+    preset: str = "hybrid"
+    rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
+    budget_tokens: int = Field(default=1500, ge=64, le=32_000)
+
+
+class Settings(BaseModel):
+    """All groups together; construct through `load_settings` to get clear errors."""
+
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    queue: QueueSettings = Field(default_factory=QueueSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    mining: MiningSettings = Field(default_factory=MiningSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+
+
+_GROUPS: dict[str, type[BaseSettings]] = {
+    "database": DatabaseSettings,
+    "queue": QueueSettings,
+    "server": ServerSettings,
+    "embedding": EmbeddingSettings,
+    "llm": LLMSettings,
+    "mining": MiningSettings,
+    "retrieval": RetrievalSettings,
+}
+
+
+def _env_name(group: type[BaseSettings], field_name: str) -> str:
+    field = group.model_fields.get(field_name)
+    alias = field.validation_alias if field else None
+    if isinstance(alias, AliasChoices) and alias.choices:
+        return str(alias.choices[0])
+    prefix = str(group.model_config.get("env_prefix", ""))
+    return f"{prefix}{field_name}".upper()
+
+
+def load_settings(**overrides: dict[str, Any]) -> Settings:
+    """Build settings from env/.env plus per-group overrides (CLI flags).
+
+    A bad value raises `ConfigurationError` with one line naming the variable, so
+    start-up fails with something a person can act on instead of a traceback.
+    """
+    built: dict[str, BaseSettings] = {}
+    for name, group in _GROUPS.items():
+        try:
+            built[name] = group(**overrides.get(name, {}))
+        except ValidationError as e:
+            first = e.errors()[0]
+            field = str(first["loc"][0]) if first["loc"] else "?"
+            raise ConfigurationError(f"invalid setting {_env_name(group, field)}: {first['msg']}") from e
+        except SettingsError as e:  # a value that is not even parseable (e.g. bad JSON)
+            match = re.search(r'field "(\w+)"', str(e))
+            field = match.group(1) if match else "?"
+            raise ConfigurationError(f"invalid setting {_env_name(group, field)}: cannot parse the value") from e
+    return Settings(**built)
+
+
+@lru_cache(maxsize=1)
+def cached_settings() -> Settings:
+    """Process-wide settings for entry points that have no caller to pass them."""
+    return load_settings()
+
+
+def prices_from_json(raw: str) -> dict[str, tuple[float, float]]:
+    """Parse LOCI_LLM_PRICES given on a command line (env parsing already handles JSON)."""
+    data = json.loads(raw)
+    return {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}

@@ -1,0 +1,83 @@
+"""Row-level security: the backstop behind per-user scoping in code.
+
+Creates the ``loci_app`` role the service switches to (NOLOGIN, no BYPASSRLS), grants
+it data access, and puts a policy on every user table: rows are visible only when
+``loci.user_id`` (set per transaction by `Database.user_session`) matches, or when
+``loci.system`` is on (admin, auth lookup, sweeps). FORCE makes the policies apply
+even to the table owner, so a missed filter cannot leak across users.
+
+Revision ID: 0002
+Revises: 0001
+Create Date: 2026-11-22 04:00:00
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+from loci.models import USER_TABLES
+
+revision: str = "0002"
+down_revision: str | None = "0001"
+branch_labels: str | None = None
+depends_on: str | None = None
+
+ROLE = "loci_app"
+CURRENT_USER = "NULLIF(current_setting('loci.user_id', true), '')::bigint"
+SYSTEM = "current_setting('loci.system', true) = 'on'"
+
+
+def upgrade() -> None:
+    op.execute(
+        f"""
+        DO $$
+        BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{ROLE}') THEN
+                CREATE ROLE {ROLE} NOLOGIN NOBYPASSRLS;
+            END IF;
+            IF NOT pg_has_role(current_user, '{ROLE}', 'MEMBER') THEN
+                EXECUTE format('GRANT {ROLE} TO %I', current_user);
+            END IF;
+        END $$;
+        """
+    )
+    op.execute(
+        f"""
+        DO $$
+        BEGIN
+            EXECUTE format('GRANT USAGE ON SCHEMA %I TO {ROLE}', current_schema());
+            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %I TO {ROLE}',
+                           current_schema());
+            EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I TO {ROLE}', current_schema());
+        END $$;
+        """
+    )
+    op.execute("ALTER TABLE users ENABLE ROW LEVEL SECURITY")
+    op.execute("ALTER TABLE users FORCE ROW LEVEL SECURITY")
+    op.execute(f"CREATE POLICY users_self ON users USING (id = {CURRENT_USER} OR {SYSTEM})")
+    for table in USER_TABLES:
+        op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        op.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+        op.execute(
+            f"CREATE POLICY {table}_owner ON {table} "
+            f"USING (user_id = {CURRENT_USER} OR {SYSTEM}) "
+            f"WITH CHECK (user_id = {CURRENT_USER} OR {SYSTEM})"
+        )
+
+
+def downgrade() -> None:
+    for table in (*USER_TABLES, "users"):
+        policy = "users_self" if table == "users" else f"{table}_owner"
+        op.execute(f"DROP POLICY IF EXISTS {policy} ON {table}")
+        op.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+        op.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
+    op.execute(
+        f"""
+        DO $$
+        BEGIN
+            EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM {ROLE}', current_schema());
+            EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM {ROLE}', current_schema());
+            EXECUTE format('REVOKE USAGE ON SCHEMA %I FROM {ROLE}', current_schema());
+        END $$;
+        """
+    )

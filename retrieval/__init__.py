@@ -1,0 +1,1 @@
+"""Recall: hybrid candidates fused by RRF, optional rerank, rendered memory context."""

@@ -1,0 +1,96 @@
+"""Users and API keys, shared by the admin HTTP routes and the `loci users/keys` CLI.
+
+Keys are ``loci_<prefix>_<secret>`` with 256 bits of randomness; only their sha256 is
+stored (a slow hash adds nothing for random secrets and would tax every request). The
+prefix is kept in clear so people can tell keys apart in listings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, text, update
+
+from loci.db import Database
+from loci.errors import InvalidInput, NotFound
+from loci.models import ApiKey, MemorySettings, User
+
+__all__ = ["IssuedKey", "authenticate", "create_key", "create_user", "hash_key", "revoke_key"]
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedKey:
+    id: int
+    user_id: int
+    name: str
+    prefix: str
+    key: str  # shown once, never stored
+    created_at: datetime
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+async def create_user(db: Database, name: str, email: str | None = None) -> User:
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise InvalidInput("name must be 1-200 characters", field="name")
+    async with db.system_session() as s:
+        user = User(name=name, email=email)
+        s.add(user)
+        await s.flush()
+        s.add(MemorySettings(user_id=user.id))
+    return user
+
+
+async def create_key(db: Database, user_id: int, name: str = "default") -> IssuedKey:
+    prefix = secrets.token_hex(4)
+    key = f"loci_{prefix}_{secrets.token_urlsafe(32)}"
+    async with db.system_session() as s:
+        if await s.get(User, user_id) is None:
+            raise NotFound(f"user {user_id} not found")
+        row = ApiKey(user_id=user_id, name=name[:200] or "default", prefix=prefix, key_hash=hash_key(key))
+        s.add(row)
+        await s.flush()
+        await s.refresh(row)
+    return IssuedKey(row.id, user_id, row.name, prefix, key, row.created_at)
+
+
+async def revoke_key(db: Database, user_id: int, key_id: int) -> None:
+    async with db.system_session() as s:
+        result = await s.execute(
+            update(ApiKey)
+            .where(ApiKey.id == key_id, ApiKey.user_id == user_id, ApiKey.revoked_at.is_(None))
+            .values(revoked_at=text("now()"))
+        )
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            raise NotFound(f"key {key_id} not found")
+
+
+async def authenticate(db: Database, key: str) -> int | None:
+    """The user id a live key belongs to, or None. No cache: revocation is immediate."""
+    if not key.startswith("loci_") or len(key) > 200:
+        return None
+    async with db.system_session() as s:
+        row = (
+            await s.execute(
+                select(ApiKey.id, ApiKey.user_id, ApiKey.last_used_at)
+                .join(User, User.id == ApiKey.user_id)
+                .where(ApiKey.key_hash == hash_key(key), ApiKey.revoked_at.is_(None), User.is_active)
+            )
+        ).first()
+        if row is None:
+            return None
+        # Touch last_used_at at most every few minutes: a write per recall would be waste.
+        await s.execute(
+            text(
+                "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
+                "AND (last_used_at IS NULL OR last_used_at < now() - interval '5 minutes')"
+            ),
+            {"id": row.id},
+        )
+        return int(row.user_id)

@@ -1,0 +1,104 @@
+"""The Litestar application factory.
+
+`create_app(settings)` takes fully resolved settings (database and queue URLs already
+pointing at embedded or external services) and builds nothing at import time. The
+lifespan connects the database, loads the embedder, connects the queue and, when
+asked, runs one arq worker in the same event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from arq import create_pool
+from litestar import Litestar
+from litestar.config.cors import CORSConfig
+from litestar.middleware import DefineMiddleware
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
+from service.deps import DEPENDENCIES
+from service.errors import EXCEPTION_HANDLERS
+from service.routes.admin import AdminController
+from service.routes.health import HealthController
+from service.routes.me import MeController
+from service.state import AppState
+from service.worker import build_worker, redis_settings
+
+__all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
+
+log = logging.getLogger("loci.service")
+
+ROUTE_HANDLERS: list[Any] = [HealthController, AdminController, MeController]
+
+
+def build_state(settings: Settings) -> AppState:
+    if not settings.database.url:
+        raise ValueError("database URL must be resolved before building the app")
+    db = Database(
+        settings.database.url,
+        app_role=settings.database.app_role,
+        pool_size=settings.database.pool_size,
+        statement_timeout_ms=settings.database.statement_timeout_ms,
+    )
+    return AppState(settings=settings, db=db, embedder=Embedder(settings.embedding))
+
+
+def create_app(settings: Settings, *, state: AppState | None = None, run_worker: bool | None = None) -> Litestar:
+    app_state = state or build_state(settings)
+    with_worker = settings.server.run_worker if run_worker is None else run_worker
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        app.state.loci = app_state
+        await asyncio.to_thread(app_state.embedder.load)
+        if settings.queue.url and app_state.queue is None:
+            app_state.queue = await create_pool(redis_settings(settings.queue.url))
+        worker_task: asyncio.Task[Any] | None = None
+        if with_worker:
+            app_state.worker = build_worker(app_state, handle_signals=False)
+            worker_task = asyncio.create_task(app_state.worker.async_run())
+        try:
+            yield
+        finally:
+            # Ctrl-C reaches the embedded Valkey too (same process group), so the queue
+            # may already be gone here: shutting down must not fail because of it.
+            if worker_task is not None:
+                with contextlib.suppress(Exception):
+                    await app_state.worker.close()
+                worker_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await worker_task
+                app_state.worker = None
+            if app_state.queue is not None:
+                with contextlib.suppress(Exception):
+                    await app_state.queue.aclose()
+                app_state.queue = None
+            await app_state.db.dispose()
+
+    auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
+    return Litestar(
+        route_handlers=ROUTE_HANDLERS,
+        dependencies=DEPENDENCIES,
+        middleware=[auth],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=[lifespan],
+        request_max_body_size=settings.server.max_body_bytes,
+        cors_config=CORSConfig(allow_origins=[]),
+        openapi_config=OpenAPIConfig(
+            title="Loci",
+            version="0.1.0",
+            description="Long-term memory for LLM assistants: recall, mining, the memory palace.",
+            path="/schema",
+            render_plugins=[SwaggerRenderPlugin()],
+        ),
+        debug=False,
+    )

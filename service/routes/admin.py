@@ -1,0 +1,58 @@
+"""Admin routes (admin key only): create users, issue and revoke their keys."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+from litestar import Controller, delete, post
+from litestar.params import FromPath, JSONBody
+
+from service.accounts import create_key, create_user, revoke_key
+from service.deps import StateDep
+
+
+class NewUser(msgspec.Struct):
+    name: str
+    email: str | None = None
+
+
+class UserOut(msgspec.Struct):
+    id: int
+    name: str
+    email: str | None
+    created_at: datetime
+
+
+class NewKey(msgspec.Struct):
+    name: str = "default"
+
+
+class KeyOut(msgspec.Struct):
+    id: int
+    user_id: int
+    name: str
+    prefix: str
+    key: str
+    created_at: datetime
+
+
+class AdminController(Controller):
+    path = "/v1/admin"
+    tags = ("admin",)
+
+    @post("/users", operation_id="adminCreateUser", summary="Create a user")
+    async def create_user(self, data: JSONBody[NewUser], app_state: StateDep) -> UserOut:
+        user = await create_user(app_state.db, data.name, data.email)
+        return UserOut(user.id, user.name, user.email, user.created_at)
+
+    @post("/users/{user_id:int}/keys", operation_id="adminCreateKey", summary="Issue an API key (shown once)")
+    async def create_key(
+        self, user_id: FromPath[int], app_state: StateDep, data: JSONBody[NewKey | None] = None
+    ) -> KeyOut:
+        issued = await create_key(app_state.db, user_id, (data or NewKey()).name)
+        return KeyOut(issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at)
+
+    @delete("/users/{user_id:int}/keys/{key_id:int}", operation_id="adminRevokeKey", summary="Revoke a key")
+    async def revoke_key(self, user_id: FromPath[int], key_id: FromPath[int], app_state: StateDep) -> None:
+        await revoke_key(app_state.db, user_id, key_id)

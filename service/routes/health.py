@@ -1,0 +1,57 @@
+"""Liveness and readiness: /healthz says the process is up, /readyz that it can work."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from litestar import Controller, Response, get
+
+from service.deps import StateDep
+
+
+async def _check(name: str, probe: Any) -> tuple[str, dict[str, Any]]:
+    start = time.perf_counter()
+    try:
+        detail = await asyncio.wait_for(probe, timeout=3.0)
+        status: dict[str, Any] = {"status": "ready", "detail": detail}
+    except Exception as e:  # a readiness probe reports failures, it must not raise them
+        status = {"status": "unavailable", "detail": f"{type(e).__name__}: {e}"}
+    status["latency_ms"] = round((time.perf_counter() - start) * 1000, 2)
+    return name, status
+
+
+async def _queue_probe(app_state: StateDep) -> str:
+    if app_state.queue is None:
+        raise RuntimeError("queue not connected")
+    await app_state.queue.ping()
+    return "pong"
+
+
+async def _embedder_probe(app_state: StateDep) -> str:
+    if not app_state.embedder.loaded:
+        raise RuntimeError("model not loaded yet")
+    return f"{app_state.embedder.model_name} ({app_state.settings.embedding.dim} dims)"
+
+
+class HealthController(Controller):
+    tags = ("health",)
+
+    @get("/healthz", operation_id="healthz", summary="Process is up")
+    async def healthz(self) -> dict[str, str]:
+        return {"status": "ok"}
+
+    @get("/readyz", operation_id="readyz", summary="Database, queue and embedder are ready")
+    async def readyz(self, app_state: StateDep) -> Response[dict[str, Any]]:
+        checks = await asyncio.gather(
+            _check("database", app_state.db.ping()),
+            _check("queue", _queue_probe(app_state)),
+            _check("embedder", _embedder_probe(app_state)),
+        )
+        components = dict(checks)
+        if app_state.worker is not None:
+            components["worker"] = {"status": "ready", "detail": "in-process arq worker"}
+        ready = all(c["status"] == "ready" for c in components.values())
+        body = {"status": "ready" if ready else "unavailable", "components": components}
+        return Response(body, status_code=200 if ready else 503)

@@ -1,0 +1,143 @@
+"""Shared fixtures: one embedded PostgreSQL (+pgvector) and Valkey per test session.
+
+Integration tests talk to the real thing: the schema comes from `alembic upgrade head`
+(never create_all), the app runs through Litestar's test client with its real lifespan,
+and each test makes its own users, so tests stay independent without re-creating the
+database.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from litestar.testing import AsyncTestClient
+
+from loci import migrate
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.runtime import EmbeddedServices, ServiceUrls
+from loci.settings import Settings, load_settings
+from service.accounts import create_key, create_user
+from service.app import create_app
+from service.state import AppState
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+pytest_plugins = ["tests.fakes.openai_server"]
+
+ADMIN_KEY = "test-admin-key-" + secrets.token_hex(8)
+
+
+@pytest.fixture(scope="session")
+def service_urls() -> Iterator[ServiceUrls]:
+    with tempfile.TemporaryDirectory(prefix="loci-test-") as tmp:
+        os.chmod(tmp, 0o755)  # embedded Postgres runs as its own OS user when we are root
+        embedded = EmbeddedServices(Path(tmp), ephemeral=True)
+        urls = embedded.start()
+        try:
+            yield urls
+        finally:
+            embedded.stop()
+
+
+def database_url(base_url: str, name: str) -> str:
+    """URL of a database with the same server, credentials and socket as ``base_url``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+@pytest.fixture(scope="session")
+def fresh_database(service_urls: ServiceUrls) -> Callable[[str], str]:
+    """Create an empty database (with pgvector available) and return its URL."""
+
+    def make(name: str) -> str:
+        with psycopg.connect(service_urls.database_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return database_url(service_urls.database_url, name)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def migrated_url(service_urls: ServiceUrls) -> str:
+    migrate.upgrade(service_urls.database_url)
+    return service_urls.database_url
+
+
+@pytest.fixture(scope="session")
+def settings(migrated_url: str, service_urls: ServiceUrls) -> Settings:
+    return load_settings(
+        database={"url": migrated_url},
+        queue={"url": service_urls.redis_url},
+        server={"admin_key": ADMIN_KEY, "run_worker": False},
+    )
+
+
+@pytest.fixture(scope="session")
+def embedder(settings: Settings) -> Embedder:
+    model = Embedder(settings.embedding)
+    model.load()
+    return model
+
+
+@pytest.fixture(scope="session")
+async def db(settings: Settings) -> AsyncIterator[Database]:
+    database = Database(settings.database.url or "", app_role=settings.database.app_role)
+    yield database
+    await database.dispose()
+
+
+def make_state(settings: Settings, embedder: Embedder) -> AppState:
+    database = Database(settings.database.url or "", app_role=settings.database.app_role)
+    return AppState(settings=settings, db=database, embedder=embedder)
+
+
+@pytest.fixture(scope="session")
+async def client(settings: Settings, embedder: Embedder) -> AsyncIterator[AsyncTestClient]:  # type: ignore[type-arg]
+    app = create_app(settings, state=make_state(settings, embedder), run_worker=False)
+    async with AsyncTestClient(app=app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def app_state(client: AsyncTestClient) -> AppState:  # type: ignore[type-arg]
+    state: AppState = client.app.state.loci
+    return state
+
+
+@dataclass(frozen=True)
+class UserHandle:
+    id: int
+    key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+
+@pytest.fixture
+def admin_headers() -> dict[str, str]:
+    return {"Authorization": f"Bearer {ADMIN_KEY}"}
+
+
+@pytest.fixture
+def new_user(db: Database) -> Callable[..., Awaitable[UserHandle]]:
+    """Factory: a fresh user with one API key, so tests never share palace rows."""
+
+    async def make(name: str = "tester") -> UserHandle:
+        user = await create_user(db, f"{name}-{secrets.token_hex(3)}")
+        issued = await create_key(db, user.id)
+        return UserHandle(user.id, issued.key)
+
+    return make

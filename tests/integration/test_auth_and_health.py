@@ -1,0 +1,66 @@
+"""Keys as bearer tokens, admin routes, health and readiness, over real HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+
+from tests.conftest import UserHandle
+
+Client = AsyncTestClient[Any]
+
+
+async def test_healthz_and_readyz(client: Client) -> None:
+    assert (await client.get("/healthz")).json() == {"status": "ok"}
+    ready = await client.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    components = ready.json()["components"]
+    assert {components[c]["status"] for c in ("database", "queue", "embedder")} == {"ready"}
+
+
+async def test_openapi_lists_routes(client: Client) -> None:
+    spec = (await client.get("/schema/openapi.json")).json()
+    assert "/v1/admin/users" in spec["paths"]
+    assert "/readyz" in spec["paths"]
+
+
+async def test_admin_creates_user_and_key_which_authenticates(client: Client, admin_headers: dict[str, str]) -> None:
+    user = (await client.post("/v1/admin/users", json={"name": "carol"}, headers=admin_headers)).json()
+    issued = await client.post(f"/v1/admin/users/{user['id']}/keys", json={"name": "laptop"}, headers=admin_headers)
+    assert issued.status_code == 201
+    key = issued.json()["key"]
+    assert key.startswith("loci_")
+    probe = await client.get("/v1/me", headers={"Authorization": f"Bearer {key}"})
+    assert probe.status_code == 200
+    assert probe.json()["id"] == user["id"]
+    revoked = await client.delete(f"/v1/admin/users/{user['id']}/keys/{issued.json()['id']}", headers=admin_headers)
+    assert revoked.status_code == 204
+    after = await client.get("/v1/me", headers={"Authorization": f"Bearer {key}"})
+    assert after.status_code == 401
+
+
+async def test_missing_bad_and_wrong_kind_of_key_get_401(
+    client: Client, new_user: Callable[..., Awaitable[UserHandle]]
+) -> None:
+    assert (await client.get("/v1/me")).status_code == 401
+    bad = await client.get("/v1/me", headers={"Authorization": "Bearer loci_nope_nope"})
+    assert bad.status_code == 401
+    assert "invalid" in bad.json()["detail"]
+    user = await new_user()
+    as_admin = await client.post("/v1/admin/users", json={"name": "x"}, headers=user.headers)
+    assert as_admin.status_code == 401
+
+
+async def test_admin_input_errors_are_clear(client: Client, admin_headers: dict[str, str]) -> None:
+    missing = await client.post("/v1/admin/users", json={}, headers=admin_headers)
+    assert missing.status_code == 400
+    assert "name" in missing.text
+    blank = await client.post("/v1/admin/users", json={"name": "  "}, headers=admin_headers)
+    assert blank.status_code == 400
+    assert blank.json()["extra"][0]["key"] == "name"
+    unknown = await client.post("/v1/admin/users/987654/keys", headers=admin_headers)
+    assert unknown.status_code == 404
+    malformed = await client.post("/v1/admin/users", content=b"{not json", headers=admin_headers)
+    assert malformed.status_code == 400

@@ -1,0 +1,107 @@
+"""`loci serve` as a person runs it: real process, real port, stop and start again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+LOCI = [sys.executable, "-m", "service.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(data_dir: Path, port: int) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update({"LOCI_DATA_DIR": str(data_dir), "LOCI_PORT": str(port), "HF_HUB_OFFLINE": "1"})
+    log = data_dir.parent / f"serve-{port}.log"
+    log.unlink(missing_ok=True)  # each start gets a fresh log, so "ready" is this run's
+    with log.open("w") as out:
+        return subprocess.Popen([*LOCI, "serve"], env=env, stdout=out, stderr=subprocess.STDOUT, cwd=data_dir.parent)
+
+
+def wait_ready(proc: subprocess.Popen[str], data_dir: Path, port: int, timeout: float = 120) -> str:
+    log = data_dir.parent / f"serve-{port}.log"
+    deadline = time.monotonic() + timeout
+    out = ""
+    while time.monotonic() < deadline:
+        out = log.read_text()
+        if "Loci ready at" in out:
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"serve exited early ({proc.returncode}):\n{out}")
+        time.sleep(0.2)
+    assert f"Loci ready at http://127.0.0.1:{port}" in out, out
+    return out
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    _gone, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive, f"left running after SIGTERM: {alive}"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    os.chmod(tmp_path, 0o755)
+    yield tmp_path / "loci-data"
+
+
+def test_serve_ready_restart_keeps_data_and_refuses_a_second_instance(data_dir: Path) -> None:
+    port = free_port()
+    proc = start(data_dir, port)
+    try:
+        wait_ready(proc, data_dir, port)
+        ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10).json()
+        assert ready["status"] == "ready", ready
+        assert set(ready["components"]) >= {"database", "queue", "embedder", "worker"}
+        admin = {"Authorization": f"Bearer {(data_dir / 'admin_key').read_text().strip()}"}
+        made = httpx.post(f"http://127.0.0.1:{port}/v1/admin/users", json={"name": "persisted"}, headers=admin)
+        assert made.status_code == 201
+        key = httpx.post(f"http://127.0.0.1:{port}/v1/admin/users/{made.json()['id']}/keys", headers=admin).json()
+
+        second = subprocess.run(
+            [*LOCI, "serve", "--port", str(free_port()), "--data-dir", str(data_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 2
+        assert "another Loci process" in second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        stop(proc)
+
+    proc = start(data_dir, port)
+    try:
+        wait_ready(proc, data_dir, port)
+        me = httpx.get(f"http://127.0.0.1:{port}/v1/me", headers={"Authorization": f"Bearer {key['key']}"})
+        assert me.status_code == 200
+        assert me.json()["name"] == "persisted"
+    finally:
+        stop(proc)
+
+
+def test_bad_setting_stops_startup_with_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "LOCI_PORT": "not-a-port", "LOCI_DATA_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run([*LOCI, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "loci: error: invalid setting LOCI_PORT: Input should be a valid integer, unable to parse string as an integer"
+    ]

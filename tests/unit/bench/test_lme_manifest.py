@@ -1,0 +1,81 @@
+"""Run manifests: round trip, stage timing, appending across invocations."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from bench.longmemeval.manifest import ManifestMismatch, RunManifest, git_state
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "lme.json"
+    path.write_text("[]", encoding="utf-8")
+    return path
+
+
+def test_create_records_dataset_machine_and_config(dataset: Path) -> None:
+    manifest = RunManifest.create(
+        preset="hybrid", dataset_path=dataset, config={"k": 10}, models={"embedder": "minilm"}
+    )
+    assert manifest.dataset_sha256 == hashlib.sha256(b"[]").hexdigest()
+    assert manifest.dataset_path == str(dataset.resolve())
+    assert manifest.config == {"k": 10} and manifest.models == {"embedder": "minilm"}
+    assert manifest.machine.cpu_count is None or manifest.machine.cpu_count > 0
+    assert manifest.started_at.tzinfo is not None
+    assert manifest.git_commit is None or len(manifest.git_commit) == 40
+
+
+def test_stage_timing_and_round_trip(dataset: Path, tmp_path: Path) -> None:
+    manifest = RunManifest.create(preset="hybrid", dataset_path=dataset)
+    with manifest.stage("ingest"):
+        pass
+    with pytest.raises(RuntimeError), manifest.stage("retrieve"):
+        raise RuntimeError("boom")
+    assert manifest.stages["ingest"].ok and manifest.stages["ingest"].seconds >= 0
+    assert not manifest.stages["retrieve"].ok
+    path = tmp_path / "run" / "manifest.json"
+    manifest.save(path)
+    assert RunManifest.load(path) == manifest
+
+
+def test_stages_append_across_invocations(dataset: Path, tmp_path: Path) -> None:
+    path = tmp_path / "manifest.json"
+    first = RunManifest.open(path, preset="hybrid", dataset_path=dataset, models={"embedder": "a"})
+    with first.stage("ingest", save_to=path):
+        pass
+    second = RunManifest.open(path, preset="hybrid", dataset_path=dataset, models={"judge": "b"})
+    with pytest.raises(ValueError), second.stage("retrieve", save_to=path):
+        raise ValueError("saved even when the stage fails")
+    loaded = RunManifest.load(path)
+    assert set(loaded.stages) == {"ingest", "retrieve"}
+    assert loaded.models == {"embedder": "a", "judge": "b"}
+    assert loaded.started_at == first.started_at
+
+
+def test_open_refuses_another_preset_or_dataset(dataset: Path, tmp_path: Path) -> None:
+    path = tmp_path / "manifest.json"
+    RunManifest.create(preset="hybrid", dataset_path=dataset).save(path)
+    with pytest.raises(ManifestMismatch, match="preset 'hybrid'"):
+        RunManifest.open(path, preset="vector", dataset_path=dataset)
+    other = tmp_path / "other.json"
+    other.write_text("[{}]", encoding="utf-8")
+    with pytest.raises(ManifestMismatch):
+        RunManifest.open(path, preset="hybrid", dataset_path=other)
+
+
+def test_malformed_manifest(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.json"
+    path.write_text('{"preset": "x"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="malformed run manifest"):
+        RunManifest.load(path)
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot read"):
+        RunManifest.load(path)
+
+
+def test_git_state_outside_a_repository(tmp_path: Path) -> None:
+    assert git_state(tmp_path) == (None, None)
