@@ -1,0 +1,121 @@
+"""Calendar arithmetic on plain dates for the time-expression resolvers.
+
+Resolvers work in whole local days and only become datetimes at the very end, so
+time zones and DST are handled in exactly one place (``spans._midnight``).
+The "which one did they mean" policy lives here too, in one table per family:
+a memory service mostly hears about the past, so unqualified names ("in May",
+"on Tuesday", "the weekend") resolve to the most recent one not after today.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date, timedelta
+
+ONE_DAY = timedelta(days=1)
+
+SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def add_months(d: date, months: int) -> date:
+    """Clamp to the month's last day (Mar 31 minus a month is Feb 28), as people count months."""
+    y, m0 = divmod(d.year * 12 + d.month - 1 + months, 12)
+    if not 1 <= y <= 9999:
+        raise ValueError(f"year {y} out of range")
+    return date(y, m0 + 1, min(d.day, calendar.monthrange(y, m0 + 1)[1]))
+
+
+def week_start(d: date) -> date:
+    """ISO weeks (Monday first) so "this week" and "last week" never overlap."""
+    return d - timedelta(days=d.weekday())
+
+
+def period(today: date, unit: str, offset: int) -> tuple[date, date]:
+    """The calendar week/month/year ``offset`` steps from the one containing ``today``."""
+    if unit == "week":
+        start = week_start(today) + timedelta(weeks=offset)
+        return start, start + timedelta(weeks=1)
+    months = 1 if unit == "month" else 12
+    first = date(today.year, today.month if unit == "month" else 1, 1)
+    start = add_months(first, offset * months)
+    return start, add_months(start, months)
+
+
+def third(start: date, end: date, part: str) -> tuple[date, date]:
+    """Early/mid/late: days 1-10/11-20/21-end of a month, or equal month slices of longer spans."""
+    index = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1}.get(part, 2)
+    if add_months(start, 1) == end:
+        cuts = [start, start + timedelta(days=10), start + timedelta(days=20), end]
+    else:
+        months = (end.year - start.year) * 12 + end.month - start.month
+        cuts = [add_months(start, months * i // 3) for i in range(4)]
+    return cuts[index], cuts[index + 1]
+
+
+def month_year(today: date, month: int, q: str) -> int:
+    """Which year's ``month``: "" = latest not after today, "last" = latest already over."""
+    if q == "this":
+        return today.year
+    if q == "next":
+        return today.year if month > today.month else today.year + 1
+    if q == "last":
+        return today.year if month < today.month else today.year - 1
+    return today.year if month <= today.month else today.year - 1
+
+
+def season_start(today: date, season: str, q: str) -> date:
+    """First day of the meant season instance (northern hemisphere; winter starts in December)."""
+    m0 = SEASON_START[season]
+    start = date(today.year, m0, 1)
+    if q == "this":
+        return add_months(start, -12) if m0 == 12 and today.month <= 2 else start
+    if q == "next":
+        return start if start > today else add_months(start, 12)
+    if q == "last":
+        while add_months(start, 3) > today:
+            start = add_months(start, -12)
+        return start
+    return start if start <= today else add_months(start, -12)
+
+
+def season_of_year(season: str, year: int) -> date:
+    """Winter 2023 is the one holding Jan-Feb 2023 (starting Dec 2022), the meteorological convention."""
+    m0 = SEASON_START[season]
+    return date(year - 1 if m0 == 12 else year, m0, 1)
+
+
+def weekday_date(today: date, weekday: int, q: str) -> date:
+    """Unqualified = latest not after today (today counts); "last" strictly before; "next" strictly after."""
+    back = (today.weekday() - weekday) % 7
+    if q == "this":
+        return week_start(today) + timedelta(days=weekday)
+    if q == "next":
+        return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+    if q == "last":
+        return today - timedelta(days=back or 7)
+    return today - timedelta(days=back)
+
+
+def weekend_start(today: date, q: str) -> date:
+    """The Saturday of the meant weekend; "the weekend" is the current one only while it lasts."""
+    saturday = week_start(today) + timedelta(days=5)
+    on_weekend = today.weekday() >= 5
+    if q == "this":
+        return saturday
+    if q == "next":
+        return saturday + timedelta(weeks=1) if on_weekend else saturday
+    if q == "last":
+        return saturday - timedelta(weeks=1)
+    return saturday if on_weekend else saturday - timedelta(weeks=1)
+
+
+def latest_date(today: date, month: int, day: int) -> date:
+    """The latest ``month``/``day`` not after today; Feb 29 looks back to the last leap year."""
+    for year in range(today.year, today.year - 9, -1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate <= today:
+            return candidate
+    raise ValueError(f"no valid date {month}/{day}")
