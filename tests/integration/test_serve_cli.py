@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 LOCI = [sys.executable, "-m", "service.cli"]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -26,7 +27,7 @@ def free_port() -> int:
 
 def start(data_dir: Path, port: int) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update({"LOCI_DATA_DIR": str(data_dir), "LOCI_PORT": str(port), "HF_HUB_OFFLINE": "1"})
+    env.update({"LOCI_DATA_DIR": str(data_dir), "LOCI_PORT": str(port), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)})
     log = data_dir.parent / f"serve-{port}.log"
     log.unlink(missing_ok=True)  # each start gets a fresh log, so "ready" is this run's
     with log.open("w") as out:
@@ -77,6 +78,7 @@ def test_serve_ready_restart_keeps_data_and_refuses_a_second_instance(data_dir: 
 
         second = subprocess.run(
             [*LOCI, "serve", "--port", str(free_port()), "--data-dir", str(data_dir)],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
             capture_output=True,
             text=True,
             timeout=60,
@@ -98,7 +100,7 @@ def test_serve_ready_restart_keeps_data_and_refuses_a_second_instance(data_dir: 
 
 
 def test_bad_setting_stops_startup_with_one_line(tmp_path: Path) -> None:
-    env = {**os.environ, "LOCI_PORT": "not-a-port", "LOCI_DATA_DIR": str(tmp_path)}
+    env = {**os.environ, "LOCI_PORT": "not-a-port", "LOCI_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     env.pop("DATABASE_URL", None)
     result = subprocess.run([*LOCI, "serve"], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
