@@ -9,9 +9,7 @@ passed down explicitly.
 
 from __future__ import annotations
 
-import json
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -182,15 +180,3 @@ def load_settings(**overrides: dict[str, Any]) -> Settings:
             field = match.group(1) if match else "?"
             raise ConfigurationError(f"invalid setting {_env_name(group, field)}: cannot parse the value") from e
     return Settings(**built)
-
-
-@lru_cache(maxsize=1)
-def cached_settings() -> Settings:
-    """Process-wide settings for entry points that have no caller to pass them."""
-    return load_settings()
-
-
-def prices_from_json(raw: str) -> dict[str, tuple[float, float]]:
-    """Parse LOCI_LLM_PRICES given on a command line (env parsing already handles JSON)."""
-    data = json.loads(raw)
-    return {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}
