@@ -18,12 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest.records import ConversationRef, TurnIn
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
-
-from ingest.records import ConversationRef, TurnIn
 
 __all__ = [
     "append_turns",
@@ -47,7 +46,9 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
     checked: list[TurnIn] = []
     for i, turn in enumerate(turns, start=first_index):
         if turn.role not in ROLES:
-            raise InvalidInput(f"unknown role {turn.role!r}: expected one of {', '.join(ROLES)}", field=f"turns[{i}].role")
+            raise InvalidInput(
+                f"unknown role {turn.role!r}: expected one of {', '.join(ROLES)}", field=f"turns[{i}].role"
+            )
         if not isinstance(turn.content, str) or not turn.content.strip():
             raise InvalidInput("content must not be empty", field=f"turns[{i}].content")
         if len(turn.content) > limits.max_turn_chars:

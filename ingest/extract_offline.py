@@ -26,8 +26,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from loci.timexpr import find_time_expressions
-
 from ingest.extraction import (
     EntityMention,
     Extraction,
@@ -38,14 +36,21 @@ from ingest.extraction import (
     time_entity_name,
 )
 from ingest.segment import split_sentences
+from loci.timexpr import find_time_expressions
 
 __all__ = ["USER_ENTITY", "OfflineExtractor", "extract_window"]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
 
 USER_ENTITY = EntityMention("p", "User")
 """The speaker of user turns: the subject of first-person relations."""
 
 STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are aren't as at be because been before being
+    _words(
+        """a about above after again against all also am an and any are aren't as at be because been before being
     below between both but by can can't could couldn't did didn't do does doesn't doing don't down during each
     few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
     him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself just let's like me might
@@ -61,14 +66,17 @@ STOPWORDS = frozenset(
     would could should might here there today tomorrow yesterday sounds sound let help tips idea ideas
     including include consider especially etc e.g i.e new best better bit last week weeks month months year years
     monday tuesday wednesday thursday friday saturday sunday january february march april june july august
-    september october november december day days""".split()
+    september october november december day days"""
+    )
 )
 _CAP_SKIP = frozenset(
-    """i i'm i've i'll i'd the a an my our your this that these those it its he she they we you hi hello hey
+    _words(
+        """i i'm i've i'll i'd the a an my our your this that these those it its he she they we you hi hello hey
     yes no ok okay sure thanks thank please great good well so and but or if when what which who why how here
     there also however additionally overall finally first second third here's there's let let's monday tuesday
     wednesday thursday friday saturday sunday january february march april may june july august september
-    october november december today tomorrow yesterday ai last next this every""".split()
+    october november december today tomorrow yesterday ai last next this every"""
+    )
 )
 _PERSON_BEFORE = re.compile(
     r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\bcalled|\bcall|\btexted|\bdear|\bmy (?:best )?"
@@ -84,8 +92,10 @@ _PLACE_BEFORE = re.compile(
 )
 _EVENT_BEFORE = re.compile(r"(?:\battend|\battended|\battending|\bat the)\s+(?:the\s+)?$", re.I)
 _EVENT_WORDS = frozenset(
-    """conference festival wedding party concert meeting marathon summit birthday ceremony tournament expo
-    championship fair gala premiere reunion workshop hackathon retreat graduation olympics cup""".split()
+    _words(
+        """conference festival wedding party concert meeting marathon summit birthday ceremony tournament expo
+    championship fair gala premiere reunion workshop hackathon retreat graduation olympics cup"""
+    )
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-&]*\.?")
 _CAP_RUN = re.compile(
@@ -101,7 +111,11 @@ _VALUE = r"([^.,;!?\n]{1,80})"
 _NAME = r"([A-Z][\w'’\-&]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w'’\-&]*){0,3})"
 _RELATION_RULES: tuple[tuple[re.Pattern[str], str | None, str | None], ...] = (
     # (pattern, predicate (None: from group 1), value kind hint)
-    (re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |also )?(?:moved|relocated) to " + _NAME), "lives in", "l"),
+    (
+        re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |also )?(?:moved|relocated) to " + _NAME),
+        "lives in",
+        "l",
+    ),
     (re.compile(r"\bI (?:now |currently |still )?live in " + _NAME), "lives in", "l"),
     (
         re.compile(
@@ -112,7 +126,9 @@ _RELATION_RULES: tuple[tuple[re.Pattern[str], str | None, str | None], ...] = (
     ),
     (re.compile(r"\bI (?:just |recently |finally )?(?:joined|got a job at) " + _NAME), "works at", None),
     (
-        re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally )?switched (?:over )?(?:from [^.,;!?]+? )?to " + _VALUE),
+        re.compile(
+            r"\bI(?:'ve| have)? (?:just |recently |finally )?switched (?:over )?(?:from [^.,;!?]+? )?to " + _VALUE
+        ),
         "uses",
         None,
     ),
@@ -125,7 +141,8 @@ _KIN = re.compile(
 )
 _LEADING = re.compile(r"^(?:(?:a|an|the|now|currently|really|actually|also)\s+)+", re.I)
 _TRAILING = re.compile(
-    r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|now)\b|(?:in|for|with|at|on) (?:my|the|our)\b).*$",
+    r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|now)\b"
+    r"|(?:in|for|with|at|on) (?:my|the|our)\b).*$",
     re.I,
 )
 _BAD_KEYS = frozenset({"question", "point", "guess", "bad", "pleasure", "apologies", "thoughts", "goal"})
@@ -181,7 +198,7 @@ def names_in(text: str, common: frozenset[str], cued: dict[str, Counter[str]] | 
         if m.start() in starts and " " not in raw and (first in common or first in STOPWORDS):
             continue
         name = _clean_name(raw)
-        if not name or name.lower() in _CAP_SKIP or len(name) < 2 or name.isupper() and len(name) > 5:
+        if not name or name.lower() in _CAP_SKIP or len(name) < 2 or (name.isupper() and len(name) > 5):
             continue
         kind, sure = _classify(text, m.start(), m.end(), name)
         if sure and cued is not None:
@@ -211,7 +228,7 @@ def _relations_in(turn: TurnView, mentions: Sequence[EntityMention]) -> list[Rel
             for m in pattern.finditer(sentence):
                 pred = predicate or " ".join(m.group(1).lower().split())
                 value = _trim_value(m.groups()[-1])
-                if not value or pred in _BAD_KEYS or pred.split()[-1] in STOPWORDS and predicate is None:
+                if not value or pred in _BAD_KEYS or (pred.split()[-1] in STOPWORDS and predicate is None):
                     continue
                 kind = kinds.get(value.lower(), hint)
                 facts.append(RelationFact(USER_ENTITY, pred, value, kind, since, turn.seq, 0.7))
@@ -273,4 +290,3 @@ class OfflineExtractor:
 
     async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome:
         return ExtractionOutcome(extract_window(turns), "offline")
-
