@@ -20,7 +20,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -86,6 +86,7 @@ class _Totals:
     extractors: set[str] = field(default_factory=set)
     fallbacks: list[dict[str, object]] = field(default_factory=list)
     calls: list[ChatResult] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("embed", "extract", "write"), 0.0))
 
 
 def extractor_for(deps: MiningDeps) -> Extractor:
@@ -133,16 +134,22 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     totals = _Totals()
     if not turns:
         return MiningResult(conv.id, 0, 0, 0, 0, 0, extractor.name, time.perf_counter() - started)
+    clock = time.perf_counter()
     parts, embedded = await _split_and_embed(deps, turns)
+    totals.seconds["embed"] = time.perf_counter() - clock
     delay = float(os.environ.get(TEST_WINDOW_DELAY_ENV) or 0)
     for window in windows(turns, deps.settings.mining.window_turns):
+        clock = time.perf_counter()
         outcome = await extractor.extract(window.items)
+        totals.seconds["extract"] += time.perf_counter() - clock
         totals.extractors.add(outcome.extractor)
         totals.calls.extend(outcome.calls)
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
+        clock = time.perf_counter()
         async with deps.db.user_session(conv.user_id) as s:
             await _write_window(s, conv, window.items, parts, outcome, totals)
+        totals.seconds["write"] += time.perf_counter() - clock
         if delay:
             await asyncio.sleep(delay)
     name = "+".join(sorted(totals.extractors)) or extractor.name
@@ -158,6 +165,11 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     )
     if totals.windows:
         await _account(deps, conv, result, totals, embedded)
+    log.info(
+        "mined conversation %d: %d turns, %d drawers, %d windows in %.3fs",
+        conv.id, result.turns_mined, result.drawers, result.windows, result.duration_s,
+        extra={"stage_seconds": totals.seconds, "embedded_tokens": embedded.tokens, "cached": embedded.cached},
+    )  # fmt: skip
     return result
 
 
@@ -217,30 +229,8 @@ async def _write_window(
         if f.value_kind:
             seen.append((EntityMention(f.value_kind, f.value), when[f.turn_seq]))
     entity_ids, created = await upsert_entities(s, conv.user_id, seen)
-    first_drawer: dict[int, int] = {}
-    links: set[tuple[int, int]] = set()
-    next_seq: dict[int, int] = {}
-    for t in turns:
-        day = t.created_at.astimezone(UTC).date().isoformat()
-        room = rooms[day]
-        if room.id not in next_seq:
-            next_seq[room.id] = await next_drawer_seq(s, room.id)
-        for part in parts[t.seq]:
-            found = mentions_in_part(part.content, part.index, ex.mentions.get(t.seq, ()))
-            tags, tag_text = tags_for(found)
-            drawer = Drawer(
-                user_id=conv.user_id, wing_id=wing.id, room_id=room.id, closet_id=closets[day], turn_id=t.id,
-                part=part.index, seq=next_seq[room.id], role=t.role, content=part.content,
-                aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
-                occurred_at=t.created_at, content_hash=part.content_hash,
-                embedding=part.vector,
-            )  # fmt: skip
-            next_seq[room.id] += 1
-            s.add(drawer)
-            await s.flush()
-            first_drawer.setdefault(t.seq, drawer.id)
-            links.update((drawer.id, entity_ids[(m.kind, entity_slug(m))]) for m in found)
-            totals.drawers += 1
+    first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, turns, parts, ex.mentions, entity_ids)
+    totals.drawers += sum(len(parts[t.seq]) for t in turns)
     if links:
         rows = [{"drawer_id": d, "entity_id": e, "user_id": conv.user_id} for d, e in sorted(links)]
         await s.execute(pg_insert(DrawerEntity).values(rows).on_conflict_do_nothing())
@@ -261,6 +251,46 @@ async def _write_window(
     totals.entities += created
     totals.turns += len(turns)
     totals.windows += 1
+
+
+async def _place_drawers(
+    s: AsyncSession,
+    conv: _Conv,
+    wing: PlacedWing,
+    rooms: dict[str, PlacedRoom],
+    closets: dict[str, int],
+    turns: Sequence[TurnView],
+    parts: dict[int, list[_Part]],
+    mentions: Mapping[int, tuple[EntityMention, ...]],
+    entity_ids: dict[tuple[str, str], int],
+) -> tuple[dict[int, int], set[tuple[int, int]]]:
+    """Add one drawer per part (one batched INSERT); returns first drawer per turn and entity links."""
+    next_seq: dict[int, int] = {}
+    placed: list[tuple[int, Drawer, list[EntityMention]]] = []
+    for t in turns:
+        day = t.created_at.astimezone(UTC).date().isoformat()
+        room = rooms[day]
+        if room.id not in next_seq:
+            next_seq[room.id] = await next_drawer_seq(s, room.id)
+        for part in parts[t.seq]:
+            found = mentions_in_part(part.content, part.index, mentions.get(t.seq, ()))
+            tags, tag_text = tags_for(found)
+            drawer = Drawer(
+                user_id=conv.user_id, wing_id=wing.id, room_id=room.id, closet_id=closets[day], turn_id=t.id,
+                part=part.index, seq=next_seq[room.id], role=t.role, content=part.content,
+                aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
+                occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
+            )  # fmt: skip
+            next_seq[room.id] += 1
+            placed.append((t.seq, drawer, found))
+    s.add_all([drawer for _, drawer, _ in placed])
+    await s.flush()
+    first_drawer: dict[int, int] = {}
+    links: set[tuple[int, int]] = set()
+    for seq, drawer, found in placed:
+        first_drawer.setdefault(seq, drawer.id)
+        links.update((drawer.id, entity_ids[(m.kind, entity_slug(m))]) for m in found)
+    return first_drawer, links
 
 
 def _price(prices: dict[str, tuple[float, float]], model: str, tokens_in: int, tokens_out: int) -> float | None:
@@ -289,6 +319,8 @@ async def _account(
                     "embedding_error": embedded.error,
                     "embeddings_cached": embedded.cached,
                     "duration_s": round(result.duration_s, 3),
+                    "seconds": {k: round(v, 4) for k, v in totals.seconds.items()},
+                    "embedded_tokens": embedded.tokens,
                 },
             )
         )
