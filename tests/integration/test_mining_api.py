@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from arq import create_pool
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
 
+import ingest
 from loci.models import Conversation, Drawer, MemorySettings, Turn
+from service import jobs
 from service.state import AppState
-from service.worker import build_worker
+from service.worker import build_worker, redis_settings
 from tests.conftest import UserHandle
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -150,3 +153,32 @@ async def test_resume_and_supersede_show_in_the_timeline(
     assert lives == [("Lisbon", True), ("Paris", False)]
     closed = next(r for r in history["relations"] if r["object"] == "Paris")
     assert closed["valid_to"].startswith("2023-06-12")  # "last week" from June 20 → week of June 12
+
+
+async def test_empty_conversation_is_a_no_op_job(client: Client, app_state: AppState, new_user: NewUser) -> None:
+    user = await new_user()
+    made = await post(client, user, "/v1/conversations", {"id": "empty"})
+    assert made.json()["turn_count"] == 0
+    job_id = (await post(client, user, "/v1/conversations/empty/complete")).json()["job_id"]
+    await run_jobs(app_state)
+    status = (await client.get(f"/v1/jobs/{job_id}", headers=user.headers)).json()
+    assert status["status"] == "done" and status["result"]["drawers"] == 0
+    async with app_state.db.user_session(user.id) as s:
+        assert await s.scalar(select(func.count()).select_from(Drawer)) == 0
+
+
+async def test_sweep_re_enqueues_completed_but_unmined_conversations(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user()
+    await post(client, user, "/v1/conversations", {"id": "lost", "turns": TURNS})
+    await ingest.complete_conversation(app_state.db, user.id, "lost")  # completed, but the job was never enqueued
+    queue = await create_pool(redis_settings(app_state.settings.queue.url or ""))
+    try:
+        swept = await jobs.sweep_unmined({"state": app_state, "redis": queue})
+    finally:
+        await queue.aclose()
+    assert swept["enqueued"] >= 1
+    await run_jobs(app_state)
+    conv = (await client.get("/v1/conversations/lost", headers=user.headers)).json()
+    assert conv["mined_seq"] == 2
