@@ -51,6 +51,8 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
             )
         if not isinstance(turn.content, str) or not turn.content.strip():
             raise InvalidInput("content must not be empty", field=f"turns[{i}].content")
+        if "\x00" in turn.content:
+            raise InvalidInput("content must not contain NUL characters", field=f"turns[{i}].content")
         if len(turn.content) > limits.max_turn_chars:
             raise PayloadTooLarge(
                 f"content is {len(turn.content)} characters, over the limit of {limits.max_turn_chars}",
@@ -154,6 +156,8 @@ async def store_conversation(
         assert conv is not None
         if agent_pk is not None and conv.agent_id not in (None, agent_pk):
             raise Conflict(f"conversation {ext!r} belongs to another agent")
+        if agent_pk is not None and conv.agent_id is None:
+            conv.agent_id = agent_pk
         if await _merge_turns(s, conv, checked, 1):
             conv.status = "open"
         return await _ref(s, conv)

@@ -82,6 +82,7 @@ async def test_bad_input_is_a_4xx_naming_the_field_and_stores_nothing(
         ({"role": "user", "content": "   "}, 400, "turns[1].content"),
         ({"role": "user", "content": "hi", "created_at": "next blursday"}, 400, "turns[1].created_at"),
         ({"role": "user", "content": "x" * 100_001}, 413, "turns[1].content"),
+        ({"role": "user", "content": "nul \u0000 byte"}, 400, "turns[1].content"),
     ]
     for turn, status, field in bad_cases:
         got = await post(client, user, "/v1/conversations", {"id": "bad", "turns": [TURNS[0], turn]})
