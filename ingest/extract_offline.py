@@ -6,8 +6,9 @@ cannot get one without downloading at run time, and its small pipeline costs sev
 milliseconds per turn, which alone would eat most of the 50 turns/s mining budget. Chat
 memories need a narrow set of signals, and each rule here is cheap and explainable:
 
-* **entities**: runs of capitalised words (sentence-initial words only when they are not
-  a common word elsewhere in the window), classified by the words around them: "with /
+* **entities**: runs of capitalised words (a lone word opening a sentence or list item
+  only when the window also capitalises it elsewhere or a cue names its kind; ALL-CAPS
+  runs never, they are mostly emphasis and screenplay headings), classified by the words around them: "with /
   met / my sister X" → person; "in / from / visit X" → location; "… Festival / Wedding"
   or "attend X" → event; a multi-word name otherwise → item (products, titles), a single
   one → person. "bought / ordered a X" adds a lower-case item.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from ingest.extraction import (
     EntityMention,
@@ -87,7 +89,8 @@ _PERSON_BEFORE = re.compile(
 )
 _PERSON_AFTER = re.compile(r"^(?:'s|’s|\s+(?:said|says|told|asked|and I|is my|was my|thinks|wants|loves))", re.I)
 _PLACE_BEFORE = re.compile(
-    r"(?:\bin|\bfrom|\bnear|\bto|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\btrip to|\baround)\s+(?:the\s+)?$",
+    r"(?:\bin|\bnear|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\btrip to|\bwent to|\bflew to|\bdrove to|"
+    r"\btravell?ed to|\bback to|\baround)\s+(?:the\s+)?$",
     re.I,
 )
 _EVENT_BEFORE = re.compile(r"(?:\battend|\battended|\battending|\bat the)\s+(?:the\s+)?$", re.I)
@@ -99,7 +102,7 @@ _EVENT_WORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-&]*\.?")
 _CAP_RUN = re.compile(
-    r"(?<![\w'’])(?:[A-Z][\w'’\-&]*|[A-Z]\.)(?:\s+(?:(?:of|de|la|van|von|the|and|&)\s+)?(?:[A-Z][\w'’\-&]*|[A-Z]\.))*"
+    r"(?<![\w'’])(?:[A-Z][\w'’\-&]*|[A-Z]\.)(?:\s+(?:(?:of|de|la|van|von|the)\s+)?(?:[A-Z][\w'’\-&]*|[A-Z]\.))*"
 )
 _ITEM = re.compile(
     r"\b(?:bought|purchased|ordered|got|adopted|gifted)\s+(?:(?:a|an|the|my|some|new|brand|second-hand|used)\s+)+"
@@ -179,36 +182,41 @@ def _clean_name(raw: str) -> str:
 
 def _sentence_starts(text: str) -> set[int]:
     starts = {0}
-    for m in re.finditer(r"[.!?:\n]\s*[\"'(]*", text):
+    for m in re.finditer(r"[.!?:\n]\s*(?:[\"'(*_#>\-+]|\d+[.)])*\s*", text):
         starts.add(m.end())
     return starts
 
 
-def names_in(text: str, common: frozenset[str], cued: dict[str, Counter[str]] | None = None) -> list[EntityMention]:
-    """Named entities in one text, in order of appearance (duplicates kept: they count mentions).
+@dataclass(frozen=True, slots=True)
+class _Found:
+    mention: EntityMention
+    sure: bool  # a context cue decided the kind
+    initial: bool  # a lone capitalised word opening a sentence: a name only if seen elsewhere too
 
-    ``cued`` collects, per name, the kinds that a context cue decided, so the window can
-    settle one kind per name (``Berlin`` after "moved to" is a place everywhere).
-    """
-    found: list[EntityMention] = []
+
+def _scan(text: str, common: frozenset[str]) -> list[_Found]:
+    found: list[_Found] = []
     starts = _sentence_starts(text)
     for m in _CAP_RUN.finditer(text):
         raw = m.group()
-        first = raw.split()[0].lower().rstrip(".")
-        if m.start() in starts and " " not in raw and (first in common or first in STOPWORDS):
+        initial = m.start() in starts and " " not in raw
+        if initial and raw.lower().rstrip(".") in common | STOPWORDS:
             continue
         name = _clean_name(raw)
-        if not name or name.lower() in _CAP_SKIP or len(name) < 2 or (name.isupper() and len(name) > 5):
+        if not name or name.lower() in _CAP_SKIP or len(name) < 2 or name.replace(" ", "").isupper():
             continue
         kind, sure = _classify(text, m.start(), m.end(), name)
-        if sure and cued is not None:
-            cued.setdefault(name.lower(), Counter())[kind] += 1
-        found.append(EntityMention(kind, name))
+        found.append(_Found(EntityMention(kind, name), sure, initial))
     for m in _ITEM.finditer(text):
         words = [w for w in m.group(1).split() if w not in STOPWORDS]
         if words:
-            found.append(EntityMention("i", " ".join(words)))
+            found.append(_Found(EntityMention("i", " ".join(words)), True, False))
     return found
+
+
+def names_in(text: str, common: frozenset[str] = frozenset()) -> list[EntityMention]:
+    """Named entities in one text, in order of appearance (duplicates kept: they count mentions)."""
+    return [f.mention for f in _scan(text, common)]
 
 
 def _trim_value(value: str) -> str:
@@ -264,13 +272,23 @@ def _times(turn: TurnView) -> list[EntityMention]:
 def extract_window(turns: Sequence[TurnView]) -> Extraction:
     """Pure function over one window: the whole offline extractor."""
     common = _common_words(turns)
+    found = {turn.seq: _scan(turn.content, common) for turn in turns}
     cued: dict[str, Counter[str]] = {}
-    found = {turn.seq: names_in(turn.content, common, cued) for turn in turns}
+    confirmed: set[str] = set()
+    for f in (f for fs in found.values() for f in fs):
+        if f.sure:
+            cued.setdefault(f.mention.name.lower(), Counter())[f.mention.kind] += 1
+        if f.sure or not f.initial:
+            confirmed.add(f.mention.name.lower())
     settled = {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}
     mentions: dict[int, tuple[EntityMention, ...]] = {}
     relations: list[RelationFact] = []
     for turn in turns:
-        names = [EntityMention(settled.get(m.name.lower(), m.kind), m.name) for m in found[turn.seq]]
+        names = [
+            EntityMention(settled.get(f.mention.name.lower(), f.mention.kind), f.mention.name)
+            for f in found[turn.seq]
+            if f.mention.name.lower() in confirmed
+        ]
         mentions[turn.seq] = (*names, *_times(turn))
         relations.extend(_relations_in(turn, names))
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
