@@ -28,7 +28,10 @@ from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.routes.admin import AdminController
+from service.routes.conversations import ConversationController
+from service.routes.entities import EntityController
 from service.routes.health import HealthController
+from service.routes.jobs import JobController
 from service.routes.me import MeController
 from service.state import AppState
 from service.worker import build_worker, redis_settings
@@ -37,7 +40,14 @@ __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
 
 log = logging.getLogger("loci.service")
 
-ROUTE_HANDLERS: list[Any] = [HealthController, AdminController, MeController]
+ROUTE_HANDLERS: list[Any] = [
+    HealthController,
+    AdminController,
+    MeController,
+    ConversationController,
+    JobController,
+    EntityController,
+]
 
 
 def build_state(settings: Settings) -> AppState:

@@ -6,17 +6,26 @@ in-process API when `loci serve` runs both).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
+from arq import Retry
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
+import ingest
+from ingest.embed import backfill_null_embeddings
+from loci.errors import NotFound, UpstreamUnavailable
+from loci.llm import LLMClient, llm_config_or_none
+from service.mining_jobs import enqueue_mining
 from service.state import AppState
 
-__all__ = ["TRASH_DAYS", "purge_trash"]
+__all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
 
 log = logging.getLogger("loci.jobs")
 TRASH_DAYS = 30
+SWEEP_LIMIT = 500
 
 
 async def purge_trash(ctx: dict[str, Any]) -> dict[str, int]:
@@ -30,3 +39,67 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, int]:
         purged = int(result.rowcount)  # type: ignore[attr-defined]
     log.info("purged %d trashed drawers", purged)
     return {"drawers": purged}
+
+
+def llm_for(state: AppState) -> LLMClient | None:
+    """One client per process, only when the LLM extractor is configured with an endpoint."""
+    settings = state.settings
+    if settings.mining.extractor != "llm":
+        return None
+    if "llm" not in state.extras:
+        config = llm_config_or_none(
+            settings.llm.base_url, settings.llm.api_key, timeout_s=settings.llm.timeout_s, prices=settings.llm.prices
+        )
+        state.extras["llm"] = LLMClient(config) if config else None
+    client: LLMClient | None = state.extras["llm"]
+    return client
+
+
+async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
+    """Mine one conversation past its watermark; transient failures retry with back-off."""
+    state: AppState = ctx["state"]
+    deps = ingest.MiningDeps(state.db, state.embedder, state.settings, llm=llm_for(state))
+    try:
+        result = await ingest.mine_conversation(deps, conversation_id)
+    except NotFound:
+        return {"conversation_id": conversation_id, "skipped": "conversation no longer exists"}
+    except (OperationalError, UpstreamUnavailable) as e:
+        tries = int(ctx.get("job_try", 1))
+        log.warning("mining %d failed (try %d), retrying: %s", conversation_id, tries, e)
+        raise Retry(defer=min(5 * tries, 60)) from e
+    return dataclasses.asdict(result)
+
+
+async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
+    """Re-enqueue completed conversations with unmined turns, so a lost queue loses nothing."""
+    state: AppState = ctx["state"]
+    async with state.db.system_session() as s:
+        rows = (
+            await s.execute(
+                text(
+                    """
+                    SELECT c.user_id, c.id, max(t.seq) AS top
+                    FROM conversations c
+                    JOIN turns t ON t.conversation_id = c.id AND t.seq > c.mined_seq
+                    LEFT JOIN memory_settings m ON m.user_id = c.user_id
+                    WHERE c.status = 'completed' AND coalesce(m.auto_mine, true)
+                    GROUP BY c.user_id, c.id
+                    ORDER BY c.id
+                    LIMIT :limit
+                    """
+                ),
+                {"limit": SWEEP_LIMIT},
+            )
+        ).all()
+    for user_id, conversation_id, top in rows:
+        await enqueue_mining(ctx["redis"], int(user_id), int(conversation_id), int(top))
+    if rows:
+        log.info("sweep re-enqueued %d conversations", len(rows))
+    return {"enqueued": len(rows)}
+
+
+async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:
+    """Embed drawers written with a NULL vector (the embedder failed while mining)."""
+    state: AppState = ctx["state"]
+    filled = await backfill_null_embeddings(state.db, state.embedder)
+    return {"filled": filled}

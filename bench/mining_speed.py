@@ -1,0 +1,152 @@
+"""Mining throughput: LongMemEval haystack sessions mined with the offline extractor.
+
+A script that prints figures, not a test (timings on a shared machine are noisy):
+
+    python -m bench.mining_speed --conversations 100
+    python -m bench.mining_speed --dataset PATH --backend onnx --batch-size 32
+
+Each distinct haystack session (deduplicated by id across questions) becomes one
+conversation, stored with `ingest.store_conversation` and mined with
+`ingest.mine_conversation` into a fresh database: embedded PostgreSQL in a temp dir,
+or ``DATABASE_URL`` (then a fresh ``bench_mining_<pid>`` schema). Stage times (embed,
+extract, write) come from the ``memory_mined`` activity events the pipeline records,
+so the benchmark reads the same figures production does. Sessions repeated across
+questions are skipped, so the embedding cache only helps with text repeated *within*
+the mined set (its hits are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from bench.longmemeval.dataset import Session, load_questions
+from ingest import MiningDeps, TurnIn, mine_conversation, store_conversation
+from loci import migrate
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.runtime import EmbeddedServices
+from loci.settings import load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_dev.json"
+
+
+def sessions_from(path: Path, count: int) -> list[Session]:
+    seen: dict[str, Session] = {}
+    for question in load_questions(path):
+        for session in question.sessions:
+            if session.session_id not in seen and session.turns:
+                seen[session.session_id] = session
+                if len(seen) >= count:
+                    return list(seen.values())
+    return list(seen.values())
+
+
+@contextmanager
+def database_url() -> Iterator[tuple[str, str | None]]:
+    """(url, schema): DATABASE_URL with a fresh schema, else embedded PostgreSQL in a temp dir."""
+    if os.environ.get("DATABASE_URL"):
+        yield os.environ["DATABASE_URL"], f"bench_mining_{os.getpid()}"
+        return
+    with tempfile.TemporaryDirectory(prefix="loci-bench-") as tmp:
+        os.chmod(tmp, 0o755)
+        services = EmbeddedServices(Path(tmp), redis_url="redis://unused", ephemeral=True)
+        urls = services.start()
+        try:
+            yield urls.database_url, None
+        finally:
+            services.stop()
+
+
+async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
+    sessions = sessions_from(args.dataset, args.conversations)
+    embedding = {"batch_size": args.batch_size, "backend": args.backend}
+    settings = load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
+    migrate.upgrade(url, schema=schema)
+    db = Database(url, schema=schema)
+    embedder = Embedder(settings.embedding)
+    load_start = time.perf_counter()
+    embedder.load()
+    embedder.embed(["warm-up"])
+    load_s = time.perf_counter() - load_start
+    async with db.system_session() as s:
+        user_id = int((await s.execute(text("INSERT INTO users (name) VALUES ('bench') RETURNING id"))).scalar_one())
+    deps = MiningDeps(db, embedder, settings)
+    turns = drawers = 0
+    started = time.perf_counter()
+    for session in sessions:
+        batch = [TurnIn(t.role, t.content, session.date) for t in session.turns if t.content.strip()]
+        ref = await store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=batch)
+        result = await mine_conversation(deps, ref.id)
+        turns += result.turns_mined
+        drawers += result.drawers
+    elapsed = time.perf_counter() - started
+    async with db.user_session(user_id) as s:
+        events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
+    await db.dispose()
+    stages = {k: sum(e["seconds"][k] for e in events) for k in ("embed", "extract", "write")}
+    tokens = sum(e["embedded_tokens"] for e in events)
+    chars = sum(len(t.content) for s in sessions for t in s.turns)
+    return {
+        "conversations": len(sessions),
+        "turns": turns,
+        "drawers": drawers,
+        "mean_turn_chars": round(chars / max(turns, 1)),
+        "seconds": round(elapsed, 2),
+        "turns_per_s": round(turns / elapsed, 1),
+        "drawers_per_s": round(drawers / elapsed, 1),
+        "embedder_tokens": tokens,
+        "embedder_tokens_per_s": round(tokens / max(stages["embed"], 1e-9)),
+        "embedding_cache_hits": sum(e["embeddings_cached"] for e in events),
+        "stage_seconds": {k: round(v, 2) for k, v in stages.items()},
+        "other_seconds": round(elapsed - sum(stages.values()), 2),
+        "model_load_s": round(load_s, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "backend": args.backend,
+        "batch_size": args.batch_size,
+        "torch_threads": _torch_threads(),
+    }
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--conversations", type=int, default=100)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--backend", choices=("torch", "onnx"), default="torch")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    args = parser.parse_args(argv)
+    if not args.dataset.exists():
+        print(f"dataset not found: {args.dataset} (use --dataset)", file=sys.stderr)
+        return 2
+    with database_url() as (url, schema):
+        figures = asyncio.run(run(args, url, schema))
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>22}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

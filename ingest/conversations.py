@@ -1,0 +1,206 @@
+"""Storing conversations: validate everything first, then write in one transaction.
+
+The write path must never store half a request, so every turn is checked (role,
+non-empty content within ``max_turn_chars``, an aware timestamp) before anything
+touches the database, and the turns are inserted in the same transaction as the
+conversation row. A client-supplied external id makes the call idempotent: sending
+the same turns again is a no-op, sending more appends the new ones, and sending other
+content for a seq already stored is a `Conflict` (history is never rewritten).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.records import ConversationRef, TurnIn
+from loci.db import Database
+from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from loci.models import ROLES, Agent, Conversation, Turn
+from loci.settings import MiningSettings
+
+__all__ = [
+    "append_turns",
+    "complete_conversation",
+    "get_conversation",
+    "list_turns",
+    "store_conversation",
+    "validate_turns",
+]
+
+_MAX_EXTERNAL_ID = 200
+
+
+def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_index: int = 0) -> list[TurnIn]:
+    """Check every turn; return them with aware UTC timestamps. Raises naming the field."""
+    if len(turns) > limits.max_turns_per_request:
+        raise PayloadTooLarge(
+            f"too many turns: {len(turns)} > {limits.max_turns_per_request} per request", field="turns"
+        )
+    now = datetime.now(UTC)
+    checked: list[TurnIn] = []
+    for i, turn in enumerate(turns, start=first_index):
+        if turn.role not in ROLES:
+            raise InvalidInput(
+                f"unknown role {turn.role!r}: expected one of {', '.join(ROLES)}", field=f"turns[{i}].role"
+            )
+        if not isinstance(turn.content, str) or not turn.content.strip():
+            raise InvalidInput("content must not be empty", field=f"turns[{i}].content")
+        if "\x00" in turn.content:
+            raise InvalidInput("content must not contain NUL characters", field=f"turns[{i}].content")
+        if len(turn.content) > limits.max_turn_chars:
+            raise PayloadTooLarge(
+                f"content is {len(turn.content)} characters, over the limit of {limits.max_turn_chars}",
+                field=f"turns[{i}].content",
+            )
+        at = turn.created_at or now
+        if at.tzinfo is None or at.utcoffset() is None:
+            at = at.replace(tzinfo=UTC)
+        checked.append(TurnIn(turn.role, turn.content, at.astimezone(UTC)))
+    return checked
+
+
+def _check_external_id(external_id: str) -> str:
+    value = external_id.strip()
+    if not value or len(value) > _MAX_EXTERNAL_ID:
+        raise InvalidInput(f"id must be 1-{_MAX_EXTERNAL_ID} characters", field="id")
+    return value
+
+
+async def _ref(s: AsyncSession, conv: Conversation) -> ConversationRef:
+    count = await s.scalar(select(func.count()).select_from(Turn).where(Turn.conversation_id == conv.id))
+    return ConversationRef(conv.id, conv.external_id, conv.user_id, conv.status, int(count or 0), conv.mined_seq)
+
+
+async def _agent_id(s: AsyncSession, user_id: int, agent: str | None) -> int | None:
+    if agent is None:
+        return None
+    agent = agent.strip()
+    if not agent or len(agent) > 200:
+        raise InvalidInput("agent_id must be 1-200 characters", field="agent_id")
+    stmt = (
+        pg_insert(Agent)
+        .values(user_id=user_id, external_id=agent)
+        .on_conflict_do_update(index_elements=["user_id", "external_id"], set_={"external_id": agent})
+        .returning(Agent.id)
+    )
+    return int((await s.execute(stmt)).scalar_one())
+
+
+async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[TurnIn], start_seq: int) -> int:
+    """Insert turns from ``start_seq``; identical re-sends are no-ops, different ones conflict."""
+    seqs = range(start_seq, start_seq + len(turns))
+    rows = await s.execute(
+        select(Turn.seq, Turn.role, Turn.content).where(Turn.conversation_id == conv.id, Turn.seq.in_(list(seqs)))
+    )
+    stored = {seq: (role, content) for seq, role, content in rows}
+    added = 0
+    for seq, turn in zip(seqs, turns, strict=True):
+        if seq in stored:
+            if stored[seq] != (turn.role, turn.content):
+                raise Conflict(
+                    f"conversation {conv.external_id!r} already has a different turn {seq}; turns are never rewritten"
+                )
+            continue
+        added += 1
+        s.add(
+            Turn(
+                user_id=conv.user_id,
+                conversation_id=conv.id,
+                seq=seq,
+                role=turn.role,
+                content=turn.content,
+                created_at=turn.created_at,
+            )
+        )
+    await s.flush()
+    return added
+
+
+async def _find(s: AsyncSession, user_id: int, external_id: str, *, lock: bool = False) -> Conversation | None:
+    stmt = select(Conversation).where(Conversation.user_id == user_id, Conversation.external_id == external_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    return (await s.execute(stmt)).scalar_one_or_none()
+
+
+async def store_conversation(
+    db: Database,
+    user_id: int,
+    *,
+    external_id: str | None,
+    agent_id: str | None,
+    turns: Sequence[TurnIn],
+    title: str | None = None,
+    limits: MiningSettings | None = None,
+) -> ConversationRef:
+    """Create (or idempotently re-send) a conversation with its turns, all or nothing."""
+    checked = validate_turns(turns, limits or MiningSettings())
+    ext = _check_external_id(external_id) if external_id is not None else uuid.uuid4().hex
+    if title is not None and len(title) > 500:
+        raise InvalidInput("title must be at most 500 characters", field="title")
+    async with db.user_session(user_id) as s:
+        agent_pk = await _agent_id(s, user_id, agent_id)
+        stmt = (
+            pg_insert(Conversation)
+            .values(user_id=user_id, external_id=ext, agent_id=agent_pk, title=title)
+            .on_conflict_do_nothing(index_elements=["user_id", "external_id"])
+        )
+        await s.execute(stmt)
+        conv = await _find(s, user_id, ext, lock=True)
+        assert conv is not None
+        if agent_pk is not None and conv.agent_id not in (None, agent_pk):
+            raise Conflict(f"conversation {ext!r} belongs to another agent")
+        if agent_pk is not None and conv.agent_id is None:
+            conv.agent_id = agent_pk
+        if await _merge_turns(s, conv, checked, 1):
+            conv.status = "open"
+        return await _ref(s, conv)
+
+
+async def append_turns(
+    db: Database, user_id: int, external_id: str, turns: Sequence[TurnIn], *, limits: MiningSettings | None = None
+) -> ConversationRef:
+    """Add turns after the last stored one; appending reopens a completed conversation."""
+    checked = validate_turns(turns, limits or MiningSettings())
+    if not checked:
+        raise InvalidInput("turns must not be empty", field="turns")
+    async with db.user_session(user_id) as s:
+        conv = await _find(s, user_id, external_id, lock=True)
+        if conv is None:
+            raise NotFound(f"conversation {external_id!r} not found")
+        top = await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id))
+        await _merge_turns(s, conv, checked, int(top or 0) + 1)
+        conv.status = "open"
+        return await _ref(s, conv)
+
+
+async def complete_conversation(db: Database, user_id: int, external_id: str) -> ConversationRef:
+    """Mark finished (idempotent); mining is the caller's decision (auto_mine, on demand)."""
+    async with db.user_session(user_id) as s:
+        conv = await _find(s, user_id, external_id, lock=True)
+        if conv is None:
+            raise NotFound(f"conversation {external_id!r} not found")
+        if conv.status != "completed":
+            conv.status = "completed"
+            conv.completed_at = datetime.now(UTC)
+        return await _ref(s, conv)
+
+
+async def get_conversation(db: Database, user_id: int, external_id: str) -> ConversationRef:
+    async with db.user_session(user_id) as s:
+        conv = await _find(s, user_id, external_id)
+        if conv is None:
+            raise NotFound(f"conversation {external_id!r} not found")
+        return await _ref(s, conv)
+
+
+async def list_turns(db: Database, user_id: int, conversation_id: int) -> list[Turn]:
+    async with db.user_session(user_id) as s:
+        rows = await s.execute(select(Turn).where(Turn.conversation_id == conversation_id).order_by(Turn.seq))
+        return list(rows.scalars())

@@ -1,0 +1,106 @@
+"""Embeddings for drawers: batched, cached by content hash, never fatal.
+
+Identical text (a greeting, a re-sent conversation, a benchmark haystack session seen
+by several questions) is embedded once per model: the ``embedding_cache`` table maps
+(model, sha256) to the vector. Misses are deduplicated and embedded in one call (the
+library sorts by length, which keeps padding small). When the embedder fails, the
+affected texts get ``None``: the drawers are still written, with a NULL embedding, and
+the ``backfill_embeddings`` job fills them in later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from loci.db import Database
+from loci.embedder import Embedder, content_hash
+from loci.models import Drawer, EmbeddingCache
+
+__all__ = ["EmbedOutcome", "backfill_null_embeddings", "embed_texts"]
+
+log = logging.getLogger("loci.ingest.embed")
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedOutcome:
+    vectors: list[np.ndarray | None]  # aligned with the input texts
+    hashes: list[str]
+    tokens: int  # tokens actually run through the model (cache hits cost nothing)
+    seconds: float
+    cached: int
+    error: str | None = None
+
+
+async def embed_texts(db: Database, embedder: Embedder, texts: Sequence[str]) -> EmbedOutcome:
+    """Vectors for ``texts`` (cache first); failures come back as ``None`` plus ``error``."""
+    started = time.perf_counter()
+    hashes = [content_hash(t) for t in texts]
+    model = embedder.model_name
+    found: dict[str, np.ndarray] = {}
+    if hashes:
+        async with db.system_session() as s:
+            rows = await s.execute(
+                select(EmbeddingCache.content_hash, EmbeddingCache.embedding).where(
+                    EmbeddingCache.model == model, EmbeddingCache.content_hash.in_(sorted(set(hashes)))
+                )
+            )
+            found = {h: np.asarray(v, dtype=np.float32) for h, v in rows}
+    cached = sum(1 for h in hashes if h in found)
+    missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+    tokens, error = 0, None
+    if missing:
+        try:
+            batch = await asyncio.to_thread(embedder.embed, list(missing.values()))
+        except Exception as e:  # any model failure: keep the drawers, backfill later
+            error = f"{type(e).__name__}: {e}"
+            log.warning("embedding failed for %d texts: %s", len(missing), error)
+        else:
+            tokens = batch.tokens
+            fresh = dict(zip(missing, batch.vectors, strict=True))
+            found.update(fresh)
+            await _remember(db, model, fresh)
+    vectors = [found.get(h) for h in hashes]
+    return EmbedOutcome(vectors, hashes, tokens, time.perf_counter() - started, cached, error)
+
+
+async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> None:
+    if not fresh:
+        return
+    rows = [{"model": model, "content_hash": h, "embedding": v} for h, v in fresh.items()]
+    async with db.system_session() as s:
+        await s.execute(pg_insert(EmbeddingCache).values(rows).on_conflict_do_nothing())
+
+
+async def backfill_null_embeddings(db: Database, embedder: Embedder, *, limit: int = 256) -> int:
+    """Embed up to ``limit`` drawers that were written without a vector; returns how many."""
+    async with db.system_session() as s:
+        rows = (
+            await s.execute(
+                select(Drawer.id, Drawer.content)
+                .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None))
+                .order_by(Drawer.id)
+                .limit(limit)
+            )
+        ).all()
+    if not rows:
+        return 0
+    outcome = await embed_texts(db, embedder, [content for _, content in rows])
+    if outcome.error:
+        return 0
+    filled = 0
+    async with db.system_session() as s:
+        for (drawer_id, _), vector in zip(rows, outcome.vectors, strict=True):
+            if vector is not None:
+                await s.execute(
+                    update(Drawer).where(Drawer.id == drawer_id, Drawer.embedding.is_(None)).values(embedding=vector)
+                )
+                filled += 1
+    return filled

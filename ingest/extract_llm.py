@@ -1,0 +1,152 @@
+"""LLM extraction over any OpenAI-compatible endpoint, with the offline extractor as net.
+
+The model gets one window of turns (numbered by seq, with timestamps) and must answer
+JSON matching `WindowSchema`; `LLMClient.chat_json` validates it and re-asks once on
+malformed output. If the second answer is bad too, or the endpoint times out or fails,
+this window falls back to the offline extractor and the outcome says why, so one bad
+answer costs one window's quality, never the job. Time expressions always come from
+`loci.timexpr` (deterministic, resolved against each turn's own time) and are merged in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ingest.extract_offline import USER_ENTITY, extract_window
+from ingest.extraction import (
+    EntityMention,
+    Extraction,
+    ExtractionOutcome,
+    RelationFact,
+    Subject,
+    TurnView,
+)
+from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
+from loci.llm import ChatResult, JSONOutputError, LLMClient
+from loci.timexpr import parse_timestamp
+
+__all__ = ["LLMExtractor", "WindowSchema"]
+
+log = logging.getLogger("loci.ingest.llm")
+
+Kind = Literal["p", "l", "e", "i", "t"]
+
+
+class EntitySchema(BaseModel):
+    name: str = Field(min_length=1, max_length=300)
+    kind: Kind
+    turns: list[int] = Field(default_factory=list, description="seq numbers of the turns that mention it")
+
+
+class RelationSchema(BaseModel):
+    subject: str = Field(min_length=1, description='"user" for the person chatting, else an entity name')
+    predicate: str = Field(min_length=1, max_length=200)
+    object: str = Field(min_length=1, max_length=300)
+    object_kind: Kind | None = None
+    turn: int
+    valid_from: str | None = Field(default=None, description="ISO date the fact became true, if stated")
+
+
+class SubjectSchema(BaseModel):
+    kind: Literal["person", "project", "topic", "agent"]
+    name: str = Field(min_length=1, max_length=200)
+
+
+class WindowSchema(BaseModel):
+    subject: SubjectSchema | None = None
+    topics: list[str] = Field(default_factory=list, max_length=5)
+    entities: list[EntitySchema] = Field(default_factory=list)
+    relations: list[RelationSchema] = Field(default_factory=list)
+
+
+SYSTEM_PROMPT = """You extract long-term memory from a chat. Reply with JSON only, matching:
+{"subject": {"kind": "person|project|topic|agent", "name": str} | null,
+ "topics": [str] (1-3 short lower-case topics),
+ "entities": [{"name": str, "kind": "p|l|e|i|t", "turns": [seq]}],
+ "relations": [{"subject": "user" or entity name, "predicate": str, "object": str,
+                "object_kind": "p|l|e|i|t" | null, "turn": seq, "valid_from": "YYYY-MM-DD" | null}]}
+Kinds: p person, l location, e event, i item, t time. Relations are durable facts about the user or
+people they know (e.g. "lives in", "works at", "favorite color"), with the date they became true
+when the text says so. Use the turn seq numbers shown in brackets."""
+
+
+def _render(turns: Sequence[TurnView]) -> str:
+    return "\n\n".join(f"[{t.seq}] {t.role} ({t.created_at.isoformat()}): {t.content}" for t in turns)
+
+
+def _valid_from(raw: str | None, fallback: datetime) -> datetime:
+    if not raw:
+        return fallback
+    try:
+        return parse_timestamp(raw)
+    except InvalidInput:
+        return fallback
+
+
+def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction:
+    """Map the validated answer onto records; seqs outside the window are ignored."""
+    by_seq = {t.seq: t for t in turns}
+    offline_times = extract_window(turns).mentions
+    mentions: dict[int, list[EntityMention]] = {seq: [] for seq in by_seq}
+    kinds: dict[str, str] = {}
+    for ent in parsed.entities:
+        kinds[ent.name.lower()] = ent.kind
+        for seq in ent.turns:
+            if seq in mentions:
+                mentions[seq].append(EntityMention(ent.kind, ent.name))
+    for seq, found in offline_times.items():
+        mentions[seq].extend(m for m in found if m.kind == "t" and m not in mentions[seq])
+    relations: list[RelationFact] = []
+    for rel in parsed.relations:
+        turn = by_seq.get(rel.turn)
+        if turn is None:
+            continue
+        is_user = rel.subject.strip().lower() in {"user", "i", "me", "the user"}
+        who = USER_ENTITY if is_user else EntityMention(kinds.get(rel.subject.lower(), "p"), rel.subject)
+        value_kind = rel.object_kind or kinds.get(rel.object.lower())
+        relations.append(
+            RelationFact(
+                who,
+                rel.predicate,
+                rel.object,
+                value_kind,
+                _valid_from(rel.valid_from, turn.created_at),
+                turn.seq,
+                0.9,
+            )
+        )
+    subject = Subject(parsed.subject.kind, parsed.subject.name) if parsed.subject else None
+    topics = tuple(t.strip().lower() for t in parsed.topics if t.strip())[:3]
+    return Extraction(topics, subject, {k: tuple(v) for k, v in mentions.items()}, tuple(relations))
+
+
+class LLMExtractor:
+    """`Extractor` that asks the model, falling back to offline extraction per window."""
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, model: str) -> None:
+        self.client = client
+        self.model = model
+
+    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome:
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": _render(turns)}]
+        calls: list[ChatResult] = []
+        try:
+            parsed, calls = await self.client.chat_json(self.model, messages, WindowSchema, retries=1)
+        except JSONOutputError as e:
+            return self._fallback(turns, f"malformed output after retry: {e}", e.results)
+        except UpstreamUnavailable as e:
+            return self._fallback(turns, f"endpoint unavailable: {e}", calls)
+        except UpstreamBadOutput as e:
+            return self._fallback(turns, f"bad output: {e}", calls)
+        return ExtractionOutcome(to_extraction(parsed, turns), "llm", None, tuple(calls))
+
+    def _fallback(self, turns: Sequence[TurnView], reason: str, calls: Sequence[ChatResult]) -> ExtractionOutcome:
+        log.warning("LLM extraction fell back to offline: %s", reason)
+        return ExtractionOutcome(extract_window(turns), "offline", reason[:500], tuple(calls))

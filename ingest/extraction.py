@@ -1,0 +1,105 @@
+"""What an extractor reads and returns, and the interface both extractors implement.
+
+Extractors see one window of turns and return plain records: the entities each turn
+mentions (kinds p/l/e/i/t), the window's topics, a suggested subject for the wing, and
+relations with a validity start. Placement and the graph writer consume only these
+records, so the offline and the LLM extractor are interchangeable per window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from loci.llm import ChatResult
+from loci.timexpr import TimeSpan
+
+__all__ = [
+    "ENTITY_KINDS",
+    "EntityMention",
+    "Extraction",
+    "ExtractionOutcome",
+    "Extractor",
+    "RelationFact",
+    "Subject",
+    "TurnView",
+    "time_entity_name",
+]
+
+ENTITY_KINDS = ("p", "l", "e", "i", "t")  # person, location, event, item, time
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """A stored turn as extractors see it (its timestamp anchors relative times)."""
+
+    id: int
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMention:
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RelationFact:
+    """``subject —predicate→ value`` true from ``valid_from``; ``turn_seq`` is its source."""
+
+    subject: EntityMention
+    predicate: str
+    value: str
+    value_kind: str | None  # an entity kind when the value is itself an entity
+    valid_from: datetime
+    turn_seq: int
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What the window is about, as a wing: kind person / project / topic / agent."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    topics: tuple[str, ...] = ()
+    subject: Subject | None = None
+    mentions: Mapping[int, tuple[EntityMention, ...]] = field(default_factory=dict)  # by turn seq
+    relations: tuple[RelationFact, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionOutcome:
+    """The extraction plus how it was obtained, for the activity event and cost rows."""
+
+    extraction: Extraction
+    extractor: str  # "offline" or "llm"
+    fallback: str | None = None  # why the LLM was not used for this window
+    calls: tuple[ChatResult, ...] = ()
+
+
+class Extractor(Protocol):
+    name: str
+
+    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome: ...
+
+
+def time_entity_name(span: TimeSpan) -> str:
+    """One canonical name per period, so "last Tuesday" and "on May 16" are one entity."""
+    start = span.start.date()
+    if span.granularity == "year":
+        return f"{start:%Y}"
+    if span.granularity in ("month", "season"):
+        return f"{start:%Y-%m}" if span.granularity == "month" else f"{start:%Y-%m}/{span.end.date():%Y-%m}"
+    if span.granularity == "week":
+        return f"week of {start.isoformat()}"
+    return start.isoformat()

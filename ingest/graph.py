@@ -1,0 +1,233 @@
+"""The temporal knowledge graph: entities, and relations with validity intervals.
+
+Writes run inside the pipeline's window transaction. A relation is never overwritten:
+a new value for the same (subject, predicate) closes the current row (``valid_to`` =
+the new ``valid_from``) and inserts the new one, so the timeline keeps every value the
+user ever had. A value learned late (older than the current one) is inserted as a
+closed, historical row instead of replacing what is current.
+
+The read functions back the ``/v1/entities`` routes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, literal_column, or_, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from ingest.extraction import EntityMention
+from ingest.names import name_key, slugify
+from loci.db import Database
+from loci.errors import InvalidInput, NotFound
+from loci.models import Entity, Relation
+
+__all__ = [
+    "EntityOut",
+    "RelationOut",
+    "entity_slug",
+    "get_entity",
+    "record_relation",
+    "search_entities",
+    "timeline",
+    "upsert_entities",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class EntityOut:
+    id: int
+    kind: str
+    name: str
+    aliases: tuple[str, ...]
+    mention_count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RelationOut:
+    id: int
+    subject_id: int
+    subject: str
+    predicate: str
+    object_entity_id: int | None
+    object: str
+    valid_from: datetime
+    valid_to: datetime | None
+    current: bool
+    source_drawer_id: int | None
+    confidence: float
+
+
+def entity_slug(m: EntityMention) -> str:
+    return name_key(m.name) if m.kind == "p" else slugify(m.name)
+
+
+async def upsert_entities(
+    s: AsyncSession, user_id: int, seen: Iterable[tuple[EntityMention, datetime]]
+) -> tuple[dict[tuple[str, str], int], int]:
+    """Insert or bump entities; returns ({(kind, slug): id}, how many were new)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for mention, at in seen:
+        key = (mention.kind, entity_slug(mention))
+        row = rows.get(key)
+        if row is None:
+            rows[key] = {
+                "user_id": user_id,
+                "kind": mention.kind,
+                "name": mention.name[:300],
+                "slug": key[1][:300],
+                "aliases": [mention.name.lower()],
+                "mention_count": 1,
+                "first_seen": at,
+                "last_seen": at,
+            }
+            continue
+        row["mention_count"] += 1
+        row["last_seen"] = max(at, row["last_seen"])
+        row["first_seen"] = min(at, row["first_seen"])
+        if mention.name.lower() not in row["aliases"]:
+            row["aliases"].append(mention.name.lower())
+    if not rows:
+        return {}, 0
+    insert = pg_insert(Entity).values(list(rows.values()))
+    ex = insert.excluded
+    stmt: Any = insert.on_conflict_do_update(
+        index_elements=["user_id", "kind", "slug"],
+        set_={
+            "mention_count": Entity.mention_count + ex.mention_count,
+            "first_seen": func.least(Entity.first_seen, ex.first_seen),
+            "last_seen": func.greatest(Entity.last_seen, ex.last_seen),
+            "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
+        },
+    ).returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
+    ids: dict[tuple[str, str], int] = {}
+    created = 0
+    for entity_id, kind, slug, inserted in await s.execute(stmt):
+        ids[(kind, slug)] = int(entity_id)
+        created += int(bool(inserted))
+    return ids, created
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return " ".join((a or "").lower().split()) == " ".join((b or "").lower().split())
+
+
+async def record_relation(
+    s: AsyncSession,
+    user_id: int,
+    *,
+    subject_id: int,
+    predicate: str,
+    value: str,
+    object_entity_id: int | None,
+    valid_from: datetime,
+    source_drawer_id: int | None,
+    confidence: float,
+) -> bool:
+    """Add a fact, superseding the current value; False when it only repeats the current value."""
+    predicate = " ".join(predicate.lower().split())[:200]
+    current = (
+        await s.execute(
+            select(Relation)
+            .where(
+                Relation.user_id == user_id,
+                Relation.subject_id == subject_id,
+                Relation.predicate == predicate,
+                Relation.valid_to.is_(None),
+            )
+            .with_for_update()
+        )
+    ).scalar_one_or_none()
+    valid_to: datetime | None = None
+    if current is not None:
+        if _same(current.object_value, value) or (
+            object_entity_id is not None and current.object_entity_id == object_entity_id
+        ):
+            return False
+        if valid_from >= current.valid_from:
+            await s.execute(update(Relation).where(Relation.id == current.id).values(valid_to=valid_from))
+        else:
+            valid_to = current.valid_from
+    s.add(
+        Relation(
+            user_id=user_id,
+            subject_id=subject_id,
+            predicate=predicate,
+            object_entity_id=object_entity_id,
+            object_value=value,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            source_drawer_id=source_drawer_id,
+            confidence=confidence,
+        )
+    )
+    await s.flush()
+    return True
+
+
+def _entity_out(e: Entity) -> EntityOut:
+    return EntityOut(e.id, e.kind, e.name, tuple(e.aliases), e.mention_count, e.first_seen, e.last_seen)
+
+
+async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
+    """Entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
+    if q is not None and len(q) > 200:
+        raise InvalidInput("q must be at most 200 characters", field="q")
+    stmt = select(Entity).where(Entity.user_id == user_id)
+    if q and q.strip():
+        pattern = f"%{q.strip().lower()}%"
+        alias = func.array_to_string(Entity.aliases, " ")
+        stmt = stmt.where(or_(func.lower(Entity.name).like(pattern), alias.like(pattern)))
+    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(max(1, min(limit, 200)))
+    async with db.user_session(user_id) as s:
+        return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
+
+
+async def get_entity(db: Database, user_id: int, entity_id: int) -> EntityOut:
+    async with db.user_session(user_id) as s:
+        entity = await s.get(Entity, entity_id)
+        if entity is None or entity.user_id != user_id:
+            raise NotFound(f"entity {entity_id} not found")
+        return _entity_out(entity)
+
+
+async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOut, list[RelationOut]]:
+    """The entity and every relation it takes part in, newest first (current and closed)."""
+    entity = await get_entity(db, user_id, entity_id)
+    subj, obj = aliased(Entity), aliased(Entity)
+    stmt = (
+        select(Relation, subj.name, obj.name)
+        .join(subj, subj.id == Relation.subject_id)
+        .outerjoin(obj, obj.id == Relation.object_entity_id)
+        .where(
+            Relation.user_id == user_id,
+            or_(Relation.subject_id == entity_id, Relation.object_entity_id == entity_id),
+        )
+        .order_by(Relation.valid_from.desc(), Relation.id.desc())
+    )
+    async with db.user_session(user_id) as s:
+        rows = (await s.execute(stmt)).all()
+    history = [
+        RelationOut(
+            r.id,
+            r.subject_id,
+            subject_name,
+            r.predicate,
+            r.object_entity_id,
+            object_name or r.object_value or "",
+            r.valid_from,
+            r.valid_to,
+            r.valid_to is None,
+            r.source_drawer_id,
+            r.confidence,
+        )
+        for r, subject_name, object_name in rows
+    ]
+    return entity, history

@@ -1,0 +1,25 @@
+"""Slugs and name keys shared by wings and entities, so one spelling rule dedupes both."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["name_key", "slugify"]
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_INITIAL = re.compile(r"^[A-Za-z]\.?$")
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = _NON_ALNUM.sub("-", ascii_text.lower()).strip("-")
+    return slug[:200] or "x"
+
+
+def name_key(name: str) -> str:
+    """The dedupe key: case-insensitive, trailing initials dropped ("Derek M." → "derek")."""
+    words = name.split()
+    while len(words) > 1 and _INITIAL.match(words[-1]):
+        words.pop()
+    return slugify(" ".join(words))

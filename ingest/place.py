@@ -1,0 +1,156 @@
+"""Placement: wing (subject) → room (conversation time slice) → closet (topic) → drawer.
+
+Every function runs inside the caller's window transaction and allocates numbers with
+``max(seq) + 1``; the pipeline holds a per-user advisory lock for the transaction, so
+numbers are never raced and AAAK pointers (``§ W-wing/R-room/D-drawer``) stay unique
+and stable per user.
+
+Wings are deduplicated by slug *and* alias: the key drops case and trailing initials,
+so "Derek", "derek" and "Derek M." land in one wing, and every spelling seen is kept
+in ``aliases`` (lower-cased) for later matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import any_, func, literal, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.extraction import ENTITY_KINDS, EntityMention
+from ingest.names import name_key, slugify
+from loci.models import Closet, Drawer, Room, Wing
+
+__all__ = [
+    "PlacedRoom",
+    "PlacedWing",
+    "lock_user",
+    "mentions_in_part",
+    "next_drawer_seq",
+    "resolve_closet",
+    "resolve_room",
+    "resolve_wing",
+    "tags_for",
+]
+
+WING_KINDS = ("person", "project", "topic", "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedWing:
+    id: int
+    seq: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedRoom:
+    id: int
+    seq: int
+
+
+async def lock_user(s: AsyncSession, user_id: int) -> None:
+    """Serialise one user's placements (seq allocation) for the rest of the transaction."""
+    await s.execute(text("SELECT pg_advisory_xact_lock(42001, :uid)"), {"uid": int(user_id) % 2_147_483_647})
+
+
+async def resolve_wing(s: AsyncSession, user_id: int, kind: str, name: str) -> PlacedWing:
+    """The wing for ``name`` (matched by key or alias), created when new."""
+    kind = kind if kind in WING_KINDS else "topic"
+    name = " ".join(name.split())[:200] or "general"
+    key, spelled = name_key(name), name.lower()
+    match = (
+        select(Wing)
+        .where(
+            Wing.user_id == user_id,
+            (Wing.slug == key) | (literal(spelled) == any_(Wing.aliases)) | (literal(key) == any_(Wing.aliases)),
+        )
+        .order_by(Wing.deleted_at.is_not(None), Wing.id)
+        .limit(1)
+    )
+    wing = (await s.execute(match)).scalar_one_or_none()
+    if wing is None:
+        seq = int(await s.scalar(select(func.coalesce(func.max(Wing.seq), 0)).where(Wing.user_id == user_id)) or 0)
+        wing = Wing(user_id=user_id, seq=seq + 1, kind=kind, name=name, slug=key, aliases=sorted({spelled, key}))
+        s.add(wing)
+        await s.flush()
+    elif spelled not in wing.aliases:
+        wing.aliases = sorted({*wing.aliases, spelled})
+    if wing.deleted_at is not None:
+        wing.deleted_at = None
+    return PlacedWing(wing.id, wing.seq, wing.name)
+
+
+async def resolve_room(
+    s: AsyncSession, user_id: int, wing: PlacedWing, conversation_id: int, start: datetime, end: datetime, label: str
+) -> PlacedRoom:
+    """The room for this conversation on ``start``'s (UTC) day; a new day is a new room."""
+    day: date = start.date()
+    lo = datetime.combine(day, time(), tzinfo=start.tzinfo)
+    room = (
+        await s.execute(
+            select(Room)
+            .where(
+                Room.conversation_id == conversation_id,
+                Room.wing_id == wing.id,
+                Room.started_at >= lo,
+                Room.started_at < lo + timedelta(days=1),
+            )
+            .order_by(Room.id)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    if room is None:
+        seq = int(await s.scalar(select(func.coalesce(func.max(Room.seq), 0)).where(Room.wing_id == wing.id)) or 0)
+        room = Room(
+            user_id=user_id,
+            wing_id=wing.id,
+            conversation_id=conversation_id,
+            seq=seq + 1,
+            label=f"{day.isoformat()} · {label}"[:300],
+            started_at=start,
+            ended_at=end,
+        )
+        s.add(room)
+        await s.flush()
+    else:
+        await s.execute(update(Room).where(Room.id == room.id).values(ended_at=func.greatest(Room.ended_at, end)))
+    return PlacedRoom(room.id, room.seq)
+
+
+async def resolve_closet(s: AsyncSession, user_id: int, room_id: int, topic: str) -> int:
+    topic = " ".join(topic.split())[:300] or "general"
+    slug = slugify(topic)
+    await s.execute(
+        pg_insert(Closet)
+        .values(user_id=user_id, room_id=room_id, topic=topic, slug=slug)
+        .on_conflict_do_nothing(index_elements=["room_id", "slug"])
+    )
+    closet_id = await s.scalar(select(Closet.id).where(Closet.room_id == room_id, Closet.slug == slug))
+    return int(closet_id or 0)
+
+
+async def next_drawer_seq(s: AsyncSession, room_id: int) -> int:
+    top = await s.scalar(select(func.coalesce(func.max(Drawer.seq), 0)).where(Drawer.room_id == room_id))
+    return int(top or 0) + 1
+
+
+def tags_for(mentions: Sequence[EntityMention]) -> tuple[dict[str, Any], str]:
+    """``tags`` jsonb ({"p": [...], ...}, first-seen order, no repeats) and its flat text."""
+    tags: dict[str, list[str]] = {}
+    for m in mentions:
+        if m.kind in ENTITY_KINDS and m.name not in tags.setdefault(m.kind, []):
+            tags[m.kind].append(m.name)
+    tags = {k: v for k, v in tags.items() if v}
+    flat = " ".join(f"@{kind} {name}" for kind in ENTITY_KINDS for name in tags.get(kind, []))
+    return dict(tags), flat
+
+
+def mentions_in_part(part: str, part_index: int, mentions: Sequence[EntityMention]) -> list[EntityMention]:
+    """The mentions a part actually contains; resolved times (no literal text) go to part 0."""
+    low = part.lower()
+    return [m for m in mentions if m.name.lower() in low or (part_index == 0 and m.kind == "t")]

@@ -1,0 +1,52 @@
+"""The records the ingest package exchanges with its callers (the public contract)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.llm import LLMClient
+from loci.settings import Settings
+
+__all__ = ["ConversationRef", "MiningDeps", "MiningResult", "TurnIn"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnIn:
+    """One message as a caller sends it; ``created_at`` None means now."""
+
+    role: str
+    content: str
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRef:
+    id: int
+    external_id: str
+    user_id: int
+    status: str
+    turn_count: int
+    mined_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class MiningDeps:
+    db: Database
+    embedder: Embedder
+    settings: Settings
+    llm: LLMClient | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MiningResult:
+    conversation_id: int
+    turns_mined: int
+    drawers: int
+    entities: int
+    relations: int
+    windows: int
+    extractor: str
+    duration_s: float

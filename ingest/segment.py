@@ -1,0 +1,103 @@
+"""Windows of turns, and long turns split into parts the embedder reads whole.
+
+all-MiniLM-L6-v2 truncates at 256 tokens, so a longer message would be embedded by
+its first paragraph only. Such a turn becomes several drawers, split at sentence
+boundaries (or, for one huge sentence, at spaces; for one huge word, by characters).
+Every part is a verbatim slice of the turn and the parts concatenate back to it
+exactly: whitespace between sentences stays at the end of the earlier part.
+
+Token counts come from the embedder's own tokenizer (injected as ``count_tokens`` so
+tests can use a simple counter). WordPiece splits on whitespace first, so the tokens of
+a run of sentences are the sum of their tokens less the repeated special tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+__all__ = ["SPECIAL_TOKENS", "TokenCounter", "Window", "split_sentences", "split_text", "windows"]
+
+T = TypeVar("T")
+TokenCounter = Callable[[Sequence[str]], list[int]]
+SPECIAL_TOKENS = 2  # [CLS] and [SEP], counted once per embedded text
+_SAFE_CHARS = 200  # below this many characters no text can exceed a 256-token limit
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n\s*")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Window(Generic[T]):
+    """A consecutive run of items (turns) mined and committed together."""
+
+    index: int
+    items: tuple[T, ...]
+
+
+def windows(items: Sequence[T], size: int) -> list[Window[T]]:
+    return [Window(n, tuple(items[i : i + size])) for n, i in enumerate(range(0, len(items), size))]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Verbatim pieces ending after sentence punctuation or a newline (whitespace kept)."""
+    pieces: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > start and m.start() > start:
+            pieces.append(text[start : m.end()])
+            start = m.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces or [text]
+
+
+def _split_words(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for m in _SPACE.finditer(text):
+        if m.start() > start:
+            pieces.append(text[start : m.end()])
+            start = m.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces or [text]
+
+
+def _pack(pieces: list[str], counts: list[int], limit: int) -> list[str]:
+    """Greedily join consecutive pieces while the joined token count stays within limit."""
+    parts: list[str] = []
+    current, used = "", SPECIAL_TOKENS
+    for piece, n in zip(pieces, counts, strict=True):
+        inner = max(n - SPECIAL_TOKENS, 0)
+        if current and used + inner > limit:
+            parts.append(current)
+            current, used = "", SPECIAL_TOKENS
+        current += piece
+        used += inner
+    if current:
+        parts.append(current)
+    return parts
+
+
+def _split_chars(text: str, count_tokens: TokenCounter, limit: int) -> list[str]:
+    size = max(len(text) // 2, 1)
+    parts = [text[i : i + size] for i in range(0, len(text), size)]
+    return [p for part in parts for p in split_text(part, count_tokens, limit)] if size > 1 else parts
+
+
+def split_text(text: str, count_tokens: TokenCounter, limit: int) -> list[str]:
+    """Verbatim parts of ``text``, each at most ``limit`` tokens; ``"".join(parts) == text``."""
+    if len(text) <= _SAFE_CHARS or count_tokens([text])[0] <= limit:
+        return [text]
+    for splitter in (split_sentences, _split_words):
+        pieces = splitter(text)
+        if len(pieces) > 1:
+            counts = count_tokens(pieces)
+            out: list[str] = []
+            for part in _pack(pieces, counts, limit):
+                out.extend(split_text(part, count_tokens, limit) if part != text else [part])
+            if all(p != text for p in out):
+                return out
+    return _split_chars(text, count_tokens, limit)

@@ -1,0 +1,87 @@
+"""Mining job ids, enqueueing and status: shared by the routes, the crons and the CLI.
+
+A job id encodes its owner and target: ``mine-<user>-<conversation>-<through seq>``.
+Duplicate enqueues of the same work collapse onto one arq job, a resume (more turns,
+a higher target) gets a new one, and ``GET /v1/jobs/{id}`` can refuse another user's
+job (404) without a job table. A retry after a failed run adds ``-r<minute>`` because
+arq keeps a finished job's id (and refuses it) for as long as it keeps the result.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from arq.connections import ArqRedis
+from arq.jobs import Job, JobStatus
+
+from loci.errors import NotFound, UpstreamUnavailable
+
+__all__ = ["JobInfo", "JobRef", "enqueue_mining", "job_info", "parse_job_id"]
+
+MINE_FUNCTION = "mine_conversation"
+_JOB_ID = re.compile(r"^mine-(\d+)-(\d+)-(\d+)(?:-r\d+)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class JobRef:
+    user_id: int
+    conversation_id: int
+    target_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobInfo:
+    id: str
+    status: str  # queued | running | done | failed
+    result: dict[str, Any] | None
+    error: str | None
+
+
+def mine_job_id(user_id: int, conversation_id: int, target_seq: int) -> str:
+    return f"mine-{user_id}-{conversation_id}-{target_seq}"
+
+
+def parse_job_id(job_id: str, user_id: int) -> JobRef:
+    """The job's owner and target; someone else's (or a malformed) id is NotFound."""
+    m = _JOB_ID.match(job_id)
+    if not m or int(m.group(1)) != user_id:
+        raise NotFound(f"job {job_id!r} not found")
+    return JobRef(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
+async def enqueue_mining(queue: ArqRedis | None, user_id: int, conversation_id: int, target_seq: int) -> str:
+    """Enqueue (or join) the mining job for this target; returns the job id to poll."""
+    if queue is None:
+        raise UpstreamUnavailable("the job queue is not connected")
+    job_id = mine_job_id(user_id, conversation_id, target_seq)
+    job = await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
+    if job is None:
+        existing = await Job(job_id, queue).result_info()
+        if existing is not None and not existing.success:  # an earlier try failed for good: try again
+            job_id = f"{job_id}-r{int(time.time() // 60)}"
+            await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
+    return job_id
+
+
+async def job_info(queue: ArqRedis | None, job_id: str) -> JobInfo | None:
+    """Where the job stands in arq; None when arq does not know it (never queued, expired)."""
+    if queue is None:
+        raise UpstreamUnavailable("the job queue is not connected")
+    job = Job(job_id, queue)
+    status = await job.status()
+    if status in (JobStatus.queued, JobStatus.deferred):
+        return JobInfo(job_id, "queued", None, None)
+    if status == JobStatus.in_progress:
+        return JobInfo(job_id, "running", None, None)
+    if status == JobStatus.not_found:
+        return None
+    info = await job.result_info()
+    if info is None:
+        return None
+    if info.success:
+        result = info.result if isinstance(info.result, dict) else {"value": info.result}
+        return JobInfo(job_id, "done", result, None)
+    return JobInfo(job_id, "failed", None, f"{type(info.result).__name__}: {info.result}")

@@ -1,0 +1,140 @@
+"""Conversations: store, append, complete (→ mining job), mine on demand, read.
+
+Thin handlers: parse the body, call `ingest`, enqueue after the write committed.
+``{conversation_id}`` is the client's own id (or the one Loci generated on create).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+from litestar import Controller, get, post
+from litestar.params import FromPath, JSONBody
+from sqlalchemy import select
+
+import ingest
+from ingest.conversations import list_turns
+from loci.models import MemorySettings
+from loci.timexpr import parse_timestamp
+from service.deps import CallerDep, StateDep
+from service.mining_jobs import enqueue_mining
+from service.state import AppState
+
+__all__ = ["ConversationController"]
+
+
+class TurnBody(msgspec.Struct):
+    role: str
+    content: str
+    created_at: str | None = None
+
+
+class NewConversation(msgspec.Struct):
+    turns: list[TurnBody] = msgspec.field(default_factory=list)
+    id: str | None = None
+    agent_id: str | None = None
+    title: str | None = None
+
+
+class NewTurns(msgspec.Struct):
+    turns: list[TurnBody]
+
+
+class TurnOut(msgspec.Struct):
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+class ConversationOut(msgspec.Struct):
+    id: str
+    status: str
+    turn_count: int
+    mined_seq: int
+    turns: list[TurnOut] | None = None
+
+
+class MiningQueued(msgspec.Struct):
+    conversation: ConversationOut
+    job_id: str | None
+    mining: str  # "queued" or why not ("auto_mine is off")
+
+
+def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
+    return [
+        ingest.TurnIn(
+            t.role,
+            t.content,
+            parse_timestamp(t.created_at, field=f"turns[{i}].created_at") if t.created_at is not None else None,
+        )
+        for i, t in enumerate(body, start=offset)
+    ]
+
+
+def _out(ref: ingest.ConversationRef, turns: list[TurnOut] | None = None) -> ConversationOut:
+    return ConversationOut(ref.external_id, ref.status, ref.turn_count, ref.mined_seq, turns)
+
+
+async def _auto_mine(state: AppState, user_id: int) -> bool:
+    async with state.db.user_session(user_id) as s:
+        value = await s.scalar(select(MemorySettings.auto_mine).where(MemorySettings.user_id == user_id))
+    return True if value is None else bool(value)
+
+
+class ConversationController(Controller):
+    path = "/v1/conversations"
+    tags = ("conversations",)
+
+    @post("", operation_id="createConversation", summary="Store a conversation (idempotent by id)")
+    async def create(self, data: JSONBody[NewConversation], caller: CallerDep, app_state: StateDep) -> ConversationOut:
+        ref = await ingest.store_conversation(
+            app_state.db,
+            caller.user_id,
+            external_id=data.id,
+            agent_id=data.agent_id,
+            turns=_turns(data.turns),
+            title=data.title,
+            limits=app_state.settings.mining,
+        )
+        return _out(ref)
+
+    @post("/{conversation_id:str}/turns", operation_id="appendTurns", summary="Append turns")
+    async def append(
+        self, conversation_id: FromPath[str], data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
+    ) -> ConversationOut:
+        ref = await ingest.append_turns(
+            app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining
+        )
+        return _out(ref)
+
+    @post(
+        "/{conversation_id:str}/complete",
+        operation_id="completeConversation",
+        summary="Mark finished; mines in the background when auto_mine is on",
+        status_code=202,
+    )
+    async def complete(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
+        ref = await ingest.complete_conversation(app_state.db, caller.user_id, conversation_id)
+        if not await _auto_mine(app_state, caller.user_id):
+            return MiningQueued(_out(ref), None, "auto_mine is off: POST …/mine to mine on demand")
+        job_id = await enqueue_mining(app_state.queue, caller.user_id, ref.id, ref.turn_count)
+        return MiningQueued(_out(ref), job_id, "queued")
+
+    @post(
+        "/{conversation_id:str}/mine",
+        operation_id="mineConversation",
+        summary="Mine now (on demand), whatever auto_mine says",
+        status_code=202,
+    )
+    async def mine(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
+        ref = await ingest.get_conversation(app_state.db, caller.user_id, conversation_id)
+        job_id = await enqueue_mining(app_state.queue, caller.user_id, ref.id, ref.turn_count)
+        return MiningQueued(_out(ref), job_id, "queued")
+
+    @get("/{conversation_id:str}", operation_id="getConversation", summary="A conversation with its turns")
+    async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
+        ref = await ingest.get_conversation(app_state.db, caller.user_id, conversation_id)
+        turns = await list_turns(app_state.db, caller.user_id, ref.id)
+        return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at) for t in turns])

@@ -1,0 +1,83 @@
+"""The knowledge graph, read-only: search entities, one entity, its relation timeline."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+from litestar import Controller, get
+from litestar.params import FromPath, FromQuery
+
+from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
+from service.deps import CallerDep, StateDep
+
+__all__ = ["EntityController"]
+
+
+class EntityDTO(msgspec.Struct):
+    id: int
+    kind: str
+    name: str
+    aliases: list[str]
+    mention_count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+class RelationDTO(msgspec.Struct):
+    id: int
+    subject_id: int
+    subject: str
+    predicate: str
+    object_entity_id: int | None
+    object: str
+    valid_from: datetime
+    valid_to: datetime | None
+    current: bool
+    source_drawer_id: int | None
+    confidence: float
+
+
+class TimelineDTO(msgspec.Struct):
+    entity: EntityDTO
+    relations: list[RelationDTO]
+
+
+def _entity(e: EntityOut) -> EntityDTO:
+    return EntityDTO(e.id, e.kind, e.name, list(e.aliases), e.mention_count, e.first_seen, e.last_seen)
+
+
+def _relation(r: RelationOut) -> RelationDTO:
+    return RelationDTO(
+        r.id,
+        r.subject_id,
+        r.subject,
+        r.predicate,
+        r.object_entity_id,
+        r.object,
+        r.valid_from,
+        r.valid_to,
+        r.current,
+        r.source_drawer_id,
+        r.confidence,
+    )
+
+
+class EntityController(Controller):
+    path = "/v1/entities"
+    tags = ("entities",)
+
+    @get("", operation_id="searchEntities", summary="Entities whose name or alias contains q")
+    async def search(
+        self, caller: CallerDep, app_state: StateDep, q: FromQuery[str | None] = None, limit: FromQuery[int] = 50
+    ) -> list[EntityDTO]:
+        return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
+
+    @get("/{entity_id:int}", operation_id="getEntity", summary="One entity")
+    async def read(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> EntityDTO:
+        return _entity(await get_entity(app_state.db, caller.user_id, entity_id))
+
+    @get("/{entity_id:int}/timeline", operation_id="entityTimeline", summary="Relation history, newest first")
+    async def history(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> TimelineDTO:
+        entity, relations = await timeline(app_state.db, caller.user_id, entity_id)
+        return TimelineDTO(_entity(entity), [_relation(r) for r in relations])
