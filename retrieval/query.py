@@ -43,8 +43,9 @@ _TRIVIAL = frozenset(_TRIVIAL_TEXT.split())
 _EMOJI_ONLY_RE = re.compile(r"^[\W_\s]*$", re.UNICODE)
 
 _ASSISTANT_REF_RE = re.compile(
-    r"\byou\s+(?:said|told|mentioned|suggested|recommended|gave|wrote|listed|explained|provided|shared|"
-    r"described|proposed|came up with|helped)\b|\byour\s+(?:answer|suggestion|recommendation|list|advice)",
+    r"\byou\s+(?:\w+\s+)?(?:said|say|told|tell|mention(?:ed)?|suggest(?:ed)?|recommend(?:ed)?|gave|give|"
+    r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with)\b"
+    r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)",
     re.IGNORECASE,
 )
 

@@ -91,7 +91,13 @@ def render_context(
     for item in items:
         key = (item.drawer.room_id, item.closet_id)
         header_cost = 0 if key in headers else _cost([_group_header(item)], count_tokens)
-        for chars, neighbour in ((max_snippet_chars, True), (max_snippet_chars, False), (300, False)):
+        # Whole pair, then without the neighbour, then a snippet cut to what is left
+        # (about 3 characters per token, re-checked with the real counter below).
+        room = (budget_tokens - used - header_cost - 24) * 3
+        attempts = ((max_snippet_chars, True), (max_snippet_chars, False), (min(room, max_snippet_chars), False))
+        for chars, neighbour in attempts:
+            if chars < _MIN_SNIPPET_CHARS:
+                continue
             lines = _lines(item, chars, neighbour)
             cost = header_cost + _cost(lines, count_tokens)
             if used + cost <= budget_tokens:
