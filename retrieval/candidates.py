@@ -95,26 +95,49 @@ def _rows(result: Any) -> list[Scored]:
     return [Scored(int(r[0]), float(r[1] or 0.0), r[2], r[3]) for r in result]
 
 
-async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
-    """Nearest drawers by cosine distance through HNSW with iterative scans.
+EXACT_MAX_ROWS = 4000
+"""Palaces up to this size are searched exactly (cheap, and perfect recall); larger
+ones go through HNSW, where a small user among millions of rows would starve it."""
 
-    ``relaxed_order`` lets pgvector keep scanning the graph until ``LIMIT`` rows pass the
-    per-user filter (instead of returning ``ef_search`` rows of which few are the user's);
-    its slightly relaxed order is restored by sorting on the exact similarity here.
+
+async def _small_palace(session: AsyncSession, user_id: int) -> bool:
+    sql = text("SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x")
+    count = (await session.execute(sql, {"uid": user_id, "cap": EXACT_MAX_ROWS + 1})).scalar_one()
+    return int(count) <= EXACT_MAX_ROWS
+
+
+async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """Nearest drawers by cosine distance: exact for small palaces, else HNSW.
+
+    Exact: the user's rows come from the ``(user_id, occurred_at)`` index and are sorted
+    by distance (a MATERIALIZED CTE keeps the planner from trading that for the global
+    HNSW graph). HNSW: the user filter is written ``user_id + 0`` so the planner cannot
+    swap the graph for a user-index scan, and pgvector 0.8's iterative scan with
+    ``relaxed_order`` keeps walking the graph until ``LIMIT`` rows pass the user filter
+    (instead of returning ``ef_search`` rows of which few are the user's); its slightly
+    relaxed order is restored by sorting on the exact similarity here.
     """
     if ctx.vector is None:
         return []
     extra, params = filter_sql(ctx.filters)
+    bind = {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params}
+    if await _small_palace(session, ctx.user_id):
+        sql = text(
+            "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role FROM drawers d "
+            f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "
+            "SELECT id, 1 - (embedding <=> CAST(:qv AS vector)) AS sim, occurred_at, role FROM mine "
+            "ORDER BY embedding <=> CAST(:qv AS vector) LIMIT :n"
+        )
+        return _rows(await session.execute(sql, bind))
     ef = max(ctx.config.ef_search, ctx.limit)
     await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(ef)}"))
     await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
     sql = text(
         "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role "
-        f"FROM drawers d WHERE {_BASE} AND d.embedding IS NOT NULL{extra} "
+        f"FROM drawers d WHERE d.user_id + 0 = :uid AND d.deleted_at IS NULL{extra} "
         "ORDER BY d.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
-    result = await session.execute(sql, {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params})
-    items = _rows(result)
+    items = _rows(await session.execute(sql, bind))
     items.sort(key=lambda s: (-s.score, s.drawer_id))
     return items
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.errors import InvalidInput
@@ -236,6 +237,9 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     notes |= {"weights": weights, "floor_passed": len(relevant)}
     if request.log or (rerank and outcome.calls):
         async with deps.db.user_session(request.user_id) as session:
+            # Logs and cost rows are bookkeeping: not waiting for the WAL flush takes a
+            # disk sync off the hot path (a crash may lose the last few log rows).
+            await session.execute(text("SET LOCAL synchronous_commit = off"))
             if rerank and outcome.calls:
                 record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
             if request.log:

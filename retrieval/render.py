@@ -72,8 +72,22 @@ def _lines(item: RenderItem, max_chars: int, with_neighbour: bool) -> list[str]:
     return [extra, main] if n.before else [main, extra]
 
 
-def _cost(lines: Sequence[str], count: TokenCounter) -> int:
-    return sum(count(list(lines))) if lines else 0
+class _Counts:
+    """Counts each distinct line once; the first full attempt for every item is counted
+    in one tokenizer call, since per-call overhead dominates for short lines."""
+
+    def __init__(self, count: TokenCounter) -> None:
+        self.count = count
+        self.cache: dict[str, int] = {}
+
+    def prime(self, lines: Sequence[str]) -> None:
+        todo = list(dict.fromkeys(line for line in lines if line not in self.cache))
+        if todo:
+            self.cache.update(zip(todo, self.count(todo), strict=True))
+
+    def __call__(self, lines: Sequence[str]) -> int:
+        self.prime(lines)
+        return sum(self.cache[line] for line in lines)
 
 
 def render_context(
@@ -85,12 +99,14 @@ def render_context(
     """Render best-first within ``budget_tokens``; None when no item fits (or none given)."""
     if not items or budget_tokens <= 0:
         return None
-    used = _cost([OPEN, PREAMBLE, CLOSE], count_tokens)
+    cost_of = _Counts(count_tokens)
+    cost_of.prime([line for i in items for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
+    used = cost_of([OPEN, PREAMBLE, CLOSE])
     headers: set[tuple[int, int]] = set()
     chosen: list[tuple[RenderItem, list[str]]] = []
     for item in items:
         key = (item.drawer.room_id, item.closet_id)
-        header_cost = 0 if key in headers else _cost([_group_header(item)], count_tokens)
+        header_cost = 0 if key in headers else cost_of([_group_header(item)])
         # Whole pair, then without the neighbour, then a snippet cut to what is left
         # (about 3 characters per token, re-checked with the real counter below).
         room = (budget_tokens - used - header_cost - 24) * 3
@@ -99,7 +115,7 @@ def render_context(
             if chars < _MIN_SNIPPET_CHARS:
                 continue
             lines = _lines(item, chars, neighbour)
-            cost = header_cost + _cost(lines, count_tokens)
+            cost = header_cost + cost_of(lines)
             if used + cost <= budget_tokens:
                 used += cost
                 headers.add(key)
