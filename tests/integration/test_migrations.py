@@ -14,7 +14,6 @@ from loci import migrate
 from loci.db import sqlalchemy_url
 from loci.models import USER_TABLES, Base
 
-
 HEAD = ScriptDirectory.from_config(migrate.alembic_config("postgresql://unused/x")).get_current_head()
 
 
