@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Scored
-from retrieval.query import QueryAnalysis
+from retrieval.query import QueryAnalysis, or_tsquery
 from retrieval.request import RecallFilters
 
 __all__ = [
@@ -52,6 +52,8 @@ class SignalContext:
     filters: RecallFilters
     config: RetrievalConfig
     limit: int
+    palace_size: int
+    """The user's drawer count, capped at `SIZE_CAP` (picks exact vs HNSW, feeds IDF)."""
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -98,12 +100,7 @@ def _rows(result: Any) -> list[Scored]:
 EXACT_MAX_ROWS = 4000
 """Palaces up to this size are searched exactly (cheap, and perfect recall); larger
 ones go through HNSW, where a small user among millions of rows would starve it."""
-
-
-async def _small_palace(session: AsyncSession, user_id: int) -> bool:
-    sql = text("SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x")
-    count = (await session.execute(sql, {"uid": user_id, "cap": EXACT_MAX_ROWS + 1})).scalar_one()
-    return int(count) <= EXACT_MAX_ROWS
+SIZE_CAP = 20_000
 
 
 async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
@@ -121,7 +118,7 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
         return []
     extra, params = filter_sql(ctx.filters)
     bind = {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params}
-    if await _small_palace(session, ctx.user_id):
+    if ctx.palace_size <= EXACT_MAX_ROWS:
         sql = text(
             "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role FROM drawers d "
             f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "
@@ -143,21 +140,40 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
 
 
 async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
-    """Full-text OR query over content (english) and AAAK tags (simple), by ``ts_rank_cd``.
+    """Full-text OR query over content (english) and AAAK tags (simple), IDF-weighted.
 
-    Normalisation 1 divides by 1 + log(length) so a long assistant answer that mentions
-    every word once does not outrank the short user turn that is about them.
+    ``ts_rank_cd`` alone weighs every term the same, so "name" (in hundreds of drawers)
+    counts as much as "Brezhnev" (in one). The score is therefore the sum, over the
+    query terms a drawer contains, of a BM25-style IDF computed over the user's own
+    drawers that match any term, plus ``ts_rank_cd`` (normalisation 1: divided by
+    1 + log(length), so long answers that mention everything once do not win) to break
+    ties by density and proximity.
     """
     if ctx.query.tsquery is None:
         return []
     extra, params = filter_sql(ctx.filters)
-    sql = text(
-        "SELECT d.id, ts_rank_cd(d.tsv, q.q, 1) AS r, d.occurred_at, d.role "
-        "FROM drawers d, (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q) q "
-        f"WHERE {_BASE} AND d.tsv @@ q.q{extra} ORDER BY r DESC, d.id LIMIT :n"
+    terms = ctx.query.terms[:12]
+    # Every tsquery is built once in ``qs``: written inline, the STABLE to_tsquery would
+    # be re-evaluated for every candidate row.
+    per_term = ", ".join(f"to_tsquery('english', :t{i}) AS q{i}" for i in range(len(terms)))
+    hits = ", ".join(f"(d.tsv @@ qs.q{i}) AS h{i}" for i in range(len(terms)))
+    dfs = ", ".join(f"count(*) FILTER (WHERE h{i}) AS d{i}" for i in range(len(terms)))
+    idf = " + ".join(
+        f"CASE WHEN m.h{i} THEN greatest(ln(1 + (:n - df.d{i} + 0.5) / (df.d{i} + 0.5)), 0.05) ELSE 0 END"
+        for i in range(len(terms))
     )
-    result = await session.execute(sql, {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "n": ctx.limit, **params})
-    return _rows(result)
+    sql = text(
+        "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
+        f"{per_term}), "
+        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, ts_rank_cd(d.tsv, qs.q, 1) AS r, {hits} "
+        f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra}), "
+        f"df AS (SELECT {dfs} FROM m) "
+        f"SELECT m.id, ({idf}) + m.r AS s, m.occurred_at, m.role FROM m, df ORDER BY s DESC, m.id LIMIT :lim"
+    )
+    bind: dict[str, Any] = {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "lim": ctx.limit, **params}
+    bind |= {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
+    bind["n"] = float(max(ctx.palace_size, 1))
+    return _rows(await session.execute(sql, bind))
 
 
 def _span_margin(length: timedelta, config: RetrievalConfig) -> timedelta:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.errors import InvalidInput
 from loci.models import ROLES
 from retrieval.candidates import (
+    SIZE_CAP,
     SignalContext,
     keyword_candidates,
     preference_candidates,
@@ -187,62 +189,104 @@ async def _candidates(
     return lists, sims
 
 
+def _finish(
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, state: _Ranked, clock: _Clock
+) -> RecallResponse:
+    items = state.items[: state.top_k]
+    budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
+    relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
+    context = render_context(relevant, budget, deps.embedder.count_tokens)
+    clock.stage("render", len(items), len(relevant) if context else 0)
+    state.notes["floor_passed"] = len(relevant)
+    drawers = tuple(i.drawer for i in items)
+    return RecallResponse(items=drawers, context=context, timings_ms=clock.total(), preset=config.name)
+
+
+@dataclass
+class _Ranked:
+    """What the in-transaction stages hand to rerank, render and the log."""
+
+    items: list[RenderItem]
+    floor_ok: set[int]
+    top_k: int
+    rerank: bool
+    rerank_model: str | None
+    notes: dict[str, Any]
+
+
+async def _rank(
+    session: AsyncSession,
+    deps: RecallDeps,
+    request: RecallRequest,
+    config: RetrievalConfig,
+    embedding: asyncio.Task[np.ndarray] | None,
+    clock: _Clock,
+) -> _Ranked | str:
+    """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
+    analysis = analyse(request.message, request.now or datetime.now(UTC))
+    controls = await load_controls(session, request.user_id, request.agent_id, SIZE_CAP)
+    clock.stage("controls", 1, 1)
+    if not controls.enabled:
+        return "memory disabled for this user"
+    if not controls.agent_enabled:
+        return "recall disabled for this agent"
+    vector = vector_literal(await embedding) if embedding is not None else None
+    clock.stage("embed", 1, int(vector is not None))
+    limit = max(request.candidate_limit, request.top_k or 0)
+    ctx = SignalContext(request.user_id, analysis, vector, request.filters, config, limit, controls.palace_size)
+    lists, sims = await _candidates(session, ctx, clock)
+    fused, weights = _fuse(lists, analysis, config)
+    clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
+    top_k = request.top_k or controls.top_k
+    rerank = _use_rerank(config, controls)
+    pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
+    items = await hydrate(session, request.user_id, pool, with_neighbours=True)
+    clock.stage("hydrate", len(pool), len(items))
+    notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
+    notes["weights"] = weights
+    floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
+    return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
+
+
 async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
-    """Rank the caller's drawers for ``request.message`` and render the context block."""
+    """Rank the caller's drawers for ``request.message`` and render the context block.
+
+    Without rerank everything, the log row included, is one transaction; with rerank
+    the LLM call happens after it closes (never hold a connection across an LLM call)
+    and the log and cost rows go in a second, short one.
+    """
     clock = _Clock()
     validate_request(request)
     config = get_preset(request.preset or deps.settings.retrieval.preset)
     if is_trivial(request.message):
         return _skip("trivial message", config, clock)
-    now = request.now or datetime.now(UTC)
-    analysis = analyse(request.message, now)
-    needs_vector = Signal.SEMANTIC in config.signals or bool(analysis.spans and Signal.TEMPORAL in config.signals)
+    needs_vector = Signal.SEMANTIC in config.signals or Signal.TEMPORAL in config.signals
     embedding = asyncio.create_task(_embed(deps, request.message)) if needs_vector else None
-    clock.stage("analyse", 1, len(analysis.terms))
-    notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
+    clock.stage("analyse", 1, 1)
     try:
         async with deps.db.user_session(request.user_id) as session:
-            controls = await load_controls(session, request.user_id, request.agent_id)
-            clock.stage("controls", 1, 1)
-            if not controls.enabled or not controls.agent_enabled:
-                reason = "memory disabled for this user" if not controls.enabled else "recall disabled for this agent"
-                return _skip(reason, config, clock)
-            vector = vector_literal(await embedding) if embedding is not None else None
-            clock.stage("embed", 1, int(vector is not None))
-            limit = max(request.candidate_limit, request.top_k or 0)
-            ctx = SignalContext(request.user_id, analysis, vector, request.filters, config, limit)
-            lists, sims = await _candidates(session, ctx, clock)
-            fused, weights = _fuse(lists, analysis, config)
-            clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
-            top_k = request.top_k or controls.top_k
-            rerank = _use_rerank(config, controls)
-            pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
-            floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
-            items = await hydrate(session, request.user_id, pool, with_neighbours=True)
-            clock.stage("hydrate", len(pool), len(items))
+            state = await _rank(session, deps, request, config, embedding, clock)
+            if isinstance(state, str):
+                return _skip(state, config, clock)
+            if not state.rerank:
+                response = _finish(deps, request, config, state, clock)
+                if request.log:
+                    write_log(session, request.user_id, request.message, config.name, response.items,
+                              response.timings_ms, state.notes)  # fmt: skip
+                return response
     finally:
         if embedding is not None and not embedding.done():
             embedding.cancel()
-    if rerank:
-        model = controls.rerank_model or deps.settings.llm.rerank_model
-        items, outcome = await _rerank(deps, request, items, top_k, model)
-        notes["rerank"] = outcome.note
-        clock.stage("rerank", len(pool), len(outcome.order))
-    items = items[:top_k]
-    budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
-    relevant = [i for i in items if i.drawer.drawer_id in floor_ok]
-    context = render_context(relevant, budget, deps.embedder.count_tokens)
-    clock.stage("render", len(items), len(relevant) if context else 0)
-    drawers = tuple(i.drawer for i in items)
-    notes |= {"weights": weights, "floor_passed": len(relevant)}
-    if request.log or (rerank and outcome.calls):
+    model = state.rerank_model or deps.settings.llm.rerank_model
+    state.items, outcome = await _rerank(deps, request, state.items, state.top_k, model)
+    state.notes["rerank"] = outcome.note
+    clock.stage("rerank", len(state.items), len(outcome.order))
+    response = _finish(deps, request, config, state, clock)
+    if request.log or outcome.calls:
         async with deps.db.user_session(request.user_id) as session:
-            # Logs and cost rows are bookkeeping: not waiting for the WAL flush takes a
-            # disk sync off the hot path (a crash may lose the last few log rows).
-            await session.execute(text("SET LOCAL synchronous_commit = off"))
-            if rerank and outcome.calls:
-                record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
+            await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as above
+            record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
             if request.log:
-                write_log(session, request.user_id, request.message, config.name, drawers, clock.timings, notes)
-        clock.stage("log", len(drawers), 1)
-    return RecallResponse(items=drawers, context=context, timings_ms=clock.total(), preset=config.name)
+                write_log(session, request.user_id, request.message, config.name, response.items,
+                          response.timings_ms, state.notes)  # fmt: skip
+    return response

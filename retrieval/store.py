@@ -28,27 +28,35 @@ class Controls:
     top_k: int = 5
     use_rerank: bool = False
     rerank_model: str | None = None
+    palace_size: int = 0
+    """Drawers the user has, counted up to ``size_cap`` (an index-only scan)."""
 
 
-async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None) -> Controls:
-    """The user's memory settings and the agent's recall switch (defaults when absent)."""
+async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int) -> Controls:
+    """The user's memory settings, the agent's recall switch and the palace size, in one
+    round trip. It also turns off waiting for the WAL flush in this transaction: its only
+    writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
+    disk sync would otherwise sit on the hot path."""
     row = (
         await session.execute(
             text(
                 "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
-                "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid) "
+                "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
+                "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
+                "set_config('synchronous_commit', 'off', true) "
                 "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
             ),
-            {"uid": user_id, "aid": agent_id},
+            {"uid": user_id, "aid": agent_id, "cap": size_cap},
         )
     ).one()
-    enabled, top_k, use_rerank, rerank_model, agent_enabled = row
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
         top_k=int(top_k) if top_k else 5,
         use_rerank=bool(use_rerank),
         rerank_model=rerank_model,
+        palace_size=int(size),
     )
 
 
