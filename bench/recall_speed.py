@@ -288,7 +288,7 @@ def summary(label: str, runs: list[dict[str, float]]) -> None:
     print("    stage p50 ms: " + ", ".join(f"{s}={pct([r.get(s, 0.0) for r in runs], 50):.2f}" for s in stages))
 
 
-async def measure(url: str, qs: list[tuple[int, str]], concurrency: int) -> None:
+async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest: int) -> None:
     from loci.db import Database
     from loci.embedder import Embedder
     from loci.settings import load_settings
@@ -325,11 +325,13 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int) -> None
     elapsed = time.perf_counter() - t0
     summary(f"{concurrency} concurrent clients", results)
     print(f"    throughput: {len(results) / elapsed:.1f} recalls/s", flush=True)
-    await explain(db, deps, qs)
+    uid, message = next(((u, m) for u, m in qs if "last week" in m), qs[0])
+    await explain(db, deps, uid, message)  # a typical (small) palace: exact vector search
+    await explain(db, deps, largest, "Remind me what Ingrid recommended for sourdough bread")  # HNSW path
     await db.dispose()
 
 
-async def explain(db: Any, deps: Any, qs: list[tuple[int, str]]) -> None:
+async def explain(db: Any, deps: Any, uid: int, message: str) -> None:
     """Re-run one recall capturing its SQL, then EXPLAIN ANALYZE each SELECT with its SETs."""
     from sqlalchemy import event, text
 
@@ -340,7 +342,6 @@ async def explain(db: Any, deps: Any, qs: list[tuple[int, str]]) -> None:
     def grab(_conn: Any, _cursor: Any, statement: str, params: Any, _ctx: Any, _many: bool) -> None:
         captured.append((statement, params))
 
-    uid, message = next(((u, m) for u, m in qs if "last week" in m), qs[0])
     event.listen(db.engine.sync_engine, "before_cursor_execute", grab)
     try:
         await recall(deps, RecallRequest(uid, message, now=datetime(2026, 1, 1, tzinfo=UTC), log=False))
@@ -380,7 +381,8 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
     users = load_corpus(url, size, pool, args.seed)
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
-    asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency))
+    largest = max(users, key=lambda u: users[u])
+    asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency, largest))
 
 
 @contextlib.contextmanager
