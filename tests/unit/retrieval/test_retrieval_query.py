@@ -49,3 +49,14 @@ def test_presets_cover_the_contract() -> None:
     with pytest.raises(InvalidInput) as err:
         get_preset("nope")
     assert err.value.field == "preset"
+
+
+def test_filter_sql_binds_every_filter_and_nothing_else() -> None:
+    from retrieval.candidates import filter_sql
+    from retrieval.request import RecallFilters
+
+    assert filter_sql(RecallFilters()) == ("", {})
+    since = datetime(2024, 1, 1, tzinfo=UTC)
+    sql, params = filter_sql(RecallFilters(wing="work", entity="ingrid", since=since, until=NOW, role="user"))
+    assert sql.count(" AND ") >= 5 and "w.user_id = :uid" in sql and "fe.user_id = :uid" in sql
+    assert params == {"f_wing": "work", "f_entity": "ingrid", "f_since": since, "f_until": NOW, "f_role": "user"}
