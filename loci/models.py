@@ -242,6 +242,7 @@ class Drawer(Base):
             postgresql_ops={"embedding": "vector_cosine_ops"},
         ),
         Index("ix_drawers_tsv", "tsv", postgresql_using="gin"),
+        Index("ix_drawers_user_tsv", "user_id", "tsv", postgresql_using="gin"),
         Index("ix_drawers_user_occurred", "user_id", "occurred_at"),
         Index("ix_drawers_content_hash", "content_hash"),
         Index("ix_drawers_null_embedding", "id", postgresql_where=text("embedding IS NULL")),

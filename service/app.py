@@ -33,6 +33,7 @@ from service.routes.entities import EntityController
 from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
+from service.routes.recall import RecallController
 from service.state import AppState
 from service.worker import build_worker, redis_settings
 
@@ -47,6 +48,7 @@ ROUTE_HANDLERS: list[Any] = [
     ConversationController,
     JobController,
     EntityController,
+    RecallController,
 ]
 
 

@@ -1,0 +1,426 @@
+"""Recall latency at scale: synthetic palaces of 10k / 100k / 1M drawers (prints figures).
+
+Not a timed test: run it by hand, e.g.::
+
+    python -m bench.recall_speed --sizes 10000,100000 --queries 300
+
+What it does, per size:
+
+1. Starts an embedded PostgreSQL (or uses ``--database-url``), creates a fresh database,
+   runs the real migrations, and drops the HNSW index so the load is not slowed by it.
+2. Generates many users whose palace sizes follow a log-normal distribution (median
+   ~400 drawers, clipped to 20..40,000) until the total is reached; texts are template
+   sentences over a few hundred topics, names and places, with realistic lengths (user
+   turns ~15-60 words, assistant turns ~60-250 words), so full-text statistics are not
+   degenerate. Some drawers are linked to per-user entities for the preference signal.
+3. Embeddings are made cheaply: a pool of 1,500 real sentences is embedded once with the
+   real model, and each drawer gets its topic sentence's vector plus Gaussian noise
+   (sigma 0.025 per dimension, cosine ~0.9 to the base), re-normalised. That keeps the
+   clustered structure real embeddings have (random unit vectors would make HNSW look
+   worse than it is) without embedding a million texts on two cores.
+4. Bulk-loads with COPY (as the superuser, so RLS does not apply to the load), then
+   builds the HNSW index with ``maintenance_work_mem=1GB`` (the build is much slower
+   once the graph no longer fits), and ANALYZEs.
+5. Measures `retrieval.recall` end to end in process (query embedding, every signal,
+   fusion, hydration, rendering, the retrieval_logs insert): sequentially, then with 8
+   concurrent clients, and prints p50/p95/p99 overall and p50 per stage.
+6. Prints ``EXPLAIN (ANALYZE, BUFFERS)`` for every SQL statement one recall ran, captured
+   from the engine, so the plans are of exactly the production queries.
+
+Timings on a shared 2-core machine are noisy; run when the machine is otherwise idle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import math
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+__all__ = ["main"]
+
+_TOPICS_TEXT = """
+sourdough bread baking marathon training knee injury vegetable garden tomatoes kitchen renovation
+tiles mortgage refinancing tax return deductions wedding planning venue catering toddler sleep
+schedule python refactoring database migration kubernetes cluster upgrade photography lenses
+astrophotography camping gear tent sleeping bag hiking boots trail map piano lessons jazz chords
+guitar strings vintage cars carburetor electric bike battery solar panels inverter coffee roasting
+espresso grinder wine tasting pinot noir chess openings sicilian defence knitting patterns wool yarn
+birdwatching binoculars aquarium fish filter houseplants fiddle leaf fig job interview salary
+negotiation resume portfolio spanish lessons verb conjugation japanese kanji podcast microphone
+editing video editing color grading drone footage woodworking dovetail joints climbing bouldering
+shoes yoga retreat meditation apps budgeting spreadsheet savings goal credit card rewards travel
+insurance lisbon trip porto wine tram kyoto temples ramen shops iceland ring road northern lights
+"""
+TOPICS = _TOPICS_TEXT.split()
+_NAMES_TEXT = """
+Ingrid Mateo Priya Oluwaseun Dmitri Keiko Fatima Lars Aiyana Tomasz Yusuf Beatriz Chen Niamh Rafael
+Sigrid Amara Jonas Leilani Emeka Saoirse Viktor Anjali Mauricio Hana Tariq
+"""
+NAMES = _NAMES_TEXT.split()
+_PLACES_TEXT = """
+Trondheim Valencia Osaka Nairobi Winnipeg Tbilisi Cusco Hobart Tallinn Accra Bergen Marseille
+Da-Nang Oaxaca Reykjavik Krakow Porto Kyoto Lisbon Boise
+"""
+PLACES = _PLACES_TEXT.split()
+USER_TEMPLATES = [
+    "I've been thinking about {t1} and {t2} lately, especially since {n} brought it up in {p}.",
+    "Can you help me plan my {t1}? I want to fit in some {t2} too before the trip to {p}.",
+    "My friend {n} recommended a new approach to {t1}; I usually prefer {t2} though.",
+    "I love {t1}, and last month I finally tried {t2} with {n} in {p}.",
+    "What's the best way to get started with {t1} if I already know a bit about {t2}?",
+    "I always struggle with {t1} in the evenings, {n} says {t2} might help.",
+]
+ASSISTANT_TEMPLATES = [
+    "Here are a few ideas for {t1}: start small, track your progress, and combine it with {t2}. ",
+    "Great question about {t1}. Many people in {p} approach it through {t2}, which works well. ",
+    "When it comes to {t1}, consistency matters more than intensity; {t2} is a good complement. ",
+]
+FILLER = [
+    "It also depends on your schedule and budget, so adjust as needed.",
+    "Let me know if you want a more detailed breakdown or a checklist.",
+    "Another option is to ask a local group for recommendations and feedback.",
+    "Keep notes as you go so you can see what actually works for you.",
+    "Remember to take breaks and review the plan every couple of weeks.",
+]
+QUESTION_TEMPLATES = [
+    "What did I say about {t1}?",
+    "Remind me what {n} recommended for {t1}",
+    "Any tips on {t1} and {t2} for my trip to {p}?",
+    "What was I planning for {t1} last week?",
+    "Did I mention {t2} in March?",
+    "How is my {t1} going?",
+]
+
+
+@dataclass(frozen=True)
+class Pool:
+    sentences: list[str]
+    slots: list[dict[str, str]]
+    vectors: np.ndarray
+
+
+def _slots(rng: random.Random) -> dict[str, str]:
+    return {"t1": rng.choice(TOPICS), "t2": rng.choice(TOPICS), "n": rng.choice(NAMES), "p": rng.choice(PLACES)}
+
+
+def build_pool(size: int, seed: int) -> Pool:
+    """Real embeddings for a pool of topic sentences; drawers perturb these."""
+    from loci.embedder import Embedder
+    from loci.settings import load_settings
+
+    rng = random.Random(seed)
+    slots = [_slots(rng) for _ in range(size)]
+    sentences = [rng.choice(USER_TEMPLATES).format(**s) for s in slots]
+    embedder = Embedder(load_settings().embedding)
+    vectors = embedder.embed(sentences).vectors
+    return Pool(sentences, slots, vectors)
+
+
+def user_sizes(total: int, rng: random.Random) -> list[int]:
+    sizes: list[int] = []
+    while sum(sizes) < total:
+        sizes.append(int(min(40_000, max(20, rng.lognormvariate(math.log(400), 1.1)))))
+    sizes[-1] -= sum(sizes) - total
+    if sizes[-1] < 1:
+        sizes.pop()
+    return sizes
+
+
+def _vec(v: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.5f}" for x in v.tolist()) + "]"
+
+
+def _copy_text(rows: list[tuple[Any, ...]]) -> bytes:
+    def cell(v: Any) -> str:
+        if v is None:
+            return "\\N"
+        s = v.isoformat() if isinstance(v, datetime) else str(v)
+        return s.replace("\\", "\\\\").replace("\t", " ").replace("\n", " ")
+
+    return ("\n".join("\t".join(cell(v) for v in row) for row in rows) + "\n").encode()
+
+
+class Loader:
+    """Streams one synthetic user at a time into COPY buffers."""
+
+    def __init__(self, pool: Pool, rng: random.Random, np_rng: np.random.Generator) -> None:
+        self.pool, self.rng, self.np_rng = pool, rng, np_rng
+        self.ids = {"wing": 0, "room": 0, "closet": 0, "drawer": 0, "entity": 0}
+        self.tables: dict[str, list[tuple[Any, ...]]] = {}
+
+    def _next(self, kind: str) -> int:
+        self.ids[kind] += 1
+        return self.ids[kind]
+
+    def _add(self, table: str, row: tuple[Any, ...]) -> None:
+        self.tables.setdefault(table, []).append(row)
+
+    def user(self, uid: int, size: int, start: datetime) -> None:
+        rng = self.rng
+        self._add("users", (uid, f"bench-{uid}"))
+        wing = self._next("wing")
+        self._add("wings", (wing, uid, 1, "topic", "general", "general"))
+        entities = {n: self._next("entity") for n in rng.sample(NAMES, 6)}
+        for name, eid in entities.items():
+            self._add("entities", (eid, uid, "p", name, name.lower(), rng.randint(1, 40)))
+        idx = self.np_rng.integers(0, len(self.pool.sentences), size)
+        noise = self.np_rng.normal(0, 0.025, (size, self.pool.vectors.shape[1])).astype(np.float32)
+        vecs = self.pool.vectors[idx] + noise
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        at = start
+        room_seq = room = closet = 0
+        seq = turns_left = 0
+        for i in range(size):
+            if turns_left == 0:
+                room_seq += 1
+                room, closet, seq, turns_left = self._next("room"), self._next("closet"), 0, rng.randint(6, 30)
+                at += timedelta(hours=rng.uniform(5, 72))
+                self._add("rooms", (room, uid, wing, room_seq, f"chat {room_seq}", at, at + timedelta(hours=1)))
+                self._add("closets", (closet, uid, room, "chat", "chat"))
+            seq += 1
+            turns_left -= 1
+            at += timedelta(minutes=rng.uniform(0.5, 5))
+            slots = self.pool.slots[int(idx[i])]
+            role = "user" if seq % 2 else "assistant"
+            if role == "user":
+                content = self.pool.sentences[int(idx[i])] + " " + " ".join(rng.sample(FILLER, rng.randint(0, 2)))
+            else:
+                body = rng.choice(ASSISTANT_TEMPLATES).format(**slots)
+                content = body + " ".join(rng.choice(FILLER) for _ in range(rng.randint(2, 12)))
+            drawer = self._next("drawer")
+            aaak = f"§ W-001/R-{room_seq:02d}/D-{seq:03d}"
+            self._add("drawers", (drawer, uid, wing, room, closet, seq, role, content, aaak, at, "x", _vec(vecs[i])))
+            if slots["n"] in entities and role == "user":
+                self._add("drawer_entities", (drawer, entities[slots["n"]], uid))
+
+    def flush(self, conn: psycopg.Connection[Any]) -> None:
+        columns = {
+            "users": "id, name",
+            "wings": "id, user_id, seq, kind, name, slug",
+            "entities": "id, user_id, kind, name, slug, mention_count",
+            "rooms": "id, user_id, wing_id, seq, label, started_at, ended_at",
+            "closets": "id, user_id, room_id, topic, slug",
+            "drawers": "id, user_id, wing_id, room_id, closet_id, seq, role, content, aaak, occurred_at, "
+            "content_hash, embedding",
+            "drawer_entities": "drawer_id, entity_id, user_id",
+        }
+        with conn.cursor() as cur:
+            for table, cols in columns.items():
+                rows = self.tables.get(table)
+                if rows:
+                    with cur.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+                        copy.write(_copy_text(rows))
+        conn.commit()
+        self.tables.clear()
+
+
+def load_corpus(url: str, total: int, pool: Pool, seed: int) -> dict[int, int]:
+    rng, np_rng = random.Random(seed), np.random.default_rng(seed)
+    sizes = user_sizes(total, rng)
+    loader = Loader(pool, rng, np_rng)
+    start = datetime(2023, 1, 1, tzinfo=UTC)
+    t0 = time.perf_counter()
+    with psycopg.connect(url) as conn:
+        conn.execute("DROP INDEX IF EXISTS ix_drawers_embedding_hnsw")
+        conn.commit()
+        buffered = 0
+        for uid, size in enumerate(sizes, start=1):
+            loader.user(uid, size, start)
+            buffered += size
+            if buffered >= 20_000:
+                loader.flush(conn)
+                buffered = 0
+        loader.flush(conn)
+        for table in ("users", "wings", "entities", "rooms", "closets", "drawers"):
+            conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+        conn.commit()
+        print(f"  loaded {total} drawers for {len(sizes)} users in {time.perf_counter() - t0:.1f}s", flush=True)
+        t1 = time.perf_counter()
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("SET max_parallel_maintenance_workers = 1")
+        conn.execute(
+            "CREATE INDEX ix_drawers_embedding_hnsw ON drawers USING hnsw (embedding vector_cosine_ops) "
+            "WITH (m = 16, ef_construction = 64)"
+        )
+        conn.commit()
+        print(f"  HNSW index built in {time.perf_counter() - t1:.1f}s", flush=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+    return dict(enumerate(sizes, start=1))
+
+
+def questions(pool: Pool, count: int, users: dict[int, int], seed: int) -> list[tuple[int, str]]:
+    rng = random.Random(seed + 1)
+    ids = list(users)
+    out = []
+    for _ in range(count):
+        out.append((rng.choice(ids), rng.choice(QUESTION_TEMPLATES).format(**_slots(rng))))
+    return out
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+
+def summary(label: str, runs: list[dict[str, float]]) -> None:
+    totals = [r["total"] for r in runs]
+    print(
+        f"  {label}: n={len(runs)} p50={pct(totals, 50):.1f}ms p95={pct(totals, 95):.1f}ms "
+        f"p99={pct(totals, 99):.1f}ms mean={statistics.fmean(totals):.1f}ms",
+        flush=True,
+    )
+    stages = sorted({k for r in runs for k in r if k != "total"})
+    print("    stage p50 ms: " + ", ".join(f"{s}={pct([r.get(s, 0.0) for r in runs], 50):.2f}" for s in stages))
+
+
+async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest: int) -> None:
+    from loci.db import Database
+    from loci.embedder import Embedder
+    from loci.settings import load_settings
+    from retrieval import RecallDeps, RecallRequest, recall
+
+    settings = load_settings(database={"url": url})
+    db = Database(url, pool_size=max(2, concurrency))
+    embedder = Embedder(settings.embedding)
+    embedder.load()
+    deps = RecallDeps(db=db, embedder=embedder, settings=settings)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    for uid, message in qs[:10]:  # warm-up: pool, caches, tokenizer
+        await recall(deps, RecallRequest(uid, message, now=now))
+
+    async def one(uid: int, message: str) -> dict[str, float]:
+        started = time.perf_counter()
+        response = await recall(deps, RecallRequest(uid, message, now=now))
+        timings = dict(response.timings_ms)
+        timings["total"] = (time.perf_counter() - started) * 1000.0
+        return timings
+
+    sequential = [await one(uid, m) for uid, m in qs]
+    summary("sequential", sequential)
+    queue = list(qs)
+    results: list[dict[str, float]] = []
+
+    async def client() -> None:
+        while queue:
+            uid, message = queue.pop()
+            results.append(await one(uid, message))
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - t0
+    summary(f"{concurrency} concurrent clients", results)
+    print(f"    throughput: {len(results) / elapsed:.1f} recalls/s", flush=True)
+    uid, message = next(((u, m) for u, m in qs if "last week" in m), qs[0])
+    await explain(db, deps, uid, message)  # a typical (small) palace: exact vector search
+    await explain(db, deps, largest, "Remind me what Ingrid recommended for sourdough bread")  # HNSW path
+    await db.dispose()
+
+
+async def explain(db: Any, deps: Any, uid: int, message: str) -> None:
+    """Re-run one recall capturing its SQL, then EXPLAIN ANALYZE each SELECT with its SETs."""
+    from sqlalchemy import event, text
+
+    from retrieval import RecallRequest, recall
+
+    captured: list[tuple[str, Any]] = []
+
+    def grab(_conn: Any, _cursor: Any, statement: str, params: Any, _ctx: Any, _many: bool) -> None:
+        captured.append((statement, params))
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", grab)
+    try:
+        await recall(deps, RecallRequest(uid, message, now=datetime(2026, 1, 1, tzinfo=UTC), log=False))
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", grab)
+    print(f"  EXPLAIN ANALYZE for user {uid}: {message!r}")
+    async with db.user_session(uid) as session:
+        raw = await session.connection()
+        driver = await raw.get_raw_connection()
+        for statement, params in captured:
+            if statement.lstrip().upper().startswith("SET "):
+                await session.execute(text(statement))
+                continue
+            if not statement.lstrip().upper().startswith(("SELECT", "WITH")) or "set_config" in statement:
+                continue
+            cursor = driver.driver_connection.cursor()
+            await cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement, params)
+            plan = [r[0] for r in await cursor.fetchall()]
+            print("   --- " + " ".join(statement.split())[:160])
+            for line in plan:
+                print("     " + (line if len(line) < 220 else line[:200] + " …"))
+
+
+def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> None:
+    from loci import migrate
+
+    name = f"loci_speed_{size}"
+    with psycopg.connect(base_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    url = urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+    migrate.upgrade(url)
+    print(f"== {size:,} drawers ==", flush=True)
+    users = load_corpus(url, size, pool, args.seed)
+    sizes = sorted(users.values())
+    print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
+    largest = max(users, key=lambda u: users[u])
+    asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency, largest))
+
+
+@contextlib.contextmanager
+def _embedded(tmp: Path) -> Iterator[str]:
+    from loci.runtime import EmbeddedServices
+
+    services = EmbeddedServices(tmp, ephemeral=True)
+    urls = services.start()
+    try:
+        yield urls.database_url
+    finally:
+        services.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--sizes", default="10000,100000", help="comma-separated drawer counts (e.g. 1000000)")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    t0 = time.perf_counter()
+    pool = build_pool(1500, args.seed)
+    print(f"embedded the 1,500-sentence pool in {time.perf_counter() - t0:.1f}s", flush=True)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.database_url:
+        for size in sizes:
+            run_size(args.database_url, size, pool, args)
+        return
+    with tempfile.TemporaryDirectory(prefix="loci-speed-") as tmp:
+        os.chmod(tmp, 0o755)
+        with _embedded(Path(tmp)) as url:
+            for size in sizes:
+                run_size(url, size, pool, args)
+
+
+if __name__ == "__main__":
+    main()

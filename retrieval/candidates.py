@@ -1,0 +1,260 @@
+"""The four candidate signals; each owns its SQL and returns a ranked list, best first.
+
+Every statement is scoped ``d.user_id = :uid AND d.deleted_at IS NULL`` and runs in the
+caller's `Database.user_session`, so row-level security is a backstop, not the filter.
+Statements use only indexed access paths: the HNSW index (semantic), the GIN index on
+the generated ``tsv`` column (keyword, preference phrasing), ``(user_id, occurred_at)``
+(temporal) and ``drawer_entities(entity_id)`` (preference entities).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from retrieval.config import RetrievalConfig
+from retrieval.fusion import Scored
+from retrieval.query import QueryAnalysis, or_tsquery
+from retrieval.request import RecallFilters
+
+__all__ = [
+    "SignalContext",
+    "filter_sql",
+    "keyword_candidates",
+    "preference_candidates",
+    "semantic_candidates",
+    "temporal_candidates",
+    "vector_literal",
+]
+
+PREFERENCE_PATTERN = (
+    r"\m(i|we)\s+(really\s+|absolutely\s+|usually\s+|always\s+|generally\s+)?"
+    r"(love|loved|prefer|preferred|like|liked|enjoy|enjoyed|adore|favou?r)\M"
+    r"|\mmy\s+(favou?rite|go-to|usual)\M|\m(usually|always|tend to)\M|\mfavou?rite\M"
+)
+"""Stated likes and habits ("I love…", "I usually…", "my favourite…"); Postgres ARE syntax."""
+PREFERENCE_LEXEMES = "love | prefer | like | enjoy | usual | alway | favorit | favourit | ador | tend"
+"""The same words as stemmed lexemes: a cheap full-text pre-filter, so the regular
+expression only runs on drawers that contain one of them."""
+
+
+@dataclass(frozen=True, slots=True)
+class SignalContext:
+    """What every signal needs: who, the analysed query, its vector, filters, config."""
+
+    user_id: int
+    query: QueryAnalysis
+    vector: str | None
+    filters: RecallFilters
+    config: RetrievalConfig
+    limit: int
+    palace_size: int
+    """The user's drawer count, capped at `SIZE_CAP` (picks exact vs HNSW, feeds IDF)."""
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    """pgvector's text form; cast in SQL so no adapter registration is needed."""
+    return "[" + ",".join(f"{x:.6f}" for x in vector.tolist()) + "]"
+
+
+def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
+    """Extra WHERE clauses (on alias ``d``) and their parameters, shared by every signal."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if filters.wing:
+        clauses.append(
+            "d.wing_id IN (SELECT w.id FROM wings w WHERE w.user_id = :uid AND w.deleted_at IS NULL "
+            "AND (w.slug = :f_wing OR lower(w.name) = lower(:f_wing)))"
+        )
+        params["f_wing"] = filters.wing
+    if filters.entity:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM drawer_entities fde JOIN entities fe ON fe.id = fde.entity_id "
+            "WHERE fde.drawer_id = d.id AND fe.user_id = :uid "
+            "AND (fe.slug = :f_entity OR lower(fe.name) = lower(:f_entity)))"
+        )
+        params["f_entity"] = filters.entity
+    if filters.since:
+        clauses.append("d.occurred_at >= :f_since")
+        params["f_since"] = filters.since
+    if filters.until:
+        clauses.append("d.occurred_at < :f_until")
+        params["f_until"] = filters.until
+    if filters.role:
+        clauses.append("d.role = :f_role")
+        params["f_role"] = filters.role
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+_BASE = "d.user_id = :uid AND d.deleted_at IS NULL"
+
+
+def _rows(result: Any) -> list[Scored]:
+    return [Scored(int(r[0]), float(r[1] or 0.0), r[2], r[3]) for r in result]
+
+
+EXACT_MAX_ROWS = 4000
+"""Palaces up to this size are searched exactly (cheap, and perfect recall); larger
+ones go through HNSW, where a small user among millions of rows would starve it."""
+SIZE_CAP = 20_000
+
+
+async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """Nearest drawers by cosine distance: exact for small palaces, else HNSW.
+
+    Exact: the user's rows come from the ``(user_id, occurred_at)`` index and are sorted
+    by distance (a MATERIALIZED CTE keeps the planner from trading that for the global
+    HNSW graph). HNSW: the user filter is written ``user_id + 0`` so the planner cannot
+    swap the graph for a user-index scan, and pgvector 0.8's iterative scan with
+    ``relaxed_order`` keeps walking the graph until ``LIMIT`` rows pass the user filter
+    (instead of returning ``ef_search`` rows of which few are the user's); its slightly
+    relaxed order is restored by sorting on the exact similarity here.
+    """
+    if ctx.vector is None:
+        return []
+    extra, params = filter_sql(ctx.filters)
+    bind = {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params}
+    if ctx.palace_size <= EXACT_MAX_ROWS:
+        sql = text(
+            "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role FROM drawers d "
+            f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "
+            "SELECT id, 1 - (embedding <=> CAST(:qv AS vector)) AS sim, occurred_at, role FROM mine "
+            "ORDER BY embedding <=> CAST(:qv AS vector) LIMIT :n"
+        )
+        return _rows(await session.execute(sql, bind))
+    ef = max(ctx.config.ef_search, ctx.limit)
+    await session.execute(text(f"SET LOCAL hnsw.ef_search = {int(ef)}"))
+    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+    sql = text(
+        "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role "
+        f"FROM drawers d WHERE d.user_id + 0 = :uid AND d.deleted_at IS NULL{extra} "
+        "ORDER BY d.embedding <=> CAST(:qv AS vector) LIMIT :n"
+    )
+    items = _rows(await session.execute(sql, bind))
+    items.sort(key=lambda s: (-s.score, s.drawer_id))
+    return items
+
+
+async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """Full-text OR query over content (english) and AAAK tags (simple), IDF-weighted.
+
+    ``ts_rank_cd`` alone weighs every term the same, so "name" (in hundreds of drawers)
+    counts as much as "Brezhnev" (in one). The score is therefore the sum, over the
+    query terms a drawer contains, of a BM25-style IDF computed over the user's own
+    drawers that match any term, plus ``ts_rank_cd`` (normalisation 1: divided by
+    1 + log(length), so long answers that mention everything once do not win) to break
+    ties by density and proximity.
+    """
+    if ctx.query.tsquery is None:
+        return []
+    extra, params = filter_sql(ctx.filters)
+    terms = ctx.query.terms[:12]
+    # Every tsquery is built once in ``qs``: written inline, the STABLE to_tsquery would
+    # be re-evaluated for every candidate row.
+    per_term = ", ".join(f"to_tsquery('english', :t{i}) AS q{i}" for i in range(len(terms)))
+    hits = ", ".join(f"(d.tsv @@ qs.q{i}) AS h{i}" for i in range(len(terms)))
+    dfs = ", ".join(f"count(*) FILTER (WHERE h{i}) AS d{i}" for i in range(len(terms)))
+    idf = " + ".join(
+        f"CASE WHEN m.h{i} THEN greatest(ln(1 + (:n - df.d{i} + 0.5) / (df.d{i} + 0.5)), 0.05) ELSE 0 END"
+        for i in range(len(terms))
+    )
+    sql = text(
+        "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
+        f"{per_term}), "
+        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, ts_rank_cd(d.tsv, qs.q, 1) AS r, {hits} "
+        f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra}), "
+        f"df AS (SELECT {dfs} FROM m) "
+        f"SELECT m.id, ({idf}) + m.r AS s, m.occurred_at, m.role FROM m, df ORDER BY s DESC, m.id LIMIT :lim"
+    )
+    bind: dict[str, Any] = {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "lim": ctx.limit, **params}
+    bind |= {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
+    bind["n"] = float(max(ctx.palace_size, 1))
+    return _rows(await session.execute(sql, bind))
+
+
+def _span_margin(length: timedelta, config: RetrievalConfig) -> timedelta:
+    cap = timedelta(days=config.temporal_margin_days)
+    return min(cap, max(timedelta(days=1), length / 4))
+
+
+async def temporal_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """Drawers inside (then just around) the spans the message names, most similar first.
+
+    Without a time expression this returns nothing; the pipeline then applies a mild
+    recency prior over the other signals' candidates instead (no extra query).
+    """
+    if not ctx.query.spans:
+        return []
+    extra, params = filter_sql(ctx.filters)
+    out: list[Scored] = []
+    seen: set[int] = set()
+    order = "d.embedding <=> CAST(:qv AS vector) NULLS LAST" if ctx.vector else "d.occurred_at DESC"
+    for i, span in enumerate(ctx.query.spans[:3]):
+        margin = _span_margin(span.end - span.start, ctx.config)
+        sql = text(
+            "SELECT d.id, CASE WHEN d.occurred_at >= :s0 AND d.occurred_at < :s1 THEN 1.0 ELSE 0.5 END AS inside, "
+            f"d.occurred_at, d.role FROM drawers d WHERE {_BASE} AND d.occurred_at >= :lo AND d.occurred_at < :hi"
+            f"{extra} ORDER BY inside DESC, {order} LIMIT :n"
+        )
+        bind = {"uid": ctx.user_id, "s0": span.start, "s1": span.end, "lo": span.start - margin}
+        bind |= {"hi": span.end + margin, "n": ctx.limit, **params}
+        if ctx.vector:
+            bind["qv"] = ctx.vector
+        for item in _rows(await session.execute(sql, bind)):
+            if item.drawer_id not in seen:
+                seen.add(item.drawer_id)
+                out.append(Scored(item.drawer_id, item.score / (i + 1), item.occurred_at, item.role))
+    return out
+
+
+def _phrases(words: Sequence[str], terms: set[str]) -> tuple[list[str], list[str]]:
+    """Candidate entity slugs and names: 1- to 3-word runs containing a content term."""
+    slugs: dict[str, None] = {}
+    names: dict[str, None] = {}
+    for n in (1, 2, 3):
+        for i in range(len(words) - n + 1):
+            run = words[i : i + n]
+            if not any(w in terms for w in run):
+                continue
+            names.setdefault(" ".join(run), None)
+            slugs.setdefault("-".join(run), None)
+    return list(slugs)[:64], list(names)[:64]
+
+
+_WORDS_RE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """What the user keeps returning to: recurring entities the message names (by how
+    often they were mentioned) plus the user's own stated likes and habits on its terms."""
+    if not ctx.query.terms:
+        return []
+    words = [w.lower() for w in _WORDS_RE.findall(ctx.query.message)]
+    slugs, names = _phrases(words, set(ctx.query.terms))
+    extra, params = filter_sql(ctx.filters)
+    sql = text(
+        "WITH ent AS ("
+        " SELECT de.drawer_id AS id, max(1.0 + ln(1 + e.mention_count)) AS s"
+        " FROM entities e JOIN drawer_entities de ON de.entity_id = e.id"
+        " WHERE e.user_id = :uid AND (e.slug = ANY(:slugs) OR lower(e.name) = ANY(:names))"
+        " GROUP BY de.drawer_id LIMIT 2000"
+        "), pref AS ("
+        " SELECT d.id, 1.0 + ts_rank_cd(d.tsv, q.q, 1) AS s"
+        " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q, CAST(:lex AS tsquery) AS lex) q"
+        f" WHERE {_BASE} AND d.role = 'user' AND d.tsv @@ q.q AND d.tsv @@ q.lex AND d.content ~* :pref{extra}"
+        " ORDER BY s DESC LIMIT :n"
+        ") "
+        "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role"
+        " FROM (SELECT * FROM ent UNION ALL SELECT * FROM pref) x JOIN drawers d ON d.id = x.id"
+        f" WHERE {_BASE}{extra} GROUP BY d.id ORDER BY s DESC, d.occurred_at DESC LIMIT :n"
+    )
+    bind = {"uid": ctx.user_id, "slugs": slugs, "names": names, "tsq": ctx.query.tsquery}
+    bind |= {"pref": PREFERENCE_PATTERN, "lex": PREFERENCE_LEXEMES, "n": ctx.limit, **params}
+    return _rows(await session.execute(sql, bind))

@@ -1,0 +1,66 @@
+"""Reciprocal Rank Fusion over scored, ranked candidate lists (pure).
+
+RRF (Cormack et al. 2009) needs no score calibration between signals: a drawer's fused
+score is the weighted sum of ``1 / (k + rank)`` over the lists it appears in, so cosine
+similarities, ``ts_rank_cd`` values and time distances combine without normalising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+__all__ = ["Fused", "Scored", "rrf"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One candidate from one signal, best first within its list."""
+
+    drawer_id: int
+    score: float
+    occurred_at: datetime | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    drawer_id: int
+    score: float
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    """1-based rank in each list that contained the drawer."""
+
+
+def rrf(
+    ranked_lists: Mapping[str, Sequence[Scored]],
+    weights: Mapping[str, float] | None = None,
+    k: int = 60,
+    multipliers: Mapping[int, float] | None = None,
+) -> list[Fused]:
+    """Fuse ranked lists; ties broken by best single rank, then by drawer id (stable).
+
+    ``weights`` default to 1 per list; ``multipliers`` scale one drawer's fused score
+    (used for the role prior). A drawer repeated within one list keeps its first rank.
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    scores: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for name, items in ranked_lists.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        if weight <= 0:
+            continue
+        for position, item in enumerate(items, start=1):
+            seen = ranks.setdefault(item.drawer_id, {})
+            if name in seen:
+                continue
+            seen[name] = position
+            scores[item.drawer_id] = scores.get(item.drawer_id, 0.0) + weight / (k + position)
+    if multipliers:
+        for drawer_id, factor in multipliers.items():
+            if drawer_id in scores:
+                scores[drawer_id] *= factor
+    fused = [Fused(d, s, ranks[d]) for d, s in scores.items()]
+    fused.sort(key=lambda f: (-f.score, min(f.ranks.values()), f.drawer_id))
+    return fused

@@ -1,0 +1,292 @@
+"""Recall orchestration: controls → signals → RRF → (rerank) → hydrate → render → log.
+
+Only sequencing lives here; each stage is its own module. Every stage is timed and
+emits one structured log record (``retrieval.stage`` with counts in/out and latency),
+and the per-call timings go back to the caller and into ``retrieval_logs``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.errors import InvalidInput
+from loci.models import ROLES
+from retrieval.candidates import (
+    SIZE_CAP,
+    SignalContext,
+    keyword_candidates,
+    preference_candidates,
+    semantic_candidates,
+    temporal_candidates,
+    vector_literal,
+)
+from retrieval.config import RerankerKind, RetrievalConfig, Signal
+from retrieval.fusion import Fused, Scored, rrf
+from retrieval.presets import get_preset
+from retrieval.query import QueryAnalysis, analyse, is_trivial
+from retrieval.render import RenderItem, render_context
+from retrieval.request import RecallDeps, RecalledDrawer, RecallRequest, RecallResponse
+from retrieval.rerank import LLMReranker, RerankCandidate, RerankOutcome, apply_order
+from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs, write_log
+
+__all__ = ["recall", "validate_request"]
+
+log = logging.getLogger("loci.retrieval")
+
+MAX_MESSAGE_CHARS = 20_000
+MAX_TOP_K = 500
+MAX_CANDIDATES = 1000
+
+SignalFn = Callable[[AsyncSession, SignalContext], Awaitable[list[Scored]]]
+_SIGNALS: Mapping[Signal, SignalFn] = {
+    Signal.SEMANTIC: semantic_candidates,
+    Signal.KEYWORD: keyword_candidates,
+    Signal.TEMPORAL: temporal_candidates,
+    Signal.PREFERENCE: preference_candidates,
+}
+
+
+class _Clock:
+    """Stage timings plus the one structured log record per stage."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.mark = self.start
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str, count_in: int, count_out: int) -> None:
+        now = time.perf_counter()
+        ms = (now - self.mark) * 1000.0
+        self.mark = now
+        self.timings[name] = self.timings.get(name, 0.0) + ms
+        log.info("retrieval.stage", extra={"stage": name, "count_in": count_in, "count_out": count_out, "ms": ms})
+
+    def total(self) -> dict[str, float]:
+        self.timings["total"] = (time.perf_counter() - self.start) * 1000.0
+        return {k: round(v, 3) for k, v in self.timings.items()}
+
+
+def validate_request(request: RecallRequest) -> None:
+    """Reject what no stage could honour, naming the field (→ HTTP 400)."""
+    if not request.message or not request.message.strip():
+        raise InvalidInput("message must not be empty", field="message")
+    if len(request.message) > MAX_MESSAGE_CHARS:
+        raise InvalidInput(f"message is longer than {MAX_MESSAGE_CHARS} characters", field="message")
+    if request.top_k is not None and not 1 <= request.top_k <= MAX_TOP_K:
+        raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
+    if not 1 <= request.candidate_limit <= MAX_CANDIDATES:
+        raise InvalidInput(f"candidate_limit must be between 1 and {MAX_CANDIDATES}", field="candidate_limit")
+    if request.budget_tokens is not None and not 64 <= request.budget_tokens <= 32_000:
+        raise InvalidInput("budget_tokens must be between 64 and 32000", field="budget_tokens")
+    f = request.filters
+    if f.role is not None and f.role not in ROLES:
+        raise InvalidInput(f"role must be one of {', '.join(ROLES)}", field="filters.role")
+    if f.since and f.until and f.since >= f.until:
+        raise InvalidInput("filters.since must be before filters.until", field="filters.since")
+    for name, value in (("filters.since", f.since), ("filters.until", f.until), ("now", request.now)):
+        if value is not None and value.tzinfo is None:
+            raise InvalidInput("timestamps need a timezone (e.g. 2024-05-01T10:00:00Z)", field=name)
+
+
+def _skip(reason: str, config: RetrievalConfig, clock: _Clock) -> RecallResponse:
+    log.info("retrieval.skipped", extra={"reason": reason})
+    return RecallResponse(items=(), context=None, timings_ms=clock.total(), preset=config.name, skipped=reason)
+
+
+def _recency_prior(lists: Mapping[str, list[Scored]]) -> list[Scored]:
+    pool: dict[int, Scored] = {}
+    for items in lists.values():
+        for item in items:
+            if item.occurred_at is not None:
+                pool.setdefault(item.drawer_id, item)
+    return sorted(pool.values(), key=lambda s: (s.occurred_at, s.drawer_id), reverse=True)
+
+
+def _passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConfig) -> bool:
+    ranks = fused.ranks
+    if Signal.KEYWORD in ranks or Signal.PREFERENCE in ranks or Signal.TEMPORAL in ranks:
+        return True
+    return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
+
+
+async def _embed(deps: RecallDeps, message: str) -> np.ndarray:
+    return await asyncio.to_thread(deps.embedder.embed_one, message)
+
+
+def _fuse(
+    lists: dict[str, list[Scored]], analysis: QueryAnalysis, config: RetrievalConfig
+) -> tuple[list[Fused], dict[str, float]]:
+    weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
+    if Signal.TEMPORAL in config.signals and not analysis.spans and config.recency_weight > 0:
+        lists["recency"] = _recency_prior(lists)
+        weights["recency"] = config.recency_weight
+    multipliers: dict[int, float] = {}
+    if not analysis.about_assistant and config.assistant_weight != 1.0:
+        for items in lists.values():
+            for item in items:
+                if item.role == "assistant":
+                    multipliers[item.drawer_id] = config.assistant_weight
+    return rrf(lists, weights, k=config.rrf_k, multipliers=multipliers), weights
+
+
+async def _rerank(
+    deps: RecallDeps, request: RecallRequest, items: list[RenderItem], top_k: int, model: str
+) -> tuple[list[RenderItem], RerankOutcome]:
+    if deps.llm is None:
+        return items, RerankOutcome((), "fallback to RRF: no LLM endpoint configured")
+    reranker = LLMReranker(deps.llm, model, deps.settings.retrieval.rerank_timeout_s)
+    pool = [
+        RerankCandidate(i.drawer.drawer_id, i.drawer.role, f"{i.drawer.occurred_at:%Y-%m-%d}", i.drawer.content)
+        for i in items
+    ]
+    outcome = await reranker.rerank(request.message, pool, top_k)
+    if not outcome.order:
+        return items, outcome
+    by_id = {i.drawer.drawer_id: i for i in items}
+    order = apply_order([i.drawer.drawer_id for i in items], outcome.order)
+    promoted = set(outcome.order)
+    reranked: list[RenderItem] = []
+    for position, drawer_id in enumerate(order, start=1):
+        item = by_id[drawer_id]
+        if drawer_id in promoted:
+            ranks = {**item.drawer.ranks, "rerank": position}
+            item = RenderItem(_with_ranks(item.drawer, ranks), item.closet_id, item.closet_topic, item.neighbour)
+        reranked.append(item)
+    return reranked, outcome
+
+
+def _with_ranks(d: RecalledDrawer, ranks: dict[str, int]) -> RecalledDrawer:
+    return RecalledDrawer(
+        d.drawer_id, d.aaak, d.wing, d.room_id, d.room_label, d.conversation_external_id, d.turn_seq,
+        d.part, d.role, d.content, d.occurred_at, ranks, d.score,
+    )  # fmt: skip
+
+
+def _use_rerank(config: RetrievalConfig, controls: Controls) -> bool:
+    if config.reranker is RerankerKind.SETTINGS:
+        return controls.use_rerank
+    return config.reranker is RerankerKind.LLM
+
+
+async def _candidates(
+    session: AsyncSession, ctx: SignalContext, clock: _Clock
+) -> tuple[dict[str, list[Scored]], dict[int, float]]:
+    lists: dict[str, list[Scored]] = {}
+    for signal in ctx.config.signals:
+        lists[str(signal)] = await _SIGNALS[signal](session, ctx)
+        clock.stage(str(signal), ctx.limit, len(lists[str(signal)]))
+    sims = {s.drawer_id: s.score for s in lists.get(Signal.SEMANTIC, [])}
+    return lists, sims
+
+
+def _finish(
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, state: _Ranked, clock: _Clock
+) -> RecallResponse:
+    items = state.items[: state.top_k]
+    budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
+    relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
+    context = render_context(relevant, budget, deps.embedder.count_tokens)
+    clock.stage("render", len(items), len(relevant) if context else 0)
+    state.notes["floor_passed"] = len(relevant)
+    drawers = tuple(i.drawer for i in items)
+    return RecallResponse(items=drawers, context=context, timings_ms=clock.total(), preset=config.name)
+
+
+@dataclass
+class _Ranked:
+    """What the in-transaction stages hand to rerank, render and the log."""
+
+    items: list[RenderItem]
+    floor_ok: set[int]
+    top_k: int
+    rerank: bool
+    rerank_model: str | None
+    notes: dict[str, Any]
+
+
+async def _rank(
+    session: AsyncSession,
+    deps: RecallDeps,
+    request: RecallRequest,
+    config: RetrievalConfig,
+    embedding: asyncio.Task[np.ndarray] | None,
+    clock: _Clock,
+) -> _Ranked | str:
+    """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
+    analysis = analyse(request.message, request.now or datetime.now(UTC))
+    controls = await load_controls(session, request.user_id, request.agent_id, SIZE_CAP)
+    clock.stage("controls", 1, 1)
+    if not controls.enabled:
+        return "memory disabled for this user"
+    if not controls.agent_enabled:
+        return "recall disabled for this agent"
+    vector = vector_literal(await embedding) if embedding is not None else None
+    clock.stage("embed", 1, int(vector is not None))
+    limit = max(request.candidate_limit, request.top_k or 0)
+    ctx = SignalContext(request.user_id, analysis, vector, request.filters, config, limit, controls.palace_size)
+    lists, sims = await _candidates(session, ctx, clock)
+    fused, weights = _fuse(lists, analysis, config)
+    clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
+    top_k = request.top_k or controls.top_k
+    rerank = _use_rerank(config, controls)
+    pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
+    items = await hydrate(session, request.user_id, pool, with_neighbours=True)
+    clock.stage("hydrate", len(pool), len(items))
+    notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
+    notes["weights"] = weights
+    floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
+    return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
+
+
+async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
+    """Rank the caller's drawers for ``request.message`` and render the context block.
+
+    Without rerank everything, the log row included, is one transaction; with rerank
+    the LLM call happens after it closes (never hold a connection across an LLM call)
+    and the log and cost rows go in a second, short one.
+    """
+    clock = _Clock()
+    validate_request(request)
+    config = get_preset(request.preset or deps.settings.retrieval.preset)
+    if is_trivial(request.message):
+        return _skip("trivial message", config, clock)
+    needs_vector = Signal.SEMANTIC in config.signals or Signal.TEMPORAL in config.signals
+    embedding = asyncio.create_task(_embed(deps, request.message)) if needs_vector else None
+    clock.stage("analyse", 1, 1)
+    try:
+        async with deps.db.user_session(request.user_id) as session:
+            state = await _rank(session, deps, request, config, embedding, clock)
+            if isinstance(state, str):
+                return _skip(state, config, clock)
+            if not state.rerank:
+                response = _finish(deps, request, config, state, clock)
+                if request.log:
+                    write_log(session, request.user_id, request.message, config.name, response.items,
+                              response.timings_ms, state.notes)  # fmt: skip
+                return response
+    finally:
+        if embedding is not None and not embedding.done():
+            embedding.cancel()
+    model = state.rerank_model or deps.settings.llm.rerank_model
+    state.items, outcome = await _rerank(deps, request, state.items, state.top_k, model)
+    state.notes["rerank"] = outcome.note
+    clock.stage("rerank", len(state.items), len(outcome.order))
+    response = _finish(deps, request, config, state, clock)
+    if request.log or outcome.calls:
+        async with deps.db.user_session(request.user_id) as session:
+            await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as above
+            record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
+            if request.log:
+                write_log(session, request.user_id, request.message, config.name, response.items,
+                          response.timings_ms, state.notes)  # fmt: skip
+    return response

@@ -1,0 +1,109 @@
+"""Pure analysis of the incoming message: search terms, time spans, intent hints.
+
+Kept free of I/O so the query forms are unit-tested directly. The keyword signal needs
+an OR query: ``plainto_tsquery`` ANDs every word, and a natural-language question
+("what was the name of that Thai place I liked?") rarely shares *all* its words with
+the message that answers it. Postgres still stems each quoted word and drops its own
+stopwords when ``to_tsquery('english', …)`` parses the string built here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from loci.timexpr import TimeSpan, find_time_expressions
+
+__all__ = ["QueryAnalysis", "analyse", "is_trivial", "keyword_terms", "or_tsquery"]
+
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+# Question scaffolding on top of Postgres' english stopwords: these words are in nearly
+# every question and match nearly every drawer, so they only add noise to the OR query.
+_STOP_TEXT = """
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing don't down during each few for from further had has
+have having he her here hers herself him himself his how i i'm i've if in into is it it's its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they
+this those through to too under until up very was we were what when where which while who whom why
+will with would you your yours yourself yourselves remind tell know recall remember said say
+mentioned mention told ask asked earlier previously conversation chat talked talk discussed us also
+get got one thing things something anything like would could might please thanks thank
+"""
+_STOPWORDS = frozenset(_STOP_TEXT.split())
+
+_TRIVIAL_TEXT = """
+ok okay k kk ok. thanks thank thx ty cool nice great sure yes yep yeah yup no nope got it gotcha
+alright right fine good perfect awesome lol haha hmm hm mm ah oh wow bye hi hello hey done noted
+understood agreed continue go on please sounds makes sense that's
+"""
+_TRIVIAL = frozenset(_TRIVIAL_TEXT.split())
+_EMOJI_ONLY_RE = re.compile(r"^[\W_\s]*$", re.UNICODE)
+
+_ASSISTANT_REF_RE = re.compile(
+    r"\byou\s+(?:\w+\s+)?(?:said|say|told|tell|mention(?:ed)?|suggest(?:ed)?|recommend(?:ed)?|gave|give|"
+    r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with)\b"
+    r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)",
+    re.IGNORECASE,
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD_RE.findall(text)]
+
+
+def is_trivial(message: str) -> bool:
+    """True for continuations with nothing to recall ("ok", "thanks!", "got it 👍", "")."""
+    stripped = message.strip()
+    if _EMOJI_ONLY_RE.match(stripped):
+        return True
+    words = _words(stripped)
+    return len(words) <= 3 and all(w in _TRIVIAL for w in words)
+
+
+def keyword_terms(message: str, limit: int = 24) -> list[str]:
+    """Distinct content words in order of appearance (stopwords and 1-letter words dropped)."""
+    seen: dict[str, None] = {}
+    for word in _words(message):
+        if len(word) < 2 or word in _STOPWORDS or (word.isdigit() and len(word) < 2):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)[:limit]
+
+
+def _quote(word: str) -> str:
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def or_tsquery(terms: list[str]) -> str | None:
+    """A ``to_tsquery`` source string matching any term: ``'thai' | 'restaurant'``."""
+    if not terms:
+        return None
+    return " | ".join(_quote(t) for t in terms)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    message: str
+    terms: tuple[str, ...]
+    tsquery: str | None
+    spans: tuple[TimeSpan, ...]
+    about_assistant: bool
+    """The message asks what the assistant said, so assistant turns are not down-weighted."""
+
+
+def analyse(message: str, now: datetime) -> QueryAnalysis:
+    terms = keyword_terms(message)
+    spans = tuple(find_time_expressions(message, now))
+    span_words = {w for s in spans for w in _words(s.text)}
+    # "last week" must not make every drawer containing "week" a keyword match.
+    terms = [t for t in terms if t not in span_words]
+    return QueryAnalysis(
+        message=message,
+        terms=tuple(terms),
+        tsquery=or_tsquery(terms),
+        spans=spans,
+        about_assistant=bool(_ASSISTANT_REF_RE.search(message)),
+    )

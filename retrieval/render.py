@@ -1,0 +1,137 @@
+"""The ``<memory_context>`` block: ranked drawers grouped by room and closet, in budget.
+
+Pure: tokens are counted by the function passed in (the service passes the embedder's
+tokenizer, `Embedder.count_tokens`; its WordPiece counts run close to, and usually a
+little above, BPE chat-model counts for English, so the budget errs on the safe side).
+Each piece is counted separately with its special tokens, which over-counts slightly.
+Drawers are admitted best-first until the budget is spent, then shown grouped by where
+they live, chronologically within a group, because that is how a reader follows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from retrieval.request import RecalledDrawer
+
+__all__ = ["Neighbour", "RenderItem", "TokenCounter", "estimate_tokens", "render_context"]
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+
+OPEN = "<memory_context>"
+CLOSE = "</memory_context>"
+PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim; § marks the source):"
+_MIN_SNIPPET_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """The adjacent turn that completes a question/answer pair with a recalled drawer."""
+
+    role: str
+    content: str
+    before: bool
+    """True when the neighbour is the question that came before the recalled answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderItem:
+    drawer: RecalledDrawer
+    closet_id: int
+    closet_topic: str
+    neighbour: Neighbour | None = None
+
+
+def estimate_tokens(texts: Sequence[str]) -> list[int]:
+    """A documented fallback: ~4 characters per token plus 2 specials (English, BPE-ish)."""
+    return [len(t) // 4 + 2 for t in texts]
+
+
+def _snippet(content: str, max_chars: int) -> str:
+    flat = " ".join(content.split())
+    if len(flat) <= max_chars:
+        return flat
+    cut = flat[:max_chars].rsplit(" ", 1)[0] or flat[:max_chars]
+    return cut + " …"
+
+
+def _group_header(item: RenderItem) -> str:
+    d = item.drawer
+    topic = f" › {item.closet_topic}" if item.closet_topic else ""
+    return f"[{d.wing} › {d.room_label}{topic}]"
+
+
+def _lines(item: RenderItem, max_chars: int, with_neighbour: bool) -> list[str]:
+    d = item.drawer
+    main = f"{d.aaak} · {d.occurred_at:%Y-%m-%d %H:%M} · {d.role}: {_snippet(d.content, max_chars)}"
+    n = item.neighbour
+    if not (with_neighbour and n):
+        return [main]
+    extra = f"  ({'asked before' if n.before else 'reply'}) {n.role}: {_snippet(n.content, max_chars // 2)}"
+    return [extra, main] if n.before else [main, extra]
+
+
+class _Counts:
+    """Counts each distinct line once; the first full attempt for every item is counted
+    in one tokenizer call, since per-call overhead dominates for short lines."""
+
+    def __init__(self, count: TokenCounter) -> None:
+        self.count = count
+        self.cache: dict[str, int] = {}
+
+    def prime(self, lines: Sequence[str]) -> None:
+        todo = list(dict.fromkeys(line for line in lines if line not in self.cache))
+        if todo:
+            self.cache.update(zip(todo, self.count(todo), strict=True))
+
+    def __call__(self, lines: Sequence[str]) -> int:
+        self.prime(lines)
+        return sum(self.cache[line] for line in lines)
+
+
+def render_context(
+    items: Sequence[RenderItem],
+    budget_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    max_snippet_chars: int = 1200,
+) -> str | None:
+    """Render best-first within ``budget_tokens``; None when no item fits (or none given)."""
+    if not items or budget_tokens <= 0:
+        return None
+    cost_of = _Counts(count_tokens)
+    cost_of.prime([line for i in items for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
+    used = cost_of([OPEN, PREAMBLE, CLOSE])
+    headers: set[tuple[int, int]] = set()
+    chosen: list[tuple[RenderItem, list[str]]] = []
+    for item in items:
+        key = (item.drawer.room_id, item.closet_id)
+        header_cost = 0 if key in headers else cost_of([_group_header(item)])
+        # Whole pair, then without the neighbour, then a snippet cut to what is left
+        # (about 3 characters per token, re-checked with the real counter below).
+        room = (budget_tokens - used - header_cost - 24) * 3
+        attempts = ((max_snippet_chars, True), (max_snippet_chars, False), (min(room, max_snippet_chars), False))
+        for chars, neighbour in attempts:
+            if chars < _MIN_SNIPPET_CHARS:
+                continue
+            lines = _lines(item, chars, neighbour)
+            cost = header_cost + cost_of(lines)
+            if used + cost <= budget_tokens:
+                used += cost
+                headers.add(key)
+                chosen.append((item, lines))
+                break
+        if budget_tokens - used < _MIN_SNIPPET_CHARS // 4:
+            break
+    if not chosen:
+        return None
+    groups: dict[tuple[int, int], list[tuple[RenderItem, list[str]]]] = {}
+    for item, lines in chosen:  # dict order = order of each group's best-ranked drawer
+        groups.setdefault((item.drawer.room_id, item.closet_id), []).append((item, lines))
+    out = [OPEN, PREAMBLE]
+    for members in groups.values():
+        out.append(_group_header(members[0][0]))
+        for _item, lines in sorted(members, key=lambda m: (m[0].drawer.occurred_at, m[0].drawer.drawer_id)):
+            out.extend(lines)
+    out.append(CLOSE)
+    return "\n".join(out)

@@ -1,0 +1,157 @@
+"""The non-signal SQL of recall: per-user controls, hydrating results, neighbours, logs.
+
+Runs inside the caller's `user_session` like the signals, scoped by ``user_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.llm import ChatResult
+from loci.models import RetrievalLog, UsageCost
+from retrieval.fusion import Fused
+from retrieval.render import Neighbour, RenderItem
+from retrieval.request import RecalledDrawer
+
+__all__ = ["Controls", "hydrate", "load_controls", "record_rerank_costs", "write_log"]
+
+
+@dataclass(frozen=True, slots=True)
+class Controls:
+    enabled: bool = True
+    agent_enabled: bool = True
+    top_k: int = 5
+    use_rerank: bool = False
+    rerank_model: str | None = None
+    palace_size: int = 0
+    """Drawers the user has, counted up to ``size_cap`` (an index-only scan)."""
+
+
+async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int) -> Controls:
+    """The user's memory settings, the agent's recall switch and the palace size, in one
+    round trip. It also turns off waiting for the WAL flush in this transaction: its only
+    writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
+    disk sync would otherwise sit on the hot path."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
+                "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
+                "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
+                "set_config('synchronous_commit', 'off', true) "
+                "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
+            ),
+            {"uid": user_id, "aid": agent_id, "cap": size_cap},
+        )
+    ).one()
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, _ = row
+    return Controls(
+        enabled=True if enabled is None else bool(enabled),
+        agent_enabled=True if agent_enabled is None else bool(agent_enabled),
+        top_k=int(top_k) if top_k else 5,
+        use_rerank=bool(use_rerank),
+        rerank_model=rerank_model,
+        palace_size=int(size),
+    )
+
+
+_HYDRATE = text(
+    "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
+    "d.occurred_at, d.closet_id, cl.topic, d.seq "
+    "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
+    "JOIN closets cl ON cl.id = d.closet_id "
+    "LEFT JOIN conversations c ON c.id = r.conversation_id LEFT JOIN turns t ON t.id = d.turn_id "
+    "WHERE d.user_id = :uid AND d.id = ANY(:ids) AND d.deleted_at IS NULL AND r.deleted_at IS NULL"
+)
+
+_NEIGHBOURS = text(
+    "SELECT n.room_id, n.seq, n.role, n.content FROM drawers n "
+    "JOIN unnest(CAST(:rooms AS bigint[]), CAST(:seqs AS int[])) AS want(room_id, seq) "
+    "ON n.room_id = want.room_id AND n.seq = want.seq "
+    "WHERE n.user_id = :uid AND n.deleted_at IS NULL"
+)
+
+
+def _wanted_neighbour(role: str, seq: int) -> tuple[int, str] | None:
+    """A user turn is completed by the next assistant turn; an answer by the question before."""
+    if role == "user":
+        return seq + 1, "assistant"
+    if role == "assistant":
+        return seq - 1, "user"
+    return None
+
+
+async def hydrate(
+    session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
+) -> list[RenderItem]:
+    """Full rows for the fused ids, in fused order; rows trashed meanwhile drop out."""
+    if not fused:
+        return []
+    ids = [f.drawer_id for f in fused]
+    rows = {int(r[0]): r for r in await session.execute(_HYDRATE, {"uid": user_id, "ids": ids})}
+    neighbours: dict[tuple[int, int], tuple[str, str]] = {}
+    if with_neighbours and rows:
+        wanted = [(int(r[3]), w[0]) for r in rows.values() if (w := _wanted_neighbour(r[8], int(r[13])))]
+        if wanted:
+            found = await session.execute(
+                _NEIGHBOURS, {"uid": user_id, "rooms": [w[0] for w in wanted], "seqs": [w[1] for w in wanted]}
+            )
+            neighbours = {(int(n[0]), int(n[1])): (n[2], n[3]) for n in found}
+    items: list[RenderItem] = []
+    for f in fused:
+        r = rows.get(f.drawer_id)
+        if r is None:
+            continue
+        drawer = RecalledDrawer(
+            drawer_id=int(r[0]), aaak=r[1], wing=r[2], room_id=int(r[3]), room_label=r[4],
+            conversation_external_id=r[5], turn_seq=r[6], part=int(r[7]), role=r[8], content=r[9],
+            occurred_at=r[10], ranks=dict(f.ranks), score=f.score,
+        )  # fmt: skip
+        neighbour = None
+        want = _wanted_neighbour(r[8], int(r[13]))
+        if want and (hit := neighbours.get((int(r[3]), want[0]))) and hit[0] == want[1]:
+            neighbour = Neighbour(role=hit[0], content=hit[1], before=want[0] < int(r[13]))
+        items.append(RenderItem(drawer, int(r[11]), r[12], neighbour))
+    return items
+
+
+def write_log(
+    session: AsyncSession,
+    user_id: int,
+    query: str,
+    preset: str,
+    items: Sequence[RecalledDrawer],
+    timings_ms: Mapping[str, float],
+    notes: Mapping[str, Any],
+) -> None:
+    results = [{"drawer_id": i.drawer_id, "score": round(i.score, 6), "ranks": dict(i.ranks)} for i in items]
+    session.add(
+        RetrievalLog(
+            user_id=user_id,
+            query=query,
+            preset=preset,
+            results=results,
+            latency_ms={k: round(v, 3) for k, v in timings_ms.items()},
+            notes=dict(notes),
+        )
+    )
+
+
+def record_rerank_costs(session: AsyncSession, user_id: int, calls: Sequence[ChatResult], ref: dict[str, Any]) -> None:
+    for call in calls:
+        session.add(
+            UsageCost(
+                user_id=user_id,
+                source="memory_rerank",
+                model=call.model,
+                tokens_in=call.prompt_tokens,
+                tokens_out=call.completion_tokens,
+                cost=call.cost,
+                ref=ref,
+            )
+        )

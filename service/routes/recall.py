@@ -1,0 +1,153 @@
+"""Recall over HTTP: `POST /v1/recall` before each LLM call, `GET /v1/search` for browsing.
+
+Thin: parse and validate the body into a `RecallRequest`, call `retrieval.recall`, map
+the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from litestar import Controller, get, post
+from litestar.params import FromQuery, JSONBody
+
+from loci.errors import InvalidInput
+from loci.llm import LLMClient, llm_config_or_none
+from loci.timexpr import parse_timestamp
+from retrieval import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse, recall
+from service.deps import CallerDep, StateDep
+from service.state import AppState
+
+__all__ = ["RecallController"]
+
+HTTP_MAX_TOP_K = 50
+
+
+class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
+    wing: str | None = None
+    entity: str | None = None
+    since: str | None = None
+    until: str | None = None
+    role: str | None = None
+
+
+class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
+    message: str
+    agent_id: str | None = None
+    top_k: int | None = None
+    filters: RecallFiltersIn | None = None
+    now: str | None = None
+    budget_tokens: int | None = None
+    preset: str | None = None
+
+
+class RecalledOut(msgspec.Struct):
+    drawer_id: int
+    aaak: str
+    wing: str
+    room_id: int
+    room_label: str
+    session: str | None
+    turn_seq: int | None
+    part: int
+    role: str
+    content: str
+    occurred_at: datetime
+    ranks: dict[str, int]
+    score: float
+
+
+class RecallOut(msgspec.Struct):
+    items: list[RecalledOut]
+    context: str | None
+    timings_ms: dict[str, float]
+    preset: str
+    skipped: str | None = None
+
+
+def _time(value: str | None, field: str) -> datetime | None:
+    return parse_timestamp(value, field=field) if value is not None else None
+
+
+def _top_k(value: int | None) -> int | None:
+    if value is not None and not 1 <= value <= HTTP_MAX_TOP_K:
+        raise InvalidInput(f"top_k must be between 1 and {HTTP_MAX_TOP_K}", field="top_k")
+    return value
+
+
+def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
+    if raw is None:
+        return RecallFilters()
+    return RecallFilters(
+        wing=raw.wing or None,
+        entity=raw.entity or None,
+        since=_time(raw.since, "filters.since"),
+        until=_time(raw.until, "filters.until"),
+        role=raw.role or None,
+    )
+
+
+def _deps(state: AppState) -> RecallDeps:
+    llm: Any = state.extras.get("llm")
+    if llm is None:
+        s = state.settings.llm
+        config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
+        if config is not None:
+            llm = state.extras["llm"] = LLMClient(config)
+    return RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings, llm=llm)
+
+
+def _out(response: RecallResponse) -> RecallOut:
+    def item(d: RecalledDrawer) -> RecalledOut:
+        return RecalledOut(
+            d.drawer_id, d.aaak, d.wing, d.room_id, d.room_label, d.conversation_external_id, d.turn_seq,
+            d.part, d.role, d.content, d.occurred_at, dict(d.ranks), round(d.score, 6),
+        )  # fmt: skip
+
+    return RecallOut(
+        items=[item(d) for d in response.items],
+        context=response.context,
+        timings_ms=dict(response.timings_ms),
+        preset=response.preset,
+        skipped=response.skipped,
+    )
+
+
+class RecallController(Controller):
+    tags = ("recall",)
+
+    @post("/v1/recall", operation_id="recall", summary="Recall memories for a message before an LLM call")
+    async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
+        request = RecallRequest(
+            user_id=caller.user_id,
+            message=data.message,
+            agent_id=data.agent_id or None,
+            top_k=_top_k(data.top_k),
+            filters=_filters(data.filters),
+            now=_time(data.now, "now"),
+            budget_tokens=data.budget_tokens,
+            preset=data.preset or None,
+        )
+        return _out(await recall(_deps(app_state), request))
+
+    @get("/v1/search", operation_id="searchMemories", summary="Search the palace with the recall pipeline")
+    async def search(
+        self,
+        caller: CallerDep,
+        app_state: StateDep,
+        q: FromQuery[str],
+        top_k: FromQuery[int | None] = None,
+        preset: FromQuery[str | None] = None,
+        wing: FromQuery[str | None] = None,
+        role: FromQuery[str | None] = None,
+    ) -> RecallOut:
+        request = RecallRequest(
+            user_id=caller.user_id,
+            message=q,
+            top_k=_top_k(top_k) or 10,
+            filters=RecallFilters(wing=wing or None, role=role or None),
+            preset=preset or None,
+        )
+        return _out(await recall(_deps(app_state), request))

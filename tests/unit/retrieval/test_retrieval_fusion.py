@@ -1,0 +1,52 @@
+"""RRF fusion and the rerank merge are pure: checked here without a database."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.fusion import Scored, rrf
+from retrieval.rerank import apply_order
+
+
+def ids(*values: int) -> list[Scored]:
+    return [Scored(v, 1.0) for v in values]
+
+
+def test_rrf_scores_sum_reciprocal_ranks() -> None:
+    fused = rrf({"a": ids(1, 2, 3), "b": ids(3, 1)}, k=60)
+    by_id = {f.drawer_id: f for f in fused}
+    assert by_id[1].score == pytest.approx(1 / 61 + 1 / 62)
+    assert by_id[3].score == pytest.approx(1 / 63 + 1 / 61)
+    assert by_id[2].score == pytest.approx(1 / 62)
+    assert [f.drawer_id for f in fused] == [1, 3, 2]
+    assert by_id[3].ranks == {"a": 3, "b": 1}
+
+
+def test_rrf_weights_and_zero_weight_skip_a_list() -> None:
+    fused = rrf({"a": ids(1), "b": ids(2)}, weights={"a": 0.5, "b": 2.0})
+    assert [f.drawer_id for f in fused] == [2, 1]
+    only_a = rrf({"a": ids(1), "b": ids(2)}, weights={"a": 1.0, "b": 0.0})
+    assert [f.drawer_id for f in only_a] == [1]
+
+
+def test_rrf_duplicates_keep_first_rank_and_ties_are_stable() -> None:
+    fused = rrf({"a": ids(5, 5, 4)})
+    assert fused[0].ranks == {"a": 1}
+    tie = rrf({"a": ids(7), "b": ids(3)})
+    assert [f.drawer_id for f in tie] == [3, 7]  # same score, same best rank: lower id first
+
+
+def test_rrf_multipliers_scale_one_drawer() -> None:
+    fused = rrf({"a": ids(1, 2)}, multipliers={1: 0.5})
+    assert [f.drawer_id for f in fused] == [2, 1]
+
+
+def test_rrf_empty_and_bad_k() -> None:
+    assert rrf({}) == []
+    with pytest.raises(ValueError):
+        rrf({"a": ids(1)}, k=-1)
+
+
+def test_apply_order_promotes_without_losing_drawers() -> None:
+    assert apply_order([1, 2, 3, 4], [3, 9, 3, 1]) == [3, 1, 2, 4]
+    assert apply_order([1, 2], []) == [1, 2]

@@ -1,0 +1,62 @@
+"""Query forms for the keyword signal and the trivial-message control."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from retrieval.presets import PRESETS, get_preset
+from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery
+
+NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
+
+
+def test_keyword_terms_drop_question_scaffolding() -> None:
+    assert keyword_terms("What was the name of the Thai restaurant I mentioned?") == ["name", "thai", "restaurant"]
+    assert keyword_terms("Zoltan, zoltan and ZOLTAN") == ["zoltan"]
+
+
+def test_or_tsquery_matches_any_term_and_quotes_safely() -> None:
+    assert or_tsquery(["thai", "restaurant"]) == "'thai' | 'restaurant'"
+    assert or_tsquery(["o'brien"]) == "'o''brien'"
+    assert or_tsquery([]) is None
+
+
+def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
+    analysis = analyse("what did I say last week?", NOW)
+    assert analysis.terms == () and analysis.tsquery is None
+    assert [s.text for s in analysis.spans] == ["last week"]
+    assert analyse("what did you recommend for my trip?", NOW).about_assistant
+    assert not analyse("what did I buy for my trip?", NOW).about_assistant
+
+
+@pytest.mark.parametrize("message", ["ok", "Thanks!", "got it", "👍", "ok, thanks", "  ", "sure!!"])
+def test_trivial_continuations(message: str) -> None:
+    assert is_trivial(message)
+
+
+@pytest.mark.parametrize("message", ["ok so what was my sister's name?", "thanks, where did I park?", "Lisbon"])
+def test_real_questions_are_not_trivial(message: str) -> None:
+    assert not is_trivial(message)
+
+
+def test_presets_cover_the_contract() -> None:
+    assert {"vector-only", "keyword-only", "hybrid", "hybrid+rerank"} <= set(PRESETS)
+    assert get_preset("hybrid").rrf_k == 60
+    from loci.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as err:
+        get_preset("nope")
+    assert err.value.field == "preset"
+
+
+def test_filter_sql_binds_every_filter_and_nothing_else() -> None:
+    from retrieval.candidates import filter_sql
+    from retrieval.request import RecallFilters
+
+    assert filter_sql(RecallFilters()) == ("", {})
+    since = datetime(2024, 1, 1, tzinfo=UTC)
+    sql, params = filter_sql(RecallFilters(wing="work", entity="ingrid", since=since, until=NOW, role="user"))
+    assert sql.count(" AND ") >= 5 and "w.user_id = :uid" in sql and "fe.user_id = :uid" in sql
+    assert params == {"f_wing": "work", "f_entity": "ingrid", "f_since": since, "f_until": NOW, "f_role": "user"}

@@ -1,0 +1,60 @@
+"""The memory_context block: budget respected, empty omitted, Q/A neighbour, grouping."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from retrieval.render import CLOSE, OPEN, Neighbour, RenderItem, estimate_tokens, render_context
+from retrieval.request import RecalledDrawer
+
+T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
+
+
+def item(i: int, content: str, room: int = 1, closet: int = 1, neighbour: Neighbour | None = None) -> RenderItem:
+    drawer = RecalledDrawer(
+        drawer_id=i, aaak=f"§ W-001/R-{room:02d}/D-{i:03d}", wing="general", room_id=room, room_label=f"room {room}",
+        conversation_external_id="c", turn_seq=i, part=0, role="user", content=content,
+        occurred_at=T0 + timedelta(minutes=i), ranks={"semantic": i}, score=1.0 / i,
+    )  # fmt: skip
+    return RenderItem(drawer, closet, f"topic {closet}", neighbour)
+
+
+def test_empty_input_renders_nothing() -> None:
+    assert render_context([], 1500) is None
+
+
+def test_budget_is_respected_and_best_items_win() -> None:
+    items = [item(i, f"memory number {i} " + "word " * 150) for i in range(1, 30)]
+    for budget in (120, 400, 1500):
+        block = render_context(items, budget, estimate_tokens)
+        assert block is not None
+        assert sum(estimate_tokens(block.split("\n"))) <= budget
+        assert "memory number 1 " in block
+    assert render_context(items, 10, estimate_tokens) is None  # not even the frame fits
+
+
+def test_block_shape_pointer_date_and_verbatim_text() -> None:
+    block = render_context([item(1, "I parked on level 3, spot C12.")], 1500)
+    assert block is not None and block.startswith(OPEN) and block.endswith(CLOSE)
+    assert "§ W-001/R-01/D-001 · 2024-05-01 09:01 · user: I parked on level 3, spot C12." in block
+
+
+def test_neighbour_completes_question_answer_pair() -> None:
+    answer = Neighbour(role="assistant", content="Level 3 is the quietest.", before=False)
+    block = render_context([item(1, "Which level should I park on?", neighbour=answer)], 1500)
+    assert block is not None
+    lines = block.split("\n")
+    asked = next(i for i, line in enumerate(lines) if "Which level" in line)
+    assert "(reply) assistant: Level 3 is the quietest." in lines[asked + 1]
+    question = Neighbour(role="user", content="Which level?", before=True)
+    block = render_context([item(2, "Level 3.", neighbour=question)], 1500)
+    assert block is not None and block.index("(asked before) user: Which level?") < block.index("Level 3.")
+
+
+def test_grouped_by_room_and_closet_chronological_within() -> None:
+    items = [item(3, "third", room=2), item(1, "first", room=1), item(2, "second", room=2)]
+    block = render_context(items, 1500)
+    assert block is not None
+    assert block.index("room 2") < block.index("room 1")  # group order follows the best rank
+    assert block.index("second") < block.index("third")  # chronological within a group
+    assert block.count("[general › room 2") == 1
