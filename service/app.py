@@ -30,6 +30,9 @@ from service.errors import EXCEPTION_HANDLERS
 from service.routes.admin import AdminController
 from service.routes.health import HealthController
 from service.routes.me import MeController
+from service.routes.palace import TRASH_CONTROLLERS, PalaceController
+from service.routes.portability import PortabilityController
+from service.routes.preferences import PreferencesController
 from service.state import AppState
 from service.worker import build_worker, redis_settings
 
@@ -37,7 +40,15 @@ __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
 
 log = logging.getLogger("loci.service")
 
-ROUTE_HANDLERS: list[Any] = [HealthController, AdminController, MeController]
+ROUTE_HANDLERS: list[Any] = [
+    HealthController,
+    AdminController,
+    MeController,
+    PalaceController,
+    *TRASH_CONTROLLERS,
+    PreferencesController,
+    PortabilityController,
+]
 
 
 def build_state(settings: Settings) -> AppState:
