@@ -34,6 +34,7 @@ from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
 from service.state import AppState
+from service.web import WEB_HANDLERS, template_config
 from service.worker import build_worker, redis_settings
 
 __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
@@ -48,6 +49,7 @@ ROUTE_HANDLERS: list[Any] = [
     *TRASH_CONTROLLERS,
     PreferencesController,
     PortabilityController,
+    *WEB_HANDLERS,
 ]
 
 
@@ -103,6 +105,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         request_max_body_size=settings.server.max_body_bytes,
+        template_config=template_config(),
         cors_config=CORSConfig(allow_origins=[]),
         openapi_config=OpenAPIConfig(
             title="Loci",
