@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
+from litestar.params import PathParameter, QueryParameter
 
-__all__ = ["ErrorBody", "FieldError", "errors"]
+__all__ = ["MAX_ID", "ErrorBody", "FieldError", "IdPath", "IdQuery", "errors"]
 
 
 class FieldError(msgspec.Struct):
@@ -46,3 +47,9 @@ def errors(*codes: int) -> dict[int, ResponseSpec]:
             examples=[Example(summary=description, value=value)],
         )
     return out
+
+
+MAX_ID = 2**63 - 1
+IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]
+"""A path id: out-of-range numbers are a 400 before any query runs."""
+IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, delete, get, post
-from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar.params import QueryParameter
 
 from service import palace, trash
 from service.deps import CallerDep, StateDep
 from service.palace import DrawerOut, PalacePage
-from service.routes._docs import errors
+from service.routes._docs import IdPath, IdQuery, errors
 from service.trash import Moved, TrashPage
 
 Limit = Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)]
@@ -36,9 +36,9 @@ class PalaceController(Controller):
         self,
         app_state: StateDep,
         caller: CallerDep,
-        wing: FromQuery[int | None] = None,
-        room: FromQuery[int | None] = None,
-        closet: FromQuery[int | None] = None,
+        wing: IdQuery = None,
+        room: IdQuery = None,
+        closet: IdQuery = None,
         limit: Limit = 50,
         offset: Offset = 0,
     ) -> PalacePage:
@@ -90,7 +90,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
                 description="404 for trashed drawers and for ids that are not the caller's.",
                 responses=errors(404),
             )
-            async def get_drawer(self, item_id: FromPath[int], app_state: StateDep, caller: CallerDep) -> DrawerOut:
+            async def get_drawer(self, item_id: IdPath, app_state: StateDep, caller: CallerDep) -> DrawerOut:
                 return await palace.get_drawer(app_state.db, caller.user_id, item_id)
 
         @delete(
@@ -104,7 +104,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             ),
             responses=errors(404),
         )
-        async def delete_item(self, app_state: StateDep, caller: CallerDep, item_id: FromPath[int]) -> Moved:
+        async def delete_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
             return await trash.trash(app_state.db, caller.user_id, kind, item_id)
 
         @post(
@@ -115,7 +115,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             description=f"Brings back the {kind}, what was trashed together with it, and its parents.",
             responses=errors(404),
         )
-        async def restore_item(self, app_state: StateDep, caller: CallerDep, item_id: FromPath[int]) -> Moved:
+        async def restore_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
             return await trash.restore(app_state.db, caller.user_id, kind, item_id)
 
     _Routes.__name__ = f"{title}TrashController"

@@ -12,7 +12,7 @@ from service import activity, preferences
 from service.activity import ActivityPage
 from service.deps import CallerDep, StateDep
 from service.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
-from service.routes._docs import errors
+from service.routes._docs import IdQuery, errors
 
 SETTINGS_EXAMPLE = Example(summary="Recall 8 drawers with reranking", value={"top_k": 8, "use_rerank": True})
 AGENT_EXAMPLE = Example(summary="Turn recall off for one agent", value={"recall_enabled": False})
@@ -37,7 +37,7 @@ class PreferencesController(Controller):
         app_state: StateDep,
         caller: CallerDep,
         limit: Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)] = 50,
-        before: FromQuery[int | None] = None,
+        before: IdQuery = None,
         type: FromQuery[str | None] = None,
     ) -> ActivityPage:
         return await activity.list_activity(app_state.db, caller.user_id, limit=limit, before=before, kind=type)

@@ -9,17 +9,18 @@ and ingest packages when they are installed and say so plainly when they are not
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.params import FromPath, FromQuery, URLEncodedBody
+from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
 from loci.errors import InvalidInput, LociError, NotFound
 from service import activity, palace, preferences, trash
 from service.deps import StateDep
 from service.preferences import SettingsUpdate
+from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
 from service.web.session import clear_cookie, page_user, session_cookie
 
@@ -81,10 +82,10 @@ class MemoryPages(Controller):
         self,
         request: Request[Any, Any, Any],
         app_state: StateDep,
-        wing: FromQuery[int | None] = None,
-        room: FromQuery[int | None] = None,
-        closet: FromQuery[int | None] = None,
-        offset: FromQuery[int] = 0,
+        wing: IdQuery = None,
+        room: IdQuery = None,
+        closet: IdQuery = None,
+        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
     ) -> Template:
         user_id = await _user(request, app_state)
         page = await palace.list_level(
@@ -98,7 +99,7 @@ class MemoryPages(Controller):
         )
 
     @get("/drawers/{item_id:int}", name="memory:drawer")
-    async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: FromPath[int]) -> Template:
+    async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: IdPath) -> Template:
         user_id = await _user(request, app_state)
         found = await palace.get_drawer(app_state.db, user_id, item_id)
         return Template("drawer.html", context={"d": found})
@@ -131,7 +132,7 @@ class MemoryPages(Controller):
         request: Request[Any, Any, Any],
         app_state: StateDep,
         kind: FromPath[str],
-        item_id: FromPath[int],
+        item_id: IdPath,
         back: FromQuery[str | None] = None,
     ) -> Template:
         user_id = await _user(request, app_state)
@@ -146,7 +147,7 @@ class MemoryPages(Controller):
         request: Request[Any, Any, Any],
         app_state: StateDep,
         kind: FromPath[str],
-        item_id: FromPath[int],
+        item_id: IdPath,
         data: URLEncodedBody[dict[str, str]],
     ) -> Response[Any]:
         user_id = await _user(request, app_state)
@@ -163,7 +164,7 @@ class MemoryPages(Controller):
 
     @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
     async def restore(
-        self, request: Request[Any, Any, Any], app_state: StateDep, kind: FromPath[str], item_id: FromPath[int]
+        self, request: Request[Any, Any, Any], app_state: StateDep, kind: FromPath[str], item_id: IdPath
     ) -> Response[Any]:
         user_id = await _user(request, app_state)
         if kind not in KINDS:
@@ -192,7 +193,7 @@ class MemoryPages(Controller):
 
     @get("/activity", name="memory:activity")
     async def activity_page(
-        self, request: Request[Any, Any, Any], app_state: StateDep, before: FromQuery[int | None] = None
+        self, request: Request[Any, Any, Any], app_state: StateDep, before: IdQuery = None
     ) -> Template:
         user_id = await _user(request, app_state)
         feed = await activity.list_activity(app_state.db, user_id, limit=50, before=before)
@@ -218,7 +219,7 @@ class MemoryPages(Controller):
 
     @get("/entities/{entity_id:int}", name="memory:entity")
     async def entity_timeline(
-        self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: FromPath[int]
+        self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath
     ) -> Template:
         user_id = await _user(request, app_state)
         timeline_fn = _optional("ingest.graph", "entity_timeline")
