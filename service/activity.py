@@ -6,8 +6,7 @@ never claims something that was rolled back.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from sqlalchemy import select
@@ -16,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import Activity
+from service.examples import Id, When
 
 __all__ = ["ActivityOut", "ActivityPage", "list_activity", "record"]
 
@@ -23,10 +23,10 @@ MAX_LIMIT = 200
 
 
 class ActivityOut(msgspec.Struct):
-    id: int
-    type: str
-    payload: dict[str, Any]
-    at: datetime
+    id: Id
+    type: Annotated[str, msgspec.Meta(examples=["drawer_deleted"])]
+    payload: Annotated[dict[str, Any], msgspec.Meta(examples=[{"id": 42, "label": "§ W-003/R-12/D-007", "drawers": 1}])]
+    at: When
 
 
 class ActivityPage(msgspec.Struct):

@@ -7,8 +7,7 @@ sits in the trash. Another user's id reads as "not found", never as "forbidden".
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from sqlalchemy import func, select
@@ -17,6 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
+from service.examples import AAAK, Content, Count, Id, Label, Tags, When
+from service.examples import Level as KindText
 
 __all__ = ["DrawerOut", "Node", "PalacePage", "get_drawer", "list_level", "parent_path"]
 
@@ -27,45 +28,45 @@ MAX_LIMIT = 200
 class Node(msgspec.Struct, omit_defaults=True):
     """One entry of a palace level; containers carry counts and the span of their drawers."""
 
-    id: int
-    level: str
-    label: str
-    drawers: int = 0
-    children: int = 0
-    first_at: datetime | None = None
-    last_at: datetime | None = None
+    id: Id
+    level: KindText
+    label: Label
+    drawers: Count = 0
+    children: Count = 0
+    first_at: When | None = None
+    last_at: When | None = None
     seq: int | None = None
     kind: str | None = None
-    aaak: str | None = None
+    aaak: AAAK | None = None
     role: str | None = None
-    tags: dict[str, Any] | None = None
-    preview: str | None = None
+    tags: Tags | None = None
+    preview: Content | None = None
 
 
 class PalacePage(msgspec.Struct):
-    level: str
-    parent_id: int | None
+    level: Annotated[str, msgspec.Meta(examples=["rooms"], description="wings, rooms, closets or drawers")]
+    parent_id: Id | None
     items: list[Node]
-    total: int
+    total: Count
     limit: int
     offset: int
     next_offset: int | None
 
 
 class DrawerOut(msgspec.Struct):
-    id: int
-    aaak: str
-    role: str
-    content: str
-    tags: dict[str, Any]
-    occurred_at: datetime
-    created_at: datetime
-    wing_id: int
-    wing: str
-    room_id: int
-    room: str
-    closet_id: int
-    closet: str
+    id: Id
+    aaak: AAAK
+    role: Annotated[str, msgspec.Meta(examples=["user"])]
+    content: Content
+    tags: Tags
+    occurred_at: When
+    created_at: When
+    wing_id: Id
+    wing: Label
+    room_id: Id
+    room: Annotated[str, msgspec.Meta(examples=["Planning the spring beds"])]
+    closet_id: Id
+    closet: Annotated[str, msgspec.Meta(examples=["tomatoes"])]
     part: int
     seq: int
 

@@ -6,7 +6,6 @@ field); these functions only read and write, always inside the caller's session.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 import msgspec
@@ -17,6 +16,7 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Agent, MemorySettings
 from service.activity import record
+from service.examples import When
 
 __all__ = [
     "AgentOut",
@@ -35,13 +35,13 @@ ExternalId = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
 class SettingsOut(msgspec.Struct):
-    enabled: bool
-    top_k: int
-    use_rerank: bool
-    rerank_model: str | None
+    enabled: Annotated[bool, msgspec.Meta(examples=[True])]
+    top_k: Annotated[int, msgspec.Meta(examples=[5])]
+    use_rerank: Annotated[bool, msgspec.Meta(examples=[False])]
+    rerank_model: Annotated[str, msgspec.Meta(examples=["gpt-4o-mini"])] | None
     embedding_model: str | None
-    auto_mine: bool
-    updated_at: datetime
+    auto_mine: Annotated[bool, msgspec.Meta(examples=[True])]
+    updated_at: When
 
 
 class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
@@ -56,10 +56,10 @@ class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class AgentOut(msgspec.Struct):
-    external_id: str
+    external_id: Annotated[str, msgspec.Meta(examples=["support-bot"])]
     name: str | None
-    recall_enabled: bool
-    created_at: datetime
+    recall_enabled: Annotated[bool, msgspec.Meta(examples=[False])]
+    created_at: When
 
 
 class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):

@@ -9,7 +9,7 @@ to the palace listings and to recall (which filters ``deleted_at IS NULL``).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 import msgspec
@@ -20,6 +20,7 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
 from service.activity import record
+from service.examples import Count, Id, Label, Level, When
 
 __all__ = ["KINDS", "TRASH_DAYS", "TrashEntry", "TrashPage", "list_trash", "purge", "restore", "trash"]
 
@@ -30,12 +31,12 @@ _LABEL: dict[str, Any] = {"wing": Wing.name, "room": Room.label, "closet": Close
 
 
 class TrashEntry(msgspec.Struct):
-    kind: str
-    id: int
-    label: str
-    deleted_at: datetime
-    purge_after: datetime
-    drawers: int
+    kind: Level
+    id: Id
+    label: Label
+    deleted_at: When
+    purge_after: When
+    drawers: Count
 
 
 class TrashPage(msgspec.Struct):
@@ -48,9 +49,9 @@ class TrashPage(msgspec.Struct):
 class Moved(msgspec.Struct):
     """What a delete or restore touched."""
 
-    kind: str
-    id: int
-    drawers: int
+    kind: Level
+    id: Id
+    drawers: Count
 
 
 def _descendants(kind: str, item_id: int) -> list[tuple[Any, Any]]:

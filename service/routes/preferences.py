@@ -47,6 +47,7 @@ class PreferencesController(Controller):
         operation_id="getSettings",
         summary="This user's memory settings",
         description="Whether recall runs, how many drawers it returns, reranking, model overrides, auto-mining.",
+        responses=errors(),
     )
     async def get_settings(self, app_state: StateDep, caller: CallerDep) -> SettingsOut:
         return await preferences.get_settings(app_state.db, caller.user_id)
@@ -72,6 +73,7 @@ class PreferencesController(Controller):
         summary="Agents and whether recall is on for each",
         tags=["agents"],
         description="Agents are the `agent_id`s apps send; each can have recall switched off.",
+        responses=errors(),
     )
     async def list_agents(self, app_state: StateDep, caller: CallerDep) -> list[AgentOut]:
         return await preferences.list_agents(app_state.db, caller.user_id)
