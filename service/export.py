@@ -175,7 +175,7 @@ def _vector(value: Any) -> list[float] | None:
     return None if value is None else [float(x) for x in value]
 
 
-async def export_json(db: Database, user_id: int) -> ExportDoc:
+async def export_json(db: Database, user_id: int, *, embeddings: bool = True) -> ExportDoc:
     """Everything the user owns, in one consistent snapshot (one transaction)."""
     async with db.user_session(user_id) as s:
         now = (await s.execute(select(func.now()))).scalar_one()
@@ -246,7 +246,7 @@ async def export_json(db: Database, user_id: int) -> ExportDoc:
                     d.part,
                     d.tags,
                     d.tag_text,
-                    _vector(d.embedding),
+                    _vector(d.embedding) if embeddings else None,
                     d.created_at,
                     d.deleted_at,
                 )

@@ -23,7 +23,9 @@ class PortabilityController(Controller):
         description=(
             "`format=json` (default): every wing, room, closet, drawer (content, AAAK, tags, dates, embedding), "
             "entity, drawer-entity link, relation (with validity), conversation and turn, plus settings and "
-            "agents; this document is what `POST /v1/import` takes. `format=markdown`: a readable book."
+            "agents; this document is what `POST /v1/import` takes. `embeddings=false` leaves vectors out "
+            "(a far smaller file; drawers come back with a null embedding, like drawers not yet embedded). "
+            "`format=markdown`: a readable book."
         ),
         responses=errors(400),
     )
@@ -32,8 +34,11 @@ class PortabilityController(Controller):
         app_state: StateDep,
         caller: CallerDep,
         format: Annotated[Literal["json", "markdown"], QueryParameter(description="json or markdown")] = "json",
+        embeddings: Annotated[
+            bool, QueryParameter(description="include drawer embeddings (false: ~10x smaller; re-embedded later)")
+        ] = True,
     ) -> Response[ExportDoc | str]:
-        doc = await export_json(app_state.db, caller.user_id)
+        doc = await export_json(app_state.db, caller.user_id, embeddings=embeddings)
         if format == "markdown":
             return Response(
                 render_markdown(doc),

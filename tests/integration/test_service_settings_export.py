@@ -107,6 +107,9 @@ async def test_export_import_round_trip_into_a_new_user(client: Client, db: Data
     # A second import into the now non-empty memory is refused, and changes nothing.
     assert (await client.post("/v1/import", headers=target.headers, json=exported)).status_code == 409
 
+    slim = (await client.get("/v1/export", headers=source.headers, params={"embeddings": "false"})).json()
+    assert all(d["embedding"] is None for d in slim["drawers"]) and len(slim["drawers"]) == 16
+
     markdown = await client.get("/v1/export", headers=source.headers, params={"format": "markdown"})
     assert markdown.status_code == 200 and markdown.headers["content-type"].startswith("text/markdown")
     assert "§ W-001/R-01/D-001" in markdown.text and f"{seeded.marker} says message" in markdown.text
