@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
+from sqlalchemy import text
 
 from loci.db import Database
 from tests.conftest import UserHandle
@@ -90,7 +91,7 @@ async def test_page_escapes_content_and_hides_other_users(
 
 
 async def test_search_and_timeline_say_when_unavailable_and_revoked_key_signs_out(
-    browser: AsyncClient, new_user: NewUser, admin_headers: dict[str, str]
+    browser: AsyncClient, db: Database, new_user: NewUser
 ) -> None:
     user = await new_user("search")
     await _sign_in(browser, user)
@@ -104,6 +105,13 @@ async def test_search_and_timeline_say_when_unavailable_and_revoked_key_signs_ou
     assert timeline.status_code in (200, 404, 501)
     await browser.post("/memory/logout")
     assert (await browser.get("/memory")).status_code == 303
+    # Revoking the key signs the page out on the next load.
+    await _sign_in(browser, user)
+    assert (await browser.get("/memory")).status_code == 200
+    async with db.system_session() as s:
+        await s.execute(text("UPDATE api_keys SET revoked_at = now() WHERE user_id = :u"), {"u": user.id})
+    gone = await browser.get("/memory")
+    assert gone.status_code == 303 and gone.headers["location"] == "/memory/login"
 
 
 async def test_search_renders_per_signal_ranks_from_the_recall_contract(
