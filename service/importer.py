@@ -75,8 +75,29 @@ def _one_of(values: list[str], allowed: tuple[str, ...], field: str) -> None:
             raise InvalidInput(f"must be one of {', '.join(allowed)}", field=field.format(i=i))
 
 
+def _unique_ids(doc: ExportDoc) -> None:
+    """Ids label rows within the file; a label used twice would make references ambiguous."""
+    tables: dict[str, list[Any]] = {
+        "conversations": doc.conversations,
+        "turns": [t for c in doc.conversations for t in c.turns],
+        "wings": doc.wings,
+        "rooms": doc.rooms,
+        "closets": doc.closets,
+        "drawers": doc.drawers,
+        "entities": doc.entities,
+        "relations": doc.relations,
+    }
+    for table, rows in tables.items():
+        seen: set[int] = set()
+        for i, row in enumerate(rows):
+            if row.id in seen:
+                raise InvalidInput(f"id {row.id} appears twice in {table}", field=f"{table}[{i}].id")
+            seen.add(row.id)
+
+
 def _check(doc: ExportDoc) -> None:
     """Value checks msgspec's types cannot express, before touching the database."""
+    _unique_ids(doc)
     _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
     _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
     _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")

@@ -131,6 +131,7 @@ async def test_import_never_trusts_ids_and_rejects_bad_files(client: Client, db:
         (lambda d: d["drawers"][1].update(aaak=d["drawers"][0]["aaak"]), "body"),
         (lambda d: d.update(format="other"), "format"),
         (lambda d: d["wings"][0].pop("name"), "name"),
+        (lambda d: d["drawers"][1].update(id=d["drawers"][0]["id"]), "drawers[1].id"),
     ):
         broken = copy.deepcopy(doc)
         mutate(broken)

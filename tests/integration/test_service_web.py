@@ -65,6 +65,14 @@ async def test_sign_in_browse_delete_restore_settings(browser: AsyncClient, db: 
     assert saved.status_code == 200 and "Saved." in saved.text and 'value="7"' in saved.text
     wrong = await browser.post("/memory/settings", data={"top_k": "99", "enabled": "on"})
     assert wrong.status_code == 400 and "top_k" in wrong.text
+    wing = seeded.wings[1]
+    assert "Delete this wing?" in (await browser.get(f"/memory/delete/wing/{wing}")).text
+    await browser.post(f"/memory/delete/wing/{wing}", data={"back": "/memory"})
+    home = await browser.get("/memory")
+    assert f"{seeded.marker} wing 2" not in home.text
+    assert f'data-kind="wing" data-id="{wing}"' in (await browser.get("/memory/trash")).text
+    await browser.post(f"/memory/restore/wing/{wing}")
+    assert f"{seeded.marker} wing 2" in (await browser.get("/memory")).text
     feed = await browser.get("/memory/activity")
     assert "drawer deleted" in feed.text and "drawer restored" in feed.text
     assert re.search(r"<script", home.text) is None
