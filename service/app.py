@@ -33,8 +33,12 @@ from service.routes.entities import EntityController
 from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
+from service.routes.palace import TRASH_CONTROLLERS, PalaceController
+from service.routes.portability import PortabilityController
+from service.routes.preferences import PreferencesController
 from service.routes.recall import RecallController
 from service.state import AppState
+from service.web import WEB_HANDLERS, template_config
 from service.worker import build_worker, redis_settings
 
 __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
@@ -49,6 +53,11 @@ ROUTE_HANDLERS: list[Any] = [
     JobController,
     EntityController,
     RecallController,
+    PalaceController,
+    *TRASH_CONTROLLERS,
+    PreferencesController,
+    PortabilityController,
+    *WEB_HANDLERS,
 ]
 
 
@@ -104,6 +113,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         request_max_body_size=settings.server.max_body_bytes,
+        template_config=template_config(),
         cors_config=CORSConfig(allow_origins=[]),
         openapi_config=OpenAPIConfig(
             title="Loci",

@@ -11,6 +11,7 @@ from typing import Any
 
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException
+from sqlalchemy.exc import DataError
 
 from loci.errors import (
     ConfigurationError,
@@ -51,6 +52,12 @@ def _loci_error(_: Request[Any, Any, Any], exc: LociError) -> Response[dict[str,
     return Response(error_body(status, str(exc), field), status_code=status, media_type=MediaType.JSON)
 
 
+def _bad_value(_: Request[Any, Any, Any], exc: DataError) -> Response[dict[str, Any]]:
+    """A value the database refuses (out of range, malformed): the caller's input, so a 400."""
+    message = "invalid value: " + (str(exc.orig).splitlines()[0] if exc.orig else "rejected by the database")
+    return Response(error_body(400, message), status_code=400, media_type=MediaType.JSON)
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     if isinstance(exc, HTTPException):
         body: dict[str, Any] = {"status_code": exc.status_code, "detail": exc.detail}
@@ -61,4 +68,4 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dic
     return Response(error_body(500, "internal error"), status_code=500, media_type=MediaType.JSON)
 
 
-EXCEPTION_HANDLERS: Any = {LociError: _loci_error, Exception: _unexpected}
+EXCEPTION_HANDLERS: Any = {LociError: _loci_error, DataError: _bad_value, Exception: _unexpected}

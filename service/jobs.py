@@ -18,27 +18,27 @@ import ingest
 from ingest.embed import backfill_null_embeddings
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.llm import LLMClient, llm_config_or_none
+from service import trash
 from service.mining_jobs import enqueue_mining
 from service.state import AppState
 
 __all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
 
 log = logging.getLogger("loci.jobs")
-TRASH_DAYS = 30
+TRASH_DAYS = trash.TRASH_DAYS
 SWEEP_LIMIT = 500
 
 
 async def purge_trash(ctx: dict[str, Any]) -> dict[str, int]:
-    """Delete for good what has sat in the trash for longer than TRASH_DAYS."""
+    """Delete for good what has sat in the trash for longer than TRASH_DAYS.
+
+    Drawers first, then emptied closets, rooms and wings (whose remaining children,
+    all trashed with them, cascade).
+    """
     state: AppState = ctx["state"]
-    async with state.db.system_session() as s:
-        result = await s.execute(
-            text("DELETE FROM drawers WHERE deleted_at < now() - make_interval(days => :days)"),
-            {"days": TRASH_DAYS},
-        )
-        purged = int(result.rowcount)  # type: ignore[attr-defined]
-    log.info("purged %d trashed drawers", purged)
-    return {"drawers": purged}
+    counts = await trash.purge(state.db, days=TRASH_DAYS)
+    log.info("purged from the trash: %s", counts)
+    return counts
 
 
 def llm_for(state: AppState) -> LLMClient | None:

@@ -6,10 +6,11 @@ from datetime import datetime
 
 import msgspec
 from litestar import Controller, delete, post
-from litestar.params import FromPath, JSONBody
+from litestar.params import JSONBody
 
 from service.accounts import create_key, create_user, revoke_key
 from service.deps import StateDep
+from service.routes._docs import IdPath, errors
 
 
 class NewUser(msgspec.Struct):
@@ -41,18 +42,35 @@ class AdminController(Controller):
     path = "/v1/admin"
     tags = ("admin",)
 
-    @post("/users", operation_id="adminCreateUser", summary="Create a user")
+    @post(
+        "/users",
+        operation_id="adminCreateUser",
+        summary="Create a user",
+        description="Admin key only. Creates a user with default memory settings; issue a key next.",
+        responses=errors(400),
+    )
     async def create_user(self, data: JSONBody[NewUser], app_state: StateDep) -> UserOut:
         user = await create_user(app_state.db, data.name, data.email)
         return UserOut(user.id, user.name, user.email, user.created_at)
 
-    @post("/users/{user_id:int}/keys", operation_id="adminCreateKey", summary="Issue an API key (shown once)")
-    async def create_key(
-        self, user_id: FromPath[int], app_state: StateDep, data: JSONBody[NewKey | None] = None
-    ) -> KeyOut:
+    @post(
+        "/users/{user_id:int}/keys",
+        operation_id="adminCreateKey",
+        summary="Issue an API key (shown once)",
+        description="Admin key only. The key is returned once and stored only as a hash; rotate by issuing a new "
+        "key and revoking the old one (both take effect on the next request).",
+        responses=errors(400, 404),
+    )
+    async def create_key(self, user_id: IdPath, app_state: StateDep, data: JSONBody[NewKey | None] = None) -> KeyOut:
         issued = await create_key(app_state.db, user_id, (data or NewKey()).name)
         return KeyOut(issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at)
 
-    @delete("/users/{user_id:int}/keys/{key_id:int}", operation_id="adminRevokeKey", summary="Revoke a key")
-    async def revoke_key(self, user_id: FromPath[int], key_id: FromPath[int], app_state: StateDep) -> None:
+    @delete(
+        "/users/{user_id:int}/keys/{key_id:int}",
+        operation_id="adminRevokeKey",
+        summary="Revoke a key",
+        description="Admin key only. The key stops working at once (no caching of key lookups).",
+        responses=errors(400, 404),
+    )
+    async def revoke_key(self, user_id: IdPath, key_id: IdPath, app_state: StateDep) -> None:
         await revoke_key(app_state.db, user_id, key_id)

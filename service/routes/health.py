@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from litestar import Controller, Response, get
+from litestar.openapi import ResponseSpec
 
 from service.deps import StateDep
 
@@ -38,11 +39,22 @@ async def _embedder_probe(app_state: StateDep) -> str:
 class HealthController(Controller):
     tags = ("health",)
 
-    @get("/healthz", operation_id="healthz", summary="Process is up")
+    @get(
+        "/healthz",
+        operation_id="healthz",
+        summary="Process is up",
+        description="Liveness: answers 200 while the process serves HTTP; checks nothing else. No API key needed.",
+    )
     async def healthz(self) -> dict[str, str]:
         return {"status": "ok"}
 
-    @get("/readyz", operation_id="readyz", summary="Database, queue and embedder are ready")
+    @get(
+        "/readyz",
+        operation_id="readyz",
+        summary="Database, queue and embedder are ready",
+        description="Readiness: 200 when every component answers, 503 (same body) when one is down. No API key needed.",
+        responses={503: ResponseSpec(data_container=dict[str, Any], description="A component is unavailable")},
+    )
     async def readyz(self, app_state: StateDep) -> Response[dict[str, Any]]:
         checks = await asyncio.gather(
             _check("database", app_state.db.ping()),

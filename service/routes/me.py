@@ -10,6 +10,7 @@ from litestar import Controller, get
 from loci.errors import NotFound
 from loci.models import User
 from service.deps import CallerDep, StateDep
+from service.routes._docs import errors
 
 
 class Me(msgspec.Struct):
@@ -22,7 +23,13 @@ class Me(msgspec.Struct):
 class MeController(Controller):
     tags = ("account",)
 
-    @get("/v1/me", operation_id="getMe", summary="The user this API key acts as")
+    @get(
+        "/v1/me",
+        operation_id="getMe",
+        summary="The user this API key acts as",
+        description="Lets a client (and the /memory sign-in) check a key and see whose memory it opens.",
+        responses=errors(),
+    )
     async def me(self, caller: CallerDep, app_state: StateDep) -> Me:
         async with app_state.db.user_session(caller.user_id) as s:
             user = await s.get(User, caller.user_id)

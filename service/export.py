@@ -1,0 +1,326 @@
+"""Export a user's whole memory (palace, graph, conversations) as JSON or Markdown.
+
+The JSON document is the import format too (`service.importer`): every row with its
+own fields, references as the exporting database's ids (the importer remaps them and
+never trusts them). Trashed rows are exported with their ``deleted_at`` so nothing is
+lost; embeddings go along so an import needs no re-embedding.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.db import Database
+from loci.models import (
+    Agent,
+    Closet,
+    Conversation,
+    Drawer,
+    DrawerEntity,
+    Entity,
+    MemorySettings,
+    Relation,
+    Room,
+    Turn,
+    Wing,
+)
+
+__all__ = ["FORMAT", "ExportDoc", "export_json", "render_markdown"]
+
+FORMAT = "loci-export"
+VERSION = 1
+
+
+class SettingsDoc(msgspec.Struct):
+    enabled: bool = True
+    top_k: int = 5
+    use_rerank: bool = False
+    rerank_model: str | None = None
+    embedding_model: str | None = None
+    auto_mine: bool = True
+
+
+class AgentDoc(msgspec.Struct):
+    external_id: str
+    name: str | None = None
+    recall_enabled: bool = True
+    created_at: datetime | None = None
+
+
+class TurnDoc(msgspec.Struct):
+    id: int
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+class ConversationDoc(msgspec.Struct):
+    id: int
+    external_id: str
+    status: str = "open"
+    agent: str | None = None
+    title: str | None = None
+    created_at: datetime | None = None
+    completed_at: datetime | None = None
+    mined_seq: int = 0
+    mined_at: datetime | None = None
+    turns: list[TurnDoc] = []
+
+
+class WingDoc(msgspec.Struct):
+    id: int
+    seq: int
+    kind: str
+    name: str
+    slug: str
+    aliases: list[str] = []
+    created_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+
+class RoomDoc(msgspec.Struct):
+    id: int
+    wing_id: int
+    seq: int
+    label: str
+    started_at: datetime
+    ended_at: datetime
+    conversation_id: int | None = None
+    deleted_at: datetime | None = None
+
+
+class ClosetDoc(msgspec.Struct):
+    id: int
+    room_id: int
+    topic: str
+    slug: str
+    deleted_at: datetime | None = None
+
+
+class DrawerDoc(msgspec.Struct):
+    id: int
+    wing_id: int
+    room_id: int
+    closet_id: int
+    seq: int
+    role: str
+    content: str
+    aaak: str
+    occurred_at: datetime
+    turn_id: int | None = None
+    part: int = 0
+    tags: dict[str, Any] = {}
+    tag_text: str = ""
+    embedding: list[float] | None = None
+    created_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+
+class EntityDoc(msgspec.Struct):
+    id: int
+    kind: str
+    name: str
+    slug: str
+    aliases: list[str] = []
+    mention_count: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+
+class DrawerEntityDoc(msgspec.Struct):
+    drawer_id: int
+    entity_id: int
+
+
+class RelationDoc(msgspec.Struct):
+    id: int
+    subject_id: int
+    predicate: str
+    valid_from: datetime
+    object_entity_id: int | None = None
+    object_value: str | None = None
+    valid_to: datetime | None = None
+    source_drawer_id: int | None = None
+    confidence: float = 1.0
+    created_at: datetime | None = None
+
+
+class ExportDoc(msgspec.Struct):
+    format: Literal["loci-export"]
+    version: int
+    exported_at: datetime | None = None
+    settings: SettingsDoc | None = None
+    agents: list[AgentDoc] = []
+    conversations: list[ConversationDoc] = []
+    wings: list[WingDoc] = []
+    rooms: list[RoomDoc] = []
+    closets: list[ClosetDoc] = []
+    drawers: list[DrawerDoc] = []
+    entities: list[EntityDoc] = []
+    drawer_entities: list[DrawerEntityDoc] = []
+    relations: list[RelationDoc] = []
+
+
+async def _rows(s: AsyncSession, model: Any, user_id: int, *order: Any) -> list[Any]:
+    return list((await s.execute(select(model).where(model.user_id == user_id).order_by(*order))).scalars())
+
+
+def _vector(value: Any) -> list[float] | None:
+    return None if value is None else [float(x) for x in value]
+
+
+async def export_json(db: Database, user_id: int, *, embeddings: bool = True) -> ExportDoc:
+    """Everything the user owns, in one consistent snapshot (one transaction)."""
+    async with db.user_session(user_id) as s:
+        now = (await s.execute(select(func.now()))).scalar_one()
+        settings_row = (
+            await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))
+        ).scalar_one_or_none()
+        agents = await _rows(s, Agent, user_id, Agent.id)
+        agent_ids = {a.id: a.external_id for a in agents}
+        convs = await _rows(s, Conversation, user_id, Conversation.id)
+        turns = await _rows(s, Turn, user_id, Turn.conversation_id, Turn.seq)
+        by_conv: dict[int, list[TurnDoc]] = {}
+        for t in turns:
+            by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at))
+        doc = ExportDoc(
+            format="loci-export",
+            version=VERSION,
+            exported_at=now,
+            settings=None
+            if settings_row is None
+            else SettingsDoc(
+                settings_row.enabled,
+                settings_row.top_k,
+                settings_row.use_rerank,
+                settings_row.rerank_model,
+                settings_row.embedding_model,
+                settings_row.auto_mine,
+            ),
+            agents=[AgentDoc(a.external_id, a.name, a.recall_enabled, a.created_at) for a in agents],
+            conversations=[
+                ConversationDoc(
+                    c.id,
+                    c.external_id,
+                    c.status,
+                    agent_ids.get(c.agent_id) if c.agent_id else None,
+                    c.title,
+                    c.created_at,
+                    c.completed_at,
+                    c.mined_seq,
+                    c.mined_at,
+                    by_conv.get(c.id, []),
+                )
+                for c in convs
+            ],
+            wings=[
+                WingDoc(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
+                for w in await _rows(s, Wing, user_id, Wing.id)
+            ],
+            rooms=[
+                RoomDoc(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, r.conversation_id, r.deleted_at)
+                for r in await _rows(s, Room, user_id, Room.id)
+            ],
+            closets=[
+                ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at)
+                for c in await _rows(s, Closet, user_id, Closet.id)
+            ],
+            drawers=[
+                DrawerDoc(
+                    d.id,
+                    d.wing_id,
+                    d.room_id,
+                    d.closet_id,
+                    d.seq,
+                    d.role,
+                    d.content,
+                    d.aaak,
+                    d.occurred_at,
+                    d.turn_id,
+                    d.part,
+                    d.tags,
+                    d.tag_text,
+                    _vector(d.embedding) if embeddings else None,
+                    d.created_at,
+                    d.deleted_at,
+                )
+                for d in await _rows(s, Drawer, user_id, Drawer.id)
+            ],
+            entities=[
+                EntityDoc(e.id, e.kind, e.name, e.slug, list(e.aliases), e.mention_count, e.first_seen, e.last_seen)
+                for e in await _rows(s, Entity, user_id, Entity.id)
+            ],
+            drawer_entities=[
+                DrawerEntityDoc(de.drawer_id, de.entity_id)
+                for de in await _rows(s, DrawerEntity, user_id, DrawerEntity.drawer_id, DrawerEntity.entity_id)
+            ],
+            relations=[
+                RelationDoc(
+                    r.id,
+                    r.subject_id,
+                    r.predicate,
+                    r.valid_from,
+                    r.object_entity_id,
+                    r.object_value,
+                    r.valid_to,
+                    r.source_drawer_id,
+                    r.confidence,
+                    r.created_at,
+                )
+                for r in await _rows(s, Relation, user_id, Relation.id)
+            ],
+        )
+    return doc
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value else "?"
+
+
+def render_markdown(doc: ExportDoc) -> str:
+    """A human-readable book of the palace: wings, rooms, closets, verbatim drawers, facts."""
+    rooms_by_wing: dict[int, list[RoomDoc]] = {}
+    for r in doc.rooms:
+        rooms_by_wing.setdefault(r.wing_id, []).append(r)
+    closets_by_room: dict[int, list[ClosetDoc]] = {}
+    for c in doc.closets:
+        closets_by_room.setdefault(c.room_id, []).append(c)
+    drawers_by_closet: dict[int, list[DrawerDoc]] = {}
+    for d in doc.drawers:
+        drawers_by_closet.setdefault(d.closet_id, []).append(d)
+    out = [f"# Memory palace (exported {_when(doc.exported_at)})", ""]
+    trashed = " *(in trash)*"
+    for w in doc.wings:
+        out += [f"## Wing {w.seq:03d}: {w.name} ({w.kind}){trashed if w.deleted_at else ''}", ""]
+        for r in sorted(rooms_by_wing.get(w.id, []), key=lambda r: r.seq):
+            span = f"{_when(r.started_at)} – {_when(r.ended_at)}"
+            out += [f"### Room {r.seq}: {r.label} ({span}){trashed if r.deleted_at else ''}", ""]
+            for c in closets_by_room.get(r.id, []):
+                out += [f"#### {c.topic}{trashed if c.deleted_at else ''}", ""]
+                for d in sorted(drawers_by_closet.get(c.id, []), key=lambda d: (d.seq, d.part)):
+                    tags = ", ".join(f"{k}={v}" for k, v in sorted(d.tags.items()))
+                    out.append(f"- `{d.aaak}` **{d.role}** {_when(d.occurred_at)}{trashed if d.deleted_at else ''}")
+                    if tags:
+                        out.append(f"  tags: {tags}")
+                    out += ["", *(f"  > {line}" if line else "  >" for line in d.content.splitlines() or [""]), ""]
+    names = {e.id: e.name for e in doc.entities}
+    if doc.entities:
+        out += ["## Entities", ""]
+        out += [
+            f"- {e.name} ({e.kind}), {e.mention_count} mentions, last seen {_when(e.last_seen)}" for e in doc.entities
+        ]
+        out.append("")
+    if doc.relations:
+        out += ["## Facts", ""]
+        for rel in doc.relations:
+            obj = names.get(rel.object_entity_id, "?") if rel.object_entity_id else rel.object_value
+            until = f" until {_when(rel.valid_to)}" if rel.valid_to else " (current)"
+            out.append(f"- {names.get(rel.subject_id, '?')} {rel.predicate} {obj}: from {_when(rel.valid_from)}{until}")
+        out.append("")
+    return "\n".join(out)

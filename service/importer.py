@@ -1,0 +1,343 @@
+"""Import a JSON export (`service.export.ExportDoc`) into the caller's (empty) memory.
+
+Ids in the file are only labels: every row gets a fresh id and every reference is
+remapped through what this import created, so a file can never point at rows it did
+not bring (another user's, or this user's existing ones). A reference to an id the
+file does not define is a 400 naming the field; the whole import is one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from sqlalchemy import exists, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.db import Database
+from loci.embedder import content_hash
+from loci.errors import Conflict, InvalidInput
+from loci.models import (
+    EMBEDDING_DIM,
+    ENTITY_KINDS,
+    ROLES,
+    Agent,
+    Closet,
+    Conversation,
+    Drawer,
+    DrawerEntity,
+    Entity,
+    MemorySettings,
+    Relation,
+    Room,
+    Turn,
+    Wing,
+)
+from service.activity import record
+from service.export import ExportDoc
+
+__all__ = ["ImportResult", "import_json"]
+
+WING_KINDS = ("person", "project", "topic", "agent")
+
+
+class ImportResult(msgspec.Struct):
+    conversations: int
+    turns: int
+    wings: int
+    rooms: int
+    closets: int
+    drawers: int
+    entities: int
+    relations: int
+
+
+def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
+    if value is None:
+        if optional:
+            return None
+        raise InvalidInput(f"{field} is required", field=field)
+    if value not in ids:
+        raise InvalidInput(f"{field} {value} does not refer to a row in this file", field=field)
+    return ids[value]
+
+
+def _need(ids: dict[int, int], value: int, field: str) -> int:
+    out = _ref(ids, value, field)
+    assert out is not None
+    return out
+
+
+def _one_of(values: list[str], allowed: tuple[str, ...], field: str) -> None:
+    for i, value in enumerate(values):
+        if value not in allowed:
+            raise InvalidInput(f"must be one of {', '.join(allowed)}", field=field.format(i=i))
+
+
+def _unique_ids(doc: ExportDoc) -> None:
+    """Ids label rows within the file; a label used twice would make references ambiguous."""
+    tables: dict[str, list[Any]] = {
+        "conversations": doc.conversations,
+        "turns": [t for c in doc.conversations for t in c.turns],
+        "wings": doc.wings,
+        "rooms": doc.rooms,
+        "closets": doc.closets,
+        "drawers": doc.drawers,
+        "entities": doc.entities,
+        "relations": doc.relations,
+    }
+    for table, rows in tables.items():
+        seen: set[int] = set()
+        for i, row in enumerate(rows):
+            if row.id in seen:
+                raise InvalidInput(f"id {row.id} appears twice in {table}", field=f"{table}[{i}].id")
+            seen.add(row.id)
+
+
+def _check(doc: ExportDoc) -> None:
+    """Value checks msgspec's types cannot express, before touching the database."""
+    _unique_ids(doc)
+    _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
+    _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
+    _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")
+    _one_of([c.status for c in doc.conversations], ("open", "completed"), "conversations[{i}].status")
+    for i, c in enumerate(doc.conversations):
+        _one_of([t.role for t in c.turns], ROLES, f"conversations[{i}].turns[{{i}}].role")
+    for i, d in enumerate(doc.drawers):
+        if d.embedding is not None and len(d.embedding) != EMBEDDING_DIM:
+            raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field=f"drawers[{i}].embedding")
+    if doc.settings is not None and not 1 <= doc.settings.top_k <= 50:
+        raise InvalidInput("top_k must be between 1 and 50", field="settings.top_k")
+
+
+async def _added(s: AsyncSession, pairs: list[tuple[int, Any]]) -> dict[int, int]:
+    """Insert rows and map each file id to the id the database gave it."""
+    s.add_all([row for _, row in pairs])
+    await s.flush()
+    return {old: row.id for old, row in pairs}
+
+
+async def _palace_not_empty(s: AsyncSession, user_id: int) -> bool:
+    for model in (Wing, Conversation, Entity):
+        if (await s.execute(select(exists().where(model.user_id == user_id)))).scalar_one():
+            return True
+    return False
+
+
+async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[int, int], dict[int, int]]:
+    agents: dict[str, int] = {}
+    for a in doc.agents:
+        agent = (
+            await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == a.external_id))
+        ).scalar_one_or_none()
+        if agent is None:
+            agent = Agent(user_id=user_id, external_id=a.external_id)
+            if a.created_at is not None:
+                agent.created_at = a.created_at
+            s.add(agent)
+        agent.name, agent.recall_enabled = a.name, a.recall_enabled
+        await s.flush()
+        agents[a.external_id] = agent.id
+    convs: list[tuple[int, Any]] = []
+    for i, c in enumerate(doc.conversations):
+        if c.agent is not None and c.agent not in agents:
+            raise InvalidInput(f"agent {c.agent!r} is not in this file's agents", field=f"conversations[{i}].agent")
+        row = Conversation(
+            user_id=user_id,
+            external_id=c.external_id,
+            title=c.title,
+            status=c.status,
+            mined_seq=c.mined_seq,
+            completed_at=c.completed_at,
+            mined_at=c.mined_at,
+            agent_id=agents.get(c.agent) if c.agent else None,
+        )
+        if c.created_at is not None:
+            row.created_at = c.created_at
+        convs.append((c.id, row))
+    conv_ids = await _added(s, convs)
+    turns = [
+        (
+            t.id,
+            Turn(
+                user_id=user_id,
+                conversation_id=conv_ids[c.id],
+                seq=t.seq,
+                role=t.role,
+                content=t.content,
+                created_at=t.created_at,
+            ),
+        )
+        for c in doc.conversations
+        for t in c.turns
+    ]
+    return conv_ids, await _added(s, turns)
+
+
+async def _palace(
+    s: AsyncSession, user_id: int, doc: ExportDoc, conv_ids: dict[int, int], turn_ids: dict[int, int]
+) -> dict[int, int]:
+    wings = []
+    for w in doc.wings:
+        row = Wing(
+            user_id=user_id,
+            seq=w.seq,
+            kind=w.kind,
+            name=w.name,
+            slug=w.slug,
+            aliases=w.aliases,
+            deleted_at=w.deleted_at,
+        )
+        if w.created_at is not None:
+            row.created_at = w.created_at
+        wings.append((w.id, row))
+    wing_ids = await _added(s, wings)
+    room_ids = await _added(
+        s,
+        [
+            (
+                r.id,
+                Room(
+                    user_id=user_id,
+                    wing_id=_need(wing_ids, r.wing_id, f"rooms[{i}].wing_id"),
+                    conversation_id=_ref(conv_ids, r.conversation_id, f"rooms[{i}].conversation_id", optional=True),
+                    seq=r.seq,
+                    label=r.label,
+                    started_at=r.started_at,
+                    ended_at=r.ended_at,
+                    deleted_at=r.deleted_at,
+                ),
+            )
+            for i, r in enumerate(doc.rooms)
+        ],
+    )
+    closet_ids = await _added(
+        s,
+        [
+            (
+                c.id,
+                Closet(
+                    user_id=user_id,
+                    room_id=_need(room_ids, c.room_id, f"closets[{i}].room_id"),
+                    topic=c.topic,
+                    slug=c.slug,
+                    deleted_at=c.deleted_at,
+                ),
+            )
+            for i, c in enumerate(doc.closets)
+        ],
+    )
+    drawers = []
+    for i, d in enumerate(doc.drawers):
+        drawer = Drawer(
+            user_id=user_id,
+            wing_id=_need(wing_ids, d.wing_id, f"drawers[{i}].wing_id"),
+            room_id=_need(room_ids, d.room_id, f"drawers[{i}].room_id"),
+            closet_id=_need(closet_ids, d.closet_id, f"drawers[{i}].closet_id"),
+            turn_id=_ref(turn_ids, d.turn_id, f"drawers[{i}].turn_id", optional=True),
+            part=d.part,
+            seq=d.seq,
+            role=d.role,
+            content=d.content,
+            aaak=d.aaak,
+            tags=d.tags,
+            tag_text=d.tag_text,
+            occurred_at=d.occurred_at,
+            content_hash=content_hash(d.content),
+            embedding=d.embedding,
+            deleted_at=d.deleted_at,
+        )
+        if d.created_at is not None:
+            drawer.created_at = d.created_at
+        drawers.append((d.id, drawer))
+    return await _added(s, drawers)
+
+
+async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict[int, int]) -> None:
+    entity_ids = await _added(
+        s,
+        [
+            (
+                e.id,
+                Entity(
+                    user_id=user_id,
+                    kind=e.kind,
+                    name=e.name,
+                    slug=e.slug,
+                    aliases=e.aliases,
+                    mention_count=e.mention_count,
+                    first_seen=e.first_seen,
+                    last_seen=e.last_seen,
+                ),
+            )
+            for e in doc.entities
+        ],
+    )
+    s.add_all(
+        [
+            DrawerEntity(
+                user_id=user_id,
+                drawer_id=_need(drawer_ids, de.drawer_id, f"drawer_entities[{i}].drawer_id"),
+                entity_id=_need(entity_ids, de.entity_id, f"drawer_entities[{i}].entity_id"),
+            )
+            for i, de in enumerate(doc.drawer_entities)
+        ]
+    )
+    relations = []
+    for i, r in enumerate(doc.relations):
+        row = Relation(
+            user_id=user_id,
+            subject_id=_need(entity_ids, r.subject_id, f"relations[{i}].subject_id"),
+            predicate=r.predicate,
+            object_entity_id=_ref(entity_ids, r.object_entity_id, f"relations[{i}].object_entity_id", optional=True),
+            object_value=r.object_value,
+            valid_from=r.valid_from,
+            valid_to=r.valid_to,
+            source_drawer_id=_ref(drawer_ids, r.source_drawer_id, f"relations[{i}].source_drawer_id", optional=True),
+            confidence=r.confidence,
+        )
+        if r.created_at is not None:
+            row.created_at = r.created_at
+        relations.append((r.id, row))
+    await _added(s, relations)
+
+
+async def import_json(db: Database, user_id: int, doc: ExportDoc) -> ImportResult:
+    """All or nothing; refuses (409) a user who already has a palace, conversations or entities."""
+    if doc.version != 1:
+        raise InvalidInput("unsupported export version (expected 1)", field="version")
+    _check(doc)
+    try:
+        async with db.user_session(user_id) as s:
+            if await _palace_not_empty(s, user_id):
+                raise Conflict(
+                    "import needs an empty memory: this user already has a palace, conversations or entities"
+                )
+            if doc.settings is not None:
+                row = (
+                    await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))
+                ).scalar_one_or_none()
+                if row is None:
+                    row = MemorySettings(user_id=user_id)
+                    s.add(row)
+                for name in msgspec.structs.fields(doc.settings):
+                    setattr(row, name.name, getattr(doc.settings, name.name))
+            conv_ids, turn_ids = await _conversations(s, user_id, doc)
+            drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
+            await _graph(s, user_id, doc, drawer_ids)
+            result = ImportResult(
+                len(doc.conversations),
+                len(turn_ids),
+                len(doc.wings),
+                len(doc.rooms),
+                len(doc.closets),
+                len(drawer_ids),
+                len(doc.entities),
+                len(doc.relations),
+            )
+            await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
+    except IntegrityError as e:
+        detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"
+        raise InvalidInput(f"the file breaks a uniqueness or consistency rule: {detail}", field="body") from e
+    return result

@@ -1,0 +1,267 @@
+"""Reading the palace: one level at a time, with counts and dates, for the API and /memory.
+
+Every function takes the caller's user id, runs in `db.user_session` (row-level
+security) AND filters by ``user_id`` in SQL (scoping in code), and leaves out what
+sits in the trash. Another user's id reads as "not found", never as "forbidden".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.db import Database
+from loci.errors import InvalidInput, NotFound
+from loci.models import Closet, Drawer, Room, Wing
+from service.examples import AAAK, Content, Count, Id, Label, Tags, When
+from service.examples import Level as KindText
+
+__all__ = ["DrawerOut", "Node", "PalacePage", "get_drawer", "list_level", "parent_path"]
+
+Level = Literal["wings", "rooms", "closets", "drawers"]
+MAX_LIMIT = 200
+
+
+class Node(msgspec.Struct, omit_defaults=True):
+    """One entry of a palace level; containers carry counts and the span of their drawers."""
+
+    id: Id
+    level: KindText
+    label: Label
+    drawers: Count = 0
+    children: Count = 0
+    first_at: When | None = None
+    last_at: When | None = None
+    seq: int | None = None
+    kind: str | None = None
+    aaak: AAAK | None = None
+    role: str | None = None
+    tags: Tags | None = None
+    preview: Content | None = None
+
+
+class PalacePage(msgspec.Struct):
+    level: Annotated[str, msgspec.Meta(examples=["rooms"], description="wings, rooms, closets or drawers")]
+    parent_id: Id | None
+    items: list[Node]
+    total: Count
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class DrawerOut(msgspec.Struct):
+    id: Id
+    aaak: AAAK
+    role: Annotated[str, msgspec.Meta(examples=["user"])]
+    content: Content
+    tags: Tags
+    occurred_at: When
+    created_at: When
+    wing_id: Id
+    wing: Label
+    room_id: Id
+    room: Annotated[str, msgspec.Meta(examples=["Planning the spring beds"])]
+    closet_id: Id
+    closet: Annotated[str, msgspec.Meta(examples=["tomatoes"])]
+    part: int
+    seq: int
+
+
+def _page_args(limit: int, offset: int) -> None:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if offset < 0:
+        raise InvalidInput("offset must be >= 0", field="offset")
+
+
+def _drawer_stats(group_col: Any, user_id: int) -> Any:
+    """Per-container count and date span of the live drawers under it."""
+    return (
+        select(
+            group_col.label("key"),
+            func.count(Drawer.id).label("n"),
+            func.min(Drawer.occurred_at).label("first_at"),
+            func.max(Drawer.occurred_at).label("last_at"),
+        )
+        .where(Drawer.user_id == user_id, Drawer.deleted_at.is_(None))
+        .group_by(group_col)
+        .subquery()
+    )
+
+
+def _child_counts(parent_col: Any, model: Any, user_id: int) -> Any:
+    return (
+        select(parent_col.label("key"), func.count(model.id).label("c"))
+        .where(model.user_id == user_id, model.deleted_at.is_(None))
+        .group_by(parent_col)
+        .subquery()
+    )
+
+
+async def _live(s: AsyncSession, model: Any, user_id: int, item_id: int, what: str) -> Any:
+    row = (
+        await s.execute(select(model).where(model.id == item_id, model.user_id == user_id, model.deleted_at.is_(None)))
+    ).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"{what} {item_id} not found")
+    return row
+
+
+async def _containers(
+    s: AsyncSession, user_id: int, level: Level, parent_id: int | None, limit: int, offset: int
+) -> tuple[list[Node], int]:
+    if level == "wings":
+        model: Any = Wing
+        stats = _drawer_stats(Drawer.wing_id, user_id)
+        kids = _child_counts(Room.wing_id, Room, user_id)
+        where = [Wing.user_id == user_id, Wing.deleted_at.is_(None)]
+        order: list[Any] = [Wing.seq]
+    elif level == "rooms":
+        model = Room
+        stats = _drawer_stats(Drawer.room_id, user_id)
+        kids = _child_counts(Closet.room_id, Closet, user_id)
+        where = [Room.user_id == user_id, Room.deleted_at.is_(None), Room.wing_id == parent_id]
+        order = [Room.started_at.desc(), Room.seq.desc()]
+    else:
+        model = Closet
+        stats = _drawer_stats(Drawer.closet_id, user_id)
+        kids = None
+        where = [Closet.user_id == user_id, Closet.deleted_at.is_(None), Closet.room_id == parent_id]
+        order = [Closet.id]
+    total = (await s.execute(select(func.count()).select_from(model).where(*where))).scalar_one()
+    cols: list[Any] = [model, stats.c.n, stats.c.first_at, stats.c.last_at]
+    query = select(*cols, *([kids.c.c] if kids is not None else [])).outerjoin(stats, stats.c.key == model.id)
+    if kids is not None:
+        query = query.outerjoin(kids, kids.c.key == model.id)
+    rows = (await s.execute(query.where(*where).order_by(*order).limit(limit).offset(offset))).all()
+    items = []
+    for row in rows:
+        obj = row[0]
+        n = int(row.n or 0)
+        children = int(row[4] or 0) if kids is not None else n
+        label = obj.name if level == "wings" else obj.label if level == "rooms" else obj.topic
+        items.append(
+            Node(
+                id=obj.id,
+                level=level[:-1],
+                label=label,
+                drawers=n,
+                children=children,
+                first_at=row.first_at,
+                last_at=row.last_at,
+                seq=getattr(obj, "seq", None),
+                kind=getattr(obj, "kind", None),
+            )
+        )
+    return items, int(total)
+
+
+async def _drawers(s: AsyncSession, user_id: int, closet_id: int, limit: int, offset: int) -> tuple[list[Node], int]:
+    where = [Drawer.user_id == user_id, Drawer.deleted_at.is_(None), Drawer.closet_id == closet_id]
+    total = (await s.execute(select(func.count()).select_from(Drawer).where(*where))).scalar_one()
+    rows = (
+        await s.execute(select(Drawer).where(*where).order_by(Drawer.seq, Drawer.part).limit(limit).offset(offset))
+    ).scalars()
+    items = [
+        Node(
+            id=d.id,
+            level="drawer",
+            label=d.aaak,
+            first_at=d.occurred_at,
+            last_at=d.occurred_at,
+            seq=d.seq,
+            aaak=d.aaak,
+            role=d.role,
+            tags=d.tags,
+            preview=d.content if len(d.content) <= 280 else d.content[:277] + "...",
+        )
+        for d in rows
+    ]
+    return items, int(total)
+
+
+async def list_level(
+    db: Database,
+    user_id: int,
+    *,
+    wing: int | None = None,
+    room: int | None = None,
+    closet: int | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> PalacePage:
+    """Wings (no parent given), or the children of exactly one wing, room or closet."""
+    _page_args(limit, offset)
+    if sum(x is not None for x in (wing, room, closet)) > 1:
+        raise InvalidInput("give at most one of wing, room, closet", field="wing")
+    async with db.user_session(user_id) as s:
+        if closet is not None:
+            await _live(s, Closet, user_id, closet, "closet")
+            level: Level = "drawers"
+            parent: int | None = closet
+            items, total = await _drawers(s, user_id, closet, limit, offset)
+        else:
+            if room is not None:
+                await _live(s, Room, user_id, room, "room")
+                level, parent = "closets", room
+            elif wing is not None:
+                await _live(s, Wing, user_id, wing, "wing")
+                level, parent = "rooms", wing
+            else:
+                level, parent = "wings", None
+            items, total = await _containers(s, user_id, level, parent, limit, offset)
+    more = offset + len(items) < total
+    return PalacePage(level, parent, items, total, limit, offset, offset + len(items) if more else None)
+
+
+async def get_drawer(db: Database, user_id: int, drawer_id: int) -> DrawerOut:
+    async with db.user_session(user_id) as s:
+        row = (
+            await s.execute(
+                select(Drawer, Wing.name, Room.label, Closet.topic)
+                .join(Wing, Wing.id == Drawer.wing_id)
+                .join(Room, Room.id == Drawer.room_id)
+                .join(Closet, Closet.id == Drawer.closet_id)
+                .where(Drawer.id == drawer_id, Drawer.user_id == user_id, Drawer.deleted_at.is_(None))
+            )
+        ).first()
+    if row is None:
+        raise NotFound(f"drawer {drawer_id} not found")
+    d = row[0]
+    return DrawerOut(
+        d.id,
+        d.aaak,
+        d.role,
+        d.content,
+        d.tags,
+        d.occurred_at,
+        d.created_at,
+        d.wing_id,
+        row[1],
+        d.room_id,
+        row[2],
+        d.closet_id,
+        row[3],
+        d.part,
+        d.seq,
+    )
+
+
+async def parent_path(db: Database, user_id: int, level: str, item_id: int) -> list[tuple[str, int, str]]:
+    """Breadcrumbs (level, id, label) from the wing down to ``item_id``, for the page."""
+    async with db.user_session(user_id) as s:
+        if level == "wing":
+            w = await _live(s, Wing, user_id, item_id, "wing")
+            return [("wing", w.id, w.name)]
+        if level == "room":
+            r = await _live(s, Room, user_id, item_id, "room")
+            w = await _live(s, Wing, user_id, r.wing_id, "wing")
+            return [("wing", w.id, w.name), ("room", r.id, r.label)]
+        c = await _live(s, Closet, user_id, item_id, "closet")
+        r = await _live(s, Room, user_id, c.room_id, "room")
+        w = await _live(s, Wing, user_id, r.wing_id, "wing")
+        return [("wing", w.id, w.name), ("room", r.id, r.label), ("closet", c.id, c.topic)]

@@ -1,0 +1,144 @@
+"""Per-user memory settings and per-agent recall switches.
+
+Validation lives in the msgspec DTOs (Litestar turns violations into 400s naming the
+field); these functions only read and write, always inside the caller's session.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.db import Database
+from loci.errors import InvalidInput, NotFound
+from loci.models import Agent, MemorySettings
+from service.activity import record
+from service.examples import When
+
+__all__ = [
+    "AgentOut",
+    "AgentUpdate",
+    "SettingsOut",
+    "SettingsUpdate",
+    "get_agent",
+    "get_settings",
+    "list_agents",
+    "put_agent",
+    "put_settings",
+]
+
+ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^\S(.*\S)?$")]
+ExternalId = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+class SettingsOut(msgspec.Struct):
+    enabled: Annotated[bool, msgspec.Meta(examples=[True])]
+    top_k: Annotated[int, msgspec.Meta(examples=[5])]
+    use_rerank: Annotated[bool, msgspec.Meta(examples=[False])]
+    rerank_model: Annotated[str, msgspec.Meta(examples=["gpt-4o-mini"])] | None
+    embedding_model: str | None
+    auto_mine: Annotated[bool, msgspec.Meta(examples=[True])]
+    updated_at: When
+
+
+class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
+    """Fields left out keep their value; ``null`` for a model name means the server default."""
+
+    enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType = msgspec.UNSET
+    use_rerank: bool | msgspec.UnsetType = msgspec.UNSET
+    rerank_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
+    embedding_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
+    auto_mine: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class AgentOut(msgspec.Struct):
+    external_id: Annotated[str, msgspec.Meta(examples=["support-bot"])]
+    name: str | None
+    recall_enabled: Annotated[bool, msgspec.Meta(examples=[False])]
+    created_at: When
+
+
+class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
+    recall_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    name: Annotated[str, msgspec.Meta(max_length=200)] | msgspec.UnsetType | None = msgspec.UNSET
+
+
+def _settings_out(row: MemorySettings) -> SettingsOut:
+    return SettingsOut(
+        row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.embedding_model, row.auto_mine, row.updated_at
+    )
+
+
+async def _settings_row(s: AsyncSession, user_id: int) -> MemorySettings:
+    row = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))).scalar_one_or_none()
+    if row is None:  # users made before settings existed, or by hand
+        row = MemorySettings(user_id=user_id)
+        s.add(row)
+        await s.flush()
+        await s.refresh(row)
+    return row
+
+
+async def get_settings(db: Database, user_id: int) -> SettingsOut:
+    async with db.user_session(user_id) as s:
+        return _settings_out(await _settings_row(s, user_id))
+
+
+async def put_settings(db: Database, user_id: int, update: SettingsUpdate) -> SettingsOut:
+    changes = {f: v for f in SettingsUpdate.__struct_fields__ if (v := getattr(update, f)) is not msgspec.UNSET}
+    if "top_k" in changes and not 1 <= int(changes["top_k"]) <= 50:  # also enforced by the DTO
+        raise InvalidInput("top_k must be between 1 and 50", field="top_k")
+    async with db.user_session(user_id) as s:
+        row = await _settings_row(s, user_id)
+        for name, value in changes.items():
+            setattr(row, name, value)
+        if changes:
+            row.updated_at = (await s.execute(select(func.now()))).scalar_one()
+            await record(s, user_id, "settings_changed", fields=sorted(changes))
+        await s.flush()
+        return _settings_out(row)
+
+
+def _agent_out(a: Agent) -> AgentOut:
+    return AgentOut(a.external_id, a.name, a.recall_enabled, a.created_at)
+
+
+async def list_agents(db: Database, user_id: int) -> list[AgentOut]:
+    async with db.user_session(user_id) as s:
+        rows = (await s.execute(select(Agent).where(Agent.user_id == user_id).order_by(Agent.external_id))).scalars()
+        return [_agent_out(a) for a in rows]
+
+
+async def get_agent(db: Database, user_id: int, external_id: str) -> AgentOut:
+    async with db.user_session(user_id) as s:
+        row = (
+            await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))
+        ).scalar_one_or_none()
+        if row is None:
+            raise NotFound(f"agent {external_id!r} not found")
+        return _agent_out(row)
+
+
+async def put_agent(db: Database, user_id: int, external_id: str, update: AgentUpdate) -> AgentOut:
+    """Create or change one agent (apps name agents freely; the switch may come first)."""
+    if not external_id.strip() or len(external_id) > 200:
+        raise InvalidInput("agent id must be 1-200 characters", field="external_id")
+    async with db.user_session(user_id) as s:
+        row = (
+            await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))
+        ).scalar_one_or_none()
+        if row is None:
+            row = Agent(user_id=user_id, external_id=external_id)
+            s.add(row)
+        if update.recall_enabled is not msgspec.UNSET:
+            row.recall_enabled = update.recall_enabled
+        if update.name is not msgspec.UNSET:
+            row.name = update.name
+        await s.flush()
+        await s.refresh(row)
+        await record(s, user_id, "agent_changed", agent=external_id, recall_enabled=row.recall_enabled)
+        return _agent_out(row)

@@ -1,0 +1,55 @@
+"""OpenAPI helpers: the error body every route may answer, documented once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import PathParameter, QueryParameter
+
+__all__ = ["MAX_ID", "ErrorBody", "FieldError", "IdPath", "IdQuery", "errors"]
+
+
+class FieldError(msgspec.Struct):
+    key: str
+    message: str
+
+
+class ErrorBody(msgspec.Struct):
+    status_code: int
+    detail: str
+    extra: list[FieldError] | None = None
+
+
+_TEXT = {
+    400: ("Invalid input; `extra` names the offending field", "limit must be between 1 and 200", "limit"),
+    401: ("Missing, invalid or revoked API key", "invalid or revoked API key", None),
+    404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
+    409: ("Conflicts with stored state", "import needs an empty memory", None),
+    413: ("Request body over LOCI_MAX_BODY_BYTES", "Request Entity Too Large", None),
+}
+
+
+def errors(*codes: int) -> dict[int, ResponseSpec]:
+    """Response specs for the given error codes, plus 401 which every /v1 route can answer."""
+    out: dict[int, ResponseSpec] = {}
+    for code in sorted({401, *codes}):
+        description, detail, field = _TEXT[code]
+        value: dict[str, Any] = {"status_code": code, "detail": detail}
+        if field:
+            value["extra"] = [{"key": field, "message": detail}]
+        out[code] = ResponseSpec(
+            data_container=ErrorBody,
+            description=description,
+            generate_examples=False,
+            examples=[Example(summary=description, value=value)],
+        )
+    return out
+
+
+MAX_ID = 2**63 - 1
+IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]
+"""A path id: out-of-range numbers are a 400 before any query runs."""
+IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]

@@ -1,0 +1,130 @@
+"""The palace API: browse level by level, read a drawer, trash and restore."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, delete, get, post
+from litestar.params import QueryParameter
+
+from service import palace, trash
+from service.deps import CallerDep, StateDep
+from service.palace import DrawerOut, PalacePage
+from service.routes._docs import IdPath, IdQuery, errors
+from service.trash import Moved, TrashPage
+
+Limit = Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)]
+Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0)]
+
+
+class PalaceController(Controller):
+    tags = ("palace",)
+
+    @get(
+        "/v1/palace",
+        operation_id="getPalace",
+        summary="Browse the palace one level at a time",
+        description=(
+            "Without parameters: the wings. With `wing`, `room` or `closet` (one of them): that item's "
+            "children (rooms, closets or drawers) with drawer counts and the first/last date of their "
+            "drawers. Paginated by `limit`/`offset`; `next_offset` is null on the last page. Trashed "
+            "items are left out."
+        ),
+        responses=errors(400, 404),
+    )
+    async def get_palace(
+        self,
+        app_state: StateDep,
+        caller: CallerDep,
+        wing: IdQuery = None,
+        room: IdQuery = None,
+        closet: IdQuery = None,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> PalacePage:
+        return await palace.list_level(
+            app_state.db, caller.user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset
+        )
+
+    @get(
+        "/v1/trash",
+        operation_id="listTrash",
+        summary="What is in the trash, newest first",
+        description=(
+            "Trashed wings, rooms, closets and drawers, each with the date it will be purged "
+            "(30 days after deletion). Items trashed together with their parent are listed once, "
+            "under the parent."
+        ),
+        responses=errors(400),
+    )
+    async def list_trash(
+        self,
+        app_state: StateDep,
+        caller: CallerDep,
+        limit: Limit = 50,
+        offset: Offset = 0,
+    ) -> TrashPage:
+        return await trash.list_trash(app_state.db, caller.user_id, limit=limit, offset=offset)
+
+
+def _trash_routes(kind: str, plural: str) -> type[Controller]:
+    """DELETE and restore for one kind: the same contract for wings, rooms, closets, drawers."""
+    title = kind.capitalize()
+    below = {
+        "wing": "its rooms, closets and drawers",
+        "room": "its closets and drawers",
+        "closet": "its drawers",
+        "drawer": "nothing else",
+    }[kind]
+
+    class _Routes(Controller):
+        tags = ("palace",)
+        path = f"/v1/{plural}"
+
+        if kind == "drawer":
+
+            @get(
+                "/{item_id:int}",
+                operation_id="getDrawer",
+                summary="One drawer: the verbatim message with its AAAK pointer and tags",
+                description="404 for trashed drawers and for ids that are not the caller's.",
+                responses=errors(404),
+            )
+            async def get_drawer(self, item_id: IdPath, app_state: StateDep, caller: CallerDep) -> DrawerOut:
+                return await palace.get_drawer(app_state.db, caller.user_id, item_id)
+
+        @delete(
+            "/{item_id:int}",
+            status_code=200,
+            operation_id=f"delete{title}",
+            summary=f"Move a {kind} to the trash",
+            description=(
+                f"Moves the {kind} and {below} to the trash for 30 days (restorable), then an "
+                "arq cron purges it for good. Trashed drawers never reach recall."
+            ),
+            responses=errors(404),
+        )
+        async def delete_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
+            return await trash.trash(app_state.db, caller.user_id, kind, item_id)
+
+        @post(
+            "/{item_id:int}/restore",
+            status_code=200,
+            operation_id=f"restore{title}",
+            summary=f"Restore a trashed {kind}",
+            description=f"Brings back the {kind}, what was trashed together with it, and its parents.",
+            responses=errors(404),
+        )
+        async def restore_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
+            return await trash.restore(app_state.db, caller.user_id, kind, item_id)
+
+    _Routes.__name__ = f"{title}TrashController"
+    return _Routes
+
+
+TRASH_CONTROLLERS = [
+    _trash_routes("drawer", "drawers"),
+    _trash_routes("closet", "closets"),
+    _trash_routes("room", "rooms"),
+    _trash_routes("wing", "wings"),
+]

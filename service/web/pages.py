@@ -1,0 +1,256 @@
+"""Handlers of the /memory page. Thin: each calls the same functions as the JSON API.
+
+Plain HTML forms and links (no JavaScript needed): browsing is by query string
+(``?wing=…``, ``?room=…``, ``?closet=…``), deleting goes through a confirmation page,
+restoring is a button in the trash. Search and the entity timeline use the retrieval
+and ingest packages when they are installed and say so plainly when they are not.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
+from litestar.response import Redirect, Template
+
+from loci.errors import InvalidInput, LociError, NotFound
+from service import activity, palace, preferences, trash
+from service.deps import StateDep
+from service.preferences import SettingsUpdate
+from service.routes._docs import IdPath, IdQuery
+from service.state import AppState
+from service.web.session import clear_cookie, page_user, session_cookie
+
+__all__ = ["MemoryPages"]
+
+KINDS = ("wing", "room", "closet", "drawer")
+PARENT_OF = {"rooms": "wing", "closets": "room", "drawers": "closet"}
+
+
+class SignInNeeded(Exception):
+    """Raised by a page that needs a signed-in user; answered with a redirect."""
+
+
+def _signin(_: Request[Any, Any, Any], __: SignInNeeded) -> Response[Any]:
+    return clear_cookie(Redirect("/memory/login", status_code=303))
+
+
+def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
+    status = 404 if isinstance(exc, NotFound) else 400
+    return Template(
+        "message.html",
+        context={"title": "Not found" if status == 404 else "Cannot do that", "message": str(exc)},
+        status_code=status,
+    )
+
+
+async def _user(request: Request[Any, Any, Any], state: AppState) -> int:
+    user_id = await page_user(request, state)
+    if user_id is None:
+        raise SignInNeeded()
+    return user_id
+
+
+def _safe_back(back: str | None) -> str:
+    return back if back and back.startswith("/memory") and "//" not in back else "/memory"
+
+
+def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
+    raw: dict[str, Any] = {name: name in form for name in ("enabled", "use_rerank", "auto_mine")}
+    top_k = form.get("top_k", "").strip()
+    if not top_k.isdigit():
+        raise InvalidInput("top_k must be a whole number between 1 and 50", field="top_k")
+    raw["top_k"] = int(top_k)
+    for name in ("rerank_model", "embedding_model"):
+        raw[name] = form.get(name, "").strip() or None
+    try:
+        return msgspec.convert(raw, SettingsUpdate)
+    except msgspec.ValidationError as e:
+        raise InvalidInput(str(e)) from e
+
+
+class MemoryPages(Controller):
+    path = "/memory"
+    include_in_schema = False
+    exception_handlers = {SignInNeeded: _signin, LociError: _error_page}  # noqa: RUF012
+
+    @get("/", name="memory:tree")
+    async def tree(
+        self,
+        request: Request[Any, Any, Any],
+        app_state: StateDep,
+        wing: IdQuery = None,
+        room: IdQuery = None,
+        closet: IdQuery = None,
+        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        page = await palace.list_level(
+            app_state.db, user_id, wing=wing, room=room, closet=closet, limit=50, offset=max(offset, 0)
+        )
+        crumbs: list[tuple[str, int, str]] = []
+        if page.parent_id is not None:
+            crumbs = await palace.parent_path(app_state.db, user_id, PARENT_OF[page.level], page.parent_id)
+        return Template(
+            "tree.html", context={"page": page, "crumbs": crumbs, "here": str(request.url.path) + _qs(request)}
+        )
+
+    @get("/drawers/{item_id:int}", name="memory:drawer")
+    async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: IdPath) -> Template:
+        user_id = await _user(request, app_state)
+        found = await palace.get_drawer(app_state.db, user_id, item_id)
+        return Template("drawer.html", context={"d": found})
+
+    @get("/login", name="memory:login")
+    async def login_form(self) -> Template:
+        return Template("login.html", context={"error": None})
+
+    @post("/login", name="memory:login-post", status_code=303)
+    async def login(
+        self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
+    ) -> Response[Any]:
+        from service.accounts import authenticate
+
+        key = (data.get("key") or "").strip()
+        if not key or await authenticate(app_state.db, key) is None:
+            return Template(
+                "login.html", context={"error": "That API key is not valid (or was revoked)."}, status_code=401
+            )
+        cookie = session_cookie(key, secure=request.url.scheme == "https")
+        return Redirect("/memory", status_code=303, cookies=[cookie])
+
+    @post("/logout", name="memory:logout", status_code=303)
+    async def logout(self) -> Response[Any]:
+        return clear_cookie(Redirect("/memory/login", status_code=303))
+
+    @get("/delete/{kind:str}/{item_id:int}", name="memory:confirm-delete")
+    async def confirm_delete(
+        self,
+        request: Request[Any, Any, Any],
+        app_state: StateDep,
+        kind: FromPath[str],
+        item_id: IdPath,
+        back: FromQuery[str | None] = None,
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        if kind not in KINDS:
+            raise NotFound(f"nothing of kind {kind!r}")
+        label = await _label(app_state, user_id, kind, item_id)
+        return Template("confirm.html", context={"kind": kind, "id": item_id, "label": label, "back": _safe_back(back)})
+
+    @post("/delete/{kind:str}/{item_id:int}", name="memory:delete", status_code=303)
+    async def delete(
+        self,
+        request: Request[Any, Any, Any],
+        app_state: StateDep,
+        kind: FromPath[str],
+        item_id: IdPath,
+        data: URLEncodedBody[dict[str, str]],
+    ) -> Response[Any]:
+        user_id = await _user(request, app_state)
+        if kind not in KINDS:
+            raise NotFound(f"nothing of kind {kind!r}")
+        await trash.trash(app_state.db, user_id, kind, item_id)
+        return Redirect(_safe_back(data.get("back")), status_code=303)
+
+    @get("/trash", name="memory:trash")
+    async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
+        user_id = await _user(request, app_state)
+        listing = await trash.list_trash(app_state.db, user_id, limit=200)
+        return Template("trash.html", context={"trash": listing})
+
+    @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
+    async def restore(
+        self, request: Request[Any, Any, Any], app_state: StateDep, kind: FromPath[str], item_id: IdPath
+    ) -> Response[Any]:
+        user_id = await _user(request, app_state)
+        if kind not in KINDS:
+            raise NotFound(f"nothing of kind {kind!r}")
+        await trash.restore(app_state.db, user_id, kind, item_id)
+        return Redirect("/memory/trash", status_code=303)
+
+    @get("/settings", name="memory:settings")
+    async def settings_form(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
+        user_id = await _user(request, app_state)
+        current = await preferences.get_settings(app_state.db, user_id)
+        return Template("settings.html", context={"s": current, "error": None, "saved": False})
+
+    @post("/settings", name="memory:settings-post", status_code=200)
+    async def settings_save(
+        self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        try:
+            update = _settings_from_form(data)
+        except InvalidInput as e:
+            current = await preferences.get_settings(app_state.db, user_id)
+            return Template("settings.html", context={"s": current, "error": str(e), "saved": False}, status_code=400)
+        saved = await preferences.put_settings(app_state.db, user_id, update)
+        return Template("settings.html", context={"s": saved, "error": None, "saved": True})
+
+    @get("/activity", name="memory:activity")
+    async def activity_page(
+        self, request: Request[Any, Any, Any], app_state: StateDep, before: IdQuery = None
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        feed = await activity.list_activity(app_state.db, user_id, limit=50, before=before)
+        return Template("activity.html", context={"feed": feed})
+
+    @get("/search", name="memory:search")
+    async def search(
+        self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        query = (q or "").strip()[:2000]
+        context: dict[str, Any] = {"q": query, "result": None, "unavailable": None}
+        if query:
+            recall, deps_type, request_type = (
+                _optional("retrieval", n) for n in ("recall", "RecallDeps", "RecallRequest")
+            )
+            if recall is None or deps_type is None or request_type is None:
+                context["unavailable"] = "Search is not available: the retrieval package is not installed."
+            else:
+                deps = deps_type(app_state.db, app_state.embedder, app_state.settings)
+                context["result"] = await recall(deps, request_type(user_id=user_id, message=query, log=True))
+        return Template("search.html", context=context)
+
+    @get("/entities/{entity_id:int}", name="memory:entity")
+    async def entity_timeline(
+        self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        timeline_fn = _optional("ingest.graph", "entity_timeline")
+        if timeline_fn is None:
+            return Template(
+                "message.html",
+                context={
+                    "title": "Entity timeline",
+                    "message": "The entity timeline is not available: the ingest graph functions are not installed.",
+                },
+                status_code=501,
+            )
+        timeline = await timeline_fn(app_state.db, user_id, entity_id)
+        return Template("entity.html", context={"timeline": timeline})
+
+
+def _optional(module: str, name: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+
+
+def _qs(request: Request[Any, Any, Any]) -> str:
+    query = request.url.query
+    return f"?{query}" if query else ""
+
+
+async def _label(app_state: AppState, user_id: int, kind: str, item_id: int) -> str:
+    if kind == "drawer":
+        found = await palace.get_drawer(app_state.db, user_id, item_id)
+        return f"{found.aaak}: {found.content[:120]}"
+    crumbs = await palace.parent_path(app_state.db, user_id, kind, item_id)
+    return crumbs[-1][2]

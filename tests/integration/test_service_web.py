@@ -1,0 +1,172 @@
+"""The /memory page over HTTP (no browser): sign-in cookie, browsing, delete/restore, settings."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sys
+import types
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from httpx import ASGITransport, AsyncClient
+from litestar.testing import AsyncTestClient
+from sqlalchemy import text
+
+from loci.db import Database
+from tests.conftest import UserHandle
+from tests.palace_seed import seed_palace
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+
+
+@pytest.fixture
+async def browser(client: AsyncTestClient) -> AsyncIterator[AsyncClient]:  # type: ignore[type-arg]
+    """A cookie-keeping client of its own over the same running app."""
+    async with AsyncClient(transport=ASGITransport(app=client.app), base_url="http://testserver.local") as c:
+        yield c
+
+
+async def _sign_in(browser: AsyncClient, user: UserHandle) -> None:
+    answer = await browser.post("/memory/login", data={"key": user.key})
+    assert answer.status_code == 303 and answer.headers["location"] == "/memory"
+    cookie = answer.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/memory" in cookie
+
+
+async def test_sign_in_browse_delete_restore_settings(browser: AsyncClient, db: Database, new_user: NewUser) -> None:
+    assert (await browser.get("/memory")).status_code == 303
+    bad = await browser.post("/memory/login", data={"key": "loci_nope_nope"})
+    assert bad.status_code == 401 and "not valid" in bad.text
+    user = await new_user("web")
+    seeded = await seed_palace(db, user.id, f"w{secrets.token_hex(3)}")
+    await _sign_in(browser, user)
+    home = await browser.get("/memory")
+    assert home.status_code == 200 and f"{seeded.marker} wing 1" in home.text and "8 drawers" in home.text
+    closet = await browser.get("/memory", params={"closet": seeded.closets[0]})
+    assert "§ W-001/R-01/D-001" in closet.text and "topic: topic-1" in closet.text
+    drawer_id = seeded.drawers[0]
+    confirm = await browser.get(
+        f"/memory/delete/drawer/{drawer_id}", params={"back": f"/memory?closet={seeded.closets[0]}"}
+    )
+    assert "Delete this drawer?" in confirm.text
+    done = await browser.post(f"/memory/delete/drawer/{drawer_id}", data={"back": "https://evil.example/"})
+    assert done.status_code == 303 and done.headers["location"] == "/memory"
+    trash = await browser.get("/memory/trash")
+    assert f'data-id="{drawer_id}"' in trash.text
+    restored = await browser.post(f"/memory/restore/drawer/{drawer_id}")
+    assert restored.status_code == 303
+    assert f'data-id="{drawer_id}"' not in (await browser.get("/memory/trash")).text
+    saved = await browser.post("/memory/settings", data={"top_k": "7", "enabled": "on"})
+    assert saved.status_code == 200 and "Saved." in saved.text and 'value="7"' in saved.text
+    wrong = await browser.post("/memory/settings", data={"top_k": "99", "enabled": "on"})
+    assert wrong.status_code == 400 and "top_k" in wrong.text
+    wing = seeded.wings[1]
+    assert "Delete this wing?" in (await browser.get(f"/memory/delete/wing/{wing}")).text
+    await browser.post(f"/memory/delete/wing/{wing}", data={"back": "/memory"})
+    home = await browser.get("/memory")
+    assert f"{seeded.marker} wing 2" not in home.text
+    assert f'data-kind="wing" data-id="{wing}"' in (await browser.get("/memory/trash")).text
+    await browser.post(f"/memory/restore/wing/{wing}")
+    assert f"{seeded.marker} wing 2" in (await browser.get("/memory")).text
+    feed = await browser.get("/memory/activity")
+    assert "drawer deleted" in feed.text and "drawer restored" in feed.text
+    assert re.search(r"<script", home.text) is None
+
+
+async def test_page_escapes_content_and_hides_other_users(
+    browser: AsyncClient, db: Database, new_user: NewUser
+) -> None:
+    alice, bob = await new_user("alice"), await new_user("bob")
+    await seed_palace(db, alice.id, "<script>alert(1)</script>")
+    theirs = await seed_palace(db, bob.id, f"b{secrets.token_hex(3)}")
+    await _sign_in(browser, alice)
+    home = await browser.get("/memory")
+    assert "<script>alert(1)</script>" not in home.text and "&lt;script&gt;" in home.text
+    for path in (
+        f"/memory?wing={theirs.wings[0]}",
+        f"/memory/drawers/{theirs.drawers[0]}",
+        f"/memory/delete/drawer/{theirs.drawers[0]}",
+    ):
+        page = await browser.get(path)
+        assert page.status_code == 404 and theirs.marker not in page.text, path
+    assert (await browser.post(f"/memory/delete/wing/{theirs.wings[0]}", data={})).status_code == 404
+    assert (await browser.post(f"/memory/restore/wing/{theirs.wings[0]}")).status_code == 404
+
+
+async def test_search_and_timeline_say_when_unavailable_and_revoked_key_signs_out(
+    browser: AsyncClient, db: Database, new_user: NewUser
+) -> None:
+    user = await new_user("search")
+    await _sign_in(browser, user)
+    page = await browser.get("/memory/search", params={"q": "garden"})
+    assert page.status_code == 200
+    try:
+        import retrieval  # noqa: F401
+    except ImportError:
+        assert "not available" in page.text
+    timeline = await browser.get("/memory/entities/1")
+    assert timeline.status_code in (200, 404, 501)
+    await browser.post("/memory/logout")
+    assert (await browser.get("/memory")).status_code == 303
+    # Revoking the key signs the page out on the next load.
+    await _sign_in(browser, user)
+    assert (await browser.get("/memory")).status_code == 200
+    async with db.system_session() as s:
+        await s.execute(text("UPDATE api_keys SET revoked_at = now() WHERE user_id = :u"), {"u": user.id})
+    gone = await browser.get("/memory")
+    assert gone.status_code == 303 and gone.headers["location"] == "/memory/login"
+
+
+async def test_search_renders_per_signal_ranks_from_the_recall_contract(
+    browser: AsyncClient, new_user: NewUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page against the retrieval contract in the common brief, with a stand-in recall."""
+    calls: list[Any] = []
+
+    @dataclass(frozen=True)
+    class RecallDeps:
+        db: Any
+        embedder: Any
+        settings: Any
+
+    @dataclass(frozen=True)
+    class RecallRequest:
+        user_id: int
+        message: str
+        log: bool = True
+
+    async def recall(deps: RecallDeps, request: RecallRequest) -> Any:
+        calls.append(request)
+        item = SimpleNamespace(
+            drawer_id=7,
+            aaak="§ W-002/R-03/D-004",
+            wing="Garden",
+            room_id=3,
+            room_label="Spring",
+            conversation_external_id="c1",
+            turn_seq=4,
+            part=0,
+            role="user",
+            content="We planted <b>tomatoes</b>",
+            occurred_at=datetime(2026, 5, 3, 10, 15, tzinfo=UTC),
+            ranks={"vector": 2, "keyword": 1, "temporal": 5},
+            score=0.0312,
+        )
+        return SimpleNamespace(items=(item,), context=None, timings_ms={}, preset="hybrid", skipped=None)
+
+    fake = types.ModuleType("retrieval")
+    fake.RecallDeps, fake.RecallRequest, fake.recall = RecallDeps, RecallRequest, recall  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "retrieval", fake)
+    user = await new_user("ranks")
+    await _sign_in(browser, user)
+    page = await browser.get("/memory/search", params={"q": "tomatoes"})
+    assert page.status_code == 200
+    assert calls == [RecallRequest(user_id=user.id, message="tomatoes", log=True)]
+    assert "§ W-002/R-03/D-004" in page.text and "&lt;b&gt;tomatoes" in page.text
+    for signal, rank in (("vector", 2), ("keyword", 1), ("temporal", 5)):
+        assert f"<th>{signal}</th>" in page.text and f"<td>{rank}</td>" in page.text
