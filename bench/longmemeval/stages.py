@@ -136,6 +136,11 @@ def ingest(run: Run) -> ingest_mod.IngestSummary:
     def done(record: ingest_mod.QuestionIngest) -> None:
         users[record.question_id] = record.user_id
         write_json(run.paths.users, users)
+        if run.progress and not sys.stderr.isatty():  # a log line instead of a bar
+            console.print(
+                f"ingest {len(users)}/{len(questions)} {record.question_id}: {record.mined} mined, "
+                f"{record.skipped} skipped, {record.drawers} drawers, {record.seconds:.1f}s"
+            )
 
     total = sum(len(q.sessions) for q in questions)
     with manifest.stage("ingest", save_to=run.paths.manifest), _bar(run, "ingest (sessions)", total) as advance:

@@ -204,3 +204,18 @@ def test_qa_and_score_qa_against_a_fake_endpoint(env: Env, fake_openai: FakeOpen
     env.ok("qa", "--run-id", run, env=llm)
     env.ok("score-qa", "--run-id", run, env=llm)
     assert len(fake_openai.requests) == before
+
+
+def test_sweep_scores_several_presets_on_one_ingest(env: Env) -> None:
+    run = f"sweep_{env.kind}"
+    result = env.ok("sweep", "--run-id", run, "--presets", "vector-only,keyword-only")
+    assert "[vector-only]" in result.output and "[keyword-only]" in result.output
+    root = env.out / run
+    assert _count(env.url, f"SELECT count(*) FROM {schema_for(run)}.users") == len(QUESTIONS)
+    for sub in ("vector_only", "keyword_only"):
+        sub_id = f"{run}__{sub}"
+        assert (root / "sweep" / sub_id / "retrieval_logs" / f"{sub_id}.jsonl").is_file()
+        manifest = json.loads((root / "sweep" / sub_id / "manifest.json").read_text())
+        assert manifest["config"]["schema"] == schema_for(run)
+    report = (root / "sweep" / "report" / "report.md").read_text()
+    assert "## Presets" in report and "`vector-only`" in report and "`keyword-only`" in report
