@@ -32,6 +32,7 @@ from loci.models import Conversation, MemorySettings, User
 from loci.settings import Settings
 
 __all__ = [
+    "EMPTY_TURN",
     "USER_PREFIX",
     "ContractMissing",
     "IngestSummary",
@@ -40,10 +41,14 @@ __all__ = [
     "find_users",
     "ingest_questions",
     "require_contract",
+    "unfinished",
     "user_name",
 ]
 
 USER_PREFIX = "longmemeval:"
+# Loci rejects empty messages; the dataset has a few. Storing a placeholder keeps turn i at
+# seq i + 1 (turn ids stay aligned) and keeps the session's other turns.
+EMPTY_TURN = "[empty message]"
 ProgressFn = Callable[[int], None]
 
 
@@ -137,6 +142,27 @@ async def find_users(db: Database, question_ids: Sequence[str]) -> dict[str, int
     return {names[name]: int(user_id) for name, user_id in rows}
 
 
+async def unfinished(db: Database, questions: Sequence[Question], users: dict[str, int]) -> list[str]:
+    """Questions whose non-empty sessions are not all stored and mined (an interrupted ingest)."""
+    async with db.system_session() as session:
+        rows = (
+            await session.execute(
+                select(Conversation.user_id, Conversation.external_id, Conversation.mined_seq).where(
+                    Conversation.user_id.in_(list(users.values()))
+                )
+            )
+        ).all()
+    mined: dict[int, dict[str, int]] = {}
+    for user_id, external_id, mined_seq in rows:
+        mined.setdefault(int(user_id), {})[str(external_id)] = int(mined_seq)
+    out = []
+    for question in questions:
+        done = mined.get(users.get(question.question_id, -1), {})
+        if any(done.get(s.session_id, 0) < len(s.turns) for s in question.sessions if s.turns):
+            out.append(question.question_id)
+    return out
+
+
 async def ensure_user(db: Database, question_id: str) -> int:
     """The question's user (created with default memory settings on first use)."""
     name = user_name(question_id)
@@ -174,7 +200,11 @@ async def _ingest_session(
         return
     if found is None:
         turns = [
-            c.TurnIn(role=turn.role, content=turn.content, created_at=session.date + timedelta(seconds=i))
+            c.TurnIn(
+                role=turn.role,
+                content=turn.content if turn.content.strip() else EMPTY_TURN,
+                created_at=session.date + timedelta(seconds=i),
+            )
             for i, turn in enumerate(session.turns)
         ]
         ref = await c.store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=turns)

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bench.longmemeval.dataset import Question
-from bench.longmemeval.ingest import ContractMissing, find_users
+from bench.longmemeval.ingest import ContractMissing, find_users, unfinished
 from bench.longmemeval.ranking import drawer_record, rank_sessions
 from loci.db import Database
 from loci.embedder import Embedder
@@ -96,6 +96,11 @@ async def retrieve_questions(
     missing = [q.question_id for q in questions if q.question_id not in users]
     if missing:
         raise NotIngested(f"{len(missing)} question(s) not ingested in this run (e.g. {missing[0]}); run ingest first")
+    partial = await unfinished(db, questions, users)
+    if partial:
+        raise NotIngested(
+            f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
+        )
     deps = c.RecallDeps(db=db, embedder=embedder, settings=settings)
     semaphore = asyncio.Semaphore(max(1, workers))
 

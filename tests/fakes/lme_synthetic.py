@@ -30,7 +30,8 @@ def _question(qid: str, qtype: str, question: str, answer: str, evidence: tuple[
     answer_id = f"answer_{qid}_1"
     ids[2] = answer_id
     sessions = [_session(evidence if i == 2 else None, i) for i in range(4)]
-    sessions[3] = []  # an empty session, as the real files have a few odd ones
+    sessions[1].append({"role": "assistant", "content": ""})  # the real files have a few empty turns
+    sessions[3] = []  # and an empty session
     return {
         "question_id": qid,
         "question_type": qtype,

@@ -132,6 +132,8 @@ def test_ingest_retrieve_score_writes_the_run_in_its_own_schema(env: Env) -> Non
     schema = schema_for(run)
     assert _count(env.url, f"SELECT count(*) FROM {schema}.users WHERE name LIKE 'longmemeval:%'") == len(QUESTIONS)
     assert _count(env.url, f"SELECT count(*) FROM {schema}.conversations") == len(QUESTIONS) * NON_EMPTY_SESSIONS
+    empty = f"SELECT count(*) FROM {schema}.turns WHERE content = '{ingest_mod.EMPTY_TURN}'"
+    assert _count(env.url, empty) == len(QUESTIONS)
     assert _count(env.url, "SELECT count(*) FROM public.users") == public_users
     assert _count(env.url, "SELECT count(*) FROM public.conversations") == public_convs
 
@@ -151,6 +153,8 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
         result = env.invoke("ingest", "--run-id", broken, "--workers", "1")
         assert result.exit_code != 0
     assert list(json.loads((env.out / broken / "users.json").read_text())) == ["q1"]
+    partial = env.invoke("retrieve", "--run-id", broken, "--limit", "2")
+    assert partial.exit_code == 2 and "only partly ingested" in partial.output
 
     env.ok("ingest", "--run-id", broken, "--workers", "1")
     summary = json.loads((env.out / broken / "ingest_summary.json").read_text())
