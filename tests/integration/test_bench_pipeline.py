@@ -223,3 +223,16 @@ def test_sweep_scores_several_presets_on_one_ingest(env: Env) -> None:
         assert manifest["config"]["schema"] == schema_for(run)
     report = (root / "sweep" / "report" / "report.md").read_text()
     assert "## Presets" in report and "`vector-only`" in report and "`keyword-only`" in report
+
+
+def test_full_runs_every_stage_and_smoke_names_its_run(env: Env, fake_openai: FakeOpenAI) -> None:
+    fake_openai.set_default(_fake_llm)
+    llm: dict[str, str | None] = {"LOCI_LLM_BASE_URL": fake_openai.base_url}
+    env.ok("full", "--run-id", f"full_{env.kind}", env=llm)
+    manifest = json.loads((env.out / f"full_{env.kind}" / "manifest.json").read_text())
+    assert {"ingest", "retrieve", "score-retrieval", "qa", "score-qa"} <= manifest["stages"].keys()
+    assert all(stage["ok"] for stage in manifest["stages"].values())
+
+    result = env.ok("smoke", "--no-qa")
+    assert "qa and score-qa skipped" not in result.output
+    assert (env.out / "lme_syn_hybrid_smoke" / "scores" / "report.md").is_file()
