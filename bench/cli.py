@@ -96,6 +96,12 @@ def run_options(fn: F) -> F:
             show_default=True,
             help="questions processed concurrently",
         ),
+        click.option(
+            "--subset",
+            type=click.IntRange(min=1),
+            default=None,
+            help="a deterministic subset of N questions stratified by type (smoke: 10)",
+        ),
         click.option("--no-progress", is_flag=True, help="no progress bar"),
     ]
     for option in reversed(options):
@@ -267,7 +273,8 @@ def full_cmd(no_qa: bool, **flags: Any) -> None:
 @one_line_errors
 def smoke_cmd(no_qa: bool, **flags: Any) -> None:
     """`full` on a deterministic 10-question subset stratified by question type."""
-    run = make_run(**flags, subset=SMOKE_QUESTIONS, default_id="{stem}_{preset}_smoke")
+    flags["subset"] = flags.get("subset") or SMOKE_QUESTIONS
+    run = make_run(**flags, default_id="{stem}_{preset}_smoke")
     _full(run, qa=not no_qa)
     click.echo(f"run directory: {run.paths.root}")
 
