@@ -1,0 +1,295 @@
+"""`loci bench longmemeval <stage>`: the LongMemEval harness on the command line.
+
+Every stage takes the same flags (dataset, run id, output dir, limit, preset,
+workers); every file of a run goes under ``<out>/<run_id>/``. Errors a person
+can act on (missing dataset, stage run out of order, no LLM endpoint) print
+one line and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from bench.longmemeval import stages
+from bench.longmemeval.dataset import DatasetError
+from bench.longmemeval.download import DATASET_FILES, DownloadError, download_dataset
+from bench.longmemeval.ingest import ContractMissing
+from bench.longmemeval.manifest import ManifestMismatch
+from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
+from bench.longmemeval.retrieve import NotIngested
+from bench.longmemeval.runs import RunPaths, default_run_id, slug, valid_run_id
+from loci.errors import LociError
+from loci.settings import load_settings
+
+__all__ = ["bench", "longmemeval"]
+
+DEFAULT_DATASET = Path("data/longmemeval/longmemeval_s_cleaned.json")
+DEFAULT_PRESET = "hybrid"
+SMOKE_QUESTIONS = 10
+SWEEP_PRESETS = ("vector-only", "keyword-only", "hybrid", "hybrid+rerank")
+F = TypeVar("F", bound=Callable[..., Any])
+_EXPECTED = (
+    ContractMissing,
+    DatasetError,
+    DownloadError,
+    FileNotFoundError,
+    LociError,
+    ManifestMismatch,
+    NoEndpoint,
+    NotIngested,
+    ValueError,
+)
+
+
+def _fail(message: str) -> click.exceptions.Exit:
+    click.echo(f"error: {message}", err=True)
+    return click.exceptions.Exit(2)
+
+
+def one_line_errors(fn: F) -> F:
+    """Expected failures → one line on stderr and exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except _EXPECTED as e:
+            raise _fail(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def run_options(fn: F) -> F:
+    """The flags every stage shares."""
+    options = [
+        click.option(
+            "--dataset",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help=f"LongMemEval JSON file [default: {DEFAULT_DATASET}]",
+        ),
+        click.option("--run-id", default=None, help="run name [default: <dataset stem>_<preset>]"),
+        click.option(
+            "--out",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=Path("bench_runs"),
+            show_default=True,
+            help="every file of a run goes under <out>/<run_id>/",
+        ),
+        click.option("--limit", type=click.IntRange(min=1), default=None, help="only the first N questions"),
+        click.option(
+            "--preset",
+            default=DEFAULT_PRESET,
+            show_default=True,
+            help="retrieval preset: vector-only, keyword-only, hybrid, hybrid+rerank",
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(1, 64),
+            default=2,
+            show_default=True,
+            help="questions processed concurrently",
+        ),
+        click.option(
+            "--subset",
+            type=click.IntRange(min=1),
+            default=None,
+            help="a deterministic subset of N questions stratified by type (smoke: 10)",
+        ),
+        click.option("--no-progress", is_flag=True, help="no progress bar"),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def make_run(
+    *,
+    dataset: Path | None,
+    run_id: str | None,
+    out: Path,
+    limit: int | None,
+    preset: str,
+    workers: int,
+    no_progress: bool,
+    subset: int | None = None,
+    default_id: str | None = None,
+) -> stages.Run:
+    """Validate the common flags into a `stages.Run` (errors are one line, exit 2)."""
+    path = dataset or DEFAULT_DATASET
+    if not path.is_file():
+        hint = "run `loci bench longmemeval download`" if dataset is None else "check the path"
+        raise _fail(f"dataset {path} not found; {hint} or pass --dataset PATH")
+    if run_id:
+        rid = valid_run_id(run_id)
+    elif default_id:
+        rid = default_id.format(stem=slug(path.stem), preset=slug(preset))
+    else:
+        rid = default_run_id(path, preset)
+    return stages.Run(
+        dataset=path,
+        paths=RunPaths(out, rid),
+        preset=preset,
+        settings=load_settings(),
+        limit=limit,
+        workers=workers,
+        subset=subset,
+        progress=not no_progress,
+    )
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks of Loci's memory."""
+
+
+@bench.group()
+def longmemeval() -> None:
+    """LongMemEval: ingest haystacks, recall, score retrieval and QA."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@longmemeval.command()
+@click.option(
+    "--dest", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_DATASET.parent, show_default=True
+)
+@click.option(
+    "--files",
+    "keys",
+    multiple=True,
+    type=click.Choice(sorted(DATASET_FILES)),
+    default=("s", "oracle", "m"),
+    show_default=True,
+    help="which files (m is several GB)",
+)
+@click.option("--no-progress", is_flag=True)
+@one_line_errors
+def download(dest: Path, keys: tuple[str, ...], no_progress: bool) -> None:
+    """Fetch the public LongMemEval files (resumable, checked)."""
+    for path in download_dataset(dest, [DATASET_FILES[key] for key in keys], progress=not no_progress):
+        click.echo(str(path))
+
+
+@longmemeval.command("ingest")
+@run_options
+@one_line_errors
+def ingest_cmd(**flags: Any) -> None:
+    """Replay each question's haystack through mining, one user per question, in bench_<run_id>."""
+    run = make_run(**flags)
+    summary = stages.ingest(run)
+    totals = summary.totals()
+    click.echo(f"ingested {totals['questions']} questions into schema {run.paths.schema}: {totals}")
+    if summary.failed_sessions:
+        click.echo(
+            f"warning: {summary.failed_sessions} session(s) failed; see {run.paths.root}/ingest_summary.json", err=True
+        )
+
+
+@longmemeval.command("retrieve")
+@run_options
+@one_line_errors
+def retrieve_cmd(**flags: Any) -> None:
+    """Recall for every question as of its question date; writes retrieval_logs/<run_id>.jsonl."""
+    run = make_run(**flags)
+    records = stages.retrieve(run)
+    click.echo(f"{len(records)} questions → {run.paths.retrieval_log}")
+
+
+@longmemeval.command("score-retrieval")
+@run_options
+@one_line_errors
+def score_retrieval_cmd(**flags: Any) -> None:
+    """Session/turn recall, NDCG and MRR under both conventions → scores/ (JSON, Markdown, PNG)."""
+    run = make_run(**flags)
+    evaluation = stages.score_retrieval(run)
+    click.echo(stages.headline(evaluation))
+    click.echo(f"report: {run.paths.scores_dir / 'report.md'}")
+
+
+@longmemeval.command("qa")
+@run_options
+@click.option(
+    "--context",
+    "mode",
+    type=click.Choice(CONTEXT_MODES),
+    default="sessions",
+    show_default=True,
+    help="reader sees the top retrieved sessions, or Loci's rendered memory context",
+)
+@click.option("--sessions-k", type=click.IntRange(1, 100), default=5, show_default=True)
+@one_line_errors
+def qa_cmd(mode: str, sessions_k: int, **flags: Any) -> None:
+    """Answer each question with the reader model over the retrieved context."""
+    run = make_run(**flags)
+    answered = stages.qa(run, mode=mode, sessions_k=sessions_k)
+    click.echo(f"answered {answered} new question(s) → {run.paths.generation_log}")
+
+
+@longmemeval.command("score-qa")
+@run_options
+@one_line_errors
+def score_qa_cmd(**flags: Any) -> None:
+    """Judge the answers with LongMemEval's per-type rules → accuracy overall and per type."""
+    run = make_run(**flags)
+    result = stages.score_qa(run)
+    overall = result["accuracy"]["overall"]
+    click.echo(f"QA accuracy {overall['accuracy']:.3f} ({overall['correct']}/{overall['n']}) → {run.paths.qa_scores}")
+
+
+def _full(run: stages.Run, *, qa: bool) -> None:
+    stages.ingest(run)
+    stages.retrieve(run)
+    click.echo(stages.headline(stages.score_retrieval(run)))
+    if not qa:
+        return
+    if not run.settings.llm.base_url:
+        click.echo("qa and score-qa skipped: no LLM endpoint (set LOCI_LLM_BASE_URL to run them)", err=True)
+        return
+    stages.qa(run)
+    overall = stages.score_qa(run)["accuracy"]["overall"]
+    click.echo(f"QA accuracy {overall['accuracy']:.3f} ({overall['correct']}/{overall['n']})")
+
+
+@longmemeval.command("full")
+@run_options
+@click.option("--no-qa", is_flag=True, help="stop after score-retrieval")
+@one_line_errors
+def full_cmd(no_qa: bool, **flags: Any) -> None:
+    """ingest → retrieve → score-retrieval → (qa → score-qa when an LLM endpoint is set)."""
+    run = make_run(**flags)
+    _full(run, qa=not no_qa)
+    click.echo(f"run directory: {run.paths.root}")
+
+
+@longmemeval.command("smoke")
+@run_options
+@click.option("--no-qa", is_flag=True, help="stop after score-retrieval")
+@one_line_errors
+def smoke_cmd(no_qa: bool, **flags: Any) -> None:
+    """`full` on a deterministic 10-question subset stratified by question type."""
+    flags["subset"] = flags.get("subset") or SMOKE_QUESTIONS
+    run = make_run(**flags, default_id="{stem}_{preset}_smoke")
+    _full(run, qa=not no_qa)
+    click.echo(f"run directory: {run.paths.root}")
+
+
+@longmemeval.command("sweep")
+@run_options
+@click.option("--presets", default=",".join(SWEEP_PRESETS), show_default=True, help="comma-separated preset names")
+@one_line_errors
+def sweep_cmd(presets: str, **flags: Any) -> None:
+    """One ingest, then retrieve + score-retrieval per preset, and one report comparing them."""
+    names = [name.strip() for name in presets.split(",") if name.strip()]
+    if not names:
+        raise _fail("--presets is empty")
+    run = make_run(**flags, default_id="{stem}_sweep")
+    results = stages.sweep(run, names)
+    for result in results:
+        click.echo(f"[{result.preset}]\n{stages.headline(result.evaluation)}")
+    click.echo(f"report: {run.paths.root / 'sweep' / 'report' / 'report.md'}")

@@ -1,0 +1,130 @@
+"""Retrieve stage: recall for each question as of its question date, logged as JSON lines.
+
+Each question is asked as its own user (created by ingest) with ``now`` = the
+question date, a ``top_k`` and ``candidate_limit`` large enough to rank every
+drawer of the ~50-session haystack, and the requested preset. One JSON object
+per question records the session and turn rankings (see
+`bench.longmemeval.ranking` for the order of sessions no drawer surfaced),
+each drawer's fused score and per-signal ranks, the rendered context, and
+latencies, so an outside scorer can recompute every number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from bench.longmemeval.dataset import Question
+from bench.longmemeval.ingest import ContractMissing, find_users, unfinished
+from bench.longmemeval.ranking import drawer_record, rank_sessions
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+
+__all__ = ["CANDIDATE_LIMIT", "TOP_K", "NotIngested", "available_presets", "retrieval_record", "retrieve_questions"]
+
+TOP_K = 500  # the contract's maximum for programmatic callers
+CANDIDATE_LIMIT = 1000
+
+
+class NotIngested(RuntimeError):
+    """Some questions have no user in the run's schema: run the ingest stage first."""
+
+
+def _contract() -> Any:
+    try:
+        from retrieval import (  # type: ignore[attr-defined,unused-ignore]
+            PRESETS,
+            RecallDeps,
+            RecallRequest,
+            recall,
+        )
+    except ImportError as e:
+        raise ContractMissing(f"the retrieval package does not provide the recall contract yet: {e}") from e
+    return SimpleNamespace(PRESETS=PRESETS, RecallDeps=RecallDeps, RecallRequest=RecallRequest, recall=recall)
+
+
+def available_presets() -> list[str]:
+    """Preset names the retrieval package offers (raises ContractMissing before its merge)."""
+    return sorted(_contract().PRESETS)
+
+
+def retrieval_record(question: Question, user_id: int, preset: str, response: Any, wall_ms: float) -> dict[str, Any]:
+    """The log line of one question (pure: `response` is a `retrieval.RecallResponse`)."""
+    ranking = rank_sessions(question, response.items)
+    return {
+        "question_id": question.question_id,
+        "question_type": question.question_type,
+        "question": question.question,
+        "question_date": question.question_date.isoformat(),
+        "is_abstention": question.is_abstention,
+        "preset": preset,
+        "served_preset": response.preset,
+        "user_id": user_id,
+        "ranked_session_ids": list(ranking.session_ids),
+        "ranked_turn_ids": list(ranking.turn_ids),
+        "surfaced_sessions": ranking.surfaced,
+        "unsurfaced_order": "sha256(question_id + NUL + session_id) ascending",
+        "session_scores": dict(ranking.session_scores),
+        "foreign_drawers": ranking.foreign,
+        "items": [drawer_record(drawer, rank) for rank, drawer in enumerate(response.items, start=1)],
+        "context": response.context,
+        "skipped": response.skipped,
+        "timings_ms": dict(response.timings_ms),
+        "wall_ms": round(wall_ms, 3),
+    }
+
+
+async def retrieve_questions(
+    db: Database,
+    embedder: Embedder,
+    settings: Settings,
+    questions: Sequence[Question],
+    *,
+    preset: str,
+    workers: int = 2,
+    advance: Callable[[int], None] = lambda _n: None,
+) -> list[dict[str, Any]]:
+    """Recall every question; returns the log records in question order."""
+    c = _contract()
+    if preset not in c.PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(c.PRESETS))}")
+    users = await find_users(db, [q.question_id for q in questions])
+    missing = [q.question_id for q in questions if q.question_id not in users]
+    if missing:
+        raise NotIngested(f"{len(missing)} question(s) not ingested in this run (e.g. {missing[0]}); run ingest first")
+    partial = await unfinished(db, questions, users)
+    if partial:
+        raise NotIngested(
+            f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
+        )
+    deps = c.RecallDeps(db=db, embedder=embedder, settings=settings)
+    semaphore = asyncio.Semaphore(max(1, workers))
+
+    async def one(question: Question) -> dict[str, Any]:
+        async with semaphore:
+            request = c.RecallRequest(
+                user_id=users[question.question_id],
+                message=question.question,
+                top_k=TOP_K,
+                candidate_limit=CANDIDATE_LIMIT,
+                now=question.question_date,
+                preset=preset,
+                log=False,
+            )
+            started = time.perf_counter()
+            response = await c.recall(deps, request)
+            wall_ms = (time.perf_counter() - started) * 1000.0
+        advance(1)
+        return retrieval_record(question, users[question.question_id], preset, response, wall_ms)
+
+    tasks = [asyncio.create_task(one(q)) for q in questions]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise

@@ -1,0 +1,120 @@
+"""Scoring stages: retrieval logs → `metrics.evaluate` → report; judge logs → QA accuracy."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.longmemeval.dataset import Question
+from bench.longmemeval.manifest import RunManifest
+from bench.longmemeval.metrics import Evaluation, QuestionRanking, evaluate
+from bench.longmemeval.report import ReportFiles, RunResult, write_report
+from bench.longmemeval.runs import read_jsonl
+
+__all__ = [
+    "qa_accuracy",
+    "rankings_from_log",
+    "render_qa_markdown",
+    "score_log",
+    "write_json",
+    "write_sweep_report",
+]
+
+
+def rankings_from_log(path: Path, questions: Sequence[Question]) -> tuple[list[Question], list[QuestionRanking]]:
+    """The logged rankings and the questions they answer (dataset order).
+
+    Questions missing from the log are left out (a ``--limit`` run); a logged
+    question that is not in the dataset means the wrong dataset and raises.
+    """
+    if not path.exists():
+        raise FileNotFoundError(f"no retrieval log at {path}; run the retrieve stage first")
+    rankings: dict[str, QuestionRanking] = {}
+    for record in read_jsonl(path):
+        qid = str(record["question_id"])
+        rankings[qid] = QuestionRanking(
+            question_id=qid,
+            session_ids=tuple(record.get("ranked_session_ids", ())),
+            turn_ids=tuple(record.get("ranked_turn_ids", ())),
+        )
+    known = {q.question_id for q in questions}
+    unknown = sorted(set(rankings) - known)
+    if unknown:
+        raise ValueError(
+            f"{path} has {len(unknown)} question(s) not in the dataset (e.g. {unknown[0]}): wrong --dataset?"
+        )
+    if not rankings:
+        raise ValueError(f"{path} is empty")
+    chosen = [q for q in questions if q.question_id in rankings]
+    return chosen, [rankings[q.question_id] for q in chosen]
+
+
+def score_log(
+    log: Path, questions: Sequence[Question], out_dir: Path, *, preset: str, manifest: RunManifest | None
+) -> tuple[Evaluation, ReportFiles]:
+    """Score one retrieval log and write scores.json, report.md and recall_any.png into `out_dir`."""
+    chosen, rankings = rankings_from_log(log, questions)
+    evaluation = evaluate(chosen, rankings)
+    files = write_report([RunResult(preset=preset, evaluation=evaluation, manifest=manifest)], out_dir)
+    return evaluation, files
+
+
+def write_sweep_report(runs: Sequence[RunResult], out_dir: Path) -> ReportFiles:
+    """One report comparing the presets of a sweep."""
+    return write_report(runs, out_dir)
+
+
+def qa_accuracy(judged: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Accuracy overall, per question type, and for abstention questions, from judge log records."""
+    by_type: dict[str, list[bool]] = defaultdict(list)
+    abstention: list[bool] = []
+    for record in judged:
+        verdict = bool(record["correct"])
+        by_type[str(record["question_type"])].append(verdict)
+        if record.get("is_abstention"):
+            abstention.append(verdict)
+    every = [v for values in by_type.values() for v in values]
+
+    def cell(values: Sequence[bool]) -> dict[str, Any]:
+        return {"n": len(values), "correct": sum(values), "accuracy": sum(values) / len(values) if values else None}
+
+    per_type = {name: cell(values) for name, values in sorted(by_type.items())}
+    task_means = [c["accuracy"] for c in per_type.values() if c["accuracy"] is not None]
+    return {
+        "overall": cell(every),
+        "task_averaged": sum(task_means) / len(task_means) if task_means else None,
+        "abstention": cell(abstention),
+        "by_type": per_type,
+    }
+
+
+def render_qa_markdown(accuracy: Mapping[str, Any], models: Mapping[str, str]) -> str:
+    lines = [
+        "# LongMemEval QA accuracy",
+        "",
+        f"Reader `{models.get('qa', '?')}`, judge `{models.get('judge', '?')}`.",
+        "",
+        "| question type | n | correct | accuracy |",
+        "| --- | --- | --- | --- |",
+    ]
+
+    def row(name: str, c: Mapping[str, Any]) -> str:
+        acc = "—" if c["accuracy"] is None else f"{c['accuracy']:.3f}"
+        return f"| {name} | {c['n']} | {c['correct']} | {acc} |"
+
+    lines += [row(name, c) for name, c in accuracy["by_type"].items()]
+    lines.append(row("abstention (subset)", accuracy["abstention"]))
+    lines.append(row("**overall**", accuracy["overall"]))
+    task = accuracy["task_averaged"]
+    lines += ["", f"Task-averaged accuracy: {'—' if task is None else f'{task:.3f}'}", ""]
+    return "\n".join(lines)
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

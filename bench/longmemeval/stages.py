@@ -1,0 +1,319 @@
+"""The stages of a LongMemEval run, as plain functions the CLI (and tests) call.
+
+Each stage loads what it needs, times itself into the run's manifest, and
+writes only under the run directory. Database stages start (or reach) Postgres,
+migrate the run's own schema, and run their async work in one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import statistics
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from bench.longmemeval import ingest as ingest_mod
+from bench.longmemeval import qa as qa_mod
+from bench.longmemeval import retrieve as retrieve_mod
+from bench.longmemeval.dataset import Question, load_questions
+from bench.longmemeval.manifest import RunManifest
+from bench.longmemeval.metrics import Convention, Evaluation, Level
+from bench.longmemeval.ranking import stratified_subset
+from bench.longmemeval.report import RunResult
+from bench.longmemeval.runs import RunPaths, read_jsonl, write_jsonl
+from bench.longmemeval.score import qa_accuracy, render_qa_markdown, score_log, write_json, write_sweep_report
+from bench.longmemeval.services import database_url, shared_embedder
+from loci.db import Database
+from loci.llm import LLMClient
+from loci.settings import Settings
+
+__all__ = ["Run", "ingest", "load_run_questions", "qa", "retrieve", "score_qa", "score_retrieval", "sweep"]
+
+T = TypeVar("T")
+console = Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a stage needs to know about the run it works on."""
+
+    dataset: Path
+    paths: RunPaths
+    preset: str
+    settings: Settings
+    limit: int | None = None
+    workers: int = 2
+    subset: int | None = None  # smoke: a stratified subset of this many questions
+    progress: bool = True
+
+    def manifest(self, models: dict[str, str] | None = None) -> RunManifest:
+        config = {
+            "limit": self.limit,
+            "subset": self.subset,
+            "workers": self.workers,
+            "schema": self.paths.schema,
+            "retrieval_preset": _preset_config(self.preset),
+            "mining": self.settings.mining.model_dump(mode="json"),
+            "embedding": self.settings.embedding.model_dump(mode="json"),
+            "database": "configured DATABASE_URL" if self.settings.database.url else "embedded (<out>/.services)",
+        }
+        wanted = {"embedding": self.settings.embedding.model, **(models or {})}
+        manifest = RunManifest.open(
+            self.paths.manifest, preset=self.preset, dataset_path=self.dataset, config=config, models=wanted
+        )
+        manifest.config.update(config)
+        return manifest
+
+
+def _preset_config(preset: str) -> Any:
+    try:
+        from retrieval import PRESETS  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    config = PRESETS.get(preset)
+    if config is None:
+        return None
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    dump = getattr(config, "model_dump", None)
+    return dump(mode="json") if callable(dump) else repr(config)
+
+
+def load_run_questions(run: Run) -> list[Question]:
+    questions = load_questions(run.dataset, limit=run.limit)
+    if run.subset is not None:
+        questions = stratified_subset(questions, run.subset)
+    if not questions:
+        raise ValueError(f"{run.dataset}: no questions selected")
+    return questions
+
+
+@contextmanager
+def _bar(run: Run, label: str, total: int) -> Iterator[Callable[[int], None]]:
+    enabled = run.progress and sys.stderr.isatty()
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not enabled) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _with_db(run: Run, work: Callable[[Database], Awaitable[T]]) -> T:
+    """Run `work` against the run's migrated schema, then release everything."""
+
+    async def main(url: str) -> T:
+        db = Database(url, schema=run.paths.schema, app_role=run.settings.database.app_role)
+        try:
+            return await work(db)
+        finally:
+            await db.dispose()
+
+    with database_url(run.settings, run.paths.services_dir, run.paths.schema) as url:
+        return asyncio.run(main(url))
+
+
+def ingest(run: Run) -> ingest_mod.IngestSummary:
+    ingest_mod.require_contract()
+    questions = load_run_questions(run)
+    manifest = run.manifest()
+    embedder = shared_embedder(run.settings.embedding)
+    users: dict[str, int] = json.loads(run.paths.users.read_text()) if run.paths.users.exists() else {}
+
+    def done(record: ingest_mod.QuestionIngest) -> None:
+        users[record.question_id] = record.user_id
+        write_json(run.paths.users, users)
+        if run.progress and not sys.stderr.isatty():  # a log line instead of a bar
+            console.print(
+                f"ingest {len(users)}/{len(questions)} {record.question_id}: {record.mined} mined, "
+                f"{record.skipped} skipped, {record.drawers} drawers, {record.seconds:.1f}s"
+            )
+
+    total = sum(len(q.sessions) for q in questions)
+    with manifest.stage("ingest", save_to=run.paths.manifest), _bar(run, "ingest (sessions)", total) as advance:
+        summary = _with_db(
+            run,
+            lambda db: ingest_mod.ingest_questions(
+                db, embedder, run.settings, questions, workers=run.workers, advance=advance, on_done=done
+            ),
+        )
+        write_json(
+            run.paths.root / "ingest_summary.json",
+            {"totals": summary.totals(), "questions": [q.to_dict() for q in summary.questions]},
+        )
+    return summary
+
+
+def retrieve(run: Run) -> list[dict[str, Any]]:
+    presets = retrieve_mod.available_presets()
+    if run.preset not in presets:
+        raise ValueError(f"unknown preset {run.preset!r}; choose from {', '.join(presets)}")
+    questions = load_run_questions(run)
+    manifest = run.manifest()
+    embedder = shared_embedder(run.settings.embedding)
+    with manifest.stage("retrieve", save_to=run.paths.manifest), _bar(run, "retrieve", len(questions)) as advance:
+        records = _with_db(
+            run,
+            lambda db: retrieve_mod.retrieve_questions(
+                db, embedder, run.settings, questions, preset=run.preset, workers=run.workers, advance=advance
+            ),
+        )
+        write_jsonl(run.paths.retrieval_log, records)
+        write_json(run.paths.root / "retrieval_latency.json", latency_summary(records))
+    return records
+
+
+def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Mean / p50 / p95 / max of the wall time and of each stage recall reported, in ms."""
+    series: dict[str, list[float]] = {"wall_ms": [float(r["wall_ms"]) for r in records]}
+    for record in records:
+        for name, value in record.get("timings_ms", {}).items():
+            series.setdefault(f"{name}_ms", []).append(float(value))
+
+    def stats(values: list[float]) -> dict[str, float]:
+        ordered = sorted(values)
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        return {
+            "n": len(values),
+            "mean": statistics.fmean(values),
+            "p50": statistics.median(values),
+            "p95": p95,
+            "max": ordered[-1],
+        }
+
+    return {name: stats(values) for name, values in series.items() if values}
+
+
+def score_retrieval(run: Run) -> Evaluation:
+    questions = load_questions(run.dataset)
+    manifest = RunManifest.load(run.paths.manifest) if run.paths.manifest.exists() else None
+    with_manifest = manifest or run.manifest()
+    with with_manifest.stage("score-retrieval", save_to=run.paths.manifest):
+        evaluation, _files = score_log(
+            run.paths.retrieval_log, questions, run.paths.scores_dir, preset=run.preset, manifest=with_manifest
+        )
+    return evaluation
+
+
+def headline(evaluation: Evaluation) -> str:
+    """A few lines for the terminal: both conventions at session level."""
+    lines = []
+    for convention in Convention:
+        cell = evaluation.get(convention, Level.SESSION).overall
+        m = cell.means
+        if not m:
+            continue
+        lines.append(
+            f"{convention} (n={cell.n}) session: recall_any@1 {m['recall_any@1']:.3f}  @5 {m['recall_any@5']:.3f}  "
+            f"@10 {m['recall_any@10']:.3f}  recall_all@5 {m['recall_all@5']:.3f}  "
+            f"ndcg_any@10 {m['ndcg_any@10']:.3f}  mrr {m['mrr']:.3f}"
+        )
+    return "\n".join(lines)
+
+
+def _questions_by_id(run: Run) -> dict[str, Question]:
+    return {q.question_id: q for q in load_questions(run.dataset)}
+
+
+def qa(run: Run, *, mode: str = "sessions", sessions_k: int = 5) -> int:
+    config = qa_mod.require_llm(run.settings)
+    if not run.paths.retrieval_log.exists():
+        raise FileNotFoundError(f"no retrieval log at {run.paths.retrieval_log}; run the retrieve stage first")
+    records = list(read_jsonl(run.paths.retrieval_log))
+    questions = _questions_by_id(run)
+    model = run.settings.llm.qa_model
+    manifest = run.manifest({"qa": model})
+    manifest.config["qa_context"] = {"mode": mode, "sessions_k": sessions_k}
+
+    async def work() -> int:
+        async with LLMClient(config) as client:
+            return await qa_mod.generate_answers(
+                client,
+                model,
+                questions,
+                records,
+                run.paths.generation_log,
+                mode=mode,
+                sessions_k=sessions_k,
+                workers=run.workers,
+                advance=advance,
+            )
+
+    with manifest.stage("qa", save_to=run.paths.manifest), _bar(run, "qa", len(records)) as advance:
+        return asyncio.run(work())
+
+
+def score_qa(run: Run) -> dict[str, Any]:
+    config = qa_mod.require_llm(run.settings)
+    if not run.paths.generation_log.exists():
+        raise FileNotFoundError(f"no generation log at {run.paths.generation_log}; run the qa stage first")
+    generations = list(read_jsonl(run.paths.generation_log))
+    questions = _questions_by_id(run)
+    model = run.settings.llm.judge_model
+    manifest = run.manifest({"judge": model})
+
+    async def work() -> int:
+        async with LLMClient(config) as client:
+            return await qa_mod.judge_answers(
+                client, model, questions, generations, run.paths.judge_log, workers=run.workers, advance=advance
+            )
+
+    with manifest.stage("score-qa", save_to=run.paths.manifest), _bar(run, "judge", len(generations)) as advance:
+        asyncio.run(work())
+        judged = list(read_jsonl(run.paths.judge_log))
+        accuracy = qa_accuracy(judged)
+        tokens = {
+            key: sum(int(r["usage"][key]) for r in [*generations, *judged])
+            for key in ("prompt_tokens", "completion_tokens")
+        }
+        result = {"accuracy": accuracy, "tokens": tokens, "models": dict(manifest.models)}
+        write_json(run.paths.qa_scores, result)
+        (run.paths.scores_dir / "qa_report.md").write_text(
+            render_qa_markdown(accuracy, {"qa": run.settings.llm.qa_model, "judge": model}), encoding="utf-8"
+        )
+    return result
+
+
+def sweep(run: Run, presets: Sequence[str]) -> list[RunResult]:
+    """Ingest once into `run`'s schema, then retrieve + score each preset as a sub-run."""
+    ingest(run)
+    results = []
+    for preset in presets:
+        sub = dataclasses.replace(run, preset=preset, paths=run.paths.sweep(preset))
+        # the sub-run reads the base run's schema: same palace, different recall preset
+        sub_paths = _SharedSchemaPaths(sub.paths.out, sub.paths.run_id, run.paths.schema, run.paths.services_dir)
+        sub = dataclasses.replace(sub, paths=sub_paths)
+        retrieve(sub)
+        evaluation = score_retrieval(sub)
+        results.append(RunResult(preset=preset, evaluation=evaluation, manifest=RunManifest.load(sub.paths.manifest)))
+    write_sweep_report(results, run.paths.root / "sweep" / "report")
+    return results
+
+
+@dataclass(frozen=True)
+class _SharedSchemaPaths(RunPaths):
+    """A sweep sub-run: its own files, the base run's schema and services."""
+
+    base_schema: str = ""
+    base_services: Path = Path()
+
+    @property
+    def schema(self) -> str:
+        return self.base_schema
+
+    @property
+    def services_dir(self) -> Path:
+        return self.base_services

@@ -1,0 +1,78 @@
+"""CLI errors are one line and exit 2; the CLI never imports the service package."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench.cli import bench
+from bench.longmemeval import ingest as ingest_mod
+from bench.longmemeval.ingest import ContractMissing
+from tests.fakes.lme_synthetic import write_dataset
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _invoke(*args: str, env: dict[str, str | None] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(bench, ["longmemeval", *args], env=env)
+    return result.exit_code, result.output  # click 8.2+: stdout and stderr interleaved
+
+
+def test_missing_default_dataset_names_path_and_remedies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = _invoke("retrieve")
+    assert code == 2
+    assert "data/longmemeval/longmemeval_s_cleaned.json not found" in out
+    assert "download" in out and "--dataset" in out
+    assert "Traceback" not in out
+
+
+def test_missing_given_dataset(tmp_path: Path) -> None:
+    code, out = _invoke("ingest", "--dataset", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json not found" in out
+
+
+def test_bad_run_id_and_bad_file(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "syn.json")
+    code, out = _invoke("score-retrieval", "--dataset", str(dataset), "--run-id", "../x", "--out", str(tmp_path))
+    assert code == 2 and "invalid run id" in out
+    code, out = _invoke("score-retrieval", "--dataset", str(dataset), "--out", str(tmp_path))
+    assert code == 2 and "run the retrieve stage first" in out
+    broken = tmp_path / "broken.json"
+    broken.write_text("[{}]")
+    code, out = _invoke("score-retrieval", "--dataset", str(broken), "--out", str(tmp_path))
+    assert code == 2 and "question 0" in out and out.count("\n") == 1
+
+
+def test_missing_contract_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> None:
+        raise ContractMissing("the ingest package does not provide the mining contract yet")
+
+    monkeypatch.setattr(ingest_mod, "_contract", missing)
+    dataset = write_dataset(tmp_path / "syn.json")
+    code, out = _invoke("ingest", "--dataset", str(dataset), "--out", str(tmp_path))
+    assert code == 2 and "mining contract" in out
+
+
+def test_qa_without_endpoint_refuses(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "syn.json")
+    for stage in ("qa", "score-qa"):
+        code, out = _invoke(stage, "--dataset", str(dataset), "--out", str(tmp_path), env={"LOCI_LLM_BASE_URL": None})
+        assert code == 2 and "no LLM endpoint configured" in out
+
+
+def test_bench_does_not_import_service() -> None:
+    code = "import sys, bench.cli; print(any(m == 'service' or m.startswith('service.') for m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.stdout.strip() == "False"
