@@ -12,7 +12,23 @@ or ``DATABASE_URL`` (then a fresh ``bench_mining_<pid>`` schema). Stage times (e
 extract, write) come from the ``memory_mined`` activity events the pipeline records,
 so the benchmark reads the same figures production does. Sessions repeated across
 questions are skipped, so the embedding cache only helps with text repeated *within*
-the mined set (its hits are printed).
+the mined set (its hits are printed). ``--no-model`` swaps the model for random vectors, which
+measures everything else (splitting, extraction, database writes).
+
+Measured 2026-11-22 on the shared 2-core machine (load 5-14, so noisy), 40 sessions,
+403 turns, 575 drawers, ~196 embedder tokens per turn:
+
+* torch fp32: 9.3 turns/s, 2.0k embedder tokens/s; embed 91 %, DB writes 6 %, extraction
+  0.5 % (0.55 ms/turn); with ``--no-model`` 44 turns/s (the pipeline without the model).
+* At the ~8k tokens/s this model reaches on two idle cores, embedding alone caps mining
+  at ~41 turns/s (8000 / 196), so 50 turns/s needs a faster embedder. Levers measured:
+  ONNX Runtime fp32 (exported from the same weights): identical vectors, but 0.9x the
+  speed of torch here, and sentence-transformers' ``backend="onnx"`` needs ``optimum``,
+  which would downgrade transformers 5 → 4.57; int8 dynamic quantization
+  (``bench.embed_int8``): 1.3-1.5x faster but moves vectors (cosine min 0.68, mean 0.94)
+  and changes 17 % of nearest neighbours, so recall would not stay unchanged. Neither is
+  adopted. The content-hash cache saves ~5 % on the LongMemEval dev file (45,899 distinct
+  turn texts of 48,531) and much more on re-sent conversations.
 """
 
 from __future__ import annotations
@@ -25,23 +41,35 @@ import resource
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from sqlalchemy import text
 
 from bench.longmemeval.dataset import Session, load_questions
 from ingest import MiningDeps, TurnIn, mine_conversation, store_conversation
 from loci import migrate
 from loci.db import Database
-from loci.embedder import Embedder
+from loci.embedder import Embedder, EmbeddingBatch
 from loci.runtime import EmbeddedServices
 from loci.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_dev.json"
+
+
+class NoModelEmbedder(Embedder):
+    """Random unit vectors instead of the model: what the pipeline costs without embedding."""
+
+    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+        started = time.perf_counter()
+        rng = np.random.default_rng(len(texts))
+        vectors = rng.standard_normal((len(texts), self.settings.dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        return EmbeddingBatch(vectors, 0, time.perf_counter() - started)
 
 
 def sessions_from(path: Path, count: int) -> list[Session]:
@@ -77,7 +105,7 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     settings = load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
     migrate.upgrade(url, schema=schema)
     db = Database(url, schema=schema)
-    embedder = Embedder(settings.embedding)
+    embedder = NoModelEmbedder(settings.embedding) if args.no_model else Embedder(settings.embedding)
     load_start = time.perf_counter()
     embedder.load()
     embedder.embed(["warm-up"])
@@ -115,7 +143,7 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
         "other_seconds": round(elapsed - sum(stages.values()), 2),
         "model_load_s": round(load_s, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "backend": args.backend,
+        "backend": "none (--no-model)" if args.no_model else args.backend,
         "batch_size": args.batch_size,
         "torch_threads": _torch_threads(),
     }
@@ -134,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--backend", choices=("torch", "onnx"), default="torch")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    parser.add_argument("--no-model", action="store_true", help="random vectors: the pipeline's cost without the model")
     args = parser.parse_args(argv)
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset} (use --dataset)", file=sys.stderr)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from loci.db import Database
@@ -76,6 +76,7 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         return
     rows = [{"model": model, "content_hash": h, "embedding": v} for h, v in fresh.items()]
     async with db.system_session() as s:
+        await s.execute(text("SET LOCAL synchronous_commit = off"))  # a lost cache row is only recomputed
         await s.execute(pg_insert(EmbeddingCache).values(rows).on_conflict_do_nothing())
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -115,14 +115,14 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[_Conv, list[Tur
 async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[dict[int, list[_Part]], EmbedOutcome]:
     limit = deps.embedder.max_seq_tokens
     pieces = [
-        (t.seq, i, text)
+        (t.seq, i, chunk)
         for t in turns
-        for i, text in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
+        for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
     ]
-    outcome = await embed_texts(deps.db, deps.embedder, [text for _, _, text in pieces])
+    outcome = await embed_texts(deps.db, deps.embedder, [chunk for _, _, chunk in pieces])
     parts: dict[int, list[_Part]] = {}
-    for (seq, i, text), h, v in zip(pieces, outcome.hashes, outcome.vectors, strict=True):
-        parts.setdefault(seq, []).append(_Part(i, text, h, v))
+    for (seq, i, chunk), h, v in zip(pieces, outcome.hashes, outcome.vectors, strict=True):
+        parts.setdefault(seq, []).append(_Part(i, chunk, h, v))
     return parts, outcome
 
 
@@ -210,6 +210,9 @@ async def _write_window(
     outcome: ExtractionOutcome,
     totals: _Totals,
 ) -> None:
+    # Asynchronous commit: a database crash may lose the last few windows' commits, but the
+    # watermark is in the same transaction, so they are simply mined again (no half windows).
+    await s.execute(text("SET LOCAL synchronous_commit = off"))
     await lock_user(s, conv.user_id)
     mined = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id).with_for_update())
     turns = [t for t in window if t.seq > int(mined or 0)]

@@ -23,7 +23,6 @@ __all__ = ["SPECIAL_TOKENS", "TokenCounter", "Window", "split_sentences", "split
 T = TypeVar("T")
 TokenCounter = Callable[[Sequence[str]], list[int]]
 SPECIAL_TOKENS = 2  # [CLS] and [SEP], counted once per embedded text
-_SAFE_CHARS = 200  # below this many characters no text can exceed a 256-token limit
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n\s*")
 _SPACE = re.compile(r"\s+")
 
@@ -89,7 +88,8 @@ def _split_chars(text: str, count_tokens: TokenCounter, limit: int) -> list[str]
 
 def split_text(text: str, count_tokens: TokenCounter, limit: int) -> list[str]:
     """Verbatim parts of ``text``, each at most ``limit`` tokens; ``"".join(parts) == text``."""
-    if len(text) <= _SAFE_CHARS or count_tokens([text])[0] <= limit:
+    # Every WordPiece token covers at least one character, so short texts need no counting.
+    if len(text) + SPECIAL_TOKENS <= limit or count_tokens([text])[0] <= limit:
         return [text]
     for splitter in (split_sentences, _split_words):
         pieces = splitter(text)

@@ -183,3 +183,22 @@ async def test_sweep_re_enqueues_completed_but_unmined_conversations(
     await run_jobs(app_state)
     conv = (await client.get("/v1/conversations/lost", headers=user.headers)).json()
     assert conv["mined_seq"] == 2
+
+
+async def test_a_failed_job_reports_its_error(client: Client, app_state: AppState, new_user: NewUser) -> None:
+    user = await new_user()
+    await post(client, user, "/v1/conversations", {"id": "doomed", "turns": TURNS})
+    conv_id = (await ingest.get_conversation(app_state.db, user.id, "doomed")).id
+    job_id = f"mine-{user.id}-{conv_id}-2"
+    queue = await create_pool(redis_settings(app_state.settings.queue.url or ""))
+    try:  # an argument the job cannot use makes it fail for good (no retry for non-transient errors)
+        await queue.enqueue_job("mine_conversation", "not-an-id", _job_id=job_id)
+    finally:
+        await queue.aclose()
+    await run_jobs(app_state)
+    status = (await client.get(f"/v1/jobs/{job_id}", headers=user.headers)).json()
+    assert status["status"] == "failed" and status["error"], status
+    retried = (await post(client, user, "/v1/conversations/doomed/mine")).json()["job_id"]
+    assert retried.startswith(f"{job_id}-r")  # the failed id is kept by arq, so the retry gets a new one
+    await run_jobs(app_state)
+    assert (await client.get(f"/v1/jobs/{retried}", headers=user.headers)).json()["status"] == "done"

@@ -53,5 +53,4 @@ def test_parts_always_concatenate_back_and_fit(text: str, limit: int) -> None:
     parts = split_text(text, words, limit)
     assert "".join(parts) == text
     assert all(p for p in parts) or text == ""
-    if len(text) > 200:
-        assert max(words(parts)) <= limit
+    assert max(words(parts)) <= limit
