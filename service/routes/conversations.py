@@ -19,6 +19,7 @@ from loci.models import MemorySettings
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
 from service.mining_jobs import enqueue_mining
+from service.routes._docs import errors
 from service.state import AppState
 
 __all__ = ["ConversationController"]
@@ -87,7 +88,17 @@ class ConversationController(Controller):
     path = "/v1/conversations"
     tags = ("conversations",)
 
-    @post("", operation_id="createConversation", summary="Store a conversation (idempotent by id)")
+    @post(
+        "",
+        operation_id="createConversation",
+        summary="Store a conversation (idempotent by id)",
+        description=(
+            "Stores a conversation and its turns. A client-supplied `id` makes the call idempotent: the"
+            " same id with the same turns is a no-op, extra turns are appended, different content for a"
+            " stored turn is a 409. Nothing is stored when any turn is invalid."
+        ),
+        responses=errors(400, 409, 413),
+    )
     async def create(self, data: JSONBody[NewConversation], caller: CallerDep, app_state: StateDep) -> ConversationOut:
         ref = await ingest.store_conversation(
             app_state.db,
@@ -100,7 +111,15 @@ class ConversationController(Controller):
         )
         return _out(ref)
 
-    @post("/{conversation_id:str}/turns", operation_id="appendTurns", summary="Append turns")
+    @post(
+        "/{conversation_id:str}/turns",
+        operation_id="appendTurns",
+        summary="Append turns",
+        description=(
+            "Appends turns to an open or completed conversation; completing it again mines only the new turns."
+        ),
+        responses=errors(400, 404, 409, 413),
+    )
     async def append(
         self, conversation_id: FromPath[str], data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
     ) -> ConversationOut:
@@ -113,6 +132,12 @@ class ConversationController(Controller):
         "/{conversation_id:str}/complete",
         operation_id="completeConversation",
         summary="Mark finished; mines in the background when auto_mine is on",
+        description=(
+            "Marks the conversation finished. With the user's `auto_mine` setting on, mining is "
+            "enqueued (the turns are committed first) and the job id is returned; the caller never "
+            "waits for mining."
+        ),
+        responses=errors(404),
         status_code=202,
     )
     async def complete(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
@@ -126,6 +151,10 @@ class ConversationController(Controller):
         "/{conversation_id:str}/mine",
         operation_id="mineConversation",
         summary="Mine now (on demand), whatever auto_mine says",
+        description=(
+            "Enqueues mining of the turns past the conversation's mined watermark, whatever `auto_mine` says."
+        ),
+        responses=errors(404),
         status_code=202,
     )
     async def mine(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
@@ -133,7 +162,13 @@ class ConversationController(Controller):
         job_id = await enqueue_mining(app_state.queue, caller.user_id, ref.id, ref.turn_count)
         return MiningQueued(_out(ref), job_id, "queued")
 
-    @get("/{conversation_id:str}", operation_id="getConversation", summary="A conversation with its turns")
+    @get(
+        "/{conversation_id:str}",
+        operation_id="getConversation",
+        summary="A conversation with its turns",
+        description="The conversation, its status, mined watermark and turns.",
+        responses=errors(404),
+    )
     async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
         ref = await ingest.get_conversation(app_state.db, caller.user_id, conversation_id)
         turns = await list_turns(app_state.db, caller.user_id, ref.id)

@@ -10,6 +10,7 @@ from litestar.params import FromPath, FromQuery
 
 from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
 from service.deps import CallerDep, StateDep
+from service.routes._docs import errors
 
 __all__ = ["EntityController"]
 
@@ -67,17 +68,38 @@ class EntityController(Controller):
     path = "/v1/entities"
     tags = ("entities",)
 
-    @get("", operation_id="searchEntities", summary="Entities whose name or alias contains q")
+    @get(
+        "",
+        operation_id="searchEntities",
+        summary="Entities whose name or alias contains q",
+        description="Entities (people, places, events, items, times) whose name or alias contains `q`.",
+        responses=errors(400),
+    )
     async def search(
         self, caller: CallerDep, app_state: StateDep, q: FromQuery[str | None] = None, limit: FromQuery[int] = 50
     ) -> list[EntityDTO]:
         return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
 
-    @get("/{entity_id:int}", operation_id="getEntity", summary="One entity")
+    @get(
+        "/{entity_id:int}",
+        operation_id="getEntity",
+        summary="One entity",
+        description="One entity of the knowledge graph.",
+        responses=errors(404),
+    )
     async def read(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> EntityDTO:
         return _entity(await get_entity(app_state.db, caller.user_id, entity_id))
 
-    @get("/{entity_id:int}/timeline", operation_id="entityTimeline", summary="Relation history, newest first")
+    @get(
+        "/{entity_id:int}/timeline",
+        operation_id="entityTimeline",
+        summary="Relation history, newest first",
+        description=(
+            "The entity and every relation it is the subject of, current and superseded, newest first, "
+            "with validity intervals."
+        ),
+        responses=errors(404),
+    )
     async def history(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> TimelineDTO:
         entity, relations = await timeline(app_state.db, caller.user_id, entity_id)
         return TimelineDTO(_entity(entity), [_relation(r) for r in relations])

@@ -13,6 +13,7 @@ from loci.errors import NotFound
 from loci.models import Conversation
 from service.deps import CallerDep, StateDep
 from service.mining_jobs import job_info, parse_job_id
+from service.routes._docs import errors
 
 __all__ = ["JobController"]
 
@@ -29,7 +30,13 @@ class JobController(Controller):
     path = "/v1/jobs"
     tags = ("jobs",)
 
-    @get("/{job_id:str}", operation_id="getJob", summary="Where a mining job stands")
+    @get(
+        "/{job_id:str}",
+        operation_id="getJob",
+        summary="Where a mining job stands",
+        description="Status of a mining job: queued, running, done (with counts) or failed (with the error).",
+        responses=errors(404),
+    )
     async def read(self, job_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> JobOut:
         ref = parse_job_id(job_id, caller.user_id)
         async with app_state.db.user_session(caller.user_id) as s:
