@@ -2,13 +2,12 @@
 
 Plain HTML forms and links (no JavaScript needed): browsing is by query string
 (``?wing=…``, ``?room=…``, ``?closet=…``), deleting goes through a confirmation page,
-restoring is a button in the trash. Search and the entity timeline use the retrieval
-and ingest packages when they are installed and say so plainly when they are not.
+restoring is a button in the trash. Search runs the same recall pipeline as the API
+(with per-signal ranks shown); entities and their timelines come from the knowledge graph.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any
 
 import msgspec
@@ -16,7 +15,9 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
+from ingest.graph import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
+from retrieval import RecallDeps, RecallRequest, recall
 from service import activity, palace, preferences, trash
 from service.deps import StateDep
 from service.preferences import SettingsUpdate
@@ -205,42 +206,28 @@ class MemoryPages(Controller):
     ) -> Template:
         user_id = await _user(request, app_state)
         query = (q or "").strip()[:2000]
-        context: dict[str, Any] = {"q": query, "result": None, "unavailable": None}
+        context: dict[str, Any] = {"q": query, "result": None}
         if query:
-            recall, deps_type, request_type = (
-                _optional("retrieval", n) for n in ("recall", "RecallDeps", "RecallRequest")
-            )
-            if recall is None or deps_type is None or request_type is None:
-                context["unavailable"] = "Search is not available: the retrieval package is not installed."
-            else:
-                deps = deps_type(app_state.db, app_state.embedder, app_state.settings)
-                context["result"] = await recall(deps, request_type(user_id=user_id, message=query, log=True))
+            deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
+            context["result"] = await recall(deps, RecallRequest(user_id=user_id, message=query, top_k=10))
         return Template("search.html", context=context)
+
+    @get("/entities", name="memory:entities")
+    async def entities(
+        self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
+    ) -> Template:
+        user_id = await _user(request, app_state)
+        query = (q or "").strip()[:200]
+        found = await search_entities(app_state.db, user_id, query or None, limit=100)
+        return Template("entities.html", context={"q": query, "entities": found})
 
     @get("/entities/{entity_id:int}", name="memory:entity")
     async def entity_timeline(
         self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath
     ) -> Template:
         user_id = await _user(request, app_state)
-        timeline_fn = _optional("ingest.graph", "entity_timeline")
-        if timeline_fn is None:
-            return Template(
-                "message.html",
-                context={
-                    "title": "Entity timeline",
-                    "message": "The entity timeline is not available: the ingest graph functions are not installed.",
-                },
-                status_code=501,
-            )
-        timeline = await timeline_fn(app_state.db, user_id, entity_id)
-        return Template("entity.html", context={"timeline": timeline})
-
-
-def _optional(module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
+        entity, relations = await timeline(app_state.db, user_id, entity_id)
+        return Template("entity.html", context={"entity": entity, "relations": relations})
 
 
 def _qs(request: Request[Any, Any, Any]) -> str:

@@ -129,9 +129,14 @@ async def test_memory_page_in_chromium(
     await page.fill("input[name=q]", "garden")
     await page.click("main button[type=submit]")
     await page.wait_for_url("**/memory/search?q=garden")
-    outcome = page.locator("main p.error, main p.meta").first  # results, or "not available" before merge
-    await expect(outcome).to_be_visible()
+    await expect(page.locator("main ul.items > li").first).to_be_visible()
+    await expect(page.locator("main table.ranks").first).to_be_visible()
     await shot(page, "06-search")
+
+    await page.click("nav >> text=Entities")
+    await page.click(f"text={seeded.marker} Alice")
+    await expect(page.locator("ul.timeline > li").first).to_be_visible()
+    await shot(page, "08-entity-timeline")
 
     phone = await browser.new_page()  # same profile, so still signed in
     await phone.set_viewport_size({"width": 375, "height": 740})

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-import sys
-import types
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
 from httpx import ASGITransport, AsyncClient
@@ -98,19 +92,28 @@ async def test_page_escapes_content_and_hides_other_users(
     assert (await browser.post(f"/memory/restore/wing/{theirs.wings[0]}")).status_code == 404
 
 
-async def test_search_and_timeline_say_when_unavailable_and_revoked_key_signs_out(
+async def test_search_entities_and_timeline_pages_and_revoked_key_signs_out(
     browser: AsyncClient, db: Database, new_user: NewUser
 ) -> None:
     user = await new_user("search")
+    marker = f"srch{secrets.token_hex(4)}"
+    seeded = await seed_palace(db, user.id, marker)
     await _sign_in(browser, user)
-    page = await browser.get("/memory/search", params={"q": "garden"})
+
+    page = await browser.get("/memory/search", params={"q": f"what did {marker} say about the garden"})
     assert page.status_code == 200
-    try:
-        import retrieval  # noqa: F401
-    except ImportError:
-        assert "not available" in page.text
-    timeline = await browser.get("/memory/entities/1")
-    assert timeline.status_code in (200, 404, 501)
+    assert f"{marker} says message" in page.text
+    assert "<th>keyword</th>" in page.text  # per-signal ranks are shown
+    assert re.search(r"§ W-\d+/R-\d+/D-\d+", page.text)
+
+    listing = await browser.get("/memory/entities", params={"q": marker})
+    assert listing.status_code == 200
+    assert f"{marker} Alice" in listing.text and f"/memory/entities/{seeded.entities[0]}" in listing.text
+    timeline = await browser.get(f"/memory/entities/{seeded.entities[0]}")
+    assert timeline.status_code == 200
+    assert "lives_in" in timeline.text and "(superseded)" in timeline.text and "(current)" in timeline.text
+    assert (await browser.get("/memory/entities/987654321")).status_code == 404
+
     await browser.post("/memory/logout")
     assert (await browser.get("/memory")).status_code == 303
     # Revoking the key signs the page out on the next load.
@@ -120,53 +123,3 @@ async def test_search_and_timeline_say_when_unavailable_and_revoked_key_signs_ou
         await s.execute(text("UPDATE api_keys SET revoked_at = now() WHERE user_id = :u"), {"u": user.id})
     gone = await browser.get("/memory")
     assert gone.status_code == 303 and gone.headers["location"] == "/memory/login"
-
-
-async def test_search_renders_per_signal_ranks_from_the_recall_contract(
-    browser: AsyncClient, new_user: NewUser, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page against the retrieval contract in the common brief, with a stand-in recall."""
-    calls: list[Any] = []
-
-    @dataclass(frozen=True)
-    class RecallDeps:
-        db: Any
-        embedder: Any
-        settings: Any
-
-    @dataclass(frozen=True)
-    class RecallRequest:
-        user_id: int
-        message: str
-        log: bool = True
-
-    async def recall(deps: RecallDeps, request: RecallRequest) -> Any:
-        calls.append(request)
-        item = SimpleNamespace(
-            drawer_id=7,
-            aaak="§ W-002/R-03/D-004",
-            wing="Garden",
-            room_id=3,
-            room_label="Spring",
-            conversation_external_id="c1",
-            turn_seq=4,
-            part=0,
-            role="user",
-            content="We planted <b>tomatoes</b>",
-            occurred_at=datetime(2026, 5, 3, 10, 15, tzinfo=UTC),
-            ranks={"vector": 2, "keyword": 1, "temporal": 5},
-            score=0.0312,
-        )
-        return SimpleNamespace(items=(item,), context=None, timings_ms={}, preset="hybrid", skipped=None)
-
-    fake = types.ModuleType("retrieval")
-    fake.RecallDeps, fake.RecallRequest, fake.recall = RecallDeps, RecallRequest, recall  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "retrieval", fake)
-    user = await new_user("ranks")
-    await _sign_in(browser, user)
-    page = await browser.get("/memory/search", params={"q": "tomatoes"})
-    assert page.status_code == 200
-    assert calls == [RecallRequest(user_id=user.id, message="tomatoes", log=True)]
-    assert "§ W-002/R-03/D-004" in page.text and "&lt;b&gt;tomatoes" in page.text
-    for signal, rank in (("vector", 2), ("keyword", 1), ("temporal", 5)):
-        assert f"<th>{signal}</th>" in page.text and f"<td>{rank}</td>" in page.text
