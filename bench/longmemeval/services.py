@@ -20,30 +20,49 @@ from loci.embedder import Embedder
 from loci.runtime import EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
-__all__ = ["database_url", "shared_embedder"]
+__all__ = ["database_url", "running_services", "shared_embedder"]
 
 _UNUSED_REDIS = "redis://unused.invalid:1"  # a URL so EmbeddedServices starts no Valkey; never dialled
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
 
 
+_active: dict[Path, str] = {}  # services dir -> URL of the embedded server this process runs
+_migrated: set[tuple[str, str]] = set()
+
+
 @contextmanager
-def database_url(settings: Settings, services_dir: Path, schema: str, *, migrate_schema: bool = True) -> Iterator[str]:
-    """Yield a Postgres URL whose `schema` is migrated to head; stops the embedded server after."""
-    configured = settings.database.url
-    embedded = None
-    if configured:
-        url = configured
-    else:
-        embedded = EmbeddedServices(services_dir, redis_url=_UNUSED_REDIS)
-        url = embedded.start().database_url
+def running_services(settings: Settings, services_dir: Path) -> Iterator[str]:
+    """Start the embedded Postgres once for a whole command (several stages), stop it after.
+
+    Nested uses (and a configured DATABASE_URL) start nothing: stopping and restarting the
+    embedded server between the stages of one process is slow and not reliable.
+    """
+    key = services_dir.resolve()
+    if settings.database.url:
+        yield settings.database.url
+        return
+    if key in _active:
+        yield _active[key]
+        return
+    embedded = EmbeddedServices(services_dir, redis_url=_UNUSED_REDIS)
+    _active[key] = embedded.start().database_url
     try:
-        if migrate_schema:
-            migrate.upgrade(url, schema=schema)
-        yield url
+        yield _active[key]
     finally:
-        if embedded is not None:
-            embedded.stop()
+        url = _active.pop(key)
+        _migrated.difference_update({m for m in _migrated if m[0] == url})
+        embedded.stop()
+
+
+@contextmanager
+def database_url(settings: Settings, services_dir: Path, schema: str) -> Iterator[str]:
+    """Yield a Postgres URL whose `schema` is migrated to head (once per process)."""
+    with running_services(settings, services_dir) as url:
+        if (url, schema) not in _migrated:
+            migrate.upgrade(url, schema=schema)
+            _migrated.add((url, schema))
+        yield url
 
 
 def shared_embedder(settings: EmbeddingSettings) -> Embedder:
