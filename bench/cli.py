@@ -24,6 +24,7 @@ from bench.longmemeval.manifest import ManifestMismatch
 from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
 from bench.longmemeval.runs import RunPaths, default_run_id, slug, valid_run_id
+from bench.longmemeval.services import running_services
 from loci.errors import LociError
 from loci.settings import load_settings
 
@@ -243,6 +244,11 @@ def score_qa_cmd(**flags: Any) -> None:
 
 
 def _full(run: stages.Run, *, qa: bool) -> None:
+    with running_services(run.settings, run.paths.services_dir):
+        _full_stages(run, qa=qa)
+
+
+def _full_stages(run: stages.Run, *, qa: bool) -> None:
     stages.ingest(run)
     stages.retrieve(run)
     click.echo(stages.headline(stages.score_retrieval(run)))
@@ -289,7 +295,8 @@ def sweep_cmd(presets: str, **flags: Any) -> None:
     if not names:
         raise _fail("--presets is empty")
     run = make_run(**flags, default_id="{stem}_sweep")
-    results = stages.sweep(run, names)
+    with running_services(run.settings, run.paths.services_dir):
+        results = stages.sweep(run, names)
     for result in results:
         click.echo(f"[{result.preset}]\n{stages.headline(result.evaluation)}")
     click.echo(f"report: {run.paths.root / 'sweep' / 'report' / 'report.md'}")

@@ -10,40 +10,85 @@ dir is elsewhere and locked.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import psycopg
 
 from loci import migrate
 from loci.embedder import Embedder
 from loci.runtime import EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
-__all__ = ["database_url", "shared_embedder"]
+__all__ = ["database_url", "running_services", "shared_embedder", "vector_in_public"]
 
 _UNUSED_REDIS = "redis://unused.invalid:1"  # a URL so EmbeddedServices starts no Valkey; never dialled
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
 
 
+_active: dict[Path, str] = {}  # services dir -> URL of the embedded server this process runs
+_migrated: set[tuple[str, str]] = set()
+
+
 @contextmanager
-def database_url(settings: Settings, services_dir: Path, schema: str, *, migrate_schema: bool = True) -> Iterator[str]:
-    """Yield a Postgres URL whose `schema` is migrated to head; stops the embedded server after."""
-    configured = settings.database.url
-    embedded = None
-    if configured:
-        url = configured
-    else:
-        embedded = EmbeddedServices(services_dir, redis_url=_UNUSED_REDIS)
-        url = embedded.start().database_url
+def running_services(settings: Settings, services_dir: Path) -> Iterator[str]:
+    """Start the embedded Postgres once for a whole command (several stages), stop it after.
+
+    Nested uses (and a configured DATABASE_URL) start nothing: stopping and restarting the
+    embedded server between the stages of one process is slow and not reliable.
+    """
+    key = services_dir.resolve()
+    if settings.database.url:
+        yield settings.database.url
+        return
+    if key in _active:
+        yield _active[key]
+        return
+    embedded = EmbeddedServices(services_dir, redis_url=_UNUSED_REDIS)
+    _active[key] = embedded.start().database_url
     try:
-        if migrate_schema:
-            migrate.upgrade(url, schema=schema)
-        yield url
+        yield _active[key]
     finally:
-        if embedded is not None:
-            embedded.stop()
+        url = _active.pop(key)
+        _migrated.difference_update({m for m in _migrated if m[0] == url})
+        embedded.stop()
+
+
+def vector_in_public(url: str) -> None:
+    """Make sure pgvector lives in ``public``, where every run's ``search_path`` finds it.
+
+    Migration 0001 runs a bare ``CREATE EXTENSION IF NOT EXISTS vector``, which puts the
+    extension in the first schema of the search path: on a database whose first migration
+    was a benchmark schema, the type lands in ``bench_<first run>`` and every later run's
+    migration fails with 'type "vector" does not exist'. Creating it in public first (or
+    moving it out of a bench schema; pgvector is relocatable) avoids that. Without the
+    privilege to do so, the migration's own error stands.
+    """
+    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    with contextlib.suppress(psycopg.Error), psycopg.connect(plain, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname = 'vector'"
+        ).fetchone()
+        if row is None:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
+        elif str(row[0]).startswith("bench_"):
+            conn.execute("ALTER EXTENSION vector SET SCHEMA public")
+
+
+@contextmanager
+def database_url(settings: Settings, services_dir: Path, schema: str) -> Iterator[str]:
+    """Yield a Postgres URL whose `schema` is migrated to head (once per process)."""
+    with running_services(settings, services_dir) as url:
+        if (url, schema) not in _migrated:
+            vector_in_public(url)
+            migrate.upgrade(url, schema=schema)
+            _migrated.add((url, schema))
+        yield url
 
 
 def shared_embedder(settings: EmbeddingSettings) -> Embedder:

@@ -67,6 +67,10 @@ class Run:
             "database": "configured DATABASE_URL" if self.settings.database.url else "embedded (<out>/.services)",
         }
         wanted = {"embedding": self.settings.embedding.model, **(models or {})}
+        if "rerank" in self.preset:
+            wanted["rerank"] = self.settings.llm.rerank_model
+        if self.settings.mining.extractor == "llm":
+            wanted["extract"] = self.settings.llm.extract_model
         manifest = RunManifest.open(
             self.paths.manifest, preset=self.preset, dataset_path=self.dataset, config=config, models=wanted
         )

@@ -236,3 +236,12 @@ def test_full_runs_every_stage_and_smoke_names_its_run(env: Env, fake_openai: Fa
     result = env.ok("smoke", "--no-qa")
     assert "qa and score-qa skipped" not in result.output
     assert (env.out / "lme_syn_hybrid_smoke" / "scores" / "report.md").is_file()
+
+
+def test_two_runs_in_a_database_without_a_public_schema(env: Env, fresh_database: Any) -> None:
+    """The first run's migration must not capture pgvector in its own schema (then the second fails)."""
+    env.url = fresh_database(f"bench_two_{env.kind}")
+    env.ok("ingest", "--run-id", f"first_{env.kind}", "--limit", "1")
+    env.ok("ingest", "--run-id", f"second_{env.kind}", "--limit", "1")
+    env.ok("retrieve", "--run-id", f"second_{env.kind}", "--limit", "1")
+    assert _count(env.url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0
