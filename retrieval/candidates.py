@@ -165,13 +165,16 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[
         f"CASE WHEN m.h{i} THEN greatest(ln(1 + (:n - df.d{i} + 0.5) / (df.d{i} + 0.5)), 0.05) ELSE 0 END"
         for i in range(len(terms))
     )
+    # ts_rank_cd is the expensive part, so it only runs on the IDF-best rows.
     sql = text(
         "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
         f"{per_term}), "
-        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, ts_rank_cd(d.tsv, qs.q, 1) AS r, {hits} "
+        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, {hits} "
         f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra}), "
-        f"df AS (SELECT {dfs} FROM m) "
-        f"SELECT m.id, ({idf}) + m.r AS s, m.occurred_at, m.role FROM m, df ORDER BY s DESC, m.id LIMIT :lim"
+        f"df AS (SELECT {dfs} FROM m), "
+        f"best AS (SELECT m.id, m.occurred_at, m.role, ({idf}) AS w FROM m, df ORDER BY w DESC, m.id LIMIT :lim) "
+        "SELECT best.id, best.w + ts_rank_cd(d.tsv, qs.q, 1) AS s, best.occurred_at, best.role "
+        "FROM best JOIN drawers d ON d.id = best.id, qs ORDER BY s DESC, best.id"
     )
     bind: dict[str, Any] = {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "lim": ctx.limit, **params}
     bind |= {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
