@@ -137,12 +137,15 @@ def ingest(run: Run) -> ingest_mod.IngestSummary:
     embedder = shared_embedder(run.settings.embedding)
     users: dict[str, int] = json.loads(run.paths.users.read_text()) if run.paths.users.exists() else {}
 
+    finished: list[str] = []
+
     def done(record: ingest_mod.QuestionIngest) -> None:
         users[record.question_id] = record.user_id
         write_json(run.paths.users, users)
+        finished.append(record.question_id)
         if run.progress and not sys.stderr.isatty():  # a log line instead of a bar
             console.print(
-                f"ingest {len(users)}/{len(questions)} {record.question_id}: {record.mined} mined, "
+                f"ingest {len(finished)}/{len(questions)} {record.question_id}: {record.mined} mined, "
                 f"{record.skipped} skipped, {record.drawers} drawers, {record.seconds:.1f}s"
             )
 
