@@ -22,6 +22,7 @@ from bench.longmemeval.ingest import ContractMissing, find_users, unfinished
 from bench.longmemeval.ranking import drawer_record, rank_sessions
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.llm import LLMClient
 from loci.settings import Settings
 
 __all__ = ["CANDIDATE_LIMIT", "TOP_K", "NotIngested", "available_presets", "retrieval_record", "retrieve_questions"]
@@ -73,6 +74,7 @@ def retrieval_record(question: Question, user_id: int, preset: str, response: An
         "items": [drawer_record(drawer, rank) for rank, drawer in enumerate(response.items, start=1)],
         "context": response.context,
         "skipped": response.skipped,
+        "reranked": any("rerank" in drawer.ranks for drawer in response.items),
         "timings_ms": dict(response.timings_ms),
         "wall_ms": round(wall_ms, 3),
     }
@@ -87,6 +89,7 @@ async def retrieve_questions(
     preset: str,
     workers: int = 2,
     advance: Callable[[int], None] = lambda _n: None,
+    llm: LLMClient | None = None,
 ) -> list[dict[str, Any]]:
     """Recall every question; returns the log records in question order."""
     c = _contract()
@@ -101,7 +104,7 @@ async def retrieve_questions(
         raise NotIngested(
             f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
         )
-    deps = c.RecallDeps(db=db, embedder=embedder, settings=settings)
+    deps = c.RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
     semaphore = asyncio.Semaphore(max(1, workers))
 
     async def one(question: Question) -> dict[str, Any]:

@@ -33,7 +33,8 @@ from bench.longmemeval.runs import RunPaths, read_jsonl, write_jsonl
 from bench.longmemeval.score import qa_accuracy, render_qa_markdown, score_log, write_json, write_sweep_report
 from bench.longmemeval.services import database_url, shared_embedder
 from loci.db import Database
-from loci.llm import LLMClient
+from loci.embedder import Embedder
+from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
 
 __all__ = ["Run", "ingest", "load_run_questions", "qa", "retrieve", "score_qa", "score_retrieval", "sweep"]
@@ -137,12 +138,15 @@ def ingest(run: Run) -> ingest_mod.IngestSummary:
     embedder = shared_embedder(run.settings.embedding)
     users: dict[str, int] = json.loads(run.paths.users.read_text()) if run.paths.users.exists() else {}
 
+    finished: list[str] = []
+
     def done(record: ingest_mod.QuestionIngest) -> None:
         users[record.question_id] = record.user_id
         write_json(run.paths.users, users)
+        finished.append(record.question_id)
         if run.progress and not sys.stderr.isatty():  # a log line instead of a bar
             console.print(
-                f"ingest {len(users)}/{len(questions)} {record.question_id}: {record.mined} mined, "
+                f"ingest {len(finished)}/{len(questions)} {record.question_id}: {record.mined} mined, "
                 f"{record.skipped} skipped, {record.drawers} drawers, {record.seconds:.1f}s"
             )
 
@@ -169,15 +173,26 @@ def retrieve(run: Run) -> list[dict[str, Any]]:
     manifest = run.manifest()
     embedder = shared_embedder(run.settings.embedding)
     with manifest.stage("retrieve", save_to=run.paths.manifest), _bar(run, "retrieve", len(questions)) as advance:
-        records = _with_db(
-            run,
-            lambda db: retrieve_mod.retrieve_questions(
-                db, embedder, run.settings, questions, preset=run.preset, workers=run.workers, advance=advance
-            ),
-        )
+        records = _with_db(run, lambda db: _retrieve_all(run, db, embedder, questions, advance))
         write_jsonl(run.paths.retrieval_log, records)
         write_json(run.paths.root / "retrieval_latency.json", latency_summary(records))
     return records
+
+
+async def _retrieve_all(
+    run: Run, db: Database, embedder: Embedder, questions: list[Question], advance: Callable[[int], None]
+) -> list[dict[str, Any]]:
+    """Recall every question; rerank presets get the LLM client when an endpoint is configured."""
+    llm = run.settings.llm
+    config = llm_config_or_none(llm.base_url, llm.api_key, timeout_s=llm.timeout_s, prices=llm.prices)
+    client = LLMClient(config) if config is not None and "rerank" in run.preset else None
+    try:
+        return await retrieve_mod.retrieve_questions(
+            db, embedder, run.settings, questions, preset=run.preset, workers=run.workers, advance=advance, llm=client
+        )
+    finally:
+        if client is not None:
+            await client.aclose()
 
 
 def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:

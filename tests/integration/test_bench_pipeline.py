@@ -90,7 +90,13 @@ def env(request: pytest.FixtureRequest, migrated_url: str, embedder: Embedder, t
             pytest.skip("ingest/retrieval do not provide the contract on this branch yet")
         key = load_settings().embedding.model_dump_json()
         mp.setitem(services._embedders, key, embedder)  # reuse the session's loaded model
-        yield Env(request.param, migrated_url, tmp_path / "runs", write_dataset(tmp_path / "lme_syn.json"), mp)
+        yield Env(
+            request.param,
+            migrated_url,
+            tmp_path / "runs",
+            write_dataset(tmp_path / f"lme_syn_{request.param}.json"),
+            mp,
+        )
 
 
 def _count(url: str, sql: str) -> int:
@@ -235,7 +241,7 @@ def test_full_runs_every_stage_and_smoke_names_its_run(env: Env, fake_openai: Fa
 
     result = env.ok("smoke", "--no-qa")
     assert "qa and score-qa skipped" not in result.output
-    assert (env.out / "lme_syn_hybrid_smoke" / "scores" / "report.md").is_file()
+    assert (env.out / f"lme_syn_{env.kind}_hybrid_smoke" / "scores" / "report.md").is_file()
 
 
 def test_two_runs_in_a_database_without_a_public_schema(env: Env, fresh_database: Any) -> None:

@@ -268,3 +268,15 @@ async def test_filters_narrow_every_signal(db, embedder, settings, palace) -> No
     assert [i.drawer_id for i in by_entity.items] == [placed["food"].drawer_ids[0]]
     since = await recall(d, RecallRequest(user.id, "anything", now=NOW, filters=RecallFilters(since=at(30))))
     assert all(i.occurred_at >= at(30) for i in since.items)
+
+
+async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import retrieval.candidates as candidates
+
+    user, placed = palace
+    request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, preset="vector-only", log=False)
+    exact = await recall(plain, request)
+    monkeypatch.setattr(candidates, "EXACT_MAX_ROWS", 0)  # every palace counts as large
+    graph = await recall(plain, request)
+    assert graph.items[0].drawer_id == exact.items[0].drawer_id == placed["kitten"].drawer_ids[0]
+    assert [i.drawer_id for i in graph.items] == [i.drawer_id for i in exact.items]

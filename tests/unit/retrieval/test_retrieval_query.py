@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from retrieval.config import RetrievalConfig, Signal
 from retrieval.presets import PRESETS, get_preset
 from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery
 
@@ -43,7 +44,8 @@ def test_real_questions_are_not_trivial(message: str) -> None:
 
 def test_presets_cover_the_contract() -> None:
     assert {"vector-only", "keyword-only", "hybrid", "hybrid+rerank"} <= set(PRESETS)
-    assert get_preset("hybrid").rrf_k == 60
+    assert RetrievalConfig(name="x").rrf_k == 60
+    assert get_preset("hybrid").weights[Signal.KEYWORD] > 0 and get_preset("vector-only").signals == (Signal.SEMANTIC,)
     from loci.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as err:
