@@ -84,7 +84,13 @@ class EmbeddingSettings(BaseSettings):
 
     model: str = Field(default=BUNDLED_MODEL, description="model name or local path")
     dim: int = Field(default=384, ge=8, le=4096)
-    batch_size: int = Field(default=64, ge=1, le=4096)
+    batch_size: int = Field(
+        default=8,
+        ge=1,
+        le=4096,
+        description="small on purpose: texts are length-sorted, so small batches waste little on padding "
+        "(measured on this 2-core CPU with dev-split turns: 42 texts/s at 8 vs 22 at 64)",
+    )
     device: str = "cpu"
     backend: Literal["torch", "onnx"] = "torch"
     max_seq_tokens: int = Field(default=256, ge=16, le=8192)

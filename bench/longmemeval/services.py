@@ -10,20 +10,17 @@ dir is elsewhere and locked.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import psycopg
 
 from loci import migrate
 from loci.embedder import Embedder
 from loci.runtime import EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
-__all__ = ["database_url", "running_services", "shared_embedder", "vector_in_public"]
+__all__ = ["database_url", "running_services", "shared_embedder"]
 
 _UNUSED_REDIS = "redis://unused.invalid:1"  # a URL so EmbeddedServices starts no Valkey; never dialled
 _embedders: dict[str, Embedder] = {}
@@ -58,34 +55,11 @@ def running_services(settings: Settings, services_dir: Path) -> Iterator[str]:
         embedded.stop()
 
 
-def vector_in_public(url: str) -> None:
-    """Make sure pgvector lives in ``public``, where every run's ``search_path`` finds it.
-
-    Migration 0001 runs a bare ``CREATE EXTENSION IF NOT EXISTS vector``, which puts the
-    extension in the first schema of the search path: on a database whose first migration
-    was a benchmark schema, the type lands in ``bench_<first run>`` and every later run's
-    migration fails with 'type "vector" does not exist'. Creating it in public first (or
-    moving it out of a bench schema; pgvector is relocatable) avoids that. Without the
-    privilege to do so, the migration's own error stands.
-    """
-    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
-    with contextlib.suppress(psycopg.Error), psycopg.connect(plain, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
-            "WHERE e.extname = 'vector'"
-        ).fetchone()
-        if row is None:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
-        elif str(row[0]).startswith("bench_"):
-            conn.execute("ALTER EXTENSION vector SET SCHEMA public")
-
-
 @contextmanager
 def database_url(settings: Settings, services_dir: Path, schema: str) -> Iterator[str]:
     """Yield a Postgres URL whose `schema` is migrated to head (once per process)."""
     with running_services(settings, services_dir) as url:
         if (url, schema) not in _migrated:
-            vector_in_public(url)
             migrate.upgrade(url, schema=schema)
             _migrated.add((url, schema))
         yield url

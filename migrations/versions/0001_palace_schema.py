@@ -20,7 +20,7 @@ depends_on: str | None = None
 
 def upgrade() -> None:
     # pgvector must exist before any VECTOR column; harmless when already installed.
-    op.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    op.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
     op.create_table(
         "embedding_cache",
         sa.Column("model", sa.String(length=200), nullable=False),

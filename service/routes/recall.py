@@ -18,6 +18,7 @@ from loci.llm import LLMClient, llm_config_or_none
 from loci.timexpr import parse_timestamp
 from retrieval import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse, recall
 from service.deps import CallerDep, StateDep
+from service.routes._docs import errors
 from service.state import AppState
 
 __all__ = ["RecallController"]
@@ -118,7 +119,18 @@ def _out(response: RecallResponse) -> RecallOut:
 class RecallController(Controller):
     tags = ("recall",)
 
-    @post("/v1/recall", operation_id="recall", summary="Recall memories for a message before an LLM call")
+    @post(
+        "/v1/recall",
+        operation_id="recall",
+        summary="Recall memories for a message before an LLM call",
+        description=(
+            "Runs the hybrid pipeline (semantic, keyword, temporal and preference signals fused by RRF, "
+            "optional LLM rerank) over the caller's drawers and returns the ranked drawers with their "
+            "per-signal ranks, the rendered <memory_context> block (null when nothing is relevant) and "
+            "timings per stage. `now` anchors time expressions such as 'last week'."
+        ),
+        responses=errors(400),
+    )
     async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
         request = RecallRequest(
             user_id=caller.user_id,
@@ -132,7 +144,13 @@ class RecallController(Controller):
         )
         return _out(await recall(_deps(app_state), request))
 
-    @get("/v1/search", operation_id="searchMemories", summary="Search the palace with the recall pipeline")
+    @get(
+        "/v1/search",
+        operation_id="searchMemories",
+        summary="Search the palace with the recall pipeline",
+        description="The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall.",
+        responses=errors(400),
+    )
     async def search(
         self,
         caller: CallerDep,

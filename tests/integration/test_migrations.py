@@ -73,3 +73,16 @@ def test_indexes_for_every_signal(migrated_url: str) -> None:
     assert "USING hnsw (embedding vector_cosine_ops)" in joined
     assert "USING gin (tsv)" in joined
     assert "(user_id, occurred_at)" in joined
+
+
+def test_first_migration_into_a_named_schema_keeps_pgvector_in_public(fresh_database: Callable[[str], str]) -> None:
+    """A benchmark schema migrated first must not capture the extension (later runs need it)."""
+    url = fresh_database("vector_home")
+    migrate.upgrade(url, schema="bench_first")
+    migrate.upgrade(url, schema="bench_second")
+    with psycopg.connect(url) as conn:
+        home = conn.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname = 'vector'"
+        ).fetchone()
+    assert home == ("public",)
