@@ -1,7 +1,6 @@
 """`loci bench longmemeval` end to end on a tiny synthetic file, against a real Postgres.
 
-Runs twice: with test stand-ins for the ingest/retrieval contracts (always) and
-with the real packages (when they provide the contract). Checks the run's
+Runs the real mining and recall code. Checks the run's
 files, that only the run's own schema is written, resumability after an
 interruption, and the QA stages against a local fake OpenAI server.
 """
@@ -21,26 +20,14 @@ from click.testing import CliRunner
 
 from bench.cli import bench
 from bench.longmemeval import ingest as ingest_mod
-from bench.longmemeval import retrieve as retrieve_mod
 from bench.longmemeval import services
-from bench.longmemeval.ingest import ContractMissing
 from bench.longmemeval.runs import read_jsonl, schema_for
 from loci.embedder import Embedder
 from loci.settings import load_settings
-from tests.fakes import lme_contracts
 from tests.fakes.lme_synthetic import QUESTIONS, write_dataset
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 
 NON_EMPTY_SESSIONS = 3  # per synthetic question
-
-
-def _real_available() -> bool:
-    try:
-        ingest_mod.require_contract()
-        retrieve_mod.available_presets()
-    except ContractMissing:
-        return False
-    return True
 
 
 @dataclass
@@ -80,21 +67,16 @@ class Env:
         self.monkeypatch.setattr(ingest_mod, "_contract", lambda: patched)
 
 
-@pytest.fixture(params=["fake", "real"])
-def env(request: pytest.FixtureRequest, migrated_url: str, embedder: Embedder, tmp_path: Path) -> Iterator[Env]:
+@pytest.fixture
+def env(migrated_url: str, embedder: Embedder, tmp_path: Path) -> Iterator[Env]:
     with pytest.MonkeyPatch.context() as mp:
-        if request.param == "fake":
-            mp.setattr(ingest_mod, "_contract", lme_contracts.ingest_contract)
-            mp.setattr(retrieve_mod, "_contract", lme_contracts.retrieval_contract)
-        elif not _real_available():
-            pytest.skip("ingest/retrieval do not provide the contract on this branch yet")
         key = load_settings().embedding.model_dump_json()
         mp.setitem(services._embedders, key, embedder)  # reuse the session's loaded model
         yield Env(
-            request.param,
+            "real",
             migrated_url,
             tmp_path / "runs",
-            write_dataset(tmp_path / f"lme_syn_{request.param}.json"),
+            write_dataset(tmp_path / "lme_syn.json"),
             mp,
         )
 
@@ -241,7 +223,7 @@ def test_full_runs_every_stage_and_smoke_names_its_run(env: Env, fake_openai: Fa
 
     result = env.ok("smoke", "--no-qa")
     assert "qa and score-qa skipped" not in result.output
-    assert (env.out / f"lme_syn_{env.kind}_hybrid_smoke" / "scores" / "report.md").is_file()
+    assert (env.out / "lme_syn_hybrid_smoke" / "scores" / "report.md").is_file()
 
 
 def test_two_runs_in_a_database_without_a_public_schema(env: Env, fresh_database: Any) -> None:
