@@ -9,6 +9,7 @@ surface as failing inserts much later.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import threading
@@ -54,7 +55,16 @@ class Embedder:
         self.settings = settings
         self.model_name = settings.model
         self._model: Any = None
+        self._counter: Any = None
         self._lock = threading.Lock()
+        # A fast (Rust) tokenizer keeps its truncation and padding settings as mutable
+        # state on the object, so two threads using one tokenizer corrupt each other's
+        # batches ("Unable to create tensor ..."): seen when mining's worker thread and
+        # the event loop's token counting overlapped. Model calls are serialised by
+        # ``_infer_lock`` (two cores gain nothing from overlapping them anyway) and token
+        # counting uses its own tokenizer copy under ``_count_lock``.
+        self._infer_lock = threading.Lock()
+        self._count_lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -90,6 +100,7 @@ class Embedder:
                     f"but the schema stores {self.settings.dim}; migrate the column and run a re-embed"
                 )
             model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
+            self._counter = copy.deepcopy(model.tokenizer)
             self._model = model
 
     @property
@@ -100,25 +111,38 @@ class Embedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text as the model's tokenizer sees them (before truncation)."""
         self.load()
-        encoded = self._model.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        with self._count_lock:
+            encoded = self._counter(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
     def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
-        """Embed in batches; sorting by length inside the library keeps padding small."""
+        """Embed longest-first in small batches, taking the model lock per batch.
+
+        Sorting by length keeps padding small; locking per batch rather than per call
+        lets a recall query's single embedding slip in between a mining job's batches
+        instead of waiting for the whole job.
+        """
         self.load()
         start = time.perf_counter()
         if not texts:
             return EmbeddingBatch(np.zeros((0, self.settings.dim), dtype=np.float32), 0, 0.0)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.settings.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
+        size = self.settings.batch_size
+        for first in range(0, len(order), size):
+            chunk = order[first : first + size]
+            with self._infer_lock:
+                vectors = self._model.encode(
+                    [texts[i] for i in chunk],
+                    batch_size=size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            out[chunk] = np.asarray(vectors, dtype=np.float32)
         limit = self.max_seq_tokens
         tokens = sum(min(n, limit) for n in self.count_tokens(texts))
-        return EmbeddingBatch(np.asarray(vectors, dtype=np.float32), tokens, time.perf_counter() - start)
+        return EmbeddingBatch(out, tokens, time.perf_counter() - start)
 
     def embed_one(self, text: str) -> np.ndarray:
         vector: np.ndarray = self.embed([text]).vectors[0]

@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bench.longmemeval.dataset import Question, Session
+from ingest.embed import backfill_null_embeddings
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import LociError
@@ -117,6 +118,8 @@ class QuestionIngest:
 @dataclass
 class IngestSummary:
     questions: list[QuestionIngest] = field(default_factory=list)
+    backfilled: int = 0
+    """Drawers whose embedding failed during mining and was filled in afterwards."""
 
     @property
     def user_ids(self) -> dict[str, int]:
@@ -131,6 +134,7 @@ class IngestSummary:
         return {key: sum(getattr(q, key) for q in self.questions) for key in keys} | {
             "questions": len(self.questions),
             "failed_sessions": self.failed_sessions,
+            "backfilled_embeddings": self.backfilled,
         }
 
 
@@ -266,4 +270,9 @@ async def ingest_questions(
             group.create_task(one(question))
     order = {q.question_id: i for i, q in enumerate(questions)}
     summary.questions.sort(key=lambda q: order[q.question_id])
+    # The service backfills NULL embeddings from a cron job; a run has no cron, so the
+    # stage does it before anything is retrieved (a drawer without a vector is invisible
+    # to the semantic signal and would quietly lower the scores).
+    while filled := await backfill_null_embeddings(db, embedder):
+        summary.backfilled += filled
     return summary

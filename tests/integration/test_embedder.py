@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,45 @@ def test_missing_model_is_a_clear_error(tmp_path: object) -> None:
 
 def test_content_hash_is_stable() -> None:
     assert content_hash("abc") == content_hash("abc") != content_hash("abd")
+
+
+def test_embedding_and_token_counting_from_other_threads_do_not_interfere(embedder: Embedder) -> None:
+    """Regression: mining embeds in a worker thread while the event loop counts tokens.
+
+    A fast tokenizer keeps truncation/padding as shared mutable state, so an unguarded
+    count (no truncation) between another thread's settings and its encode made that
+    batch fail ("Unable to create tensor") and its drawers lost their embeddings.
+    """
+    words = ["garden", "tomato", "marathon", "mortgage", "piano", "camera", "kitchen", "violin", "harbour", "lantern"]
+    texts = [" ".join(words[(i + j) % len(words)] for j in range(3 + 5 * i)) for i in range(8)]
+    long_texts = [" ".join(words[j % len(words)] for j in range(400))] * 4
+    expected = embedder.embed(texts).vectors
+    errors: list[BaseException] = []
+    results: list[np.ndarray] = []
+    embedding_done = threading.Event()
+
+    def embed() -> None:
+        try:
+            for _ in range(60):
+                results.append(embedder.embed(texts).vectors)
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            embedding_done.set()
+
+    def count() -> None:
+        try:
+            while not embedding_done.is_set():
+                assert embedder.count_tokens(long_texts)[0] > embedder.max_seq_tokens
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=embed), threading.Thread(target=count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert len(results) == 60
+    for vectors in results:
+        assert np.allclose(vectors, expected, atol=1e-5)

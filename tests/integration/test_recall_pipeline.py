@@ -251,6 +251,28 @@ async def test_rerank_malformed_reply_falls_back_to_rrf(
     await llm.aclose()
 
 
+async def test_rerank_timeout_falls_back_to_rrf_without_waiting(
+    db, embedder, settings, palace, fake_openai: FakeOpenAI
+) -> None:  # type: ignore[no-untyped-def]
+    """An endpoint slower than ``rerank_timeout_s`` must not hold recall up: the RRF order
+    stands, the log says the rerank timed out, and recall returns long before the reply."""
+    user, _ = palace
+    quick = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"rerank_timeout_s": 0.5})})
+    llm = LLMClient(LLMConfig(base_url=fake_openai.base_url, api_key="k"))
+    d = deps(db, embedder, quick, llm)
+    message = "what colour is the garage door?"
+    baseline = await recall(d, RecallRequest(user.id, message, now=NOW, log=False))
+    fake_openai.queue(FakeReply(content=json.dumps({"ranking": [2, 1]}), delay_s=30))
+    response = await recall(d, RecallRequest(user.id, message, now=NOW, preset="hybrid+rerank", log=True))
+    assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
+    assert all("rerank" not in i.ranks for i in response.items)
+    assert response.timings_ms["rerank"] < 30_000  # bounded by the timeout, not by the slow reply
+    async with db.user_session(user.id) as s:
+        note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
+    assert note["rerank"].startswith("fallback to RRF") and "timed out" in note["rerank"]
+    await llm.aclose()
+
+
 async def test_filters_narrow_every_signal(db, embedder, settings, palace) -> None:  # type: ignore[no-untyped-def]
     from retrieval import RecallFilters
 
