@@ -15,7 +15,9 @@ memories need a narrow set of signals, and each rule here is cheap and explainab
 * **times**: `loci.timexpr` resolved against each turn's own timestamp, one entity per
   period (so "last Tuesday" and "May 16" said on May 20 are the same time entity).
 * **topics**: the most frequent content words of the window (a plural folded onto its
-  singular); they name closets.
+  singular), plus the most frequent 1-3 word phrases as candidates that mining ranks
+  against the window's embedding (`ingest.keyphrases`, KeyBERT's method); the ranked
+  phrases name closets.
 * **relations** (user turns only): "my X is Y", "I moved to / live in Y", "I work at /
   joined Y", "I switched to Y", "Y is my brother"; valid from the first time expression
   in the sentence, else the turn's time.
@@ -37,6 +39,7 @@ from ingest.extraction import (
     TurnView,
     time_entity_name,
 )
+from ingest.keyphrases import candidate_phrases
 from ingest.segment import split_sentences
 from loci.timexpr import find_time_expressions
 
@@ -295,6 +298,7 @@ def extract_window(turns: Sequence[TurnView]) -> Extraction:
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(
         topics=topics,
+        topic_candidates=candidate_phrases((t.content for t in turns), STOPWORDS, exclude=name_words),
         subject=_subject((m for ms in mentions.values() for m in ms), topics),
         mentions=mentions,
         relations=tuple(relations),

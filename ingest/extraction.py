@@ -75,6 +75,9 @@ class Extraction:
     subject: Subject | None = None
     mentions: Mapping[int, tuple[EntityMention, ...]] = field(default_factory=dict)  # by turn seq
     relations: tuple[RelationFact, ...] = ()
+    topic_candidates: tuple[str, ...] = ()
+    """Phrases for mining to rank against the window's embedding (`ingest.keyphrases`);
+    when set, the ranked ones replace ``topics``. Empty when the extractor chose itself."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -34,6 +34,7 @@ from ingest.extract_llm import LLMExtractor
 from ingest.extract_offline import OfflineExtractor
 from ingest.extraction import EntityMention, ExtractionOutcome, Extractor, Subject, TurnView
 from ingest.graph import entity_slug, record_relation, upsert_entities
+from ingest.keyphrases import document_vector, rank_key_phrases
 from ingest.place import (
     PlacedRoom,
     PlacedWing,
@@ -126,6 +127,30 @@ async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple
     return parts, outcome
 
 
+async def _rank_topics(
+    deps: MiningDeps, outcome: ExtractionOutcome, vectors: Sequence[np.ndarray | None]
+) -> ExtractionOutcome:
+    """Closet topics: the candidate phrases closest to the window's meaning (KeyBERT-style).
+
+    Skipped (frequency topics stand) when the window has no embedding or embedding the
+    phrases fails: closet names are a convenience, never a reason to fail a window.
+    """
+    ex = outcome.extraction
+    document = document_vector(vectors)
+    if not ex.topic_candidates or document is None:
+        return outcome
+    try:
+        topics = await asyncio.to_thread(
+            rank_key_phrases, ex.topic_candidates, document, lambda texts: deps.embedder.embed(texts).vectors
+        )
+    except Exception as e:  # the model's failures have many types; see ingest.embed
+        log.warning("key phrase ranking failed, keeping frequency topics: %s: %s", type(e).__name__, e)
+        return outcome
+    # The wing (subject) keeps the broad frequency word: a wing gathers many rooms, while
+    # a closet names what one window was about.
+    return replace(outcome, extraction=replace(ex, topics=topics))
+
+
 async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningResult:
     """Mine the turns past the watermark; idempotent and incremental (see module doc)."""
     started = time.perf_counter()
@@ -141,6 +166,7 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     for window in windows(turns, deps.settings.mining.window_turns):
         clock = time.perf_counter()
         outcome = await extractor.extract(window.items)
+        outcome = await _rank_topics(deps, outcome, [p.vector for t in window.items for p in parts.get(t.seq, ())])
         totals.seconds["extract"] += time.perf_counter() - clock
         totals.extractors.add(outcome.extractor)
         totals.calls.extend(outcome.calls)

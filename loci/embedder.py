@@ -112,6 +112,8 @@ class Embedder:
         """Tokens per text as the model's tokenizer sees them (before truncation)."""
         self.load()
         with self._count_lock:
+            if self._counter is None:  # a model set from outside (tests share one) has no copy yet
+                self._counter = copy.deepcopy(self._model.tokenizer)
             encoded = self._counter(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 

@@ -134,6 +134,24 @@ class FailingEmbedder(Embedder):
         raise RuntimeError("simulated embedder outage")
 
 
+async def test_closets_are_named_by_key_phrases_scored_with_the_embedder(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """Word frequency alone would name this closet "fiddle"; the phrase closest to the
+    window's embedding names what it is about."""
+    user = await new_user()
+    turns = [
+        TurnIn("user", "I need to repot my fiddle leaf fig; the fiddle leaf fig keeps dropping leaves.", T0),
+        TurnIn("assistant", "A fiddle leaf fig drops leaves when its roots are crowded.", T0 + timedelta(minutes=1)),
+        TurnIn("user", "Thanks, I'll buy a terracotta pot today.", T0 + timedelta(minutes=2)),
+    ]
+    ref = await store_conversation(db, user.id, external_id="k1", agent_id=None, turns=turns)
+    await mine_conversation(deps_for(settings, db, embedder), ref.id)
+    async with db.user_session(user.id) as s:
+        closet = (await s.execute(select(Closet))).scalar_one()
+    assert closet.topic == "fiddle leaf fig"
+
+
 async def test_embedding_failure_writes_null_vectors_and_backfill_fills_them(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
