@@ -96,8 +96,11 @@ class QueryAnalysis:
 
 def analyse(message: str, now: datetime) -> QueryAnalysis:
     terms = keyword_terms(message)
-    spans = tuple(find_time_expressions(message, now))
-    span_words = {w for s in spans for w in _words(s.text)}
+    found = find_time_expressions(message, now)
+    span_words = {w for s in found for w in _words(s.text)}
+    # "Lately" / "recently" name no period (a 30-day guess would hide older memories that
+    # still answer "I've been feeling nostalgic lately"); the recency prior covers them.
+    spans = tuple(s for s in found if s.granularity != "fuzzy")
     # "last week" must not make every drawer containing "week" a keyword match.
     terms = [t for t in terms if t not in span_words]
     return QueryAnalysis(

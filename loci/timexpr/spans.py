@@ -58,7 +58,7 @@ def _candidates(text: str, anchor: datetime) -> list[tuple[int, int, Resolved]]:
         starts = [start for start, _ in words[first : i + 1]]
         for rule in rules:
             m = _leftmost_covering(rule.pattern, text, starts, at)
-            if m is None:
+            if m is None or _asks_how_long(low, m.start()):
                 continue
             try:
                 resolved = rule.resolve(m, anchor)
@@ -68,6 +68,15 @@ def _candidates(text: str, anchor: datetime) -> list[tuple[int, int, Resolved]]:
                 found.append((m.start(), m.end(), resolved))
                 covered = max(covered, m.end())
     return found
+
+
+_HOW_BEFORE = re.compile(r"\bhow\s+$")
+_QUANTITY_WORDS = ("many ", "much ", "long ")
+
+
+def _asks_how_long(low: str, start: int) -> bool:
+    """ "How many days ago did I…" asks for an elapsed time; it names no period to look in."""
+    return low.startswith(_QUANTITY_WORDS, start) and _HOW_BEFORE.search(low, max(0, start - 8), start) is not None
 
 
 def _leftmost_covering(pattern: re.Pattern[str], text: str, starts: list[int], at: int) -> re.Match[str] | None:

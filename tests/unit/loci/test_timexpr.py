@@ -217,6 +217,16 @@ def test_false_positive_traps(text: str) -> None:
     assert find_time_expressions(text, ANCHOR) == []
 
 
+def test_a_question_about_elapsed_time_names_no_period() -> None:
+    for text in (
+        "How many days ago did I buy a smoker?",
+        "how many weeks ago did I meet my aunt",
+        "How many months ago?",
+    ):
+        assert find_time_expressions(text, ANCHOR) == [], text
+    assert [s.text for s in find_time_expressions("I bought it many days ago", ANCHOR)] == ["many days ago"]
+
+
 def test_a_count_before_of_is_not_a_day_of_month() -> None:
     assert [s.text for s in find_time_expressions("all 3 of May's kids", ANCHOR)] == ["May"]
     assert one("the 3rd of May")[3] == "day"

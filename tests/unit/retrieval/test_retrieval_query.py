@@ -32,6 +32,13 @@ def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
     assert not analyse("what did I buy for my trip?", NOW).about_assistant
 
 
+def test_vague_or_interrogative_time_words_name_no_period() -> None:
+    nostalgic = analyse("I've been feeling nostalgic lately. Should I go to my reunion?", NOW)
+    assert nostalgic.spans == () and "lately" not in nostalgic.terms  # left to the recency prior
+    assert analyse("How many days ago did I buy a smoker?", NOW).spans == ()
+    assert [s.text for s in analyse("what did I bake in the past two weeks?", NOW).spans] == ["in the past two weeks"]
+
+
 @pytest.mark.parametrize("message", ["ok", "Thanks!", "got it", "👍", "ok, thanks", "  ", "sure!!"])
 def test_trivial_continuations(message: str) -> None:
     assert is_trivial(message)
