@@ -97,7 +97,7 @@ _BASE = "d.user_id = :uid AND d.deleted_at IS NULL"
 
 
 def _rows(result: Any) -> list[Scored]:
-    return [Scored(int(r[0]), float(r[1] or 0.0), r[2], r[3]) for r in result]
+    return [Scored(int(r[0]), float(r[1] or 0.0), r[2], r[3], r[4]) for r in result]
 
 
 EXACT_MAX_ROWS = 4000
@@ -126,9 +126,9 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
     bind = {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params}
     if ctx.palace_size <= EXACT_MAX_ROWS:
         sql = text(
-            "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role FROM drawers d "
+            "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
             f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "
-            "SELECT id, 1 - (embedding <=> CAST(:qv AS vector)) AS sim, occurred_at, role FROM mine "
+            "SELECT id, 1 - (embedding <=> CAST(:qv AS vector)) AS sim, occurred_at, role, room_id FROM mine "
             "ORDER BY embedding <=> CAST(:qv AS vector) LIMIT :n"
         )
         return _rows(await session.execute(sql, bind))
@@ -141,7 +141,7 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
              "SET LOCAL enable_seqscan = off")
     )  # fmt: skip
     sql = text(
-        "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role "
+        "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role, d.room_id "
         f"FROM drawers d WHERE d.user_id + 0 = :uid AND d.deleted_at IS NULL{extra} "
         "ORDER BY d.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
@@ -180,11 +180,12 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[
     sql = text(
         "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
         f"{per_term}), "
-        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, {hits} "
+        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, d.room_id, {hits} "
         f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra} ORDER BY d.occurred_at DESC LIMIT :scan), "
         f"df AS (SELECT {dfs} FROM m), "
-        f"best AS (SELECT m.id, m.occurred_at, m.role, ({idf}) AS w FROM m, df ORDER BY w DESC, m.id LIMIT :lim) "
-        "SELECT best.id, best.w + ts_rank_cd(d.tsv, qs.q, 1) AS s, best.occurred_at, best.role "
+        f"best AS (SELECT m.id, m.occurred_at, m.role, m.room_id, ({idf}) AS w "
+        "FROM m, df ORDER BY w DESC, m.id LIMIT :lim) "
+        "SELECT best.id, best.w + ts_rank_cd(d.tsv, qs.q, 1) AS s, best.occurred_at, best.role, best.room_id "
         "FROM best JOIN drawers d ON d.id = best.id, qs ORDER BY s DESC, best.id"
     )
     bind: dict[str, Any] = {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "lim": ctx.limit, **params}
@@ -215,8 +216,8 @@ async def temporal_candidates(session: AsyncSession, ctx: SignalContext) -> list
         margin = _span_margin(span.end - span.start, ctx.config)
         sql = text(
             "SELECT d.id, CASE WHEN d.occurred_at >= :s0 AND d.occurred_at < :s1 THEN 1.0 ELSE 0.5 END AS inside, "
-            f"d.occurred_at, d.role FROM drawers d WHERE {_BASE} AND d.occurred_at >= :lo AND d.occurred_at < :hi"
-            f"{extra} ORDER BY inside DESC, {order} LIMIT :n"
+            f"d.occurred_at, d.role, d.room_id FROM drawers d WHERE {_BASE} "
+            f"AND d.occurred_at >= :lo AND d.occurred_at < :hi{extra} ORDER BY inside DESC, {order} LIMIT :n"
         )
         bind = {"uid": ctx.user_id, "s0": span.start, "s1": span.end, "lo": span.start - margin}
         bind |= {"hi": span.end + margin, "n": ctx.limit, **params}
@@ -225,7 +226,7 @@ async def temporal_candidates(session: AsyncSession, ctx: SignalContext) -> list
         for item in _rows(await session.execute(sql, bind)):
             if item.drawer_id not in seen:
                 seen.add(item.drawer_id)
-                out.append(Scored(item.drawer_id, item.score / (i + 1), item.occurred_at, item.role))
+                out.append(Scored(item.drawer_id, item.score / (i + 1), item.occurred_at, item.role, item.room_id))
     return out
 
 
@@ -266,7 +267,7 @@ async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> li
         f" WHERE {_BASE} AND d.role = 'user' AND d.tsv @@ q.q AND d.tsv @@ q.lex AND d.content ~* :pref{extra}"
         " ORDER BY s DESC LIMIT :n"
         ") "
-        "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role"
+        "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role, d.room_id"
         " FROM (SELECT * FROM ent UNION ALL SELECT * FROM pref) x JOIN drawers d ON d.id = x.id"
         f" WHERE {_BASE}{extra} GROUP BY d.id ORDER BY s DESC, d.occurred_at DESC LIMIT :n"
     )

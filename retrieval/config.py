@@ -57,6 +57,10 @@ class RetrievalConfig:
     similarity or a keyword/entity match."""
     ef_search: int = 100
     temporal_margin_days: float = 3.0
+    room_pool_depth: int = 1
+    """How many of a room's best drawers add up to the room's score (`fusion.pool_rooms`);
+    1 turns pooling off."""
+    room_pool_decay: float = 0.5
 
     @property
     def signals(self) -> tuple[Signal, ...]:

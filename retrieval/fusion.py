@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["Fused", "Scored", "rrf"]
+__all__ = ["Fused", "Scored", "pool_rooms", "rrf"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,7 @@ class Scored:
     score: float
     occurred_at: datetime | None = None
     role: str | None = None
+    room_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +65,29 @@ def rrf(
     fused = [Fused(d, s, ranks[d]) for d, s in scores.items()]
     fused.sort(key=lambda f: (-f.score, min(f.ranks.values()), f.drawer_id))
     return fused
+
+
+def pool_rooms(fused: Sequence[Fused], room_of: Mapping[int, int], depth: int, decay: float) -> list[Fused]:
+    """Let a room's other strong drawers vouch for it: evidence pooling per conversation.
+
+    A memory discussed over several turns is usually what the question is about, while a
+    lone drawer that happens to share a word with it often is not. The room's score is
+    the decayed sum of its ``depth`` best fused scores (``s1 + decay*s2 + decay**2*s3``);
+    every drawer of the room gains ``room score - s1``, so the room's best drawer ends up
+    with exactly the room's score and the order inside a room is unchanged. ``depth`` 1
+    (or a drawer without a room) changes nothing.
+    """
+    if depth <= 1 or not fused:
+        return list(fused)
+    by_room: dict[int, list[float]] = {}
+    for f in fused:
+        room = room_of.get(f.drawer_id)
+        if room is not None:
+            by_room.setdefault(room, []).append(f.score)
+    bonus: dict[int, float] = {}
+    for room, scores in by_room.items():
+        top = sorted(scores, reverse=True)[:depth]
+        bonus[room] = sum(s * decay**i for i, s in enumerate(top[1:], start=1))
+    pooled = [Fused(f.drawer_id, f.score + bonus.get(room_of.get(f.drawer_id, -1), 0.0), f.ranks) for f in fused]
+    pooled.sort(key=lambda f: (-f.score, min(f.ranks.values(), default=0), f.drawer_id))
+    return pooled

@@ -31,7 +31,7 @@ from retrieval.candidates import (
     vector_literal,
 )
 from retrieval.config import RerankerKind, RetrievalConfig, Signal
-from retrieval.fusion import Fused, Scored, rrf
+from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse, is_trivial
 from retrieval.render import RenderItem, render_context
@@ -136,7 +136,11 @@ def _fuse(
             for item in items:
                 if item.role == "assistant":
                     multipliers[item.drawer_id] = config.assistant_weight
-    return rrf(lists, weights, k=config.rrf_k, multipliers=multipliers), weights
+    fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
+    if config.room_pool_depth > 1:
+        room_of = {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
+        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay)
+    return fused, weights
 
 
 async def _rerank(

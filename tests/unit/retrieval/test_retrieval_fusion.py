@@ -50,3 +50,19 @@ def test_rrf_empty_and_bad_k() -> None:
 def test_apply_order_promotes_without_losing_drawers() -> None:
     assert apply_order([1, 2, 3, 4], [3, 9, 3, 1]) == [3, 1, 2, 4]
     assert apply_order([1, 2], []) == [1, 2]
+
+
+def test_pool_rooms_lets_a_room_with_several_strong_drawers_win() -> None:
+    from retrieval.fusion import Fused, pool_rooms
+
+    fused = [Fused(1, 0.50, {"a": 1}), Fused(2, 0.40, {"a": 2}), Fused(3, 0.35, {"a": 3}), Fused(4, 0.30, {"a": 4})]
+    room_of = {1: 10, 2: 20, 3: 20, 4: 20}  # drawer 1 alone in room 10; 2, 3, 4 share room 20
+    pooled = pool_rooms(fused, room_of, depth=3, decay=0.5)
+    by_id = {f.drawer_id: f for f in pooled}
+    room_20 = 0.40 + 0.5 * 0.35 + 0.25 * 0.30
+    assert by_id[2].score == pytest.approx(room_20)  # the room's best drawer carries the room's score
+    assert by_id[1].score == pytest.approx(0.50)
+    assert [f.drawer_id for f in pooled][:2] == [2, 3]  # room order kept: 2 before 3 before 4
+    assert [f.drawer_id for f in pooled].index(3) < [f.drawer_id for f in pooled].index(4)
+    assert pool_rooms(fused, room_of, depth=1, decay=0.5) == fused  # off
+    assert pool_rooms(fused, {}, depth=3, decay=0.5) == fused  # no rooms known: nothing changes
