@@ -7,7 +7,7 @@ similarities, ``ts_rank_cd`` values and time distances combine without normalisi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -67,7 +67,13 @@ def rrf(
     return fused
 
 
-def pool_rooms(fused: Sequence[Fused], room_of: Mapping[int, int], depth: int, decay: float) -> list[Fused]:
+def pool_rooms(
+    fused: Sequence[Fused],
+    room_of: Mapping[int, int],
+    depth: int,
+    decay: float,
+    relevant: Collection[int] | None = None,
+) -> list[Fused]:
     """Let a room's other strong drawers vouch for it: evidence pooling per conversation.
 
     A memory discussed over several turns is usually what the question is about, while a
@@ -76,13 +82,17 @@ def pool_rooms(fused: Sequence[Fused], room_of: Mapping[int, int], depth: int, d
     every drawer of the room gains ``room score - s1``, so the room's best drawer ends up
     with exactly the room's score and the order inside a room is unchanged. ``depth`` 1
     (or a drawer without a room) changes nothing.
+
+    Only drawers in ``relevant`` (when given: those past recall's relevance floor) count
+    towards a room or gain from it; otherwise a room's many weak matches would add up
+    and outrank one strong drawer, which in a small palace is every room's case.
     """
     if depth <= 1 or not fused:
         return list(fused)
     by_room: dict[int, list[float]] = {}
     for f in fused:
         room = room_of.get(f.drawer_id)
-        if room is not None:
+        if room is not None and (relevant is None or f.drawer_id in relevant):
             by_room.setdefault(room, []).append(f.score)
     bonus: dict[int, float] = {}
     for room, scores in by_room.items():

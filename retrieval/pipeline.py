@@ -124,7 +124,7 @@ async def _embed(deps: RecallDeps, message: str) -> np.ndarray:
 
 
 def _fuse(
-    lists: dict[str, list[Scored]], analysis: QueryAnalysis, config: RetrievalConfig
+    lists: dict[str, list[Scored]], sims: Mapping[int, float], analysis: QueryAnalysis, config: RetrievalConfig
 ) -> tuple[list[Fused], dict[str, float]]:
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
     if Signal.TEMPORAL in config.signals and not analysis.spans and config.recency_weight > 0:
@@ -139,7 +139,8 @@ def _fuse(
     fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
     if config.room_pool_depth > 1:
         room_of = {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
-        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay)
+        relevant = {f.drawer_id for f in fused if _passes_floor(f, sims, config)}
+        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant)
     return fused, weights
 
 
@@ -239,7 +240,7 @@ async def _rank(
     limit = max(request.candidate_limit, request.top_k or 0)
     ctx = SignalContext(request.user_id, analysis, vector, request.filters, config, limit, controls.palace_size)
     lists, sims = await _candidates(session, ctx, clock)
-    fused, weights = _fuse(lists, analysis, config)
+    fused, weights = _fuse(lists, sims, analysis, config)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     top_k = request.top_k or controls.top_k
     rerank = _use_rerank(config, controls)
