@@ -74,6 +74,6 @@ def test_pool_rooms_ignores_drawers_below_the_relevance_floor() -> None:
 
     fused = [Fused(1, 0.030, {"a": 1}), Fused(2, 0.022, {"a": 2}), Fused(3, 0.020, {"a": 3}), Fused(4, 0.019, {"a": 4})]
     room_of = {1: 10, 2: 20, 3: 20, 4: 20}
-    assert [f.drawer_id for f in pool_rooms(fused, room_of, 3, 0.5)][0] == 2  # ungated: the weak room wins
+    assert pool_rooms(fused, room_of, 3, 0.5)[0].drawer_id == 2  # ungated: the weak room wins
     gated = pool_rooms(fused, room_of, 3, 0.5, relevant={1, 2})
     assert [f.drawer_id for f in gated] == [1, 2, 3, 4] and gated[1].score == pytest.approx(0.022)
