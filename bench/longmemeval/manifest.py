@@ -59,6 +59,29 @@ class StageTiming:
     seconds: float
     finished_at: datetime
     ok: bool
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    """The code this stage ran (a run's stages may span commits, e.g. a sweep after tuning)."""
+
+    def to_dict(self, name: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {} if name is None else {"stage": name}
+        return out | {
+            "seconds": self.seconds,
+            "finished_at": self.finished_at.isoformat(),
+            "ok": self.ok,
+            "git_commit": self.git_commit,
+            "git_dirty": self.git_dirty,
+        }
+
+    @classmethod
+    def from_dict(cls, t: Mapping[str, Any]) -> StageTiming:
+        return cls(
+            seconds=float(t["seconds"]),
+            finished_at=datetime.fromisoformat(t["finished_at"]),
+            ok=bool(t["ok"]),
+            git_commit=t.get("git_commit"),
+            git_dirty=t.get("git_dirty"),
+        )
 
 
 def _physical_memory() -> int | None:
@@ -105,6 +128,9 @@ class RunManifest:
     git_commit: str | None = None
     git_dirty: bool | None = None
     stages: dict[str, StageTiming] = field(default_factory=dict)
+    """The latest run of each stage."""
+    history: list[tuple[str, StageTiming]] = field(default_factory=list)
+    """Every stage run in order, so a resumed no-op ingest does not hide the real one."""
 
     @classmethod
     def create(
@@ -161,7 +187,7 @@ class RunManifest:
 
     @contextmanager
     def stage(self, name: str, *, save_to: Path | str | None = None) -> Iterator[None]:
-        """Time the block as stage `name` (re-running a stage replaces its timing).
+        """Time the block as stage `name` (re-running a stage replaces its timing; `history` keeps all).
 
         With `save_to`, the manifest is saved when the stage ends, even if it raised.
         """
@@ -171,17 +197,18 @@ class RunManifest:
             yield
             ok = True
         finally:
-            self.stages[name] = StageTiming(seconds=time.perf_counter() - start, finished_at=datetime.now(UTC), ok=ok)
+            commit, dirty = git_state()
+            timing = StageTiming(time.perf_counter() - start, datetime.now(UTC), ok, commit, dirty)
+            self.stages[name] = timing
+            self.history.append((name, timing))
             if save_to is not None:
                 self.save(save_to)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["started_at"] = self.started_at.isoformat()
-        data["stages"] = {
-            name: {"seconds": t.seconds, "finished_at": t.finished_at.isoformat(), "ok": t.ok}
-            for name, t in self.stages.items()
-        }
+        data["stages"] = {name: t.to_dict() for name, t in self.stages.items()}
+        data["history"] = [t.to_dict(name) for name, t in self.history]
         return data
 
     @classmethod
@@ -197,14 +224,8 @@ class RunManifest:
                 models=dict(data.get("models", {})),
                 git_commit=data.get("git_commit"),
                 git_dirty=data.get("git_dirty"),
-                stages={
-                    name: StageTiming(
-                        seconds=float(t["seconds"]),
-                        finished_at=datetime.fromisoformat(t["finished_at"]),
-                        ok=bool(t["ok"]),
-                    )
-                    for name, t in data.get("stages", {}).items()
-                },
+                stages={name: StageTiming.from_dict(t) for name, t in data.get("stages", {}).items()},
+                history=[(str(t["stage"]), StageTiming.from_dict(t)) for t in data.get("history", [])],
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"malformed run manifest: {e!r}") from e

@@ -56,6 +56,19 @@ def test_stages_append_across_invocations(dataset: Path, tmp_path: Path) -> None
     assert loaded.started_at == first.started_at
 
 
+def test_rerunning_a_stage_keeps_every_run_with_its_commit(dataset: Path, tmp_path: Path) -> None:
+    """A resumed ingest that finds nothing to do must not hide how long the real one took."""
+    path = tmp_path / "manifest.json"
+    for _ in range(2):
+        manifest = RunManifest.open(path, preset="hybrid", dataset_path=dataset)
+        with manifest.stage("ingest", save_to=path):
+            pass
+    loaded = RunManifest.load(path)
+    assert [name for name, _ in loaded.history] == ["ingest", "ingest"]
+    assert loaded.stages["ingest"] == loaded.history[-1][1]
+    assert all(t.git_commit == loaded.git_commit for _, t in loaded.history)  # this checkout's HEAD
+
+
 def test_open_refuses_another_preset_or_dataset(dataset: Path, tmp_path: Path) -> None:
     path = tmp_path / "manifest.json"
     RunManifest.create(preset="hybrid", dataset_path=dataset).save(path)
