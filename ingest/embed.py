@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,13 +80,21 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         await s.execute(pg_insert(EmbeddingCache).values(rows).on_conflict_do_nothing())
 
 
-async def backfill_null_embeddings(db: Database, embedder: Embedder, *, limit: int = 256) -> int:
-    """Embed up to ``limit`` drawers that were written without a vector; returns how many."""
+async def backfill_null_embeddings(
+    db: Database, embedder: Embedder, roles: Collection[str], *, limit: int = 256
+) -> int:
+    """Embed up to ``limit`` drawers of ``roles`` that have no vector yet; returns how many.
+
+    That covers drawers whose embedding failed while mining and, after the
+    ``embed_roles`` setting gained a role, the drawers of that role mined before.
+    """
+    if not roles:
+        return 0
     async with db.system_session() as s:
         rows = (
             await s.execute(
                 select(Drawer.id, Drawer.content)
-                .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None))
+                .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None), Drawer.role.in_(sorted(roles)))
                 .order_by(Drawer.id)
                 .limit(limit)
             )

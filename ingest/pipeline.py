@@ -49,6 +49,7 @@ from ingest.place import (
 from ingest.records import MiningDeps, MiningResult
 from ingest.segment import split_text, windows
 from loci.aaak import format_pointer
+from loci.embedder import content_hash
 from loci.errors import NotFound
 from loci.llm import ChatResult
 from loci.models import Activity, Agent, Conversation, Drawer, DrawerEntity, Room, Turn, UsageCost, Wing
@@ -114,16 +115,24 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[_Conv, list[Tur
 
 
 async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[dict[int, list[_Part]], EmbedOutcome]:
+    """Split every turn; embed only the parts of turns whose role ``embed_roles`` names.
+
+    The others keep a NULL vector: keyword, time and room pooling still find them, and the
+    backfill job embeds them should the setting later include their role.
+    """
     limit = deps.embedder.max_seq_tokens
+    roles = set(deps.settings.mining.embed_roles)
     pieces = [
-        (t.seq, i, chunk)
+        (t.seq, i, chunk, t.role in roles)
         for t in turns
         for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
     ]
-    outcome = await embed_texts(deps.db, deps.embedder, [chunk for _, _, chunk in pieces])
+    outcome = await embed_texts(deps.db, deps.embedder, [chunk for _, _, chunk, embed in pieces if embed])
+    vectors = iter(outcome.vectors)
     parts: dict[int, list[_Part]] = {}
-    for (seq, i, chunk), h, v in zip(pieces, outcome.hashes, outcome.vectors, strict=True):
-        parts.setdefault(seq, []).append(_Part(i, chunk, h, v))
+    for seq, i, chunk, embed in pieces:
+        vector = next(vectors) if embed else None
+        parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector))
     return parts, outcome
 
 

@@ -99,7 +99,8 @@ async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
 
 
 async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:
-    """Embed drawers written with a NULL vector (the embedder failed while mining)."""
+    """Embed drawers left without a vector: the embedder failed while mining, or their role
+    was added to ``LOCI_MINING_EMBED_ROLES`` after they were mined."""
     state: AppState = ctx["state"]
-    filled = await backfill_null_embeddings(state.db, state.embedder)
+    filled = await backfill_null_embeddings(state.db, state.embedder, state.settings.mining.embed_roles)
     return {"filled": filled}

@@ -58,7 +58,7 @@ async def test_fixture_conversation_builds_hierarchy_entities_and_relations(
         drawers = (await s.execute(select(Drawer).order_by(Drawer.seq))).scalars().all()
         assert [d.content for d in drawers] == [t.content for t in FIXTURE]
         assert drawers[0].aaak == f"§ W-{wing.seq:03d}/R-{room.seq:02d}/D-001"
-        assert all(d.embedding is not None for d in drawers)
+        assert all((d.embedding is not None) == (d.role in settings.mining.embed_roles) for d in drawers)
         assert "Derek" in drawers[0].tags["p"] and "2023-05-16" in drawers[0].tags["t"]
         assert "@p Derek" in drawers[0].tag_text
         names = {(e.kind, e.name) for e in (await s.execute(select(Entity))).scalars()}
@@ -167,12 +167,38 @@ async def test_embedding_failure_writes_null_vectors_and_backfill_fills_them(
         assert drawer.embedding is None
         event = (await s.execute(select(Activity))).scalar_one()
         assert "simulated embedder outage" in event.payload["embedding_error"]
-    filled = await backfill_null_embeddings(db, embedder)
+    filled = await backfill_null_embeddings(db, embedder, settings.mining.embed_roles)
     assert filled >= 1
     async with db.user_session(user.id) as s:
         vector = (await s.execute(select(Drawer.embedding))).scalar_one()
     assert vector is not None
     assert np.allclose(np.asarray(vector), embedder.embed_one(unique), atol=1e-5)
+
+
+async def test_only_the_embed_roles_get_vectors_and_adding_a_role_backfills_it(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user()
+    stamp = f"{user.id} {datetime.now(UTC).isoformat()}"
+    turns = [
+        TurnIn("user", f"Which lens should I buy for astrophotography? {stamp}", T0),
+        TurnIn("assistant", f"A fast wide-angle prime such as a 14mm f/1.8 gathers the most light. {stamp}", T0),
+    ]
+    user_only = settings.model_copy(update={"mining": settings.mining.model_copy(update={"embed_roles": ("user",)})})
+    ref = await store_conversation(db, user.id, external_id="roles", agent_id=None, turns=turns)
+    result = await mine_conversation(deps_for(user_only, db, embedder), ref.id)
+    assert result.drawers == 2
+    async with db.user_session(user.id) as s:
+        rows = {role: vector for role, vector in (await s.execute(select(Drawer.role, Drawer.embedding))).all()}
+        event = (await s.execute(select(Activity))).scalar_one()
+    assert rows["user"] is not None and rows["assistant"] is None
+    assert event.payload["embedding_error"] is None  # a skipped role is policy, not a failure
+    assert await backfill_null_embeddings(db, embedder, ("user",)) == 0  # nothing of that role is missing
+    assert await backfill_null_embeddings(db, embedder, ("user", "assistant")) >= 1
+    async with db.user_session(user.id) as s:
+        vector = (await s.execute(select(Drawer.embedding).where(Drawer.role == "assistant"))).scalar_one()
+    assert vector is not None
+    assert np.allclose(np.asarray(vector), embedder.embed_one(turns[1].content), atol=1e-5)
 
 
 async def test_long_turn_becomes_several_verbatim_drawers(
