@@ -14,6 +14,7 @@ import hashlib
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,10 @@ import numpy as np
 from loci.errors import ConfigurationError
 from loci.settings import BUNDLED_MODEL, EmbeddingSettings
 
-__all__ = ["Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
+__all__ = ["PHRASE_CACHE_SIZE", "Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
+
+PHRASE_CACHE_SIZE = 16_384
+"""Phrase vectors kept by `Embedder.embed_phrases` (~25 MB at 384 float32 dims)."""
 
 
 def content_hash(text: str) -> str:
@@ -65,6 +69,8 @@ class Embedder:
         # counting uses its own tokenizer copy under ``_count_lock``.
         self._infer_lock = threading.Lock()
         self._count_lock = threading.Lock()
+        self._phrases: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._phrase_lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -149,3 +155,32 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         vector: np.ndarray = self.embed([text]).vectors[0]
         return vector
+
+    def embed_phrases(self, phrases: Sequence[str]) -> np.ndarray:
+        """Vectors for short, often repeated texts (closet key phrases), through an LRU cache.
+
+        Mining ranks a dozen candidate phrases per window, and about two thirds of them
+        ("coffee", "job interview") were already seen in earlier windows: without the
+        cache, phrase embedding cost two thirds as much as embedding the turns themselves.
+        """
+        out = np.empty((len(phrases), self.settings.dim), dtype=np.float32)
+        missing: list[str] = []
+        with self._phrase_lock:
+            for i, phrase in enumerate(phrases):
+                hit = self._phrases.get(phrase)
+                if hit is None:
+                    missing.append(phrase)
+                else:
+                    self._phrases.move_to_end(phrase)
+                    out[i] = hit
+        if missing:
+            unique = list(dict.fromkeys(missing))
+            fresh = dict(zip(unique, self.embed(unique).vectors, strict=True))
+            with self._phrase_lock:
+                self._phrases.update(fresh)
+                while len(self._phrases) > PHRASE_CACHE_SIZE:
+                    self._phrases.popitem(last=False)
+            for i, phrase in enumerate(phrases):
+                if phrase in fresh:
+                    out[i] = fresh[phrase]
+        return out

@@ -81,3 +81,36 @@ def test_embedding_and_token_counting_from_other_threads_do_not_interfere(embedd
     assert len(results) == 60
     for vectors in results:
         assert np.allclose(vectors, expected, atol=1e-5)
+
+
+def test_phrase_vectors_come_from_the_model_once_then_from_the_cache(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    phrases = ["sourdough starter", "job interview", "sourdough starter"]
+    expected = embedder.embed(phrases).vectors
+    cached = Embedder(embedder.settings)
+    cached._model = embedder._model  # share the loaded model
+    calls: list[list[str]] = []
+    real = Embedder.embed
+
+    def counting(self: Embedder, texts: list[str]) -> object:
+        calls.append(list(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(Embedder, "embed", counting)
+    assert np.allclose(cached.embed_phrases(phrases), expected, atol=1e-5)
+    assert calls == [["sourdough starter", "job interview"]]  # duplicates embedded once
+    assert np.allclose(
+        cached.embed_phrases(["job interview", "tax return"]),
+        real(embedder, ["job interview", "tax return"]).vectors,
+        atol=1e-5,
+    )
+    assert calls[-1] == ["tax return"]  # the repeat came from the cache
+
+
+def test_phrase_cache_is_bounded(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("loci.embedder.PHRASE_CACHE_SIZE", 2)
+    cached = Embedder(embedder.settings)
+    cached._model = embedder._model
+    cached.embed_phrases(["one", "two", "three"])
+    assert list(cached._phrases) == ["two", "three"]  # least recently used went first
