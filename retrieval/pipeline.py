@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,6 +54,7 @@ _SIGNALS: Mapping[Signal, SignalFn] = {
     Signal.TEMPORAL: temporal_candidates,
     Signal.PREFERENCE: preference_candidates,
 }
+_NEEDS_VECTOR = frozenset({Signal.SEMANTIC, Signal.TEMPORAL})
 
 
 class _Clock:
@@ -119,8 +120,8 @@ def _passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConf
     return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
 
 
-async def _embed(deps: RecallDeps, message: str) -> np.ndarray:
-    return await asyncio.to_thread(deps.embedder.embed_one, message)
+async def _embed(job: Callable[[], np.ndarray]) -> np.ndarray:
+    return await asyncio.to_thread(job)
 
 
 def _fuse(
@@ -184,12 +185,22 @@ def _use_rerank(config: RetrievalConfig, controls: Controls) -> bool:
 
 
 async def _candidates(
-    session: AsyncSession, ctx: SignalContext, clock: _Clock
+    session: AsyncSession, ctx: SignalContext, embedding: asyncio.Task[np.ndarray] | None, clock: _Clock
 ) -> tuple[dict[str, list[Scored]], dict[int, float]]:
-    lists: dict[str, list[Scored]] = {}
-    for signal in ctx.config.signals:
-        lists[str(signal)] = await _SIGNALS[signal](session, ctx)
-        clock.stage(str(signal), ctx.limit, len(lists[str(signal)]))
+    """Signals that need no query vector run first, while the embedding is still being
+    computed in its thread (the model runs outside the GIL, Postgres in its own process),
+    then the ones that do. The lists keep the config's signal order either way."""
+    found: dict[Signal, list[Scored]] = {}
+    for signal in (s for s in ctx.config.signals if s not in _NEEDS_VECTOR):
+        found[signal] = await _SIGNALS[signal](session, ctx)
+        clock.stage(str(signal), ctx.limit, len(found[signal]))
+    if embedding is not None:
+        ctx = replace(ctx, vector=vector_literal(await embedding))
+    clock.stage("embed", 1, int(ctx.vector is not None))
+    for signal in (s for s in ctx.config.signals if s in _NEEDS_VECTOR):
+        found[signal] = await _SIGNALS[signal](session, ctx)
+        clock.stage(str(signal), ctx.limit, len(found[signal]))
+    lists = {str(signal): found[signal] for signal in ctx.config.signals}
     sims = {s.drawer_id: s.score for s in lists.get(Signal.SEMANTIC, [])}
     return lists, sims
 
@@ -235,11 +246,9 @@ async def _rank(
         return "memory disabled for this user"
     if not controls.agent_enabled:
         return "recall disabled for this agent"
-    vector = vector_literal(await embedding) if embedding is not None else None
-    clock.stage("embed", 1, int(vector is not None))
     limit = max(request.candidate_limit, request.top_k or 0)
-    ctx = SignalContext(request.user_id, analysis, vector, request.filters, config, limit, controls.palace_size)
-    lists, sims = await _candidates(session, ctx, clock)
+    ctx = SignalContext(request.user_id, analysis, None, request.filters, config, limit, controls.palace_size)
+    lists, sims = await _candidates(session, ctx, embedding, clock)
     fused, weights = _fuse(lists, sims, analysis, config)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     top_k = request.top_k or controls.top_k
@@ -265,8 +274,8 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     config = get_preset(request.preset or deps.settings.retrieval.preset)
     if is_trivial(request.message):
         return _skip("trivial message", config, clock)
-    needs_vector = Signal.SEMANTIC in config.signals or Signal.TEMPORAL in config.signals
-    embedding = asyncio.create_task(_embed(deps, request.message)) if needs_vector else None
+    needs_vector = not _NEEDS_VECTOR.isdisjoint(config.signals)
+    embedding = asyncio.create_task(_embed(deps.embedder.query_job(request.message))) if needs_vector else None
     clock.stage("analyse", 1, 1)
     try:
         async with deps.db.user_session(request.user_id) as session:

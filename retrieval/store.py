@@ -62,18 +62,16 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
 
 _HYDRATE = text(
     "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
-    "d.occurred_at, d.closet_id, cl.topic, d.seq "
+    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content "
     "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
     "JOIN closets cl ON cl.id = d.closet_id "
     "LEFT JOIN conversations c ON c.id = r.conversation_id LEFT JOIN turns t ON t.id = d.turn_id "
+    # The neighbouring turn rides along (one round trip, not two): see `_wanted_neighbour`.
+    "LEFT JOIN LATERAL (SELECT n.role, n.content FROM drawers n "
+    " WHERE CAST(:neighbours AS boolean) AND n.room_id = d.room_id AND n.user_id = :uid AND n.deleted_at IS NULL"
+    " AND n.seq = CASE d.role WHEN 'user' THEN d.seq + 1 WHEN 'assistant' THEN d.seq - 1 END"
+    " ORDER BY n.id LIMIT 1) nb ON true "
     "WHERE d.user_id = :uid AND d.id = ANY(:ids) AND d.deleted_at IS NULL AND r.deleted_at IS NULL"
-)
-
-_NEIGHBOURS = text(
-    "SELECT n.room_id, n.seq, n.role, n.content FROM drawers n "
-    "JOIN unnest(CAST(:rooms AS bigint[]), CAST(:seqs AS int[])) AS want(room_id, seq) "
-    "ON n.room_id = want.room_id AND n.seq = want.seq "
-    "WHERE n.user_id = :uid AND n.deleted_at IS NULL"
 )
 
 
@@ -86,6 +84,13 @@ def _wanted_neighbour(role: str, seq: int) -> tuple[int, str] | None:
     return None
 
 
+def _neighbour(row: Any) -> Neighbour | None:
+    want = _wanted_neighbour(row[8], int(row[13]))
+    if want is None or row[14] != want[1]:
+        return None
+    return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]))
+
+
 async def hydrate(
     session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
 ) -> list[RenderItem]:
@@ -93,15 +98,8 @@ async def hydrate(
     if not fused:
         return []
     ids = [f.drawer_id for f in fused]
-    rows = {int(r[0]): r for r in await session.execute(_HYDRATE, {"uid": user_id, "ids": ids})}
-    neighbours: dict[tuple[int, int], tuple[str, str]] = {}
-    if with_neighbours and rows:
-        wanted = [(int(r[3]), w[0]) for r in rows.values() if (w := _wanted_neighbour(r[8], int(r[13])))]
-        if wanted:
-            found = await session.execute(
-                _NEIGHBOURS, {"uid": user_id, "rooms": [w[0] for w in wanted], "seqs": [w[1] for w in wanted]}
-            )
-            neighbours = {(int(n[0]), int(n[1])): (n[2], n[3]) for n in found}
+    bind = {"uid": user_id, "ids": ids, "neighbours": with_neighbours}
+    rows = {int(r[0]): r for r in await session.execute(_HYDRATE, bind)}
     items: list[RenderItem] = []
     for f in fused:
         r = rows.get(f.drawer_id)
@@ -112,11 +110,7 @@ async def hydrate(
             conversation_external_id=r[5], turn_seq=r[6], part=int(r[7]), role=r[8], content=r[9],
             occurred_at=r[10], ranks=dict(f.ranks), score=f.score,
         )  # fmt: skip
-        neighbour = None
-        want = _wanted_neighbour(r[8], int(r[13]))
-        if want and (hit := neighbours.get((int(r[3]), want[0]))) and hit[0] == want[1]:
-            neighbour = Neighbour(role=hit[0], content=hit[1], before=want[0] < int(r[13]))
-        items.append(RenderItem(drawer, int(r[11]), r[12], neighbour))
+        items.append(RenderItem(drawer, int(r[11]), r[12], _neighbour(r)))
     return items
 
 

@@ -1,12 +1,16 @@
-"""The bundled model loads offline, gives normalised 384-dim vectors, and refuses a wrong size."""
+"""The bundled model loads offline, gives normalised 384-dim vectors, and refuses a wrong size;
+recall's ONNX Runtime query path gives torch's vectors, is cached, and falls back to torch."""
 
 from __future__ import annotations
 
+import logging
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from loci import query_encoder
 from loci.embedder import Embedder, content_hash, resolve_model_path
 from loci.errors import ConfigurationError
 from loci.settings import EmbeddingSettings
@@ -114,3 +118,64 @@ def test_phrase_cache_is_bounded(embedder: Embedder, monkeypatch: pytest.MonkeyP
     cached._model = embedder._model
     cached.embed_phrases(["one", "two", "three"])
     assert list(cached._phrases) == ["two", "three"]  # least recently used went first
+
+
+QUERIES = [
+    "What did I say about sourdough bread last week?",
+    "Remind me what Ingrid recommended for my marathon training",
+    "kitten",
+    "  Zoltan BREZHNEV — brake pads, Subaru, 340 €?  ",
+]
+
+
+def _boom(*_args: object, **_kwargs: object) -> None:
+    raise RuntimeError("export refused (test)")
+
+
+def test_query_path_runs_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> None:
+    assert embedder.query_backend == "onnxruntime"
+    for text in QUERIES:
+        fast = embedder.embed_one(text)
+        slow = embedder.embed([text]).vectors[0]
+        assert fast.dtype == np.float32 and fast.shape == (384,)
+        assert float(np.max(np.abs(fast - slow))) <= query_encoder.TOLERANCE
+        assert float(fast @ slow) > 0.99999
+
+
+def test_exported_graph_is_reused_from_the_cache(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = embedder._query
+    assert built is not None and built.path.exists()
+    monkeypatch.setattr(query_encoder, "_export", _boom)  # a cache hit must not export again
+    path = resolve_model_path(embedder.settings.model)
+    again = query_encoder.build_query_encoder(embedder._model, path, built.path.parent, threads=1)
+    assert again is not None and again.path == built.path
+    # Another model path is another key: it would need an export, which now fails.
+    assert query_encoder.build_query_encoder(embedder._model, path + "-x", built.path.parent, threads=1) is None
+
+
+def test_vectors_that_disagree_with_torch_are_refused(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = embedder._query
+    assert built is not None
+    monkeypatch.setattr(query_encoder, "TOLERANCE", -1.0)
+    path = resolve_model_path(embedder.settings.model)
+    assert query_encoder.build_query_encoder(embedder._model, path, built.path.parent, threads=1) is None
+
+
+def test_failed_export_falls_back_to_torch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(query_encoder, "_export", _boom)
+    fallback = Embedder(EmbeddingSettings(onnx_cache_dir=tmp_path / "onnx"))
+    with caplog.at_level(logging.WARNING, logger="loci.embedder"):
+        fallback.load()
+    assert fallback.query_backend == "torch"
+    assert "embedder.query_onnx_unavailable" in caplog.text
+    text = QUERIES[0]
+    assert np.array_equal(fallback.embed_one(text), fallback.embed([text]).vectors[0])
+    assert not list((tmp_path / "onnx").glob("*.onnx"))  # nothing half-written left behind
+
+
+def test_query_backend_torch_setting_skips_onnx(tmp_path: Path) -> None:
+    plain = Embedder(EmbeddingSettings(query_backend="torch", onnx_cache_dir=tmp_path / "onnx"))
+    assert plain.query_backend == "torch"
+    assert not (tmp_path / "onnx").exists()

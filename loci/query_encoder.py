@@ -1,0 +1,201 @@
+"""Recall's query embedding through ONNX Runtime, built from the loaded model's own weights.
+
+Why: recall embeds one short message per call, and torch's eager forward spends most of
+its 10-14 ms on per-operator overhead for such a small input; the same graph exported to
+ONNX and run by ONNX Runtime with its BERT fusions takes ~6 ms on this 2-core CPU and
+gives the same vector. Mining keeps torch: for batches ORT was not faster here.
+
+How: the whole sentence-transformers pipeline (transformer, pooling, normalize) is
+traced with ``torch.onnx.export`` (the TorchScript exporter; the dynamo one needs
+onnxscript), optimised by ``onnxruntime.transformers`` (attention and layer-norm
+fusions), and cached on disk as ``query-<key>.onnx``, where the key hashes the model
+path, every weight tensor, the torch/onnxruntime versions and `FORMAT`. So a changed
+model or runtime gets a new file, and later starts only hash the weights (~0.2 s).
+
+Trust, but verify: at every load the session must reproduce torch's vectors for the
+`PROBES` (short, padded with spaces, over-long so truncation is exercised) within
+`TOLERANCE` per component. Any failure (no onnxruntime, export error, unwritable cache
+directory, a mismatch) is logged and `build_query_encoder` returns None: the caller
+keeps embedding with torch. Tokenization uses the model's own ``preprocess`` on a
+private copy of its tokenizer (fast tokenizers carry mutable truncation state, so one
+must not be shared with mining's thread).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FORMAT", "PROBES", "TOLERANCE", "QueryEncoder", "build_query_encoder", "weights_key"]
+
+log = logging.getLogger("loci.embedder")
+
+FORMAT = "1"
+"""Bump when the export recipe changes, so files cached by an older recipe are not reused."""
+TOLERANCE = 1e-5
+"""Largest allowed per-component difference from torch's L2-normalised vector."""
+PROBES = (
+    "What did I say about sourdough bread last week?",
+    "ok",
+    "   Zoltan Brezhnev replaced the BRAKE PADS on my Subaru; the invoice was 340 euros.  ",
+    " ".join(["the quarterly planning meeting moved to Thursday afternoon"] * 60),
+)
+_OUTPUT = "sentence_embedding"
+
+Preprocess = Callable[[list[str]], dict[str, Any]]
+
+
+class QueryEncoder:
+    """Embeds one text at a time; thread-safe (ORT sessions are, tokenizing is locked)."""
+
+    def __init__(self, session: Any, preprocess: Preprocess, input_names: Sequence[str], path: Path) -> None:
+        self.session = session
+        self.path = path
+        self._preprocess = preprocess
+        self._inputs = tuple(input_names)
+        self._lock = threading.Lock()
+
+    def features(self, text: str) -> dict[str, np.ndarray]:
+        """Tokenize (Python code, holds the GIL: a fraction of a millisecond)."""
+        with self._lock:
+            features = self._preprocess([text])
+        return {name: np.asarray(features[name], dtype=np.int64) for name in self._inputs}
+
+    def run(self, features: dict[str, np.ndarray]) -> np.ndarray:
+        """The model call; ONNX Runtime releases the GIL for all of it."""
+        (out,) = self.session.run([_OUTPUT], features)
+        vector = np.asarray(out[0], dtype=np.float32)
+        norm = float(np.linalg.norm(vector))
+        result: np.ndarray = vector / norm if norm > 0 else vector
+        return result
+
+    def encode(self, text: str) -> np.ndarray:
+        return self.run(self.features(text))
+
+
+def weights_key(model: Any, model_path: str) -> str:
+    """Hash of what the exported graph depends on: path, weights, runtime versions."""
+    import onnxruntime
+    import torch
+
+    digest = hashlib.sha256(f"{FORMAT}|{model_path}|{torch.__version__}|{onnxruntime.__version__}".encode())
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()[:24]
+
+
+def _preprocessor(model: Any) -> Preprocess:
+    """The model's own text preprocessing, on a copy of its tokenizer/processor."""
+    first = copy.copy(model[0])  # shallow: shares the weights, which preprocessing never touches
+    first.processor = copy.deepcopy(model[0].processor)
+
+    def preprocess(texts: list[str]) -> dict[str, Any]:
+        features: dict[str, Any] = first.preprocess(texts)
+        return {k: v.numpy() if hasattr(v, "numpy") else v for k, v in features.items()}
+
+    return preprocess
+
+
+def _export(model: Any, sample: dict[str, Any], names: Sequence[str], path: Path) -> None:
+    import torch
+
+    extras = {k: v for k, v in sample.items() if k not in names}
+
+    class _Pipeline(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
+            out: torch.Tensor = self.inner({**extras, **dict(zip(names, tensors, strict=True))})[_OUTPUT]
+            return out
+
+    args = tuple(torch.from_numpy(np.asarray(sample[n], dtype=np.int64)) for n in names)
+    axes: dict[str, dict[int, str]] = {n: {0: "batch", 1: "sequence"} for n in names}
+    axes[_OUTPUT] = {0: "batch"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # tracer and exporter deprecation chatter
+        torch.onnx.export(
+            _Pipeline(model).eval(), args, str(path), input_names=list(names), output_names=[_OUTPUT],
+            dynamic_axes=axes, opset_version=17, dynamo=False,
+        )  # fmt: skip
+
+
+def _optimise(raw: Path, out: Path, config: Any) -> Path:
+    """BERT-family fusions (attention, layer norm, GELU); the raw graph if they fail."""
+    try:
+        from onnxruntime.transformers import optimizer
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            optimised = optimizer.optimize_model(
+                str(raw), model_type="bert",
+                num_heads=int(getattr(config, "num_attention_heads", 0) or 0),
+                hidden_size=int(getattr(config, "hidden_size", 0) or 0),
+            )  # fmt: skip
+            optimised.save_model_to_file(str(out))
+        return out
+    except Exception as e:  # the optimizer is a best-effort speed-up, never a requirement
+        log.warning("embedder.onnx_optimise_failed", extra={"error": repr(e)})
+        return raw
+
+
+def _materialise(model: Any, sample: dict[str, Any], names: Sequence[str], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".export-") as tmp:
+        raw = Path(tmp) / "raw.onnx"
+        _export(model, sample, names, raw)
+        built = _optimise(raw, Path(tmp) / "optimised.onnx", getattr(model[0], "config", None))
+        os.replace(built, path)  # atomic: a concurrent loader sees the old state or the whole file
+
+
+def _session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # Idle ORT threads spin by default; on two cores that steals CPU from Postgres.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _verify(model: Any, encoder: QueryEncoder) -> float:
+    worst = 0.0
+    for probe in PROBES:
+        want = model.encode([probe], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)[0]
+        worst = max(worst, float(np.max(np.abs(np.asarray(want, dtype=np.float32) - encoder.encode(probe)))))
+    if worst > TOLERANCE:
+        raise ValueError(f"ONNX vectors differ from torch by up to {worst:.2e} (> {TOLERANCE:g})")
+    return worst
+
+
+def build_query_encoder(model: Any, model_path: str, cache_dir: Path, threads: int) -> QueryEncoder | None:
+    """An ORT encoder equivalent to ``model`` (checked on `PROBES`), or None to keep torch."""
+    try:
+        preprocess = _preprocessor(model)
+        sample = preprocess([PROBES[0]])
+        names = [k for k, v in sample.items() if isinstance(v, np.ndarray)]
+        path = cache_dir / f"query-{weights_key(model, model_path)}.onnx"
+        if not path.exists():
+            _materialise(model, sample, names, path)
+        encoder = QueryEncoder(_session(path, threads), preprocess, names, path)
+        worst = _verify(model, encoder)
+    except Exception as e:  # any failure means: keep embedding queries with torch
+        log.warning("embedder.query_onnx_unavailable", extra={"error": repr(e), "fallback": "torch"})
+        return None
+    log.info("embedder.query_onnx_ready", extra={"path": str(path), "max_abs_diff": worst})
+    return encoder
