@@ -92,8 +92,6 @@ class Embedder:
             if os.environ.get("HF_HUB_OFFLINE") == "1" and not Path(path).exists() and "/" not in path:
                 path = f"sentence-transformers/{path}"
             kwargs: dict[str, Any] = {"device": self.settings.device}
-            if self.settings.backend == "onnx":
-                kwargs["backend"] = "onnx"
             try:
                 model = SentenceTransformer(path, **kwargs)
             except Exception as e:  # the library raises many types for a missing model
@@ -110,14 +108,14 @@ class Embedder:
                 )
             model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
             self._counter = copy.deepcopy(model.tokenizer)
-            if self.settings.query_backend == "onnxruntime" and self.settings.backend == "torch":
+            if self.settings.runtime == "onnxruntime":
                 cache = self.settings.onnx_cache_dir
-                self._query = build_query_encoder(model, path, cache, self.settings.query_threads)
+                self._query = build_query_encoder(model, path, cache, self.settings.onnx_threads)
             self._model = model
 
     @property
-    def query_backend(self) -> str:
-        """What `embed_one` runs on: "onnxruntime" (the fast path) or "torch"."""
+    def runtime(self) -> str:
+        """What runs the model: "onnxruntime" (the fast path) or "torch" (its fallback)."""
         self.load()
         return "onnxruntime" if self._query is not None else "torch"
 
@@ -151,14 +149,15 @@ class Embedder:
         size = self.settings.batch_size
         for first in range(0, len(order), size):
             chunk = order[first : first + size]
+            batch = [texts[i] for i in chunk]
             with self._infer_lock:
-                vectors = self._model.encode(
-                    [texts[i] for i in chunk],
-                    batch_size=size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                if self._query is not None:
+                    vectors = self._query.encode_many(batch)
+                else:
+                    vectors = self._model.encode(
+                        batch, batch_size=size, normalize_embeddings=True, convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )  # fmt: skip
             out[chunk] = np.asarray(vectors, dtype=np.float32)
         limit = self.max_seq_tokens
         tokens = sum(min(n, limit) for n in self.count_tokens(texts))

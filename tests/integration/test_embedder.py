@@ -133,7 +133,7 @@ def _boom(*_args: object, **_kwargs: object) -> None:
 
 
 def test_query_path_runs_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> None:
-    assert embedder.query_backend == "onnxruntime"
+    assert embedder.runtime == "onnxruntime"
     for text in QUERIES:
         fast = embedder.embed_one(text)
         slow = embedder.embed([text]).vectors[0]
@@ -168,14 +168,23 @@ def test_failed_export_falls_back_to_torch(
     fallback = Embedder(EmbeddingSettings(onnx_cache_dir=tmp_path / "onnx"))
     with caplog.at_level(logging.WARNING, logger="loci.embedder"):
         fallback.load()
-    assert fallback.query_backend == "torch"
+    assert fallback.runtime == "torch"
     assert "embedder.query_onnx_unavailable" in caplog.text
     text = QUERIES[0]
     assert np.array_equal(fallback.embed_one(text), fallback.embed([text]).vectors[0])
     assert not list((tmp_path / "onnx").glob("*.onnx"))  # nothing half-written left behind
 
 
-def test_query_backend_torch_setting_skips_onnx(tmp_path: Path) -> None:
-    plain = Embedder(EmbeddingSettings(query_backend="torch", onnx_cache_dir=tmp_path / "onnx"))
-    assert plain.query_backend == "torch"
+def test_runtime_torch_setting_skips_onnx(tmp_path: Path) -> None:
+    plain = Embedder(EmbeddingSettings(runtime="torch", onnx_cache_dir=tmp_path / "onnx"))
+    assert plain.runtime == "torch"
     assert not (tmp_path / "onnx").exists()
+
+
+def test_batches_run_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> None:
+    texts = [*QUERIES, " ".join(["a long padded sentence about the garden"] * 40), "ok"]
+    assert embedder.runtime == "onnxruntime"
+    fast = embedder.embed(texts).vectors  # mixed lengths: padding must not leak into the pooling
+    slow = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    assert fast.shape == (len(texts), 384)
+    assert float(np.max(np.abs(fast - slow))) <= query_encoder.TOLERANCE
