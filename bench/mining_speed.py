@@ -64,7 +64,7 @@ DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval
 class NoModelEmbedder(Embedder):
     """Random unit vectors instead of the model: what the pipeline costs without embedding."""
 
-    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
         started = time.perf_counter()
         rng = np.random.default_rng(len(texts))
         vectors = rng.standard_normal((len(texts), self.settings.dim)).astype(np.float32)

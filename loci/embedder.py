@@ -31,6 +31,8 @@ __all__ = ["PHRASE_CACHE_SIZE", "Embedder", "EmbeddingBatch", "content_hash", "r
 
 PHRASE_CACHE_SIZE = 16_384
 """Phrase vectors kept by `Embedder.embed_phrases` (~25 MB at 384 float32 dims)."""
+PHRASE_BATCH_SIZE = 32
+"""A window's candidate phrases (a dozen words or so) go to the model in one call."""
 
 
 def content_hash(text: str) -> str:
@@ -133,12 +135,13 @@ class Embedder:
             encoded = self._counter(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
         """Embed longest-first in small batches, taking the model lock per batch.
 
         Sorting by length keeps padding small; locking per batch rather than per call
         lets a recall query's single embedding slip in between a mining job's batches
-        instead of waiting for the whole job.
+        instead of waiting for the whole job. ``batch_size`` overrides the setting for
+        texts known to be short (phrases), where one call beats several.
         """
         self.load()
         start = time.perf_counter()
@@ -146,7 +149,7 @@ class Embedder:
             return EmbeddingBatch(np.zeros((0, self.settings.dim), dtype=np.float32), 0, 0.0)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
-        size = self.settings.batch_size
+        size = batch_size or self.settings.batch_size
         for first in range(0, len(order), size):
             chunk = order[first : first + size]
             batch = [texts[i] for i in chunk]
@@ -202,7 +205,7 @@ class Embedder:
                     out[i] = hit
         if missing:
             unique = list(dict.fromkeys(missing))
-            fresh = dict(zip(unique, self.embed(unique).vectors, strict=True))
+            fresh = dict(zip(unique, self.embed(unique, batch_size=PHRASE_BATCH_SIZE).vectors, strict=True))
             with self._phrase_lock:
                 self._phrases.update(fresh)
                 while len(self._phrases) > PHRASE_CACHE_SIZE:

@@ -97,9 +97,9 @@ def test_phrase_vectors_come_from_the_model_once_then_from_the_cache(
     calls: list[list[str]] = []
     real = Embedder.embed
 
-    def counting(self: Embedder, texts: list[str]) -> object:
+    def counting(self: Embedder, texts: list[str], batch_size: int | None = None) -> object:
         calls.append(list(texts))
-        return real(self, texts)
+        return real(self, texts, batch_size)
 
     monkeypatch.setattr(Embedder, "embed", counting)
     assert np.allclose(cached.embed_phrases(phrases), expected, atol=1e-5)
