@@ -15,20 +15,25 @@ questions are skipped, so the embedding cache only helps with text repeated *wit
 the mined set (its hits are printed). ``--no-model`` swaps the model for random vectors, which
 measures everything else (splitting, extraction, database writes).
 
-Measured 2026-11-22 on the shared 2-core machine (load 5-14, so noisy), 40 sessions,
-403 turns, 575 drawers, ~196 embedder tokens per turn:
+Conversations are mined ``--concurrency`` at a time (default: the worker's
+``LOCI_QUEUE_WORKER_CONCURRENCY``, 2), each concurrent job for its own user, as an arq
+worker runs them; ``--concurrency 1`` measures one job at a time.
 
-* torch fp32: 9.3 turns/s, 2.0k embedder tokens/s; embed 91 %, DB writes 6 %, extraction
-  0.5 % (0.55 ms/turn); with ``--no-model`` 44 turns/s (the pipeline without the model).
-* At the ~8k tokens/s this model reaches on two idle cores, embedding alone caps mining
-  at ~41 turns/s (8000 / 196), so 50 turns/s needs a faster embedder. Levers measured:
-  ONNX Runtime fp32 (exported from the same weights): identical vectors, but 0.9x the
-  speed of torch here, and sentence-transformers' ``backend="onnx"`` needs ``optimum``,
-  which would downgrade transformers 5 → 4.57; int8 dynamic quantization
-  (``bench.embed_int8``): 1.3-1.5x faster but moves vectors (cosine min 0.68, mean 0.94)
-  and changes 17 % of nearest neighbours, so recall would not stay unchanged. Neither is
-  adopted. The content-hash cache saves ~5 % on the LongMemEval dev file (45,899 distinct
-  turn texts of 48,531) and much more on re-sent conversations.
+Measured 2026-11-23 on the idle 2-core machine, 200 sessions, 2,084 turns, 3,165 drawers,
+defaults (user turns embedded, ONNX Runtime, batch 8):
+
+* concurrency 2: 53.3 turns/s, 81 drawers/s, 1.3k embedder tokens/s (user turns only),
+  peak RSS 916 MB; with ``--runtime torch`` 41.0 turns/s (torch's threads spin against
+  Postgres and the other job; ORT's are told not to).
+* concurrency 1: 42.7 turns/s (model and database work never overlap).
+* History: 9.3 turns/s on 2026-11-22 under load with every turn embedded by torch. What
+  moved it: embedding only the user's turns (assistant replies were 87% of the
+  embedder's tokens; LongMemEval recall did not drop, see bench/README.md), the ONNX
+  Runtime export, tokenizing each turn once when splitting, and an LRU cache plus one
+  batch for the closet key phrases. int8 quantization (``bench.embed_int8``) stays out:
+  it moved 12-17% of nearest neighbours. The content-hash cache saves ~5% on the
+  LongMemEval dev file (45,899 distinct turn texts of 48,531) and much more on re-sent
+  conversations.
 """
 
 from __future__ import annotations
@@ -112,19 +117,33 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     embedder.load()
     embedder.embed(["warm-up"])
     load_s = time.perf_counter() - load_start
+    concurrency = args.concurrency or settings.queue.worker_concurrency
+    # One user per concurrent job, as a worker's parallel jobs usually are: the same user's
+    # windows serialise on that user's placement lock by design.
     async with db.system_session() as s:
-        user_id = int((await s.execute(text("INSERT INTO users (name) VALUES ('bench') RETURNING id"))).scalar_one())
+        users = [
+            int((await s.execute(text("INSERT INTO users (name) VALUES ('bench') RETURNING id"))).scalar_one())
+            for _ in range(concurrency)
+        ]
     deps = MiningDeps(db, embedder, settings)
-    turns = drawers = 0
-    started = time.perf_counter()
-    for session in sessions:
+    slots = asyncio.Semaphore(concurrency)
+    results: list[Any] = []
+
+    async def mine(index: int, session: Session) -> None:
         batch = [TurnIn(t.role, t.content, session.date) for t in session.turns if t.content.strip()]
-        ref = await store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=batch)
-        result = await mine_conversation(deps, ref.id)
-        turns += result.turns_mined
-        drawers += result.drawers
+        user_id = users[index % concurrency]
+        async with slots:
+            ref = await store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=batch)
+            results.append(await mine_conversation(deps, ref.id))
+
+    started = time.perf_counter()
+    async with asyncio.TaskGroup() as group:
+        for index, session in enumerate(sessions):
+            group.create_task(mine(index, session))
     elapsed = time.perf_counter() - started
-    async with db.user_session(user_id) as s:
+    turns = sum(r.turns_mined for r in results)
+    drawers = sum(r.drawers for r in results)
+    async with db.system_session() as s:
         events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
     await db.dispose()
     stages = {k: sum(e["seconds"][k] for e in events) for k in ("embed", "extract", "write")}
@@ -139,14 +158,16 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
         "turns_per_s": round(turns / elapsed, 1),
         "drawers_per_s": round(drawers / elapsed, 1),
         "embedder_tokens": tokens,
-        "embedder_tokens_per_s": round(tokens / max(stages["embed"], 1e-9)),
+        "embedder_tokens_per_s": round(tokens / elapsed),
         "embedding_cache_hits": sum(e["embeddings_cached"] for e in events),
-        "stage_seconds": {k: round(v, 2) for k, v in stages.items()},
-        "other_seconds": round(elapsed - sum(stages.values()), 2),
+        # Busy time per stage summed over jobs: with concurrency > 1 jobs overlap, so the
+        # sum can exceed the wall time; each stage's share of it is what to read.
+        "stage_seconds_summed": {k: round(v, 2) for k, v in stages.items()},
         "model_load_s": round(load_s, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "runtime": "none (--no-model)" if args.no_model else embedder.runtime,
         "batch_size": settings.embedding.batch_size,
+        "concurrency": concurrency,
         "torch_threads": _torch_threads(),
     }
 
@@ -162,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--conversations", type=int, default=100)
     parser.add_argument("--batch-size", type=int, default=None, help="default: LOCI_EMBEDDING_BATCH_SIZE's")
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="jobs at once (default: LOCI_QUEUE_WORKER_CONCURRENCY's, 2)"
+    )
     parser.add_argument("--runtime", choices=("onnxruntime", "torch"), default="onnxruntime")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     parser.add_argument("--no-model", action="store_true", help="random vectors: the pipeline's cost without the model")
