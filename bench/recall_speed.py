@@ -300,6 +300,7 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest
     db = Database(url, pool_size=max(2, concurrency))
     embedder = Embedder(settings.embedding)
     embedder.load()
+    print(f"  query embedding on {embedder.query_backend}", flush=True)
     deps = RecallDeps(db=db, embedder=embedder, settings=settings)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     for uid, message in qs[:10]:  # warm-up: pool, caches, tokenizer
@@ -367,20 +368,35 @@ async def explain(db: Any, deps: Any, uid: int, message: str) -> None:
                 print("     " + (line if len(line) < 220 else line[:200] + " …"))
 
 
+def _loaded(url: str, size: int) -> bool:
+    """A database this script already filled with ``size`` drawers and indexed."""
+    try:
+        with psycopg.connect(url) as conn:
+            count = conn.execute("SELECT count(*) FROM drawers").fetchone()
+            index = conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'ix_drawers_embedding_hnsw'").fetchone()
+    except psycopg.Error:
+        return False
+    return count is not None and int(count[0]) == size and index is not None
+
+
 def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> None:
+    from urllib.parse import urlsplit, urlunsplit
+
     from loci import migrate
 
     name = f"loci_speed_{size}"
-    with psycopg.connect(base_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    from urllib.parse import urlsplit, urlunsplit
-
     parts = urlsplit(base_url)
     url = urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-    migrate.upgrade(url)
     print(f"== {size:,} drawers ==", flush=True)
-    users = load_corpus(url, size, pool, args.seed)
+    if args.reuse and _loaded(url, size):
+        users = dict(enumerate(user_sizes(size, random.Random(args.seed)), start=1))  # as load_corpus drew them
+        print(f"  reusing {name} (same seed, so the same corpus)", flush=True)
+    else:
+        with psycopg.connect(base_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        migrate.upgrade(url)
+        users = load_corpus(url, size, pool, args.seed)
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
     largest = max(users, key=lambda u: users[u])
@@ -406,6 +422,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
+    parser.add_argument(
+        "--reuse", action="store_true", help="with --database-url: measure an already loaded loci_speed_<size> again"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
