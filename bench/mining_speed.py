@@ -3,7 +3,7 @@
 A script that prints figures, not a test (timings on a shared machine are noisy):
 
     python -m bench.mining_speed --conversations 100
-    python -m bench.mining_speed --dataset PATH --backend onnx --batch-size 32
+    python -m bench.mining_speed --dataset PATH --runtime torch --batch-size 32
 
 Each distinct haystack session (deduplicated by id across questions) becomes one
 conversation, stored with `ingest.store_conversation` and mined with
@@ -64,7 +64,7 @@ DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval
 class NoModelEmbedder(Embedder):
     """Random unit vectors instead of the model: what the pipeline costs without embedding."""
 
-    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
         started = time.perf_counter()
         rng = np.random.default_rng(len(texts))
         vectors = rng.standard_normal((len(texts), self.settings.dim)).astype(np.float32)
@@ -101,7 +101,9 @@ def database_url() -> Iterator[tuple[str, str | None]]:
 
 async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
     sessions = sessions_from(args.dataset, args.conversations)
-    embedding = {"batch_size": args.batch_size, "backend": args.backend}
+    embedding: dict[str, Any] = {"runtime": args.runtime}
+    if args.batch_size:
+        embedding["batch_size"] = args.batch_size
     settings = load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
     migrate.upgrade(url, schema=schema)
     db = Database(url, schema=schema)
@@ -143,8 +145,8 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
         "other_seconds": round(elapsed - sum(stages.values()), 2),
         "model_load_s": round(load_s, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "backend": "none (--no-model)" if args.no_model else args.backend,
-        "batch_size": args.batch_size,
+        "runtime": "none (--no-model)" if args.no_model else embedder.runtime,
+        "batch_size": settings.embedding.batch_size,
         "torch_threads": _torch_threads(),
     }
 
@@ -159,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--conversations", type=int, default=100)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--backend", choices=("torch", "onnx"), default="torch")
+    parser.add_argument("--batch-size", type=int, default=None, help="default: LOCI_EMBEDDING_BATCH_SIZE's")
+    parser.add_argument("--runtime", choices=("onnxruntime", "torch"), default="onnxruntime")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     parser.add_argument("--no-model", action="store_true", help="random vectors: the pipeline's cost without the model")
     args = parser.parse_args(argv)

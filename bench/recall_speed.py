@@ -326,7 +326,7 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest
     db = Database(url, pool_size=max(2, concurrency))
     embedder = Embedder(settings.embedding)
     embedder.load()
-    print(f"  query embedding on {embedder.query_backend}", flush=True)
+    print(f"  query embedding on {embedder.runtime}", flush=True)
     deps = RecallDeps(db=db, embedder=embedder, settings=settings)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     for uid, message in qs[:10]:  # warm-up: pool, caches, tokenizer

@@ -149,9 +149,7 @@ async def _rank_topics(
     if not ex.topic_candidates or document is None:
         return outcome
     try:
-        topics = await asyncio.to_thread(
-            rank_key_phrases, ex.topic_candidates, document, lambda texts: deps.embedder.embed(texts).vectors
-        )
+        topics = await asyncio.to_thread(rank_key_phrases, ex.topic_candidates, document, deps.embedder.embed_phrases)
     except Exception as e:  # the model's failures have many types; see ingest.embed
         log.warning("key phrase ranking failed, keeping frequency topics: %s: %s", type(e).__name__, e)
         return outcome

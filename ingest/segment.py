@@ -64,19 +64,28 @@ def _split_words(text: str) -> list[str]:
     return pieces or [text]
 
 
-def _pack(pieces: list[str], counts: list[int], limit: int) -> list[str]:
-    """Greedily join consecutive pieces while the joined token count stays within limit."""
-    parts: list[str] = []
+def _joined(counts: Sequence[int]) -> int:
+    """Tokens of consecutive pieces embedded as one text (special tokens counted once)."""
+    return SPECIAL_TOKENS + sum(max(n - SPECIAL_TOKENS, 0) for n in counts)
+
+
+def _pack(pieces: list[str], counts: list[int], limit: int) -> list[tuple[str, int]]:
+    """Greedily join consecutive pieces while the joined token count stays within limit.
+
+    Returns each part with its token count, so the caller re-splits only the parts that
+    are still too long (a single over-long piece) without counting anything again.
+    """
+    parts: list[tuple[str, int]] = []
     current, used = "", SPECIAL_TOKENS
     for piece, n in zip(pieces, counts, strict=True):
         inner = max(n - SPECIAL_TOKENS, 0)
         if current and used + inner > limit:
-            parts.append(current)
+            parts.append((current, used))
             current, used = "", SPECIAL_TOKENS
         current += piece
         used += inner
     if current:
-        parts.append(current)
+        parts.append((current, used))
     return parts
 
 
@@ -87,17 +96,24 @@ def _split_chars(text: str, count_tokens: TokenCounter, limit: int) -> list[str]
 
 
 def split_text(text: str, count_tokens: TokenCounter, limit: int) -> list[str]:
-    """Verbatim parts of ``text``, each at most ``limit`` tokens; ``"".join(parts) == text``."""
+    """Verbatim parts of ``text``, each at most ``limit`` tokens; ``"".join(parts) == text``.
+
+    Each character is tokenized once on the common path: the sentences are counted in one
+    batch, their sum is the whole text's count (WordPiece never crosses whitespace), and
+    only a sentence longer than ``limit`` on its own is split (and counted) again.
+    """
     # Every WordPiece token covers at least one character, so short texts need no counting.
-    if len(text) + SPECIAL_TOKENS <= limit or count_tokens([text])[0] <= limit:
+    if len(text) + SPECIAL_TOKENS <= limit:
         return [text]
     for splitter in (split_sentences, _split_words):
         pieces = splitter(text)
-        if len(pieces) > 1:
-            counts = count_tokens(pieces)
-            out: list[str] = []
-            for part in _pack(pieces, counts, limit):
-                out.extend(split_text(part, count_tokens, limit) if part != text else [part])
-            if all(p != text for p in out):
-                return out
+        counts = count_tokens(pieces)
+        if _joined(counts) <= limit:
+            return [text]
+        if len(pieces) == 1:
+            continue
+        out: list[str] = []
+        for part, n in _pack(pieces, counts, limit):
+            out.extend([part] if n <= limit else split_text(part, count_tokens, limit))
+        return out
     return _split_chars(text, count_tokens, limit)

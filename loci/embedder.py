@@ -14,6 +14,7 @@ import hashlib
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -26,7 +27,12 @@ from loci.errors import ConfigurationError
 from loci.query_encoder import QueryEncoder, build_query_encoder
 from loci.settings import BUNDLED_MODEL, EmbeddingSettings
 
-__all__ = ["Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
+__all__ = ["PHRASE_CACHE_SIZE", "Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
+
+PHRASE_CACHE_SIZE = 16_384
+"""Phrase vectors kept by `Embedder.embed_phrases` (~25 MB at 384 float32 dims)."""
+PHRASE_BATCH_SIZE = 32
+"""A window's candidate phrases (a dozen words or so) go to the model in one call."""
 
 
 def content_hash(text: str) -> str:
@@ -68,6 +74,8 @@ class Embedder:
         # counting uses its own tokenizer copy under ``_count_lock``.
         self._infer_lock = threading.Lock()
         self._count_lock = threading.Lock()
+        self._phrases: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._phrase_lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -86,8 +94,6 @@ class Embedder:
             if os.environ.get("HF_HUB_OFFLINE") == "1" and not Path(path).exists() and "/" not in path:
                 path = f"sentence-transformers/{path}"
             kwargs: dict[str, Any] = {"device": self.settings.device}
-            if self.settings.backend == "onnx":
-                kwargs["backend"] = "onnx"
             try:
                 model = SentenceTransformer(path, **kwargs)
             except Exception as e:  # the library raises many types for a missing model
@@ -104,14 +110,14 @@ class Embedder:
                 )
             model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
             self._counter = copy.deepcopy(model.tokenizer)
-            if self.settings.query_backend == "onnxruntime" and self.settings.backend == "torch":
+            if self.settings.runtime == "onnxruntime":
                 cache = self.settings.onnx_cache_dir
-                self._query = build_query_encoder(model, path, cache, self.settings.query_threads)
+                self._query = build_query_encoder(model, path, cache, self.settings.onnx_threads)
             self._model = model
 
     @property
-    def query_backend(self) -> str:
-        """What `embed_one` runs on: "onnxruntime" (the fast path) or "torch"."""
+    def runtime(self) -> str:
+        """What runs the model: "onnxruntime" (the fast path) or "torch" (its fallback)."""
         self.load()
         return "onnxruntime" if self._query is not None else "torch"
 
@@ -129,12 +135,13 @@ class Embedder:
             encoded = self._counter(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
         """Embed longest-first in small batches, taking the model lock per batch.
 
         Sorting by length keeps padding small; locking per batch rather than per call
         lets a recall query's single embedding slip in between a mining job's batches
-        instead of waiting for the whole job.
+        instead of waiting for the whole job. ``batch_size`` overrides the setting for
+        texts known to be short (phrases), where one call beats several.
         """
         self.load()
         start = time.perf_counter()
@@ -142,17 +149,18 @@ class Embedder:
             return EmbeddingBatch(np.zeros((0, self.settings.dim), dtype=np.float32), 0, 0.0)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
-        size = self.settings.batch_size
+        size = batch_size or self.settings.batch_size
         for first in range(0, len(order), size):
             chunk = order[first : first + size]
+            batch = [texts[i] for i in chunk]
             with self._infer_lock:
-                vectors = self._model.encode(
-                    [texts[i] for i in chunk],
-                    batch_size=size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                if self._query is not None:
+                    vectors = self._query.encode_many(batch)
+                else:
+                    vectors = self._model.encode(
+                        batch, batch_size=size, normalize_embeddings=True, convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )  # fmt: skip
             out[chunk] = np.asarray(vectors, dtype=np.float32)
         limit = self.max_seq_tokens
         tokens = sum(min(n, limit) for n in self.count_tokens(texts))
@@ -177,3 +185,32 @@ class Embedder:
         if self._query is None:
             return partial(self.embed_one, text)
         return partial(self._query.run, self._query.features(text))
+
+    def embed_phrases(self, phrases: Sequence[str]) -> np.ndarray:
+        """Vectors for short, often repeated texts (closet key phrases), through an LRU cache.
+
+        Mining ranks a dozen candidate phrases per window, and about two thirds of them
+        ("coffee", "job interview") were already seen in earlier windows: without the
+        cache, phrase embedding cost two thirds as much as embedding the turns themselves.
+        """
+        out = np.empty((len(phrases), self.settings.dim), dtype=np.float32)
+        missing: list[str] = []
+        with self._phrase_lock:
+            for i, phrase in enumerate(phrases):
+                hit = self._phrases.get(phrase)
+                if hit is None:
+                    missing.append(phrase)
+                else:
+                    self._phrases.move_to_end(phrase)
+                    out[i] = hit
+        if missing:
+            unique = list(dict.fromkeys(missing))
+            fresh = dict(zip(unique, self.embed(unique, batch_size=PHRASE_BATCH_SIZE).vectors, strict=True))
+            with self._phrase_lock:
+                self._phrases.update(fresh)
+                while len(self._phrases) > PHRASE_CACHE_SIZE:
+                    self._phrases.popitem(last=False)
+            for i, phrase in enumerate(phrases):
+                if phrase in fresh:
+                    out[i] = fresh[phrase]
+        return out

@@ -87,6 +87,39 @@ def test_embedding_and_token_counting_from_other_threads_do_not_interfere(embedd
         assert np.allclose(vectors, expected, atol=1e-5)
 
 
+def test_phrase_vectors_come_from_the_model_once_then_from_the_cache(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    phrases = ["sourdough starter", "job interview", "sourdough starter"]
+    expected = embedder.embed(phrases).vectors
+    cached = Embedder(embedder.settings)
+    cached._model = embedder._model  # share the loaded model
+    calls: list[list[str]] = []
+    real = Embedder.embed
+
+    def counting(self: Embedder, texts: list[str], batch_size: int | None = None) -> object:
+        calls.append(list(texts))
+        return real(self, texts, batch_size)
+
+    monkeypatch.setattr(Embedder, "embed", counting)
+    assert np.allclose(cached.embed_phrases(phrases), expected, atol=1e-5)
+    assert calls == [["sourdough starter", "job interview"]]  # duplicates embedded once
+    assert np.allclose(
+        cached.embed_phrases(["job interview", "tax return"]),
+        real(embedder, ["job interview", "tax return"]).vectors,
+        atol=1e-5,
+    )
+    assert calls[-1] == ["tax return"]  # the repeat came from the cache
+
+
+def test_phrase_cache_is_bounded(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("loci.embedder.PHRASE_CACHE_SIZE", 2)
+    cached = Embedder(embedder.settings)
+    cached._model = embedder._model
+    cached.embed_phrases(["one", "two", "three"])
+    assert list(cached._phrases) == ["two", "three"]  # least recently used went first
+
+
 QUERIES = [
     "What did I say about sourdough bread last week?",
     "Remind me what Ingrid recommended for my marathon training",
@@ -100,7 +133,7 @@ def _boom(*_args: object, **_kwargs: object) -> None:
 
 
 def test_query_path_runs_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> None:
-    assert embedder.query_backend == "onnxruntime"
+    assert embedder.runtime == "onnxruntime"
     for text in QUERIES:
         fast = embedder.embed_one(text)
         slow = embedder.embed([text]).vectors[0]
@@ -135,14 +168,23 @@ def test_failed_export_falls_back_to_torch(
     fallback = Embedder(EmbeddingSettings(onnx_cache_dir=tmp_path / "onnx"))
     with caplog.at_level(logging.WARNING, logger="loci.embedder"):
         fallback.load()
-    assert fallback.query_backend == "torch"
+    assert fallback.runtime == "torch"
     assert "embedder.query_onnx_unavailable" in caplog.text
     text = QUERIES[0]
     assert np.array_equal(fallback.embed_one(text), fallback.embed([text]).vectors[0])
     assert not list((tmp_path / "onnx").glob("*.onnx"))  # nothing half-written left behind
 
 
-def test_query_backend_torch_setting_skips_onnx(tmp_path: Path) -> None:
-    plain = Embedder(EmbeddingSettings(query_backend="torch", onnx_cache_dir=tmp_path / "onnx"))
-    assert plain.query_backend == "torch"
+def test_runtime_torch_setting_skips_onnx(tmp_path: Path) -> None:
+    plain = Embedder(EmbeddingSettings(runtime="torch", onnx_cache_dir=tmp_path / "onnx"))
+    assert plain.runtime == "torch"
     assert not (tmp_path / "onnx").exists()
+
+
+def test_batches_run_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> None:
+    texts = [*QUERIES, " ".join(["a long padded sentence about the garden"] * 40), "ok"]
+    assert embedder.runtime == "onnxruntime"
+    fast = embedder.embed(texts).vectors  # mixed lengths: padding must not leak into the pooling
+    slow = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    assert fast.shape == (len(texts), 384)
+    assert float(np.max(np.abs(fast - slow))) <= query_encoder.TOLERANCE

@@ -130,7 +130,7 @@ async def test_relation_supersedes_and_keeps_history(
 
 
 class FailingEmbedder(Embedder):
-    def embed(self, texts: Any) -> EmbeddingBatch:
+    def embed(self, texts: Any, batch_size: int | None = None) -> EmbeddingBatch:
         raise RuntimeError("simulated embedder outage")
 
 

@@ -54,3 +54,19 @@ def test_parts_always_concatenate_back_and_fit(text: str, limit: int) -> None:
     assert "".join(parts) == text
     assert all(p for p in parts) or text == ""
     assert max(words(parts)) <= limit
+
+
+def test_text_of_short_sentences_is_tokenized_once() -> None:
+    counted: list[str] = []
+
+    def counting(texts: Sequence[str]) -> list[int]:
+        counted.extend(texts)
+        return words(texts)
+
+    text = " ".join(f"This is sentence {i} of the story." for i in range(100))
+    parts = split_text(text, counting, 40)
+    assert len(parts) > 1 and "".join(parts) == text
+    assert sum(map(len, counted)) == len(text)  # every character counted exactly once
+    counted.clear()
+    assert split_text(text[:150], counting, 40) == [text[:150]]  # fits: one batch of its sentences
+    assert sum(map(len, counted)) == 150
