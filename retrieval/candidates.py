@@ -170,18 +170,22 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[
     # Every tsquery is built once in ``qs``: written inline, the STABLE to_tsquery would
     # be re-evaluated for every candidate row.
     per_term = ", ".join(f"to_tsquery('english', :t{i}) AS q{i}" for i in range(len(terms)))
-    hits = ", ".join(f"(d.tsv @@ qs.q{i}) AS h{i}" for i in range(len(terms)))
+    hits = ", ".join(f"(r.v @@ qs.q{i}) AS h{i}" for i in range(len(terms)))
     dfs = ", ".join(f"count(*) FILTER (WHERE h{i}) AS d{i}" for i in range(len(terms)))
     idf = " + ".join(
         f"CASE WHEN m.h{i} THEN greatest(ln(1 + (:n - df.d{i} + 0.5) / (df.d{i} + 0.5)), 0.05) ELSE 0 END"
         for i in range(len(terms))
     )
+    # A long drawer's tsv is TOASTed, and every ``tsv @@ q{i}`` would fetch and decompress it
+    # again: ``tsv || ''`` (the same tsvector) detoasts it once per row for all the per-term
+    # tests (measured on a 19k-drawer palace: half the buffer reads, keyword 57 -> 33 ms).
     # ts_rank_cd is the expensive part, so it only runs on the IDF-best rows.
     sql = text(
         "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
         f"{per_term}), "
-        f"m AS MATERIALIZED (SELECT d.id, d.occurred_at, d.role, d.room_id, {hits} "
-        f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra} ORDER BY d.occurred_at DESC LIMIT :scan), "
+        f"m AS MATERIALIZED (SELECT r.id, r.occurred_at, r.role, r.room_id, {hits} FROM "
+        "(SELECT d.id, d.occurred_at, d.role, d.room_id, d.tsv || ''::tsvector AS v "
+        f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra} ORDER BY d.occurred_at DESC LIMIT :scan) r, qs), "
         f"df AS (SELECT {dfs} FROM m), "
         f"best AS (SELECT m.id, m.occurred_at, m.role, m.room_id, ({idf}) AS w "
         "FROM m, df ORDER BY w DESC, m.id LIMIT :lim) "
