@@ -32,7 +32,7 @@ Timings on a shared 2-core machine are noisy; run when the machine is otherwise 
 again (loading and indexing 1M drawers takes ~13 minutes here).
 
 Measured 2026-11-23 at commit 992ef1a on the 2-core dev VM (23 GB RAM, embedded PostgreSQL), 200 queries,
-query embedding on ONNX Runtime (``loci/query_encoder.py``), ms::
+query embedding on ONNX Runtime (``loci/onnx_encoder.py``), ms::
 
     drawers  users  max/user  sequential p50/p95/p99   8 clients p50/p95/p99   recalls/s
     10k        22     2,532     28.5 /  49.1 /  67.1    218 / 336 /  563          33.8

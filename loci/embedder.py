@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from loci.errors import ConfigurationError
-from loci.query_encoder import QueryEncoder, build_query_encoder
+from loci.onnx_encoder import OnnxEncoder, build_onnx_encoder
 from loci.settings import BUNDLED_MODEL, EmbeddingSettings
 
 __all__ = ["PHRASE_CACHE_SIZE", "Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
@@ -64,7 +64,7 @@ class Embedder:
         self.model_name = settings.model
         self._model: Any = None
         self._counter: Any = None
-        self._query: QueryEncoder | None = None
+        self._onnx: OnnxEncoder | None = None
         self._lock = threading.Lock()
         # A fast (Rust) tokenizer keeps its truncation and padding settings as mutable
         # state on the object, so two threads using one tokenizer corrupt each other's
@@ -112,14 +112,14 @@ class Embedder:
             self._counter = copy.deepcopy(model.tokenizer)
             if self.settings.runtime == "onnxruntime":
                 cache = self.settings.onnx_cache_dir
-                self._query = build_query_encoder(model, path, cache, self.settings.onnx_threads)
+                self._onnx = build_onnx_encoder(model, path, cache, self.settings.onnx_threads)
             self._model = model
 
     @property
     def runtime(self) -> str:
         """What runs the model: "onnxruntime" (the fast path) or "torch" (its fallback)."""
         self.load()
-        return "onnxruntime" if self._query is not None else "torch"
+        return "onnxruntime" if self._onnx is not None else "torch"
 
     @property
     def max_seq_tokens(self) -> int:
@@ -154,8 +154,8 @@ class Embedder:
             chunk = order[first : first + size]
             batch = [texts[i] for i in chunk]
             with self._infer_lock:
-                if self._query is not None:
-                    vectors = self._query.encode_many(batch)
+                if self._onnx is not None:
+                    vectors = self._onnx.encode_many(batch)
                 else:
                     vectors = self._model.encode(
                         batch, batch_size=size, normalize_embeddings=True, convert_to_numpy=True,
@@ -170,8 +170,8 @@ class Embedder:
         """One L2-normalised vector (recall's query): through the ONNX Runtime session when
         it loaded, which neither waits for mining's model lock nor counts tokens."""
         self.load()
-        if self._query is not None:
-            return self._query.encode(text)
+        if self._onnx is not None:
+            return self._onnx.encode(text)
         vector: np.ndarray = self.embed([text]).vectors[0]
         return vector
 
@@ -182,9 +182,9 @@ class Embedder:
         instead would hold the GIL in Python code and, measured, stall the loop ~5 ms
         (the interpreter's switch interval) on its next database reply."""
         self.load()
-        if self._query is None:
+        if self._onnx is None:
             return partial(self.embed_one, text)
-        return partial(self._query.run, self._query.features(text))
+        return partial(self._onnx.run, self._onnx.features(text))
 
     def embed_phrases(self, phrases: Sequence[str]) -> np.ndarray:
         """Vectors for short, often repeated texts (closet key phrases), through an LRU cache.

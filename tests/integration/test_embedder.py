@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loci import query_encoder
+from loci import onnx_encoder
 from loci.embedder import Embedder, content_hash, resolve_model_path
 from loci.errors import ConfigurationError
 from loci.settings import EmbeddingSettings
@@ -138,38 +138,38 @@ def test_query_path_runs_on_onnxruntime_with_torchs_vectors(embedder: Embedder) 
         fast = embedder.embed_one(text)
         slow = embedder.embed([text]).vectors[0]
         assert fast.dtype == np.float32 and fast.shape == (384,)
-        assert float(np.max(np.abs(fast - slow))) <= query_encoder.TOLERANCE
+        assert float(np.max(np.abs(fast - slow))) <= onnx_encoder.TOLERANCE
         assert float(fast @ slow) > 0.99999
 
 
 def test_exported_graph_is_reused_from_the_cache(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
-    built = embedder._query
+    built = embedder._onnx
     assert built is not None and built.path.exists()
-    monkeypatch.setattr(query_encoder, "_export", _boom)  # a cache hit must not export again
+    monkeypatch.setattr(onnx_encoder, "_export", _boom)  # a cache hit must not export again
     path = resolve_model_path(embedder.settings.model)
-    again = query_encoder.build_query_encoder(embedder._model, path, built.path.parent, threads=1)
+    again = onnx_encoder.build_onnx_encoder(embedder._model, path, built.path.parent, threads=1)
     assert again is not None and again.path == built.path
     # Another model path is another key: it would need an export, which now fails.
-    assert query_encoder.build_query_encoder(embedder._model, path + "-x", built.path.parent, threads=1) is None
+    assert onnx_encoder.build_onnx_encoder(embedder._model, path + "-x", built.path.parent, threads=1) is None
 
 
 def test_vectors_that_disagree_with_torch_are_refused(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
-    built = embedder._query
+    built = embedder._onnx
     assert built is not None
-    monkeypatch.setattr(query_encoder, "TOLERANCE", -1.0)
+    monkeypatch.setattr(onnx_encoder, "TOLERANCE", -1.0)
     path = resolve_model_path(embedder.settings.model)
-    assert query_encoder.build_query_encoder(embedder._model, path, built.path.parent, threads=1) is None
+    assert onnx_encoder.build_onnx_encoder(embedder._model, path, built.path.parent, threads=1) is None
 
 
 def test_failed_export_falls_back_to_torch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(query_encoder, "_export", _boom)
+    monkeypatch.setattr(onnx_encoder, "_export", _boom)
     fallback = Embedder(EmbeddingSettings(onnx_cache_dir=tmp_path / "onnx"))
     with caplog.at_level(logging.WARNING, logger="loci.embedder"):
         fallback.load()
     assert fallback.runtime == "torch"
-    assert "embedder.query_onnx_unavailable" in caplog.text
+    assert "embedder.onnx_unavailable" in caplog.text
     text = QUERIES[0]
     assert np.array_equal(fallback.embed_one(text), fallback.embed([text]).vectors[0])
     assert not list((tmp_path / "onnx").glob("*.onnx"))  # nothing half-written left behind
@@ -187,4 +187,4 @@ def test_batches_run_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> N
     fast = embedder.embed(texts).vectors  # mixed lengths: padding must not leak into the pooling
     slow = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     assert fast.shape == (len(texts), 384)
-    assert float(np.max(np.abs(fast - slow))) <= query_encoder.TOLERANCE
+    assert float(np.max(np.abs(fast - slow))) <= onnx_encoder.TOLERANCE

@@ -11,14 +11,14 @@ cores (idle ORT threads do not spin here, torch's do).
 How: the whole sentence-transformers pipeline (transformer, pooling, normalize) is
 traced with ``torch.onnx.export`` (the TorchScript exporter; the dynamo one needs
 onnxscript), optimised by ``onnxruntime.transformers`` (attention and layer-norm
-fusions), and cached on disk as ``query-<key>.onnx``, where the key hashes the model
+fusions), and cached on disk as ``model-<key>.onnx``, where the key hashes the model
 path, every weight tensor, the torch/onnxruntime versions and `FORMAT`. So a changed
 model or runtime gets a new file, and later starts only hash the weights (~0.2 s).
 
 Trust, but verify: at every load the session must reproduce torch's vectors for the
 `PROBES` (short, padded with spaces, over-long so truncation is exercised) within
 `TOLERANCE` per component. Any failure (no onnxruntime, export error, unwritable cache
-directory, a mismatch) is logged and `build_query_encoder` returns None: the caller
+directory, a mismatch) is logged and `build_onnx_encoder` returns None: the caller
 keeps embedding with torch. Tokenization uses the model's own ``preprocess`` on a
 private copy of its tokenizer (fast tokenizers carry mutable truncation state, so one
 must not be shared with mining's thread).
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "PROBES", "TOLERANCE", "QueryEncoder", "build_query_encoder", "weights_key"]
+__all__ = ["FORMAT", "PROBES", "TOLERANCE", "OnnxEncoder", "build_onnx_encoder", "weights_key"]
 
 log = logging.getLogger("loci.embedder")
 
@@ -58,8 +58,9 @@ _OUTPUT = "sentence_embedding"
 Preprocess = Callable[[list[str]], dict[str, Any]]
 
 
-class QueryEncoder:
-    """Embeds one text at a time; thread-safe (ORT sessions are, tokenizing is locked)."""
+class OnnxEncoder:
+    """Embeds one text (`encode`, recall) or a batch (`encode_many`, mining); thread-safe
+    (ORT sessions are, tokenizing is locked)."""
 
     def __init__(self, session: Any, preprocess: Preprocess, input_names: Sequence[str], path: Path) -> None:
         self.session = session
@@ -187,7 +188,7 @@ def _session(path: Path, threads: int) -> Any:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def _verify(model: Any, encoder: QueryEncoder) -> float:
+def _verify(model: Any, encoder: OnnxEncoder) -> float:
     worst = 0.0
     for probe in PROBES:
         want = model.encode([probe], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)[0]
@@ -197,19 +198,19 @@ def _verify(model: Any, encoder: QueryEncoder) -> float:
     return worst
 
 
-def build_query_encoder(model: Any, model_path: str, cache_dir: Path, threads: int) -> QueryEncoder | None:
+def build_onnx_encoder(model: Any, model_path: str, cache_dir: Path, threads: int) -> OnnxEncoder | None:
     """An ORT encoder equivalent to ``model`` (checked on `PROBES`), or None to keep torch."""
     try:
         preprocess = _preprocessor(model)
         sample = preprocess([PROBES[0]])
         names = [k for k, v in sample.items() if isinstance(v, np.ndarray)]
-        path = cache_dir / f"query-{weights_key(model, model_path)}.onnx"
+        path = cache_dir / f"model-{weights_key(model, model_path)}.onnx"
         if not path.exists():
             _materialise(model, sample, names, path)
-        encoder = QueryEncoder(_session(path, threads), preprocess, names, path)
+        encoder = OnnxEncoder(_session(path, threads), preprocess, names, path)
         worst = _verify(model, encoder)
-    except Exception as e:  # any failure means: keep embedding queries with torch
-        log.warning("embedder.query_onnx_unavailable", extra={"error": repr(e), "fallback": "torch"})
+    except Exception as e:  # any failure means: keep embedding with torch
+        log.warning("embedder.onnx_unavailable", extra={"error": repr(e), "fallback": "torch"})
         return None
-    log.info("embedder.query_onnx_ready", extra={"path": str(path), "max_abs_diff": worst})
+    log.info("embedder.onnx_ready", extra={"path": str(path), "max_abs_diff": worst})
     return encoder
