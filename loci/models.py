@@ -226,6 +226,15 @@ class Closet(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(TS)
 
 
+PREFERENCE_PATTERN = (
+    r"\m(i|we)\s+(really\s+|absolutely\s+|usually\s+|always\s+|generally\s+)?"
+    r"(love|loved|prefer|preferred|like|liked|enjoy|enjoyed|adore|favou?r)\M"
+    r"|\mmy\s+(favou?rite|go-to|usual)\M|\m(usually|always|tend to)\M|\mfavou?rite\M"
+)
+"""Stated likes and habits ("I love…", "I usually…", "my favourite…"), Postgres ARE syntax.
+Frozen into ``drawers.states_preference`` by migration 0005: changing it needs a migration."""
+
+
 class Drawer(Base):
     """One verbatim message (or one sentence-aligned part of a long one)."""
 
@@ -246,6 +255,7 @@ class Drawer(Base):
         Index("ix_drawers_user_occurred", "user_id", "occurred_at"),
         Index("ix_drawers_content_hash", "content_hash"),
         Index("ix_drawers_null_embedding", "id", postgresql_where=text("embedding IS NULL")),
+        Index("ix_drawers_user_preference", "user_id", "occurred_at", postgresql_where=text("states_preference")),
     )
 
     id: Mapped[int] = _pk()
@@ -277,6 +287,11 @@ class Drawer(Base):
             "setweight(to_tsvector('simple'::regconfig, tag_text), 'B')",
             persisted=True,
         ),
+    )
+    states_preference: Mapped[bool] = mapped_column(
+        Boolean,
+        Computed(f"(role)::text = 'user'::text AND content ~* '{PREFERENCE_PATTERN}'::text", persisted=True),
+        comment="a user turn stating a like or habit; the preference signal reads only these",
     )
     created_at: Mapped[datetime] = _created()
     deleted_at: Mapped[datetime | None] = mapped_column(TS)

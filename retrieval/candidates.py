@@ -3,8 +3,9 @@
 Every statement is scoped ``d.user_id = :uid AND d.deleted_at IS NULL`` and runs in the
 caller's `Database.user_session`, so row-level security is a backstop, not the filter.
 Statements use only indexed access paths: the HNSW index (semantic), the GIN index on
-the generated ``tsv`` column (keyword, preference phrasing), ``(user_id, occurred_at)``
-(temporal) and ``drawer_entities(entity_id)`` (preference entities).
+the generated ``tsv`` column (keyword), ``(user_id, occurred_at)`` (temporal), the
+partial ``ix_drawers_user_preference`` (stated likes) and ``drawer_entities(entity_id)``
+(preference entities).
 """
 
 from __future__ import annotations
@@ -33,16 +34,6 @@ __all__ = [
     "temporal_candidates",
     "vector_literal",
 ]
-
-PREFERENCE_PATTERN = (
-    r"\m(i|we)\s+(really\s+|absolutely\s+|usually\s+|always\s+|generally\s+)?"
-    r"(love|loved|prefer|preferred|like|liked|enjoy|enjoyed|adore|favou?r)\M"
-    r"|\mmy\s+(favou?rite|go-to|usual)\M|\m(usually|always|tend to)\M|\mfavou?rite\M"
-)
-"""Stated likes and habits ("I love…", "I usually…", "my favourite…"); Postgres ARE syntax."""
-PREFERENCE_LEXEMES = "love | prefer | like | enjoy | usual | alway | favorit | favourit | ador | tend"
-"""The same words as stemmed lexemes: a cheap full-text pre-filter, so the regular
-expression only runs on drawers that contain one of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +244,12 @@ _WORDS_RE = re.compile(r"[^\W_]+", re.UNICODE)
 
 async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
     """What the user keeps returning to: recurring entities the message names (by how
-    often they were mentioned) plus the user's own stated likes and habits on its terms."""
+    often they were mentioned) plus the user's own stated likes and habits on its terms.
+
+    Stated likes are the drawers flagged ``states_preference`` when written (the pattern
+    is `loci.models.PREFERENCE_PATTERN`); the partial index ``ix_drawers_user_preference``
+    holds just those, so a large palace is not read whole on every recall.
+    """
     if not ctx.query.terms:
         return []
     words = [w.lower() for w in _WORDS_RE.findall(ctx.query.message)]
@@ -267,8 +263,8 @@ async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> li
         " GROUP BY de.drawer_id LIMIT 2000"
         "), pref AS ("
         " SELECT d.id, 1.0 + ts_rank_cd(d.tsv, q.q, 1) AS s"
-        " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q, CAST(:lex AS tsquery) AS lex) q"
-        f" WHERE {_BASE} AND d.role = 'user' AND d.tsv @@ q.q AND d.tsv @@ q.lex AND d.content ~* :pref{extra}"
+        " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q) q"
+        f" WHERE {_BASE} AND d.states_preference AND d.tsv @@ q.q{extra}"
         " ORDER BY s DESC LIMIT :n"
         ") "
         "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role, d.room_id"
@@ -276,5 +272,5 @@ async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> li
         f" WHERE {_BASE}{extra} GROUP BY d.id ORDER BY s DESC, d.occurred_at DESC LIMIT :n"
     )
     bind = {"uid": ctx.user_id, "slugs": slugs, "names": names, "tsq": ctx.query.tsquery}
-    bind |= {"pref": PREFERENCE_PATTERN, "lex": PREFERENCE_LEXEMES, "n": ctx.limit, **params}
+    bind |= {"n": ctx.limit, **params}
     return _rows(await session.execute(sql, bind))

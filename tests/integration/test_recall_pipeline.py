@@ -128,6 +128,11 @@ async def test_preference_signal_boosts_stated_likes(plain, db, embedder, settin
     response = await recall(plain, request)
     assert response.items[0].drawer_id == placed["food"].drawer_ids[0]
     assert response.items[0].ranks["preference"] == 1
+    async with db.user_session(user.id) as s:  # the flag the signal reads, set when the row was written
+        flagged = dict((await s.execute(select(Drawer.id, Drawer.states_preference))).all())
+        roles = dict((await s.execute(select(Drawer.id, Drawer.role))).all())
+    assert flagged[placed["food"].drawer_ids[0]] is True
+    assert not any(flagged[d] for d, role in roles.items() if role != "user")
 
 
 async def test_neighbour_turn_completes_the_pair_and_log_row_is_written(plain, db, embedder, settings, palace) -> None:  # type: ignore[no-untyped-def]
