@@ -417,6 +417,7 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
     if args.reuse and _loaded(url, size):
         users = dict(enumerate(user_sizes(size, random.Random(args.seed)), start=1))  # as load_corpus drew them
         print(f"  reusing {name} (same seed, so the same corpus)", flush=True)
+        migrate.upgrade(url)  # a palace loaded by an older commit gets the newer migrations
     else:
         with psycopg.connect(base_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
