@@ -47,6 +47,13 @@ p99 110 sequential and p95 557 with 8 clients. Sequential stage p50 at 10k: cont
 (pool checkout, the user GUC, settings) 6.4, keyword 5.6, preference 3.7, render 3.1,
 hydrate 2.3, semantic 2.1, embed wait 0.25 (the ~6 ms model call overlaps the SQL).
 
+After migration 0005 (the preference signal reads a partial index of flagged drawers
+instead of regex-matching every drawer of the user), 100k at commit 8731a9d:
+sequential 23.3 / 81.1 / 344.6, 8 clients 156 / 322 / 634; the preference statement of
+the 8,403-drawer user takes 13.6 ms over the 1,068 flagged rows. (The 1M palace was not
+re-measured: adding the column rewrites the table and rebuilds the HNSW graph, which with
+the default ``maintenance_work_mem`` had not finished after 14 minutes.)
+
 The p95 target (50 ms at 1M) is met at 10k only. The tail is the biggest palaces:
 for the 19,031-drawer user, ``EXPLAIN ANALYZE`` shows keyword 47-67 ms (an index scan
 backward on ``ix_drawers_user_occurred`` until 2,000 matches, ``@@`` per row), preference
