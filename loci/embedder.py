@@ -110,7 +110,8 @@ class Embedder:
                 )
             model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
             self._counter = copy.deepcopy(model.tokenizer)
-            if self.settings.runtime == "onnxruntime":
+            # The export runs on ORT's CPU provider: a model placed on a GPU stays with torch.
+            if self.settings.runtime == "onnxruntime" and self.settings.device == "cpu":
                 cache = self.settings.onnx_cache_dir
                 self._onnx = build_onnx_encoder(model, path, cache, self.settings.onnx_threads)
             self._model = model
