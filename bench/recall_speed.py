@@ -190,8 +190,11 @@ def _copy_text(rows: list[tuple[Any, ...]]) -> bytes:
 class Loader:
     """Streams one synthetic user at a time into COPY buffers."""
 
-    def __init__(self, pool: Pool, rng: random.Random, np_rng: np.random.Generator) -> None:
+    def __init__(
+        self, pool: Pool, rng: random.Random, np_rng: np.random.Generator, embed_roles: frozenset[str]
+    ) -> None:
         self.pool, self.rng, self.np_rng = pool, rng, np_rng
+        self.embed_roles = embed_roles
         self.ids = {"wing": 0, "room": 0, "closet": 0, "drawer": 0, "entity": 0}
         self.tables: dict[str, list[tuple[Any, ...]]] = {}
 
@@ -236,7 +239,8 @@ class Loader:
                 content = body + " ".join(rng.choice(FILLER) for _ in range(rng.randint(2, 12)))
             drawer = self._next("drawer")
             aaak = f"§ W-001/R-{room_seq:02d}/D-{seq:03d}"
-            self._add("drawers", (drawer, uid, wing, room, closet, seq, role, content, aaak, at, "x", _vec(vecs[i])))
+            vector = _vec(vecs[i]) if role in self.embed_roles else None  # as mining stores it
+            self._add("drawers", (drawer, uid, wing, room, closet, seq, role, content, aaak, at, "x", vector))
             if slots["n"] in entities and role == "user":
                 self._add("drawer_entities", (drawer, entities[slots["n"]], uid))
 
@@ -261,10 +265,10 @@ class Loader:
         self.tables.clear()
 
 
-def load_corpus(url: str, total: int, pool: Pool, seed: int) -> dict[int, int]:
+def load_corpus(url: str, total: int, pool: Pool, seed: int, embed_roles: frozenset[str]) -> dict[int, int]:
     rng, np_rng = random.Random(seed), np.random.default_rng(seed)
     sizes = user_sizes(total, rng)
-    loader = Loader(pool, rng, np_rng)
+    loader = Loader(pool, rng, np_rng, embed_roles)
     start = datetime(2023, 1, 1, tzinfo=UTC)
     t0 = time.perf_counter()
     with psycopg.connect(url) as conn:
@@ -323,7 +327,20 @@ def summary(label: str, runs: list[dict[str, float]]) -> None:
     print("    stage p50 ms: " + ", ".join(f"{s}={pct([r.get(s, 0.0) for r in runs], 50):.2f}" for s in stages))
 
 
-async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest: int) -> None:
+BANDS = ((0, 1_000), (1_000, 2_500), (2_500, 5_000), (5_000, 10_000), (10_000, 10**9))
+
+
+def by_palace_size(qs: list[tuple[int, str]], runs: list[dict[str, float]], users: dict[int, int]) -> None:
+    """Where the tail comes from: sequential latency per band of palace size."""
+    for lo, hi in BANDS:
+        totals = [r["total"] for (uid, _), r in zip(qs, runs, strict=True) if lo <= users[uid] < hi]
+        if totals:
+            label = f"{lo:,}-{hi:,}" if hi < 10**9 else f"{lo:,}+"
+            print(f"    palace {label:>13} drawers: n={len(totals):3d} p50={pct(totals, 50):6.1f} "
+                  f"p95={pct(totals, 95):6.1f} max={max(totals):6.1f} ms")  # fmt: skip
+
+
+async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, users: dict[int, int]) -> None:
     from loci.db import Database
     from loci.embedder import Embedder
     from loci.settings import load_settings
@@ -348,6 +365,7 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest
 
     sequential = [await one(uid, m) for uid, m in qs]
     summary("sequential", sequential)
+    by_palace_size(qs, sequential, users)
     queue = list(qs)
     results: list[dict[str, float]] = []
 
@@ -363,6 +381,7 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, largest
     print(f"    throughput: {len(results) / elapsed:.1f} recalls/s", flush=True)
     uid, message = next(((u, m) for u, m in qs if "last week" in m), qs[0])
     await explain(db, deps, uid, message)  # a typical (small) palace: exact vector search
+    largest = max(users, key=lambda u: users[u])
     await explain(db, deps, largest, "Remind me what Ingrid recommended for sourdough bread")  # HNSW path
     await db.dispose()
 
@@ -430,11 +449,10 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{name}"')
         migrate.upgrade(url)
-        users = load_corpus(url, size, pool, args.seed)
+        users = load_corpus(url, size, pool, args.seed, frozenset(args.embed_roles.split(",")))
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
-    largest = max(users, key=lambda u: users[u])
-    asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency, largest))
+    asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency, users))
 
 
 @contextlib.contextmanager
@@ -455,11 +473,20 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--embed-roles",
+        default=None,
+        help="roles whose drawers get a vector (default: LOCI_MINING_EMBED_ROLES, i.e. what mining stores)",
+    )
     parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
     parser.add_argument(
         "--reuse", action="store_true", help="with --database-url: measure an already loaded loci_speed_<size> again"
     )
     args = parser.parse_args()
+    if args.embed_roles is None:
+        from loci.settings import load_settings
+
+        args.embed_roles = ",".join(load_settings().mining.embed_roles)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     t0 = time.perf_counter()
