@@ -167,6 +167,10 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[
         f"CASE WHEN m.h{i} THEN greatest(ln(1 + (:n - df.d{i} + 0.5) / (df.d{i} + 0.5)), 0.05) ELSE 0 END"
         for i in range(len(terms))
     )
+    # ``keyword_matches`` (migration 0006) is the lookup the GIN index can serve despite
+    # row-level security; it returns only this user's undeleted rows, most recent first,
+    # with the time and role filters applied before its cap (wing and entity filters are
+    # applied here, so the cap is lifted when they are set).
     # A long drawer's tsv is TOASTed, and every ``tsv @@ q{i}`` would fetch and decompress it
     # again: ``tsv || ''`` (the same tsvector) detoasts it once per row for all the per-term
     # tests (measured on a 19k-drawer palace: half the buffer reads, keyword 57 -> 33 ms).
@@ -174,19 +178,24 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[
     sql = text(
         "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
         f"{per_term}), "
-        f"m AS MATERIALIZED (SELECT r.id, r.occurred_at, r.role, r.room_id, {hits} FROM "
-        "(SELECT d.id, d.occurred_at, d.role, d.room_id, d.tsv || ''::tsvector AS v "
-        f"FROM drawers d, qs WHERE {_BASE} AND d.tsv @@ qs.q{extra} ORDER BY d.occurred_at DESC LIMIT :scan) r, qs), "
+        f"m AS MATERIALIZED (SELECT r.id, r.occurred_at, r.role, r.room_id, r.v, {hits} FROM "
+        "(SELECT d.id, d.occurred_at, d.role, d.room_id, d.tsv || ''::tsvector AS v FROM qs, "
+        "keyword_matches(qs.q, CAST(:kw_since AS timestamptz), CAST(:kw_until AS timestamptz), "
+        f"CAST(:kw_role AS text), CAST(:kw_cap AS integer)) d WHERE TRUE{extra} "
+        "ORDER BY d.occurred_at DESC LIMIT :scan) r, qs), "
         f"df AS (SELECT {dfs} FROM m), "
-        f"best AS (SELECT m.id, m.occurred_at, m.role, m.room_id, ({idf}) AS w "
+        f"best AS (SELECT m.id, m.occurred_at, m.role, m.room_id, m.v, ({idf}) AS w "
         "FROM m, df ORDER BY w DESC, m.id LIMIT :lim) "
-        "SELECT best.id, best.w + ts_rank_cd(d.tsv, qs.q, 1) AS s, best.occurred_at, best.role, best.room_id "
-        "FROM best JOIN drawers d ON d.id = best.id, qs ORDER BY s DESC, best.id"
+        "SELECT best.id, best.w + ts_rank_cd(best.v, qs.q, 1) AS s, best.occurred_at, best.role, best.room_id "
+        "FROM best, qs ORDER BY s DESC, best.id"
     )
     bind: dict[str, Any] = {"uid": ctx.user_id, "tsq": ctx.query.tsquery, "lim": ctx.limit, **params}
     bind |= {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
     bind["n"] = float(max(ctx.palace_size, 1))
     bind["scan"] = KEYWORD_SCAN_CAP
+    filters = ctx.filters
+    bind |= {"kw_since": filters.since, "kw_until": filters.until, "kw_role": filters.role}
+    bind["kw_cap"] = None if filters.wing or filters.entity else KEYWORD_SCAN_CAP
     return _rows(await session.execute(sql, bind))
 
 
