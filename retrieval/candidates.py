@@ -2,7 +2,8 @@
 
 Every statement is scoped ``d.user_id = :uid AND d.deleted_at IS NULL`` and runs in the
 caller's `Database.user_session`, so row-level security is a backstop, not the filter.
-Statements use only indexed access paths: the HNSW index (semantic), the GIN index on
+Statements use only indexed access paths: the HNSW index or, for exact search,
+``ix_drawers_user_vectors`` (semantic), the GIN index on
 the generated ``tsv`` column (keyword), ``(user_id, occurred_at)`` (temporal), the
 partial ``ix_drawers_user_preference`` (stated likes) and ``drawer_entities(entity_id)``
 (preference entities).
@@ -47,7 +48,11 @@ class SignalContext:
     config: RetrievalConfig
     limit: int
     palace_size: int
-    """The user's drawer count, capped at `SIZE_CAP` (picks exact vs HNSW, feeds IDF)."""
+    """The user's drawer count, capped at `SIZE_CAP` (feeds the keyword signal's IDF)."""
+    palace_vectors: int = 0
+    """The user's drawers with a vector, capped at `SIZE_CAP` (picks exact vs HNSW)."""
+    graph_size: float = 0.0
+    """Vectors in the HNSW graph across all users (planner statistics)."""
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -92,18 +97,37 @@ def _rows(result: Any) -> list[Scored]:
 
 
 EXACT_MAX_ROWS = 4000
-"""Palaces up to this size are searched exactly (cheap, and perfect recall); larger
-ones go through HNSW, where a small user among millions of rows would starve it."""
+"""Palaces with up to this many vectors are always searched exactly (cheap, and perfect
+recall); beyond it, `use_exact_search` weighs the exact scan against the graph walk."""
+GRAPH_STEP_COST = 7.0
+"""What one candidate of HNSW's filtered walk costs, in rows of an exact scan. Measured
+on the 1M-drawer benchmark palace: exact ~4 us per vector, the graph walk ~30 us per
+candidate it had to visit (most are other users' and fail the user filter)."""
 SIZE_CAP = 20_000
 KEYWORD_SCAN_CAP = 2_000
 """At most this many matching drawers (the most recent) are scored by the keyword signal,
 which bounds its cost for big palaces and common words; IDF is estimated on them."""
 
 
-async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
-    """Nearest drawers by cosine distance: exact for small palaces, else HNSW.
+def use_exact_search(vectors: int, graph_size: float, limit: int) -> bool:
+    """Exact scan or HNSW, by which reads fewer rows' worth.
 
-    Exact: the user's rows come from the ``(user_id, occurred_at)`` index and are sorted
+    The exact scan reads the user's ``vectors``. HNSW's iterative scan walks the graph in
+    distance order until ``limit`` of the user's rows turned up; a user owning a share
+    ``vectors / graph_size`` of it must visit about ``limit * graph_size / vectors``
+    candidates. So exact wins while ``vectors**2 <= GRAPH_STEP_COST * limit * graph_size``:
+    at 500k vectors and 50 wanted, up to ~13k vectors; a user owning most of a small
+    graph goes through HNSW as soon as it passes `EXACT_MAX_ROWS`.
+    """
+    if vectors <= EXACT_MAX_ROWS:
+        return True
+    return float(vectors) ** 2 <= GRAPH_STEP_COST * limit * graph_size
+
+
+async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
+    """Nearest drawers by cosine distance: exact or HNSW, by `use_exact_search`.
+
+    Exact: the user's rows come from ``ix_drawers_user_vectors`` and are sorted
     by distance (a MATERIALIZED CTE keeps the planner from trading that for the global
     HNSW graph). HNSW: the user filter is written ``user_id + 0`` so the planner cannot
     swap the graph for a user-index scan, and pgvector 0.8's iterative scan with
@@ -115,7 +139,7 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
         return []
     extra, params = filter_sql(ctx.filters)
     bind = {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit, **params}
-    if ctx.palace_size <= EXACT_MAX_ROWS:
+    if use_exact_search(ctx.palace_vectors, ctx.graph_size, ctx.limit):
         sql = text(
             "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
             f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "

@@ -247,7 +247,10 @@ async def _rank(
     if not controls.agent_enabled:
         return "recall disabled for this agent"
     limit = max(request.candidate_limit, request.top_k or 0)
-    ctx = SignalContext(request.user_id, analysis, None, request.filters, config, limit, controls.palace_size)
+    ctx = SignalContext(
+        request.user_id, analysis, None, request.filters, config, limit,
+        controls.palace_size, controls.palace_vectors, controls.graph_size,
+    )  # fmt: skip
     lists, sims = await _candidates(session, ctx, embedding, clock)
     fused, weights = _fuse(lists, sims, analysis, config)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))

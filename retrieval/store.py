@@ -30,6 +30,18 @@ class Controls:
     rerank_model: str | None = None
     palace_size: int = 0
     """Drawers the user has, counted up to ``size_cap`` (an index-only scan)."""
+    palace_vectors: int = 0
+    """Of those, the drawers with an embedding (``ix_drawers_user_vectors``), same cap."""
+    graph_size: float = 0.0
+    """Vectors in the whole HNSW graph, every user's, from the planner's statistics."""
+
+
+_GRAPH_SIZE = (
+    "SELECT greatest(c.reltuples, 0) * (1 - coalesce((SELECT s.null_frac FROM pg_stats s "
+    "WHERE s.schemaname = current_schema() AND s.tablename = 'drawers' AND s.attname = 'embedding'), 0)) "
+    "FROM pg_class c WHERE c.oid = to_regclass('drawers')"
+)
+"""Rows in ``drawers`` times the share with a vector, both as of the last ANALYZE."""
 
 
 async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int) -> Controls:
@@ -43,13 +55,16 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
                 "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
                 "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
                 "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
+                "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.embedding IS NOT NULL "
+                "LIMIT :cap) x), "
+                f"({_GRAPH_SIZE}), "
                 "set_config('synchronous_commit', 'off', true) "
                 "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
             ),
             {"uid": user_id, "aid": agent_id, "cap": size_cap},
         )
     ).one()
-    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, _ = row
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
@@ -57,6 +72,8 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
         use_rerank=bool(use_rerank),
         rerank_model=rerank_model,
         palace_size=int(size),
+        palace_vectors=int(vectors),
+        graph_size=float(graph or 0.0),
     )
 
 

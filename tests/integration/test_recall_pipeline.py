@@ -303,7 +303,7 @@ async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace, monk
     user, placed = palace
     request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, preset="vector-only", log=False)
     exact = await recall(plain, request)
-    monkeypatch.setattr(candidates, "EXACT_MAX_ROWS", 0)  # every palace counts as large
+    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)  # as for a large share of a big graph
     graph = await recall(plain, request)
     assert graph.items[0].drawer_id == exact.items[0].drawer_id == placed["kitten"].drawer_ids[0]
     assert [i.drawer_id for i in graph.items] == [i.drawer_id for i in exact.items]
