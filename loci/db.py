@@ -59,7 +59,10 @@ class Database:
         self.url = url
         self.schema = valid_schema_name(schema) if schema else None
         self.app_role = app_role
-        options = [f"-c statement_timeout={statement_timeout_ms}"]
+        # JIT compilation pays off for long analytic queries; recall's statements are short,
+        # and once a large palace pushes a plan's estimated cost over ``jit_above_cost`` the
+        # compile adds tens of milliseconds to a statement that runs in a few.
+        options = [f"-c statement_timeout={statement_timeout_ms}", "-c jit=off"]
         if self.schema:
             options.append(f"-c search_path={self.schema},public")
         connect_args: dict[str, Any] = {"options": " ".join(options), "prepare_threshold": None}
