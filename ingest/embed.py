@@ -90,15 +90,20 @@ async def backfill_null_embeddings(
     """
     if not roles:
         return 0
+    rows: list[tuple[int, str]] = []
     async with db.system_session() as s:
-        rows = (
-            await s.execute(
+        # One query per role: ``role = :r`` lets the planner use ix_drawers_unembedded_user
+        # (migration 0008) for users' turns instead of walking every unembedded assistant turn.
+        for role in sorted(roles):
+            found = await s.execute(
                 select(Drawer.id, Drawer.content)
-                .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None), Drawer.role.in_(sorted(roles)))
+                .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None), Drawer.role == role)
                 .order_by(Drawer.id)
-                .limit(limit)
+                .limit(limit - len(rows))
             )
-        ).all()
+            rows.extend((int(drawer_id), str(content)) for drawer_id, content in found)
+            if len(rows) >= limit:
+                break
     if not rows:
         return 0
     outcome = await embed_texts(db, embedder, [content for _, content in rows])

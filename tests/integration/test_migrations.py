@@ -97,3 +97,18 @@ def test_embedded_server_runs_with_sized_shared_buffers(migrated_url: str) -> No
             "SELECT setting::bigint * 8192 / 1048576, pending_restart FROM pg_settings WHERE name = 'shared_buffers'"
         ).fetchone()
     assert row == (shared_buffers_mb(_memory_bytes()), False)
+
+
+def test_backfill_lookup_of_user_turns_can_use_its_partial_index(migrated_url: str) -> None:
+    """The predicate names the role, so only ``role = 'user'`` (as the backfill asks) matches it."""
+    with psycopg.connect(migrated_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(
+            r[0]
+            for r in conn.execute(
+                "EXPLAIN SELECT id, content FROM drawers WHERE embedding IS NULL AND deleted_at IS NULL "
+                "AND role = %s ORDER BY id LIMIT 256",
+                ("user",),
+            )
+        )
+    assert "ix_drawers_unembedded_user" in plan
