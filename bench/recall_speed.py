@@ -17,7 +17,8 @@ What it does, per size:
    real model, and each drawer gets its topic sentence's vector plus Gaussian noise
    (sigma 0.025 per dimension, cosine ~0.9 to the base), re-normalised. That keeps the
    clustered structure real embeddings have (random unit vectors would make HNSW look
-   worse than it is) without embedding a million texts on two cores.
+   worse than it is) without embedding a million texts on two cores. Only the roles mining
+   embeds get one (``--embed-roles``, default ``LOCI_MINING_EMBED_ROLES``: users' turns).
 4. Bulk-loads with COPY (as the superuser, so RLS does not apply to the load), then
    builds the HNSW index with ``maintenance_work_mem`` sized to the graph (2.5 GB per
    million rows; the build is much slower once the graph no longer fits), and ANALYZEs.
@@ -31,36 +32,35 @@ Timings on a shared 2-core machine are noisy; run when the machine is otherwise 
 ``--reuse`` with ``--database-url`` measures an already loaded ``loci_speed_<size>``
 again (loading and indexing 1M drawers takes ~13 minutes here).
 
-Measured 2026-11-23 at commit 992ef1a on the 2-core dev VM (23 GB RAM, embedded PostgreSQL), 200 queries,
-query embedding on ONNX Runtime (``loci/onnx_encoder.py``), ms::
+Measured 2026-11-23 on the 2-core dev VM (24 GB RAM), embedded PostgreSQL 18 with the
+``shared_buffers`` it now gets (a quarter of memory), 200 queries, query embedding on ONNX
+Runtime, vectors on users' turns only (the mining default), ms::
 
     drawers  users  max/user  sequential p50/p95/p99   8 clients p50/p95/p99   recalls/s
-    10k        22     2,532     28.5 /  49.1 /  67.1    218 / 336 /  563          33.8
-    100k      152     8,403     27.3 /  80.8 / 238.6    202 / 410 /  980          33.4
-    1M      1,407    19,031     34.3 / 200.1 / 603.3    214 / 593 / 1516          29.6
+    10k        22     2,532     16.7 / 24.6 / 32.7      119 / 159 / 173          65.9
+    100k      152     8,403     20.0 / 31.8 / 50.9      122 / 175 / 201          63.0
+    1M      1,407    19,031     21.0 / 36.7 / 59.0      123 / 180 / 223          62.4
 
-(``--sizes 10000,100000 --queries 200``; 1M: ``--sizes 1000000 --queries 200``, load
-434 s, HNSW build 324 s, figures from a ``--reuse`` re-run on the idle machine; the
-first run gave 34.2 / 183.3 / 687.9 sequential.) Before the ONNX query path and the
-overlap of keyword/preference SQL with the embedding, 10k measured p50 49 / p95 81 /
-p99 110 sequential and p95 557 with 8 clients. Sequential stage p50 at 10k: controls
-(pool checkout, the user GUC, settings) 6.4, keyword 5.6, preference 3.7, render 3.1,
-hydrate 2.3, semantic 2.1, embed wait 0.25 (the ~6 ms model call overlaps the SQL).
+(``--sizes 10000,100000,1000000 --reuse --database-url …``; the 1M palace loads in 230 s
+and its HNSW index is built separately.) Sequential latency by palace size at 1M: up to
+1k drawers p50 19.9 / p95 26.1, 1k-2.5k 25.4 / 37.8, 2.5k-5k 38.7 / 59.0, 5k-10k ~55-62,
+the 19k-drawer palace 80.
 
-After migration 0005 (the preference signal reads a partial index of flagged drawers
-instead of regex-matching every drawer of the user), 100k at commit 8731a9d:
-sequential 23.3 / 81.1 / 344.6, 8 clients 156 / 322 / 634; the preference statement of
-the 8,403-drawer user takes 13.6 ms over the 1,068 flagged rows. (The 1M palace was not
-re-measured: adding the column rewrites the table and rebuilds the HNSW graph, which with
-the default ``maintenance_work_mem`` had not finished after 14 minutes.)
+The same 1M palace before this round of changes gave 20.9 / 134.9 / 483.9 sequential, with
+palaces of 2.5k-5k drawers at p50 218 ms. Two causes, both in the biggest palaces:
 
-The p95 target (50 ms at 1M) is met at 10k only. The tail is the biggest palaces:
-for the 19,031-drawer user, ``EXPLAIN ANALYZE`` shows keyword 47-67 ms (an index scan
-backward on ``ix_drawers_user_occurred`` until 2,000 matches, ``@@`` per row), preference
-88-165 ms (every drawer of the user via ``ix_drawers_user_occurred``, then ``@@`` and the
-regular expression) and HNSW 59-82 ms (iterative scan until 50 rows of a 2% user).
-Small palaces use only indexes and take well under 1 ms per statement. With 8 clients
-the two cores are saturated (~30 recalls/s), so latency is queueing.
+* keyword 150-300 ms: under row-level security ``@@`` is not leakproof, so Postgres read
+  the palace backwards through ``(user_id, occurred_at)`` testing each row. Now the lookup
+  goes through ``keyword_matches()`` (migration 0006), which can use ``ix_drawers_user_tsv``:
+  4-33 ms on the same palaces;
+* semantic 190-420 ms: palaces above 4,000 drawers went through HNSW, whose filtered walk
+  visits ~``limit / share`` candidates for a user owning 0.5% of the graph. Now
+  `retrieval.candidates.use_exact_search` compares that with an exact scan of the user's
+  vectors (``ix_drawers_user_vectors``, migration 0007): 6-24 ms.
+
+``jit=off`` on every connection moved p95 135 -> 112 before those; ``shared_buffers`` 128 MB
+-> 4 GB took 8 clients from 47 to 69 recalls/s on the same code. With 8 clients the two
+cores are saturated, so that latency is queueing.
 """
 
 from __future__ import annotations
