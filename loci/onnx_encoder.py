@@ -26,12 +26,14 @@ must not be shared with mining's thread).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import logging
 import os
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,12 +41,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "PROBES", "TOLERANCE", "OnnxEncoder", "build_onnx_encoder", "weights_key"]
+__all__ = ["FORMAT", "PROBES", "TOLERANCE", "OnnxEncoder", "build_onnx_encoder", "prune_cache", "weights_key"]
 
 log = logging.getLogger("loci.embedder")
 
 FORMAT = "1"
 """Bump when the export recipe changes, so files cached by an older recipe are not reused."""
+STALE_AFTER_DAYS = 30
+"""Cached graphs nobody loaded for this long are deleted (each is ~90 MB): a model or
+runtime upgrade leaves the old key's file behind. A load marks its file used."""
 TOLERANCE = 1e-5
 """Largest allowed per-component difference from torch's L2-normalised vector."""
 PROBES = (
@@ -198,6 +203,23 @@ def _verify(model: Any, encoder: OnnxEncoder) -> float:
     return worst
 
 
+def prune_cache(cache_dir: Path, keep: Path, max_age_days: float = STALE_AFTER_DAYS) -> list[Path]:
+    """Delete ``*.onnx`` files in ``cache_dir`` other than ``keep`` unused for ``max_age_days``.
+
+    A file another process still uses is safe to remove: ONNX Runtime reads the whole
+    model when a session is created. Returns what was deleted."""
+    cutoff = time.time() - max_age_days * 86400
+    removed: list[Path] = []
+    for candidate in cache_dir.glob("*.onnx"):
+        with contextlib.suppress(OSError):  # raced with another process: fine either way
+            if candidate != keep and candidate.stat().st_mtime < cutoff:
+                candidate.unlink()
+                removed.append(candidate)
+    if removed:
+        log.info("embedder.onnx_cache_pruned", extra={"files": [p.name for p in removed]})
+    return removed
+
+
 def build_onnx_encoder(model: Any, model_path: str, cache_dir: Path, threads: int) -> OnnxEncoder | None:
     """An ORT encoder equivalent to ``model`` (checked on `PROBES`), or None to keep torch."""
     try:
@@ -207,6 +229,8 @@ def build_onnx_encoder(model: Any, model_path: str, cache_dir: Path, threads: in
         path = cache_dir / f"model-{weights_key(model, model_path)}.onnx"
         if not path.exists():
             _materialise(model, sample, names, path)
+        os.utime(path)  # in use: not stale for `prune_cache`, here or in another process
+        prune_cache(cache_dir, keep=path)
         encoder = OnnxEncoder(_session(path, threads), preprocess, names, path)
         worst = _verify(model, encoder)
     except Exception as e:  # any failure means: keep embedding with torch

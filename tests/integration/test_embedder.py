@@ -153,6 +153,30 @@ def test_exported_graph_is_reused_from_the_cache(embedder: Embedder, monkeypatch
     assert onnx_encoder.build_onnx_encoder(embedder._model, path + "-x", built.path.parent, threads=1) is None
 
 
+def test_loading_marks_the_graph_used_and_prunes_stale_ones(embedder: Embedder, tmp_path: Path) -> None:
+    import os
+    import shutil
+    import time
+
+    built = embedder._onnx
+    assert built is not None
+    cache = tmp_path / "onnx"
+    cache.mkdir()
+    current = cache / built.path.name
+    shutil.copy(built.path, current)
+    month_old = time.time() - (onnx_encoder.STALE_AFTER_DAYS + 1) * 86400
+    os.utime(current, (month_old, month_old))  # old, but loaded now: must survive
+    stale, recent = cache / "model-0ld.onnx", cache / "model-recent.onnx"
+    for other in (stale, recent):
+        other.write_bytes(b"not really a graph")
+    os.utime(stale, (month_old, month_old))
+    path = resolve_model_path(embedder.settings.model)
+    again = onnx_encoder.build_onnx_encoder(embedder._model, path, cache, threads=1)
+    assert again is not None and again.path == current
+    assert sorted(p.name for p in cache.glob("*.onnx")) == sorted([current.name, recent.name])
+    assert current.stat().st_mtime > month_old
+
+
 def test_vectors_that_disagree_with_torch_are_refused(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     built = embedder._onnx
     assert built is not None
