@@ -10,6 +10,8 @@ This function runs the lookup as its owner. It takes the user from the same
 transaction-local ``loci.user_id`` the policies read (never from an argument), filters
 on it explicitly, returns only that user's rows, and fixes its ``search_path``; so it
 shows nothing the policy would hide, while the planner may now choose the GIN index.
+(``pg_temp`` comes last on that path, so a caller's temporary table cannot stand in for
+``drawers``.)
 ``EXECUTE … USING`` plans each call with its actual values. The policy stops applying
 inside only when the owner may bypass it (a superuser, as with the embedded server, or a
 role with BYPASSRLS); otherwise the function still answers correctly, as slowly as before.
@@ -43,7 +45,7 @@ def upgrade() -> None:
             RETURNS TABLE (id bigint, wing_id bigint, room_id bigint, role varchar, occurred_at timestamptz,
                            tsv tsvector)
             LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 500
-            SET search_path = %1$I, pg_catalog
+            SET search_path = pg_catalog, %1$I, pg_temp
             AS $body$
             DECLARE
                 uid bigint := NULLIF(current_setting('loci.user_id', true), '')::bigint;

@@ -58,6 +58,9 @@ async def test_keyword_lookup_returns_only_the_session_users_rows(
     assert not found & set(theirs.drawers)
     async with db.engine.connect() as conn:  # no session user: nothing, not everything
         assert (await conn.execute(lookup)).all() == []
+    async with db.user_session(alice.id) as s:  # a caller's temporary "drawers" is not consulted
+        await s.execute(text("CREATE TEMP TABLE drawers (id bigint) ON COMMIT DROP"))
+        assert {r[0] for r in await s.execute(lookup)} == set(mine.drawers)
 
 
 def test_keyword_lookup_owner_bypasses_rls_and_public_cannot_call_it(migrated_url: str) -> None:
