@@ -101,9 +101,11 @@ EXACT_MAX_ROWS = 4000
 recall); beyond it, `use_exact_search` weighs the exact scan against the graph walk."""
 GRAPH_STEP_COST = 7.0
 """What one candidate of HNSW's filtered walk costs, in rows of an exact scan. Measured
-on the 1M-drawer benchmark palace: exact 3-4 us per vector; the graph walk 5 us per
-candidate for a user owning 2% of the graph and ~27 us for one owning 0.5% (the further
-the walk strays from the query, the more neighbours it scores per candidate kept)."""
+on the 1M-drawer benchmark palace (500k vectors): exact 3.2-3.5 us per vector; the walk
+5-13 us per candidate for a user owning 2% of the graph once its pages are cached (but
+1.1 s on a cold cache) and ~27 us for one owning 0.5% (the further it strays from the
+query, the more neighbours it scores per candidate kept). 7 errs towards the exact scan,
+whose cost is predictable: at 500k vectors it covers palaces up to ~13k vectors."""
 SIZE_CAP = 20_000
 KEYWORD_SCAN_CAP = 2_000
 """At most this many matching drawers (the most recent) are scored by the keyword signal,

@@ -36,12 +36,11 @@ class Controls:
     """Vectors in the whole HNSW graph, every user's, from the planner's statistics."""
 
 
-_GRAPH_SIZE = (
-    "SELECT greatest(c.reltuples, 0) * (1 - coalesce((SELECT s.null_frac FROM pg_stats s "
-    "WHERE s.schemaname = current_schema() AND s.tablename = 'drawers' AND s.attname = 'embedding'), 0)) "
-    "FROM pg_class c WHERE c.oid = to_regclass('drawers')"
-)
-"""Rows in ``drawers`` times the share with a vector, both as of the last ANALYZE."""
+_GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('ix_drawers_user_vectors')"
+"""Entries of the partial index of embedded drawers, as of the last VACUUM or ANALYZE.
+
+(Not ``pg_stats.null_frac``: Postgres hides the statistics of a table under row-level
+security from the roles it applies to.)"""
 
 
 async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int) -> Controls:

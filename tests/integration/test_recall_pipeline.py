@@ -307,3 +307,37 @@ async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace, monk
     graph = await recall(plain, request)
     assert graph.items[0].drawer_id == exact.items[0].drawer_id == placed["kitten"].drawer_ids[0]
     assert [i.drawer_id for i in graph.items] == [i.drawer_id for i in exact.items]
+
+
+async def test_controls_see_the_users_vectors_and_the_graph_size_as_the_app_role(
+    plain,
+    palace,
+    db,
+    migrated_url: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """Both inputs of the exact-or-HNSW choice must be right under row-level security: the
+    graph counts only drawers with a vector (pg_stats, which would give the share, reads as
+    empty for ``loci_app``)."""
+    import psycopg
+
+    from retrieval.store import load_controls
+    from tests.palace_seed import seed_palace
+
+    user, _ = palace
+    unembedded = await create_user(db, "recall-unembedded")
+    await seed_palace(db, unembedded.id, "vectorless", seed=3)
+    with psycopg.connect(migrated_url, autocommit=True) as conn:
+        conn.execute("UPDATE drawers SET embedding = NULL WHERE user_id = %s", (unembedded.id,))
+        conn.execute("ANALYZE drawers")
+        counts = conn.execute(
+            "SELECT count(*) FILTER (WHERE embedding IS NOT NULL), count(*), "
+            "count(*) FILTER (WHERE embedding IS NOT NULL AND user_id = %s) FROM drawers",
+            (user.id,),
+        ).fetchone()
+    assert counts is not None
+    vectors, rows, mine = counts
+    async with plain.db.user_session(user.id) as session:
+        controls = await load_controls(session, user.id, None, 20_000)
+    assert controls.palace_vectors == mine > 0
+    assert controls.graph_size == pytest.approx(vectors, rel=0.05)
+    assert controls.graph_size < rows
