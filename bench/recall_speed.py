@@ -343,6 +343,7 @@ def by_palace_size(qs: list[tuple[int, str]], runs: list[dict[str, float]], user
 async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, users: dict[int, int]) -> None:
     from loci.db import Database
     from loci.embedder import Embedder
+    from loci.runtime import freeze_startup_heap
     from loci.settings import load_settings
     from retrieval import RecallDeps, RecallRequest, recall
 
@@ -350,6 +351,7 @@ async def measure(url: str, qs: list[tuple[int, str]], concurrency: int, users: 
     db = Database(url, pool_size=max(2, concurrency))
     embedder = Embedder(settings.embedding)
     embedder.load()
+    freeze_startup_heap()  # as the service does after start-up
     print(f"  query embedding on {embedder.runtime}", flush=True)
     deps = RecallDeps(db=db, embedder=embedder, settings=settings)
     now = datetime(2026, 1, 1, tzinfo=UTC)

@@ -23,6 +23,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.runtime import freeze_startup_heap
 from loci.settings import Settings
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
@@ -81,6 +82,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         app.state.loci = app_state
         await asyncio.to_thread(app_state.embedder.load)
+        freeze_startup_heap()
         if settings.queue.url and app_state.queue is None:
             app_state.queue = await create_pool(redis_settings(settings.queue.url))
         worker_task: asyncio.Task[Any] | None = None

@@ -23,7 +23,7 @@ import click
 from loci import migrate
 from loci.db import Database
 from loci.errors import LociError
-from loci.runtime import EmbeddedServices
+from loci.runtime import EmbeddedServices, freeze_startup_heap
 from loci.settings import Settings, load_settings
 
 log = logging.getLogger("loci.cli")
@@ -165,6 +165,7 @@ def worker(burst: bool) -> None:
         fail("`loci worker` needs DATABASE_URL and REDIS_URL (embedded services belong to `loci serve`)")
     state = build_state(settings)
     state.embedder.load()
+    freeze_startup_heap()
     w = build_worker(state, burst=burst)
     w.run()
 

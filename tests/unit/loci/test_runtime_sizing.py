@@ -1,4 +1,4 @@
-"""The embedded server's shared_buffers: a quarter of memory, within sane bounds."""
+"""Start-up sizing: the embedded server's shared_buffers, and the frozen start-up heap."""
 
 from __future__ import annotations
 
@@ -17,3 +17,14 @@ def test_small_machines_keep_the_postgres_default() -> None:
 
 def test_large_machines_are_capped() -> None:
     assert shared_buffers_mb(256 * GIB) == SHARED_BUFFERS_MAX_MB
+
+
+def test_startup_heap_is_frozen_out_of_later_collections() -> None:
+    import gc
+
+    from loci.runtime import freeze_startup_heap
+
+    before = gc.get_freeze_count()
+    held = [[i] for i in range(1000)]  # tracked containers that live on, like a loaded model
+    assert freeze_startup_heap() >= before + len(held)
+    assert gc.get_freeze_count() >= before + len(held)
