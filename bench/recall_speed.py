@@ -61,6 +61,12 @@ palaces of 2.5k-5k drawers at p50 218 ms. Two causes, both in the biggest palace
 ``jit=off`` on every connection moved p95 135 -> 112 before those; ``shared_buffers`` 128 MB
 -> 4 GB took 8 clients from 47 to 69 recalls/s on the same code. With 8 clients the two
 cores are saturated, so that latency is queueing.
+
+Each run then still had one ~400 ms outlier: a full garbage collection walking the
+millions of objects torch and transformers load. `loci.runtime.freeze_startup_heap` (which
+the service and this script call after loading the model) removes it; at commit e682c6a,
+1M: sequential 19.8 / 32.5 / 51.2 (the 19k-drawer palace 70), 8 clients 122 / 165 / 191,
+63.7 recalls/s.
 """
 
 from __future__ import annotations
