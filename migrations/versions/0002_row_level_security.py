@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from alembic import op
 
-from loci.models import USER_TABLES
-
 revision: str = "0002"
 down_revision: str | None = "0001"
 branch_labels: str | None = None
@@ -25,6 +23,13 @@ depends_on: str | None = None
 ROLE = "loci_app"
 CURRENT_USER = "NULLIF(current_setting('loci.user_id', true), '')::bigint"
 SYSTEM = "current_setting('loci.system', true) = 'on'"
+# The user tables as of this revision, frozen: a later migration that adds a table gives
+# it its own policy (taking `loci.models.USER_TABLES` here would name tables that do not
+# exist yet when the chain is replayed from scratch).
+USER_TABLES = (
+    "activity_events", "agents", "api_keys", "entities", "memory_settings", "retrieval_logs", "usage_costs",
+    "wings", "conversations", "rooms", "turns", "closets", "drawers", "drawer_entities", "relations",
+)  # fmt: skip
 
 
 def upgrade() -> None:
