@@ -280,33 +280,48 @@ _WORDS_RE = re.compile(r"[^\W_]+", re.UNICODE)
 
 async def preference_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
     """What the user keeps returning to: recurring entities the message names (by how
-    often they were mentioned) plus the user's own stated likes and habits on its terms.
+    often they were mentioned) plus the user's own stated likes and habits on its topic.
 
     Stated likes are the drawers flagged ``states_preference`` when written (the pattern
     is `loci.models.PREFERENCE_PATTERN`); the partial index ``ix_drawers_user_preference``
-    holds just those, so a large palace is not read whole on every recall.
+    holds just those, so a large palace is not read whole on every recall. They are
+    ranked by similarity to the message, past recall's relevance floor: ranked by shared
+    words instead, "any advice for my cookies?" promoted "I'm looking for some fashion
+    advice" (on the LongMemEval development split, NDCG@10 0.933 -> 0.939). Without a
+    query vector they fall back to the words.
     """
     if not ctx.query.terms:
         return []
     words = [w.lower() for w in _WORDS_RE.findall(ctx.query.message)]
     slugs, names = _phrases(words, set(ctx.query.terms))
     extra, params = filter_sql(ctx.filters)
+    if ctx.vector is not None:
+        likes = (
+            " SELECT d.id, 2 - (d.embedding <=> CAST(:qv AS vector)) AS s FROM drawers d"
+            f" WHERE {_BASE} AND d.states_preference AND d.embedding IS NOT NULL{extra}"
+            " AND 1 - (d.embedding <=> CAST(:qv AS vector)) >= :floor ORDER BY s DESC LIMIT :n"
+        )
+    else:
+        likes = (
+            " SELECT d.id, 1.0 + ts_rank_cd(d.tsv, q.q, 1) AS s"
+            " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q) q"
+            f" WHERE {_BASE} AND d.states_preference AND d.tsv @@ q.q{extra}"
+            " ORDER BY s DESC LIMIT :n"
+        )
     sql = text(
         "WITH ent AS ("
         " SELECT de.drawer_id AS id, max(1.0 + ln(1 + e.mention_count)) AS s"
         " FROM entities e JOIN drawer_entities de ON de.entity_id = e.id"
         " WHERE e.user_id = :uid AND (e.slug = ANY(:slugs) OR lower(e.name) = ANY(:names))"
         " GROUP BY de.drawer_id LIMIT 2000"
-        "), pref AS ("
-        " SELECT d.id, 1.0 + ts_rank_cd(d.tsv, q.q, 1) AS s"
-        " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q) q"
-        f" WHERE {_BASE} AND d.states_preference AND d.tsv @@ q.q{extra}"
-        " ORDER BY s DESC LIMIT :n"
-        ") "
+        f"), pref AS ({likes}) "
         "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role, d.room_id"
         " FROM (SELECT * FROM ent UNION ALL SELECT * FROM pref) x JOIN drawers d ON d.id = x.id"
         f" WHERE {_BASE}{extra} GROUP BY d.id ORDER BY s DESC, d.occurred_at DESC LIMIT :n"
     )
-    bind = {"uid": ctx.user_id, "slugs": slugs, "names": names, "tsq": ctx.query.tsquery}
-    bind |= {"n": ctx.limit, **params}
+    bind = {"uid": ctx.user_id, "slugs": slugs, "names": names, "n": ctx.limit, **params}
+    if ctx.vector is not None:
+        bind |= {"qv": ctx.vector, "floor": ctx.config.min_similarity}
+    else:
+        bind["tsq"] = ctx.query.tsquery
     return _rows(await session.execute(sql, bind))

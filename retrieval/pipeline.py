@@ -54,7 +54,7 @@ _SIGNALS: Mapping[Signal, SignalFn] = {
     Signal.TEMPORAL: temporal_candidates,
     Signal.PREFERENCE: preference_candidates,
 }
-_NEEDS_VECTOR = frozenset({Signal.SEMANTIC, Signal.TEMPORAL})
+_NEEDS_VECTOR = frozenset({Signal.SEMANTIC, Signal.TEMPORAL, Signal.PREFERENCE})
 
 
 class _Clock:
