@@ -150,6 +150,7 @@ class Pool:
     sentences: list[str]
     slots: list[dict[str, str]]
     vectors: np.ndarray
+    filler_vectors: dict[str, np.ndarray]
 
 
 def _slots(rng: random.Random) -> dict[str, str]:
@@ -166,7 +167,8 @@ def build_pool(size: int, seed: int) -> Pool:
     sentences = [rng.choice(USER_TEMPLATES).format(**s) for s in slots]
     embedder = Embedder(load_settings().embedding)
     vectors = embedder.embed(sentences).vectors
-    return Pool(sentences, slots, vectors)
+    fillers = dict(zip(FILLER, embedder.embed(FILLER).vectors, strict=True))
+    return Pool(sentences, slots, vectors, fillers)
 
 
 def user_sizes(total: int, rng: random.Random) -> list[int]:
@@ -197,10 +199,16 @@ class Loader:
     """Streams one synthetic user at a time into COPY buffers."""
 
     def __init__(
-        self, pool: Pool, rng: random.Random, np_rng: np.random.Generator, embed_roles: frozenset[str]
+        self,
+        pool: Pool,
+        rng: random.Random,
+        np_rng: np.random.Generator,
+        embed_roles: frozenset[str],
+        sentence_vectors: bool,
     ) -> None:
         self.pool, self.rng, self.np_rng = pool, rng, np_rng
         self.embed_roles = embed_roles
+        self.sentence_vectors = sentence_vectors
         self.ids = {"wing": 0, "room": 0, "closet": 0, "drawer": 0, "entity": 0}
         self.tables: dict[str, list[tuple[Any, ...]]] = {}
 
@@ -247,8 +255,20 @@ class Loader:
             aaak = f"§ W-001/R-{room_seq:02d}/D-{seq:03d}"
             vector = _vec(vecs[i]) if role in self.embed_roles else None  # as mining stores it
             self._add("drawers", (drawer, uid, wing, room, closet, seq, role, content, aaak, at, "x", vector))
+            if vector is not None and self.sentence_vectors:
+                self._sentences(uid, drawer, content, vecs[i])
             if slots["n"] in entities and role == "user":
                 self._add("drawer_entities", (drawer, entities[slots["n"]], uid))
+
+    def _sentences(self, uid: int, drawer: int, content: str, vector: np.ndarray) -> None:
+        """As mining stores them: one row per `sentence_pieces` piece. The topic sentence's
+        vector is near the drawer's, a filler's near that filler's real embedding."""
+        from ingest.segment import sentence_pieces
+
+        for position, piece in enumerate(sentence_pieces(content)):
+            base = self.pool.filler_vectors.get(piece, vector)
+            v = base + self.np_rng.normal(0, 0.025, base.shape).astype(np.float32)
+            self._add("drawer_sentences", (drawer, position, uid, _vec(v / np.linalg.norm(v))))
 
     def flush(self, conn: psycopg.Connection[Any]) -> None:
         columns = {
@@ -260,6 +280,7 @@ class Loader:
             "drawers": "id, user_id, wing_id, room_id, closet_id, seq, role, content, aaak, occurred_at, "
             "content_hash, embedding",
             "drawer_entities": "drawer_id, entity_id, user_id",
+            "drawer_sentences": "drawer_id, position, user_id, embedding",
         }
         with conn.cursor() as cur:
             for table, cols in columns.items():
@@ -271,14 +292,17 @@ class Loader:
         self.tables.clear()
 
 
-def load_corpus(url: str, total: int, pool: Pool, seed: int, embed_roles: frozenset[str]) -> dict[int, int]:
+def load_corpus(
+    url: str, total: int, pool: Pool, seed: int, embed_roles: frozenset[str], sentence_vectors: bool
+) -> dict[int, int]:
     rng, np_rng = random.Random(seed), np.random.default_rng(seed)
     sizes = user_sizes(total, rng)
-    loader = Loader(pool, rng, np_rng, embed_roles)
+    loader = Loader(pool, rng, np_rng, embed_roles, sentence_vectors)
     start = datetime(2023, 1, 1, tzinfo=UTC)
     t0 = time.perf_counter()
     with psycopg.connect(url) as conn:
         conn.execute("DROP INDEX IF EXISTS ix_drawers_embedding_hnsw")
+        conn.execute("DROP INDEX IF EXISTS ix_drawer_sentences_embedding_hnsw")
         conn.commit()
         buffered = 0
         for uid, size in enumerate(sizes, start=1):
@@ -291,17 +315,27 @@ def load_corpus(url: str, total: int, pool: Pool, seed: int, embed_roles: frozen
         for table in ("users", "wings", "entities", "rooms", "closets", "drawers"):
             conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
         conn.commit()
-        print(f"  loaded {total} drawers for {len(sizes)} users in {time.perf_counter() - t0:.1f}s", flush=True)
+        row = conn.execute("SELECT count(*) FROM drawer_sentences").fetchone()
+        sentences = int(row[0]) if row else 0
+        print(
+            f"  loaded {total} drawers ({sentences} sentence vectors) for {len(sizes)} users in "
+            f"{time.perf_counter() - t0:.1f}s",
+            flush=True,
+        )
         t1 = time.perf_counter()
         # The build slows several-fold once the graph outgrows maintenance_work_mem: ~2 KB per
         # 384-dim row with m=16, so 1M rows need ~2 GB (this machine has 24 GB).
         conn.execute(f"SET maintenance_work_mem = '{max(1, math.ceil(total * 2.5 / 1e6))}GB'")
         conn.execute("SET max_parallel_maintenance_workers = 1")
-        conn.execute(
-            "CREATE INDEX ix_drawers_embedding_hnsw ON drawers USING hnsw (embedding vector_cosine_ops) "
-            "WITH (m = 16, ef_construction = 64)"
-        )
-        conn.commit()
+        for index, table in (
+            ("ix_drawers_embedding_hnsw", "drawers"),
+            ("ix_drawer_sentences_embedding_hnsw", "drawer_sentences"),
+        ):
+            conn.execute(
+                f"CREATE INDEX {index} ON {table} USING hnsw (embedding vector_cosine_ops) "
+                "WITH (m = 16, ef_construction = 64)"
+            )
+            conn.commit()
         print(f"  HNSW index built in {time.perf_counter() - t1:.1f}s", flush=True)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE")
@@ -457,7 +491,8 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{name}"')
         migrate.upgrade(url)
-        users = load_corpus(url, size, pool, args.seed, frozenset(args.embed_roles.split(",")))
+        roles = frozenset(args.embed_roles.split(","))
+        users = load_corpus(url, size, pool, args.seed, roles, args.sentence_vectors)
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
     asyncio.run(measure(url, questions(pool, args.queries, users, args.seed), args.concurrency, users))
@@ -486,15 +521,23 @@ def main() -> None:
         default=None,
         help="roles whose drawers get a vector (default: LOCI_MINING_EMBED_ROLES, i.e. what mining stores)",
     )
+    parser.add_argument(
+        "--sentence-vectors",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="give multi-sentence drawers a vector per sentence (default: LOCI_MINING_SENTENCE_VECTORS)",
+    )
     parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
     parser.add_argument(
         "--reuse", action="store_true", help="with --database-url: measure an already loaded loci_speed_<size> again"
     )
     args = parser.parse_args()
-    if args.embed_roles is None:
+    if args.embed_roles is None or args.sentence_vectors is None:
         from loci.settings import load_settings
 
-        args.embed_roles = ",".join(load_settings().mining.embed_roles)
+        mining = load_settings().mining
+        args.embed_roles = args.embed_roles or ",".join(mining.embed_roles)
+        args.sentence_vectors = mining.sentence_vectors if args.sentence_vectors is None else args.sentence_vectors
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     t0 = time.perf_counter()

@@ -20,9 +20,10 @@ import numpy as np
 from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from ingest.segment import sentence_pieces
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
-from loci.models import Drawer, EmbeddingCache
+from loci.models import Drawer, DrawerSentence, EmbeddingCache
 
 __all__ = ["EmbedOutcome", "backfill_null_embeddings", "embed_texts"]
 
@@ -81,40 +82,54 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
 
 
 async def backfill_null_embeddings(
-    db: Database, embedder: Embedder, roles: Collection[str], *, limit: int = 256
+    db: Database, embedder: Embedder, roles: Collection[str], *, sentences: bool = True, limit: int = 256
 ) -> int:
     """Embed up to ``limit`` drawers of ``roles`` that have no vector yet; returns how many.
 
     That covers drawers whose embedding failed while mining and, after the
-    ``embed_roles`` setting gained a role, the drawers of that role mined before.
+    ``embed_roles`` setting gained a role, the drawers of that role mined before. With
+    ``sentences`` (the ``sentence_vectors`` setting) their sentences get vectors too, as
+    mining would have given them.
     """
     if not roles:
         return 0
-    rows: list[tuple[int, str]] = []
+    rows: list[tuple[int, int, str]] = []
     async with db.system_session() as s:
         # One query per role: ``role = :r`` lets the planner use ix_drawers_unembedded_user
         # (migration 0008) for users' turns instead of walking every unembedded assistant turn.
         for role in sorted(roles):
             found = await s.execute(
-                select(Drawer.id, Drawer.content)
+                select(Drawer.id, Drawer.user_id, Drawer.content)
                 .where(Drawer.embedding.is_(None), Drawer.deleted_at.is_(None), Drawer.role == role)
                 .order_by(Drawer.id)
                 .limit(limit - len(rows))
             )
-            rows.extend((int(drawer_id), str(content)) for drawer_id, content in found)
+            rows.extend((int(drawer_id), int(user_id), str(content)) for drawer_id, user_id, content in found)
             if len(rows) >= limit:
                 break
     if not rows:
         return 0
-    outcome = await embed_texts(db, embedder, [content for _, content in rows])
+    pieces = [sentence_pieces(content) if sentences else [] for _, _, content in rows]
+    texts = [content for _, _, content in rows] + [p for sentences_of in pieces for p in sentences_of]
+    outcome = await embed_texts(db, embedder, texts)
     if outcome.error:
         return 0
+    sentence_vectors = iter(outcome.vectors[len(rows) :])
     filled = 0
     async with db.system_session() as s:
-        for (drawer_id, _), vector in zip(rows, outcome.vectors, strict=True):
-            if vector is not None:
-                await s.execute(
-                    update(Drawer).where(Drawer.id == drawer_id, Drawer.embedding.is_(None)).values(embedding=vector)
-                )
-                filled += 1
+        for (drawer_id, user_id, _), vector, sentences_of in zip(
+            rows, outcome.vectors[: len(rows)], pieces, strict=True
+        ):
+            extra = [
+                {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": next(sentence_vectors)}
+                for position in range(len(sentences_of))
+            ]
+            if vector is None:
+                continue
+            done = await s.execute(
+                update(Drawer).where(Drawer.id == drawer_id, Drawer.embedding.is_(None)).values(embedding=vector)
+            )
+            if done.rowcount and extra:  # type: ignore[attr-defined]
+                await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
+            filled += 1
     return filled

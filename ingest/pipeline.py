@@ -1,7 +1,8 @@
 """`mine_conversation`: orchestration only; every stage lives in its own module.
 
 1. Load the turns past the conversation's ``mined_seq`` watermark (nothing → no-op).
-2. Split long turns (`segment`) and embed every part in one cached batch (`embed`).
+2. Split long turns (`segment`) and embed every part, and the sentences of the parts that
+   have several, in one cached batch (`embed`).
 3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM), then
    in ONE transaction place drawers (`place`), upsert entities and relations (`graph`)
    and advance the watermark. A crash leaves whole windows only, and a re-run starts
@@ -47,12 +48,12 @@ from ingest.place import (
     tags_for,
 )
 from ingest.records import MiningDeps, MiningResult
-from ingest.segment import split_text, windows
+from ingest.segment import sentence_pieces, split_text, windows
 from loci.aaak import format_pointer
 from loci.embedder import content_hash
 from loci.errors import NotFound
 from loci.llm import ChatResult
-from loci.models import Activity, Agent, Conversation, Drawer, DrawerEntity, Room, Turn, UsageCost, Wing
+from loci.models import Activity, Agent, Conversation, Drawer, DrawerEntity, DrawerSentence, Room, Turn, UsageCost, Wing
 
 __all__ = ["TEST_WINDOW_DELAY_ENV", "extractor_for", "mine_conversation"]
 
@@ -76,6 +77,7 @@ class _Part:
     content: str
     content_hash: str
     vector: np.ndarray | None
+    sentences: tuple[tuple[int, np.ndarray], ...] = ()
 
 
 @dataclass
@@ -118,7 +120,9 @@ async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple
     """Split every turn; embed only the parts of turns whose role ``embed_roles`` names.
 
     The others keep a NULL vector: keyword, time and room pooling still find them, and the
-    backfill job embeds them should the setting later include their role.
+    backfill job embeds them should the setting later include their role. An embedded
+    part's sentences (`sentence_pieces`) are embedded in the same call, when
+    ``sentence_vectors`` is on.
     """
     limit = deps.embedder.max_seq_tokens
     roles = set(deps.settings.mining.embed_roles)
@@ -127,13 +131,31 @@ async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple
         for t in turns
         for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
     ]
-    outcome = await embed_texts(deps.db, deps.embedder, [chunk for _, _, chunk, embed in pieces if embed])
+    with_sentences = deps.settings.mining.sentence_vectors
+    texts: list[str] = []
+    for _, _, chunk, embed in pieces:
+        if embed:
+            texts.append(chunk)
+            texts.extend(sentence_pieces(chunk) if with_sentences else ())
+    outcome = await embed_texts(deps.db, deps.embedder, texts)
     vectors = iter(outcome.vectors)
     parts: dict[int, list[_Part]] = {}
     for seq, i, chunk, embed in pieces:
         vector = next(vectors) if embed else None
-        parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector))
+        sentences = [next(vectors) for _ in (sentence_pieces(chunk) if embed and with_sentences else ())]
+        parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector, _complete(vector, sentences)))
     return parts, outcome
+
+
+def _complete(vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]) -> tuple[tuple[int, np.ndarray], ...]:
+    """(position, vector) per sentence, or none unless the part and every sentence got one.
+
+    After an embedder failure some texts may still come from the cache; the backfill job
+    then embeds the drawer and all its sentences together, so no drawer is half-covered.
+    """
+    if vector is None or any(v is None for v in sentences):
+        return ()
+    return tuple((position, v) for position, v in enumerate(sentences) if v is not None)
 
 
 async def _rank_topics(
@@ -300,9 +322,10 @@ async def _place_drawers(
     mentions: Mapping[int, tuple[EntityMention, ...]],
     entity_ids: dict[tuple[str, str], int],
 ) -> tuple[dict[int, int], set[tuple[int, int]]]:
-    """Add one drawer per part (one batched INSERT); returns first drawer per turn and entity links."""
+    """Add one drawer per part (one batched INSERT) and its sentence vectors; returns the
+    first drawer per turn and entity links."""
     next_seq: dict[int, int] = {}
-    placed: list[tuple[int, Drawer, list[EntityMention]]] = []
+    placed: list[tuple[int, Drawer, list[EntityMention], _Part]] = []
     for t in turns:
         day = t.created_at.astimezone(UTC).date().isoformat()
         room = rooms[day]
@@ -318,12 +341,19 @@ async def _place_drawers(
                 occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
             )  # fmt: skip
             next_seq[room.id] += 1
-            placed.append((t.seq, drawer, found))
-    s.add_all([drawer for _, drawer, _ in placed])
+            placed.append((t.seq, drawer, found, part))
+    s.add_all([drawer for _, drawer, _, _ in placed])
     await s.flush()
+    sentence_rows = [
+        {"drawer_id": drawer.id, "position": position, "user_id": conv.user_id, "embedding": vector}
+        for _, drawer, _, part in placed
+        for position, vector in part.sentences
+    ]
+    if sentence_rows:
+        await s.execute(pg_insert(DrawerSentence).values(sentence_rows).on_conflict_do_nothing())
     first_drawer: dict[int, int] = {}
     links: set[tuple[int, int]] = set()
-    for seq, drawer, found in placed:
+    for seq, drawer, found, _ in placed:
         first_drawer.setdefault(seq, drawer.id)
         links.update((drawer.id, entity_ids[(m.kind, entity_slug(m))]) for m in found)
     return first_drawer, links

@@ -18,7 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["SPECIAL_TOKENS", "TokenCounter", "Window", "split_sentences", "split_text", "windows"]
+__all__ = [
+    "MIN_SENTENCE_WORDS",
+    "SPECIAL_TOKENS",
+    "TokenCounter",
+    "Window",
+    "sentence_pieces",
+    "split_sentences",
+    "split_text",
+    "windows",
+]
 
 T = TypeVar("T")
 TokenCounter = Callable[[Sequence[str]], list[int]]
@@ -50,6 +59,26 @@ def split_sentences(text: str) -> list[str]:
     if start < len(text):
         pieces.append(text[start:])
     return pieces or [text]
+
+
+MIN_SENTENCE_WORDS = 4
+"""Shorter sentences ("Thanks!", "Sounds good.") get no vector of their own: they match
+every question a little and none well (on the LongMemEval development split, dropping
+them raised the vector signal's all-evidence recall@5 by a point)."""
+
+
+def sentence_pieces(text: str) -> list[str]:
+    """The sentences of a drawer that get their own vector, stripped; none for one sentence.
+
+    A text that is a single sentence is already embedded whole, so it needs no other
+    vector; otherwise every sentence of at least `MIN_SENTENCE_WORDS` words gets one. Its
+    index in this list is its ``position`` in ``drawer_sentences``.
+    """
+    sentences = [p.strip() for p in split_sentences(text)]
+    sentences = [p for p in sentences if p]
+    if len(sentences) < 2:
+        return []
+    return [p for p in sentences if len(p.split()) >= MIN_SENTENCE_WORDS]
 
 
 def _split_words(text: str) -> list[str]:

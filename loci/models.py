@@ -24,6 +24,7 @@ from sqlalchemy import (
     Index,
     Integer,
     Numeric,
+    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -44,6 +45,7 @@ __all__ = [
     "Conversation",
     "Drawer",
     "DrawerEntity",
+    "DrawerSentence",
     "EmbeddingCache",
     "Entity",
     "MemorySettings",
@@ -297,6 +299,35 @@ class Drawer(Base):
     )
     created_at: Mapped[datetime] = _created()
     deleted_at: Mapped[datetime | None] = mapped_column(TS)
+
+
+class DrawerSentence(Base):
+    """One sentence's vector of a multi-sentence drawer: recall scores a drawer by its
+    best-matching sentence as well as by its whole text.
+
+    A user's turn often answers a memory question in a passing clause ("…by the way, I
+    just finished my degree") while the rest of it asks about something else; the
+    whole-turn vector is dominated by the rest. Only the drawer holds the text: a
+    sentence is ``position`` in `sentence_pieces` of its drawer's content.
+    """
+
+    __tablename__ = "drawer_sentences"
+    __table_args__ = (
+        Index(
+            "ix_drawer_sentences_embedding_hnsw",
+            "embedding",
+            postgresql_using="hnsw",
+            postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+
+    drawer_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("drawers.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    embedding: Mapped[list[float]] = mapped_column(VECTOR(EMBEDDING_DIM), nullable=False)
 
 
 class EmbeddingCache(Base):

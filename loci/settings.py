@@ -142,6 +142,12 @@ class MiningSettings(BaseSettings):
         "pooling. Assistant replies are 87% of the embedder's work on LongMemEval (bench/README.md); add "
         "'assistant' to embed them too (the backfill job then embeds those already stored)",
     )
+    sentence_vectors: bool = Field(
+        default=True,
+        description="also embed each sentence of an embedded multi-sentence drawer, so recall can match a "
+        "memory stated in passing inside a longer message (LongMemEval dev: NDCG@10 0.939 -> 0.953, "
+        "recall_all@5 0.908 -> 0.939; bench/README.md). About 2.4 more vectors per embedded drawer there",
+    )
 
     @field_validator("embed_roles", mode="before")
     @classmethod

@@ -128,15 +128,20 @@ def use_exact_search(vectors: int, graph_size: float, limit: int) -> bool:
 
 
 async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:
-    """Nearest drawers by cosine distance: exact or HNSW, by `use_exact_search`.
+    """Nearest drawers by cosine similarity: exact or HNSW, by `use_exact_search`.
 
-    Exact: the user's rows come from ``ix_drawers_user_vectors`` and are sorted
-    by distance (a MATERIALIZED CTE keeps the planner from trading that for the global
-    HNSW graph). HNSW: the user filter is written ``user_id + 0`` so the planner cannot
-    swap the graph for a user-index scan, and pgvector 0.8's iterative scan with
-    ``relaxed_order`` keeps walking the graph until ``LIMIT`` rows pass the user filter
-    (instead of returning ``ef_search`` rows of which few are the user's); its slightly
-    relaxed order is restored by sorting on the exact similarity here.
+    A drawer's similarity is the better of its whole text's and its best sentence's
+    (``drawer_sentences``, migration 0009): a memory mentioned in passing in a long
+    message is found by the clause that states it.
+
+    Exact: the user's rows come from ``ix_drawers_user_vectors`` and
+    ``ix_drawer_sentences_user_id`` and are sorted by similarity (a MATERIALIZED CTE keeps
+    the planner from trading that for the global HNSW graph). HNSW: the user filter is
+    written ``user_id + 0`` so the planner cannot swap the graph for a user-index scan,
+    and pgvector 0.8's iterative scan with ``relaxed_order`` keeps walking the graph until
+    ``LIMIT`` rows pass the user filter (instead of returning ``ef_search`` rows of which
+    few are the user's); drawers and sentences are searched apart and merged here, which
+    also restores the exact order the relaxed scan gives up.
     """
     if ctx.vector is None:
         return []
@@ -145,30 +150,43 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext) -> list
     if use_exact_search(ctx.palace_vectors, ctx.graph_size, ctx.limit):
         sql = text(
             "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
-            f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}) "
-            "SELECT id, 1 - (embedding <=> CAST(:qv AS vector)) AS sim, occurred_at, role, room_id FROM mine "
-            "ORDER BY embedding <=> CAST(:qv AS vector) LIMIT :n"
+            f"WHERE {_BASE} AND d.embedding IS NOT NULL{extra}), "
+            "sentences AS (SELECT s.drawer_id, max(1 - (s.embedding <=> CAST(:qv AS vector))) AS sim "
+            "FROM drawer_sentences s WHERE s.user_id = :uid GROUP BY s.drawer_id) "
+            "SELECT m.id, greatest(1 - (m.embedding <=> CAST(:qv AS vector)), sentences.sim) AS sim, "
+            "m.occurred_at, m.role, m.room_id FROM mine m LEFT JOIN sentences ON sentences.drawer_id = m.id "
+            "ORDER BY sim DESC, m.id LIMIT :n"
         )
         return _rows(await session.execute(sql, bind))
     ef = max(ctx.config.ef_search, ctx.limit)
     # On a table of only ~1e5 rows the planner prices a parallel sequential scan below
-    # the graph walk (measured: 112 ms vs a few ms), so it is switched off for this one
-    # statement and restored right after (SET LOCAL would otherwise last the transaction).
+    # the graph walk (measured: 112 ms vs a few ms), so it is switched off for these
+    # statements and restored right after (SET LOCAL would otherwise last the transaction).
     await session.execute(
         text(f"SET LOCAL hnsw.ef_search = {int(ef)}; SET LOCAL hnsw.iterative_scan = relaxed_order; "
              "SET LOCAL enable_seqscan = off")
     )  # fmt: skip
-    sql = text(
+    drawers = text(
         "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role, d.room_id "
         f"FROM drawers d WHERE d.user_id + 0 = :uid AND d.deleted_at IS NULL{extra} "
         "ORDER BY d.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
+    sentences = text(
+        "SELECT d.id, 1 - h.dist AS sim, d.occurred_at, d.role, d.room_id FROM "
+        "(SELECT s.drawer_id, s.embedding <=> CAST(:qv AS vector) AS dist FROM drawer_sentences s "
+        "WHERE s.user_id + 0 = :uid ORDER BY s.embedding <=> CAST(:qv AS vector) LIMIT :n) h "
+        f"JOIN drawers d ON d.id = h.drawer_id WHERE {_BASE}{extra}"
+    )
     try:
-        items = _rows(await session.execute(sql, bind))
+        best: dict[int, Scored] = {}
+        for sql in (drawers, sentences):
+            for item in _rows(await session.execute(sql, bind)):
+                if item.drawer_id not in best or item.score > best[item.drawer_id].score:
+                    best[item.drawer_id] = item
     finally:
         await session.execute(text("SET LOCAL enable_seqscan = on"))
-    items.sort(key=lambda s: (-s.score, s.drawer_id))
-    return items
+    items = sorted(best.values(), key=lambda s: (-s.score, s.drawer_id))
+    return items[: ctx.limit]
 
 
 async def keyword_candidates(session: AsyncSession, ctx: SignalContext) -> list[Scored]:

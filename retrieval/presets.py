@@ -10,20 +10,23 @@ from retrieval.config import RerankerKind, RetrievalConfig, Signal
 
 __all__ = ["PRESETS", "get_preset"]
 
-_HYBRID = {Signal.SEMANTIC: 0.6, Signal.KEYWORD: 1.0, Signal.TEMPORAL: 0.6, Signal.PREFERENCE: 0.3}
+_HYBRID = {Signal.SEMANTIC: 1.0, Signal.KEYWORD: 1.0, Signal.TEMPORAL: 0.6, Signal.PREFERENCE: 0.3}
 
 
 def _hybrid(name: str, reranker: RerankerKind) -> RetrievalConfig:
     """The tuned hybrid: k=20, assistant turns at 0.7, rooms pooled over their 3 best drawers.
 
-        Tuned on the LongMemEval development split (98 questions, ~72k drawers) by re-fusing the
+    Tuned on the LongMemEval development split (98 questions, ~72k drawers) by re-fusing the
     logged per-signal ranks over a grid (k 10/20/60, each weight, role prior, pooling), and
     kept only because it improved both halves of the split (odd and even questions) over the
     previous defaults. The gain is almost all room pooling (a session's 2nd and 3rd best
     drawers add ``0.5`` and ``0.25`` of their score): session recall_any@1 0.908 -> 0.929,
-    recall_all@5 0.857 -> 0.898, NDCG@10 0.924 -> 0.936. With the bundled MiniLM embedder the
-    IDF-weighted keyword list stays the more precise signal (semantic 0.6); a user's own
-    turns outrank the assistant's replies unless the message asks about them (0.7).
+    recall_all@5 0.857 -> 0.898, NDCG@10 0.924 -> 0.936. A user's own turns outrank the
+    assistant's replies unless the message asks about them (0.7).
+
+    The semantic list weighs as much as the keyword list since drawers are also matched by
+    their best sentence (migration 0009); before, whole-turn MiniLM vectors were the less
+    precise signal and weighed 0.6 (bench/README.md has both).
     """
     return RetrievalConfig(
         name=name,

@@ -102,5 +102,7 @@ async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:
     """Embed drawers left without a vector: the embedder failed while mining, or their role
     was added to ``LOCI_MINING_EMBED_ROLES`` after they were mined."""
     state: AppState = ctx["state"]
-    filled = await backfill_null_embeddings(state.db, state.embedder, state.settings.mining.embed_roles)
+    filled = await backfill_null_embeddings(
+        state.db, state.embedder, state.settings.mining.embed_roles, sentences=state.settings.mining.sentence_vectors
+    )
     return {"filled": filled}

@@ -273,6 +273,7 @@ async def ingest_questions(
     # The service backfills NULL embeddings from a cron job; a run has no cron, so the
     # stage does it before anything is retrieved (a drawer without a vector is invisible
     # to the semantic signal and would quietly lower the scores).
-    while filled := await backfill_null_embeddings(db, embedder, settings.mining.embed_roles):
+    mining = settings.mining
+    while filled := await backfill_null_embeddings(db, embedder, mining.embed_roles, sentences=mining.sentence_vectors):
         summary.backfilled += filled
     return summary

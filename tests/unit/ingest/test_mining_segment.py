@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ingest.segment import split_sentences, split_text, windows
+from ingest.segment import MIN_SENTENCE_WORDS, sentence_pieces, split_sentences, split_text, windows
 
 
 def words(texts: Sequence[str]) -> list[int]:
@@ -70,3 +70,18 @@ def test_text_of_short_sentences_is_tokenized_once() -> None:
     counted.clear()
     assert split_text(text[:150], counting, 40) == [text[:150]]  # fits: one batch of its sentences
     assert sum(map(len, counted)) == 150
+
+
+def test_sentence_pieces_are_the_sentences_worth_their_own_vector() -> None:
+    text = "Can you suggest a backpack?\nThanks! By the way, I finished my degree last week.  Any brand works."
+    assert sentence_pieces(text) == [
+        "Can you suggest a backpack?",
+        "By the way, I finished my degree last week.",
+    ]
+    assert all(len(p.split()) >= MIN_SENTENCE_WORDS for p in sentence_pieces(text))
+
+
+def test_a_single_sentence_needs_no_sentence_vector() -> None:
+    assert sentence_pieces("I adopted a grey kitten from the shelter last spring.") == []
+    assert sentence_pieces("  One sentence with trailing space.   ") == []
+    assert sentence_pieces("") == []

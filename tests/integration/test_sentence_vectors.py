@@ -1,0 +1,178 @@
+"""Sentence vectors end to end: mining writes them, recall matches a drawer by its best
+sentence (exact and HNSW), backfill catches up, trash and other users never see them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import delete, func, select, update
+
+from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest.embed import backfill_null_embeddings
+from ingest.segment import sentence_pieces
+from loci.db import Database
+from loci.embedder import Embedder, EmbeddingBatch
+from loci.models import Drawer, DrawerSentence
+from loci.settings import Settings
+from retrieval import candidates
+from retrieval.candidates import SignalContext, semantic_candidates, vector_literal
+from retrieval.presets import get_preset
+from retrieval.query import analyse
+from retrieval.request import RecallFilters
+from tests.conftest import UserHandle
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+QUESTION = "When did I finish my master's degree?"
+# The answer is a clause inside a message about something else: its whole-text vector is
+# about backpacks, while the distractor is a whole message about someone else's studies.
+IN_PASSING = (
+    "I'm looking for a lightweight hiking backpack for a week in the Alps this summer. "
+    "By the way, I finished my master's degree in marine biology last week. "
+    "Which brands make packs that fit a short torso?"
+)
+DISTRACTOR = "My cousin keeps asking me which university courses are worth taking."
+
+
+class FailingEmbedder(Embedder):
+    def embed(self, texts: Any, batch_size: int | None = None) -> EmbeddingBatch:
+        raise RuntimeError("simulated embedder outage")
+
+
+def _with(settings: Settings, **mining: Any) -> Settings:
+    return settings.model_copy(update={"mining": settings.mining.model_copy(update=mining)})
+
+
+async def _mine(
+    db: Database, embedder: Embedder, settings: Settings, user_id: int, name: str, turns: list[TurnIn]
+) -> None:
+    ref = await store_conversation(db, user_id, external_id=name, agent_id=None, turns=turns)
+    await complete_conversation(db, user_id, name)
+    await mine_conversation(MiningDeps(db=db, embedder=embedder, settings=settings), ref.id)
+
+
+async def _drawer(db: Database, user_id: int, content: str) -> Drawer:
+    async with db.user_session(user_id) as s:
+        return (await s.execute(select(Drawer).where(Drawer.content == content))).scalar_one()
+
+
+async def _sentences(db: Database, user_id: int, drawer_id: int) -> list[tuple[int, np.ndarray]]:
+    async with db.user_session(user_id) as s:
+        rows = await s.execute(
+            select(DrawerSentence.position, DrawerSentence.embedding)
+            .where(DrawerSentence.drawer_id == drawer_id)
+            .order_by(DrawerSentence.position)
+        )
+        return [(int(p), np.asarray(v, dtype=np.float32)) for p, v in rows]
+
+
+async def _semantic(db: Database, embedder: Embedder, user_id: int, message: str) -> dict[int, float]:
+    ctx = SignalContext(
+        user_id, analyse(message, T0), vector_literal(embedder.embed_one(message)), RecallFilters(),
+        get_preset("vector-only"), 50, 100, 100, 100.0,
+    )  # fmt: skip
+    async with db.user_session(user_id) as s:
+        return {item.drawer_id: item.score for item in await semantic_candidates(s, ctx)}
+
+
+@pytest.fixture
+async def passing_palace(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> tuple[int, int, int]:
+    user = await new_user("sentences")
+    turns = [
+        TurnIn("user", IN_PASSING, T0),
+        TurnIn("assistant", "Osprey and Deuter both make short-torso packs. Congratulations on the degree!", T0),
+    ]
+    await _mine(db, embedder, settings, user.id, "alps", turns)
+    await _mine(db, embedder, settings, user.id, "cousin", [TurnIn("user", DISTRACTOR, T0 + timedelta(days=1))])
+    target = await _drawer(db, user.id, IN_PASSING)
+    distractor = await _drawer(db, user.id, DISTRACTOR)
+    return user.id, target.id, distractor.id
+
+
+async def test_mining_embeds_each_sentence_of_a_multi_sentence_user_turn(
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int]
+) -> None:
+    user_id, target, distractor = passing_palace
+    stored = await _sentences(db, user_id, target)
+    pieces = sentence_pieces(IN_PASSING)
+    assert [p for p, _ in stored] == list(range(len(pieces))) and len(pieces) == 3
+    for (_, vector), piece in zip(stored, pieces, strict=True):
+        assert np.allclose(vector, embedder.embed_one(piece), atol=1e-5)
+    assert await _sentences(db, user_id, distractor) == []  # one sentence: the drawer's own vector covers it
+    async with db.user_session(user_id) as s:
+        roles = (
+            await s.execute(select(Drawer.role).join(DrawerSentence, DrawerSentence.drawer_id == Drawer.id))
+        ).scalars()
+        assert set(roles) == {"user"}  # assistant turns get no vector by default, nor do their sentences
+
+
+async def test_a_drawer_is_scored_by_its_best_sentence(
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_id, target, distractor = passing_palace
+    q = embedder.embed_one(QUESTION)
+    whole = float(embedder.embed_one(IN_PASSING) @ q)
+    clause = float(embedder.embed_one(sentence_pieces(IN_PASSING)[1]) @ q)
+    other = float(embedder.embed_one(DISTRACTOR) @ q)
+    assert whole < other < clause  # what makes the test meaningful: whole texts alone rank it second
+
+    exact = await _semantic(db, embedder, user_id, QUESTION)
+    assert exact[target] == pytest.approx(clause, abs=1e-4)
+    assert max(exact, key=exact.__getitem__) == target
+    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)  # a large palace's HNSW path
+    graph = await _semantic(db, embedder, user_id, QUESTION)
+    assert graph[target] == pytest.approx(clause, abs=1e-4)
+    assert sorted(graph, key=lambda d: -graph[d])[:2] == [target, distractor]
+
+
+async def test_trashed_drawers_and_other_users_never_surface_through_sentences(
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int], new_user: NewUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    user_id, target, _ = passing_palace
+    stranger = await new_user("stranger")
+    async with db.user_session(stranger.id) as s:
+        assert await s.scalar(select(func.count()).select_from(DrawerSentence)) == 0  # row-level security
+    assert await _semantic(db, embedder, stranger.id, QUESTION) == {}
+    async with db.user_session(user_id) as s:
+        await s.execute(update(Drawer).where(Drawer.id == target).values(deleted_at=datetime.now(UTC)))
+    assert target not in await _semantic(db, embedder, user_id, QUESTION)
+    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)
+    assert target not in await _semantic(db, embedder, user_id, QUESTION)
+    async with db.user_session(user_id) as s:
+        await s.execute(delete(Drawer).where(Drawer.id == target))
+    assert await _sentences(db, user_id, target) == []  # hard delete cascades
+
+
+async def test_setting_off_writes_no_sentence_vectors(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user("no-sentences")
+    await _mine(db, embedder, _with(settings, sentence_vectors=False), user.id, "off", [TurnIn("user", IN_PASSING, T0)])
+    drawer = await _drawer(db, user.id, IN_PASSING)
+    assert drawer.embedding is not None and await _sentences(db, user.id, drawer.id) == []
+
+
+async def test_backfill_gives_sentences_their_vectors_with_the_drawer(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user("backfill-sentences")
+    broken = FailingEmbedder(settings.embedding)
+    broken._model = embedder._model
+    # Its first sentences are in the embedding cache already (other tests mined them), the
+    # last is new: the drawer must not end up with only some of its sentences.
+    text = f"{IN_PASSING} Order reference {user.id}-{datetime.now(UTC).timestamp()} is on the receipt."
+    await _mine(db, broken, settings, user.id, "outage", [TurnIn("user", text, T0)])
+    drawer = await _drawer(db, user.id, text)
+    assert drawer.embedding is None and await _sentences(db, user.id, drawer.id) == []
+    while await backfill_null_embeddings(db, embedder, settings.mining.embed_roles):
+        pass
+    stored = await _sentences(db, user.id, drawer.id)
+    assert len(stored) == len(sentence_pieces(text)) == 4
+    assert np.allclose(stored[1][1], embedder.embed_one(sentence_pieces(text)[1]), atol=1e-5)
