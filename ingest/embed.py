@@ -25,7 +25,7 @@ from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
 
-__all__ = ["EmbedOutcome", "backfill_null_embeddings", "embed_texts"]
+__all__ = ["EmbedOutcome", "backfill_null_embeddings", "backfill_sentence_vectors", "embed_texts"]
 
 log = logging.getLogger("loci.ingest.embed")
 
@@ -127,9 +127,44 @@ async def backfill_null_embeddings(
             if vector is None:
                 continue
             done = await s.execute(
-                update(Drawer).where(Drawer.id == drawer_id, Drawer.embedding.is_(None)).values(embedding=vector)
+                update(Drawer)
+                .where(Drawer.id == drawer_id, Drawer.embedding.is_(None))
+                .values(embedding=vector, sentences_done=sentences)
             )
             if done.rowcount and extra:  # type: ignore[attr-defined]
                 await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
             filled += 1
     return filled
+
+
+async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: int = 256) -> int:
+    """Give up to ``limit`` embedded drawers their sentence vectors; returns how many drawers.
+
+    For the drawers mined before migration 0009, imported ones, and those mined while
+    ``sentence_vectors`` was off: ``ix_drawers_sentences_pending`` lists exactly them.
+    """
+    async with db.system_session() as s:
+        found = await s.execute(
+            select(Drawer.id, Drawer.user_id, Drawer.content)
+            .where(Drawer.embedding.is_not(None), Drawer.sentences_done.is_(False), Drawer.deleted_at.is_(None))
+            .order_by(Drawer.id)
+            .limit(limit)
+        )
+        rows = [(int(drawer_id), int(user_id), str(content)) for drawer_id, user_id, content in found]
+    if not rows:
+        return 0
+    pieces = [sentence_pieces(content) for _, _, content in rows]
+    outcome = await embed_texts(db, embedder, [p for sentences_of in pieces for p in sentences_of])
+    if outcome.error:
+        return 0
+    vectors = iter(outcome.vectors)
+    async with db.system_session() as s:
+        for (drawer_id, user_id, _), sentences_of in zip(rows, pieces, strict=True):
+            extra = [
+                {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": next(vectors)}
+                for position in range(len(sentences_of))
+            ]
+            if extra:
+                await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
+            await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))
+    return len(rows)

@@ -77,7 +77,8 @@ class _Part:
     content: str
     content_hash: str
     vector: np.ndarray | None
-    sentences: tuple[tuple[int, np.ndarray], ...] = ()
+    sentences: tuple[tuple[int, np.ndarray], ...] | None = None
+    """(position, vector) per sentence; None until they are done (``drawers.sentences_done``)."""
 
 
 @dataclass
@@ -143,18 +144,21 @@ async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple
     for seq, i, chunk, embed in pieces:
         vector = next(vectors) if embed else None
         sentences = [next(vectors) for _ in (sentence_pieces(chunk) if embed and with_sentences else ())]
-        parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector, _complete(vector, sentences)))
+        done = _complete(vector, sentences) if embed and with_sentences else None
+        parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector, done))
     return parts, outcome
 
 
-def _complete(vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]) -> tuple[tuple[int, np.ndarray], ...]:
-    """(position, vector) per sentence, or none unless the part and every sentence got one.
+def _complete(
+    vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]
+) -> tuple[tuple[int, np.ndarray], ...] | None:
+    """(position, vector) per sentence, or None unless the part and every sentence got one.
 
     After an embedder failure some texts may still come from the cache; the backfill job
     then embeds the drawer and all its sentences together, so no drawer is half-covered.
     """
     if vector is None or any(v is None for v in sentences):
-        return ()
+        return None
     return tuple((position, v) for position, v in enumerate(sentences) if v is not None)
 
 
@@ -339,6 +343,7 @@ async def _place_drawers(
                 part=part.index, seq=next_seq[room.id], role=t.role, content=part.content,
                 aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
                 occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
+                sentences_done=part.sentences is not None,
             )  # fmt: skip
             next_seq[room.id] += 1
             placed.append((t.seq, drawer, found, part))
@@ -347,7 +352,7 @@ async def _place_drawers(
     sentence_rows = [
         {"drawer_id": drawer.id, "position": position, "user_id": conv.user_id, "embedding": vector}
         for _, drawer, _, part in placed
-        for position, vector in part.sentences
+        for position, vector in part.sentences or ()
     ]
     if sentence_rows:
         await s.execute(pg_insert(DrawerSentence).values(sentence_rows).on_conflict_do_nothing())

@@ -260,6 +260,11 @@ class Drawer(Base):
         Index("ix_drawers_unembedded_user", "id", postgresql_where=text("embedding IS NULL AND role = 'user'")),
         Index("ix_drawers_user_preference", "user_id", "occurred_at", postgresql_where=text("states_preference")),
         Index("ix_drawers_user_vectors", "user_id", postgresql_where=text("embedding IS NOT NULL")),
+        Index(
+            "ix_drawers_sentences_pending",
+            "id",
+            postgresql_where=text("embedding IS NOT NULL AND NOT sentences_done AND deleted_at IS NULL"),
+        ),
     )
 
     id: Mapped[int] = _pk()
@@ -296,6 +301,13 @@ class Drawer(Base):
         Boolean,
         Computed(f"(role)::text = 'user'::text AND content ~* '{PREFERENCE_PATTERN}'::text", persisted=True),
         comment="a user turn stating a like or habit; the preference signal reads only these",
+    )
+    sentences_done: Mapped[bool] = mapped_column(
+        Boolean,
+        nullable=False,
+        server_default=text("false"),
+        comment="its sentences have their drawer_sentences vectors (or it needs none); "
+        "the backfill job gives them to the rest",
     )
     created_at: Mapped[datetime] = _created()
     deleted_at: Mapped[datetime | None] = mapped_column(TS)

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 import ingest
-from ingest.embed import backfill_null_embeddings
+from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.llm import LLMClient, llm_config_or_none
 from service import trash
@@ -100,9 +100,13 @@ async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
 
 async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:
     """Embed drawers left without a vector: the embedder failed while mining, or their role
-    was added to ``LOCI_MINING_EMBED_ROLES`` after they were mined."""
+    was added to ``LOCI_MINING_EMBED_ROLES`` after they were mined. Then, with
+    ``LOCI_MINING_SENTENCE_VECTORS`` on, give sentence vectors to embedded drawers that
+    have none yet (mined before migration 0009, imported, or mined with the setting off)."""
     state: AppState = ctx["state"]
+    mining = state.settings.mining
     filled = await backfill_null_embeddings(
-        state.db, state.embedder, state.settings.mining.embed_roles, sentences=state.settings.mining.sentence_vectors
+        state.db, state.embedder, mining.embed_roles, sentences=mining.sentence_vectors
     )
-    return {"filled": filled}
+    sentences = await backfill_sentence_vectors(state.db, state.embedder) if mining.sentence_vectors else 0
+    return {"filled": filled, "sentences": sentences}

@@ -8,6 +8,11 @@ serves large palaces like the drawers' own. Rows go with their drawer (ON DELETE
 CASCADE); a soft-deleted drawer's sentences are ignored because recall joins them to
 live drawers.
 
+``drawers.sentences_done`` says a drawer's sentences have their vectors (or it needs
+none). Every drawer mined before this revision starts without, as do imported ones and
+those mined with ``LOCI_MINING_SENTENCE_VECTORS`` off: the backfill job finds them through
+the partial index ``ix_drawers_sentences_pending`` and catches up.
+
 Revision ID: 0009
 Revises: 0008
 Create Date: 2026-11-23 07:30:00
@@ -30,6 +35,24 @@ SYSTEM = "current_setting('loci.system', true) = 'on'"
 
 
 def upgrade() -> None:
+    op.add_column(
+        "drawers",
+        sa.Column(
+            "sentences_done",
+            sa.Boolean(),
+            server_default=sa.text("false"),
+            nullable=False,
+            comment="its sentences have their drawer_sentences vectors (or it needs none); "
+            "the backfill job gives them to the rest",
+        ),
+    )
+    op.create_index(
+        "ix_drawers_sentences_pending",
+        "drawers",
+        ["id"],
+        unique=False,
+        postgresql_where=sa.text("embedding IS NOT NULL AND NOT sentences_done AND deleted_at IS NULL"),
+    )
     op.create_table(
         "drawer_sentences",
         sa.Column("drawer_id", sa.BigInteger(), nullable=False),
@@ -62,3 +85,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("drawer_sentences")
+    op.drop_index("ix_drawers_sentences_pending", table_name="drawers")
+    op.drop_column("drawers", "sentences_done")

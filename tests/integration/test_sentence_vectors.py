@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import delete, func, select, update
 
 from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
-from ingest.embed import backfill_null_embeddings
+from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from ingest.segment import sentence_pieces
 from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
@@ -150,13 +150,33 @@ async def test_trashed_drawers_and_other_users_never_surface_through_sentences(
     assert await _sentences(db, user_id, target) == []  # hard delete cascades
 
 
-async def test_setting_off_writes_no_sentence_vectors(
+async def test_drawers_without_sentence_vectors_are_caught_up_by_the_backfill_job(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
+    """Mined with the setting off (as before migration 0009, or imported): the drawer keeps
+    its own vector and is marked pending; the cron job's second step fills its sentences."""
     user = await new_user("no-sentences")
     await _mine(db, embedder, _with(settings, sentence_vectors=False), user.id, "off", [TurnIn("user", IN_PASSING, T0)])
     drawer = await _drawer(db, user.id, IN_PASSING)
-    assert drawer.embedding is not None and await _sentences(db, user.id, drawer.id) == []
+    assert drawer.embedding is not None and not drawer.sentences_done
+    assert await _sentences(db, user.id, drawer.id) == []
+    while await backfill_sentence_vectors(db, embedder, limit=50):
+        pass
+    assert (await _drawer(db, user.id, IN_PASSING)).sentences_done
+    stored = await _sentences(db, user.id, drawer.id)
+    assert [p for p, _ in stored] == [0, 1, 2]
+    assert np.allclose(stored[2][1], embedder.embed_one(sentence_pieces(IN_PASSING)[2]), atol=1e-5)
+    assert await backfill_sentence_vectors(db, embedder) == 0  # nothing left pending anywhere
+
+
+async def test_mined_drawers_are_marked_done_even_with_nothing_to_embed(
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int]
+) -> None:
+    user_id, target, distractor = passing_palace
+    async with db.user_session(user_id) as s:
+        done = dict((await s.execute(select(Drawer.id, Drawer.sentences_done))).all())
+    assert done[target] and done[distractor]  # three sentence vectors; a single sentence needs none
+    assert not any(v for d, v in done.items() if d not in (target, distractor))  # the assistant turn: no vector
 
 
 async def test_backfill_gives_sentences_their_vectors_with_the_drawer(
@@ -175,4 +195,5 @@ async def test_backfill_gives_sentences_their_vectors_with_the_drawer(
         pass
     stored = await _sentences(db, user.id, drawer.id)
     assert len(stored) == len(sentence_pieces(text)) == 4
+    assert (await _drawer(db, user.id, text)).sentences_done
     assert np.allclose(stored[1][1], embedder.embed_one(sentence_pieces(text)[1]), atol=1e-5)
