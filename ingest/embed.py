@@ -146,7 +146,7 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
     async with db.system_session() as s:
         found = await s.execute(
             select(Drawer.id, Drawer.user_id, Drawer.content)
-            .where(Drawer.embedding.is_not(None), Drawer.sentences_done.is_(False), Drawer.deleted_at.is_(None))
+            .where(Drawer.embedding.is_not(None), ~Drawer.sentences_done, Drawer.deleted_at.is_(None))
             .order_by(Drawer.id)
             .limit(limit)
         )

@@ -112,3 +112,23 @@ def test_backfill_lookup_of_user_turns_can_use_its_partial_index(migrated_url: s
             )
         )
     assert "ix_drawers_unembedded_user" in plan
+
+
+def test_sentence_backfill_lookup_can_use_its_partial_index(migrated_url: str) -> None:
+    """The statement `backfill_sentence_vectors` sends, compiled as SQLAlchemy writes it."""
+    from sqlalchemy import select
+    from sqlalchemy.dialects import postgresql
+
+    from loci.models import Drawer
+
+    query = (
+        select(Drawer.id, Drawer.user_id, Drawer.content)
+        .where(Drawer.embedding.is_not(None), ~Drawer.sentences_done, Drawer.deleted_at.is_(None))
+        .order_by(Drawer.id)
+        .limit(256)
+        .compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True})
+    )
+    with psycopg.connect(migrated_url) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(r[0] for r in conn.execute(f"EXPLAIN {query}"))
+    assert "ix_drawers_sentences_pending" in plan
