@@ -67,6 +67,14 @@ millions of objects torch and transformers load. `loci.runtime.freeze_startup_he
 the service and this script call after loading the model) removes it; at commit e682c6a,
 1M: sequential 19.8 / 32.5 / 51.2 (the 19k-drawer palace 70), 8 clients 122 / 165 / 191,
 63.7 recalls/s.
+
+With sentence vectors (migration 0009; ``--sentence-vectors``, the mining default: each
+`ingest.segment.sentence_pieces` piece of a user drawer gets its topic's or its filler's
+vector plus noise, ~2 per user drawer here against 2.4 on LongMemEval), recall as of f800eb3:
+10k 16.7 / 22.5 / 31.1, 100k 18.7 / 31.4 / 49.1, 1M 17.7 / 32.9 / 71.2 sequential (8 clients
+105 / 151 / 204, 72.9 recalls/s). By palace size at 1M: up to 1k drawers p50 17.1, 1k-2.5k
+23.5, 2.5k-5k 46.9, 5k-10k ~71-80, the 19k-drawer palace 116: the exact scan reads the
+sentences too.
 """
 
 from __future__ import annotations
