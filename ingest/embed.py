@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sqlalchemy import select, text, update
@@ -25,7 +26,7 @@ from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
 
-__all__ = ["EmbedOutcome", "backfill_null_embeddings", "backfill_sentence_vectors", "embed_texts"]
+__all__ = ["EmbedOutcome", "backfill_null_embeddings", "backfill_sentence_vectors", "embed_texts", "sentence_rows"]
 
 log = logging.getLogger("loci.ingest.embed")
 
@@ -81,6 +82,15 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         await s.execute(pg_insert(EmbeddingCache).values(rows).on_conflict_do_nothing())
 
 
+def sentence_rows(drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None]) -> list[dict[str, Any]]:
+    """``drawer_sentences`` rows for one drawer; a sentence's position is its index in
+    `ingest.segment.sentence_pieces` of the drawer's content."""
+    return [
+        {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": vector}
+        for position, vector in enumerate(vectors)
+    ]
+
+
 async def backfill_null_embeddings(
     db: Database, embedder: Embedder, roles: Collection[str], *, sentences: bool = True, limit: int = 256
 ) -> int:
@@ -120,10 +130,7 @@ async def backfill_null_embeddings(
         for (drawer_id, user_id, _), vector, sentences_of in zip(
             rows, outcome.vectors[: len(rows)], pieces, strict=True
         ):
-            extra = [
-                {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": next(sentence_vectors)}
-                for position in range(len(sentences_of))
-            ]
+            extra = sentence_rows(drawer_id, user_id, [next(sentence_vectors) for _ in sentences_of])
             if vector is None:
                 continue
             done = await s.execute(
@@ -160,10 +167,7 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
     vectors = iter(outcome.vectors)
     async with db.system_session() as s:
         for (drawer_id, user_id, _), sentences_of in zip(rows, pieces, strict=True):
-            extra = [
-                {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": next(vectors)}
-                for position in range(len(sentences_of))
-            ]
+            extra = sentence_rows(drawer_id, user_id, [next(vectors) for _ in sentences_of])
             if extra:
                 await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
             await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))

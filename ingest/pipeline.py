@@ -30,7 +30,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.embed import EmbedOutcome, embed_texts
+from ingest.embed import EmbedOutcome, embed_texts, sentence_rows
 from ingest.extract_llm import LLMExtractor
 from ingest.extract_offline import OfflineExtractor
 from ingest.extraction import EntityMention, ExtractionOutcome, Extractor, Subject, TurnView
@@ -77,8 +77,8 @@ class _Part:
     content: str
     content_hash: str
     vector: np.ndarray | None
-    sentences: tuple[tuple[int, np.ndarray], ...] | None = None
-    """(position, vector) per sentence; None until they are done (``drawers.sentences_done``)."""
+    sentences: tuple[np.ndarray, ...] | None = None
+    """One vector per `sentence_pieces` piece; None until they are done (``drawers.sentences_done``)."""
 
 
 @dataclass
@@ -133,33 +133,31 @@ async def _split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple
         for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
     ]
     with_sentences = deps.settings.mining.sentence_vectors
-    texts: list[str] = []
-    for _, _, chunk, embed in pieces:
-        if embed:
-            texts.append(chunk)
-            texts.extend(sentence_pieces(chunk) if with_sentences else ())
-    outcome = await embed_texts(deps.db, deps.embedder, texts)
+    # For each part: the texts to embed, the part first, then its sentences.
+    batches = [
+        [chunk, *(sentence_pieces(chunk) if with_sentences else ())] if embed else [] for *_, chunk, embed in pieces
+    ]
+    outcome = await embed_texts(deps.db, deps.embedder, [text for batch in batches for text in batch])
     vectors = iter(outcome.vectors)
     parts: dict[int, list[_Part]] = {}
-    for seq, i, chunk, embed in pieces:
-        vector = next(vectors) if embed else None
-        sentences = [next(vectors) for _ in (sentence_pieces(chunk) if embed and with_sentences else ())]
-        done = _complete(vector, sentences) if embed and with_sentences else None
+    for (seq, i, chunk, embed), batch in zip(pieces, batches, strict=True):
+        got = [next(vectors) for _ in batch]
+        vector = got[0] if embed else None
+        done = _complete(vector, got[1:]) if embed and with_sentences else None
         parts.setdefault(seq, []).append(_Part(i, chunk, content_hash(chunk), vector, done))
     return parts, outcome
 
 
-def _complete(
-    vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]
-) -> tuple[tuple[int, np.ndarray], ...] | None:
-    """(position, vector) per sentence, or None unless the part and every sentence got one.
+def _complete(vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]) -> tuple[np.ndarray, ...] | None:
+    """The sentences' vectors, or None unless the part and every sentence got one.
 
     After an embedder failure some texts may still come from the cache; the backfill job
     then embeds the drawer and all its sentences together, so no drawer is half-covered.
     """
-    if vector is None or any(v is None for v in sentences):
+    if vector is None:
         return None
-    return tuple((position, v) for position, v in enumerate(sentences) if v is not None)
+    complete = tuple(v for v in sentences if v is not None)
+    return complete if len(complete) == len(sentences) else None
 
 
 async def _rank_topics(
@@ -349,13 +347,9 @@ async def _place_drawers(
             placed.append((t.seq, drawer, found, part))
     s.add_all([drawer for _, drawer, _, _ in placed])
     await s.flush()
-    sentence_rows = [
-        {"drawer_id": drawer.id, "position": position, "user_id": conv.user_id, "embedding": vector}
-        for _, drawer, _, part in placed
-        for position, vector in part.sentences or ()
-    ]
-    if sentence_rows:
-        await s.execute(pg_insert(DrawerSentence).values(sentence_rows).on_conflict_do_nothing())
+    sentences = [row for _, d, _, part in placed for row in sentence_rows(d.id, conv.user_id, part.sentences or ())]
+    if sentences:
+        await s.execute(pg_insert(DrawerSentence).values(sentences).on_conflict_do_nothing())
     first_drawer: dict[int, int] = {}
     links: set[tuple[int, int]] = set()
     for seq, drawer, found, _ in placed:
