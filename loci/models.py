@@ -72,6 +72,18 @@ def _pk() -> Mapped[int]:
     return mapped_column(BigInteger, Identity(always=False), primary_key=True)
 
 
+def _hnsw_index(name: str) -> Index:
+    """The cosine HNSW graph on ``embedding``; drawers and their sentences are built alike,
+    which `retrieval.candidates.use_exact_search` assumes when it prices a walk."""
+    return Index(
+        name,
+        "embedding",
+        postgresql_using="hnsw",
+        postgresql_with={"m": 16, "ef_construction": 64},
+        postgresql_ops={"embedding": "vector_cosine_ops"},
+    )
+
+
 def _user_fk() -> Mapped[int]:
     return mapped_column(BigInteger, ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
 
@@ -245,13 +257,7 @@ class Drawer(Base):
         UniqueConstraint("user_id", "aaak"),
         UniqueConstraint("turn_id", "part"),
         CheckConstraint(f"role IN {ROLES!r}", name="drawer_role"),
-        Index(
-            "ix_drawers_embedding_hnsw",
-            "embedding",
-            postgresql_using="hnsw",
-            postgresql_with={"m": 16, "ef_construction": 64},
-            postgresql_ops={"embedding": "vector_cosine_ops"},
-        ),
+        _hnsw_index("ix_drawers_embedding_hnsw"),
         Index("ix_drawers_tsv", "tsv", postgresql_using="gin"),
         Index("ix_drawers_user_tsv", "user_id", "tsv", postgresql_using="gin"),
         Index("ix_drawers_user_occurred", "user_id", "occurred_at"),
@@ -324,15 +330,7 @@ class DrawerSentence(Base):
     """
 
     __tablename__ = "drawer_sentences"
-    __table_args__ = (
-        Index(
-            "ix_drawer_sentences_embedding_hnsw",
-            "embedding",
-            postgresql_using="hnsw",
-            postgresql_with={"m": 16, "ef_construction": 64},
-            postgresql_ops={"embedding": "vector_cosine_ops"},
-        ),
-    )
+    __table_args__ = (_hnsw_index("ix_drawer_sentences_embedding_hnsw"),)
 
     drawer_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("drawers.id", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
