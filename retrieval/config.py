@@ -61,6 +61,11 @@ class RetrievalConfig:
     """How many of a room's best drawers add up to the room's score (`fusion.pool_rooms`);
     1 turns pooling off."""
     room_pool_decay: float = 0.5
+    sub_query_weight: float = 0.0
+    """Weight of each clause's own semantic list when the message joins two
+    (`query.sub_queries`), scaled by how far the clause's vector is from the whole
+    message's (cosine distance), so a clause that restates the question adds little;
+    0 searches with the whole message only."""
 
     @property
     def signals(self) -> tuple[Signal, ...]:

@@ -120,14 +120,28 @@ def _passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConf
     return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
 
 
-async def _embed(job: Callable[[], np.ndarray]) -> np.ndarray:
-    return await asyncio.to_thread(job)
+def _wants_sub_queries(config: RetrievalConfig, analysis: QueryAnalysis) -> bool:
+    return bool(analysis.sub_queries) and config.sub_query_weight > 0 and Signal.SEMANTIC in config.signals
+
+
+async def _embed(deps: RecallDeps, texts: list[str]) -> np.ndarray:
+    """The query vectors, one row per text (the message, then its clauses if searched).
+
+    Each text is tokenized here, in the caller's thread, and the model calls run in one
+    worker thread (see `Embedder.query_job`)."""
+    jobs = [deps.embedder.query_job(t) for t in texts]
+    return await asyncio.to_thread(lambda: np.stack([job() for job in jobs]))
 
 
 def _fuse(
-    lists: dict[str, list[Scored]], sims: Mapping[int, float], analysis: QueryAnalysis, config: RetrievalConfig
+    lists: dict[str, list[Scored]],
+    sims: Mapping[int, float],
+    analysis: QueryAnalysis,
+    config: RetrievalConfig,
+    sub_weights: Mapping[str, float],
 ) -> tuple[list[Fused], dict[str, float]]:
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
+    weights.update(sub_weights)
     if Signal.TEMPORAL in config.signals and not analysis.spans and config.recency_weight > 0:
         lists["recency"] = _recency_prior(lists)
         weights["recency"] = config.recency_weight
@@ -184,25 +198,48 @@ def _use_rerank(config: RetrievalConfig, controls: Controls) -> bool:
     return config.reranker is RerankerKind.LLM
 
 
+@dataclass
+class _Candidates:
+    lists: dict[str, list[Scored]]
+    sims: dict[int, float]
+    """Each drawer's best cosine similarity to the message or one of its clauses."""
+    sub_weights: dict[str, float]
+    """RRF weights of the clauses' semantic lists (``semantic.1``, ``semantic.2``…)."""
+
+
 async def _candidates(
     session: AsyncSession, ctx: SignalContext, embedding: asyncio.Task[np.ndarray] | None, clock: _Clock
-) -> tuple[dict[str, list[Scored]], dict[int, float]]:
+) -> _Candidates:
     """Signals that need no query vector run first, while the embedding is still being
     computed in its thread (the model runs outside the GIL, Postgres in its own process),
-    then the ones that do. The lists keep the config's signal order either way."""
+    then the ones that do, then the clauses' semantic searches. The lists keep the
+    config's signal order either way."""
     found: dict[Signal, list[Scored]] = {}
     for signal in (s for s in ctx.config.signals if s not in _NEEDS_VECTOR):
         found[signal] = await _SIGNALS[signal](session, ctx)
         clock.stage(str(signal), ctx.limit, len(found[signal]))
-    if embedding is not None:
-        ctx = replace(ctx, vector=vector_literal(await embedding))
-    clock.stage("embed", 1, int(ctx.vector is not None))
+    vectors = await embedding if embedding is not None else None
+    if vectors is not None:
+        ctx = replace(ctx, vector=vector_literal(vectors[0]))
+    clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
     for signal in (s for s in ctx.config.signals if s in _NEEDS_VECTOR):
         found[signal] = await _SIGNALS[signal](session, ctx)
         clock.stage(str(signal), ctx.limit, len(found[signal]))
     lists = {str(signal): found[signal] for signal in ctx.config.signals}
-    sims = {s.drawer_id: s.score for s in lists.get(Signal.SEMANTIC, [])}
-    return lists, sims
+    sub_weights: dict[str, float] = {}
+    if vectors is not None and len(vectors) > 1:
+        for i, vector in enumerate(vectors[1:], start=1):
+            name = f"{Signal.SEMANTIC}.{i}"
+            lists[name] = await semantic_candidates(session, replace(ctx, vector=vector_literal(vector)))
+            # Cosine distance from the whole message: a clause that only restates the
+            # question would otherwise count the same drawers twice.
+            sub_weights[name] = ctx.config.sub_query_weight * max(0.0, 1.0 - float(vector @ vectors[0]))
+            clock.stage(name, ctx.limit, len(lists[name]))
+    sims: dict[int, float] = {}
+    for name in (str(Signal.SEMANTIC), *sub_weights):
+        for item in lists.get(name, []):
+            sims[item.drawer_id] = max(sims.get(item.drawer_id, item.score), item.score)
+    return _Candidates(lists, sims, sub_weights)
 
 
 def _finish(
@@ -235,11 +272,11 @@ async def _rank(
     deps: RecallDeps,
     request: RecallRequest,
     config: RetrievalConfig,
+    analysis: QueryAnalysis,
     embedding: asyncio.Task[np.ndarray] | None,
     clock: _Clock,
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
-    analysis = analyse(request.message, request.now or datetime.now(UTC))
     controls = await load_controls(session, request.user_id, request.agent_id, SIZE_CAP)
     clock.stage("controls", 1, 1)
     if not controls.enabled:
@@ -251,8 +288,9 @@ async def _rank(
         request.user_id, analysis, None, request.filters, config, limit,
         controls.palace_size, controls.palace_vectors, controls.graph_size,
     )  # fmt: skip
-    lists, sims = await _candidates(session, ctx, embedding, clock)
-    fused, weights = _fuse(lists, sims, analysis, config)
+    found = await _candidates(session, ctx, embedding, clock)
+    lists, sims = found.lists, found.sims
+    fused, weights = _fuse(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     top_k = request.top_k or controls.top_k
     rerank = _use_rerank(config, controls)
@@ -261,6 +299,8 @@ async def _rank(
     clock.stage("hydrate", len(pool), len(items))
     notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
     notes["weights"] = weights
+    if found.sub_weights:
+        notes["sub_queries"] = list(analysis.sub_queries)
     floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
     return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
 
@@ -277,12 +317,14 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     config = get_preset(request.preset or deps.settings.retrieval.preset)
     if is_trivial(request.message):
         return _skip("trivial message", config, clock)
+    analysis = analyse(request.message, request.now or datetime.now(UTC))
+    texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
     needs_vector = not _NEEDS_VECTOR.isdisjoint(config.signals)
-    embedding = asyncio.create_task(_embed(deps.embedder.query_job(request.message))) if needs_vector else None
-    clock.stage("analyse", 1, 1)
+    embedding = asyncio.create_task(_embed(deps, texts)) if needs_vector else None
+    clock.stage("analyse", 1, len(texts))
     try:
         async with deps.db.user_session(request.user_id) as session:
-            state = await _rank(session, deps, request, config, embedding, clock)
+            state = await _rank(session, deps, request, config, analysis, embedding, clock)
             if isinstance(state, str):
                 return _skip(state, config, clock)
             if not state.rerank:

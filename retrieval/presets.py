@@ -36,6 +36,7 @@ def _hybrid(name: str, reranker: RerankerKind) -> RetrievalConfig:
         assistant_weight=0.7,
         room_pool_depth=3,
         room_pool_decay=0.5,
+        sub_query_weight=3.0,
     )
 
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
 
-__all__ = ["QueryAnalysis", "analyse", "is_trivial", "keyword_terms", "or_tsquery"]
+__all__ = ["QueryAnalysis", "analyse", "is_trivial", "keyword_terms", "or_tsquery", "sub_queries"]
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
@@ -48,6 +48,13 @@ _ASSISTANT_REF_RE = re.compile(
     r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)",
     re.IGNORECASE,
 )
+
+
+# Conjunctions that open a clause about a second moment or cause ("how old will I be |
+# when Rachel marries", "what gadget did I buy | before getting the air fryer"). "Once"
+# and "as" are left out: far more often an adverb ("once a week") or a comparison.
+_SUBORDINATOR_RE = re.compile(r"[,;]?\s+(?=(?:when|whenever|while|before|after|since|until|because)\s)", re.IGNORECASE)
+MIN_SUB_QUERY_WORDS = 3
 
 
 def _words(text: str) -> list[str]:
@@ -92,6 +99,8 @@ class QueryAnalysis:
     spans: tuple[TimeSpan, ...]
     about_assistant: bool
     """The message asks what the assistant said, so assistant turns are not down-weighted."""
+    sub_queries: tuple[str, ...] = ()
+    """The message's clauses when it joins two (see `sub_queries`); empty otherwise."""
 
 
 def analyse(message: str, now: datetime) -> QueryAnalysis:
@@ -109,4 +118,20 @@ def analyse(message: str, now: datetime) -> QueryAnalysis:
         tsquery=or_tsquery(terms),
         spans=spans,
         about_assistant=bool(_ASSISTANT_REF_RE.search(message)),
+        sub_queries=sub_queries(message),
     )
+
+
+def sub_queries(message: str) -> tuple[str, ...]:
+    """The clauses of a message that asks about two things at once, or () if it does not.
+
+    "How many years will I be when my friend Rachel gets married?" needs the turn that
+    states the age as well as the one about the wedding, and one vector of the whole
+    question lands near the wedding only. Split before a subordinating conjunction, each
+    clause can find its own evidence. A clause needs `MIN_SUB_QUERY_WORDS` words and a
+    content word: "what did I do | after work" stays whole, since neither half says
+    anything the whole does not.
+    """
+    clauses = [c.strip() for c in _SUBORDINATOR_RE.split(message.strip())]
+    kept = tuple(c for c in clauses if len(_words(c)) >= MIN_SUB_QUERY_WORDS and keyword_terms(c))
+    return kept if len(kept) > 1 else ()

@@ -8,7 +8,7 @@ import pytest
 
 from retrieval.config import RetrievalConfig, Signal
 from retrieval.presets import PRESETS, get_preset
-from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery
+from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
 
@@ -30,6 +30,33 @@ def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
     assert [s.text for s in analysis.spans] == ["last week"]
     assert analyse("what did you recommend for my trip?", NOW).about_assistant
     assert not analyse("what did I buy for my trip?", NOW).about_assistant
+
+
+@pytest.mark.parametrize(
+    ("message", "clauses"),
+    [
+        (
+            "How many years will I be when my friend Rachel gets married?",
+            ("How many years will I be", "when my friend Rachel gets married?"),
+        ),
+        (
+            "What new kitchen gadget did I invest in before getting the Air Fryer?",
+            ("What new kitchen gadget did I invest in", "before getting the Air Fryer?"),
+        ),
+        (
+            "How long had I been running, since I signed up for the marathon?",
+            ("How long had I been running", "since I signed up for the marathon?"),
+        ),
+        ("When did I go to Paris?", ()),  # the question word opens the message: one clause
+        ("What did I do after I finished the marathon?", ()),  # "what did I do" names nothing
+        ("Remind me about the trip after work", ()),  # "after work" is too short to search alone
+        ("I go running once a week", ()),
+        ("What is my cat's name?", ()),
+    ],
+)
+def test_sub_queries_split_a_question_about_two_moments(message: str, clauses: tuple[str, ...]) -> None:
+    assert sub_queries(message) == clauses
+    assert analyse(message, NOW).sub_queries == clauses
 
 
 def test_vague_or_interrogative_time_words_name_no_period() -> None:
