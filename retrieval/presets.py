@@ -27,6 +27,11 @@ def _hybrid(name: str, reranker: RerankerKind) -> RetrievalConfig:
     The semantic list weighs as much as the keyword list since drawers are also matched by
     their best sentence (migration 0009); before, whole-turn MiniLM vectors were the less
     precise signal and weighed 0.6 (bench/README.md has both).
+
+    A question about two moments ("how old will I be | when Rachel marries") also searches
+    each clause, at 3 x the clause's cosine distance from the whole question: paper
+    recall_all@5 0.939 -> 0.951, NDCG@10 0.953 -> 0.957; any weight from 2.5 to 4 gives
+    the same rankings, 2 leaves the age at rank 6.
     """
     return RetrievalConfig(
         name=name,
