@@ -74,33 +74,29 @@ class OnnxEncoder:
         self._inputs = tuple(input_names)
         self._lock = threading.Lock()
 
-    def features(self, text: str) -> dict[str, np.ndarray]:
-        """Tokenize (Python code, holds the GIL: a fraction of a millisecond)."""
+    def features(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Tokenize into one padded batch (Python code, holds the GIL: a fraction of a
+        millisecond for a query and its clauses)."""
         with self._lock:
-            features = self._preprocess([text])
+            features = self._preprocess(list(texts))
         return {name: np.asarray(features[name], dtype=np.int64) for name in self._inputs}
 
     def run(self, features: dict[str, np.ndarray]) -> np.ndarray:
-        """The model call; ONNX Runtime releases the GIL for all of it."""
+        """The model call, one L2-normalised row per text; ONNX Runtime releases the GIL
+        for all of it."""
         (out,) = self.session.run([_OUTPUT], features)
-        vector = np.asarray(out[0], dtype=np.float32)
-        norm = float(np.linalg.norm(vector))
-        result: np.ndarray = vector / norm if norm > 0 else vector
-        return result
-
-    def encode(self, text: str) -> np.ndarray:
-        return self.run(self.features(text))
-
-    def encode_many(self, texts: Sequence[str]) -> np.ndarray:
-        """One padded batch through the same graph; rows L2-normalised like `encode`."""
-        with self._lock:
-            features = self._preprocess(list(texts))
-        feed = {name: np.asarray(features[name], dtype=np.int64) for name in self._inputs}
-        (out,) = self.session.run([_OUTPUT], feed)
         vectors = np.asarray(out, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         result: np.ndarray = vectors / np.where(norms > 0, norms, 1.0)
         return result
+
+    def encode(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.run(self.features([text]))[0]
+        return vector
+
+    def encode_many(self, texts: Sequence[str]) -> np.ndarray:
+        """One padded batch through the same graph; rows L2-normalised like `encode`."""
+        return self.run(self.features(texts))
 
 
 def weights_key(model: Any, model_path: str) -> str:

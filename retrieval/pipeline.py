@@ -125,12 +125,9 @@ def _wants_sub_queries(config: RetrievalConfig, analysis: QueryAnalysis) -> bool
 
 
 async def _embed(deps: RecallDeps, texts: list[str]) -> np.ndarray:
-    """The query vectors, one row per text (the message, then its clauses if searched).
-
-    Each text is tokenized here, in the caller's thread, and the model calls run in one
-    worker thread (see `Embedder.query_job`)."""
-    jobs = [deps.embedder.query_job(t) for t in texts]
-    return await asyncio.to_thread(lambda: np.stack([job() for job in jobs]))
+    """The query vectors, one row per text (the message, then its clauses if searched):
+    tokenized here, in the caller's thread, embedded in a worker (`Embedder.query_job`)."""
+    return await asyncio.to_thread(deps.embedder.query_job(texts))
 
 
 def _fuse(

@@ -142,6 +142,14 @@ def test_query_path_runs_on_onnxruntime_with_torchs_vectors(embedder: Embedder) 
         assert float(fast @ slow) > 0.99999
 
 
+def test_query_job_embeds_a_question_and_its_clauses_in_one_batch_like_one_by_one(embedder: Embedder) -> None:
+    texts = ["How old will I be when Rachel gets married?", "How old will I be", "when Rachel gets married?"]
+    batch = embedder.query_job(texts)()
+    assert batch.shape == (3, 384) and batch.dtype == np.float32
+    for row, text in zip(batch, texts, strict=True):  # padding to the longest must not move a vector
+        assert float(np.max(np.abs(row - embedder.embed_one(text)))) <= 1e-5
+
+
 def test_exported_graph_is_reused_from_the_cache(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     built = embedder._onnx
     assert built is not None and built.path.exists()
