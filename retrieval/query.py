@@ -55,6 +55,9 @@ _ASSISTANT_REF_RE = re.compile(
 # and "as" are left out: far more often an adverb ("once a week") or a comparison.
 _SUBORDINATOR_RE = re.compile(r"[,;]?\s+(?=(?:when|whenever|while|before|after|since|until|because)\s)", re.IGNORECASE)
 MIN_SUB_QUERY_WORDS = 3
+MAX_SUB_QUERIES = 3
+"""More clauses than this is a long message (a pasted text, a story), not a question about
+a few moments: it is searched whole, and no message costs more than three extra searches."""
 
 
 def _words(text: str) -> list[str]:
@@ -134,4 +137,4 @@ def sub_queries(message: str) -> tuple[str, ...]:
     """
     clauses = [c.strip() for c in _SUBORDINATOR_RE.split(message.strip())]
     kept = tuple(c for c in clauses if len(_words(c)) >= MIN_SUB_QUERY_WORDS and keyword_terms(c))
-    return kept if len(kept) > 1 else ()
+    return kept if 1 < len(kept) <= MAX_SUB_QUERIES else ()

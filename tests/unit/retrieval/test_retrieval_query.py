@@ -52,6 +52,11 @@ def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
         ("Remind me about the trip after work", ()),  # "after work" is too short to search alone
         ("I go running once a week", ()),
         ("What is my cat's name?", ()),
+        (
+            "I called my sister when the storm started, after the power went out, before the roads "
+            "flooded, while the kids slept",
+            (),  # four clauses: a story, searched whole
+        ),
     ],
 )
 def test_sub_queries_split_a_question_about_two_moments(message: str, clauses: tuple[str, ...]) -> None:
