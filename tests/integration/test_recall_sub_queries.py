@@ -44,12 +44,14 @@ OTHER = [
 @pytest.fixture
 async def age_palace(db: Database, embedder: Embedder, settings: Settings, new_user: NewUser) -> tuple[int, int]:
     user = await new_user("sub-queries")
+    neighbour = await new_user("sub-queries-neighbour")  # says the same, must never be recalled
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    for i, text in enumerate([*WEDDING, *OTHER, AGE]):
+    texts = [(user.id, t) for t in [*WEDDING, *OTHER, AGE]] + [(neighbour.id, AGE)]
+    for i, (user_id, text) in enumerate(texts):
         name = f"c{i}"
         turns = [TurnIn("user", text, NOW - timedelta(days=30 + 7 * i))]
-        ref = await store_conversation(db, user.id, external_id=name, agent_id=None, turns=turns)
-        await complete_conversation(db, user.id, name)
+        ref = await store_conversation(db, user_id, external_id=name, agent_id=None, turns=turns)
+        await complete_conversation(db, user_id, name)
         await mine_conversation(deps, ref.id)
     async with db.user_session(user.id) as s:
         age = (await s.execute(select(Drawer.id).where(Drawer.content == AGE))).scalar_one()
@@ -77,10 +79,11 @@ async def test_each_clause_finds_its_own_evidence(
     whole_only = dataclasses.replace(hybrid, sub_query_weight=0.0)
     monkeypatch.setattr(pipeline, "get_preset", lambda _name: whole_only)
     without = await _ask(deps, user_id)
-    assert _rank(without, age) >= 6  # below four wedding turns that name no age
+    assert _rank(without, age) >= 6  # below wedding talk that names no age
     assert _rank(with_clauses, age) <= 4  # in the default top 5, beside the wedding
     assert "semantic.1" in with_clauses.items[_rank(with_clauses, age) - 1].ranks  # found by "How old will I be"
     assert not any(k.startswith("semantic.") for d in without.items for k in d.ranks)
+    assert [d.content for d in with_clauses.items].count(AGE) == 1  # the neighbour's stays theirs
 
     async with db.user_session(user_id) as s:
         notes = (await s.execute(select(RetrievalLog.notes))).scalar_one()
