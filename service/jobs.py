@@ -15,11 +15,11 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 import ingest
+from domain import trash
+from domain.mining_jobs import enqueue_mining
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.llm import LLMClient, llm_config_or_none
-from service import trash
-from service.mining_jobs import enqueue_mining
 from service.state import AppState
 
 __all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]

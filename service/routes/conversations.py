@@ -14,11 +14,11 @@ from litestar.params import FromPath, JSONBody
 from sqlalchemy import select
 
 import ingest
+from domain.mining_jobs import enqueue_mining
 from ingest.conversations import list_turns
 from loci.models import MemorySettings
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
-from service.mining_jobs import enqueue_mining
 from service.routes._docs import errors
 from service.state import AppState
 

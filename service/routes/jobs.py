@@ -9,10 +9,10 @@ from litestar import Controller, get
 from litestar.params import FromPath
 from sqlalchemy import select
 
+from domain.mining_jobs import job_info, parse_job_id
 from loci.errors import NotFound
 from loci.models import Conversation
 from service.deps import CallerDep, StateDep
-from service.mining_jobs import job_info, parse_job_id
 from service.routes._docs import errors
 
 __all__ = ["JobController"]

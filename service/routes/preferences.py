@@ -8,10 +8,10 @@ from litestar import Controller, get, put
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, QueryParameter
 
-from service import activity, preferences
-from service.activity import ActivityPage
+from domain import activity, preferences
+from domain.activity import ActivityPage
+from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
-from service.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.routes._docs import IdQuery, errors
 
 SETTINGS_EXAMPLE = Example(summary="Recall 8 drawers with reranking", value={"top_k": 8, "use_rerank": True})

@@ -15,12 +15,12 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
+from domain import activity, palace, preferences, trash
+from domain.preferences import SettingsUpdate
 from ingest.graph import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from retrieval import RecallDeps, RecallRequest, recall
-from service import activity, palace, preferences, trash
 from service.deps import StateDep
-from service.preferences import SettingsUpdate
 from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
 from service.web.session import clear_cookie, page_user, session_cookie
@@ -113,7 +113,7 @@ class MemoryPages(Controller):
     async def login(
         self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
     ) -> Response[Any]:
-        from service.accounts import authenticate
+        from domain.accounts import authenticate
 
         key = (data.get("key") or "").strip()
         if not key or await authenticate(app_state.db, key) is None:

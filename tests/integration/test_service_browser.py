@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import BrowserContext, Page, async_playwright, expect
 
+from domain import preferences
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
-from service import preferences
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 from tests.palace_seed import seed_palace

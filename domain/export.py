@@ -1,6 +1,6 @@
 """Export a user's whole memory (palace, graph, conversations) as JSON or Markdown.
 
-The JSON document is the import format too (`service.importer`): every row with its
+The JSON document is the import format too (`domain.importer`): every row with its
 own fields, references as the exporting database's ids (the importer remaps them and
 never trusts them). Trashed rows are exported with their ``deleted_at`` so nothing is
 lost; embeddings go along so an import needs no re-embedding.

@@ -1,4 +1,4 @@
-"""Import a JSON export (`service.export.ExportDoc`) into the caller's (empty) memory.
+"""Import a JSON export (`domain.export.ExportDoc`) into the caller's (empty) memory.
 
 Ids in the file are only labels: every row gets a fresh id and every reference is
 remapped through what this import created, so a file can never point at rows it did
@@ -15,6 +15,8 @@ from sqlalchemy import exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.activity import record
+from domain.export import ExportDoc
 from loci.db import Database
 from loci.embedder import content_hash
 from loci.errors import Conflict, InvalidInput
@@ -34,8 +36,6 @@ from loci.models import (
     Turn,
     Wing,
 )
-from service.activity import record
-from service.export import ExportDoc
 
 __all__ = ["ImportResult", "import_json"]
 

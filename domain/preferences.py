@@ -12,11 +12,11 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.activity import record
+from domain.fields import When
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Agent, MemorySettings
-from service.activity import record
-from service.examples import When
 
 __all__ = [
     "AgentOut",

@@ -13,11 +13,11 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.fields import AAAK, Content, Count, Id, Label, Tags, When
+from domain.fields import Level as KindText
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
-from service.examples import AAAK, Content, Count, Id, Label, Tags, When
-from service.examples import Level as KindText
 
 __all__ = ["DrawerOut", "Node", "PalacePage", "get_drawer", "list_level", "parent_path"]
 
