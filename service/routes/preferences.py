@@ -46,7 +46,7 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="getSettings",
         summary="This user's memory settings",
-        description="Whether recall runs, how many drawers it returns, reranking, model overrides, auto-mining.",
+        description="Whether recall runs, how many drawers it returns, reranking and its model, auto-mining.",
         responses=errors(),
     )
     async def get_settings(self, app_state: StateDep, caller: CallerDep) -> SettingsOut:
@@ -56,7 +56,7 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="putSettings",
         summary="Change memory settings",
-        description="Fields left out keep their value. `top_k` is 1-50; model names 1-200 characters or null.",
+        description="Fields left out keep their value. `top_k` is 1-50; `rerank_model` 1-200 characters or null.",
         responses=errors(400),
     )
     async def put_settings(
