@@ -1,1 +1,1 @@
-"""The HTTP service, workers and CLI: wires `ingest` and `retrieval` to the outside world."""
+"""The adapters: HTTP routes, /memory pages, arq worker wiring and the `loci` CLI over `domain`."""

@@ -13,7 +13,7 @@ from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
 
-from service.accounts import authenticate
+from domain.accounts import authenticate
 from service.state import AppState, Caller
 
 __all__ = ["ADMIN", "BearerAuthMiddleware", "bearer_token"]

@@ -239,7 +239,7 @@ def users() -> None:
 @friendly_errors
 def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | None) -> None:
     """Create a user (and, by default, an API key for it)."""
-    from service.accounts import create_key, create_user
+    from domain.accounts import create_key, create_user
 
     async def action(database: Database) -> None:
         user = await create_user(database, name, email)
@@ -263,7 +263,7 @@ def keys() -> None:
 @friendly_errors
 def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
     """Issue an API key for USER_ID (printed once)."""
-    from service.accounts import create_key
+    from domain.accounts import create_key
 
     async def action(database: Database) -> None:
         issued = await create_key(database, user_id, name)
@@ -279,7 +279,7 @@ def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
 @friendly_errors
 def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
     """Revoke KEY_ID of USER_ID; takes effect on the next request."""
-    from service.accounts import revoke_key
+    from domain.accounts import revoke_key
 
     async def action(database: Database) -> None:
         await revoke_key(database, user_id, key_id)

@@ -11,15 +11,14 @@ import logging
 from typing import Any
 
 from arq import Retry
-from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 import ingest
+from domain import trash
+from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.llm import LLMClient, llm_config_or_none
-from service import trash
-from service.mining_jobs import enqueue_mining
 from service.state import AppState
 
 __all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
@@ -73,29 +72,12 @@ async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[s
 async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
     """Re-enqueue completed conversations with unmined turns, so a lost queue loses nothing."""
     state: AppState = ctx["state"]
-    async with state.db.system_session() as s:
-        rows = (
-            await s.execute(
-                text(
-                    """
-                    SELECT c.user_id, c.id, max(t.seq) AS top
-                    FROM conversations c
-                    JOIN turns t ON t.conversation_id = c.id AND t.seq > c.mined_seq
-                    LEFT JOIN memory_settings m ON m.user_id = c.user_id
-                    WHERE c.status = 'completed' AND coalesce(m.auto_mine, true)
-                    GROUP BY c.user_id, c.id
-                    ORDER BY c.id
-                    LIMIT :limit
-                    """
-                ),
-                {"limit": SWEEP_LIMIT},
-            )
-        ).all()
-    for user_id, conversation_id, top in rows:
-        await enqueue_mining(ctx["redis"], int(user_id), int(conversation_id), int(top))
-    if rows:
-        log.info("sweep re-enqueued %d conversations", len(rows))
-    return {"enqueued": len(rows)}
+    targets = await unmined_conversations(state.db, limit=SWEEP_LIMIT)
+    for t in targets:
+        await enqueue_mining(ctx["redis"], t.user_id, t.conversation_id, t.target_seq)
+    if targets:
+        log.info("sweep re-enqueued %d conversations", len(targets))
+    return {"enqueued": len(targets)}
 
 
 async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:

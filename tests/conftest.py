@@ -19,12 +19,12 @@ import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
 
+from domain.accounts import create_key, create_user
 from loci import migrate
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.runtime import EmbeddedServices, ServiceUrls
 from loci.settings import Settings, load_settings
-from service.accounts import create_key, create_user
 from service.app import create_app
 from service.state import AppState
 

@@ -8,7 +8,7 @@ import msgspec
 from litestar import Controller, delete, post
 from litestar.params import JSONBody
 
-from service.accounts import create_key, create_user, revoke_key
+from domain.accounts import create_key, create_user, revoke_key
 from service.deps import StateDep
 from service.routes._docs import IdPath, errors
 

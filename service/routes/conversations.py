@@ -1,6 +1,7 @@
 """Conversations: store, append, complete (→ mining job), mine on demand, read.
 
-Thin handlers: parse the body, call `ingest`, enqueue after the write committed.
+Thin handlers: parse the body, make one call into `ingest` or `domain.conversations`
+(which enqueues only after the write committed), map the result to a DTO.
 ``{conversation_id}`` is the client's own id (or the one Loci generated on create).
 """
 
@@ -11,16 +12,12 @@ from datetime import datetime
 import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody
-from sqlalchemy import select
 
 import ingest
-from ingest.conversations import list_turns
-from loci.models import MemorySettings
+from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
-from service.mining_jobs import enqueue_mining
 from service.routes._docs import errors
-from service.state import AppState
 
 __all__ = ["ConversationController"]
 
@@ -78,10 +75,8 @@ def _out(ref: ingest.ConversationRef, turns: list[TurnOut] | None = None) -> Con
     return ConversationOut(ref.external_id, ref.status, ref.turn_count, ref.mined_seq, turns)
 
 
-async def _auto_mine(state: AppState, user_id: int) -> bool:
-    async with state.db.user_session(user_id) as s:
-        value = await s.scalar(select(MemorySettings.auto_mine).where(MemorySettings.user_id == user_id))
-    return True if value is None else bool(value)
+def _queued(m: Mining) -> MiningQueued:
+    return MiningQueued(_out(m.conversation), m.job_id, m.mining)
 
 
 class ConversationController(Controller):
@@ -141,11 +136,7 @@ class ConversationController(Controller):
         status_code=202,
     )
     async def complete(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
-        ref = await ingest.complete_conversation(app_state.db, caller.user_id, conversation_id)
-        if not await _auto_mine(app_state, caller.user_id):
-            return MiningQueued(_out(ref), None, "auto_mine is off: POST …/mine to mine on demand")
-        job_id = await enqueue_mining(app_state.queue, caller.user_id, ref.id, ref.turn_count)
-        return MiningQueued(_out(ref), job_id, "queued")
+        return _queued(await complete_and_mine(app_state.db, app_state.queue, caller.user_id, conversation_id))
 
     @post(
         "/{conversation_id:str}/mine",
@@ -158,9 +149,7 @@ class ConversationController(Controller):
         status_code=202,
     )
     async def mine(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
-        ref = await ingest.get_conversation(app_state.db, caller.user_id, conversation_id)
-        job_id = await enqueue_mining(app_state.queue, caller.user_id, ref.id, ref.turn_count)
-        return MiningQueued(_out(ref), job_id, "queued")
+        return _queued(await mine_now(app_state.db, app_state.queue, caller.user_id, conversation_id))
 
     @get(
         "/{conversation_id:str}",
@@ -170,6 +159,5 @@ class ConversationController(Controller):
         responses=errors(404),
     )
     async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
-        ref = await ingest.get_conversation(app_state.db, caller.user_id, conversation_id)
-        turns = await list_turns(app_state.db, caller.user_id, ref.id)
+        ref, turns = await conversation_with_turns(app_state.db, caller.user_id, conversation_id)
         return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at) for t in turns])

@@ -7,12 +7,9 @@ from typing import Any
 import msgspec
 from litestar import Controller, get
 from litestar.params import FromPath
-from sqlalchemy import select
 
-from loci.errors import NotFound
-from loci.models import Conversation
+from domain.mining_jobs import mining_job
 from service.deps import CallerDep, StateDep
-from service.mining_jobs import job_info, parse_job_id
 from service.routes._docs import errors
 
 __all__ = ["JobController"]
@@ -38,16 +35,5 @@ class JobController(Controller):
         responses=errors(404),
     )
     async def read(self, job_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> JobOut:
-        ref = parse_job_id(job_id, caller.user_id)
-        async with app_state.db.user_session(caller.user_id) as s:
-            conv = (
-                await s.execute(select(Conversation).where(Conversation.id == ref.conversation_id))
-            ).scalar_one_or_none()
-        if conv is None:
-            raise NotFound(f"job {job_id!r} not found")
-        info = await job_info(app_state.queue, job_id)
-        if info is None:
-            if conv.mined_seq >= ref.target_seq:  # the result expired, but the work is done
-                return JobOut(job_id, "done", conv.external_id)
-            raise NotFound(f"job {job_id!r} not found")
-        return JobOut(job_id, info.status, conv.external_id, info.result, info.error)
+        job = await mining_job(app_state.db, app_state.queue, caller.user_id, job_id)
+        return JobOut(job.id, job.status, job.conversation_id, job.result, job.error)

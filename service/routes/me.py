@@ -7,8 +7,7 @@ from datetime import datetime
 import msgspec
 from litestar import Controller, get
 
-from loci.errors import NotFound
-from loci.models import User
+from domain.accounts import get_account
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
@@ -31,8 +30,5 @@ class MeController(Controller):
         responses=errors(),
     )
     async def me(self, caller: CallerDep, app_state: StateDep) -> Me:
-        async with app_state.db.user_session(caller.user_id) as s:
-            user = await s.get(User, caller.user_id)
-        if user is None:
-            raise NotFound("user not found")
-        return Me(user.id, user.name, user.email, user.created_at)
+        account = await get_account(app_state.db, caller.user_id)
+        return Me(account.id, account.name, account.email, account.created_at)

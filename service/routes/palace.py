@@ -7,11 +7,11 @@ from typing import Annotated
 from litestar import Controller, delete, get, post
 from litestar.params import QueryParameter
 
-from service import palace, trash
+from domain import palace, trash
+from domain.palace import DrawerOut, PalacePage
+from domain.trash import Moved, TrashPage
 from service.deps import CallerDep, StateDep
-from service.palace import DrawerOut, PalacePage
 from service.routes._docs import IdPath, IdQuery, errors
-from service.trash import Moved, TrashPage
 
 Limit = Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)]
 Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0)]

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 from litestar import Controller, MediaType, Response, get, post
 from litestar.params import JSONBody, QueryParameter
 
+from domain.export import ExportDoc, export_json, render_markdown
+from domain.importer import ImportResult, import_json
 from service.deps import CallerDep, StateDep
-from service.export import ExportDoc, export_json, render_markdown
-from service.importer import ImportResult, import_json
 from service.routes._docs import errors
 
 

@@ -8,10 +8,10 @@ from litestar import Controller, get, put
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, QueryParameter
 
-from service import activity, preferences
-from service.activity import ActivityPage
+from domain import activity, preferences
+from domain.activity import ActivityPage
+from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
-from service.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.routes._docs import IdQuery, errors
 
 SETTINGS_EXAMPLE = Example(summary="Recall 8 drawers with reranking", value={"top_k": 8, "use_rerank": True})
@@ -46,7 +46,7 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="getSettings",
         summary="This user's memory settings",
-        description="Whether recall runs, how many drawers it returns, reranking, model overrides, auto-mining.",
+        description="Whether recall runs, how many drawers it returns, reranking and its model, auto-mining.",
         responses=errors(),
     )
     async def get_settings(self, app_state: StateDep, caller: CallerDep) -> SettingsOut:
@@ -56,7 +56,7 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="putSettings",
         summary="Change memory settings",
-        description="Fields left out keep their value. `top_k` is 1-50; model names 1-200 characters or null.",
+        description="Fields left out keep their value. `top_k` is 1-50; `rerank_model` 1-200 characters or null.",
         responses=errors(400),
     )
     async def put_settings(

@@ -15,12 +15,13 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
+from domain import activity, palace, preferences, trash
+from domain.accounts import authenticate
+from domain.preferences import SettingsUpdate
 from ingest.graph import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from retrieval import RecallDeps, RecallRequest, recall
-from service import activity, palace, preferences, trash
 from service.deps import StateDep
-from service.preferences import SettingsUpdate
 from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
 from service.web.session import clear_cookie, page_user, session_cookie
@@ -28,7 +29,6 @@ from service.web.session import clear_cookie, page_user, session_cookie
 __all__ = ["MemoryPages"]
 
 KINDS = ("wing", "room", "closet", "drawer")
-PARENT_OF = {"rooms": "wing", "closets": "room", "drawers": "closet"}
 
 
 class SignInNeeded(Exception):
@@ -65,8 +65,7 @@ def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
     if not top_k.isdigit():
         raise InvalidInput("top_k must be a whole number between 1 and 50", field="top_k")
     raw["top_k"] = int(top_k)
-    for name in ("rerank_model", "embedding_model"):
-        raw[name] = form.get(name, "").strip() or None
+    raw["rerank_model"] = form.get("rerank_model", "").strip() or None
     try:
         return msgspec.convert(raw, SettingsUpdate)
     except msgspec.ValidationError as e:
@@ -89,15 +88,11 @@ class MemoryPages(Controller):
         offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
     ) -> Template:
         user_id = await _user(request, app_state)
-        page = await palace.list_level(
+        view = await palace.browse(
             app_state.db, user_id, wing=wing, room=room, closet=closet, limit=50, offset=max(offset, 0)
         )
-        crumbs: list[tuple[str, int, str]] = []
-        if page.parent_id is not None:
-            crumbs = await palace.parent_path(app_state.db, user_id, PARENT_OF[page.level], page.parent_id)
-        return Template(
-            "tree.html", context={"page": page, "crumbs": crumbs, "here": str(request.url.path) + _qs(request)}
-        )
+        here = str(request.url.path) + _qs(request)
+        return Template("tree.html", context={"page": view.page, "crumbs": view.crumbs, "here": here})
 
     @get("/drawers/{item_id:int}", name="memory:drawer")
     async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: IdPath) -> Template:
@@ -113,8 +108,6 @@ class MemoryPages(Controller):
     async def login(
         self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
     ) -> Response[Any]:
-        from service.accounts import authenticate
-
         key = (data.get("key") or "").strip()
         if not key or await authenticate(app_state.db, key) is None:
             return Template(
@@ -139,7 +132,7 @@ class MemoryPages(Controller):
         user_id = await _user(request, app_state)
         if kind not in KINDS:
             raise NotFound(f"nothing of kind {kind!r}")
-        label = await _label(app_state, user_id, kind, item_id)
+        label = await palace.item_label(app_state.db, user_id, kind, item_id)
         return Template("confirm.html", context={"kind": kind, "id": item_id, "label": label, "back": _safe_back(back)})
 
     @post("/delete/{kind:str}/{item_id:int}", name="memory:delete", status_code=303)
@@ -233,11 +226,3 @@ class MemoryPages(Controller):
 def _qs(request: Request[Any, Any, Any]) -> str:
     query = request.url.query
     return f"?{query}" if query else ""
-
-
-async def _label(app_state: AppState, user_id: int, kind: str, item_id: int) -> str:
-    if kind == "drawer":
-        found = await palace.get_drawer(app_state.db, user_id, item_id)
-        return f"{found.aaak}: {found.content[:120]}"
-    crumbs = await palace.parent_path(app_state.db, user_id, kind, item_id)
-    return crumbs[-1][2]

@@ -1,7 +1,7 @@
 """Sign-in for the /memory page: the API key lives in an HttpOnly, SameSite=Strict cookie.
 
 /memory is a public prefix for the bearer middleware, so every page authenticates the
-cookie itself through `service.accounts.authenticate` (no cache: a revoked key stops
+cookie itself through `domain.accounts.authenticate` (no cache: a revoked key stops
 working on the next page load). SameSite=Strict keeps other sites from posting forms
 with it, which is the page's CSRF defence.
 """
@@ -13,7 +13,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.datastructures import Cookie
 
-from service.accounts import authenticate
+from domain.accounts import authenticate
 from service.state import AppState
 
 __all__ = ["COOKIE", "clear_cookie", "page_user", "session_cookie"]

@@ -24,13 +24,13 @@ from typing import Any
 from arq import create_pool
 from sqlalchemy import select, text
 
+from domain.mining_jobs import enqueue_mining
 from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Conversation
 from loci.runtime import ServiceUrls
 from loci.settings import Settings
-from service.mining_jobs import enqueue_mining
 from service.worker import redis_settings
 from tests.conftest import UserHandle
 

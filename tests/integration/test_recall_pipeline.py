@@ -8,13 +8,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
+from domain.accounts import create_user
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
 from loci.models import Agent, Drawer, MemorySettings, RetrievalLog, UsageCost
 from loci.settings import Settings
 from retrieval import RecallDeps, RecallRequest, recall
-from service.accounts import create_user
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.palace_fixture import ConversationSpec, EntitySpec, PlacedConversation, place_conversation

@@ -21,6 +21,7 @@ async def test_settings_validate_fields_and_persist(client: Client, new_user: Ne
     user = await new_user("settings")
     got = (await client.get("/v1/settings", headers=user.headers)).json()
     assert (got["top_k"], got["enabled"], got["use_rerank"]) == (5, True, False)
+    assert "embedding_model" not in got  # read by nothing: the embedder is process-wide
     put = await client.put("/v1/settings", headers=user.headers, json={"top_k": 12, "rerank_model": "gpt-x"})
     assert put.status_code == 200 and put.json()["top_k"] == 12 and put.json()["enabled"] is True
     for body, key in (
@@ -30,6 +31,7 @@ async def test_settings_validate_fields_and_persist(client: Client, new_user: Ne
         ({"enabled": "yes"}, "enabled"),
         ({"rerank_model": ""}, "rerank_model"),
         ({"colour": "red"}, "colour"),
+        ({"embedding_model": "other"}, "embedding_model"),
     ):
         bad = await client.put("/v1/settings", headers=user.headers, json=body)
         assert bad.status_code == 400, (body, bad.text)
@@ -50,6 +52,15 @@ async def test_agent_recall_switch(client: Client, new_user: NewUser) -> None:
     assert [(a["external_id"], a["recall_enabled"], a["name"]) for a in listed] == [("helper", True, "H")]
     bad = await client.put("/v1/agents/helper", headers=user.headers, json={"recall_enabled": "off"})
     assert bad.status_code == 400
+
+
+async def test_import_of_an_older_export_ignores_embedding_model(client: Client, new_user: NewUser) -> None:
+    user = await new_user("old-export")
+    old = {"format": "loci-export", "version": 1, "settings": {"top_k": 7, "embedding_model": "old-model"}}
+    assert (await client.post("/v1/import", headers=user.headers, json=old)).status_code == 201
+    got = (await client.get("/v1/settings", headers=user.headers)).json()
+    assert got["top_k"] == 7 and "embedding_model" not in got
+    assert "embedding_model" not in (await client.get("/v1/export", headers=user.headers)).json()["settings"]
 
 
 ID_FIELDS = {

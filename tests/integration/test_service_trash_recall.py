@@ -25,7 +25,7 @@ async def test_trashed_drawer_is_not_recalled(
     ask = retrieval.RecallRequest(user_id=user.id, message=f"{seeded.marker} garden", top_k=50, log=False)
     before = {item.drawer_id for item in (await retrieval.recall(deps, ask)).items}
     assert seeded.drawers[0] in before
-    from service import trash
+    from domain import trash
 
     await trash.trash(app_state.db, user.id, "wing", seeded.wings[0])
     after = {item.drawer_id for item in (await retrieval.recall(deps, ask)).items}

@@ -12,11 +12,11 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.activity import record
+from domain.fields import When
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Agent, MemorySettings
-from service.activity import record
-from service.examples import When
 
 __all__ = [
     "AgentOut",
@@ -39,7 +39,6 @@ class SettingsOut(msgspec.Struct):
     top_k: Annotated[int, msgspec.Meta(examples=[5])]
     use_rerank: Annotated[bool, msgspec.Meta(examples=[False])]
     rerank_model: Annotated[str, msgspec.Meta(examples=["gpt-4o-mini"])] | None
-    embedding_model: str | None
     auto_mine: Annotated[bool, msgspec.Meta(examples=[True])]
     updated_at: When
 
@@ -51,7 +50,6 @@ class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
     top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType = msgspec.UNSET
     use_rerank: bool | msgspec.UnsetType = msgspec.UNSET
     rerank_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
-    embedding_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
     auto_mine: bool | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -68,9 +66,7 @@ class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def _settings_out(row: MemorySettings) -> SettingsOut:
-    return SettingsOut(
-        row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.embedding_model, row.auto_mine, row.updated_at
-    )
+    return SettingsOut(row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.updated_at)
 
 
 async def _settings_row(s: AsyncSession, user_id: int) -> MemorySettings:

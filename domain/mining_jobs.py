@@ -1,4 +1,5 @@
-"""Mining job ids, enqueueing and status: shared by the routes, the crons and the CLI.
+"""Mining job ids, enqueueing and status, and what still needs mining: shared by the
+routes, the crons and the CLI.
 
 A job id encodes its owner and target: ``mine-<user>-<conversation>-<through seq>``.
 Duplicate enqueues of the same work collapse onto one arq job, a resume (more turns,
@@ -16,10 +17,23 @@ from typing import Any
 
 from arq.connections import ArqRedis
 from arq.jobs import Job, JobStatus
+from sqlalchemy import select, text
 
+from loci.db import Database
 from loci.errors import NotFound, UpstreamUnavailable
+from loci.models import Conversation
 
-__all__ = ["JobInfo", "JobRef", "enqueue_mining", "job_info", "parse_job_id"]
+__all__ = [
+    "JobInfo",
+    "JobRef",
+    "MiningJob",
+    "MiningTarget",
+    "enqueue_mining",
+    "job_info",
+    "mining_job",
+    "parse_job_id",
+    "unmined_conversations",
+]
 
 MINE_FUNCTION = "mine_conversation"
 _JOB_ID = re.compile(r"^mine-(\d+)-(\d+)-(\d+)(?:-r\d+)?$")
@@ -38,6 +52,26 @@ class JobInfo:
     status: str  # queued | running | done | failed
     result: dict[str, Any] | None
     error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MiningJob:
+    """A job as its owner sees it: the conversation by the client's own id."""
+
+    id: str
+    status: str  # queued | running | done | failed
+    conversation_id: str  # the conversation's external id
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MiningTarget:
+    """A conversation to (re-)enqueue, mined through ``target_seq``."""
+
+    user_id: int
+    conversation_id: int
+    target_seq: int
 
 
 def mine_job_id(user_id: int, conversation_id: int, target_seq: int) -> str:
@@ -85,3 +119,45 @@ async def job_info(queue: ArqRedis | None, job_id: str) -> JobInfo | None:
         result = info.result if isinstance(info.result, dict) else {"value": info.result}
         return JobInfo(job_id, "done", result, None)
     return JobInfo(job_id, "failed", None, f"{type(info.result).__name__}: {info.result}")
+
+
+async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id: str) -> MiningJob:
+    """Where the caller's job stands; another user's, unknown or expired-and-unfinished is NotFound."""
+    ref = parse_job_id(job_id, user_id)
+    async with db.user_session(user_id) as s:
+        found = await s.execute(select(Conversation).where(Conversation.id == ref.conversation_id))
+        conv = found.scalar_one_or_none()
+    if conv is None:
+        raise NotFound(f"job {job_id!r} not found")
+    info = await job_info(queue, job_id)
+    if info is None:
+        if conv.mined_seq >= ref.target_seq:  # the result expired, but the work is done
+            return MiningJob(job_id, "done", conv.external_id)
+        raise NotFound(f"job {job_id!r} not found")
+    return MiningJob(job_id, info.status, conv.external_id, info.result, info.error)
+
+
+async def unmined_conversations(db: Database, *, limit: int) -> list[MiningTarget]:
+    """Completed conversations (all users, auto_mine on) with turns past their watermark.
+
+    What a sweep re-enqueues so that a lost queue loses nothing; oldest conversation first.
+    """
+    async with db.system_session() as s:
+        rows = (
+            await s.execute(
+                text(
+                    """
+                    SELECT c.user_id, c.id, max(t.seq) AS top
+                    FROM conversations c
+                    JOIN turns t ON t.conversation_id = c.id AND t.seq > c.mined_seq
+                    LEFT JOIN memory_settings m ON m.user_id = c.user_id
+                    WHERE c.status = 'completed' AND coalesce(m.auto_mine, true)
+                    GROUP BY c.user_id, c.id
+                    ORDER BY c.id
+                    LIMIT :limit
+                    """
+                ),
+                {"limit": limit},
+            )
+        ).all()
+    return [MiningTarget(int(user_id), int(conversation_id), int(top)) for user_id, conversation_id, top in rows]

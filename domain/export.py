@@ -1,6 +1,6 @@
 """Export a user's whole memory (palace, graph, conversations) as JSON or Markdown.
 
-The JSON document is the import format too (`service.importer`): every row with its
+The JSON document is the import format too (`domain.importer`): every row with its
 own fields, references as the exporting database's ids (the importer remaps them and
 never trusts them). Trashed rows are exported with their ``deleted_at`` so nothing is
 lost; embeddings go along so an import needs no re-embedding.
@@ -37,11 +37,13 @@ VERSION = 1
 
 
 class SettingsDoc(msgspec.Struct):
+    """Unknown fields are ignored, so older exports that carry ``embedding_model`` (read by
+    nothing: the embedder is process-wide) still import."""
+
     enabled: bool = True
     top_k: int = 5
     use_rerank: bool = False
     rerank_model: str | None = None
-    embedding_model: str | None = None
     auto_mine: bool = True
 
 
@@ -175,108 +177,136 @@ def _vector(value: Any) -> list[float] | None:
     return None if value is None else [float(x) for x in value]
 
 
+async def _settings_doc(s: AsyncSession, user_id: int) -> SettingsDoc | None:
+    row = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))).scalar_one_or_none()
+    if row is None:
+        return None
+    return SettingsDoc(row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine)
+
+
+async def _agents_and_conversations(s: AsyncSession, user_id: int) -> tuple[list[AgentDoc], list[ConversationDoc]]:
+    """Agents, then conversations with their turns; a conversation names its agent by external id."""
+    agents = await _rows(s, Agent, user_id, Agent.id)
+    agent_ids = {a.id: a.external_id for a in agents}
+    convs = await _rows(s, Conversation, user_id, Conversation.id)
+    turns = await _rows(s, Turn, user_id, Turn.conversation_id, Turn.seq)
+    by_conv: dict[int, list[TurnDoc]] = {}
+    for t in turns:
+        by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at))
+    return (
+        [AgentDoc(a.external_id, a.name, a.recall_enabled, a.created_at) for a in agents],
+        [
+            ConversationDoc(
+                c.id,
+                c.external_id,
+                c.status,
+                agent_ids.get(c.agent_id) if c.agent_id else None,
+                c.title,
+                c.created_at,
+                c.completed_at,
+                c.mined_seq,
+                c.mined_at,
+                by_conv.get(c.id, []),
+            )
+            for c in convs
+        ],
+    )
+
+
+def _drawer_doc(d: Drawer, *, embeddings: bool) -> DrawerDoc:
+    return DrawerDoc(
+        d.id,
+        d.wing_id,
+        d.room_id,
+        d.closet_id,
+        d.seq,
+        d.role,
+        d.content,
+        d.aaak,
+        d.occurred_at,
+        d.turn_id,
+        d.part,
+        d.tags,
+        d.tag_text,
+        _vector(d.embedding) if embeddings else None,
+        d.created_at,
+        d.deleted_at,
+    )
+
+
+async def _palace_docs(
+    s: AsyncSession, user_id: int, *, embeddings: bool
+) -> tuple[list[WingDoc], list[RoomDoc], list[ClosetDoc], list[DrawerDoc]]:
+    """Wings, rooms, closets and drawers, trashed ones included (with their ``deleted_at``)."""
+    wings = [
+        WingDoc(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
+        for w in await _rows(s, Wing, user_id, Wing.id)
+    ]
+    rooms = [
+        RoomDoc(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, r.conversation_id, r.deleted_at)
+        for r in await _rows(s, Room, user_id, Room.id)
+    ]
+    closets = [
+        ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at) for c in await _rows(s, Closet, user_id, Closet.id)
+    ]
+    drawers = [_drawer_doc(d, embeddings=embeddings) for d in await _rows(s, Drawer, user_id, Drawer.id)]
+    return wings, rooms, closets, drawers
+
+
+def _relation_doc(r: Relation) -> RelationDoc:
+    return RelationDoc(
+        r.id,
+        r.subject_id,
+        r.predicate,
+        r.valid_from,
+        r.object_entity_id,
+        r.object_value,
+        r.valid_to,
+        r.source_drawer_id,
+        r.confidence,
+        r.created_at,
+    )
+
+
+async def _graph_docs(
+    s: AsyncSession, user_id: int
+) -> tuple[list[EntityDoc], list[DrawerEntityDoc], list[RelationDoc]]:
+    """Entities, their drawer mentions, and every relation (current and superseded)."""
+    entities = [
+        EntityDoc(e.id, e.kind, e.name, e.slug, list(e.aliases), e.mention_count, e.first_seen, e.last_seen)
+        for e in await _rows(s, Entity, user_id, Entity.id)
+    ]
+    links = [
+        DrawerEntityDoc(de.drawer_id, de.entity_id)
+        for de in await _rows(s, DrawerEntity, user_id, DrawerEntity.drawer_id, DrawerEntity.entity_id)
+    ]
+    relations = [_relation_doc(r) for r in await _rows(s, Relation, user_id, Relation.id)]
+    return entities, links, relations
+
+
 async def export_json(db: Database, user_id: int, *, embeddings: bool = True) -> ExportDoc:
     """Everything the user owns, in one consistent snapshot (one transaction)."""
     async with db.user_session(user_id) as s:
         now = (await s.execute(select(func.now()))).scalar_one()
-        settings_row = (
-            await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))
-        ).scalar_one_or_none()
-        agents = await _rows(s, Agent, user_id, Agent.id)
-        agent_ids = {a.id: a.external_id for a in agents}
-        convs = await _rows(s, Conversation, user_id, Conversation.id)
-        turns = await _rows(s, Turn, user_id, Turn.conversation_id, Turn.seq)
-        by_conv: dict[int, list[TurnDoc]] = {}
-        for t in turns:
-            by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at))
-        doc = ExportDoc(
-            format="loci-export",
-            version=VERSION,
-            exported_at=now,
-            settings=None
-            if settings_row is None
-            else SettingsDoc(
-                settings_row.enabled,
-                settings_row.top_k,
-                settings_row.use_rerank,
-                settings_row.rerank_model,
-                settings_row.embedding_model,
-                settings_row.auto_mine,
-            ),
-            agents=[AgentDoc(a.external_id, a.name, a.recall_enabled, a.created_at) for a in agents],
-            conversations=[
-                ConversationDoc(
-                    c.id,
-                    c.external_id,
-                    c.status,
-                    agent_ids.get(c.agent_id) if c.agent_id else None,
-                    c.title,
-                    c.created_at,
-                    c.completed_at,
-                    c.mined_seq,
-                    c.mined_at,
-                    by_conv.get(c.id, []),
-                )
-                for c in convs
-            ],
-            wings=[
-                WingDoc(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
-                for w in await _rows(s, Wing, user_id, Wing.id)
-            ],
-            rooms=[
-                RoomDoc(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, r.conversation_id, r.deleted_at)
-                for r in await _rows(s, Room, user_id, Room.id)
-            ],
-            closets=[
-                ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at)
-                for c in await _rows(s, Closet, user_id, Closet.id)
-            ],
-            drawers=[
-                DrawerDoc(
-                    d.id,
-                    d.wing_id,
-                    d.room_id,
-                    d.closet_id,
-                    d.seq,
-                    d.role,
-                    d.content,
-                    d.aaak,
-                    d.occurred_at,
-                    d.turn_id,
-                    d.part,
-                    d.tags,
-                    d.tag_text,
-                    _vector(d.embedding) if embeddings else None,
-                    d.created_at,
-                    d.deleted_at,
-                )
-                for d in await _rows(s, Drawer, user_id, Drawer.id)
-            ],
-            entities=[
-                EntityDoc(e.id, e.kind, e.name, e.slug, list(e.aliases), e.mention_count, e.first_seen, e.last_seen)
-                for e in await _rows(s, Entity, user_id, Entity.id)
-            ],
-            drawer_entities=[
-                DrawerEntityDoc(de.drawer_id, de.entity_id)
-                for de in await _rows(s, DrawerEntity, user_id, DrawerEntity.drawer_id, DrawerEntity.entity_id)
-            ],
-            relations=[
-                RelationDoc(
-                    r.id,
-                    r.subject_id,
-                    r.predicate,
-                    r.valid_from,
-                    r.object_entity_id,
-                    r.object_value,
-                    r.valid_to,
-                    r.source_drawer_id,
-                    r.confidence,
-                    r.created_at,
-                )
-                for r in await _rows(s, Relation, user_id, Relation.id)
-            ],
-        )
-    return doc
+        settings = await _settings_doc(s, user_id)
+        agents, conversations = await _agents_and_conversations(s, user_id)
+        wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
+        entities, drawer_entities, relations = await _graph_docs(s, user_id)
+    return ExportDoc(
+        format="loci-export",
+        version=VERSION,
+        exported_at=now,
+        settings=settings,
+        agents=agents,
+        conversations=conversations,
+        wings=wings,
+        rooms=rooms,
+        closets=closets,
+        drawers=drawers,
+        entities=entities,
+        drawer_entities=drawer_entities,
+        relations=relations,
+    )
 
 
 def _when(value: datetime | None) -> str:

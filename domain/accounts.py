@@ -18,7 +18,16 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import ApiKey, MemorySettings, User
 
-__all__ = ["IssuedKey", "authenticate", "create_key", "create_user", "hash_key", "revoke_key"]
+__all__ = [
+    "Account",
+    "IssuedKey",
+    "authenticate",
+    "create_key",
+    "create_user",
+    "get_account",
+    "hash_key",
+    "revoke_key",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +37,16 @@ class IssuedKey:
     name: str
     prefix: str
     key: str  # shown once, never stored
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """Who a key acts as (``GET /v1/me``, the /memory sign-in)."""
+
+    id: int
+    name: str
+    email: str | None
     created_at: datetime
 
 
@@ -45,6 +64,15 @@ async def create_user(db: Database, name: str, email: str | None = None) -> User
         await s.flush()
         s.add(MemorySettings(user_id=user.id))
     return user
+
+
+async def get_account(db: Database, user_id: int) -> Account:
+    """The caller's own user row, read under row-level security (NotFound if it is gone)."""
+    async with db.user_session(user_id) as s:
+        user = await s.get(User, user_id)
+    if user is None:
+        raise NotFound("user not found")
+    return Account(user.id, user.name, user.email, user.created_at)
 
 
 async def create_key(db: Database, user_id: int, name: str = "default") -> IssuedKey:

@@ -1,4 +1,8 @@
-"""Annotated field types carrying OpenAPI examples, shared by the DTOs (docs only)."""
+"""Annotated field types carrying OpenAPI examples, shared by the domain DTOs (docs only).
+
+They change no validation: `msgspec.Meta(examples=…)` only feeds the OpenAPI schema,
+so the published docs show realistic values instead of "string".
+"""
 
 from __future__ import annotations
 

@@ -7,22 +7,38 @@ sits in the trash. Another user's id reads as "not found", never as "forbidden".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.fields import AAAK, Content, Count, Id, Label, Tags, When
+from domain.fields import Level as KindText
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
-from service.examples import AAAK, Content, Count, Id, Label, Tags, When
-from service.examples import Level as KindText
 
-__all__ = ["DrawerOut", "Node", "PalacePage", "get_drawer", "list_level", "parent_path"]
+__all__ = [
+    "Browse",
+    "Crumb",
+    "DrawerOut",
+    "Node",
+    "PalacePage",
+    "browse",
+    "get_drawer",
+    "item_label",
+    "list_level",
+    "parent_path",
+]
 
 Level = Literal["wings", "rooms", "closets", "drawers"]
 MAX_LIMIT = 200
+PARENT_OF = {"rooms": "wing", "closets": "room", "drawers": "closet"}
+LABEL_PREVIEW_CHARS = 120  # a drawer named on the delete page: enough to recognise it, one line
+Crumb = tuple[str, int, str]
+"""(level, id, label) of one ancestor, from the wing down."""
 
 
 class Node(msgspec.Struct, omit_defaults=True):
@@ -51,6 +67,14 @@ class PalacePage(msgspec.Struct):
     limit: int
     offset: int
     next_offset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Browse:
+    """One level of the palace plus the path to it, as the /memory tree shows it."""
+
+    page: PalacePage
+    crumbs: list[Crumb]
 
 
 class DrawerOut(msgspec.Struct):
@@ -251,7 +275,7 @@ async def get_drawer(db: Database, user_id: int, drawer_id: int) -> DrawerOut:
     )
 
 
-async def parent_path(db: Database, user_id: int, level: str, item_id: int) -> list[tuple[str, int, str]]:
+async def parent_path(db: Database, user_id: int, level: str, item_id: int) -> list[Crumb]:
     """Breadcrumbs (level, id, label) from the wing down to ``item_id``, for the page."""
     async with db.user_session(user_id) as s:
         if level == "wing":
@@ -265,3 +289,31 @@ async def parent_path(db: Database, user_id: int, level: str, item_id: int) -> l
         r = await _live(s, Room, user_id, c.room_id, "room")
         w = await _live(s, Wing, user_id, r.wing_id, "wing")
         return [("wing", w.id, w.name), ("room", r.id, r.label), ("closet", c.id, c.topic)]
+
+
+async def browse(
+    db: Database,
+    user_id: int,
+    *,
+    wing: int | None = None,
+    room: int | None = None,
+    closet: int | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Browse:
+    """`list_level` with the breadcrumbs from the wing down to the level's parent."""
+    page = await list_level(db, user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset)
+    crumbs: list[Crumb] = []
+    if page.parent_id is not None:
+        crumbs = await parent_path(db, user_id, PARENT_OF[page.level], page.parent_id)
+    return Browse(page, crumbs)
+
+
+async def item_label(db: Database, user_id: int, kind: str, item_id: int) -> str:
+    """How a person recognises a live item: a drawer by its pointer and opening words,
+    a container by its name."""
+    if kind == "drawer":
+        found = await get_drawer(db, user_id, item_id)
+        return f"{found.aaak}: {found.content[:LABEL_PREVIEW_CHARS]}"
+    crumbs = await parent_path(db, user_id, kind, item_id)
+    return crumbs[-1][2]

@@ -12,10 +12,10 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.fields import Id, When
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import Activity
-from service.examples import Id, When
 
 __all__ = ["ActivityOut", "ActivityPage", "list_activity", "record"]
 

@@ -16,11 +16,11 @@ import msgspec
 from sqlalchemy import and_, delete, func, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.activity import record
+from domain.fields import Count, Id, Label, Level, When
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
-from service.activity import record
-from service.examples import Count, Id, Label, Level, When
 
 __all__ = ["KINDS", "TRASH_DAYS", "TrashEntry", "TrashPage", "list_trash", "purge", "restore", "trash"]
 

@@ -1,4 +1,4 @@
-"""Import a JSON export (`service.export.ExportDoc`) into the caller's (empty) memory.
+"""Import a JSON export (`domain.export.ExportDoc`) into the caller's (empty) memory.
 
 Ids in the file are only labels: every row gets a fresh id and every reference is
 remapped through what this import created, so a file can never point at rows it did
@@ -8,6 +8,7 @@ file does not define is a 400 naming the field; the whole import is one transact
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -15,6 +16,8 @@ from sqlalchemy import exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.activity import record
+from domain.export import DrawerDoc, ExportDoc
 from loci.db import Database
 from loci.embedder import content_hash
 from loci.errors import Conflict, InvalidInput
@@ -34,8 +37,6 @@ from loci.models import (
     Turn,
     Wing,
 )
-from service.activity import record
-from service.export import ExportDoc
 
 __all__ = ["ImportResult", "import_json"]
 
@@ -175,10 +176,8 @@ async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple
     return conv_ids, await _added(s, turns)
 
 
-async def _palace(
-    s: AsyncSession, user_id: int, doc: ExportDoc, conv_ids: dict[int, int], turn_ids: dict[int, int]
-) -> dict[int, int]:
-    wings = []
+def _wing_rows(user_id: int, doc: ExportDoc) -> list[tuple[int, Any]]:
+    rows: list[tuple[int, Any]] = []
     for w in doc.wings:
         row = Wing(
             user_id=user_id,
@@ -191,67 +190,90 @@ async def _palace(
         )
         if w.created_at is not None:
             row.created_at = w.created_at
-        wings.append((w.id, row))
-    wing_ids = await _added(s, wings)
-    room_ids = await _added(
-        s,
-        [
-            (
-                r.id,
-                Room(
-                    user_id=user_id,
-                    wing_id=_need(wing_ids, r.wing_id, f"rooms[{i}].wing_id"),
-                    conversation_id=_ref(conv_ids, r.conversation_id, f"rooms[{i}].conversation_id", optional=True),
-                    seq=r.seq,
-                    label=r.label,
-                    started_at=r.started_at,
-                    ended_at=r.ended_at,
-                    deleted_at=r.deleted_at,
-                ),
-            )
-            for i, r in enumerate(doc.rooms)
-        ],
-    )
-    closet_ids = await _added(
-        s,
-        [
-            (
-                c.id,
-                Closet(
-                    user_id=user_id,
-                    room_id=_need(room_ids, c.room_id, f"closets[{i}].room_id"),
-                    topic=c.topic,
-                    slug=c.slug,
-                    deleted_at=c.deleted_at,
-                ),
-            )
-            for i, c in enumerate(doc.closets)
-        ],
-    )
-    drawers = []
-    for i, d in enumerate(doc.drawers):
-        drawer = Drawer(
-            user_id=user_id,
-            wing_id=_need(wing_ids, d.wing_id, f"drawers[{i}].wing_id"),
-            room_id=_need(room_ids, d.room_id, f"drawers[{i}].room_id"),
-            closet_id=_need(closet_ids, d.closet_id, f"drawers[{i}].closet_id"),
-            turn_id=_ref(turn_ids, d.turn_id, f"drawers[{i}].turn_id", optional=True),
-            part=d.part,
-            seq=d.seq,
-            role=d.role,
-            content=d.content,
-            aaak=d.aaak,
-            tags=d.tags,
-            tag_text=d.tag_text,
-            occurred_at=d.occurred_at,
-            content_hash=content_hash(d.content),
-            embedding=d.embedding,
-            deleted_at=d.deleted_at,
+        rows.append((w.id, row))
+    return rows
+
+
+def _room_rows(
+    user_id: int, doc: ExportDoc, wing_ids: dict[int, int], conv_ids: dict[int, int]
+) -> list[tuple[int, Any]]:
+    return [
+        (
+            r.id,
+            Room(
+                user_id=user_id,
+                wing_id=_need(wing_ids, r.wing_id, f"rooms[{i}].wing_id"),
+                conversation_id=_ref(conv_ids, r.conversation_id, f"rooms[{i}].conversation_id", optional=True),
+                seq=r.seq,
+                label=r.label,
+                started_at=r.started_at,
+                ended_at=r.ended_at,
+                deleted_at=r.deleted_at,
+            ),
         )
-        if d.created_at is not None:
-            drawer.created_at = d.created_at
-        drawers.append((d.id, drawer))
-    return await _added(s, drawers)
+        for i, r in enumerate(doc.rooms)
+    ]
+
+
+def _closet_rows(user_id: int, doc: ExportDoc, room_ids: dict[int, int]) -> list[tuple[int, Any]]:
+    return [
+        (
+            c.id,
+            Closet(
+                user_id=user_id,
+                room_id=_need(room_ids, c.room_id, f"closets[{i}].room_id"),
+                topic=c.topic,
+                slug=c.slug,
+                deleted_at=c.deleted_at,
+            ),
+        )
+        for i, c in enumerate(doc.closets)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _PalaceIds:
+    """File id -> new id, per table a drawer refers to."""
+
+    wings: dict[int, int]
+    rooms: dict[int, int]
+    closets: dict[int, int]
+    turns: dict[int, int]
+
+
+def _drawer_row(user_id: int, i: int, d: DrawerDoc, ids: _PalaceIds) -> Drawer:
+    drawer = Drawer(
+        user_id=user_id,
+        wing_id=_need(ids.wings, d.wing_id, f"drawers[{i}].wing_id"),
+        room_id=_need(ids.rooms, d.room_id, f"drawers[{i}].room_id"),
+        closet_id=_need(ids.closets, d.closet_id, f"drawers[{i}].closet_id"),
+        turn_id=_ref(ids.turns, d.turn_id, f"drawers[{i}].turn_id", optional=True),
+        part=d.part,
+        seq=d.seq,
+        role=d.role,
+        content=d.content,
+        aaak=d.aaak,
+        tags=d.tags,
+        tag_text=d.tag_text,
+        occurred_at=d.occurred_at,
+        content_hash=content_hash(d.content),
+        embedding=d.embedding,
+        deleted_at=d.deleted_at,
+    )
+    if d.created_at is not None:
+        drawer.created_at = d.created_at
+    return drawer
+
+
+async def _palace(
+    s: AsyncSession, user_id: int, doc: ExportDoc, conv_ids: dict[int, int], turn_ids: dict[int, int]
+) -> dict[int, int]:
+    """Wings, rooms, closets, then drawers, each level remapped through the one above."""
+    wing_ids = await _added(s, _wing_rows(user_id, doc))
+    room_ids = await _added(s, _room_rows(user_id, doc, wing_ids, conv_ids))
+    closet_ids = await _added(s, _closet_rows(user_id, doc, room_ids))
+    ids = _PalaceIds(wing_ids, room_ids, closet_ids, turn_ids)
+    return await _added(s, [(d.id, _drawer_row(user_id, i, d, ids)) for i, d in enumerate(doc.drawers)])
 
 
 async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict[int, int]) -> None:

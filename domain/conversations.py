@@ -1,0 +1,65 @@
+"""Finishing and mining conversations: the decisions between storing turns and a mining job.
+
+Storing and appending turns is `ingest`'s (one call each). What lives here is what sits
+between a stored conversation and the queue: whether completing it mines (the user's
+``auto_mine``), mining on demand, and reading it back with its turns. The write commits
+before anything is enqueued, so a worker never sees a job for turns that are not there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arq.connections import ArqRedis
+from sqlalchemy import select
+
+import ingest
+from domain.mining_jobs import enqueue_mining
+from ingest.conversations import list_turns
+from loci.db import Database
+from loci.models import MemorySettings, Turn
+
+__all__ = ["AUTO_MINE_OFF", "Mining", "auto_mine_on", "complete_and_mine", "conversation_with_turns", "mine_now"]
+
+AUTO_MINE_OFF = "auto_mine is off: POST …/mine to mine on demand"
+
+
+@dataclass(frozen=True, slots=True)
+class Mining:
+    """A conversation after complete/mine, and what became of its mining."""
+
+    conversation: ingest.ConversationRef
+    job_id: str | None
+    mining: str  # "queued" or why not (AUTO_MINE_OFF)
+
+
+async def auto_mine_on(db: Database, user_id: int) -> bool:
+    """The user's ``auto_mine`` setting; on when the user has no settings row yet (the default)."""
+    async with db.user_session(user_id) as s:
+        value = await s.scalar(select(MemorySettings.auto_mine).where(MemorySettings.user_id == user_id))
+    return True if value is None else bool(value)
+
+
+async def complete_and_mine(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> Mining:
+    """Mark the conversation finished, then enqueue its mining when ``auto_mine`` is on."""
+    ref = await ingest.complete_conversation(db, user_id, external_id)
+    if not await auto_mine_on(db, user_id):
+        return Mining(ref, None, AUTO_MINE_OFF)
+    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+    return Mining(ref, job_id, "queued")
+
+
+async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> Mining:
+    """Enqueue mining of the turns past the watermark, whatever ``auto_mine`` says."""
+    ref = await ingest.get_conversation(db, user_id, external_id)
+    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+    return Mining(ref, job_id, "queued")
+
+
+async def conversation_with_turns(
+    db: Database, user_id: int, external_id: str
+) -> tuple[ingest.ConversationRef, Sequence[Turn]]:
+    """The conversation (NotFound when it is not the caller's) and its turns in order."""
+    ref = await ingest.get_conversation(db, user_id, external_id)
+    return ref, await list_turns(db, user_id, ref.id)
