@@ -155,7 +155,10 @@ def _throughput(
     """Counts and rates, with the stage times the ``memory_mined`` events recorded."""
     turns = sum(r.turns_mined for r in results)
     drawers = sum(r.drawers for r in results)
-    stages = {k: sum(e["seconds"][k] for e in events) for k in ("embed", "extract", "write")}
+    stages: dict[str, float] = {}
+    for event in events:  # whatever stages mining reports, summed over jobs
+        for name, seconds in event["seconds"].items():
+            stages[name] = stages.get(name, 0.0) + seconds
     tokens = sum(e["embedded_tokens"] for e in events)
     chars = sum(len(t.content) for s in sessions for t in s.turns)
     return {
