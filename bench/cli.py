@@ -19,7 +19,6 @@ import click
 from bench.longmemeval import stages
 from bench.longmemeval.dataset import DatasetError
 from bench.longmemeval.download import DATASET_FILES, DownloadError, download_dataset
-from bench.longmemeval.ingest import ContractMissing
 from bench.longmemeval.manifest import ManifestMismatch
 from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
@@ -36,7 +35,6 @@ SMOKE_QUESTIONS = 10
 SWEEP_PRESETS = ("vector-only", "keyword-only", "hybrid", "hybrid+rerank")
 F = TypeVar("F", bound=Callable[..., Any])
 _EXPECTED = (
-    ContractMissing,
     DatasetError,
     DownloadError,
     FileNotFoundError,

@@ -55,12 +55,12 @@ import numpy as np
 from sqlalchemy import text
 
 from bench.longmemeval.dataset import Session, load_questions
-from ingest import MiningDeps, TurnIn, mine_conversation, store_conversation
+from ingest import MiningDeps, MiningResult, TurnIn, mine_conversation, store_conversation
 from loci import migrate
 from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
 from loci.runtime import EmbeddedServices
-from loci.settings import load_settings
+from loci.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_dev.json"
@@ -104,20 +104,27 @@ def database_url() -> Iterator[tuple[str, str | None]]:
             services.stop()
 
 
-async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
-    sessions = sessions_from(args.dataset, args.conversations)
+def _settings(args: argparse.Namespace, url: str) -> Settings:
     embedding: dict[str, Any] = {"runtime": args.runtime}
     if args.batch_size:
         embedding["batch_size"] = args.batch_size
-    settings = load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
-    migrate.upgrade(url, schema=schema)
-    db = Database(url, schema=schema)
+    return load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
+
+
+def _loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embedder, float]:
+    """The embedder, loaded and warmed up, and the seconds that took (kept out of the timing)."""
     embedder = NoModelEmbedder(settings.embedding) if args.no_model else Embedder(settings.embedding)
     load_start = time.perf_counter()
     embedder.load()
     embedder.embed(["warm-up"])
-    load_s = time.perf_counter() - load_start
-    concurrency = args.concurrency or settings.queue.worker_concurrency
+    return embedder, time.perf_counter() - load_start
+
+
+async def _mine_all(
+    deps: MiningDeps, sessions: Sequence[Session], concurrency: int
+) -> tuple[list[MiningResult], float]:
+    """Store and mine every session, ``concurrency`` at a time; (results, wall seconds)."""
+    db = deps.db
     # One user per concurrent job, as a worker's parallel jobs usually are: the same user's
     # windows serialise on that user's placement lock by design.
     async with db.system_session() as s:
@@ -125,9 +132,8 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
             int((await s.execute(text("INSERT INTO users (name) VALUES ('bench') RETURNING id"))).scalar_one())
             for _ in range(concurrency)
         ]
-    deps = MiningDeps(db, embedder, settings)
     slots = asyncio.Semaphore(concurrency)
-    results: list[Any] = []
+    results: list[MiningResult] = []
 
     async def mine(index: int, session: Session) -> None:
         batch = [TurnIn(t.role, t.content, session.date) for t in session.turns if t.content.strip()]
@@ -140,13 +146,19 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     async with asyncio.TaskGroup() as group:
         for index, session in enumerate(sessions):
             group.create_task(mine(index, session))
-    elapsed = time.perf_counter() - started
+    return results, time.perf_counter() - started
+
+
+def _throughput(
+    sessions: Sequence[Session], results: Sequence[MiningResult], events: Sequence[dict[str, Any]], elapsed: float
+) -> dict[str, Any]:
+    """Counts and rates, with the stage times the ``memory_mined`` events recorded."""
     turns = sum(r.turns_mined for r in results)
     drawers = sum(r.drawers for r in results)
-    async with db.system_session() as s:
-        events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
-    await db.dispose()
-    stages = {k: sum(e["seconds"][k] for e in events) for k in ("embed", "extract", "write")}
+    stages: dict[str, float] = {}
+    for event in events:  # whatever stages mining reports, summed over jobs
+        for name, seconds in event["seconds"].items():
+            stages[name] = stages.get(name, 0.0) + seconds
     tokens = sum(e["embedded_tokens"] for e in events)
     chars = sum(len(t.content) for s in sessions for t in s.turns)
     return {
@@ -163,6 +175,22 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
         # Busy time per stage summed over jobs: with concurrency > 1 jobs overlap, so the
         # sum can exceed the wall time; each stage's share of it is what to read.
         "stage_seconds_summed": {k: round(v, 2) for k, v in stages.items()},
+    }
+
+
+async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
+    sessions = sessions_from(args.dataset, args.conversations)
+    settings = _settings(args, url)
+    migrate.upgrade(url, schema=schema)
+    db = Database(url, schema=schema)
+    embedder, load_s = _loaded_embedder(args, settings)
+    concurrency = args.concurrency or settings.queue.worker_concurrency
+    results, elapsed = await _mine_all(MiningDeps(db, embedder, settings), sessions, concurrency)
+    async with db.system_session() as s:
+        events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
+    await db.dispose()
+    return {
+        **_throughput(sessions, results, events, elapsed),
         "model_load_s": round(load_s, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "runtime": "none (--no-model)" if args.no_model else embedder.runtime,

@@ -1,22 +1,47 @@
 """Mining: finished conversations become palace rows, entities, relations and embeddings.
 
-The public surface is the storage calls (`store_conversation`, `append_turns`,
-`complete_conversation`) and `mine_conversation`; the service's routes and arq jobs use
-only these, plus the graph read functions for the entity routes.
+This is the whole public surface; the service, the domain layer and the bench import
+from ``ingest`` only, never from its stage modules:
+
+* storage: `store_conversation`, `append_turns`, `complete_conversation`,
+  `get_conversation`, `list_turns`;
+* mining: `mine_conversation` with its `MiningDeps` and `MiningResult`;
+* the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
+* the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`;
+* `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
+  (a recall benchmark building a synthetic palace must follow it).
 """
 
-from ingest.conversations import append_turns, complete_conversation, get_conversation, store_conversation
+from ingest.conversations import (
+    append_turns,
+    complete_conversation,
+    get_conversation,
+    list_turns,
+    store_conversation,
+)
+from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
+from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
+from ingest.segment import sentence_pieces
 
 __all__ = [
     "ConversationRef",
+    "EntityOut",
     "MiningDeps",
     "MiningResult",
+    "RelationOut",
     "TurnIn",
     "append_turns",
+    "backfill_null_embeddings",
+    "backfill_sentence_vectors",
     "complete_conversation",
     "get_conversation",
+    "get_entity",
+    "list_turns",
     "mine_conversation",
+    "search_entities",
+    "sentence_pieces",
     "store_conversation",
+    "timeline",
 ]

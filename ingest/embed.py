@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,15 @@ from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
 
-__all__ = ["EmbedOutcome", "backfill_null_embeddings", "backfill_sentence_vectors", "embed_texts", "sentence_rows"]
+__all__ = [
+    "EmbedOutcome",
+    "GroupedEmbeddings",
+    "backfill_null_embeddings",
+    "backfill_sentence_vectors",
+    "embed_groups",
+    "embed_texts",
+    "sentence_rows",
+]
 
 log = logging.getLogger("loci.ingest.embed")
 
@@ -71,6 +80,29 @@ async def embed_texts(db: Database, embedder: Embedder, texts: Sequence[str]) ->
             await _remember(db, model, fresh)
     vectors = [found.get(h) for h in hashes]
     return EmbedOutcome(vectors, hashes, tokens, time.perf_counter() - started, cached, error)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupedEmbeddings:
+    """`embed_groups`'s answer: each input group's vectors and content hashes, in order."""
+
+    vectors: list[list[np.ndarray | None]]
+    hashes: list[list[str]]
+    outcome: EmbedOutcome
+
+
+async def embed_groups(db: Database, embedder: Embedder, groups: Sequence[Sequence[str]]) -> GroupedEmbeddings:
+    """Embed groups of texts (a drawer and its sentences) in one cached batch, then hand
+    each group its own vectors back.
+
+    One batch keeps the cache lookup to one query and lets the model sort every text by
+    length together; mining and both backfills need the same split back by group size.
+    """
+    outcome = await embed_texts(db, embedder, [text for group in groups for text in group])
+    bounds = list(pairwise(accumulate((len(group) for group in groups), initial=0)))
+    return GroupedEmbeddings(
+        [outcome.vectors[lo:hi] for lo, hi in bounds], [outcome.hashes[lo:hi] for lo, hi in bounds], outcome
+    )
 
 
 async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> None:
@@ -119,18 +151,13 @@ async def backfill_null_embeddings(
                 break
     if not rows:
         return 0
-    pieces = [sentence_pieces(content) if sentences else [] for _, _, content in rows]
-    texts = [content for _, _, content in rows] + [p for sentences_of in pieces for p in sentences_of]
-    outcome = await embed_texts(db, embedder, texts)
-    if outcome.error:
+    groups = [[content, *(sentence_pieces(content) if sentences else ())] for _, _, content in rows]
+    embedded = await embed_groups(db, embedder, groups)
+    if embedded.outcome.error:
         return 0
-    sentence_vectors = iter(outcome.vectors[len(rows) :])
     filled = 0
     async with db.system_session() as s:
-        for (drawer_id, user_id, _), vector, sentences_of in zip(
-            rows, outcome.vectors[: len(rows)], pieces, strict=True
-        ):
-            extra = sentence_rows(drawer_id, user_id, [next(sentence_vectors) for _ in sentences_of])
+        for (drawer_id, user_id, _), (vector, *sentence_vectors) in zip(rows, embedded.vectors, strict=True):
             if vector is None:
                 continue
             done = await s.execute(
@@ -138,7 +165,8 @@ async def backfill_null_embeddings(
                 .where(Drawer.id == drawer_id, Drawer.embedding.is_(None))
                 .values(embedding=vector, sentences_done=sentences)
             )
-            if done.rowcount and extra:  # type: ignore[attr-defined]
+            if done.rowcount and sentence_vectors:  # type: ignore[attr-defined]
+                extra = sentence_rows(drawer_id, user_id, sentence_vectors)
                 await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
             filled += 1
     return filled
@@ -160,15 +188,13 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
         rows = [(int(drawer_id), int(user_id), str(content)) for drawer_id, user_id, content in found]
     if not rows:
         return 0
-    pieces = [sentence_pieces(content) for _, _, content in rows]
-    outcome = await embed_texts(db, embedder, [p for sentences_of in pieces for p in sentences_of])
-    if outcome.error:
+    embedded = await embed_groups(db, embedder, [sentence_pieces(content) for _, _, content in rows])
+    if embedded.outcome.error:
         return 0
-    vectors = iter(outcome.vectors)
     async with db.system_session() as s:
-        for (drawer_id, user_id, _), sentences_of in zip(rows, pieces, strict=True):
-            extra = sentence_rows(drawer_id, user_id, [next(vectors) for _ in sentences_of])
-            if extra:
+        for (drawer_id, user_id, _), sentence_vectors in zip(rows, embedded.vectors, strict=True):
+            if sentence_vectors:
+                extra = sentence_rows(drawer_id, user_id, sentence_vectors)
                 await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
             await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))
     return len(rows)

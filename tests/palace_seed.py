@@ -1,8 +1,9 @@
 """Test helper: a small but complete palace for one user, written through the ORM.
 
-The mining code lives on another branch; the service's tests need palace rows that
-look like mined ones (wings, rooms, closets, drawers with embeddings, entities,
-relations, a conversation with turns) without depending on it.
+The service's tests need palace rows that look like mined ones (wings, rooms, closets,
+drawers with embeddings, entities, relations, a conversation with turns) with known
+names and counts, and fast: written directly rather than mined, so they do not change
+when mining's extractor does.
 """
 
 from __future__ import annotations

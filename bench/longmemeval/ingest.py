@@ -19,13 +19,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import select
 
 from bench.longmemeval.dataset import Question, Session
-from ingest.embed import backfill_null_embeddings
+from ingest import (
+    MiningDeps,
+    TurnIn,
+    backfill_null_embeddings,
+    complete_conversation,
+    mine_conversation,
+    store_conversation,
+)
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import LociError
@@ -35,13 +41,11 @@ from loci.settings import Settings
 __all__ = [
     "EMPTY_TURN",
     "USER_PREFIX",
-    "ContractMissing",
     "IngestSummary",
     "QuestionIngest",
     "ensure_user",
     "find_users",
     "ingest_questions",
-    "require_contract",
     "unfinished",
     "user_name",
 ]
@@ -51,36 +55,6 @@ USER_PREFIX = "longmemeval:"
 # seq i + 1 (turn ids stay aligned) and keeps the session's other turns.
 EMPTY_TURN = "[empty message]"
 ProgressFn = Callable[[int], None]
-
-
-class ContractMissing(RuntimeError):
-    """The `ingest` or `retrieval` package lacks a contract name (branch not merged yet)."""
-
-
-def _contract() -> Any:
-    """The mining contract from `ingest`, imported late so bench loads without it."""
-    try:
-        from ingest import (  # type: ignore[attr-defined,unused-ignore]
-            MiningDeps,
-            TurnIn,
-            complete_conversation,
-            mine_conversation,
-            store_conversation,
-        )
-    except ImportError as e:
-        raise ContractMissing(f"the ingest package does not provide the mining contract yet: {e}") from e
-    return SimpleNamespace(
-        MiningDeps=MiningDeps,
-        TurnIn=TurnIn,
-        store_conversation=store_conversation,
-        complete_conversation=complete_conversation,
-        mine_conversation=mine_conversation,
-    )
-
-
-def require_contract() -> None:
-    """Fail fast (before loading models or starting Postgres) when mining is not available."""
-    _contract()
 
 
 def user_name(question_id: str) -> str:
@@ -195,7 +169,11 @@ async def _existing(db: Database, user_id: int) -> dict[str, tuple[int, str, int
 
 
 async def _ingest_session(
-    c: Any, deps: Any, user_id: int, session: Session, existing: dict[str, tuple[int, str, int]], record: QuestionIngest
+    deps: MiningDeps,
+    user_id: int,
+    session: Session,
+    existing: dict[str, tuple[int, str, int]],
+    record: QuestionIngest,
 ) -> None:
     db = deps.db
     found = existing.get(session.session_id)
@@ -204,26 +182,26 @@ async def _ingest_session(
         return
     if found is None:
         turns = [
-            c.TurnIn(
+            TurnIn(
                 role=turn.role,
                 content=turn.content if turn.content.strip() else EMPTY_TURN,
                 created_at=session.date + timedelta(seconds=i),
             )
             for i, turn in enumerate(session.turns)
         ]
-        ref = await c.store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=turns)
+        ref = await store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=turns)
         record.stored += 1
         conversation_id, status = int(ref.id), str(ref.status)
     else:
         conversation_id, status = found[0], found[1]
     if status != "completed":
-        await c.complete_conversation(db, user_id, session.session_id)
-    result = await c.mine_conversation(deps, conversation_id)
+        await complete_conversation(db, user_id, session.session_id)
+    result = await mine_conversation(deps, conversation_id)
     record.mined += 1
     record.drawers += int(result.drawers)
 
 
-async def ingest_question(c: Any, deps: Any, question: Question, advance: ProgressFn) -> QuestionIngest:
+async def ingest_question(deps: MiningDeps, question: Question, advance: ProgressFn) -> QuestionIngest:
     """Store, complete and mine every non-empty session of one question (skipping finished ones)."""
     started = time.perf_counter()
     user_id = await ensure_user(deps.db, question.question_id)
@@ -235,7 +213,7 @@ async def ingest_question(c: Any, deps: Any, question: Question, advance: Progre
             record.skipped += 1
         else:
             try:
-                await _ingest_session(c, deps, user_id, session, existing, record)
+                await _ingest_session(deps, user_id, session, existing, record)
             except LociError as e:  # one bad session must not sink the run; it is reported
                 record.failed.append({"session_id": session.session_id, "error": f"{type(e).__name__}: {e}"})
         advance(1)
@@ -254,14 +232,13 @@ async def ingest_questions(
     on_done: Callable[[QuestionIngest], None] = lambda _q: None,
 ) -> IngestSummary:
     """Ingest questions with `workers` concurrent tasks sharing one embedder."""
-    c = _contract()
-    deps = c.MiningDeps(db=db, embedder=embedder, settings=settings)
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     semaphore = asyncio.Semaphore(max(1, workers))
     summary = IngestSummary()
 
     async def one(question: Question) -> None:
         async with semaphore:
-            record = await ingest_question(c, deps, question, advance)
+            record = await ingest_question(deps, question, advance)
         summary.questions.append(record)
         on_done(record)
 

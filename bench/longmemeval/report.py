@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from bench.longmemeval.manifest import RunManifest
-from bench.longmemeval.metrics import Convention, Evaluation, Level, LevelResult, Summary
+from bench.longmemeval.metrics import Convention, Evaluation, Level, LevelResult, Summary, metric_names
 
 __all__ = [
     "SCORES_FORMAT",
@@ -220,8 +220,7 @@ def _conventions_table(evaluation: Evaluation) -> list[str]:
         ["questions scored", *(str(cell.overall.n) for _, cell in cells)],
         ["excluded", *(_excluded(cell.overall) for _, cell in cells)],
     ]
-    names = [f"{metric}@{k}" for metric in ("recall_any", "recall_all", "ndcg_any") for k in evaluation.ks]
-    rows += [[name, *(_fmt(cell.overall.means, name) for _, cell in cells)] for name in [*names, "mrr"]]
+    rows += [[name, *(_fmt(cell.overall.means, name) for _, cell in cells)] for name in metric_names(evaluation.ks)]
     return _table(["metric", *(label for label, _ in cells)], rows)
 
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 from bench.longmemeval.dataset import Question
-from bench.longmemeval.ingest import ContractMissing, find_users, unfinished
+from bench.longmemeval.ingest import find_users, unfinished
 from bench.longmemeval.ranking import drawer_record, rank_sessions
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
 from loci.settings import Settings
+from retrieval import PRESETS, RecallDeps, RecallRequest, recall
 
 __all__ = ["CANDIDATE_LIMIT", "TOP_K", "NotIngested", "available_presets", "retrieval_record", "retrieve_questions"]
 
@@ -35,22 +35,9 @@ class NotIngested(RuntimeError):
     """Some questions have no user in the run's schema: run the ingest stage first."""
 
 
-def _contract() -> Any:
-    try:
-        from retrieval import (  # type: ignore[attr-defined,unused-ignore]
-            PRESETS,
-            RecallDeps,
-            RecallRequest,
-            recall,
-        )
-    except ImportError as e:
-        raise ContractMissing(f"the retrieval package does not provide the recall contract yet: {e}") from e
-    return SimpleNamespace(PRESETS=PRESETS, RecallDeps=RecallDeps, RecallRequest=RecallRequest, recall=recall)
-
-
 def available_presets() -> list[str]:
-    """Preset names the retrieval package offers (raises ContractMissing before its merge)."""
-    return sorted(_contract().PRESETS)
+    """Preset names the retrieval package offers."""
+    return sorted(PRESETS)
 
 
 def retrieval_record(question: Question, user_id: int, preset: str, response: Any, wall_ms: float) -> dict[str, Any]:
@@ -92,9 +79,8 @@ async def retrieve_questions(
     llm: LLMClient | None = None,
 ) -> list[dict[str, Any]]:
     """Recall every question; returns the log records in question order."""
-    c = _contract()
-    if preset not in c.PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(c.PRESETS))}")
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(PRESETS))}")
     users = await find_users(db, [q.question_id for q in questions])
     missing = [q.question_id for q in questions if q.question_id not in users]
     if missing:
@@ -104,12 +90,12 @@ async def retrieve_questions(
         raise NotIngested(
             f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
         )
-    deps = c.RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
+    deps = RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
     semaphore = asyncio.Semaphore(max(1, workers))
 
     async def one(question: Question) -> dict[str, Any]:
         async with semaphore:
-            request = c.RecallRequest(
+            request = RecallRequest(
                 user_id=users[question.question_id],
                 message=question.question,
                 top_k=TOP_K,
@@ -119,7 +105,7 @@ async def retrieve_questions(
                 log=False,
             )
             started = time.perf_counter()
-            response = await c.recall(deps, request)
+            response = await recall(deps, request)
             wall_ms = (time.perf_counter() - started) * 1000.0
         advance(1)
         return retrieval_record(question, users[question.question_id], preset, response, wall_ms)

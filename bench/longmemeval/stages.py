@@ -36,6 +36,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
+from retrieval import PRESETS
 
 __all__ = ["Run", "ingest", "load_run_questions", "qa", "retrieve", "score_qa", "score_retrieval", "sweep"]
 
@@ -80,10 +81,6 @@ class Run:
 
 
 def _preset_config(preset: str) -> Any:
-    try:
-        from retrieval import PRESETS  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
     config = PRESETS.get(preset)
     if config is None:
         return None
@@ -132,7 +129,6 @@ def _with_db(run: Run, work: Callable[[Database], Awaitable[T]]) -> T:
 
 
 def ingest(run: Run) -> ingest_mod.IngestSummary:
-    ingest_mod.require_contract()
     questions = load_run_questions(run)
     manifest = run.manifest()
     embedder = shared_embedder(run.settings.embedding)

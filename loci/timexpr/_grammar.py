@@ -50,6 +50,7 @@ _NUMBERS = {
     )
 } | {"a": 1, "an": 1}
 _VAGUE = {"couple": (1, 3), "few": (1, 7), "several": (2, 10), "many": (3, 20)}
+_THIRDS = ("early", "mid", "late")  # a month or season split in three (`_calendar.third`)
 _BARE_PLURAL = (2, 12)  # "weeks ago": more than one, less than "a long time"
 _GRAIN: dict[str, Granularity] = {
     "minute": "day", "hour": "day", "day": "day", "week": "week", "month": "month", "year": "year",
@@ -200,7 +201,7 @@ def _month_name(m: re.Match[str], anchor: datetime) -> Resolved | None:
         return None
     start = date(year or cal.month_year(anchor.date(), month, q), month, 1)
     end = cal.add_months(start, 1)
-    sub = part or (q if q in ("early", "mid", "late") else "")
+    sub = part or (q if q in _THIRDS else "")
     return Resolved(*cal.third(start, end, sub.lower()), "month") if sub else Resolved(start, end, "month")
 
 
@@ -212,9 +213,9 @@ def _season(m: re.Match[str], anchor: datetime) -> Resolved | None:
     if year:
         start = cal.season_of_year(season, year)
     else:
-        start = cal.season_start(anchor.date(), season, "" if q in ("early", "mid", "late") else q)
+        start = cal.season_start(anchor.date(), season, "" if q in _THIRDS else q)
     end = cal.add_months(start, 3)
-    if q in ("early", "mid", "late"):
+    if q in _THIRDS:
         return Resolved(*cal.third(start, end, q), "season")
     return Resolved(start, end, "season")
 

@@ -1,8 +1,10 @@
 """Build a small palace directly through the ORM, for recall tests.
 
-Mining lives on another branch, so recall's tests place drawers themselves: one wing
-per subject, one room per conversation, one closet per room, one drawer per turn,
-embedded with the real embedder, plus optional entities linked to drawers.
+Recall's tests place drawers themselves rather than mining them, so each test states
+exactly the palace it ranks over (mining's own choices of wing, topic and split would
+shift with every extractor change): one wing per subject, one room per conversation,
+one closet per room, one drawer per turn, embedded with the real embedder, plus
+optional entities linked to drawers.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -22,6 +21,7 @@ from bench.cli import bench
 from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval import services
 from bench.longmemeval.runs import read_jsonl, schema_for
+from ingest import MiningDeps, MiningResult
 from loci.embedder import Embedder
 from loci.settings import load_settings
 from tests.fakes.lme_synthetic import QUESTIONS, write_dataset
@@ -53,18 +53,17 @@ class Env:
         return result
 
     def fail_mining_after(self, calls: int) -> None:
-        """Make the (fake or real) mining raise on call number `calls` + 1, before it mines."""
-        real = ingest_mod._contract()
+        """Make mining raise on call number `calls` + 1, before it mines (an interrupted run)."""
+        real = ingest_mod.mine_conversation
         count = {"n": 0}
 
-        async def mine(deps: Any, conversation_id: int) -> Any:
+        async def mine(deps: MiningDeps, conversation_id: int) -> MiningResult:
             count["n"] += 1
             if count["n"] > calls:
                 raise RuntimeError("simulated interruption")
-            return await real.mine_conversation(deps, conversation_id)
+            return await real(deps, conversation_id)
 
-        patched = SimpleNamespace(**{**vars(real), "mine_conversation": mine})
-        self.monkeypatch.setattr(ingest_mod, "_contract", lambda: patched)
+        self.monkeypatch.setattr(ingest_mod, "mine_conversation", mine)
 
 
 @pytest.fixture

@@ -9,8 +9,15 @@ from typing import Any
 import numpy as np
 from sqlalchemy import func, select, text
 
-from ingest import MiningDeps, TurnIn, append_turns, complete_conversation, mine_conversation, store_conversation
-from ingest.embed import backfill_null_embeddings
+from ingest import (
+    MiningDeps,
+    TurnIn,
+    append_turns,
+    backfill_null_embeddings,
+    complete_conversation,
+    mine_conversation,
+    store_conversation,
+)
 from ingest.place import resolve_wing
 from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch

@@ -1,9 +1,9 @@
 """A worker killed with SIGKILL mid-job, then restarted, ends with the rows of an uninterrupted run.
 
 The worker runs as a real `loci worker` subprocess against the session's embedded
-Postgres and Valkey. ``LOCI_TEST_MINE_WINDOW_DELAY_S`` (a test-only hook in
-`ingest.pipeline`) makes it sleep after each committed window, so the kill lands
-deterministically between windows. arq marks a running job with an in-progress key that
+Postgres and Valkey. The first one starts through `tests.slow_mining_worker`, which
+makes it sleep after each committed window, so the kill lands deterministically between
+windows; the restarted one is the plain CLI. arq marks a running job with an in-progress key that
 outlives a killed worker by the job timeout; the test deletes that key, which is what its
 expiry would do, instead of waiting out the timeout.
 """
@@ -65,13 +65,13 @@ async def snapshot(db: Database, user_id: int) -> dict[str, list[Any]]:
         return {name: [tuple(r) for r in await s.execute(text(sql))] for name, sql in SNAPSHOT.items()}
 
 
-def start_worker(urls: ServiceUrls, log: Path, *extra: str, delay: float = 0.0) -> subprocess.Popen[bytes]:
+def start_worker(urls: ServiceUrls, log: Path, *extra: str, delay: float | None = None) -> subprocess.Popen[bytes]:
+    """`loci worker`; with ``delay``, one that pauses that long after each committed window."""
     env = {**os.environ, "DATABASE_URL": urls.database_url, "REDIS_URL": urls.redis_url, "PYTHONPATH": str(ROOT)}
-    env.update({"HF_HUB_OFFLINE": "1", "LOCI_TEST_MINE_WINDOW_DELAY_S": str(delay)})
+    env["HF_HUB_OFFLINE"] = "1"
+    command = ["service.cli", "worker"] if delay is None else ["tests.slow_mining_worker", str(delay)]
     with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker", *extra], env=env, stdout=out, stderr=subprocess.STDOUT
-        )
+        return subprocess.Popen([sys.executable, "-m", *command, *extra], env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
 async def watermark(db: Database, user_id: int, conversation_id: int) -> int:

@@ -11,9 +11,16 @@ import numpy as np
 import pytest
 from sqlalchemy import delete, func, select, update
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
-from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
-from ingest.segment import sentence_pieces
+from ingest import (
+    MiningDeps,
+    TurnIn,
+    backfill_null_embeddings,
+    backfill_sentence_vectors,
+    complete_conversation,
+    mine_conversation,
+    sentence_pieces,
+    store_conversation,
+)
 from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
 from loci.models import Drawer, DrawerSentence

@@ -1,19 +1,14 @@
-"""Trashed drawers never reach recall (runs once the retrieval package is merged in)."""
+"""Trashed drawers never reach recall."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
 
-import pytest
-
+import retrieval
 from service.state import AppState
 from tests.conftest import UserHandle
 from tests.palace_seed import seed_palace
-
-retrieval = pytest.importorskip("retrieval")
-if not hasattr(retrieval, "recall"):
-    pytest.skip("retrieval.recall is not merged into this branch yet", allow_module_level=True)
 
 
 async def test_trashed_drawer_is_not_recalled(

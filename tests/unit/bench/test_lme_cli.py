@@ -10,8 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import bench
-from bench.longmemeval import ingest as ingest_mod
-from bench.longmemeval.ingest import ContractMissing
 from tests.fakes.lme_synthetic import write_dataset
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,16 +44,6 @@ def test_bad_run_id_and_bad_file(tmp_path: Path) -> None:
     broken.write_text("[{}]")
     code, out = _invoke("score-retrieval", "--dataset", str(broken), "--out", str(tmp_path))
     assert code == 2 and "question 0" in out and out.count("\n") == 1
-
-
-def test_missing_contract_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing() -> None:
-        raise ContractMissing("the ingest package does not provide the mining contract yet")
-
-    monkeypatch.setattr(ingest_mod, "_contract", missing)
-    dataset = write_dataset(tmp_path / "syn.json")
-    code, out = _invoke("ingest", "--dataset", str(dataset), "--out", str(tmp_path))
-    assert code == 2 and "mining contract" in out
 
 
 def test_qa_without_endpoint_refuses(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from loci.llm import (
     LLMConfig,
     extract_json_block,
     llm_config_or_none,
+    usd_cost,
 )
 from tests.fakes.openai_server import FakeOpenAI, FakeReply, fake_openai
 
@@ -57,6 +58,12 @@ async def test_chat_reports_usage_and_cost(fake_openai: FakeOpenAI) -> None:
     assert req["body"]["max_tokens"] == 50
     assert req["body"]["temperature"] == 0.0
     assert "response_format" not in req["body"]
+
+
+def test_usd_cost_is_per_million_tokens_and_none_when_unpriced() -> None:
+    assert usd_cost((2.0, 10.0), 1000, 500) == pytest.approx(0.007)
+    assert usd_cost((0.02, 0.0), 250_000, 0) == pytest.approx(0.005)
+    assert usd_cost(None, 1000, 500) is None
 
 
 async def test_chat_without_usage_estimates_tokens_and_unpriced_model_has_no_cost(

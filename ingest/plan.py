@@ -1,0 +1,121 @@
+"""What one mining run carries from stage to stage, and the split-and-embed stage that
+builds it.
+
+Each turn is split into parts (`segment.split_text`) and every value the later stages
+need is worked out here once: a part's content hash, its vector and its sentences'
+vectors, and the UTC day (the room) the turn lands in. The window writer and the
+accounting only read these records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from ingest.embed import EmbedOutcome, embed_groups
+from ingest.extraction import TurnView
+from ingest.records import MiningDeps
+from ingest.segment import sentence_pieces, split_text
+from loci.embedder import content_hash
+from loci.llm import ChatResult
+
+__all__ = ["MinedConversation", "MiningTotals", "Part", "TurnPlan", "day_key", "split_and_embed"]
+
+
+@dataclass(frozen=True, slots=True)
+class MinedConversation:
+    """The conversation being mined, as the writers need it (no ORM object held open)."""
+
+    id: int
+    user_id: int
+    external_id: str
+    title: str | None
+    agent: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One drawer to be: a verbatim slice of a turn with its hash and vectors."""
+
+    index: int
+    content: str
+    content_hash: str
+    vector: np.ndarray | None
+    sentences: tuple[np.ndarray, ...] | None = None
+    """One vector per `sentence_pieces` piece; None until they are done (``drawers.sentences_done``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """A turn ready to place: the UTC day naming its room, and its parts."""
+
+    turn: TurnView
+    day: str
+    parts: tuple[Part, ...]
+
+
+@dataclass
+class MiningTotals:
+    """What a run did so far, summed over its windows for the result and the activity event."""
+
+    turns: int = 0
+    drawers: int = 0
+    entities: int = 0
+    relations: int = 0
+    windows: int = 0
+    extractors: set[str] = field(default_factory=set)
+    fallbacks: list[dict[str, object]] = field(default_factory=list)
+    calls: list[ChatResult] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("embed", "extract", "write"), 0.0))
+
+
+def day_key(at: datetime) -> str:
+    """The UTC calendar day of ``at``: a conversation gets one room per day."""
+    return at.astimezone(UTC).date().isoformat()
+
+
+async def split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[dict[int, TurnPlan], EmbedOutcome]:
+    """Split every turn; embed only the parts of turns whose role ``embed_roles`` names.
+
+    The others keep a NULL vector: keyword, time and room pooling still find them, and the
+    backfill job embeds them should the setting later include their role. An embedded
+    part's sentences (`sentence_pieces`) are embedded in the same call, when
+    ``sentence_vectors`` is on. Returns the plans by turn seq.
+    """
+    limit = deps.embedder.max_seq_tokens
+    roles = set(deps.settings.mining.embed_roles)
+    with_sentences = deps.settings.mining.sentence_vectors
+    pieces = [
+        (t, i, chunk, t.role in roles)
+        for t in turns
+        for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
+    ]
+    # For each part: the texts to embed, the part first, then its sentences.
+    groups = [
+        [chunk, *(sentence_pieces(chunk) if with_sentences else ())] if embed else [] for *_, chunk, embed in pieces
+    ]
+    embedded = await embed_groups(deps.db, deps.embedder, groups)
+    parts: dict[int, list[Part]] = {}
+    for (t, i, chunk, embed), vectors, hashes in zip(pieces, embedded.vectors, embedded.hashes, strict=True):
+        if not embed:
+            parts.setdefault(t.seq, []).append(Part(i, chunk, content_hash(chunk), None))
+            continue
+        sentences = _complete(vectors[0], vectors[1:]) if with_sentences else None
+        parts.setdefault(t.seq, []).append(Part(i, chunk, hashes[0], vectors[0], sentences))
+    plans = {t.seq: TurnPlan(t, day_key(t.created_at), tuple(parts[t.seq])) for t in turns}
+    return plans, embedded.outcome
+
+
+def _complete(vector: np.ndarray | None, sentences: Sequence[np.ndarray | None]) -> tuple[np.ndarray, ...] | None:
+    """The sentences' vectors, or None unless the part and every sentence got one.
+
+    After an embedder failure some texts may still come from the cache; the backfill job
+    then embeds the drawer and all its sentences together, so no drawer is half-covered.
+    """
+    if vector is None:
+        return None
+    complete = tuple(v for v in sentences if v is not None)
+    return complete if len(complete) == len(sentences) else None

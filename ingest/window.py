@@ -1,0 +1,191 @@
+"""One window of turns written in one transaction: drawers, entities, relations, watermark.
+
+A crash leaves whole windows only, and a re-run starts after the last committed one, so
+nothing is created twice. Inside the transaction the watermark is re-read under a
+per-user lock, so two overlapping runs (a duplicate job, a resume racing the sweep) skip
+what the other already committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.embed import sentence_rows
+from ingest.extraction import EntityMention, Extraction, ExtractionOutcome, RelationFact, Subject
+from ingest.graph import record_relation, upsert_entities
+from ingest.place import (
+    PlacedRoom,
+    PlacedWing,
+    lock_user,
+    mentions_in_part,
+    next_drawer_seq,
+    resolve_closet,
+    resolve_room,
+    resolve_wing,
+    tags_for,
+)
+from ingest.plan import MinedConversation, MiningTotals, Part, TurnPlan
+from ingest.records import MiningDeps
+from loci.aaak import format_pointer
+from loci.models import Conversation, Drawer, DrawerEntity, DrawerSentence, Room, Wing
+
+__all__ = ["DEFAULT_WING", "commit_window", "write_window"]
+
+DEFAULT_WING = Subject("topic", "general")
+"""Where a conversation with no agent and no clear subject is filed."""
+DEFAULT_TOPIC = "general"
+"""The closet of a window whose extractor found no topic."""
+
+
+async def commit_window(
+    deps: MiningDeps,
+    conv: MinedConversation,
+    plans: Sequence[TurnPlan],
+    outcome: ExtractionOutcome,
+    totals: MiningTotals,
+) -> None:
+    """Write one window in its own transaction; committed when this returns."""
+    async with deps.db.user_session(conv.user_id) as s:
+        await write_window(s, conv, plans, outcome, totals)
+
+
+async def write_window(
+    s: AsyncSession,
+    conv: MinedConversation,
+    plans: Sequence[TurnPlan],
+    outcome: ExtractionOutcome,
+    totals: MiningTotals,
+) -> None:
+    """Place the window's turns not yet past the watermark, with their graph rows."""
+    # Asynchronous commit: a database crash may lose the last few windows' commits, but the
+    # watermark is in the same transaction, so they are simply mined again (no half windows).
+    await s.execute(text("SET LOCAL synchronous_commit = off"))
+    await lock_user(s, conv.user_id)
+    mined = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id).with_for_update())
+    kept = [p for p in plans if p.turn.seq > int(mined or 0)]
+    if not kept:
+        return  # another run committed this window already
+    ex = outcome.extraction
+    topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
+    wing = await _wing_for(s, conv, outcome)
+    rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)
+    closets = {day: await resolve_closet(s, conv.user_id, room.id, topic) for day, room in rooms.items()}
+    facts = _facts_of(ex, kept)
+    entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
+    first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
+    if links:
+        rows = [{"drawer_id": d, "entity_id": e, "user_id": conv.user_id} for d, e in sorted(links)]
+        await s.execute(pg_insert(DrawerEntity).values(rows).on_conflict_do_nothing())
+    for f in facts:
+        object_id = entity_ids.get(EntityMention(f.value_kind, f.value)) if f.value_kind else None
+        totals.relations += await record_relation(
+            s, conv.user_id, subject_id=entity_ids[f.subject], predicate=f.predicate,
+            value=f.value, object_entity_id=object_id, valid_from=f.valid_from,
+            source_drawer_id=first_drawer.get(f.turn_seq), confidence=f.confidence,
+        )  # fmt: skip
+    await s.execute(
+        update(Conversation)
+        .where(Conversation.id == conv.id)
+        .values(mined_seq=kept[-1].turn.seq, mined_at=datetime.now(UTC))
+    )
+    totals.drawers += sum(len(p.parts) for p in kept)
+    totals.entities += created
+    totals.turns += len(kept)
+    totals.windows += 1
+
+
+def _facts_of(ex: Extraction, kept: Sequence[TurnPlan]) -> list[RelationFact]:
+    """The relations whose source turn is being written now."""
+    seqs = {p.turn.seq for p in kept}
+    return [f for f in ex.relations if f.turn_seq in seqs]
+
+
+def _seen(
+    ex: Extraction, kept: Sequence[TurnPlan], facts: Sequence[RelationFact]
+) -> list[tuple[EntityMention, datetime]]:
+    """Every entity the kept turns mention or their facts name, with when it was seen."""
+    seen = [(m, p.turn.created_at) for p in kept for m in ex.mentions.get(p.turn.seq, ())]
+    when = {p.turn.seq: p.turn.created_at for p in kept}
+    for f in facts:
+        seen.append((f.subject, when[f.turn_seq]))
+        if f.value_kind:
+            seen.append((EntityMention(f.value_kind, f.value), when[f.turn_seq]))
+    return seen
+
+
+async def _wing_for(s: AsyncSession, conv: MinedConversation, outcome: ExtractionOutcome) -> PlacedWing:
+    """The conversation keeps the wing of its first room; else agent, else subject, else general."""
+    existing = (
+        await s.execute(
+            select(Wing)
+            .join(Room, Room.wing_id == Wing.id)
+            .where(Room.conversation_id == conv.id)
+            .order_by(Room.id)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    if existing is not None:
+        return PlacedWing(existing.id, existing.seq, existing.name)
+    subject = Subject("agent", conv.agent) if conv.agent else (outcome.extraction.subject or DEFAULT_WING)
+    return await resolve_wing(s, conv.user_id, subject.kind, subject.name)
+
+
+async def _rooms_for(
+    s: AsyncSession, conv: MinedConversation, wing: PlacedWing, plans: Sequence[TurnPlan], label: str
+) -> dict[str, PlacedRoom]:
+    """One room per UTC day the turns fall on, spanning that day's first to last turn."""
+    by_day: dict[str, list[datetime]] = {}
+    for p in plans:
+        by_day.setdefault(p.day, []).append(p.turn.created_at.astimezone(UTC))
+    return {
+        day: await resolve_room(s, conv.user_id, wing, conv.id, min(times), max(times), label)
+        for day, times in by_day.items()
+    }
+
+
+async def _place_drawers(
+    s: AsyncSession,
+    conv: MinedConversation,
+    wing: PlacedWing,
+    rooms: dict[str, PlacedRoom],
+    closets: dict[str, int],
+    plans: Sequence[TurnPlan],
+    mentions: Mapping[int, tuple[EntityMention, ...]],
+    entity_ids: Mapping[EntityMention, int],
+) -> tuple[dict[int, int], set[tuple[int, int]]]:
+    """Add one drawer per part (one batched INSERT) and its sentence vectors; returns the
+    first drawer per turn and entity links."""
+    next_seq: dict[int, int] = {}
+    placed: list[tuple[int, Drawer, list[EntityMention], Part]] = []
+    for plan in plans:
+        t, room = plan.turn, rooms[plan.day]
+        if room.id not in next_seq:
+            next_seq[room.id] = await next_drawer_seq(s, room.id)
+        for part in plan.parts:
+            found = mentions_in_part(part.content, part.index, mentions.get(t.seq, ()))
+            tags, tag_text = tags_for(found)
+            drawer = Drawer(
+                user_id=conv.user_id, wing_id=wing.id, room_id=room.id, closet_id=closets[plan.day], turn_id=t.id,
+                part=part.index, seq=next_seq[room.id], role=t.role, content=part.content,
+                aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
+                occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
+                sentences_done=part.sentences is not None,
+            )  # fmt: skip
+            next_seq[room.id] += 1
+            placed.append((t.seq, drawer, found, part))
+    s.add_all([drawer for _, drawer, _, _ in placed])
+    await s.flush()
+    sentences = [row for _, d, _, part in placed for row in sentence_rows(d.id, conv.user_id, part.sentences or ())]
+    if sentences:
+        await s.execute(pg_insert(DrawerSentence).values(sentences).on_conflict_do_nothing())
+    first_drawer: dict[int, int] = {}
+    links: set[tuple[int, int]] = set()
+    for seq, drawer, found, _ in placed:
+        first_drawer.setdefault(seq, drawer.id)
+        links.update((drawer.id, entity_ids[m]) for m in found)
+    return first_drawer, links

@@ -1,0 +1,50 @@
+"""ORM models: the palace, the temporal knowledge graph, and bookkeeping.
+
+The schema itself is owned by alembic (`migrations/`); these classes must match it,
+and a test runs alembic's autogenerate against a migrated database to prove they do.
+Every table that holds user data carries ``user_id`` so queries are scoped (and Citus
+could shard) by user; row-level security in the migration is the backstop.
+
+One module per area (`accounts`, `palace`, `graph`, `bookkeeping`); callers import
+every name from ``loci.models`` itself.
+"""
+
+from loci.models._base import COST_SOURCES, EMBEDDING_DIM, ENTITY_KINDS, ROLES, WING_KINDS, Base
+from loci.models.accounts import Agent, ApiKey, Conversation, MemorySettings, Turn, User
+from loci.models.bookkeeping import Activity, RetrievalLog, UsageCost
+from loci.models.graph import DrawerEntity, Entity, Relation
+from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
+
+__all__ = [
+    "COST_SOURCES",
+    "EMBEDDING_DIM",
+    "ENTITY_KINDS",
+    "PREFERENCE_PATTERN",
+    "ROLES",
+    "USER_TABLES",
+    "WING_KINDS",
+    "Activity",
+    "Agent",
+    "ApiKey",
+    "Base",
+    "Closet",
+    "Conversation",
+    "Drawer",
+    "DrawerEntity",
+    "DrawerSentence",
+    "EmbeddingCache",
+    "Entity",
+    "MemorySettings",
+    "Relation",
+    "RetrievalLog",
+    "Room",
+    "Turn",
+    "UsageCost",
+    "User",
+    "Wing",
+]
+
+USER_TABLES: tuple[str, ...] = tuple(
+    t.name for t in Base.metadata.sorted_tables if "user_id" in t.c and t.name != "users"
+)
+"""Tables under row-level security (users itself is scoped by id)."""

@@ -1,0 +1,120 @@
+"""Who owns memory and what they sent: users, keys, agents, settings, conversations, turns."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from loci.models._base import (
+    ROLES,
+    TS,
+    Base,
+    created_column,
+    pk_column,
+    user_fk_column,
+)
+
+__all__ = ["Agent", "ApiKey", "Conversation", "MemorySettings", "Turn", "User"]
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = pk_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    email: Mapped[str | None] = mapped_column(String(320))
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    created_at: Mapped[datetime] = created_column()
+
+
+class ApiKey(Base):
+    """Bearer keys, stored as sha256 of a 256-bit random secret (no slow hash needed)."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False, server_default="default")
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    key_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[datetime] = created_column()
+    last_used_at: Mapped[datetime | None] = mapped_column(TS)
+    revoked_at: Mapped[datetime | None] = mapped_column(TS)
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+    __table_args__ = (UniqueConstraint("user_id", "external_id"),)
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    external_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    name: Mapped[str | None] = mapped_column(String(200))
+    recall_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    created_at: Mapped[datetime] = created_column()
+
+
+class MemorySettings(Base):
+    __tablename__ = "memory_settings"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    top_k: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("5"))
+    use_rerank: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
+    rerank_model: Mapped[str | None] = mapped_column(String(200))
+    embedding_model: Mapped[str | None] = mapped_column(String(200))
+    auto_mine: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    updated_at: Mapped[datetime] = created_column()
+
+
+class Conversation(Base):
+    __tablename__ = "conversations"
+    __table_args__ = (
+        UniqueConstraint("user_id", "external_id"),
+        CheckConstraint("status IN ('open', 'completed')", name="conversation_status"),
+        Index("ix_conversations_unmined", "status", "completed_at"),
+    )
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    external_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    agent_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("agents.id", ondelete="SET NULL"))
+    title: Mapped[str | None] = mapped_column(String(500))
+    status: Mapped[str] = mapped_column(String(16), nullable=False, server_default="open")
+    created_at: Mapped[datetime] = created_column()
+    completed_at: Mapped[datetime | None] = mapped_column(TS)
+    mined_seq: Mapped[int] = mapped_column(
+        Integer, nullable=False, server_default=text("0"), comment="watermark: turns with seq <= this are mined"
+    )
+    mined_at: Mapped[datetime | None] = mapped_column(TS)
+
+
+class Turn(Base):
+    __tablename__ = "turns"
+    __table_args__ = (
+        UniqueConstraint("conversation_id", "seq"),
+        CheckConstraint(f"role IN {ROLES!r}", name="turn_role"),
+    )
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    conversation_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("conversations.id", ondelete="CASCADE"), nullable=False
+    )
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(TS, nullable=False)

@@ -1,0 +1,72 @@
+"""What happened and what it cost: activity events, usage costs, retrieval logs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from loci.models._base import (
+    COST_SOURCES,
+    TS,
+    Base,
+    pk_column,
+    user_fk_column,
+)
+
+__all__ = ["Activity", "RetrievalLog", "UsageCost"]
+
+
+class Activity(Base):
+    __tablename__ = "activity_events"
+    __table_args__ = (Index("ix_activity_user_at", "user_id", "at"),)
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    type: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    at: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=func.now())
+
+
+class UsageCost(Base):
+    __tablename__ = "usage_costs"
+    __table_args__ = (
+        CheckConstraint(f"source IN {COST_SOURCES!r}", name="usage_source"),
+        Index("ix_usage_user_at", "user_id", "at"),
+    )
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    source: Mapped[str] = mapped_column(String(32), nullable=False)
+    model: Mapped[str] = mapped_column(String(200), nullable=False)
+    tokens_in: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    tokens_out: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
+    cost: Mapped[float | None] = mapped_column(Numeric(14, 6))
+    ref: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    at: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=func.now())
+
+
+class RetrievalLog(Base):
+    __tablename__ = "retrieval_logs"
+    __table_args__ = (Index("ix_retrieval_logs_user_at", "user_id", "at"),)
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    query: Mapped[str] = mapped_column(Text, nullable=False)
+    preset: Mapped[str] = mapped_column(String(64), nullable=False)
+    results: Mapped[list[Any]] = mapped_column(JSONB, nullable=False, server_default=text("'[]'::jsonb"))
+    latency_ms: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    notes: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
+    at: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=func.now())
