@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 import ingest
 from domain.mining_jobs import enqueue_mining
-from ingest.conversations import list_turns
+from ingest import list_turns
 from loci.db import Database
 from loci.models import MemorySettings, Turn
 

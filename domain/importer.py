@@ -25,6 +25,7 @@ from loci.models import (
     EMBEDDING_DIM,
     ENTITY_KINDS,
     ROLES,
+    WING_KINDS,
     Agent,
     Closet,
     Conversation,
@@ -39,8 +40,6 @@ from loci.models import (
 )
 
 __all__ = ["ImportResult", "import_json"]
-
-WING_KINDS = ("person", "project", "topic", "agent")
 
 
 class ImportResult(msgspec.Struct):

@@ -16,7 +16,7 @@ from sqlalchemy.exc import OperationalError
 import ingest
 from domain import trash
 from domain.mining_jobs import enqueue_mining, unmined_conversations
-from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
+from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.llm import LLMClient, llm_config_or_none
 from service.state import AppState

@@ -8,7 +8,7 @@ import msgspec
 from litestar import Controller, get
 from litestar.params import FromPath, FromQuery
 
-from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
+from ingest import EntityOut, RelationOut, get_entity, search_entities, timeline
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 

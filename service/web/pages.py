@@ -18,7 +18,7 @@ from litestar.response import Redirect, Template
 from domain import activity, palace, preferences, trash
 from domain.accounts import authenticate
 from domain.preferences import SettingsUpdate
-from ingest.graph import search_entities, timeline
+from ingest import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
