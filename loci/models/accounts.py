@@ -75,7 +75,6 @@ class MemorySettings(Base):
     top_k: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("5"))
     use_rerank: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
     rerank_model: Mapped[str | None] = mapped_column(String(200))
-    embedding_model: Mapped[str | None] = mapped_column(String(200))
     auto_mine: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
     updated_at: Mapped[datetime] = created_column()
 
