@@ -30,12 +30,14 @@ def captured() -> Iterator[tuple[logging.Logger, io.StringIO]]:
 
 def test_a_record_is_one_logfmt_line_with_its_extra_fields(captured: tuple[logging.Logger, io.StringIO]) -> None:
     logger, out = captured
-    logger.info("retrieval.stage", extra={"stage": "vector", "count_in": 3, "ms": 1.5, "files": ["a b", "c"]})
+    extra = {"stage": "vector", "count_in": 3, "ms": 1.5, "files": ["a b", "c"], "seconds": {"embed": 0.5}}
+    logger.info("retrieval.stage", extra=extra)
     line = out.getvalue().rstrip("\n")
     assert "\n" not in line
     match = LINE.match(line)
     assert match and match.groups() == ("info", "loci.test_logs"), line
-    assert line.endswith('msg=retrieval.stage count_in=3 files="[\\"a b\\",\\"c\\"]" ms=1.5 stage=vector'), line
+    fields = 'count_in=3 files="[\\"a b\\",\\"c\\"]" ms=1.5 seconds.embed=0.5 stage=vector'
+    assert line.endswith(f"msg=retrieval.stage {fields}"), line
 
 
 def test_values_with_spaces_quotes_or_newlines_are_quoted(captured: tuple[logging.Logger, io.StringIO]) -> None:
