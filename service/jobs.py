@@ -18,7 +18,7 @@ from domain import trash
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound, UpstreamUnavailable
-from loci.llm import LLMClient, llm_config_or_none
+from loci.llm import LLMClient
 from service.state import AppState
 
 __all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
@@ -41,17 +41,8 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, int]:
 
 
 def llm_for(state: AppState) -> LLMClient | None:
-    """One client per process, only when the LLM extractor is configured with an endpoint."""
-    settings = state.settings
-    if settings.mining.extractor != "llm":
-        return None
-    if "llm" not in state.extras:
-        config = llm_config_or_none(
-            settings.llm.base_url, settings.llm.api_key, timeout_s=settings.llm.timeout_s, prices=settings.llm.prices
-        )
-        state.extras["llm"] = LLMClient(config) if config else None
-    client: LLMClient | None = state.extras["llm"]
-    return client
+    """The process's client (built at start-up), only when mining uses the LLM extractor."""
+    return state.llm if state.settings.mining.extractor == "llm" else None
 
 
 async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""What a running service holds: the database, the embedder, the queue, settings.
+"""What a running service holds: the database, the embedder, the queue, the LLM client, settings.
 
 Built once in the app's lifespan (or a worker's start-up) from explicit settings and
 handed to handlers through dependency injection, never imported as globals.
@@ -6,14 +6,15 @@ handed to handlers through dependency injection, never imported as globals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
 
-__all__ = ["AppState", "Caller"]
+__all__ = ["AppState", "Caller", "build_llm"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,4 +31,14 @@ class AppState:
     embedder: Embedder
     queue: Any = None  # arq.ArqRedis once connected
     worker: Any = None  # in-process arq.Worker, when `serve` runs one
-    extras: dict[str, Any] = field(default_factory=dict)
+    llm: LLMClient | None = None
+    """Made at start-up when an endpoint is configured (rerank, and mining with the LLM
+    extractor), closed at shutdown by whoever made it; None means the offline paths."""
+
+
+def build_llm(settings: Settings) -> LLMClient | None:
+    """The process's one LLM client, or None without an endpoint. Does no I/O: the client
+    opens its connection pool on first use."""
+    s = settings.llm
+    config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
+    return LLMClient(config) if config is not None else None

@@ -14,9 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import Convention, Evaluation, Level, LevelResult, Summary, metric_names
 
@@ -105,7 +102,12 @@ def plot_recall_curves(runs: Sequence[RunResult], path: Path | str) -> Path:
     """recall_any@k against k, one line per preset, one panel per (convention, level).
 
     Uses a bare Figure on the Agg canvas: no pyplot global state, no display.
+    matplotlib (the ``bench`` extra) is imported here, not at the top, so loading the
+    harness (and the `loci` CLI) does not pay for it until a chart is drawn.
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     levels = _levels(runs)
     conventions = tuple(Convention)
     figure = Figure(figsize=(5.0 * len(levels), 3.6 * len(conventions)), layout="constrained")

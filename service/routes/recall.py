@@ -7,14 +7,12 @@ the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody
 
 from loci.errors import InvalidInput
-from loci.llm import LLMClient, llm_config_or_none
 from loci.timexpr import parse_timestamp
 from retrieval import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse, recall
 from service.deps import CallerDep, StateDep
@@ -91,13 +89,7 @@ def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
 
 
 def _deps(state: AppState) -> RecallDeps:
-    llm: Any = state.extras.get("llm")
-    if llm is None:
-        s = state.settings.llm
-        config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
-        if config is not None:
-            llm = state.extras["llm"] = LLMClient(config)
-    return RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings, llm=llm)
+    return RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings, llm=state.llm)
 
 
 def _out(response: RecallResponse) -> RecallOut:

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from loci.db import Database
 from service import jobs
 from service.state import AppState
-from service.worker import CRON_JOBS
+from service.worker import cron_jobs
 from tests.conftest import UserHandle
 from tests.palace_seed import Seeded, seed_palace
 
@@ -138,7 +138,8 @@ async def test_purge_trash_cron_removes_only_what_is_older_than_30_days(
         await s.execute(
             text("UPDATE rooms SET deleted_at = deleted_at - interval '31 days' WHERE wing_id = :w"), {"w": old_wing}
         )
-    assert any(c.coroutine is jobs.purge_trash for c in CRON_JOBS)  # scheduled daily by the worker
+    # scheduled daily by the worker
+    assert any(c.coroutine is jobs.purge_trash for c in cron_jobs(app_state.settings.queue))
     counts = await jobs.purge_trash({"state": app_state})
     assert counts["drawers"] >= 1 and counts["wings"] >= 1
     async with db.user_session(user.id) as s:
