@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from arq import create_pool
@@ -76,9 +76,21 @@ def build_state(settings: Settings) -> AppState:
     return AppState(settings=settings, db=db, embedder=Embedder(settings.embedding))
 
 
-def create_app(settings: Settings, *, state: AppState | None = None, run_worker: bool | None = None) -> Litestar:
-    app_state = state or build_state(settings)
-    with_worker = settings.server.run_worker if run_worker is None else run_worker
+async def _stop_worker(app_state: AppState, worker_task: asyncio.Task[Any] | None) -> None:
+    if worker_task is None:
+        return
+    with contextlib.suppress(Exception):
+        await app_state.worker.close()
+    worker_task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await worker_task
+    app_state.worker = None
+
+
+def _lifespan(
+    settings: Settings, app_state: AppState, with_worker: bool
+) -> Callable[[Litestar], contextlib.AbstractAsyncContextManager[None]]:
+    """Start-up and shutdown, in reverse order: embedder, LLM client, queue, worker."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -99,13 +111,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         finally:
             # Ctrl-C reaches the embedded Valkey too (same process group), so the queue
             # may already be gone here: shutting down must not fail because of it.
-            if worker_task is not None:
-                with contextlib.suppress(Exception):
-                    await app_state.worker.close()
-                worker_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await worker_task
-                app_state.worker = None
+            await _stop_worker(app_state, worker_task)
             if app_state.queue is not None:
                 with contextlib.suppress(Exception):
                     await app_state.queue.aclose()
@@ -114,6 +120,14 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
                 await app_state.llm.aclose()
                 app_state.llm = None
             await app_state.db.dispose()
+
+    return lifespan
+
+
+def create_app(settings: Settings, *, state: AppState | None = None, run_worker: bool | None = None) -> Litestar:
+    app_state = state or build_state(settings)
+    with_worker = settings.server.run_worker if run_worker is None else run_worker
+    lifespan = _lifespan(settings, app_state, with_worker)
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
