@@ -5,7 +5,8 @@ from ``ingest`` only, never from its stage modules:
 
 * storage: `store_conversation`, `append_turns`, `complete_conversation`,
   `get_conversation`, `list_turns`;
-* mining: `mine_conversation` with its `MiningDeps` and `MiningResult`;
+* mining: `mine_conversation` with its `MiningDeps` and `MiningResult`; `EXTRACTORS`,
+  the table of extractors the setting names, and the `Extractor` protocol;
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
@@ -20,14 +21,18 @@ from ingest.conversations import (
     store_conversation,
 )
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
+from ingest.extraction import Extractor
+from ingest.extractors import EXTRACTORS
 from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
 
 __all__ = [
+    "EXTRACTORS",
     "ConversationRef",
     "EntityOut",
+    "Extractor",
     "MiningDeps",
     "MiningResult",
     "RelationOut",

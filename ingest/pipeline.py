@@ -21,9 +21,8 @@ import numpy as np
 from sqlalchemy import select
 
 from ingest.accounting import record_run
-from ingest.extract_llm import LLMExtractor
-from ingest.extract_offline import OfflineExtractor
 from ingest.extraction import ExtractionOutcome, Extractor, TurnView
+from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.records import MiningDeps, MiningResult
@@ -32,15 +31,9 @@ from ingest.window import commit_window
 from loci.errors import NotFound
 from loci.models import Agent, Conversation, Turn
 
-__all__ = ["extractor_for", "mine_conversation"]
+__all__ = ["mine_conversation"]
 
 log = logging.getLogger("loci.ingest.pipeline")
-
-
-def extractor_for(deps: MiningDeps) -> Extractor:
-    if deps.settings.mining.extractor == "llm" and deps.llm is not None:
-        return LLMExtractor(deps.llm, deps.settings.llm.extract_model)
-    return OfflineExtractor()
 
 
 async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversation, list[TurnView]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ingest.extraction import Extractor
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
@@ -38,6 +39,8 @@ class MiningDeps:
     embedder: Embedder
     settings: Settings
     llm: LLMClient | None = None
+    extractor: Extractor | None = None
+    """Mine with this extractor instead of the configured one (`ingest.extractors`)."""
 
 
 @dataclass(frozen=True, slots=True)
