@@ -16,7 +16,17 @@ from litestar.params import FromQuery, JSONBody
 from loci.errors import InvalidInput
 from loci.llm import LLMClient, llm_config_or_none
 from loci.timexpr import parse_timestamp
-from retrieval import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse, recall
+from retrieval import (
+    LLMReranker,
+    RecallDeps,
+    RecalledDrawer,
+    RecallFilters,
+    RecallRequest,
+    RecallResponse,
+    RetrievalConfig,
+    get_preset,
+    recall,
+)
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
@@ -90,6 +100,11 @@ def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
     )
 
 
+def _config(preset: str | None) -> RetrievalConfig | None:
+    """A named preset's config (unknown names are a 400 on ``preset``); None is the default."""
+    return get_preset(preset) if preset else None
+
+
 def _deps(state: AppState) -> RecallDeps:
     llm: Any = state.extras.get("llm")
     if llm is None:
@@ -97,7 +112,11 @@ def _deps(state: AppState) -> RecallDeps:
         config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
         if config is not None:
             llm = state.extras["llm"] = LLMClient(config)
-    return RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings, llm=llm)
+    settings = state.settings
+    reranker = None
+    if llm is not None:
+        reranker = LLMReranker(llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    return RecallDeps(db=state.db, embedder=state.embedder, settings=settings, reranker=reranker)
 
 
 def _out(response: RecallResponse) -> RecallOut:
@@ -140,7 +159,7 @@ class RecallController(Controller):
             filters=_filters(data.filters),
             now=_time(data.now, "now"),
             budget_tokens=data.budget_tokens,
-            preset=data.preset or None,
+            config=_config(data.preset),
         )
         return _out(await recall(_deps(app_state), request))
 
@@ -166,6 +185,6 @@ class RecallController(Controller):
             message=q,
             top_k=_top_k(top_k) or 10,
             filters=RecallFilters(wing=wing or None, role=role or None),
-            preset=preset or None,
+            config=_config(preset),
         )
         return _out(await recall(_deps(app_state), request))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
 from loci.models import Agent, Drawer, MemorySettings, RetrievalLog, UsageCost
 from loci.settings import Settings
-from retrieval import RecallDeps, RecallRequest, recall
+from retrieval import LLMReranker, RecallDeps, RecallRequest, SearchMode, get_preset, recall
 from service.accounts import create_user
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
@@ -81,7 +82,14 @@ async def palace(db: Database, embedder: Embedder) -> Palace:
 
 
 def deps(db: Database, embedder: Embedder, settings: Settings, llm: LLMClient | None = None) -> RecallDeps:
-    return RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
+    """As the service builds them: an LLM client, when there is one, reaches recall as its reranker."""
+    reranker = None
+    if llm is not None:
+        reranker = LLMReranker(llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    return RecallDeps(db=db, embedder=embedder, settings=settings, reranker=reranker)
+
+
+RERANK = get_preset("hybrid+rerank")
 
 
 @pytest.fixture
@@ -108,7 +116,7 @@ async def test_exact_name_found_by_keyword_signal(plain, db, embedder, settings,
     assert response.items[0].drawer_id == target
     assert response.items[0].ranks["keyword"] == 1
     only_kw = await recall(
-        deps(db, embedder, settings), RecallRequest(user.id, "Brezhnev", now=NOW, preset="keyword-only")
+        deps(db, embedder, settings), RecallRequest(user.id, "Brezhnev", now=NOW, config=get_preset("keyword-only"))
     )
     assert [i.drawer_id for i in only_kw.items] == [target]
 
@@ -222,7 +230,7 @@ async def test_rerank_promotes_and_records_cost(db, embedder, settings, palace, 
         deps(db, embedder, settings), RecallRequest(user.id, "the meeting agenda", now=NOW, log=False)
     )
     fake_openai.queue(FakeReply(content=json.dumps({"ranking": [3, 1]}), usage=(120, 8)))
-    request = RecallRequest(user.id, "the meeting agenda", now=NOW, preset="hybrid+rerank", log=True)
+    request = RecallRequest(user.id, "the meeting agenda", now=NOW, config=RERANK, log=True)
     response = await recall(deps(db, embedder, settings, llm), request)
     ids = [i.drawer_id for i in baseline.items]
     assert [i.drawer_id for i in response.items][:2] == [ids[2], ids[0]]
@@ -246,7 +254,7 @@ async def test_rerank_malformed_reply_falls_back_to_rrf(
     baseline = await recall(d, RecallRequest(user.id, "what colour is the garage door?", now=NOW, log=False))
     for reply in (FakeReply(content="I think number three is best"), FakeReply(status=500, content="boom")):
         fake_openai.queue(reply)
-        request = RecallRequest(user.id, "what colour is the garage door?", now=NOW, preset="hybrid+rerank")
+        request = RecallRequest(user.id, "what colour is the garage door?", now=NOW, config=RERANK)
         response = await recall(d, request)
         assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
         assert all("rerank" not in i.ranks for i in response.items)
@@ -268,7 +276,7 @@ async def test_rerank_timeout_falls_back_to_rrf_without_waiting(
     message = "what colour is the garage door?"
     baseline = await recall(d, RecallRequest(user.id, message, now=NOW, log=False))
     fake_openai.queue(FakeReply(content=json.dumps({"ranking": [2, 1]}), delay_s=30))
-    response = await recall(d, RecallRequest(user.id, message, now=NOW, preset="hybrid+rerank", log=True))
+    response = await recall(d, RecallRequest(user.id, message, now=NOW, config=RERANK, log=True))
     assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
     assert all("rerank" not in i.ranks for i in response.items)
     assert response.timings_ms["rerank"] < 30_000  # bounded by the timeout, not by the slow reply
@@ -297,14 +305,14 @@ async def test_filters_narrow_every_signal(db, embedder, settings, palace) -> No
     assert all(i.occurred_at >= at(30) for i in since.items)
 
 
-async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval.candidates as candidates
-
+async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace) -> None:  # type: ignore[no-untyped-def]
     user, placed = palace
-    request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, preset="vector-only", log=False)
+    vector_only = get_preset("vector-only")
+    assert vector_only.semantic.search is SearchMode.AUTO  # a palace this small is searched exactly
+    request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, config=vector_only, log=False)
     exact = await recall(plain, request)
-    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)  # as for a large share of a big graph
-    graph = await recall(plain, request)
+    hnsw = replace(vector_only, semantic=replace(vector_only.semantic, search=SearchMode.HNSW))
+    graph = await recall(plain, replace(request, config=hnsw))  # as for a large share of a big graph
     assert graph.items[0].drawer_id == exact.items[0].drawer_id == placed["kitten"].drawer_ids[0]
     assert [i.drawer_id for i in graph.items] == [i.drawer_id for i in exact.items]
 
