@@ -14,18 +14,26 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 from bench.longmemeval.dataset import Question
-from bench.longmemeval.ingest import ContractMissing, find_users, unfinished
+from bench.longmemeval.ingest import find_users, unfinished
 from bench.longmemeval.ranking import drawer_record, rank_sessions
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
 from loci.settings import Settings
+from retrieval import PRESETS, LLMReranker, RecallDeps, RecallRequest, RecallResponse, RerankerKind, recall
 
-__all__ = ["CANDIDATE_LIMIT", "TOP_K", "NotIngested", "available_presets", "retrieval_record", "retrieve_questions"]
+__all__ = [
+    "CANDIDATE_LIMIT",
+    "TOP_K",
+    "NotIngested",
+    "available_presets",
+    "retrieval_record",
+    "retrieve_questions",
+    "uses_llm_reranker",
+]
 
 TOP_K = 500  # the contract's maximum for programmatic callers
 CANDIDATE_LIMIT = 1000
@@ -35,26 +43,24 @@ class NotIngested(RuntimeError):
     """Some questions have no user in the run's schema: run the ingest stage first."""
 
 
-def _contract() -> Any:
-    try:
-        from retrieval import (  # type: ignore[attr-defined,unused-ignore]
-            PRESETS,
-            RecallDeps,
-            RecallRequest,
-            recall,
-        )
-    except ImportError as e:
-        raise ContractMissing(f"the retrieval package does not provide the recall contract yet: {e}") from e
-    return SimpleNamespace(PRESETS=PRESETS, RecallDeps=RecallDeps, RecallRequest=RecallRequest, recall=recall)
-
-
 def available_presets() -> list[str]:
-    """Preset names the retrieval package offers (raises ContractMissing before its merge)."""
-    return sorted(_contract().PRESETS)
+    """Preset names the retrieval package offers."""
+    return sorted(PRESETS)
 
 
-def retrieval_record(question: Question, user_id: int, preset: str, response: Any, wall_ms: float) -> dict[str, Any]:
-    """The log line of one question (pure: `response` is a `retrieval.RecallResponse`)."""
+def uses_llm_reranker(preset: str) -> bool:
+    """Whether the preset's config always reranks with an LLM (so the run needs a client).
+
+    A preset that defers to the user's settings does not: benchmark users keep the
+    default ``use_rerank`` off."""
+    config = PRESETS.get(preset)
+    return config is not None and config.reranker is RerankerKind.LLM
+
+
+def retrieval_record(
+    question: Question, user_id: int, preset: str, response: RecallResponse, wall_ms: float
+) -> dict[str, Any]:
+    """The log line of one question (pure)."""
     ranking = rank_sessions(question, response.items)
     return {
         "question_id": question.question_id,
@@ -91,10 +97,11 @@ async def retrieve_questions(
     advance: Callable[[int], None] = lambda _n: None,
     llm: LLMClient | None = None,
 ) -> list[dict[str, Any]]:
-    """Recall every question; returns the log records in question order."""
-    c = _contract()
-    if preset not in c.PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(c.PRESETS))}")
+    """Recall every question with the preset's config; returns the log records in question
+    order. With an ``llm`` client the config's reranker (if it asks for one) uses it."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(PRESETS))}")
+    config = PRESETS[preset]
     users = await find_users(db, [q.question_id for q in questions])
     missing = [q.question_id for q in questions if q.question_id not in users]
     if missing:
@@ -104,22 +111,25 @@ async def retrieve_questions(
         raise NotIngested(
             f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
         )
-    deps = c.RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
+    reranker = None
+    if llm is not None:
+        reranker = LLMReranker(llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    deps = RecallDeps(db=db, embedder=embedder, settings=settings, reranker=reranker)
     semaphore = asyncio.Semaphore(max(1, workers))
 
     async def one(question: Question) -> dict[str, Any]:
         async with semaphore:
-            request = c.RecallRequest(
+            request = RecallRequest(
                 user_id=users[question.question_id],
                 message=question.question,
                 top_k=TOP_K,
                 candidate_limit=CANDIDATE_LIMIT,
                 now=question.question_date,
-                preset=preset,
+                config=config,
                 log=False,
             )
             started = time.perf_counter()
-            response = await c.recall(deps, request)
+            response = await recall(deps, request)
             wall_ms = (time.perf_counter() - started) * 1000.0
         advance(1)
         return retrieval_record(question, users[question.question_id], preset, response, wall_ms)
