@@ -299,8 +299,13 @@ async def _rank(
     return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
 
 
-def _log(session: AsyncSession, request: RecallRequest, config: RetrievalConfig, response: RecallResponse,
-         notes: dict[str, Any]) -> None:  # fmt: skip
+def _log(
+    session: AsyncSession,
+    request: RecallRequest,
+    config: RetrievalConfig,
+    response: RecallResponse,
+    notes: dict[str, Any],
+) -> None:
     write_log(session, request.user_id, request.message, config.name, response.items, response.timings_ms, notes)
 
 
