@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -14,7 +15,16 @@ from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
 from loci.models import Agent, Drawer, MemorySettings, RetrievalLog, UsageCost
 from loci.settings import Settings
-from retrieval import LLMReranker, RecallDeps, RecallRequest, SearchMode, get_preset, recall
+from retrieval import (
+    LLMReranker,
+    RecallDeps,
+    RecallRequest,
+    RerankCandidate,
+    RerankOutcome,
+    SearchMode,
+    get_preset,
+    recall,
+)
 from service.accounts import create_user
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
@@ -349,3 +359,30 @@ async def test_controls_see_the_users_vectors_and_the_graph_size_as_the_app_role
     assert controls.palace_vectors == mine > 0
     assert controls.graph_size == pytest.approx(vectors, rel=0.05)
     assert controls.graph_size < rows
+
+
+class _RecordingReranker:
+    """A `Reranker` that keeps the fused order and records the model it was asked for."""
+
+    def __init__(self) -> None:
+        self.models: list[str | None] = []
+
+    async def rerank(
+        self, query: str, candidates: Sequence[RerankCandidate], top_k: int, model: str | None = None
+    ) -> RerankOutcome:
+        self.models.append(model)
+        return RerankOutcome((), "kept")
+
+
+async def test_reranker_comes_through_the_protocol_with_the_users_model(db, embedder, settings, new_user) -> None:  # type: ignore[no-untyped-def]
+    user = await new_user("rerank-model")
+    await place_conversation(db, embedder, user.id, ConversationSpec([("user", "The boiler needs a service.", at(3))]))
+    request = RecallRequest(user.id, "when is the boiler service?", now=NOW, config=RERANK, log=True)
+    without = await recall(deps(db, embedder, settings), request)
+    async with db.user_session(user.id) as s:
+        note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
+        await s.execute(update(MemorySettings).where(MemorySettings.user_id == user.id).values(rerank_model="tiny-1"))
+    assert note["rerank"] == "fallback to RRF: no LLM endpoint configured" and without.items
+    recorder = _RecordingReranker()
+    await recall(RecallDeps(db=db, embedder=embedder, settings=settings, reranker=recorder), request)
+    assert recorder.models == ["tiny-1"]
