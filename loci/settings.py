@@ -20,6 +20,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 from loci.errors import ConfigurationError
 
 __all__ = [
+    "BUDGET_TOKENS_MAX",
+    "BUDGET_TOKENS_MIN",
     "DatabaseSettings",
     "EmbeddingSettings",
     "LLMSettings",
@@ -158,12 +160,17 @@ class MiningSettings(BaseSettings):
         return value
 
 
+BUDGET_TOKENS_MIN = 64
+BUDGET_TOKENS_MAX = 32_000
+"""Bounds of a memory context block's token budget, for the setting and per request."""
+
+
 class RetrievalSettings(BaseSettings):
     model_config = _group("LOCI_RETRIEVAL_")
 
     preset: str = "hybrid"
     rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
-    budget_tokens: int = Field(default=1500, ge=64, le=32_000)
+    budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
 
 
 class Settings(BaseModel):

@@ -1,24 +1,39 @@
 """Recall: hybrid candidates fused by RRF, optional rerank, rendered memory context.
 
-The public surface is the request/response records, `recall`, and the named presets;
-everything else is an internal stage.
+The public surface is the request/response records, `recall`, the configuration
+records (a `RetrievalConfig` with per-signal parameters), the named presets and the
+`Reranker` protocol with its LLM implementation; everything else is an internal stage.
 """
 
-from retrieval.config import RerankerKind, RetrievalConfig, Signal
+from retrieval.config import RerankerKind, RetrievalConfig
+from retrieval.params import KeywordParams, PreferenceParams, SearchMode, SemanticParams, Signal, TemporalParams
 from retrieval.pipeline import recall, validate_request
-from retrieval.presets import PRESETS, get_preset
+from retrieval.presets import HYBRID, PRESETS, get_preset
 from retrieval.request import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse
+from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
+from retrieval.store import DEFAULT_TOP_K
 
 __all__ = [
+    "DEFAULT_TOP_K",
+    "HYBRID",
     "PRESETS",
+    "KeywordParams",
+    "LLMReranker",
+    "PreferenceParams",
     "RecallDeps",
     "RecallFilters",
     "RecallRequest",
     "RecallResponse",
     "RecalledDrawer",
+    "RerankCandidate",
+    "RerankOutcome",
+    "Reranker",
     "RerankerKind",
     "RetrievalConfig",
+    "SearchMode",
+    "SemanticParams",
     "Signal",
+    "TemporalParams",
     "get_preset",
     "recall",
     "validate_request",

@@ -1,8 +1,10 @@
 """Retrieval configuration as data: which signals, how much each weighs, which reranker.
 
-A preset (see `presets`) is one `RetrievalConfig`; the service picks one by name per
-call and the benchmark sweeps them, so nothing in the pipeline branches on a preset's
-name, only on these fields.
+`recall` takes one `RetrievalConfig` by value (`RecallRequest.config`); a preset (see
+`presets`) is just a named one. Callers copy and change a config with
+`dataclasses.replace`, so nothing in the pipeline branches on a preset's name, only on
+these fields. The signals' own parameters default to the signal table's
+(`retrieval.signals`).
 """
 
 from __future__ import annotations
@@ -10,17 +12,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["RerankerKind", "RetrievalConfig", "Signal"]
+from retrieval.params import KeywordParams, PreferenceParams, SemanticParams, Signal, TemporalParams
+from retrieval.signals import SIGNALS, default_weights
 
-
-class Signal(enum.StrEnum):
-    """A candidate source; each owns its SQL in `retrieval.signals`."""
-
-    SEMANTIC = "semantic"
-    KEYWORD = "keyword"
-    TEMPORAL = "temporal"
-    PREFERENCE = "preference"
+__all__ = ["RerankerKind", "RetrievalConfig"]
 
 
 class RerankerKind(enum.StrEnum):
@@ -30,43 +27,61 @@ class RerankerKind(enum.StrEnum):
     """Use the user's ``memory_settings.use_rerank`` (the default preset's choice)."""
 
 
-def _default_weights() -> dict[Signal, float]:
-    return {Signal.SEMANTIC: 1.0, Signal.KEYWORD: 1.0, Signal.TEMPORAL: 0.6, Signal.PREFERENCE: 0.3}
+def _default(signal: Signal) -> Any:
+    return SIGNALS[signal].params
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
-    """Everything that changes what recall returns, in one comparable record.
-
-    ``weights`` holds the enabled signals and their RRF weights (a signal absent from it
-    is not queried at all). ``recency_weight`` is the weight of the mild recency prior the
-    temporal signal falls back to when the message names no time. ``assistant_weight``
-    scales assistant turns unless the message asks about what the assistant said: a
-    user asking "what did I…" is after their own past turns.
-    """
+    """Everything that changes what recall returns, in one comparable record."""
 
     name: str
-    weights: Mapping[Signal, float] = field(default_factory=_default_weights)
+    weights: Mapping[Signal, float] = field(default_factory=default_weights)
+    """The enabled signals and their RRF weights (a signal absent from it is not queried)."""
     rrf_k: int = 60
+    """RRF's rank offset: Cormack et al.'s 60 (the tuned presets use 20)."""
     reranker: RerankerKind = RerankerKind.SETTINGS
     rerank_top_n: int = 20
-    recency_weight: float = 0.15
+    """Fused drawers the reranker sees (when more than ``top_k``): enough to promote a
+    buried answer, few enough for one short LLM prompt."""
     assistant_weight: float = 0.85
+    """Scales assistant turns unless the message asks about what the assistant said: a
+    user asking "what did I…" is after their own past turns."""
     min_similarity: float = 0.30
     """Relevance floor: a drawer enters the context block only with at least this cosine
-    similarity or a keyword/entity match."""
-    ef_search: int = 100
-    temporal_margin_days: float = 3.0
+    similarity or a match by a signal that `counts_as_relevant`."""
     room_pool_depth: int = 1
     """How many of a room's best drawers add up to the room's score (`fusion.pool_rooms`);
     1 turns pooling off."""
     room_pool_decay: float = 0.5
+    """Each further drawer of a room adds this power of its score (0.5, 0.25, …)."""
     sub_query_weight: float = 0.0
     """Weight of each clause's own semantic list when the message joins two
     (`query.sub_queries`), scaled by how far the clause's vector is from the whole
     message's (cosine distance), so a clause that restates the question adds little;
     0 searches with the whole message only."""
+    query_terms: int = 24
+    """Content words kept from a message: the keyword OR query and the entity phrases use
+    them all (the keyword signal weighs the first `KeywordParams.idf_terms` by IDF)."""
+    palace_count_cap: int = 20_000
+    """The user's drawers are counted up to this (an index-only scan on every recall): it
+    is the keyword IDF's N and the semantic exact-or-HNSW input, both flat beyond it."""
+    semantic: SemanticParams = field(default_factory=lambda: _default(Signal.SEMANTIC))
+    keyword: KeywordParams = field(default_factory=lambda: _default(Signal.KEYWORD))
+    temporal: TemporalParams = field(default_factory=lambda: _default(Signal.TEMPORAL))
+    preference: PreferenceParams = field(default_factory=lambda: _default(Signal.PREFERENCE))
 
     @property
     def signals(self) -> tuple[Signal, ...]:
+        """The enabled signals, in the table's order."""
         return tuple(s for s in Signal if self.weights.get(s, 0.0) > 0.0)
+
+    def params(self, signal: Signal) -> Any:
+        """The parameters in force for ``signal`` (its own record type)."""
+        by_signal: dict[Signal, Any] = {
+            Signal.SEMANTIC: self.semantic,
+            Signal.KEYWORD: self.keyword,
+            Signal.TEMPORAL: self.temporal,
+            Signal.PREFERENCE: self.preference,
+        }
+        return by_signal[signal]

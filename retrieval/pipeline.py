@@ -1,8 +1,9 @@
 """Recall orchestration: controls → signals → RRF → (rerank) → hydrate → render → log.
 
-Only sequencing lives here; each stage is its own module. Every stage is timed and
-emits one structured log record (``retrieval.stage`` with counts in/out and latency),
-and the per-call timings go back to the caller and into ``retrieval_logs``.
+Only sequencing lives here; each stage is its own module and each signal is a row of
+`retrieval.signals.SIGNALS`. Every stage is timed and emits one structured DEBUG record
+(``retrieval.stage`` with counts in/out and latency); the per-call timings go back to
+the caller and into ``retrieval_logs``, which is where the benchmark reads them.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -21,22 +22,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.errors import InvalidInput
 from loci.models import ROLES
-from retrieval.candidates import (
-    SIZE_CAP,
-    SignalContext,
-    keyword_candidates,
-    preference_candidates,
-    semantic_candidates,
-    temporal_candidates,
-    vector_literal,
-)
-from retrieval.config import RerankerKind, RetrievalConfig, Signal
+from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
+from retrieval.candidates import SignalContext
+from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
+from retrieval.params import Signal
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse, is_trivial
 from retrieval.render import RenderItem, render_context
-from retrieval.request import RecallDeps, RecalledDrawer, RecallRequest, RecallResponse
-from retrieval.rerank import LLMReranker, RerankCandidate, RerankOutcome, apply_order
+from retrieval.request import RecallDeps, RecallRequest, RecallResponse
+from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
+from retrieval.semantic import semantic_candidates
+from retrieval.signals import SIGNALS, relevant_signals
 from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs, write_log
 
 __all__ = ["recall", "validate_request"]
@@ -46,19 +43,13 @@ log = logging.getLogger("loci.retrieval")
 MAX_MESSAGE_CHARS = 20_000
 MAX_TOP_K = 500
 MAX_CANDIDATES = 1000
-
-SignalFn = Callable[[AsyncSession, SignalContext], Awaitable[list[Scored]]]
-_SIGNALS: Mapping[Signal, SignalFn] = {
-    Signal.SEMANTIC: semantic_candidates,
-    Signal.KEYWORD: keyword_candidates,
-    Signal.TEMPORAL: temporal_candidates,
-    Signal.PREFERENCE: preference_candidates,
-}
-_NEEDS_VECTOR = frozenset({Signal.SEMANTIC, Signal.TEMPORAL, Signal.PREFERENCE})
+NO_RERANKER = "fallback to RRF: no LLM endpoint configured"
+_RELEVANT = relevant_signals()
 
 
 class _Clock:
-    """Stage timings plus the one structured log record per stage."""
+    """Stage timings plus the one structured log record per stage (DEBUG: a recall runs
+    before every LLM call, and the timings also travel in the response and the log row)."""
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
@@ -70,7 +61,7 @@ class _Clock:
         ms = (now - self.mark) * 1000.0
         self.mark = now
         self.timings[name] = self.timings.get(name, 0.0) + ms
-        log.info("retrieval.stage", extra={"stage": name, "count_in": count_in, "count_out": count_out, "ms": ms})
+        log.debug("retrieval.stage", extra={"stage": name, "count_in": count_in, "count_out": count_out, "ms": ms})
 
     def total(self) -> dict[str, float]:
         self.timings["total"] = (time.perf_counter() - self.start) * 1000.0
@@ -87,8 +78,11 @@ def validate_request(request: RecallRequest) -> None:
         raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
     if not 1 <= request.candidate_limit <= MAX_CANDIDATES:
         raise InvalidInput(f"candidate_limit must be between 1 and {MAX_CANDIDATES}", field="candidate_limit")
-    if request.budget_tokens is not None and not 64 <= request.budget_tokens <= 32_000:
-        raise InvalidInput("budget_tokens must be between 64 and 32000", field="budget_tokens")
+    budget = request.budget_tokens
+    if budget is not None and not BUDGET_TOKENS_MIN <= budget <= BUDGET_TOKENS_MAX:
+        raise InvalidInput(
+            f"budget_tokens must be between {BUDGET_TOKENS_MIN} and {BUDGET_TOKENS_MAX}", field="budget_tokens"
+        )
     f = request.filters
     if f.role is not None and f.role not in ROLES:
         raise InvalidInput(f"role must be one of {', '.join(ROLES)}", field="filters.role")
@@ -100,7 +94,7 @@ def validate_request(request: RecallRequest) -> None:
 
 
 def _skip(reason: str, config: RetrievalConfig, clock: _Clock) -> RecallResponse:
-    log.info("retrieval.skipped", extra={"reason": reason})
+    log.debug("retrieval.skipped", extra={"reason": reason})
     return RecallResponse(items=(), context=None, timings_ms=clock.total(), preset=config.name, skipped=reason)
 
 
@@ -114,8 +108,7 @@ def _recency_prior(lists: Mapping[str, list[Scored]]) -> list[Scored]:
 
 
 def _passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConfig) -> bool:
-    ranks = fused.ranks
-    if Signal.KEYWORD in ranks or Signal.PREFERENCE in ranks or Signal.TEMPORAL in ranks:
+    if not _RELEVANT.isdisjoint(fused.ranks):
         return True
     return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
 
@@ -139,9 +132,10 @@ def _fuse(
 ) -> tuple[list[Fused], dict[str, float]]:
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
     weights.update(sub_weights)
-    if Signal.TEMPORAL in config.signals and not analysis.spans and config.recency_weight > 0:
+    recency = config.temporal.recency_weight
+    if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
         lists["recency"] = _recency_prior(lists)
-        weights["recency"] = config.recency_weight
+        weights["recency"] = recency
     multipliers: dict[int, float] = {}
     if not analysis.about_assistant and config.assistant_weight != 1.0:
         for items in lists.values():
@@ -157,16 +151,15 @@ def _fuse(
 
 
 async def _rerank(
-    deps: RecallDeps, request: RecallRequest, items: list[RenderItem], top_k: int, model: str
+    deps: RecallDeps, request: RecallRequest, items: list[RenderItem], top_k: int, model: str | None
 ) -> tuple[list[RenderItem], RerankOutcome]:
-    if deps.llm is None:
-        return items, RerankOutcome((), "fallback to RRF: no LLM endpoint configured")
-    reranker = LLMReranker(deps.llm, model, deps.settings.retrieval.rerank_timeout_s)
+    if deps.reranker is None:
+        return items, RerankOutcome((), NO_RERANKER)
     pool = [
         RerankCandidate(i.drawer.drawer_id, i.drawer.role, f"{i.drawer.occurred_at:%Y-%m-%d}", i.drawer.content)
         for i in items
     ]
-    outcome = await reranker.rerank(request.message, pool, top_k)
+    outcome = await deps.reranker.rerank(request.message, pool, top_k, model)
     if not outcome.order:
         return items, outcome
     by_id = {i.drawer.drawer_id: i for i in items}
@@ -177,16 +170,9 @@ async def _rerank(
         item = by_id[drawer_id]
         if drawer_id in promoted:
             ranks = {**item.drawer.ranks, "rerank": position}
-            item = RenderItem(_with_ranks(item.drawer, ranks), item.closet_id, item.closet_topic, item.neighbour)
+            item = RenderItem(replace(item.drawer, ranks=ranks), item.closet_id, item.closet_topic, item.neighbour)
         reranked.append(item)
     return reranked, outcome
-
-
-def _with_ranks(d: RecalledDrawer, ranks: dict[str, int]) -> RecalledDrawer:
-    return RecalledDrawer(
-        d.drawer_id, d.aaak, d.wing, d.room_id, d.room_label, d.conversation_external_id, d.turn_seq,
-        d.part, d.role, d.content, d.occurred_at, ranks, d.score,
-    )  # fmt: skip
 
 
 def _use_rerank(config: RetrievalConfig, controls: Controls) -> bool:
@@ -204,33 +190,45 @@ class _Candidates:
     """RRF weights of the clauses' semantic lists (``semantic.1``, ``semantic.2``…)."""
 
 
+async def _run_signals(
+    session: AsyncSession, ctx: SignalContext, config: RetrievalConfig, vector_ready: bool, clock: _Clock
+) -> dict[Signal, list[Scored]]:
+    """The enabled signals whose `needs_vector` equals ``vector_ready``, in table order."""
+    found: dict[Signal, list[Scored]] = {}
+    for signal in config.signals:
+        spec = SIGNALS[signal]
+        if spec.needs_vector == vector_ready:
+            found[signal] = await spec.candidates(session, ctx, config.params(signal))
+            clock.stage(str(signal), ctx.limit, len(found[signal]))
+    return found
+
+
 async def _candidates(
-    session: AsyncSession, ctx: SignalContext, embedding: asyncio.Task[np.ndarray] | None, clock: _Clock
+    session: AsyncSession,
+    ctx: SignalContext,
+    config: RetrievalConfig,
+    embedding: asyncio.Task[np.ndarray] | None,
+    clock: _Clock,
 ) -> _Candidates:
     """Signals that need no query vector run first, while the embedding is still being
     computed in its thread (the model runs outside the GIL, Postgres in its own process),
     then the ones that do, then the clauses' semantic searches. The lists keep the
     config's signal order either way."""
-    found: dict[Signal, list[Scored]] = {}
-    for signal in (s for s in ctx.config.signals if s not in _NEEDS_VECTOR):
-        found[signal] = await _SIGNALS[signal](session, ctx)
-        clock.stage(str(signal), ctx.limit, len(found[signal]))
+    found = await _run_signals(session, ctx, config, False, clock)
     vectors = await embedding if embedding is not None else None
     if vectors is not None:
-        ctx = replace(ctx, vector=vector_literal(vectors[0]))
+        ctx = replace(ctx, vector=vectors[0])
     clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
-    for signal in (s for s in ctx.config.signals if s in _NEEDS_VECTOR):
-        found[signal] = await _SIGNALS[signal](session, ctx)
-        clock.stage(str(signal), ctx.limit, len(found[signal]))
-    lists = {str(signal): found[signal] for signal in ctx.config.signals}
+    found |= await _run_signals(session, ctx, config, True, clock)
+    lists = {str(signal): found[signal] for signal in config.signals}
     sub_weights: dict[str, float] = {}
     if vectors is not None and len(vectors) > 1:
         for i, vector in enumerate(vectors[1:], start=1):
             name = f"{Signal.SEMANTIC}.{i}"
-            lists[name] = await semantic_candidates(session, replace(ctx, vector=vector_literal(vector)))
+            lists[name] = await semantic_candidates(session, replace(ctx, vector=vector), config.semantic)
             # Cosine distance from the whole message: a clause that only restates the
             # question would otherwise count the same drawers twice.
-            sub_weights[name] = ctx.config.sub_query_weight * max(0.0, 1.0 - float(vector @ vectors[0]))
+            sub_weights[name] = config.sub_query_weight * max(0.0, 1.0 - float(vector @ vectors[0]))
             clock.stage(name, ctx.limit, len(lists[name]))
     sims: dict[int, float] = {}
     for name in (str(Signal.SEMANTIC), *sub_weights):
@@ -266,7 +264,6 @@ class _Ranked:
 
 async def _rank(
     session: AsyncSession,
-    deps: RecallDeps,
     request: RecallRequest,
     config: RetrievalConfig,
     analysis: QueryAnalysis,
@@ -274,7 +271,7 @@ async def _rank(
     clock: _Clock,
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
-    controls = await load_controls(session, request.user_id, request.agent_id, SIZE_CAP)
+    controls = await load_controls(session, request.user_id, request.agent_id, config.palace_count_cap)
     clock.stage("controls", 1, 1)
     if not controls.enabled:
         return "memory disabled for this user"
@@ -282,10 +279,10 @@ async def _rank(
         return "recall disabled for this agent"
     limit = max(request.candidate_limit, request.top_k or 0)
     ctx = SignalContext(
-        request.user_id, analysis, None, request.filters, config, limit,
+        request.user_id, analysis, None, request.filters, limit, config.min_similarity,
         controls.palace_size, controls.palace_vectors, controls.graph_size,
     )  # fmt: skip
-    found = await _candidates(session, ctx, embedding, clock)
+    found = await _candidates(session, ctx, config, embedding, clock)
     lists, sims = found.lists, found.sims
     fused, weights = _fuse(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
@@ -302,6 +299,16 @@ async def _rank(
     return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
 
 
+def _log(
+    session: AsyncSession,
+    request: RecallRequest,
+    config: RetrievalConfig,
+    response: RecallResponse,
+    notes: dict[str, Any],
+) -> None:
+    write_log(session, request.user_id, request.message, config.name, response.items, response.timings_ms, notes)
+
+
 async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     """Rank the caller's drawers for ``request.message`` and render the context block.
 
@@ -311,30 +318,28 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     """
     clock = _Clock()
     validate_request(request)
-    config = get_preset(request.preset or deps.settings.retrieval.preset)
+    config = request.config if request.config is not None else get_preset(deps.settings.retrieval.preset)
     if is_trivial(request.message):
         return _skip("trivial message", config, clock)
-    analysis = analyse(request.message, request.now or datetime.now(UTC))
+    analysis = analyse(request.message, request.now or datetime.now(UTC), config.query_terms)
     texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
-    needs_vector = not _NEEDS_VECTOR.isdisjoint(config.signals)
+    needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
     embedding = asyncio.create_task(_embed(deps, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
     try:
         async with deps.db.user_session(request.user_id) as session:
-            state = await _rank(session, deps, request, config, analysis, embedding, clock)
+            state = await _rank(session, request, config, analysis, embedding, clock)
             if isinstance(state, str):
                 return _skip(state, config, clock)
             if not state.rerank:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:
-                    write_log(session, request.user_id, request.message, config.name, response.items,
-                              response.timings_ms, state.notes)  # fmt: skip
+                    _log(session, request, config, response, state.notes)
                 return response
     finally:
         if embedding is not None and not embedding.done():
             embedding.cancel()
-    model = state.rerank_model or deps.settings.llm.rerank_model
-    state.items, outcome = await _rerank(deps, request, state.items, state.top_k, model)
+    state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))
     response = _finish(deps, request, config, state, clock)
@@ -343,6 +348,5 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
             await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as above
             record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
             if request.log:
-                write_log(session, request.user_id, request.message, config.name, response.items,
-                          response.timings_ms, state.notes)  # fmt: skip
+                _log(session, request, config, response, state.notes)
     return response

@@ -73,8 +73,9 @@ def is_trivial(message: str) -> bool:
     return len(words) <= 3 and all(w in _TRIVIAL for w in words)
 
 
-def keyword_terms(message: str, limit: int = 24) -> list[str]:
-    """Distinct content words in order of appearance (stopwords and 1-letter words dropped)."""
+def keyword_terms(message: str, limit: int | None = None) -> list[str]:
+    """Distinct content words in order of appearance (stopwords and 1-letter words
+    dropped), the first ``limit`` of them (all when None)."""
     seen: dict[str, None] = {}
     for word in _words(message):
         if len(word) < 2 or word in _STOPWORDS or (word.isdigit() and len(word) < 2):
@@ -106,8 +107,10 @@ class QueryAnalysis:
     """The message's clauses when it joins two (see `sub_queries`); empty otherwise."""
 
 
-def analyse(message: str, now: datetime) -> QueryAnalysis:
-    terms = keyword_terms(message)
+def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
+    """Terms (the first ``max_terms``, `RetrievalConfig.query_terms` in recall), time
+    spans, clauses and whether the message asks about the assistant's words."""
+    terms = keyword_terms(message, max_terms)
     found = find_time_expressions(message, now)
     span_words = {w for s in found for w in _words(s.text)}
     # "Lately" / "recently" name no period (a 30-day guess would hide older memories that

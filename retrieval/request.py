@@ -12,26 +12,18 @@ from datetime import datetime
 
 from loci.db import Database
 from loci.embedder import Embedder
-from loci.llm import LLMClient
 from loci.settings import Settings
+from retrieval.config import RetrievalConfig
+from retrieval.filters import RecallFilters
+from retrieval.rerank import Reranker
 
 __all__ = ["RecallDeps", "RecallFilters", "RecallRequest", "RecallResponse", "RecalledDrawer"]
 
 
 @dataclass(frozen=True, slots=True)
-class RecallFilters:
-    """Narrow every signal: wing (slug or name), entity (slug or name), time range, role."""
-
-    wing: str | None = None
-    entity: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    role: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class RecallRequest:
-    """One recall. ``None`` fields fall back to the user's memory settings, then to settings."""
+    """One recall. ``None`` fields fall back to the user's memory settings, then to settings;
+    ``config`` None is the settings' default preset (``LOCI_RETRIEVAL_PRESET``)."""
 
     user_id: int
     message: str
@@ -40,8 +32,10 @@ class RecallRequest:
     filters: RecallFilters = field(default_factory=RecallFilters)
     now: datetime | None = None
     budget_tokens: int | None = None
-    preset: str | None = None
+    config: RetrievalConfig | None = None
     candidate_limit: int = 50
+    """How deep each signal's list goes (at least ``top_k``): ten times the default
+    ``top_k`` for the hot path; the benchmark asks 1,000 to rank whole haystacks."""
     log: bool = True
 
 
@@ -77,9 +71,11 @@ class RecallResponse:
 
 @dataclass(frozen=True, slots=True)
 class RecallDeps:
-    """What recall needs from the process: built once, passed in, never imported."""
+    """What recall needs from the process: built once, passed in, never imported.
+
+    Without a ``reranker`` a config that asks for one falls back to the RRF order."""
 
     db: Database
     embedder: Embedder
     settings: Settings
-    llm: LLMClient | None = None
+    reranker: Reranker | None = None

@@ -41,7 +41,12 @@ class RerankOutcome:
 
 
 class Reranker(Protocol):
-    async def rerank(self, query: str, candidates: Sequence[RerankCandidate], top_k: int) -> RerankOutcome: ...
+    """Reorders recall's fused candidates; ``model`` is the user's choice, None for the
+    reranker's own default. Must not raise: a failure is an outcome with an empty order."""
+
+    async def rerank(
+        self, query: str, candidates: Sequence[RerankCandidate], top_k: int, model: str | None = None
+    ) -> RerankOutcome: ...
 
 
 class _Ranking(BaseModel):
@@ -77,24 +82,26 @@ def apply_order(fused_ids: Sequence[int], promoted: Sequence[int]) -> list[int]:
 
 
 class LLMReranker:
-    """Reranks over any OpenAI-compatible endpoint through the shared `LLMClient`."""
+    """Reranks over any OpenAI-compatible endpoint through the shared `LLMClient`;
+    ``model`` is used when a call names none."""
 
     def __init__(self, client: LLMClient, model: str, timeout_s: float) -> None:
         self.client = client
         self.model = model
         self.timeout_s = timeout_s
 
-    async def rerank(self, query: str, candidates: Sequence[RerankCandidate], top_k: int) -> RerankOutcome:
+    async def rerank(
+        self, query: str, candidates: Sequence[RerankCandidate], top_k: int, model: str | None = None
+    ) -> RerankOutcome:
         if not candidates:
             return RerankOutcome((), "no candidates")
         messages = [
             {"role": "system", "content": _SYSTEM},
             {"role": "user", "content": _prompt(query, candidates, top_k)},
         ]
+        model = model or self.model
         try:
-            parsed, calls = await self.client.chat_json(
-                self.model, messages, _Ranking, retries=0, timeout_s=self.timeout_s
-            )
+            parsed, calls = await self.client.chat_json(model, messages, _Ranking, retries=0, timeout_s=self.timeout_s)
         except JSONOutputError as e:
             log.warning("rerank.fallback", extra={"reason": "unparseable", "error": str(e)})
             return RerankOutcome((), f"fallback to RRF: unparseable answer ({e})", tuple(e.results))
@@ -104,4 +111,4 @@ class LLMReranker:
         order = [candidates[n - 1].drawer_id for n in parsed.ranking if 1 <= n <= len(candidates)]
         if not order:
             return RerankOutcome((), "fallback to RRF: ranking named no candidate", tuple(calls))
-        return RerankOutcome(tuple(order[:top_k]), f"reranked by {self.model}", tuple(calls))
+        return RerankOutcome(tuple(order[:top_k]), f"reranked by {model}", tuple(calls))

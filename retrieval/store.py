@@ -18,14 +18,18 @@ from retrieval.fusion import Fused
 from retrieval.render import Neighbour, RenderItem
 from retrieval.request import RecalledDrawer
 
-__all__ = ["Controls", "hydrate", "load_controls", "record_rerank_costs", "write_log"]
+__all__ = ["DEFAULT_TOP_K", "Controls", "hydrate", "load_controls", "record_rerank_costs", "write_log"]
+
+DEFAULT_TOP_K = 5
+"""Drawers recalled when neither the request nor the user's memory settings say (the
+``memory_settings.top_k`` column's default): a context block small enough for any prompt."""
 
 
 @dataclass(frozen=True, slots=True)
 class Controls:
     enabled: bool = True
     agent_enabled: bool = True
-    top_k: int = 5
+    top_k: int = DEFAULT_TOP_K
     use_rerank: bool = False
     rerank_model: str | None = None
     palace_size: int = 0
@@ -67,7 +71,7 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
-        top_k=int(top_k) if top_k else 5,
+        top_k=int(top_k) if top_k else DEFAULT_TOP_K,
         use_rerank=bool(use_rerank),
         rerank_model=rerank_model,
         palace_size=int(size),

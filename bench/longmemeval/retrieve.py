@@ -23,9 +23,17 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
 from loci.settings import Settings
-from retrieval import PRESETS, RecallDeps, RecallRequest, recall
+from retrieval import PRESETS, LLMReranker, RecallDeps, RecallRequest, RecallResponse, RerankerKind, recall
 
-__all__ = ["CANDIDATE_LIMIT", "TOP_K", "NotIngested", "available_presets", "retrieval_record", "retrieve_questions"]
+__all__ = [
+    "CANDIDATE_LIMIT",
+    "TOP_K",
+    "NotIngested",
+    "available_presets",
+    "retrieval_record",
+    "retrieve_questions",
+    "uses_llm_reranker",
+]
 
 TOP_K = 500  # the contract's maximum for programmatic callers
 CANDIDATE_LIMIT = 1000
@@ -40,8 +48,19 @@ def available_presets() -> list[str]:
     return sorted(PRESETS)
 
 
-def retrieval_record(question: Question, user_id: int, preset: str, response: Any, wall_ms: float) -> dict[str, Any]:
-    """The log line of one question (pure: `response` is a `retrieval.RecallResponse`)."""
+def uses_llm_reranker(preset: str) -> bool:
+    """Whether the preset's config always reranks with an LLM (so the run needs a client).
+
+    A preset that defers to the user's settings does not: benchmark users keep the
+    default ``use_rerank`` off."""
+    config = PRESETS.get(preset)
+    return config is not None and config.reranker is RerankerKind.LLM
+
+
+def retrieval_record(
+    question: Question, user_id: int, preset: str, response: RecallResponse, wall_ms: float
+) -> dict[str, Any]:
+    """The log line of one question (pure)."""
     ranking = rank_sessions(question, response.items)
     return {
         "question_id": question.question_id,
@@ -78,9 +97,11 @@ async def retrieve_questions(
     advance: Callable[[int], None] = lambda _n: None,
     llm: LLMClient | None = None,
 ) -> list[dict[str, Any]]:
-    """Recall every question; returns the log records in question order."""
+    """Recall every question with the preset's config; returns the log records in question
+    order. With an ``llm`` client the config's reranker (if it asks for one) uses it."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(sorted(PRESETS))}")
+    config = PRESETS[preset]
     users = await find_users(db, [q.question_id for q in questions])
     missing = [q.question_id for q in questions if q.question_id not in users]
     if missing:
@@ -90,7 +111,10 @@ async def retrieve_questions(
         raise NotIngested(
             f"{len(partial)} question(s) only partly ingested (e.g. {partial[0]}); rerun ingest to finish them"
         )
-    deps = RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
+    reranker = None
+    if llm is not None:
+        reranker = LLMReranker(llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    deps = RecallDeps(db=db, embedder=embedder, settings=settings, reranker=reranker)
     semaphore = asyncio.Semaphore(max(1, workers))
 
     async def one(question: Question) -> dict[str, Any]:
@@ -101,7 +125,7 @@ async def retrieve_questions(
                 top_k=TOP_K,
                 candidate_limit=CANDIDATE_LIMIT,
                 now=question.question_date,
-                preset=preset,
+                config=config,
                 log=False,
             )
             started = time.perf_counter()

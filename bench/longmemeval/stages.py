@@ -69,7 +69,7 @@ class Run:
             "database": "configured DATABASE_URL" if self.settings.database.url else "embedded (<out>/.services)",
         }
         wanted = {"embedding": self.settings.embedding.model, **(models or {})}
-        if "rerank" in self.preset:
+        if retrieve_mod.uses_llm_reranker(self.preset):
             wanted["rerank"] = self.settings.llm.rerank_model
         if self.settings.mining.extractor == "llm":
             wanted["extract"] = self.settings.llm.extract_model
@@ -181,7 +181,7 @@ async def _retrieve_all(
     """Recall every question; rerank presets get the LLM client when an endpoint is configured."""
     llm = run.settings.llm
     config = llm_config_or_none(llm.base_url, llm.api_key, timeout_s=llm.timeout_s, prices=llm.prices)
-    client = LLMClient(config) if config is not None and "rerank" in run.preset else None
+    client = LLMClient(config) if config is not None and retrieve_mod.uses_llm_reranker(run.preset) else None
     try:
         return await retrieve_mod.retrieve_questions(
             db, embedder, run.settings, questions, preset=run.preset, workers=run.workers, advance=advance, llm=client

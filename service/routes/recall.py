@@ -14,7 +14,17 @@ from litestar.params import FromQuery, JSONBody
 
 from loci.errors import InvalidInput
 from loci.timexpr import parse_timestamp
-from retrieval import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse, recall
+from retrieval import (
+    LLMReranker,
+    RecallDeps,
+    RecalledDrawer,
+    RecallFilters,
+    RecallRequest,
+    RecallResponse,
+    RetrievalConfig,
+    get_preset,
+    recall,
+)
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
@@ -88,8 +98,17 @@ def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
     )
 
 
+def _config(preset: str | None) -> RetrievalConfig | None:
+    """A named preset's config (unknown names are a 400 on ``preset``); None is the default."""
+    return get_preset(preset) if preset else None
+
+
 def _deps(state: AppState) -> RecallDeps:
-    return RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings, llm=state.llm)
+    settings = state.settings
+    reranker = None
+    if state.llm is not None:
+        reranker = LLMReranker(state.llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    return RecallDeps(db=state.db, embedder=state.embedder, settings=settings, reranker=reranker)
 
 
 def _out(response: RecallResponse) -> RecallOut:
@@ -132,7 +151,7 @@ class RecallController(Controller):
             filters=_filters(data.filters),
             now=_time(data.now, "now"),
             budget_tokens=data.budget_tokens,
-            preset=data.preset or None,
+            config=_config(data.preset),
         )
         return _out(await recall(_deps(app_state), request))
 
@@ -158,6 +177,6 @@ class RecallController(Controller):
             message=q,
             top_k=_top_k(top_k) or 10,
             filters=RecallFilters(wing=wing or None, role=role or None),
-            preset=preset or None,
+            config=_config(preset),
         )
         return _out(await recall(_deps(app_state), request))

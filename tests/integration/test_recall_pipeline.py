@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,7 +16,16 @@ from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
 from loci.models import Agent, Drawer, MemorySettings, RetrievalLog, UsageCost
 from loci.settings import Settings
-from retrieval import RecallDeps, RecallRequest, recall
+from retrieval import (
+    LLMReranker,
+    RecallDeps,
+    RecallRequest,
+    RerankCandidate,
+    RerankOutcome,
+    SearchMode,
+    get_preset,
+    recall,
+)
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.palace_fixture import ConversationSpec, EntitySpec, PlacedConversation, place_conversation
@@ -81,7 +92,14 @@ async def palace(db: Database, embedder: Embedder) -> Palace:
 
 
 def deps(db: Database, embedder: Embedder, settings: Settings, llm: LLMClient | None = None) -> RecallDeps:
-    return RecallDeps(db=db, embedder=embedder, settings=settings, llm=llm)
+    """As the service builds them: an LLM client, when there is one, reaches recall as its reranker."""
+    reranker = None
+    if llm is not None:
+        reranker = LLMReranker(llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+    return RecallDeps(db=db, embedder=embedder, settings=settings, reranker=reranker)
+
+
+RERANK = get_preset("hybrid+rerank")
 
 
 @pytest.fixture
@@ -108,7 +126,7 @@ async def test_exact_name_found_by_keyword_signal(plain, db, embedder, settings,
     assert response.items[0].drawer_id == target
     assert response.items[0].ranks["keyword"] == 1
     only_kw = await recall(
-        deps(db, embedder, settings), RecallRequest(user.id, "Brezhnev", now=NOW, preset="keyword-only")
+        deps(db, embedder, settings), RecallRequest(user.id, "Brezhnev", now=NOW, config=get_preset("keyword-only"))
     )
     assert [i.drawer_id for i in only_kw.items] == [target]
 
@@ -222,7 +240,7 @@ async def test_rerank_promotes_and_records_cost(db, embedder, settings, palace, 
         deps(db, embedder, settings), RecallRequest(user.id, "the meeting agenda", now=NOW, log=False)
     )
     fake_openai.queue(FakeReply(content=json.dumps({"ranking": [3, 1]}), usage=(120, 8)))
-    request = RecallRequest(user.id, "the meeting agenda", now=NOW, preset="hybrid+rerank", log=True)
+    request = RecallRequest(user.id, "the meeting agenda", now=NOW, config=RERANK, log=True)
     response = await recall(deps(db, embedder, settings, llm), request)
     ids = [i.drawer_id for i in baseline.items]
     assert [i.drawer_id for i in response.items][:2] == [ids[2], ids[0]]
@@ -246,7 +264,7 @@ async def test_rerank_malformed_reply_falls_back_to_rrf(
     baseline = await recall(d, RecallRequest(user.id, "what colour is the garage door?", now=NOW, log=False))
     for reply in (FakeReply(content="I think number three is best"), FakeReply(status=500, content="boom")):
         fake_openai.queue(reply)
-        request = RecallRequest(user.id, "what colour is the garage door?", now=NOW, preset="hybrid+rerank")
+        request = RecallRequest(user.id, "what colour is the garage door?", now=NOW, config=RERANK)
         response = await recall(d, request)
         assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
         assert all("rerank" not in i.ranks for i in response.items)
@@ -268,7 +286,7 @@ async def test_rerank_timeout_falls_back_to_rrf_without_waiting(
     message = "what colour is the garage door?"
     baseline = await recall(d, RecallRequest(user.id, message, now=NOW, log=False))
     fake_openai.queue(FakeReply(content=json.dumps({"ranking": [2, 1]}), delay_s=30))
-    response = await recall(d, RecallRequest(user.id, message, now=NOW, preset="hybrid+rerank", log=True))
+    response = await recall(d, RecallRequest(user.id, message, now=NOW, config=RERANK, log=True))
     assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
     assert all("rerank" not in i.ranks for i in response.items)
     assert response.timings_ms["rerank"] < 30_000  # bounded by the timeout, not by the slow reply
@@ -297,14 +315,14 @@ async def test_filters_narrow_every_signal(db, embedder, settings, palace) -> No
     assert all(i.occurred_at >= at(30) for i in since.items)
 
 
-async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import retrieval.candidates as candidates
-
+async def test_hnsw_path_for_large_palaces_agrees_with_exact(plain, palace) -> None:  # type: ignore[no-untyped-def]
     user, placed = palace
-    request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, preset="vector-only", log=False)
+    vector_only = get_preset("vector-only")
+    assert vector_only.semantic.search is SearchMode.AUTO  # a palace this small is searched exactly
+    request = RecallRequest(user.id, "How is my new pet cat doing?", now=NOW, config=vector_only, log=False)
     exact = await recall(plain, request)
-    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)  # as for a large share of a big graph
-    graph = await recall(plain, request)
+    hnsw = replace(vector_only, semantic=replace(vector_only.semantic, search=SearchMode.HNSW))
+    graph = await recall(plain, replace(request, config=hnsw))  # as for a large share of a big graph
     assert graph.items[0].drawer_id == exact.items[0].drawer_id == placed["kitten"].drawer_ids[0]
     assert [i.drawer_id for i in graph.items] == [i.drawer_id for i in exact.items]
 
@@ -341,3 +359,30 @@ async def test_controls_see_the_users_vectors_and_the_graph_size_as_the_app_role
     assert controls.palace_vectors == mine > 0
     assert controls.graph_size == pytest.approx(vectors, rel=0.05)
     assert controls.graph_size < rows
+
+
+class _RecordingReranker:
+    """A `Reranker` that keeps the fused order and records the model it was asked for."""
+
+    def __init__(self) -> None:
+        self.models: list[str | None] = []
+
+    async def rerank(
+        self, query: str, candidates: Sequence[RerankCandidate], top_k: int, model: str | None = None
+    ) -> RerankOutcome:
+        self.models.append(model)
+        return RerankOutcome((), "kept")
+
+
+async def test_reranker_comes_through_the_protocol_with_the_users_model(db, embedder, settings, new_user) -> None:  # type: ignore[no-untyped-def]
+    user = await new_user("rerank-model")
+    await place_conversation(db, embedder, user.id, ConversationSpec([("user", "The boiler needs a service.", at(3))]))
+    request = RecallRequest(user.id, "when is the boiler service?", now=NOW, config=RERANK, log=True)
+    without = await recall(deps(db, embedder, settings), request)
+    async with db.user_session(user.id) as s:
+        note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
+        await s.execute(update(MemorySettings).where(MemorySettings.user_id == user.id).values(rerank_model="tiny-1"))
+    assert note["rerank"] == "fallback to RRF: no LLM endpoint configured" and without.items
+    recorder = _RecordingReranker()
+    await recall(RecallDeps(db=db, embedder=embedder, settings=settings, reranker=recorder), request)
+    assert recorder.models == ["tiny-1"]

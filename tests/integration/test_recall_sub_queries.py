@@ -15,8 +15,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Drawer, RetrievalLog
 from loci.settings import Settings
-from retrieval import RecallDeps, RecallRequest, RecallResponse, pipeline, recall
-from retrieval.presets import get_preset
+from retrieval import RecallDeps, RecallRequest, RecallResponse, RetrievalConfig, get_preset, recall
 from tests.conftest import UserHandle
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -58,8 +57,10 @@ async def age_palace(db: Database, embedder: Embedder, settings: Settings, new_u
     return user.id, age
 
 
-async def _ask(deps: RecallDeps, user_id: int, *, log: bool = False) -> RecallResponse:
-    return await recall(deps, RecallRequest(user_id, QUESTION, now=NOW, top_k=10, log=log))
+async def _ask(
+    deps: RecallDeps, user_id: int, *, log: bool = False, config: RetrievalConfig | None = None
+) -> RecallResponse:
+    return await recall(deps, RecallRequest(user_id, QUESTION, now=NOW, top_k=10, log=log, config=config))
 
 
 def _rank(response: RecallResponse, drawer_id: int) -> int:
@@ -67,7 +68,7 @@ def _rank(response: RecallResponse, drawer_id: int) -> int:
 
 
 async def test_each_clause_finds_its_own_evidence(
-    db: Database, embedder: Embedder, settings: Settings, age_palace: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+    db: Database, embedder: Embedder, settings: Settings, age_palace: tuple[int, int]
 ) -> None:
     user_id, age = age_palace
     deps = RecallDeps(db=db, embedder=embedder, settings=settings)
@@ -77,8 +78,7 @@ async def test_each_clause_finds_its_own_evidence(
     with_clauses = await _ask(deps, user_id, log=True)
     # The setup holds: searched as one question, the wedding talk buries the age.
     whole_only = dataclasses.replace(hybrid, sub_query_weight=0.0)
-    monkeypatch.setattr(pipeline, "get_preset", lambda _name: whole_only)
-    without = await _ask(deps, user_id)
+    without = await _ask(deps, user_id, config=whole_only)
     assert _rank(without, age) >= 6  # below wedding talk that names no age
     assert _rank(with_clauses, age) <= 4  # in the default top 5, beside the wedding
     assert "semantic.1" in with_clauses.items[_rank(with_clauses, age) - 1].ranks  # found by "How old will I be"

@@ -25,11 +25,10 @@ from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
 from loci.models import Drawer, DrawerSentence
 from loci.settings import Settings
-from retrieval import candidates
-from retrieval.candidates import SignalContext, semantic_candidates, vector_literal
-from retrieval.presets import get_preset
+from retrieval import RecallFilters, SearchMode, SemanticParams
+from retrieval.candidates import SignalContext
 from retrieval.query import analyse
-from retrieval.request import RecallFilters
+from retrieval.semantic import semantic_candidates
 from tests.conftest import UserHandle
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -77,13 +76,15 @@ async def _sentences(db: Database, user_id: int, drawer_id: int) -> list[tuple[i
         return [(int(p), np.asarray(v, dtype=np.float32)) for p, v in rows]
 
 
-async def _semantic(db: Database, embedder: Embedder, user_id: int, message: str) -> dict[int, float]:
+async def _semantic(
+    db: Database, embedder: Embedder, user_id: int, message: str, search: SearchMode = SearchMode.AUTO
+) -> dict[int, float]:
+    """The semantic signal alone (its cosine scores, which recall's response does not carry)."""
     ctx = SignalContext(
-        user_id, analyse(message, T0), vector_literal(embedder.embed_one(message)), RecallFilters(),
-        get_preset("vector-only"), 50, 100, 100, 100.0,
-    )  # fmt: skip
+        user_id, analyse(message, T0), embedder.embed_one(message), RecallFilters(), 50, 0.3, 100, 100, 100.0
+    )
     async with db.user_session(user_id) as s:
-        return {item.drawer_id: item.score for item in await semantic_candidates(s, ctx)}
+        return {item.drawer_id: item.score for item in await semantic_candidates(s, ctx, SemanticParams(search))}
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ async def test_mining_embeds_each_sentence_of_a_multi_sentence_user_turn(
 
 
 async def test_a_drawer_is_scored_by_its_best_sentence(
-    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int]
 ) -> None:
     user_id, target, distractor = passing_palace
     q = embedder.embed_one(QUESTION)
@@ -129,19 +130,17 @@ async def test_a_drawer_is_scored_by_its_best_sentence(
     other = float(embedder.embed_one(DISTRACTOR) @ q)
     assert whole < other < clause  # what makes the test meaningful: whole texts alone rank it second
 
-    exact = await _semantic(db, embedder, user_id, QUESTION)
+    exact = await _semantic(db, embedder, user_id, QUESTION, SearchMode.EXACT)
     assert exact[target] == pytest.approx(clause, abs=1e-4)
     assert max(exact, key=exact.__getitem__) == target
-    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)  # a large palace's HNSW path
-    graph = await _semantic(db, embedder, user_id, QUESTION)
+    graph = await _semantic(db, embedder, user_id, QUESTION, SearchMode.HNSW)  # a large palace's path
     assert graph[target] == pytest.approx(clause, abs=1e-4)
     assert sorted(graph, key=lambda d: -graph[d])[:2] == [target, distractor]
 
 
 async def test_trashed_drawers_and_other_users_never_surface_through_sentences(
-    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int], new_user: NewUser,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    db: Database, embedder: Embedder, passing_palace: tuple[int, int, int], new_user: NewUser
+) -> None:
     user_id, target, _ = passing_palace
     stranger = await new_user("stranger")
     async with db.user_session(stranger.id) as s:
@@ -150,8 +149,7 @@ async def test_trashed_drawers_and_other_users_never_surface_through_sentences(
     async with db.user_session(user_id) as s:
         await s.execute(update(Drawer).where(Drawer.id == target).values(deleted_at=datetime.now(UTC)))
     assert target not in await _semantic(db, embedder, user_id, QUESTION)
-    monkeypatch.setattr(candidates, "use_exact_search", lambda *_: False)
-    assert target not in await _semantic(db, embedder, user_id, QUESTION)
+    assert target not in await _semantic(db, embedder, user_id, QUESTION, SearchMode.HNSW)
     async with db.user_session(user_id) as s:
         await s.execute(delete(Drawer).where(Drawer.id == target))
     assert await _sentences(db, user_id, target) == []  # hard delete cascades

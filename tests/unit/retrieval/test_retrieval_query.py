@@ -6,8 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from retrieval.config import RetrievalConfig, Signal
-from retrieval.presets import PRESETS, get_preset
+from retrieval import PRESETS, RetrievalConfig, Signal, get_preset
 from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
@@ -93,8 +92,7 @@ def test_presets_cover_the_contract() -> None:
 
 
 def test_filter_sql_binds_every_filter_and_nothing_else() -> None:
-    from retrieval.candidates import filter_sql
-    from retrieval.request import RecallFilters
+    from retrieval.filters import RecallFilters, filter_sql
 
     assert filter_sql(RecallFilters()) == ("", {})
     since = datetime(2024, 1, 1, tzinfo=UTC)

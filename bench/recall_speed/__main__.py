@@ -1,0 +1,5 @@
+"""``python -m bench.recall_speed``: see the package docstring."""
+
+from bench.recall_speed.cli import main
+
+main()

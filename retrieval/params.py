@@ -1,0 +1,102 @@
+"""The candidate signals and each one's own parameters, as plain frozen records.
+
+Every number a signal's SQL uses to score or cut its list lives here, with the reason it
+has that value; `retrieval.signals` pairs each record with its signal's SQL and default
+weight, and `RetrievalConfig` carries one of each, so a preset, a test or the benchmark
+changes a number with `dataclasses.replace` instead of editing a query.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["KeywordParams", "PreferenceParams", "SearchMode", "SemanticParams", "Signal", "TemporalParams"]
+
+
+class Signal(enum.StrEnum):
+    """A candidate source; each owns its SQL (`retrieval.semantic`, `keyword`, …)."""
+
+    SEMANTIC = "semantic"
+    KEYWORD = "keyword"
+    TEMPORAL = "temporal"
+    PREFERENCE = "preference"
+
+
+class SearchMode(enum.StrEnum):
+    """How the semantic signal finds nearest vectors."""
+
+    AUTO = "auto"
+    """Exact scan or HNSW walk, whichever reads fewer rows (`semantic.use_exact_search`)."""
+    EXACT = "exact"
+    HNSW = "hnsw"
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticParams:
+    search: SearchMode = SearchMode.AUTO
+    ef_search: int = 100
+    """HNSW candidate list per walk, raised to the wanted count when that is larger: above
+    pgvector's default 40 so the walk does not stop short of the ``LIMIT`` (untuned)."""
+    exact_max_rows: int = 4000
+    """Palaces with up to this many vectors are always searched exactly (cheap, and
+    perfect recall); beyond it the exact scan is weighed against the graph walk."""
+    graph_step_cost: float = 7.0
+    """What one candidate of HNSW's filtered walk costs, in rows of an exact scan. Measured
+    on the 1M-drawer benchmark palace (500k vectors): exact 3.2-3.5 us per vector; the walk
+    5-13 us per candidate for a user owning 2% of the graph once its pages are cached (but
+    1.1 s on a cold cache) and ~27 us for one owning 0.5% (the further it strays from the
+    query, the more neighbours it scores per candidate kept). 7 errs towards the exact
+    scan, whose cost is predictable: at 500k vectors it covers palaces up to ~13k vectors."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordParams:
+    idf_terms: int = 12
+    """The message's first this many terms each get an IDF-weighted test (one column per
+    candidate row each); later terms (the analysis keeps `RetrievalConfig.query_terms`)
+    still match through the OR query and count through ``ts_rank_cd``."""
+    idf_floor: float = 0.05
+    """BM25's IDF turns negative for a term in over half the drawers; floored so a common
+    word still counts a little instead of pushing a drawer down."""
+    scan_cap: int = 2_000
+    """At most this many matching drawers (the most recent) are scored, which bounds the
+    cost for big palaces and common words; IDF is estimated on them."""
+    rank_normalization: int = 1
+    """``ts_rank_cd`` normalisation flag 1 (divide by 1 + log(length)): long answers that
+    mention everything once do not win on density."""
+
+
+@dataclass(frozen=True, slots=True)
+class TemporalParams:
+    max_spans: int = 3
+    """Time expressions searched per message: bounds the statements one recall runs."""
+    margin_max_days: float = 3.0
+    """Drawers just outside a named span still come, after those inside: people misplace
+    an event by a few days. The margin is `margin_share` of the span's length, at least
+    `margin_min_days` and at most this (untuned)."""
+    margin_min_days: float = 1.0
+    margin_share: float = 0.25
+    inside_score: float = 1.0
+    """Drawers inside a span come before those in its margin (then by similarity)."""
+    outside_score: float = 0.5
+    recency_weight: float = 0.15
+    """RRF weight of the mild recency prior the signal falls back to when the message names
+    no time (newest first over the other signals' candidates); small, so it only breaks
+    near-ties between otherwise equal drawers."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceParams:
+    entity_base: float = 1.0
+    """A named entity's drawers score this plus ln(1 + its mention count): every match
+    counts, the entities the user keeps returning to a little more."""
+    like_base: float = 1.0
+    """A stated like scores this plus its cosine similarity to the message (or its
+    ``ts_rank_cd`` without a vector), on the entities' scale: a drawer that is both sums."""
+    entity_cap: int = 2_000
+    """Drawers taken per recall from the named entities' mentions (bounds a common entity)."""
+    max_phrase_words: int = 3
+    """Entity names are looked up as 1- to this-many-word runs of the message."""
+    max_phrases: int = 64
+    """Slugs (and names) looked up at most, so a long message stays one cheap index probe."""
