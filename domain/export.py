@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.models import (
+    TOP_K_DEFAULT,
     Agent,
     Closet,
     Conversation,
@@ -41,7 +42,7 @@ class SettingsDoc(msgspec.Struct):
     nothing: the embedder is process-wide) still import."""
 
     enabled: bool = True
-    top_k: int = 5
+    top_k: int = TOP_K_DEFAULT
     use_rerank: bool = False
     rerank_model: str | None = None
     auto_mine: bool = True

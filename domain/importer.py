@@ -25,6 +25,7 @@ from loci.models import (
     EMBEDDING_DIM,
     ENTITY_KINDS,
     ROLES,
+    TOP_K_MAX,
     WING_KINDS,
     Agent,
     Closet,
@@ -107,8 +108,8 @@ def _check(doc: ExportDoc) -> None:
     for i, d in enumerate(doc.drawers):
         if d.embedding is not None and len(d.embedding) != EMBEDDING_DIM:
             raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field=f"drawers[{i}].embedding")
-    if doc.settings is not None and not 1 <= doc.settings.top_k <= 50:
-        raise InvalidInput("top_k must be between 1 and 50", field="settings.top_k")
+    if doc.settings is not None and not 1 <= doc.settings.top_k <= TOP_K_MAX:
+        raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="settings.top_k")
 
 
 async def _added(s: AsyncSession, pairs: list[tuple[int, Any]]) -> dict[int, int]:

@@ -16,7 +16,7 @@ from domain.activity import record
 from domain.fields import When
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.models import Agent, MemorySettings
+from loci.models import TOP_K_MAX, Agent, MemorySettings
 
 __all__ = [
     "AgentOut",
@@ -47,7 +47,7 @@ class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
     """Fields left out keep their value; ``null`` for a model name means the server default."""
 
     enabled: bool | msgspec.UnsetType = msgspec.UNSET
-    top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] | msgspec.UnsetType = msgspec.UNSET
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX)] | msgspec.UnsetType = msgspec.UNSET
     use_rerank: bool | msgspec.UnsetType = msgspec.UNSET
     rerank_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
     auto_mine: bool | msgspec.UnsetType = msgspec.UNSET
@@ -87,7 +87,7 @@ async def get_settings(db: Database, user_id: int) -> SettingsOut:
 async def put_settings(db: Database, user_id: int, update: SettingsUpdate) -> SettingsOut:
     changes = {f: v for f in SettingsUpdate.__struct_fields__ if (v := getattr(update, f)) is not msgspec.UNSET}
     if "top_k" in changes and not 1 <= int(changes["top_k"]) <= 50:  # also enforced by the DTO
-        raise InvalidInput("top_k must be between 1 and 50", field="top_k")
+        raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="top_k")
     async with db.user_session(user_id) as s:
         row = await _settings_row(s, user_id)
         for name, value in changes.items():

@@ -13,16 +13,15 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.llm import ChatResult
-from loci.models import RetrievalLog, UsageCost
+from loci.models import TOP_K_DEFAULT, RetrievalLog, UsageCost
 from retrieval.fusion import Fused
 from retrieval.render import Neighbour, RenderItem
 from retrieval.request import RecalledDrawer
 
 __all__ = ["DEFAULT_TOP_K", "Controls", "hydrate", "load_controls", "record_rerank_costs", "write_log"]
 
-DEFAULT_TOP_K = 5
-"""Drawers recalled when neither the request nor the user's memory settings say (the
-``memory_settings.top_k`` column's default): a context block small enough for any prompt."""
+DEFAULT_TOP_K = TOP_K_DEFAULT
+"""Drawers recalled when neither the request nor the user's memory settings say."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ every name from ``loci.models`` itself.
 """
 
 from loci.models._base import COST_SOURCES, EMBEDDING_DIM, ENTITY_KINDS, ROLES, WING_KINDS, Base
-from loci.models.accounts import Agent, ApiKey, Conversation, MemorySettings, Turn, User
+from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
 from loci.models.bookkeeping import Activity, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation
 from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
@@ -21,6 +21,8 @@ __all__ = [
     "ENTITY_KINDS",
     "PREFERENCE_PATTERN",
     "ROLES",
+    "TOP_K_DEFAULT",
+    "TOP_K_MAX",
     "USER_TABLES",
     "WING_KINDS",
     "Activity",

@@ -67,12 +67,20 @@ class Agent(Base):
     created_at: Mapped[datetime] = created_column()
 
 
+TOP_K_DEFAULT = 5
+"""Drawers recalled when neither the request nor the user's settings say: a context block
+small enough for any prompt (the ``memory_settings.top_k`` column's default)."""
+TOP_K_MAX = 50
+"""The most drawers one HTTP recall, search or a user's setting may ask for; the
+benchmark calls `retrieval.recall` directly with up to 500 to rank whole haystacks."""
+
+
 class MemorySettings(Base):
     __tablename__ = "memory_settings"
 
     user_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
-    top_k: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("5"))
+    top_k: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text(str(TOP_K_DEFAULT)))
     use_rerank: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
     rerank_model: Mapped[str | None] = mapped_column(String(200))
     auto_mine: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))

@@ -13,6 +13,7 @@ from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody
 
 from loci.errors import InvalidInput
+from loci.models import TOP_K_MAX
 from loci.timexpr import parse_timestamp
 from retrieval import (
     LLMReranker,
@@ -31,7 +32,9 @@ from service.state import AppState
 
 __all__ = ["RecallController"]
 
-HTTP_MAX_TOP_K = 50
+HTTP_MAX_TOP_K = TOP_K_MAX
+SEARCH_TOP_K = 10
+"""Results of a search for people browsing their palace (/v1/search and the /memory page)."""
 
 
 class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -175,7 +178,7 @@ class RecallController(Controller):
         request = RecallRequest(
             user_id=caller.user_id,
             message=q,
-            top_k=_top_k(top_k) or 10,
+            top_k=_top_k(top_k) or SEARCH_TOP_K,
             filters=RecallFilters(wing=wing or None, role=role or None),
             config=_config(preset),
         )

@@ -20,9 +20,11 @@ from domain.accounts import authenticate
 from domain.preferences import SettingsUpdate
 from ingest import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
+from loci.models import TOP_K_MAX
 from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
+from service.routes.recall import SEARCH_TOP_K
 from service.state import AppState
 from service.web.session import clear_cookie, page_user, session_cookie
 
@@ -63,7 +65,7 @@ def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
     raw: dict[str, Any] = {name: name in form for name in ("enabled", "use_rerank", "auto_mine")}
     top_k = form.get("top_k", "").strip()
     if not top_k.isdigit():
-        raise InvalidInput("top_k must be a whole number between 1 and 50", field="top_k")
+        raise InvalidInput(f"top_k must be a whole number between 1 and {TOP_K_MAX}", field="top_k")
     raw["top_k"] = int(top_k)
     raw["rerank_model"] = form.get("rerank_model", "").strip() or None
     try:
@@ -202,7 +204,7 @@ class MemoryPages(Controller):
         context: dict[str, Any] = {"q": query, "result": None}
         if query:
             deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
-            context["result"] = await recall(deps, RecallRequest(user_id=user_id, message=query, top_k=10))
+            context["result"] = await recall(deps, RecallRequest(user_id=user_id, message=query, top_k=SEARCH_TOP_K))
         return Template("search.html", context=context)
 
     @get("/entities", name="memory:entities")
