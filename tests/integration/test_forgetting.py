@@ -13,11 +13,13 @@ in the database after a purge.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, text
 
@@ -262,3 +264,18 @@ async def test_admin_deletes_a_user(
     assert await _rows_left(db, m.user.id) == {}
     assert (await client.delete(f"/v1/admin/users/{m.user.id}", headers=admin_headers)).status_code == 404
     assert (await client.get("/v1/me", headers=bystander.headers)).status_code == 200
+
+
+async def test_the_memory_page_lists_and_restores_a_trashed_conversation(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    m = await _mine(client, app_state, await new_user("page"))
+    assert (await client.delete("/v1/conversations/trip", headers=m.user.headers)).status_code == 200
+    async with AsyncClient(transport=ASGITransport(app=client.app), base_url="http://testserver.local") as browser:
+        assert (await browser.post("/memory/login", data={"key": m.user.key})).status_code == 303
+        page = (await browser.get("/memory/trash")).text
+        found = re.search(r'data-kind="conversation" data-id="(\d+)"', page)
+        assert found and "Moving house" in page and "Lisbon" not in page
+        assert (await browser.post(f"/memory/restore/conversation/{found[1]}")).status_code == 303
+    assert (await client.get("/v1/conversations/trip", headers=m.user.headers)).status_code == 200
+    assert (await client.get(f"/v1/drawers/{m.drawer}", headers=m.user.headers)).status_code == 200
