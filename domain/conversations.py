@@ -15,8 +15,8 @@ from arq.connections import ArqRedis
 from sqlalchemy import select
 
 import ingest
+from domain.conversation_trash import live_turns
 from domain.mining_jobs import enqueue_mining
-from ingest import list_turns
 from loci.db import Database
 from loci.models import MemorySettings, Turn
 
@@ -60,6 +60,6 @@ async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_
 async def conversation_with_turns(
     db: Database, user_id: int, external_id: str
 ) -> tuple[ingest.ConversationRef, Sequence[Turn]]:
-    """The conversation (NotFound when it is not the caller's) and its turns in order."""
+    """The conversation (NotFound when it is not the caller's or is trashed) and its live turns in order."""
     ref = await ingest.get_conversation(db, user_id, external_id)
-    return ref, await list_turns(db, user_id, ref.id)
+    return ref, await live_turns(db, user_id, ref.id)

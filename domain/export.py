@@ -2,8 +2,13 @@
 
 The JSON document is the import format too (`domain.importer`): every row with its
 own fields, references as the exporting database's ids (the importer remaps them and
-never trusts them). Trashed rows are exported with their ``deleted_at`` so nothing is
-lost; embeddings go along so an import needs no re-embedding.
+never trusts them); embeddings go along so an import needs no re-embedding.
+
+An export is what the service remembers, so what sits in the trash is left out: trashed
+palace rows, trashed conversations and turns, relations whose source drawer is trashed
+and entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
+A relation's ``valid_to`` is the one those reads show. The ``deleted_at`` fields stay in
+the format, so older files that carry trashed rows still import.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest import effective_valid_to, live_entity, live_relation
 from loci.db import Database
 from loci.models import (
     TOP_K_DEFAULT,
@@ -170,8 +176,14 @@ class ExportDoc(msgspec.Struct):
     relations: list[RelationDoc] = []
 
 
-async def _rows(s: AsyncSession, model: Any, user_id: int, *order: Any) -> list[Any]:
-    return list((await s.execute(select(model).where(model.user_id == user_id).order_by(*order))).scalars())
+async def _rows(s: AsyncSession, model: Any, user_id: int, *order: Any, live: Any = None) -> list[Any]:
+    """The user's rows of ``model``; those not in the trash when it has a ``deleted_at``."""
+    query = select(model).where(model.user_id == user_id)
+    if live is not None:
+        query = query.where(live)
+    elif hasattr(model, "deleted_at"):
+        query = query.where(model.deleted_at.is_(None))
+    return list((await s.execute(query.order_by(*order))).scalars())
 
 
 def _vector(value: Any) -> list[float] | None:
@@ -238,23 +250,33 @@ def _drawer_doc(d: Drawer, *, embeddings: bool) -> DrawerDoc:
 async def _palace_docs(
     s: AsyncSession, user_id: int, *, embeddings: bool
 ) -> tuple[list[WingDoc], list[RoomDoc], list[ClosetDoc], list[DrawerDoc]]:
-    """Wings, rooms, closets and drawers, trashed ones included (with their ``deleted_at``)."""
+    """Wings, rooms, closets and drawers that are not in the trash, nor under something that is."""
     wings = [
         WingDoc(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
         for w in await _rows(s, Wing, user_id, Wing.id)
     ]
+    wing_ids = {w.id for w in wings}
     rooms = [
         RoomDoc(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, r.conversation_id, r.deleted_at)
         for r in await _rows(s, Room, user_id, Room.id)
+        if r.wing_id in wing_ids
     ]
+    room_ids = {r.id for r in rooms}
     closets = [
-        ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at) for c in await _rows(s, Closet, user_id, Closet.id)
+        ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at)
+        for c in await _rows(s, Closet, user_id, Closet.id)
+        if c.room_id in room_ids
     ]
-    drawers = [_drawer_doc(d, embeddings=embeddings) for d in await _rows(s, Drawer, user_id, Drawer.id)]
+    closet_ids = {c.id for c in closets}
+    drawers = [
+        _drawer_doc(d, embeddings=embeddings)
+        for d in await _rows(s, Drawer, user_id, Drawer.id)
+        if d.closet_id in closet_ids
+    ]
     return wings, rooms, closets, drawers
 
 
-def _relation_doc(r: Relation) -> RelationDoc:
+def _relation_doc(r: Relation, valid_to: datetime | None) -> RelationDoc:
     return RelationDoc(
         r.id,
         r.subject_id,
@@ -262,7 +284,7 @@ def _relation_doc(r: Relation) -> RelationDoc:
         r.valid_from,
         r.object_entity_id,
         r.object_value,
-        r.valid_to,
+        valid_to,
         r.source_drawer_id,
         r.confidence,
         r.created_at,
@@ -270,19 +292,40 @@ def _relation_doc(r: Relation) -> RelationDoc:
 
 
 async def _graph_docs(
-    s: AsyncSession, user_id: int
+    s: AsyncSession, user_id: int, drawer_ids: set[int]
 ) -> tuple[list[EntityDoc], list[DrawerEntityDoc], list[RelationDoc]]:
-    """Entities, their drawer mentions, and every relation (current and superseded)."""
+    """Live entities, the exported drawers' mentions, and every live relation (current and superseded)."""
     entities = [
         EntityDoc(e.id, e.kind, e.name, e.slug, list(e.aliases), e.mention_count, e.first_seen, e.last_seen)
-        for e in await _rows(s, Entity, user_id, Entity.id)
+        for e in await _rows(s, Entity, user_id, Entity.id, live=live_entity(Entity.id))
     ]
     links = [
         DrawerEntityDoc(de.drawer_id, de.entity_id)
         for de in await _rows(s, DrawerEntity, user_id, DrawerEntity.drawer_id, DrawerEntity.entity_id)
+        if de.drawer_id in drawer_ids
     ]
-    relations = [_relation_doc(r) for r in await _rows(s, Relation, user_id, Relation.id)]
+    query = (
+        select(Relation, effective_valid_to(Relation))
+        .where(Relation.user_id == user_id, live_relation(Relation))
+        .order_by(Relation.id)
+    )
+    relations = [
+        _relation_doc(r, valid_to) for r, valid_to in await s.execute(query) if r.source_drawer_id in drawer_ids
+    ]
     return entities, links, relations
+
+
+def _unlink_trashed(conversations: list[ConversationDoc], rooms: list[RoomDoc], drawers: list[DrawerDoc]) -> None:
+    """Drop references to rows left out as trashed (a live drawer whose turn went with a
+    sibling part, a restored room of a trashed conversation), so the file imports."""
+    conversation_ids = {c.id for c in conversations}
+    turn_ids = {t.id for c in conversations for t in c.turns}
+    for r in rooms:
+        if r.conversation_id not in conversation_ids:
+            r.conversation_id = None
+    for d in drawers:
+        if d.turn_id not in turn_ids:
+            d.turn_id = None
 
 
 async def export_json(db: Database, user_id: int, *, embeddings: bool = True) -> ExportDoc:
@@ -292,7 +335,8 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         settings = await _settings_doc(s, user_id)
         agents, conversations = await _agents_and_conversations(s, user_id)
         wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
-        entities, drawer_entities, relations = await _graph_docs(s, user_id)
+        entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})
+    _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(
         format="loci-export",
         version=VERSION,

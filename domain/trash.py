@@ -1,33 +1,54 @@
-"""The 30-day trash: deleting moves things (and everything under them) out of sight.
+"""The 30-day trash: deleting moves things (and everything made from them) out of sight.
 
-Deleting a wing, room or closet stamps it and every live thing under it with the same
-``deleted_at``; restoring brings back exactly what was trashed together (matched by
-that stamp) plus the ancestors needed to see it again. `purge` removes for good what
-has sat in the trash longer than the retention period. Trashed drawers are invisible
-to the palace listings and to recall (which filters ``deleted_at IS NULL``).
+Deleting a wing, room, closet, drawer or conversation stamps it and every live thing
+under or made from it with the same ``deleted_at``: the palace rows below it, the
+verbatim turns its drawers were made from, and for a conversation its turns and the
+rooms mined from it. Restoring brings back exactly what was trashed together (matched
+by that stamp) plus the ancestors needed to see it again. Readers leave stamped rows
+out (recall and the palace filter ``deleted_at IS NULL``; the knowledge graph counts a
+relation or entity only while a live drawer backs it, see `ingest.live_relation`), so
+a delete is forgotten everywhere at once and a restore is exact. `domain.forget`
+removes for good: on request, or the cron once the retention period has passed.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any, Literal
+from datetime import datetime, timedelta
+from typing import Any
 
 import msgspec
-from sqlalchemy import and_, delete, func, literal, select, update
+from sqlalchemy import and_, exists, func, literal, null, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import Count, Id, Label, Level, When
+from domain.forget import purge_expired
+from domain.trash_rows import KINDS, TRASHABLE, Moved, check_kind, descendants, drawers_of, get_item, label_of
 from loci.db import Database
-from loci.errors import InvalidInput, NotFound
-from loci.models import Closet, Drawer, Room, Wing
+from loci.errors import InvalidInput
+from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
 
-__all__ = ["KINDS", "TRASH_DAYS", "TrashEntry", "TrashPage", "list_trash", "purge", "restore", "trash"]
+__all__ = [
+    "KINDS",
+    "TRASHABLE",
+    "TRASH_DAYS",
+    "Moved",
+    "TrashEntry",
+    "TrashPage",
+    "list_trash",
+    "purge",
+    "restore",
+    "trash",
+]
 
 TRASH_DAYS = 30
-Kind = Literal["wing", "room", "closet", "drawer"]
-KINDS: dict[str, Any] = {"wing": Wing, "room": Room, "closet": Closet, "drawer": Drawer}
-_LABEL: dict[str, Any] = {"wing": Wing.name, "room": Room.label, "closet": Closet.topic, "drawer": Drawer.aaak}
+_LABEL: dict[str, Any] = {
+    "wing": Wing.name,
+    "room": Room.label,
+    "closet": Closet.topic,
+    "drawer": Drawer.aaak,
+    "conversation": func.coalesce(Conversation.title, Conversation.external_id),
+}
 
 
 class TrashEntry(msgspec.Struct):
@@ -37,6 +58,8 @@ class TrashEntry(msgspec.Struct):
     deleted_at: When
     purge_after: When
     drawers: Count
+    conversation: str | None = None
+    """For a conversation: its id in the API (``POST /v1/conversations/{id}/restore``)."""
 
 
 class TrashPage(msgspec.Struct):
@@ -46,64 +69,36 @@ class TrashPage(msgspec.Struct):
     offset: int
 
 
-class Moved(msgspec.Struct):
-    """What a delete or restore touched."""
+async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old: Any, new: Any) -> int:
+    """Move the item's subtree from stamp ``old`` (None: live) to ``new``; returns the drawers moved.
 
-    kind: Level
-    id: Id
-    drawers: Count
+    The turns behind the moved drawers move with them, matched before the drawers change.
+    """
 
+    def state(model: Any) -> Any:
+        return model.deleted_at.is_(None) if old is None else model.deleted_at == old
 
-def _descendants(kind: str, item_id: int) -> list[tuple[Any, Any]]:
-    """(model, condition) for every table under ``kind``/``item_id``."""
-    if kind == "wing":
-        rooms = select(Room.id).where(Room.wing_id == item_id).scalar_subquery()
-        return [
-            (Room, Room.wing_id == item_id),
-            (Closet, Closet.room_id.in_(rooms)),
-            (Drawer, Drawer.wing_id == item_id),
-        ]
-    if kind == "room":
-        return [(Closet, Closet.room_id == item_id), (Drawer, Drawer.room_id == item_id)]
-    if kind == "closet":
-        return [(Drawer, Drawer.closet_id == item_id)]
-    return []
-
-
-async def _get(s: AsyncSession, kind: str, user_id: int, item_id: int, *, trashed: bool) -> Any:
-    model = KINDS[kind]
-    state = model.deleted_at.is_not(None) if trashed else model.deleted_at.is_(None)
-    row = (
-        await s.execute(select(model).where(model.id == item_id, model.user_id == user_id, state))
-    ).scalar_one_or_none()
-    if row is None:
-        where = " in the trash" if trashed else ""
-        raise NotFound(f"{kind} {item_id} not found{where}")
-    return row
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}", field="kind")
+    drawers = and_(drawers_of(kind, item_id), Drawer.user_id == user_id, state(Drawer))
+    behind = select(Drawer.turn_id).where(drawers, Drawer.turn_id.is_not(None))
+    await s.execute(
+        update(Turn).where(Turn.user_id == user_id, state(Turn), Turn.id.in_(behind)).values(deleted_at=new)
+    )
+    for child, cond in descendants(kind, item_id):
+        await s.execute(update(child).where(cond, child.user_id == user_id, state(child)).values(deleted_at=new))
+    moved = await s.execute(update(Drawer).where(drawers).values(deleted_at=new))
+    model = TRASHABLE[kind]
+    await s.execute(update(model).where(model.id == item_id, model.user_id == user_id).values(deleted_at=new))
+    return int(moved.rowcount)  # type: ignore[attr-defined]
 
 
 async def trash(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
-    """Move one live item and everything live under it to the trash."""
-    _check_kind(kind)
+    """Move one live item and everything live under (or made from) it to the trash."""
+    check_kind(kind)
     async with db.user_session(user_id) as s:
-        item = await _get(s, kind, user_id, item_id, trashed=False)
+        item = await get_item(s, kind, user_id, item_id, trashed=False)
         now = (await s.execute(select(func.now()))).scalar_one()
-        model = KINDS[kind]
-        await s.execute(update(model).where(model.id == item_id, model.user_id == user_id).values(deleted_at=now))
-        drawers = 1 if kind == "drawer" else 0
-        for child, cond in _descendants(kind, item_id):
-            result = await s.execute(
-                update(child).where(cond, child.user_id == user_id, child.deleted_at.is_(None)).values(deleted_at=now)
-            )
-            if child is Drawer:
-                drawers = int(result.rowcount)  # type: ignore[attr-defined]
-        label = getattr(item, "name", None) or getattr(item, "label", None) or getattr(item, "topic", None) or item.aaak
-        await record(s, user_id, f"{kind}_deleted", id=item_id, label=label, drawers=drawers)
+        drawers = await _set_stamp(s, user_id, kind, item_id, None, now)
+        await record(s, user_id, f"{kind}_deleted", id=item_id, label=label_of(item), drawers=drawers)
     return Moved(kind, item_id, drawers)
 
 
@@ -121,51 +116,64 @@ async def _restore_ancestors(s: AsyncSession, user_id: int, kind: str, item: Any
 
 
 async def restore(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
-    """Bring back a trashed item, what was trashed with it, and its ancestors."""
-    _check_kind(kind)
+    """Bring back a trashed item, what was trashed together with it, and its ancestors."""
+    check_kind(kind)
     async with db.user_session(user_id) as s:
-        item = await _get(s, kind, user_id, item_id, trashed=True)
-        stamp = item.deleted_at
-        model = KINDS[kind]
-        await s.execute(update(model).where(model.id == item_id, model.user_id == user_id).values(deleted_at=None))
-        drawers = 1 if kind == "drawer" else 0
-        for child, cond in _descendants(kind, item_id):
-            result = await s.execute(
-                update(child).where(cond, child.user_id == user_id, child.deleted_at == stamp).values(deleted_at=None)
-            )
-            if child is Drawer:
-                drawers = int(result.rowcount)  # type: ignore[attr-defined]
+        item = await get_item(s, kind, user_id, item_id, trashed=True)
+        stamp: datetime = item.deleted_at
+        drawers = await _set_stamp(s, user_id, kind, item_id, stamp, None)
         await _restore_ancestors(s, user_id, kind, item)
         await record(s, user_id, f"{kind}_restored", id=item_id, drawers=drawers)
     return Moved(kind, item_id, drawers)
 
 
-def _listed(kind: str, user_id: int) -> Any:
-    """Trashed items of one kind, except those trashed together with their parent."""
-    model = KINDS[kind]
+def _drawer_count(kind: str, user_id: int) -> Any:
+    """Drawers trashed together with each listed item (same stamp)."""
+    model = TRASHABLE[kind]
     if kind == "drawer":
-        parent: Any = Closet
-        link: Any = Closet.id == Drawer.closet_id
-        count: Any = literal(1)
-    else:
-        parent, link = {
-            "wing": (None, None),
-            "room": (Wing, Wing.id == Room.wing_id),
-            "closet": (Room, Room.id == Closet.room_id),
-        }[kind]
-        fk = {"wing": Drawer.wing_id, "room": Drawer.room_id, "closet": Drawer.closet_id}[kind]
-        count = (
+        return literal(1)
+    if kind == "conversation":
+        return (
             select(func.count(Drawer.id))
-            .where(fk == model.id, Drawer.user_id == user_id, Drawer.deleted_at == model.deleted_at)
+            .join(Turn, Turn.id == Drawer.turn_id)
+            .where(Turn.conversation_id == model.id, Drawer.user_id == user_id, Drawer.deleted_at == model.deleted_at)
             .scalar_subquery()
         )
-    query = select(model.id, _LABEL[kind].label("label"), model.deleted_at, count.label("drawers")).where(
-        model.user_id == user_id, model.deleted_at.is_not(None)
+    fk = {"wing": Drawer.wing_id, "room": Drawer.room_id, "closet": Drawer.closet_id}[kind]
+    return (
+        select(func.count(Drawer.id))
+        .where(fk == model.id, Drawer.user_id == user_id, Drawer.deleted_at == model.deleted_at)
+        .scalar_subquery()
     )
+
+
+def _listed(kind: str, user_id: int) -> Any:
+    """Trashed items of one kind, except those trashed together with their parent."""
+    model = TRASHABLE[kind]
+    ref = Conversation.external_id if kind == "conversation" else null()
+    query = select(
+        model.id,
+        _LABEL[kind].label("label"),
+        model.deleted_at,
+        _drawer_count(kind, user_id).label("drawers"),
+        ref.label("ref"),
+    ).where(model.user_id == user_id, model.deleted_at.is_not(None))
+    parent, link = {
+        "wing": (None, None),
+        "conversation": (None, None),
+        "room": (Wing, Wing.id == Room.wing_id),
+        "closet": (Room, Room.id == Closet.room_id),
+        "drawer": (Closet, Closet.id == Drawer.closet_id),
+    }[kind]
     if parent is not None:
         query = query.join(parent, link).where(
             and_(parent.user_id == user_id, parent.deleted_at.is_distinct_from(model.deleted_at))
         )
+    if kind == "room":  # rooms mined from a trashed conversation are listed under it
+        same = select(Conversation.id).where(
+            Conversation.id == Room.conversation_id, Conversation.deleted_at == Room.deleted_at
+        )
+        query = query.where(~exists(same))
     return query
 
 
@@ -177,12 +185,20 @@ async def list_trash(db: Database, user_id: int, *, limit: int = 50, offset: int
     entries: list[TrashEntry] = []
     total = 0
     async with db.user_session(user_id) as s:
-        for kind in KINDS:
+        for kind in TRASHABLE:
             query = _listed(kind, user_id)
             total += (await s.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
-            rows = await s.execute(query.order_by(KINDS[kind].deleted_at.desc()).limit(limit + offset))
+            rows = await s.execute(query.order_by(TRASHABLE[kind].deleted_at.desc()).limit(limit + offset))
             entries += [
-                TrashEntry(kind, r.id, r.label, r.deleted_at, r.deleted_at + timedelta(days=TRASH_DAYS), int(r.drawers))
+                TrashEntry(
+                    kind,
+                    r.id,
+                    r.label,
+                    r.deleted_at,
+                    r.deleted_at + timedelta(days=TRASH_DAYS),
+                    int(r.drawers),
+                    r.ref,
+                )
                 for r in rows
             ]
     entries.sort(key=lambda e: (e.deleted_at, e.id), reverse=True)
@@ -190,12 +206,5 @@ async def list_trash(db: Database, user_id: int, *, limit: int = 50, offset: int
 
 
 async def purge(db: Database, *, days: int = TRASH_DAYS) -> dict[str, int]:
-    """Delete for good (all users) what was trashed more than ``days`` ago; children cascade."""
-    counts: dict[str, int] = {}
-    async with db.system_session() as s:
-        cutoff = func.now() - timedelta(days=days)
-        for kind in ("drawer", "closet", "room", "wing"):
-            model = KINDS[kind]
-            result = await s.execute(delete(model).where(model.deleted_at < cutoff))
-            counts[f"{kind}s"] = int(result.rowcount)  # type: ignore[attr-defined]
-    return counts
+    """The daily cron: remove for good (all users) what was trashed more than ``days`` ago."""
+    return await purge_expired(db, days=days)

@@ -8,7 +8,9 @@ from ``ingest`` only, never from its stage modules:
 * mining: `mine_conversation` with its `MiningDeps` and `MiningResult`; `EXTRACTORS`,
   the table of extractors the setting names, and the `Extractor` protocol;
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
-* the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`;
+* the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
+  and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
+  which the export and the purge share;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
   (a recall benchmark building a synthetic palace must follow it).
 """
@@ -23,7 +25,16 @@ from ingest.conversations import (
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from ingest.extraction import Extractor
 from ingest.extractors import EXTRACTORS
-from ingest.graph import EntityOut, RelationOut, get_entity, search_entities, timeline
+from ingest.graph import (
+    EntityOut,
+    RelationOut,
+    effective_valid_to,
+    get_entity,
+    live_entity,
+    live_relation,
+    search_entities,
+    timeline,
+)
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
@@ -41,9 +52,12 @@ __all__ = [
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
     "complete_conversation",
+    "effective_valid_to",
     "get_conversation",
     "get_entity",
     "list_turns",
+    "live_entity",
+    "live_relation",
     "mine_conversation",
     "search_entities",
     "sentence_pieces",

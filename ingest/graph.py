@@ -6,7 +6,17 @@ the new ``valid_from``) and inserts the new one, so the timeline keeps every val
 user ever had. A value learned late (older than the current one) is inserted as a
 closed, historical row instead of replacing what is current.
 
-The read functions back the ``/v1/entities`` routes.
+The read functions back the ``/v1/entities`` routes, and they see only what still has a
+live source, so deleting a drawer forgets what was learned from it at once and a restore
+brings it back exactly (nothing is rewritten, the reads just look again):
+
+* a relation is live while its source drawer is (`live_relation`); one with no source
+  left (purged) is gone too;
+* an entity is live while a live drawer mentions it or it takes part in a live relation
+  (`live_entity`);
+* a closed relation whose closer (the one that superseded it) is no longer live is
+  closed by the next live value instead, or is current again (`effective_valid_to`):
+  forgetting "I moved to Lisbon" makes "I live in Paris" current again.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, literal_column, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, case, func, literal_column, null, or_, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -25,13 +35,16 @@ from ingest.extraction import EntityMention
 from ingest.names import name_key, slugify
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.models import Entity, Relation
+from loci.models import Drawer, DrawerEntity, Entity, Relation
 
 __all__ = [
     "EntityOut",
     "RelationOut",
+    "effective_valid_to",
     "entity_slug",
     "get_entity",
+    "live_entity",
+    "live_relation",
     "record_relation",
     "search_entities",
     "timeline",
@@ -185,15 +198,61 @@ async def record_relation(
     return True
 
 
+def live_relation(relation: Any) -> ColumnElement[bool]:
+    """True while ``relation`` (the model or an alias) has a live source drawer."""
+    source = aliased(Drawer)
+    return select(source.id).where(source.id == relation.source_drawer_id, source.deleted_at.is_(None)).exists()
+
+
+def live_entity(entity_id: Any) -> ColumnElement[bool]:
+    """True while a live drawer mentions the entity or it takes part in a live relation."""
+    link, drawer, rel = aliased(DrawerEntity), aliased(Drawer), aliased(Relation)
+    mentioned = (
+        select(link.drawer_id)
+        .join(drawer, drawer.id == link.drawer_id)
+        .where(link.entity_id == entity_id, drawer.deleted_at.is_(None))
+        .exists()
+    )
+    related = (
+        select(rel.id)
+        .where(or_(rel.subject_id == entity_id, rel.object_entity_id == entity_id), live_relation(rel))
+        .exists()
+    )
+    return or_(mentioned, related)
+
+
+def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
+    """``valid_to`` as the live relations tell it (see the module doc).
+
+    Unchanged while the relation that closed it (a live one starting exactly at
+    ``valid_to``) is live, so with nothing trashed every row reads as stored.
+    """
+    other = aliased(Relation)
+    same_fact = and_(
+        other.user_id == relation.user_id,
+        other.subject_id == relation.subject_id,
+        other.predicate == relation.predicate,
+        other.id != relation.id,
+        live_relation(other),
+    )
+    closer_live = select(other.id).where(same_fact, other.valid_from == relation.valid_to).exists()
+    next_live = select(func.min(other.valid_from)).where(same_fact, other.valid_from > relation.valid_from)
+    return case(
+        (relation.valid_to.is_(None), null()),
+        (closer_live, relation.valid_to),
+        else_=next_live.scalar_subquery(),
+    )
+
+
 def _entity_out(e: Entity) -> EntityOut:
     return EntityOut(e.id, e.kind, e.name, tuple(e.aliases), e.mention_count, e.first_seen, e.last_seen)
 
 
 async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
-    """Entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
+    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
-    stmt = select(Entity).where(Entity.user_id == user_id)
+    stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id))
     if q and q.strip():
         pattern = f"%{q.strip().lower()}%"
         alias = func.array_to_string(Entity.aliases, " ")
@@ -204,24 +263,28 @@ async def search_entities(db: Database, user_id: int, q: str | None, *, limit: i
 
 
 async def get_entity(db: Database, user_id: int, entity_id: int) -> EntityOut:
+    """One live entity; NotFound for another user's, an unknown or a forgotten one."""
+    stmt = select(Entity).where(Entity.id == entity_id, Entity.user_id == user_id, live_entity(Entity.id))
     async with db.user_session(user_id) as s:
-        entity = await s.get(Entity, entity_id)
-        if entity is None or entity.user_id != user_id:
-            raise NotFound(f"entity {entity_id} not found")
-        return _entity_out(entity)
+        entity = (await s.execute(stmt)).scalar_one_or_none()
+    if entity is None:
+        raise NotFound(f"entity {entity_id} not found")
+    return _entity_out(entity)
 
 
 async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOut, list[RelationOut]]:
-    """The entity and every relation it takes part in, newest first (current and closed)."""
+    """The entity and every live relation it takes part in, newest first (current and closed)."""
     entity = await get_entity(db, user_id, entity_id)
     subj, obj = aliased(Entity), aliased(Entity)
+    valid_to = effective_valid_to(Relation).label("valid_to")
     stmt = (
-        select(Relation, subj.name, obj.name)
+        select(Relation, subj.name, obj.name, valid_to)
         .join(subj, subj.id == Relation.subject_id)
         .outerjoin(obj, obj.id == Relation.object_entity_id)
         .where(
             Relation.user_id == user_id,
             or_(Relation.subject_id == entity_id, Relation.object_entity_id == entity_id),
+            live_relation(Relation),
         )
         .order_by(Relation.valid_from.desc(), Relation.id.desc())
     )
@@ -236,11 +299,11 @@ async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOu
             r.object_entity_id,
             object_name or r.object_value or "",
             r.valid_from,
-            r.valid_to,
-            r.valid_to is None,
+            until,
+            until is None,
             r.source_drawer_id,
             r.confidence,
         )
-        for r, subject_name, object_name in rows
+        for r, subject_name, object_name, until in rows
     ]
     return entity, history

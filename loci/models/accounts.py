@@ -107,6 +107,7 @@ class Conversation(Base):
         Integer, nullable=False, server_default=text("0"), comment="watermark: turns with seq <= this are mined"
     )
     mined_at: Mapped[datetime | None] = mapped_column(TS)
+    deleted_at: Mapped[datetime | None] = mapped_column(TS, comment="in the trash since (domain.trash)")
 
 
 class Turn(Base):
@@ -125,3 +126,6 @@ class Turn(Base):
     role: Mapped[str] = mapped_column(String(16), nullable=False)
     content: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(TS, nullable=False)
+    deleted_at: Mapped[datetime | None] = mapped_column(
+        TS, comment="in the trash since: with its conversation, or with a drawer made from it"
+    )

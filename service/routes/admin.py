@@ -1,4 +1,4 @@
-"""Admin routes (admin key only): create users, issue and revoke their keys."""
+"""Admin routes (admin key only): create and delete users, issue and revoke their keys."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from litestar import Controller, delete, post
 from litestar.params import JSONBody
 
 from domain.accounts import create_key, create_user, revoke_key
+from domain.forget import delete_user
 from service.deps import StateDep
 from service.routes._docs import IdPath, errors
 
@@ -74,3 +75,17 @@ class AdminController(Controller):
     )
     async def revoke_key(self, user_id: IdPath, key_id: IdPath, app_state: StateDep) -> None:
         await revoke_key(app_state.db, user_id, key_id)
+
+    @delete(
+        "/users/{user_id:int}",
+        operation_id="adminDeleteUser",
+        summary="Delete a user and all their memory, for good",
+        description=(
+            "Admin key only. Removes the user with every row of theirs (memory, conversations, "
+            "settings, activity, API keys), at once and irreversibly; their keys answer 401 from "
+            "the next request."
+        ),
+        responses=errors(400, 404),
+    )
+    async def remove_user(self, user_id: IdPath, app_state: StateDep) -> None:
+        await delete_user(app_state.db, user_id)

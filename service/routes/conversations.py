@@ -1,4 +1,4 @@
-"""Conversations: store, append, complete (→ mining job), mine on demand, read.
+"""Conversations: store, append, complete (→ mining job), mine on demand, read, delete, restore.
 
 Thin handlers: parse the body, make one call into `ingest` or `domain.conversations`
 (which enqueues only after the write committed), map the result to a DTO.
@@ -8,12 +8,14 @@ Thin handlers: parse the body, make one call into `ingest` or `domain.conversati
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
-from litestar import Controller, get, post
-from litestar.params import FromPath, JSONBody
+from litestar import Controller, delete, get, post
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 import ingest
+from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
@@ -161,3 +163,38 @@ class ConversationController(Controller):
     async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
         ref, turns = await conversation_with_turns(app_state.db, caller.user_id, conversation_id)
         return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at) for t in turns])
+
+    @delete(
+        "/{conversation_id:str}",
+        status_code=200,
+        operation_id="deleteConversation",
+        summary="Move a conversation to the trash (or purge it)",
+        description=(
+            "Moves the conversation, its turns and everything mined from it (its rooms, closets and "
+            "drawers, the relations learned from them, entities nothing else mentions) to the trash "
+            "for 30 days; it then answers 404 and is not mined. `purge=true` removes it (live or "
+            "already trashed) for good now instead."
+        ),
+        responses=errors(404),
+    )
+    async def remove(
+        self,
+        conversation_id: FromPath[str],
+        caller: CallerDep,
+        app_state: StateDep,
+        purge: Annotated[bool, QueryParameter(description="remove for good now (no restore)")] = False,
+    ) -> ConversationMoved:
+        return await delete_conversation(app_state.db, caller.user_id, conversation_id, purge=purge)
+
+    @post(
+        "/{conversation_id:str}/restore",
+        status_code=200,
+        operation_id="restoreConversation",
+        summary="Restore a trashed conversation",
+        description="Brings back the conversation with its turns and what was mined from it and trashed with it.",
+        responses=errors(404),
+    )
+    async def restore(
+        self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep
+    ) -> ConversationMoved:
+        return await restore_conversation(app_state.db, caller.user_id, conversation_id)

@@ -1,13 +1,16 @@
-"""Who am I: lets a client (and the /memory page's sign-in) check a key."""
+"""Who am I: lets a client (and the /memory page's sign-in) check a key; and leaving for good."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller, delete, get
+from litestar.params import QueryParameter
 
 from domain.accounts import get_account
+from domain.forget import delete_account
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
@@ -32,3 +35,23 @@ class MeController(Controller):
     async def me(self, caller: CallerDep, app_state: StateDep) -> Me:
         account = await get_account(app_state.db, caller.user_id)
         return Me(account.id, account.name, account.email, account.created_at)
+
+    @delete(
+        "/v1/me",
+        operation_id="deleteMe",
+        summary="Delete this user and all their memory, for good",
+        description=(
+            "Removes the user with every conversation, turn, palace row, entity, relation, setting, "
+            "agent, activity event and API key, at once and irreversibly; the key answers 401 from "
+            "the next request. `confirm` must repeat the user's name (as `GET /v1/me` shows it), so "
+            "no stray request deletes an account."
+        ),
+        responses=errors(400),
+    )
+    async def delete_me(
+        self,
+        caller: CallerDep,
+        app_state: StateDep,
+        confirm: Annotated[str, QueryParameter(description="the user's name, as GET /v1/me shows it")],
+    ) -> None:
+        await delete_account(app_state.db, caller.user_id, confirm)

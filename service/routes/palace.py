@@ -1,4 +1,4 @@
-"""The palace API: browse level by level, read a drawer, trash and restore."""
+"""The palace API: browse level by level, read a drawer, trash, restore and purge."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Annotated
 from litestar import Controller, delete, get, post
 from litestar.params import QueryParameter
 
-from domain import palace, trash
+from domain import forget, palace, trash
+from domain.forget import Purged
 from domain.palace import DrawerOut, PalacePage
 from domain.trash import Moved, TrashPage
 from service.deps import CallerDep, StateDep
@@ -15,6 +16,7 @@ from service.routes._docs import IdPath, IdQuery, errors
 
 Limit = Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)]
 Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0)]
+Purge = Annotated[bool, QueryParameter(description="remove for good now (no restore) instead of moving to the trash")]
 
 
 class PalaceController(Controller):
@@ -51,9 +53,9 @@ class PalaceController(Controller):
         operation_id="listTrash",
         summary="What is in the trash, newest first",
         description=(
-            "Trashed wings, rooms, closets and drawers, each with the date it will be purged "
-            "(30 days after deletion). Items trashed together with their parent are listed once, "
-            "under the parent."
+            "Trashed wings, rooms, closets, drawers and conversations, each with the date it will be "
+            "purged (30 days after deletion). Items trashed together with their parent (or with the "
+            "conversation they were mined from) are listed once, under it."
         ),
         responses=errors(400),
     )
@@ -66,6 +68,22 @@ class PalaceController(Controller):
     ) -> TrashPage:
         return await trash.list_trash(app_state.db, caller.user_id, limit=limit, offset=offset)
 
+    @post(
+        "/v1/trash/purge",
+        status_code=200,
+        operation_id="purgeTrash",
+        summary="Empty the trash for good, now",
+        description=(
+            "Removes everything in the caller's trash for good, in one transaction: the palace rows, "
+            "the turns, the relations learned from the trashed drawers and the entities nothing else "
+            "mentions. Nothing can be restored afterwards; the activity feed keeps only a `purged` "
+            "event with the counts (the names in earlier delete events are scrubbed)."
+        ),
+        responses=errors(),
+    )
+    async def purge_trash(self, app_state: StateDep, caller: CallerDep) -> Purged:
+        return await forget.purge_trash(app_state.db, caller.user_id)
+
 
 def _trash_routes(kind: str, plural: str) -> type[Controller]:
     """DELETE and restore for one kind: the same contract for wings, rooms, closets, drawers."""
@@ -74,7 +92,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
         "wing": "its rooms, closets and drawers",
         "room": "its closets and drawers",
         "closet": "its drawers",
-        "drawer": "nothing else",
+        "drawer": "nothing below it",
     }[kind]
 
     class _Routes(Controller):
@@ -97,14 +115,22 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             "/{item_id:int}",
             status_code=200,
             operation_id=f"delete{title}",
-            summary=f"Move a {kind} to the trash",
+            summary=f"Move a {kind} to the trash (or purge it)",
             description=(
                 f"Moves the {kind} and {below} to the trash for 30 days (restorable), then an "
-                "arq cron purges it for good. Trashed drawers never reach recall."
+                "arq cron purges it for good. With it go the verbatim turns its drawers were made "
+                "from, the relations learned from them and the entities nothing live mentions: "
+                "recall, search, the palace, entities and timelines, conversations and exports "
+                "stop showing them at once. `purge=true` removes it (live or already trashed) for "
+                "good now instead."
             ),
             responses=errors(404),
         )
-        async def delete_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
+        async def delete_item(
+            self, app_state: StateDep, caller: CallerDep, item_id: IdPath, purge: Purge = False
+        ) -> Moved:
+            if purge:
+                return await forget.purge_item(app_state.db, caller.user_id, kind, item_id)
             return await trash.trash(app_state.db, caller.user_id, kind, item_id)
 
         @post(
@@ -112,7 +138,10 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             status_code=200,
             operation_id=f"restore{title}",
             summary=f"Restore a trashed {kind}",
-            description=f"Brings back the {kind}, what was trashed together with it, and its parents.",
+            description=(
+                f"Brings back the {kind}, what was trashed together with it (turns, relations and "
+                "entities included), and its parents."
+            ),
             responses=errors(404),
         )
         async def restore_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:

@@ -163,7 +163,7 @@ class MemoryPages(Controller):
         self, request: Request[Any, Any, Any], app_state: StateDep, kind: FromPath[str], item_id: IdPath
     ) -> Response[Any]:
         user_id = await _user(request, app_state)
-        if kind not in KINDS:
+        if kind not in trash.TRASHABLE:
             raise NotFound(f"nothing of kind {kind!r}")
         await trash.restore(app_state.db, user_id, kind, item_id)
         return Redirect("/memory/trash", status_code=303)

@@ -104,13 +104,16 @@ async def test_export_import_round_trip_into_a_new_user(client: Client, db: Data
     await client.put("/v1/settings", headers=source.headers, json={"top_k": 9, "auto_mine": False})
     await client.delete(f"/v1/drawers/{seeded.drawers[3]}", headers=source.headers)
     exported = (await client.get("/v1/export", headers=source.headers)).json()
-    assert len(exported["drawers"]) == 16 and len(exported["relations"]) == 2
+    # What sits in the trash is not exported: the drawer, nor the turn it was made from.
+    assert len(exported["drawers"]) == 15 and len(exported["relations"]) == 2
+    assert seeded.drawers[3] not in {d["id"] for d in exported["drawers"]}
+    assert len(exported["conversations"][0]["turns"]) == 15
     assert sum(d["embedding"] is not None for d in exported["drawers"]) == 8
     assert exported["relations"][0]["valid_to"] is not None
 
     imported = await client.post("/v1/import", headers=target.headers, json=exported)
     assert imported.status_code == 201, imported.text
-    assert imported.json()["drawers"] == 16
+    assert imported.json()["drawers"] == 15
     again = (await client.get("/v1/export", headers=target.headers)).json()
     assert modulo_ids(again) == modulo_ids(exported)
     assert {d["id"] for d in again["drawers"]}.isdisjoint({d["id"] for d in exported["drawers"]})
@@ -119,12 +122,12 @@ async def test_export_import_round_trip_into_a_new_user(client: Client, db: Data
     assert (await client.post("/v1/import", headers=target.headers, json=exported)).status_code == 409
 
     slim = (await client.get("/v1/export", headers=source.headers, params={"embeddings": "false"})).json()
-    assert all(d["embedding"] is None for d in slim["drawers"]) and len(slim["drawers"]) == 16
+    assert all(d["embedding"] is None for d in slim["drawers"]) and len(slim["drawers"]) == 15
 
     markdown = await client.get("/v1/export", headers=source.headers, params={"format": "markdown"})
     assert markdown.status_code == 200 and markdown.headers["content-type"].startswith("text/markdown")
     assert "§ W-001/R-01/D-001" in markdown.text and f"{seeded.marker} says message" in markdown.text
-    assert "lives_in" in markdown.text and "*(in trash)*" in markdown.text
+    assert "lives_in" in markdown.text and "*(in trash)*" not in markdown.text
     assert (await client.get("/v1/export", headers=source.headers, params={"format": "xml"})).status_code == 400
 
 

@@ -1,0 +1,247 @@
+"""Forgetting for good: purge an item or the whole trash now, expire old trash, delete a user.
+
+A purge deletes rows, in one transaction: the drawers (their sentence vectors and entity
+links cascade), the verbatim turns they were made from, the containers, the relations
+learned from those drawers, and the entities nothing mentions any more. The activity
+feed keeps only that a purge happened (what kind, how many rows): the ``label`` of the
+earlier delete events of the purged items is scrubbed, so no name or topic outlives it.
+
+Deleting a user deletes the ``users`` row; every user table references it with
+``ON DELETE CASCADE`` (the RLS-independent foreign-key actions), so nothing of theirs is
+left and their keys stop working on the next request.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timedelta
+from typing import Any
+
+import msgspec
+from sqlalchemy import ARRAY, BigInteger, Select, delete, exists, func, literal, or_, select, union, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.activity import record
+from domain.fields import Count
+from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
+from loci.db import Database
+from loci.errors import InvalidInput, NotFound
+from loci.models import Activity, Closet, Conversation, Drawer, DrawerEntity, Entity, Relation, Room, Turn, User, Wing
+
+__all__ = ["Purged", "delete_account", "delete_user", "purge_expired", "purge_item", "purge_trash"]
+
+log = logging.getLogger("loci.forget")
+
+
+class Purged(msgspec.Struct):
+    """How many rows of each kind a purge removed for good."""
+
+    wings: Count = 0
+    rooms: Count = 0
+    closets: Count = 0
+    drawers: Count = 0
+    conversations: Count = 0
+    turns: Count = 0
+    relations: Count = 0
+    entities: Count = 0
+
+
+@dataclass
+class _Doomed:
+    """The ids one purge removes, by table (containers cascade to what is under them)."""
+
+    wings: list[int] = field(default_factory=list)
+    rooms: list[int] = field(default_factory=list)
+    closets: list[int] = field(default_factory=list)
+    drawers: list[int] = field(default_factory=list)
+    conversations: list[int] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+
+
+_TABLES: dict[str, Any] = {
+    "drawers": Drawer,
+    "turns": Turn,
+    "closets": Closet,
+    "rooms": Room,
+    "wings": Wing,
+    "conversations": Conversation,
+}
+"""Deleted leaves first, so each count is of rows deleted directly, not by a cascade."""
+_EVENT_KIND = {
+    "wings": "wing",
+    "rooms": "room",
+    "closets": "closet",
+    "drawers": "drawer",
+    "conversations": "conversation",
+}
+
+
+def _among(column: Any, ids: list[int]) -> Any:
+    """``column = ANY(:ids)``: one array parameter, however many ids (no 65,535-parameter limit)."""
+    return column == func.any(literal(ids, ARRAY(BigInteger)))
+
+
+async def _ids(s: AsyncSession, query: Select[Any]) -> list[int]:
+    return [int(x) for x in (await s.execute(query)).scalars() if x is not None]
+
+
+async def _item_rows(s: AsyncSession, user_id: int, kind: str, item_id: int) -> _Doomed:
+    """The item, everything under or made from it, and the turns behind its drawers."""
+    doomed = _Doomed()
+    drawers = select(Drawer.id).where(drawers_of(kind, item_id), Drawer.user_id == user_id)
+    doomed.drawers = await _ids(s, drawers)
+    if kind != "drawer":
+        getattr(doomed, f"{kind}s").append(item_id)
+    for model, cond in descendants(kind, item_id):
+        ids = await _ids(s, select(model.id).where(cond, model.user_id == user_id))
+        getattr(doomed, model.__tablename__).extend(ids)
+    behind = select(Drawer.turn_id).where(_among(Drawer.id, doomed.drawers))
+    doomed.turns = sorted({*doomed.turns, *await _ids(s, behind)})
+    return doomed
+
+
+async def _trash_rows(s: AsyncSession, user_id: int, before: datetime | None) -> _Doomed:
+    """Everything in the user's trash (trashed before ``before``, when given), with what is under it."""
+
+    def trashed(model: Any) -> Any:
+        cond = model.deleted_at.is_not(None) & (model.user_id == user_id)
+        return cond if before is None else cond & (model.deleted_at < before)
+
+    d = _Doomed()
+    d.wings = await _ids(s, select(Wing.id).where(trashed(Wing)))
+    d.rooms = await _ids(s, select(Room.id).where(trashed(Room) | _among(Room.wing_id, d.wings)))
+    d.closets = await _ids(s, select(Closet.id).where(trashed(Closet) | _among(Closet.room_id, d.rooms)))
+    under = or_(_among(Drawer.closet_id, d.closets), _among(Drawer.room_id, d.rooms), _among(Drawer.wing_id, d.wings))
+    d.drawers = await _ids(s, select(Drawer.id).where(trashed(Drawer) | (under & (Drawer.user_id == user_id))))
+    d.conversations = await _ids(s, select(Conversation.id).where(trashed(Conversation)))
+    behind = select(Drawer.turn_id).where(_among(Drawer.id, d.drawers))
+    made_of = or_(_among(Turn.conversation_id, d.conversations), Turn.id.in_(behind))
+    d.turns = await _ids(s, select(Turn.id).where(trashed(Turn) | (made_of & (Turn.user_id == user_id))))
+    return d
+
+
+async def _forget_graph(s: AsyncSession, user_id: int, drawers: list[int]) -> tuple[int, set[int]]:
+    """Delete the relations learned from ``drawers`` (and any left without a source).
+
+    Returns how many, and the entities they or the drawers touched (orphan candidates).
+    """
+    touched = set(await _ids(s, select(DrawerEntity.entity_id).where(_among(DrawerEntity.drawer_id, drawers))))
+    gone = await s.execute(
+        delete(Relation)
+        .where(
+            Relation.user_id == user_id,
+            or_(_among(Relation.source_drawer_id, drawers), Relation.source_drawer_id.is_(None)),
+        )
+        .returning(Relation.subject_id, Relation.object_entity_id)
+    )
+    rows = gone.all()
+    touched |= {int(x) for row in rows for x in row if x is not None}
+    return len(rows), touched
+
+
+async def _orphans_gone(s: AsyncSession, user_id: int, candidates: set[int]) -> int:
+    """Delete the candidate entities that no drawer mentions and no relation names any more."""
+    if not candidates:
+        return 0
+    mentioned = exists().where(DrawerEntity.entity_id == Entity.id)
+    related = exists().where(or_(Relation.subject_id == Entity.id, Relation.object_entity_id == Entity.id))
+    result = await s.execute(
+        delete(Entity).where(Entity.user_id == user_id, _among(Entity.id, sorted(candidates)), ~mentioned, ~related)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def _scrub_history(s: AsyncSession, user_id: int, doomed: _Doomed) -> None:
+    """Drop the ``label`` of the earlier delete events of purged items: only counts remain."""
+    for table, kind in _EVENT_KIND.items():
+        ids = getattr(doomed, table)
+        if ids:
+            await s.execute(
+                update(Activity)
+                .where(
+                    Activity.user_id == user_id,
+                    Activity.type == f"{kind}_deleted",
+                    _among(Activity.payload["id"].astext.cast(BigInteger), ids),
+                )
+                .values(payload=Activity.payload.delete_path(["label"]))
+            )
+
+
+async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
+    """Delete the doomed rows of one user, their graph facts and orphaned entities; one transaction."""
+    out = Purged()
+    out.relations, touched = await _forget_graph(s, user_id, doomed.drawers)
+    for name, model in _TABLES.items():
+        ids = getattr(doomed, name)
+        if ids:
+            result = await s.execute(delete(model).where(model.user_id == user_id, _among(model.id, ids)))
+            setattr(out, name, int(result.rowcount))  # type: ignore[attr-defined]
+    out.entities = await _orphans_gone(s, user_id, touched)
+    await _scrub_history(s, user_id, doomed)
+    return out
+
+
+def _counts(purged: Purged) -> dict[str, int]:
+    return {f: getattr(purged, f) for f in purged.__struct_fields__}
+
+
+async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
+    """Remove one item (live or trashed) and everything under or made from it, for good, now."""
+    check_kind(kind)
+    async with db.user_session(user_id) as s:
+        await get_item(s, kind, user_id, item_id, trashed=None)
+        purged = await _destroy(s, user_id, await _item_rows(s, user_id, kind, item_id))
+        await record(s, user_id, "purged", what=kind, **_counts(purged))
+    return Moved(kind, item_id, purged.drawers, purged=True)
+
+
+async def purge_trash(db: Database, user_id: int) -> Purged:
+    """Empty the caller's trash for good, now (``POST /v1/trash/purge``)."""
+    async with db.user_session(user_id) as s:
+        purged = await _destroy(s, user_id, await _trash_rows(s, user_id, None))
+        if any(_counts(purged).values()):
+            await record(s, user_id, "purged", what="trash", **_counts(purged))
+    return purged
+
+
+async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
+    """The daily cron: each user's trash older than ``days``, one user-scoped transaction per user."""
+    async with db.system_session() as s:
+        cutoff: datetime = (await s.execute(select(func.now()))).scalar_one() - timedelta(days=days)
+        owners = union(
+            *(select(m.user_id).where(m.deleted_at < cutoff) for m in (Wing, Room, Closet, Drawer, Conversation, Turn))
+        )
+        users = await _ids(s, select(owners.subquery().c.user_id))
+    total = {f.name: 0 for f in fields(_Doomed)} | {"relations": 0, "entities": 0}
+    for user_id in users:
+        async with db.user_session(user_id) as s:
+            purged = await _destroy(s, user_id, await _trash_rows(s, user_id, cutoff))
+            await record(s, user_id, "purged", what="expired", **_counts(purged))
+        for name, n in _counts(purged).items():
+            total[name] += n
+    return total
+
+
+async def delete_user(db: Database, user_id: int) -> None:
+    """Delete a user and, by cascade, every row of theirs (admin route, ``DELETE /v1/me``)."""
+    async with db.user_session(user_id) as s:  # scoped to exactly the user being deleted
+        result = await s.execute(delete(User).where(User.id == user_id))
+        if result.rowcount == 0:  # type: ignore[attr-defined]
+            raise NotFound(f"user {user_id} not found")
+    log.info("deleted user %d and all their memory", user_id)
+
+
+async def delete_account(db: Database, user_id: int, confirm: str) -> None:
+    """``DELETE /v1/me``: the caller's own account, once ``confirm`` repeats its name.
+
+    Irreversible and one request away from any client holding the key, so it asks for
+    what a typo or a request fuzzer will not send by chance.
+    """
+    async with db.user_session(user_id) as s:
+        name = await s.scalar(select(User.name).where(User.id == user_id))
+    if name is None:
+        raise NotFound("user not found")
+    if confirm != name:
+        raise InvalidInput("confirm must be the account's name, as GET /v1/me shows it", field="confirm")
+    await delete_user(db, user_id)

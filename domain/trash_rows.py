@@ -1,0 +1,91 @@
+"""Which rows one item's delete, restore or purge touches: shared by `trash` and `forget`.
+
+An item is a palace level (wing, room, closet, drawer) or a conversation. What goes
+with it: the palace rows below it, the drawers made from it and the verbatim turns
+those drawers were made from; for a conversation, its turns and the rooms mined from
+it. Each is given as a condition (never a materialised id list), so one statement
+covers any size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.fields import Count, Id, Level
+from loci.errors import InvalidInput, NotFound
+from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
+
+__all__ = ["KINDS", "TRASHABLE", "Moved", "check_kind", "descendants", "drawers_of", "get_item", "label_of"]
+
+KINDS: dict[str, Any] = {"wing": Wing, "room": Room, "closet": Closet, "drawer": Drawer}
+"""The palace levels (what the palace routes and the /memory tree address by id)."""
+TRASHABLE: dict[str, Any] = {**KINDS, "conversation": Conversation}
+"""Everything that goes to the trash; a conversation is addressed here by its row id."""
+
+
+class Moved(msgspec.Struct):
+    """What a delete, restore or purge touched (``purged``: removed for good, no restore)."""
+
+    kind: Level
+    id: Id
+    drawers: Count
+    purged: bool = False
+
+
+def check_kind(kind: str) -> None:
+    if kind not in TRASHABLE:
+        raise InvalidInput(f"kind must be one of {', '.join(TRASHABLE)}", field="kind")
+
+
+def drawers_of(kind: str, item_id: int) -> Any:
+    """The condition on `Drawer` for every drawer under (or made from) one item, whatever its state."""
+    if kind == "drawer":
+        return Drawer.id == item_id
+    if kind == "conversation":
+        turns = select(Turn.id).where(Turn.conversation_id == item_id)
+        rooms = select(Room.id).where(Room.conversation_id == item_id)
+        return or_(Drawer.turn_id.in_(turns), Drawer.room_id.in_(rooms))
+    return {"wing": Drawer.wing_id, "room": Drawer.room_id, "closet": Drawer.closet_id}[kind] == item_id
+
+
+def descendants(kind: str, item_id: int) -> list[tuple[Any, Any]]:
+    """(model, condition) for the containers and turns under (or made from) an item, drawers aside."""
+    if kind == "wing":
+        rooms = select(Room.id).where(Room.wing_id == item_id).scalar_subquery()
+        return [(Room, Room.wing_id == item_id), (Closet, Closet.room_id.in_(rooms))]
+    if kind == "room":
+        return [(Closet, Closet.room_id == item_id)]
+    if kind == "conversation":
+        rooms = select(Room.id).where(Room.conversation_id == item_id).scalar_subquery()
+        return [
+            (Room, Room.conversation_id == item_id),
+            (Closet, Closet.room_id.in_(rooms)),
+            (Turn, Turn.conversation_id == item_id),
+        ]
+    return []
+
+
+async def get_item(s: AsyncSession, kind: str, user_id: int, item_id: int, *, trashed: bool | None) -> Any:
+    """The caller's item (``trashed``: only if in the trash; False: only if live; None: either)."""
+    model = TRASHABLE[kind]
+    query = select(model).where(model.id == item_id, model.user_id == user_id)
+    if trashed is not None:
+        query = query.where(model.deleted_at.is_not(None) if trashed else model.deleted_at.is_(None))
+    row = (await s.execute(query)).scalar_one_or_none()
+    if row is None:
+        where = " in the trash" if trashed else ""
+        raise NotFound(f"{kind} {item_id} not found{where}")
+    return row
+
+
+def label_of(item: Any) -> str:
+    """How the activity feed names a trashed item (a name, label, topic, title or address)."""
+    for name in ("name", "label", "topic", "title", "external_id", "aaak"):
+        value = getattr(item, name, None)
+        if value:
+            return str(value)
+    return ""
