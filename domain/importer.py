@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
-from domain.export import DrawerDoc, ExportDoc
+from domain.export_format import DrawerDoc, ExportDoc
 from loci.db import Database
 from loci.embedder import content_hash
 from loci.errors import Conflict, InvalidInput

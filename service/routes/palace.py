@@ -85,15 +85,28 @@ class PalaceController(Controller):
         return await forget.purge_trash(app_state.db, caller.user_id)
 
 
+_BELOW = {
+    "wing": "its rooms, closets and drawers",
+    "room": "its closets and drawers",
+    "closet": "its drawers",
+    "drawer": "nothing below it",
+}
+
+
+def _delete_description(kind: str) -> str:
+    return (
+        f"Moves the {kind} and {_BELOW[kind]} to the trash for 30 days (restorable), then an "
+        "arq cron purges it for good. With it go the verbatim turns its drawers were made "
+        "from, the relations learned from them and the entities nothing live mentions: "
+        "recall, search, the palace, entities and timelines, conversations and exports "
+        "stop showing them at once. `purge=true` removes it (live or already trashed) for "
+        "good now instead."
+    )
+
+
 def _trash_routes(kind: str, plural: str) -> type[Controller]:
     """DELETE and restore for one kind: the same contract for wings, rooms, closets, drawers."""
     title = kind.capitalize()
-    below = {
-        "wing": "its rooms, closets and drawers",
-        "room": "its closets and drawers",
-        "closet": "its drawers",
-        "drawer": "nothing below it",
-    }[kind]
 
     class _Routes(Controller):
         tags = ("palace",)
@@ -116,14 +129,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             status_code=200,
             operation_id=f"delete{title}",
             summary=f"Move a {kind} to the trash (or purge it)",
-            description=(
-                f"Moves the {kind} and {below} to the trash for 30 days (restorable), then an "
-                "arq cron purges it for good. With it go the verbatim turns its drawers were made "
-                "from, the relations learned from them and the entities nothing live mentions: "
-                "recall, search, the palace, entities and timelines, conversations and exports "
-                "stop showing them at once. `purge=true` removes it (live or already trashed) for "
-                "good now instead."
-            ),
+            description=_delete_description(kind),
             responses=errors(404),
         )
         async def delete_item(

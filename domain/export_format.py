@@ -1,0 +1,169 @@
+"""The export document: the JSON a user's memory is exported as and imported from.
+
+One format for both directions (`domain.export` writes it, `domain.importer` reads it),
+so the two cannot drift. Unknown fields are ignored on import, so a newer or older file
+still decodes; ``deleted_at`` fields stay in the format for older files that carried
+trashed rows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+from loci.models import TOP_K_DEFAULT
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "AgentDoc",
+    "ClosetDoc",
+    "ConversationDoc",
+    "DrawerDoc",
+    "DrawerEntityDoc",
+    "EntityDoc",
+    "ExportDoc",
+    "RelationDoc",
+    "RoomDoc",
+    "SettingsDoc",
+    "TurnDoc",
+    "WingDoc",
+]
+
+FORMAT = "loci-export"
+VERSION = 1
+
+
+class SettingsDoc(msgspec.Struct):
+    """Unknown fields are ignored, so older exports that carry ``embedding_model`` (read by
+    nothing: the embedder is process-wide) still import."""
+
+    enabled: bool = True
+    top_k: int = TOP_K_DEFAULT
+    use_rerank: bool = False
+    rerank_model: str | None = None
+    auto_mine: bool = True
+
+
+class AgentDoc(msgspec.Struct):
+    external_id: str
+    name: str | None = None
+    recall_enabled: bool = True
+    created_at: datetime | None = None
+
+
+class TurnDoc(msgspec.Struct):
+    id: int
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+class ConversationDoc(msgspec.Struct):
+    id: int
+    external_id: str
+    status: str = "open"
+    agent: str | None = None
+    title: str | None = None
+    created_at: datetime | None = None
+    completed_at: datetime | None = None
+    mined_seq: int = 0
+    mined_at: datetime | None = None
+    turns: list[TurnDoc] = []
+
+
+class WingDoc(msgspec.Struct):
+    id: int
+    seq: int
+    kind: str
+    name: str
+    slug: str
+    aliases: list[str] = []
+    created_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+
+class RoomDoc(msgspec.Struct):
+    id: int
+    wing_id: int
+    seq: int
+    label: str
+    started_at: datetime
+    ended_at: datetime
+    conversation_id: int | None = None
+    deleted_at: datetime | None = None
+
+
+class ClosetDoc(msgspec.Struct):
+    id: int
+    room_id: int
+    topic: str
+    slug: str
+    deleted_at: datetime | None = None
+
+
+class DrawerDoc(msgspec.Struct):
+    id: int
+    wing_id: int
+    room_id: int
+    closet_id: int
+    seq: int
+    role: str
+    content: str
+    aaak: str
+    occurred_at: datetime
+    turn_id: int | None = None
+    part: int = 0
+    tags: dict[str, Any] = {}
+    tag_text: str = ""
+    embedding: list[float] | None = None
+    created_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+
+class EntityDoc(msgspec.Struct):
+    id: int
+    kind: str
+    name: str
+    slug: str
+    aliases: list[str] = []
+    mention_count: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+
+class DrawerEntityDoc(msgspec.Struct):
+    drawer_id: int
+    entity_id: int
+
+
+class RelationDoc(msgspec.Struct):
+    id: int
+    subject_id: int
+    predicate: str
+    valid_from: datetime
+    object_entity_id: int | None = None
+    object_value: str | None = None
+    valid_to: datetime | None = None
+    source_drawer_id: int | None = None
+    confidence: float = 1.0
+    created_at: datetime | None = None
+
+
+class ExportDoc(msgspec.Struct):
+    format: Literal["loci-export"]
+    version: int
+    exported_at: datetime | None = None
+    settings: SettingsDoc | None = None
+    agents: list[AgentDoc] = []
+    conversations: list[ConversationDoc] = []
+    wings: list[WingDoc] = []
+    rooms: list[RoomDoc] = []
+    closets: list[ClosetDoc] = []
+    drawers: list[DrawerDoc] = []
+    entities: list[EntityDoc] = []
+    drawer_entities: list[DrawerEntityDoc] = []
+    relations: list[RelationDoc] = []
