@@ -9,9 +9,10 @@ PostgreSQL's 65,535-parameter limit for one statement, and were retried the same
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from arq import create_pool
@@ -20,13 +21,19 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
 
 import ingest
+from domain.accounts import create_key, create_user
 from domain.mining_failures import MAX_MINING_ATTEMPTS
 from domain.mining_jobs import unmined_conversations
+from loci import migrate
+from loci.embedder import Embedder
 from loci.models import Conversation, DrawerSentence, Turn
+from loci.runtime import ServiceUrls
+from loci.settings import load_settings
 from service import jobs
+from service.app import create_app
 from service.state import AppState
 from service.worker import redis_settings
-from tests.conftest import UserHandle
+from tests.conftest import ADMIN_KEY, UserHandle, make_state
 from tests.integration.test_mining_api import run_jobs
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -141,8 +148,29 @@ async def test_each_job_counts_one_attempt_and_success_clears_them(
         assert (row.mined_seq, row.mining_attempts, row.mining_error) == (2, 0, None)
 
 
-async def test_ten_user_turns_of_99999_characters_mine(client: Client, app_state: AppState, new_user: NewUser) -> None:
-    user = await new_user()
+@pytest.fixture
+async def own_service(
+    fresh_database: Callable[[str], str], service_urls: ServiceUrls, embedder: Embedder
+) -> AsyncIterator[tuple[Client, AppState]]:
+    """The service over a database and a queue of its own: this test writes tens of thousands
+    of identical sentence vectors, which would crowd the shared HNSW graphs that other
+    tests' nearest-neighbour checks rely on."""
+    url = fresh_database("loci_huge_turns")
+    migrate.upgrade(url)
+    queue = urlsplit(service_urls.redis_url)._replace(path="/1").geturl()
+    settings = load_settings(
+        database={"url": url}, queue={"url": queue}, server={"admin_key": ADMIN_KEY, "run_worker": False}
+    )
+    state = make_state(settings, embedder)
+    async with AsyncTestClient(app=create_app(settings, state=state, run_worker=False)) as own:
+        yield own, state
+    await state.db.dispose()
+
+
+async def test_ten_user_turns_of_99999_characters_mine(own_service: tuple[Client, AppState]) -> None:
+    client, app_state = own_service
+    made_user = await create_user(app_state.db, "huge")
+    user = UserHandle(made_user.id, (await create_key(app_state.db, made_user.id)).key)
     sentence = "I walked my dog along the river today. "  # repeated: embedded once, stored ~2,500 times a turn
     content = (sentence * (99_999 // len(sentence) + 1))[:99_999]
     turns: list[dict[str, Any]] = [
