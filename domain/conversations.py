@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 import ingest
 from domain.conversation_trash import live_turns
+from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from loci.db import Database
 from loci.models import MemorySettings, Turn
@@ -51,8 +52,15 @@ async def complete_and_mine(db: Database, queue: ArqRedis | None, user_id: int, 
 
 
 async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> Mining:
-    """Enqueue mining of the turns past the watermark, whatever ``auto_mine`` says."""
+    """Enqueue mining of the turns past the watermark, whatever ``auto_mine`` says.
+
+    A person asking is the retry a failed conversation waits for: its failure and
+    attempts are cleared first, so the sweep takes it up again too.
+    """
     ref = await ingest.get_conversation(db, user_id, external_id)
+    if ref.mining_error is not None or ref.mining_failed_at is not None:
+        await clear_failure(db, user_id, ref.id)
+        ref = await ingest.get_conversation(db, user_id, external_id)
     job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
     return Mining(ref, job_id, "queued")
 

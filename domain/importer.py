@@ -4,6 +4,8 @@ Ids in the file are only labels: every row gets a fresh id and every reference i
 remapped through what this import created, so a file can never point at rows it did
 not bring (another user's, or this user's existing ones). A reference to an id the
 file does not define is a 400 naming the field; the whole import is one transaction.
+Values are checked as the API checks them (`domain.import_checks`), and each
+conversation's ``mined_seq`` is recomputed from the drawers the file brings.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.export_format import DrawerDoc, ExportDoc
+from domain.import_checks import check_like_the_api, mined_seqs
 from loci.db import Database
 from loci.embedder import content_hash
 from loci.errors import Conflict, InvalidInput
@@ -39,6 +42,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from loci.settings import MiningSettings
 
 __all__ = ["ImportResult", "import_json"]
 
@@ -141,6 +145,7 @@ async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple
         await s.flush()
         agents[a.external_id] = agent.id
     convs: list[tuple[int, Any]] = []
+    watermarks = mined_seqs(doc)
     for i, c in enumerate(doc.conversations):
         if c.agent is not None and c.agent not in agents:
             raise InvalidInput(f"agent {c.agent!r} is not in this file's agents", field=f"conversations[{i}].agent")
@@ -149,9 +154,9 @@ async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple
             external_id=c.external_id,
             title=c.title,
             status=c.status,
-            mined_seq=c.mined_seq,
+            mined_seq=watermarks[c.id],
             completed_at=c.completed_at,
-            mined_at=c.mined_at,
+            mined_at=c.mined_at if watermarks[c.id] else None,
             agent_id=agents.get(c.agent) if c.agent else None,
         )
         if c.created_at is not None:
@@ -325,11 +330,17 @@ async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict
     await _added(s, relations)
 
 
-async def import_json(db: Database, user_id: int, doc: ExportDoc) -> ImportResult:
-    """All or nothing; refuses (409) a user who already has a palace, conversations or entities."""
+async def import_json(
+    db: Database, user_id: int, doc: ExportDoc, *, limits: MiningSettings | None = None
+) -> ImportResult:
+    """All or nothing; refuses (409) a user who already has a palace, conversations or entities.
+
+    ``limits`` are the server's mining settings, the same the API applies to turns.
+    """
     if doc.version != 1:
         raise InvalidInput("unsupported export version (expected 1)", field="version")
     _check(doc)
+    check_like_the_api(doc, limits or MiningSettings())
     try:
         async with db.user_session(user_id) as s:
             if await _palace_not_empty(s, user_id):

@@ -6,6 +6,11 @@ Duplicate enqueues of the same work collapse onto one arq job, a resume (more tu
 a higher target) gets a new one, and ``GET /v1/jobs/{id}`` can refuse another user's
 job (404) without a job table. A retry after a failed run adds ``-r<minute>`` because
 arq keeps a finished job's id (and refuses it) for as long as it keeps the result.
+
+A job that fails for a reason retrying cannot fix ends normally in arq with a
+``{"failed": reason}`` result (`service.jobs.mine_conversation`), so arq neither retries
+nor logs a traceback; here that result reads as ``failed`` with the reason, and the
+sweep leaves the conversation alone (`domain.mining_failures`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from arq.connections import ArqRedis
-from arq.jobs import Job, JobStatus
+from arq.jobs import Job, JobResult, JobStatus
 from sqlalchemy import select, text
 
+from domain.mining_failures import MAX_MINING_ATTEMPTS
 from loci.db import Database
 from loci.errors import NotFound, UpstreamUnavailable
 from loci.models import Conversation
@@ -94,7 +100,7 @@ async def enqueue_mining(queue: ArqRedis | None, user_id: int, conversation_id: 
     job = await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
     if job is None:
         existing = await Job(job_id, queue).result_info()
-        if existing is not None and not existing.success:  # an earlier try failed for good: try again
+        if existing is not None and _failure(existing) is not None:  # an earlier try failed for good: try again
             job_id = f"{job_id}-r{int(time.time() // 60)}"
             await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
     return job_id
@@ -115,10 +121,20 @@ async def job_info(queue: ArqRedis | None, job_id: str) -> JobInfo | None:
     info = await job.result_info()
     if info is None:
         return None
-    if info.success:
-        result = info.result if isinstance(info.result, dict) else {"value": info.result}
-        return JobInfo(job_id, "done", result, None)
-    return JobInfo(job_id, "failed", None, f"{type(info.result).__name__}: {info.result}")
+    failure = _failure(info)
+    if failure is not None:
+        return JobInfo(job_id, "failed", None, failure)
+    result = info.result if isinstance(info.result, dict) else {"value": info.result}
+    return JobInfo(job_id, "done", result, None)
+
+
+def _failure(info: JobResult) -> str | None:
+    """Why the job failed: arq's exception, or the reason a job returned instead of raising."""
+    if not info.success:
+        return f"{type(info.result).__name__}: {info.result}"
+    if isinstance(info.result, dict) and info.result.get("failed"):
+        return str(info.result["failed"])
+    return None
 
 
 async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id: str) -> MiningJob:
@@ -133,14 +149,22 @@ async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id:
     if info is None:
         if conv.mined_seq >= ref.target_seq:  # the result expired, but the work is done
             return MiningJob(job_id, "done", conv.external_id)
+        if conv.mining_failed_at is not None:  # the result expired; the failure is on record
+            return MiningJob(job_id, "failed", conv.external_id, error=conv.mining_error)
         raise NotFound(f"job {job_id!r} not found")
-    return MiningJob(job_id, info.status, conv.external_id, info.result, info.error)
+    error = info.error
+    if info.status == "failed" and conv.mining_error and conv.mined_seq < ref.target_seq:
+        error = conv.mining_error  # the job's own words, where arq only says "max retries exceeded"
+    return MiningJob(job_id, info.status, conv.external_id, info.result, error)
 
 
 async def unmined_conversations(db: Database, *, limit: int) -> list[MiningTarget]:
     """Completed conversations (all users, auto_mine on) with turns past their watermark.
 
-    What a sweep re-enqueues so that a lost queue loses nothing; oldest conversation first.
+        What a sweep re-enqueues so that a lost queue loses nothing; oldest conversation first.
+        A conversation whose mining failed for good, or that has had ``MAX_MINING_ATTEMPTS``
+        jobs since its last success, is left out: re-queuing it would fail again, forever.
+    So is one in the trash (mining skips it; re-queuing it would be busy work).
     """
     async with db.system_session() as s:
         rows = (
@@ -152,12 +176,14 @@ async def unmined_conversations(db: Database, *, limit: int) -> list[MiningTarge
                     JOIN turns t ON t.conversation_id = c.id AND t.seq > c.mined_seq
                     LEFT JOIN memory_settings m ON m.user_id = c.user_id
                     WHERE c.status = 'completed' AND coalesce(m.auto_mine, true)
+                      AND c.mining_failed_at IS NULL AND c.mining_attempts < :attempts
+                      AND c.deleted_at IS NULL AND t.deleted_at IS NULL
                     GROUP BY c.user_id, c.id
                     ORDER BY c.id
                     LIMIT :limit
                     """
                 ),
-                {"limit": limit},
+                {"limit": limit, "attempts": MAX_MINING_ATTEMPTS},
             )
         ).all()
     return [MiningTarget(int(user_id), int(conversation_id), int(top)) for user_id, conversation_id, top in rows]

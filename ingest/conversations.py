@@ -1,11 +1,14 @@
 """Storing conversations: validate everything first, then write in one transaction.
 
 The write path must never store half a request, so every turn is checked (role,
-non-empty content within ``max_turn_chars``, an aware timestamp) before anything
-touches the database, and the turns are inserted in the same transaction as the
+non-empty content within ``max_turn_chars`` free of control characters, an aware
+timestamp within `loci.timexpr.MIN_YEAR`-`MAX_YEAR`; ids of `loci.inputs`' alphabet)
+before anything touches the database, and the turns are inserted in the same transaction as the
 conversation row. A client-supplied external id makes the call idempotent: sending
 the same turns again is a no-op, sending more appends the new ones, and sending other
 content for a seq already stored is a `Conflict` (history is never rewritten).
+New turns clear a mining failure (`domain.mining_failures`): the conversation changed,
+so mining deserves another try.
 """
 
 from __future__ import annotations
@@ -21,11 +24,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.records import ConversationRef, TurnIn
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from loci.inputs import check_id, check_text
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
+from loci.timexpr import check_in_range
 
 __all__ = [
+    "MAX_TITLE_CHARS",
     "append_turns",
+    "check_title",
     "complete_conversation",
     "get_conversation",
     "list_turns",
@@ -33,7 +40,8 @@ __all__ = [
     "validate_turns",
 ]
 
-_MAX_EXTERNAL_ID = 200
+MAX_TITLE_CHARS = 500
+"""The column's width (``conversations.title``)."""
 
 
 def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_index: int = 0) -> list[TurnIn]:
@@ -51,8 +59,7 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
             )
         if not isinstance(turn.content, str) or not turn.content.strip():
             raise InvalidInput("content must not be empty", field=f"turns[{i}].content")
-        if "\x00" in turn.content:
-            raise InvalidInput("content must not contain NUL characters", field=f"turns[{i}].content")
+        check_text(turn.content, field=f"turns[{i}].content")
         if len(turn.content) > limits.max_turn_chars:
             raise PayloadTooLarge(
                 f"content is {len(turn.content)} characters, over the limit of {limits.max_turn_chars}",
@@ -61,28 +68,45 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
         at = turn.created_at or now
         if at.tzinfo is None or at.utcoffset() is None:
             at = at.replace(tzinfo=UTC)
+        at = check_in_range(at, field=f"turns[{i}].created_at")
         checked.append(TurnIn(turn.role, turn.content, at.astimezone(UTC)))
     return checked
 
 
-def _check_external_id(external_id: str) -> str:
-    value = external_id.strip()
-    if not value or len(value) > _MAX_EXTERNAL_ID:
-        raise InvalidInput(f"id must be 1-{_MAX_EXTERNAL_ID} characters", field="id")
-    return value
+def check_title(title: str | None, *, field: str = "title") -> str | None:
+    """A conversation title: at most `MAX_TITLE_CHARS`, no control characters."""
+    if title is not None:
+        if len(title) > MAX_TITLE_CHARS:
+            raise InvalidInput(f"{field} must be at most {MAX_TITLE_CHARS} characters", field=field)
+        check_text(title, field=field)
+    return title
+
+
+def _clear_mining_failure(conv: Conversation) -> None:
+    """New turns are a new reason to mine: forget the failure and the attempts so far."""
+    conv.mining_attempts = 0
+    conv.mining_error = None
+    conv.mining_failed_at = None
 
 
 async def _ref(s: AsyncSession, conv: Conversation) -> ConversationRef:
     count = await s.scalar(select(func.count()).select_from(Turn).where(Turn.conversation_id == conv.id))
-    return ConversationRef(conv.id, conv.external_id, conv.user_id, conv.status, int(count or 0), conv.mined_seq)
+    return ConversationRef(
+        conv.id,
+        conv.external_id,
+        conv.user_id,
+        conv.status,
+        int(count or 0),
+        conv.mined_seq,
+        conv.mining_error,
+        conv.mining_failed_at,
+    )
 
 
 async def _agent_id(s: AsyncSession, user_id: int, agent: str | None) -> int | None:
     if agent is None:
         return None
-    agent = agent.strip()
-    if not agent or len(agent) > 200:
-        raise InvalidInput("agent_id must be 1-200 characters", field="agent_id")
+    check_id(agent, field="agent_id")
     stmt = (
         pg_insert(Agent)
         .values(user_id=user_id, external_id=agent)
@@ -141,9 +165,8 @@ async def store_conversation(
 ) -> ConversationRef:
     """Create (or idempotently re-send) a conversation with its turns, all or nothing."""
     checked = validate_turns(turns, limits or MiningSettings())
-    ext = _check_external_id(external_id) if external_id is not None else uuid.uuid4().hex
-    if title is not None and len(title) > 500:
-        raise InvalidInput("title must be at most 500 characters", field="title")
+    ext = check_id(external_id, field="id") if external_id is not None else uuid.uuid4().hex
+    check_title(title)
     async with db.user_session(user_id) as s:
         agent_pk = await _agent_id(s, user_id, agent_id)
         stmt = (
@@ -154,12 +177,15 @@ async def store_conversation(
         await s.execute(stmt)
         conv = await _find(s, user_id, ext, lock=True)
         assert conv is not None
+        if conv.deleted_at is not None:  # its id is taken, by something the user cannot see
+            raise Conflict(f"conversation {ext!r} is in the trash: restore or purge it before sending turns")
         if agent_pk is not None and conv.agent_id not in (None, agent_pk):
             raise Conflict(f"conversation {ext!r} belongs to another agent")
         if agent_pk is not None and conv.agent_id is None:
             conv.agent_id = agent_pk
         if await _merge_turns(s, conv, checked, 1):
             conv.status = "open"
+            _clear_mining_failure(conv)
         return await _ref(s, conv)
 
 
@@ -172,10 +198,11 @@ async def append_turns(
         raise InvalidInput("turns must not be empty", field="turns")
     async with db.user_session(user_id) as s:
         conv = await _find(s, user_id, external_id, lock=True)
-        if conv is None:
+        if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         top = await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id))
-        await _merge_turns(s, conv, checked, int(top or 0) + 1)
+        if await _merge_turns(s, conv, checked, int(top or 0) + 1):
+            _clear_mining_failure(conv)
         conv.status = "open"
         return await _ref(s, conv)
 
@@ -184,7 +211,7 @@ async def complete_conversation(db: Database, user_id: int, external_id: str) ->
     """Mark finished (idempotent); mining is the caller's decision (auto_mine, on demand)."""
     async with db.user_session(user_id) as s:
         conv = await _find(s, user_id, external_id, lock=True)
-        if conv is None:
+        if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         if conv.status != "completed":
             conv.status = "completed"
@@ -195,7 +222,7 @@ async def complete_conversation(db: Database, user_id: int, external_id: str) ->
 async def get_conversation(db: Database, user_id: int, external_id: str) -> ConversationRef:
     async with db.user_session(user_id) as s:
         conv = await _find(s, user_id, external_id)
-        if conv is None:
+        if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         return await _ref(s, conv)
 

@@ -5,7 +5,8 @@ by several questions) is embedded once per model: the ``embedding_cache`` table 
 (model, sha256) to the vector. Misses are deduplicated and embedded in one call (the
 library sorts by length, which keeps padding small). When the embedder fails, the
 affected texts get ``None``: the drawers are still written, with a NULL embedding, and
-the ``backfill_embeddings`` job fills them in later.
+the ``backfill_embeddings`` job fills them in later. Lookups and inserts go in
+`loci.batching` slices: a run may carry tens of thousands of texts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from ingest.segment import sentence_pieces
+from loci.batching import batches, row_batches
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
@@ -55,15 +57,7 @@ async def embed_texts(db: Database, embedder: Embedder, texts: Sequence[str]) ->
     started = time.perf_counter()
     hashes = [content_hash(t) for t in texts]
     model = embedder.model_name
-    found: dict[str, np.ndarray] = {}
-    if hashes:
-        async with db.system_session() as s:
-            rows = await s.execute(
-                select(EmbeddingCache.content_hash, EmbeddingCache.embedding).where(
-                    EmbeddingCache.model == model, EmbeddingCache.content_hash.in_(sorted(set(hashes)))
-                )
-            )
-            found = {h: np.asarray(v, dtype=np.float32) for h, v in rows}
+    found = await _cached(db, model, sorted(set(hashes)))
     cached = sum(1 for h in hashes if h in found)
     missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
     tokens, error = 0, None
@@ -105,13 +99,30 @@ async def embed_groups(db: Database, embedder: Embedder, groups: Sequence[Sequen
     )
 
 
+async def _cached(db: Database, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """The cached vectors of ``hashes`` (distinct), looked up in `batches` of ``IN (…)``."""
+    found: dict[str, np.ndarray] = {}
+    if not hashes:
+        return found
+    async with db.system_session() as s:
+        for batch in batches(hashes, 1):
+            rows = await s.execute(
+                select(EmbeddingCache.content_hash, EmbeddingCache.embedding).where(
+                    EmbeddingCache.model == model, EmbeddingCache.content_hash.in_(batch)
+                )
+            )
+            found.update((h, np.asarray(v, dtype=np.float32)) for h, v in rows)
+    return found
+
+
 async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> None:
     if not fresh:
         return
     rows = [{"model": model, "content_hash": h, "embedding": v} for h, v in fresh.items()]
     async with db.system_session() as s:
         await s.execute(text("SET LOCAL synchronous_commit = off"))  # a lost cache row is only recomputed
-        await s.execute(pg_insert(EmbeddingCache).values(rows).on_conflict_do_nothing())
+        for batch in row_batches(rows):
+            await s.execute(pg_insert(EmbeddingCache).values(batch).on_conflict_do_nothing())
 
 
 def sentence_rows(drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None]) -> list[dict[str, Any]]:
@@ -166,8 +177,8 @@ async def backfill_null_embeddings(
                 .values(embedding=vector, sentences_done=sentences)
             )
             if done.rowcount and sentence_vectors:  # type: ignore[attr-defined]
-                extra = sentence_rows(drawer_id, user_id, sentence_vectors)
-                await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
+                for batch in row_batches(sentence_rows(drawer_id, user_id, sentence_vectors)):
+                    await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
             filled += 1
     return filled
 
@@ -193,8 +204,7 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
         return 0
     async with db.system_session() as s:
         for (drawer_id, user_id, _), sentence_vectors in zip(rows, embedded.vectors, strict=True):
-            if sentence_vectors:
-                extra = sentence_rows(drawer_id, user_id, sentence_vectors)
-                await s.execute(pg_insert(DrawerSentence).values(extra).on_conflict_do_nothing())
+            for batch in row_batches(sentence_rows(drawer_id, user_id, sentence_vectors)):
+                await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
             await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))
     return len(rows)

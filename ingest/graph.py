@@ -33,6 +33,7 @@ from sqlalchemy.orm import aliased
 
 from ingest.extraction import EntityMention
 from ingest.names import name_key, slugify
+from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Drawer, DrawerEntity, Entity, Relation
@@ -121,23 +122,25 @@ async def upsert_entities(
 
 
 async def _upsert_rows(s: AsyncSession, rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], int], int]:
-    """One INSERT … ON CONFLICT for the window's entities; ({(kind, slug): id}, new ones)."""
-    insert = pg_insert(Entity).values(rows)
-    ex = insert.excluded
-    stmt: Any = insert.on_conflict_do_update(
-        index_elements=["user_id", "kind", "slug"],
-        set_={
-            "mention_count": Entity.mention_count + ex.mention_count,
-            "first_seen": func.least(Entity.first_seen, ex.first_seen),
-            "last_seen": func.greatest(Entity.last_seen, ex.last_seen),
-            "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
-        },
-    ).returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
+    """INSERT … ON CONFLICT for the window's entities, in `row_batches` (each (kind, slug)
+    is in one row only, so batches never touch the same entity); ({(kind, slug): id}, new ones)."""
     ids: dict[tuple[str, str], int] = {}
     created = 0
-    for entity_id, kind, slug, inserted in await s.execute(stmt):
-        ids[(kind, slug)] = int(entity_id)
-        created += int(bool(inserted))
+    for batch in row_batches(rows):
+        insert = pg_insert(Entity).values(list(batch))
+        ex = insert.excluded
+        stmt: Any = insert.on_conflict_do_update(
+            index_elements=["user_id", "kind", "slug"],
+            set_={
+                "mention_count": Entity.mention_count + ex.mention_count,
+                "first_seen": func.least(Entity.first_seen, ex.first_seen),
+                "last_seen": func.greatest(Entity.last_seen, ex.last_seen),
+                "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
+            },
+        ).returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
+        for entity_id, kind, slug, inserted in await s.execute(stmt):
+            ids[(kind, slug)] = int(entity_id)
+            created += int(bool(inserted))
     return ids, created
 
 

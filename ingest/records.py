@@ -31,6 +31,10 @@ class ConversationRef:
     status: str
     turn_count: int
     mined_seq: int
+    mining_error: str | None = None
+    """Why mining last failed (`domain.mining_failures`); None once it succeeds or new turns arrive."""
+    mining_failed_at: datetime | None = None
+    """When mining failed for a reason retrying cannot fix; the sweep skips it until this is cleared."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 A crash leaves whole windows only, and a re-run starts after the last committed one, so
 nothing is created twice. Inside the transaction the watermark is re-read under a
 per-user lock, so two overlapping runs (a duplicate job, a resume racing the sweep) skip
-what the other already committed.
+what the other already committed. Multi-row inserts go in `loci.batching` slices, so a
+window of any size stays within PostgreSQL's parameters per statement.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ingest.place import (
 from ingest.plan import MinedConversation, MiningTotals, Part, TurnPlan
 from ingest.records import MiningDeps
 from loci.aaak import format_pointer
+from loci.batching import row_batches
 from loci.models import Conversation, Drawer, DrawerEntity, DrawerSentence, Room, Wing
 
 __all__ = ["DEFAULT_WING", "commit_window", "write_window"]
@@ -80,7 +82,8 @@ async def write_window(
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
     if links:
         rows = [{"drawer_id": d, "entity_id": e, "user_id": conv.user_id} for d, e in sorted(links)]
-        await s.execute(pg_insert(DrawerEntity).values(rows).on_conflict_do_nothing())
+        for batch in row_batches(rows):
+            await s.execute(pg_insert(DrawerEntity).values(batch).on_conflict_do_nothing())
     for f in facts:
         object_id = entity_ids.get(EntityMention(f.value_kind, f.value)) if f.value_kind else None
         totals.relations += await record_relation(
@@ -158,8 +161,8 @@ async def _place_drawers(
     mentions: Mapping[int, tuple[EntityMention, ...]],
     entity_ids: Mapping[EntityMention, int],
 ) -> tuple[dict[int, int], set[tuple[int, int]]]:
-    """Add one drawer per part (one batched INSERT) and its sentence vectors; returns the
-    first drawer per turn and entity links."""
+    """Add one drawer per part (SQLAlchemy batches the ORM INSERT within its own parameter
+    bound) and its sentence vectors; returns the first drawer per turn and entity links."""
     next_seq: dict[int, int] = {}
     placed: list[tuple[int, Drawer, list[EntityMention], Part]] = []
     for plan in plans:
@@ -181,8 +184,8 @@ async def _place_drawers(
     s.add_all([drawer for _, drawer, _, _ in placed])
     await s.flush()
     sentences = [row for _, d, _, part in placed for row in sentence_rows(d.id, conv.user_id, part.sentences or ())]
-    if sentences:
-        await s.execute(pg_insert(DrawerSentence).values(sentences).on_conflict_do_nothing())
+    for batch in row_batches(sentences):
+        await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
     first_drawer: dict[int, int] = {}
     links: set[tuple[int, int]] = set()
     for seq, drawer, found, _ in placed:

@@ -11,13 +11,12 @@ import logging
 from typing import Any
 
 from arq import Retry
-from sqlalchemy.exc import OperationalError
 
 import ingest
-from domain import trash
+from domain import mining_failures, trash
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
-from loci.errors import NotFound, UpstreamUnavailable
+from loci.errors import NotFound
 from loci.llm import LLMClient
 from service.state import AppState
 
@@ -46,18 +45,51 @@ def llm_for(state: AppState) -> LLMClient | None:
 
 
 async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
-    """Mine one conversation past its watermark; transient failures retry with back-off."""
+    """Mine one conversation past its watermark.
+
+    Transient failures (`domain.mining_failures.is_transient`) retry with back-off; any
+    other is recorded on the conversation, logged as one line, and returned as the job's
+    ``failed`` result: arq's own retry (and its traceback) would only repeat it.
+    """
     state: AppState = ctx["state"]
+    if not isinstance(conversation_id, int) or isinstance(conversation_id, bool):
+        log.warning("mining job got %r, not a conversation id: not retrying", conversation_id)
+        return {"conversation_id": conversation_id, "failed": f"not a conversation id: {conversation_id!r}"}
     deps = ingest.MiningDeps(state.db, state.embedder, state.settings, llm=llm_for(state))
+    tries = int(ctx.get("job_try", 1))
     try:
+        if tries == 1:
+            await mining_failures.begin_attempt(state.db, conversation_id)
         result = await ingest.mine_conversation(deps, conversation_id)
+        await mining_failures.record_success(state.db, conversation_id)
     except NotFound:
         return {"conversation_id": conversation_id, "skipped": "conversation no longer exists"}
-    except (OperationalError, UpstreamUnavailable) as e:
-        tries = int(ctx.get("job_try", 1))
-        log.warning("mining %d failed (try %d), retrying: %s", conversation_id, tries, e)
-        raise Retry(defer=min(5 * tries, 60)) from e
+    except Exception as e:  # sorted into transient (retry) and permanent (record, stop) below
+        reason = mining_failures.failure_reason(e)
+        if mining_failures.is_transient(e):
+            log.warning("mining %d failed (try %d), retrying: %s", conversation_id, tries, reason)
+            await _note_failure(state, conversation_id, reason, permanent=False)
+            raise Retry(defer=min(5 * tries, 60)) from e
+        log.warning("mining %d failed, not retrying (a retry would fail the same way): %s", conversation_id, reason)
+        await _note_failure(state, conversation_id, reason, permanent=True)
+        return {"conversation_id": conversation_id, "failed": reason}
     return dataclasses.asdict(result)
+
+
+async def _note_failure(state: AppState, conversation_id: int, reason: str, *, permanent: bool) -> None:
+    """Record the failure on the conversation (`mining_failures.record_failure`).
+
+    The database may be the very thing that failed: then a transient failure's note is
+    skipped (its retry notes it again), and a permanent one's becomes a retry of the job,
+    so that it is recorded once the database is back.
+    """
+    try:
+        await mining_failures.record_failure(state.db, conversation_id, reason, permanent=permanent)
+    except Exception as e:  # only a transient error is handled; the rest propagates
+        if not mining_failures.is_transient(e):
+            raise
+        if permanent:
+            raise Retry(defer=60) from e
 
 
 async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:

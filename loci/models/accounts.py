@@ -107,6 +107,13 @@ class Conversation(Base):
         Integer, nullable=False, server_default=text("0"), comment="watermark: turns with seq <= this are mined"
     )
     mined_at: Mapped[datetime | None] = mapped_column(TS)
+    mining_attempts: Mapped[int] = mapped_column(
+        Integer, nullable=False, server_default=text("0"), comment="mining jobs started since the last success"
+    )
+    mining_error: Mapped[str | None] = mapped_column(Text, comment="why mining last failed")
+    mining_failed_at: Mapped[datetime | None] = mapped_column(
+        TS, comment="set when mining failed for a reason retrying cannot fix; the sweep skips it"
+    )
     deleted_at: Mapped[datetime | None] = mapped_column(TS, comment="in the trash since (domain.trash)")
 
 

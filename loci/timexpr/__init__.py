@@ -19,6 +19,14 @@ untyped, and clamped month addition is five lines.
 """
 
 from loci.timexpr.spans import Granularity, TimeSpan, find_time_expressions
-from loci.timexpr.timestamps import parse_timestamp
+from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR, check_in_range, parse_timestamp
 
-__all__ = ["Granularity", "TimeSpan", "find_time_expressions", "parse_timestamp"]
+__all__ = [
+    "MAX_YEAR",
+    "MIN_YEAR",
+    "Granularity",
+    "TimeSpan",
+    "check_in_range",
+    "find_time_expressions",
+    "parse_timestamp",
+]

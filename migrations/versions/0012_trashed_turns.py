@@ -7,7 +7,7 @@ exactly what went together. Nothing existing is in the trash, so the columns sta
 
 Revision ID: 0012
 Revises: 0011
-Create Date: 2026-11-24 10:00:00
+Create Date: 2026-11-23 18:00:00
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-# TEMPORARY: 0011 (conversations' mining status) lives on another branch; at merge this
-# becomes "0011".
-down_revision: str | None = "0010"
+down_revision: str | None = "0011"
 branch_labels: str | None = None
 depends_on: str | None = None
 

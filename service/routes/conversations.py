@@ -54,6 +54,10 @@ class ConversationOut(msgspec.Struct):
     turn_count: int
     mined_seq: int
     turns: list[TurnOut] | None = None
+    mining_error: str | None = None
+    """Why mining last failed; null once it succeeds or new turns arrive."""
+    mining_failed_at: datetime | None = None
+    """Set when it failed for a reason retrying cannot fix: it waits for new turns or ``POST …/mine``."""
 
 
 class MiningQueued(msgspec.Struct):
@@ -74,7 +78,9 @@ def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
 
 
 def _out(ref: ingest.ConversationRef, turns: list[TurnOut] | None = None) -> ConversationOut:
-    return ConversationOut(ref.external_id, ref.status, ref.turn_count, ref.mined_seq, turns)
+    return ConversationOut(
+        ref.external_id, ref.status, ref.turn_count, ref.mined_seq, turns, ref.mining_error, ref.mining_failed_at
+    )
 
 
 def _queued(m: Mining) -> MiningQueued:
@@ -92,7 +98,10 @@ class ConversationController(Controller):
         description=(
             "Stores a conversation and its turns. A client-supplied `id` makes the call idempotent: the"
             " same id with the same turns is a no-op, extra turns are appended, different content for a"
-            " stored turn is a 409. Nothing is stored when any turn is invalid."
+            " stored turn is a 409. Nothing is stored when any turn is invalid. `id` and `agent_id` are"
+            " 1-128 characters of `A-Z a-z 0-9 . _ : @ -` starting with a letter or digit; `created_at`"
+            " must fall in the years 1900-2200; control characters other than tab, newline and carriage"
+            " return are refused in content and title."
         ),
         responses=errors(400, 409, 413),
     )
@@ -146,6 +155,7 @@ class ConversationController(Controller):
         summary="Mine now (on demand), whatever auto_mine says",
         description=(
             "Enqueues mining of the turns past the conversation's mined watermark, whatever `auto_mine` says."
+            " Clears a recorded mining failure, so a conversation the sweep gave up on is tried again."
         ),
         responses=errors(404),
         status_code=202,
@@ -157,7 +167,10 @@ class ConversationController(Controller):
         "/{conversation_id:str}",
         operation_id="getConversation",
         summary="A conversation with its turns",
-        description="The conversation, its status, mined watermark and turns.",
+        description=(
+            "The conversation, its status, mined watermark and turns; `mining_error` says why mining last"
+            " failed, and `mining_failed_at` is set when it will not be retried until new turns or `…/mine`."
+        ),
         responses=errors(404),
     )
     async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:

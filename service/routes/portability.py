@@ -60,4 +60,4 @@ class PortabilityController(Controller):
         responses=errors(400, 409, 413),
     )
     async def import_(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ExportDoc]) -> ImportResult:
-        return await import_json(app_state.db, caller.user_id, data)
+        return await import_json(app_state.db, caller.user_id, data, limits=app_state.settings.mining)

@@ -213,6 +213,10 @@ async def test_a_trashed_conversation_is_not_mined_until_restored(
     assert (await client.delete("/v1/conversations/later", headers=user.headers)).status_code == 200
     await run_jobs(app_state)
     assert (await client.get("/v1/conversations/later", headers=user.headers)).status_code == 404
+    # Its id is still taken: re-sending answers 409 (restore or purge first), appending 404.
+    assert (await client.post("/v1/conversations", json=body, headers=user.headers)).status_code == 409
+    more = {"turns": [{"role": "user", "content": "one more"}]}
+    assert (await client.post("/v1/conversations/later/turns", json=more, headers=user.headers)).status_code == 404
     async with db.user_session(user.id) as s:
         assert await s.scalar(select(func.count()).select_from(Drawer)) == 0
     assert (await client.post("/v1/conversations/later/restore", headers=user.headers)).status_code == 200

@@ -43,7 +43,15 @@ async def test_complete_enqueues_mining_and_job_reports_counts(
     user = await new_user()
     made = await post(client, user, "/v1/conversations", {"id": "trip-1", "agent_id": "travel", "turns": TURNS})
     assert made.status_code == 201, made.text
-    assert made.json() == {"id": "trip-1", "status": "open", "turn_count": 2, "mined_seq": 0, "turns": None}
+    assert made.json() == {
+        "id": "trip-1",
+        "status": "open",
+        "turn_count": 2,
+        "mined_seq": 0,
+        "turns": None,
+        "mining_error": None,
+        "mining_failed_at": None,
+    }
     done = await post(client, user, "/v1/conversations/trip-1/complete")
     assert done.status_code == 202, done.text
     job_id = done.json()["job_id"]

@@ -1,0 +1,54 @@
+"""What a caller-chosen id and stored text may contain: one rule for every way in.
+
+The HTTP API, the CLI, import, the benchmark and (later) the MCP server all store what
+callers send, so the rules live here in core and each raises `InvalidInput` naming the
+field. They exist because of what got through before:
+
+* an id such as ``"a/b 🎉"`` was stored, then no route could address it (the slash splits
+  the path; clients encode the rest differently), so ids are a URL-safe alphabet;
+* a NUL byte reached PostgreSQL, whose own message came back to the caller, and other
+  C0 controls (ESC, BEL…) have no place in a chat transcript and can forge terminal or
+  log output, so they are refused everywhere except tab, newline and carriage return;
+* a lone surrogate (``"\\ud800"`` in JSON) cannot be encoded as UTF-8 and fails deep in
+  the driver.
+"""
+
+from __future__ import annotations
+
+import re
+
+from loci.errors import InvalidInput
+
+__all__ = ["ID_ALPHABET", "MAX_ID_CHARS", "check_id", "check_text"]
+
+MAX_ID_CHARS = 128
+"""Longest conversation or agent id: a UUID, a session key or an e-mail-like id fits with room."""
+ID_ALPHABET = "A-Z a-z 0-9 . _ : @ -"
+"""The characters an id may hold (it must start with a letter or digit); said in errors and the README."""
+_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@-]{{0,{MAX_ID_CHARS - 1}}}")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+
+
+def check_id(value: str, *, field: str) -> str:
+    """``value`` when it is a safe id (1-``MAX_ID_CHARS`` of ``ID_ALPHABET``, starting alphanumeric).
+
+    Starting with a letter or digit keeps ``.`` and ``..`` (which URL clients collapse) out.
+    """
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise InvalidInput(
+            f"{field} must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",
+            field=field,
+        )
+    return value
+
+
+def check_text(value: str, *, field: str) -> str:
+    """``value`` when it holds no control character but tab, newline and carriage return, and
+    no lone surrogate; else InvalidInput naming ``field`` and the character's code point."""
+    if found := _UNSAFE.search(value):
+        raise InvalidInput(
+            f"{field} must not contain control characters (found U+{ord(found.group()):04X} "
+            f"at position {found.start()}); only tab, newline and carriage return are allowed",
+            field=field,
+        )
+    return value

@@ -1,0 +1,154 @@
+"""Bad input is refused at the edge with a 400 naming the field, and never reaches a job.
+
+Each case here once got through: a turn dated in the year 9999 was stored and then
+wedged its mining job, an id with a slash was stored and then unreachable by every
+route, control characters reached PostgreSQL, and an import trusted its file's
+``mined_seq`` and dates.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+from sqlalchemy import func, select
+
+from loci.db import Database
+from loci.models import Conversation, Turn
+from tests.conftest import UserHandle
+from tests.palace_seed import seed_palace
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+Client = AsyncTestClient  # type: ignore[type-arg]
+
+TURN = {"role": "user", "content": "I live in Paris.", "created_at": "2023-05-01T09:00:00Z"}
+
+
+async def _create(client: Client, user: UserHandle, body: dict[str, Any]) -> Any:
+    return await client.post("/v1/conversations", json=body, headers=user.headers)
+
+
+def _field(answer: Any) -> str:
+    return str(answer.json()["extra"][0]["key"])
+
+
+@pytest.mark.parametrize(
+    ("created_at", "why"),
+    [
+        ("9999-12-31T23:59:59Z", "past the last year"),
+        ("1899-12-31T23:59:59Z", "before the first year"),
+        ("2201-01-01T00:00:00Z", "past the last year"),
+        ("0001-01-01", "before the first year"),
+    ],
+)
+async def test_a_turn_dated_outside_1900_2200_is_a_400_naming_it(
+    client: Client, new_user: NewUser, created_at: str, why: str
+) -> None:
+    user = await new_user()
+    body = {"id": "dated", "turns": [{**TURN, "created_at": created_at}]}
+    answer = await _create(client, user, body)
+    assert answer.status_code == 400, (why, answer.text)
+    assert _field(answer) == "turns[0].created_at"
+    assert "1900" in answer.json()["detail"] and "2200" in answer.json()["detail"]
+    ok = await _create(client, user, {"id": "dated", "turns": [TURN]})
+    appended = await client.post(
+        "/v1/conversations/dated/turns",
+        json={"turns": [TURN, {**TURN, "created_at": created_at}]},
+        headers=user.headers,
+    )
+    assert ok.status_code == 201 and appended.status_code == 400 and _field(appended) == "turns[1].created_at"
+
+
+async def test_recall_times_outside_the_range_are_a_400_naming_them(client: Client, new_user: NewUser) -> None:
+    user = await new_user()
+    for body, field in (
+        ({"message": "where do I live?", "now": "9999-12-31T23:59:59Z"}, "now"),
+        ({"message": "where do I live?", "filters": {"since": "1066-10-14"}}, "filters.since"),
+        ({"message": "where do I live?", "filters": {"until": "2999-01-01"}}, "filters.until"),
+    ):
+        answer = await client.post("/v1/recall", json=body, headers=user.headers)
+        assert answer.status_code == 400, answer.text
+        assert _field(answer) == field
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"id": "a/b 🎉", "turns": [TURN]}, "id"),
+        ({"id": "a b", "turns": [TURN]}, "id"),
+        ({"id": "x" * 129, "turns": [TURN]}, "id"),
+        ({"id": "..", "turns": [TURN]}, "id"),
+        ({"id": "", "turns": [TURN]}, "id"),
+        ({"id": "nul\u0000", "turns": [TURN]}, "id"),
+        ({"id": "ok", "agent_id": "travel/bot", "turns": [TURN]}, "agent_id"),
+        ({"id": "ok", "agent_id": "a" * 129, "turns": [TURN]}, "agent_id"),
+        ({"id": "ok", "title": "nul \u0000 title", "turns": [TURN]}, "title"),
+        ({"id": "ok", "turns": [{**TURN, "content": "nul \u0000 byte"}]}, "turns[0].content"),
+        ({"id": "ok", "turns": [{**TURN, "content": "bell \u0007 here"}]}, "turns[0].content"),
+        ({"id": "ok", "turns": [{**TURN, "content": "escape \u001b[31m red"}]}, "turns[0].content"),
+    ],
+)
+async def test_unsafe_ids_and_control_characters_are_a_400_naming_the_field(
+    client: Client, app_state: Any, new_user: NewUser, body: dict[str, Any], field: str
+) -> None:
+    user = await new_user()
+    answer = await _create(client, user, body)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == field
+    assert "PostgreSQL" not in answer.text and "0x00" not in answer.text  # our words, not the database's
+    async with app_state.db.user_session(user.id) as s:
+        assert await s.scalar(select(func.count()).select_from(Conversation)) == 0
+
+
+async def test_ids_of_the_documented_alphabet_work_on_every_route(client: Client, new_user: NewUser) -> None:
+    user = await new_user()
+    for conv_id in ("answer_4be1b6b4_2", "sharegpt_yywfLRf_0", "user@example.com:chat.2024-05-20", "x" * 128):
+        made = await _create(client, user, {"id": conv_id, "agent_id": "travel.bot-1", "turns": [TURN]})
+        assert made.status_code == 201, made.text
+        tabs = {**TURN, "content": "tabs\tand\nnew lines\r\nare fine"}
+        appended = await client.post(f"/v1/conversations/{conv_id}/turns", json={"turns": [tabs]}, headers=user.headers)
+        assert appended.status_code == 201, appended.text
+        read = await client.get(f"/v1/conversations/{conv_id}", headers=user.headers)
+        assert read.status_code == 200 and read.json()["turn_count"] == 2
+
+
+async def test_import_validates_like_the_api(client: Client, db: Database, new_user: NewUser) -> None:
+    source, target = await new_user("source"), await new_user("target")
+    await seed_palace(db, source.id, f"i{secrets.token_hex(3)}")
+    doc = (await client.get("/v1/export", headers=source.headers)).json()
+    for mutate, field in (
+        (lambda d: d["conversations"][0]["turns"][0].update(created_at="9999-12-31T23:59:59Z"), "created_at"),
+        (lambda d: d["conversations"][0]["turns"][0].update(content="nul \u0000"), "content"),
+        (lambda d: d["conversations"][0]["turns"][0].update(content="x" * 100_001), "content"),
+        (lambda d: d["conversations"][0].update(external_id="a/b 🎉"), "external_id"),
+        (lambda d: d["drawers"][0].update(occurred_at="2999-01-01T00:00:00Z"), "drawers[0].occurred_at"),
+        (lambda d: d["drawers"][0].update(content="bell \u0007"), "drawers[0].content"),
+    ):
+        broken = copy.deepcopy(doc)
+        mutate(broken)
+        answer = await client.post("/v1/import", headers=target.headers, json=broken)
+        assert answer.status_code in (400, 413), (field, answer.text)
+        assert field in _field(answer), (field, answer.text)
+    assert (await client.get("/v1/palace", headers=target.headers)).json()["total"] == 0
+
+
+async def test_import_recomputes_mined_seq_from_the_drawers(
+    client: Client, app_state: Any, db: Database, new_user: NewUser
+) -> None:
+    source, target = await new_user("source"), await new_user("target")
+    seeded = await seed_palace(db, source.id, f"m{secrets.token_hex(3)}")
+    doc = (await client.get("/v1/export", headers=source.headers)).json()
+    conv = doc["conversations"][0]
+    last = max(t["seq"] for t in conv["turns"])
+    conv["turns"].append({**conv["turns"][-1], "id": 10**9, "seq": last + 1, "content": "never mined"})
+    conv["mined_seq"] = 10**6  # forged: would hide the unmined turn from mining forever
+    answer = await client.post("/v1/import", headers=target.headers, json=doc)
+    assert answer.status_code == 201, answer.text
+    read = (await client.get(f"/v1/conversations/{seeded.conversation_external_id}", headers=target.headers)).json()
+    assert read["mined_seq"] == last and read["turn_count"] == last + 1
+    async with app_state.db.user_session(target.id) as s:
+        assert await s.scalar(select(func.max(Turn.seq))) == last + 1

@@ -1,0 +1,56 @@
+"""The input rules shared by every way in (ids, control characters, the year range), and
+the statement batching that keeps a write under PostgreSQL's parameter limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from loci.batching import MAX_STATEMENT_PARAMS, batches, row_batches
+from loci.errors import InvalidInput
+from loci.inputs import MAX_ID_CHARS, check_id, check_text
+from loci.timexpr import MAX_YEAR, MIN_YEAR, check_in_range, parse_timestamp
+
+
+@pytest.mark.parametrize(
+    "value", ["a", "answer_4be1b6b4_2", "sharegpt_yywfLRf_0", "ann@example.com:chat.1", "x" * MAX_ID_CHARS]
+)
+def test_safe_ids_pass(value: str) -> None:
+    assert check_id(value, field="id") == value
+
+
+@pytest.mark.parametrize("value", ["", "a/b 🎉", "a b", ".", "..", "-x", "x" * (MAX_ID_CHARS + 1), "é", "a\x00", "a?b"])
+def test_unsafe_ids_name_the_field_and_the_alphabet(value: str) -> None:
+    with pytest.raises(InvalidInput) as e:
+        check_id(value, field="agent_id")
+    assert e.value.field == "agent_id" and "A-Z a-z 0-9" in str(e.value)
+
+
+def test_text_keeps_tabs_and_newlines_and_refuses_other_controls() -> None:
+    assert check_text("a\tb\nc\r\nd 🎉 é", field="content")
+    for bad in ("\x00", "\x07", "\x1b[31m", "\x0b", "\x0c", "\x1f", "\ud800"):
+        with pytest.raises(InvalidInput) as e:
+            check_text(f"ok {bad} ok", field="turns[2].content")
+        assert e.value.field == "turns[2].content" and "U+" in str(e.value)
+
+
+def test_years_outside_the_range_are_refused_naming_the_field() -> None:
+    assert check_in_range(datetime(MIN_YEAR, 1, 1, tzinfo=UTC)).year == MIN_YEAR
+    assert check_in_range(datetime(MAX_YEAR, 12, 31, 23, 59, tzinfo=UTC)).year == MAX_YEAR
+    for value in ("9999-12-31T23:59:59Z", "1899-12-31T23:59:59Z", "0001-01-01", "2201/01/01 (Mon) 10:00"):
+        with pytest.raises(InvalidInput) as e:
+            parse_timestamp(value, field="now")
+        assert e.value.field == "now" and str(MAX_YEAR) in str(e.value)
+    with pytest.raises(InvalidInput):  # past datetime.max once in UTC: an overflow, reported the same way
+        parse_timestamp("9999-12-31T23:59:59-05:00", field="now")
+
+
+def test_batches_keep_every_statement_under_the_limit_and_lose_nothing() -> None:
+    rows = [{"drawer_id": i, "position": 0, "user_id": 1, "embedding": None} for i in range(25_000)]
+    chunks = list(row_batches(rows))
+    assert all(len(c) * 4 <= MAX_STATEMENT_PARAMS for c in chunks) and len(chunks) == 4
+    assert [r["drawer_id"] for c in chunks for r in c] == list(range(25_000))
+    assert list(row_batches([])) == []
+    assert [list(c) for c in batches("abcde", 2, limit=4)] == [["a", "b"], ["c", "d"], ["e"]]
+    assert [list(c) for c in batches("ab", 10, limit=4)] == [["a"], ["b"]]  # one row always fits one statement
