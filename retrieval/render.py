@@ -6,6 +6,8 @@ little above, BPE chat-model counts for English, so the budget errs on the safe 
 Each piece is counted separately with its special tokens, which over-counts slightly.
 Drawers are admitted best-first until the budget is spent, then shown grouped by where
 they live, chronologically within a group, because that is how a reader follows them.
+Every piece of stored text goes through `retrieval.escape.plain`, so nothing a user
+said can close the block, forge a line of its structure or hide behind bidi controls.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer
 
 __all__ = ["Neighbour", "RenderItem", "TokenCounter", "estimate_tokens", "render_context"]
@@ -21,7 +24,7 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 
 OPEN = "<memory_context>"
 CLOSE = "</memory_context>"
-PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim; § marks the source):"
+PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim, XML-escaped; § marks the source):"
 _MIN_SNIPPET_CHARS = 80
 
 
@@ -49,26 +52,23 @@ def estimate_tokens(texts: Sequence[str]) -> list[int]:
 
 
 def _snippet(content: str, max_chars: int) -> str:
-    flat = " ".join(content.split())
-    if len(flat) <= max_chars:
-        return flat
-    cut = flat[:max_chars].rsplit(" ", 1)[0] or flat[:max_chars]
-    return cut + " …"
+    return plain(content, max_chars)
 
 
 def _group_header(item: RenderItem) -> str:
     d = item.drawer
-    topic = f" › {item.closet_topic}" if item.closet_topic else ""
-    return f"[{d.wing} › {d.room_label}{topic}]"
+    topic = f" › {plain(item.closet_topic, LABEL_CHARS)}" if item.closet_topic else ""
+    return f"[{plain(d.wing, LABEL_CHARS)} › {plain(d.room_label, LABEL_CHARS)}{topic}]"
 
 
 def _lines(item: RenderItem, max_chars: int, with_neighbour: bool) -> list[str]:
     d = item.drawer
-    main = f"{d.aaak} · {d.occurred_at:%Y-%m-%d %H:%M} · {d.role}: {_snippet(d.content, max_chars)}"
+    main = f"{d.aaak} · {d.occurred_at:%Y-%m-%d %H:%M} · {plain(d.role, LABEL_CHARS)}: {_snippet(d.content, max_chars)}"
     n = item.neighbour
     if not (with_neighbour and n):
         return [main]
-    extra = f"  ({'asked before' if n.before else 'reply'}) {n.role}: {_snippet(n.content, max_chars // 2)}"
+    said = f"{plain(n.role, LABEL_CHARS)}: {_snippet(n.content, max_chars // 2)}"
+    extra = f"  ({'asked before' if n.before else 'reply'}) {said}"
     return [extra, main] if n.before else [main, extra]
 
 
