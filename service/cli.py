@@ -19,7 +19,9 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -27,13 +29,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from loci.errors import LociError
+from loci.errors import ConfigurationError, LociError
 from loci.logs import configure_logging
+from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
 
 if TYPE_CHECKING:
     from loci.db import Database
+    from loci.embedder import Embedder
     from loci.settings import Settings
+    from service.admin_client import AdminApi
 
 log = logging.getLogger("loci.cli")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -161,6 +166,39 @@ data_dir_option = click.option(
 )
 
 
+def bind_listener(host: str, port: int) -> socket.socket:
+    """The HTTP socket, bound before anything slow starts: a port in use was found only
+    after the database, the queue and the model had started (~28 s). uvicorn then serves
+    on this very socket, so nothing can take the port in between."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: restart over TIME_WAIT
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise ConfigurationError(
+            f"cannot listen on {host}:{port} ({e.strerror}); choose another port with --port or LOCI_PORT"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def preload_embedder(settings: Settings) -> Embedder:
+    """Start loading the model in a thread while the database and queue start: the app's
+    lifespan then waits for it (the load is idempotent and locked) instead of starting it."""
+    from loci.embedder import Embedder
+
+    embedder = Embedder(settings.embedding)
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # raised again, with its message, by the lifespan's load
+            embedder.load()
+
+    threading.Thread(target=load, name="embedder-preload", daemon=True).start()
+    return embedder
+
+
 @main.command()
 @click.option("--host", default=None, help="bind address (env LOCI_HOST, default 127.0.0.1)")
 @click.option("--port", type=int, default=None, help="port (env LOCI_PORT, default 8420)")
@@ -169,42 +207,50 @@ data_dir_option = click.option(
 @friendly_errors
 def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> None:
     """Start the API (and one worker) on embedded or configured services."""
-    import uvicorn
-
-    from loci import migrate
-    from service.app import create_app
-
     started = time.perf_counter()
     settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
+    listener = bind_listener(settings.server.host, settings.server.port)
+    embedder = preload_embedder(settings)
     with services(settings) as resolved:
+        from loci import migrate
+
         migrate.upgrade(resolved.database.url or "")
-        app = create_app(resolved, run_worker=not no_worker)
-        # log_config=None: uvicorn's records go through Loci's one handler and format
-        config = uvicorn.Config(
-            app,
-            host=resolved.server.host,
-            port=resolved.server.port,
-            log_level="warning",
-            log_config=None,
-            lifespan="on",
-        )
-        server = uvicorn.Server(config)
+        server = _http_server(resolved, embedder, run_worker=not no_worker)
+        url = f"http://{resolved.server.host}:{listener.getsockname()[1]}"
 
         async def run() -> None:
-            task = asyncio.create_task(server.serve())
+            task = asyncio.create_task(server.serve(sockets=[listener]))
             while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn only exposes a flag
                 await asyncio.sleep(0.05)
             if server.started:
-                url = f"http://{resolved.server.host}:{resolved.server.port}"
+                write_record(resolved.server.data_dir, SERVER_FILE, {"url": url})
                 click.echo(f"Loci ready at {url}  ({time.perf_counter() - started:.1f}s)")
                 click.echo(f"  memory page: {url}/memory   API docs: {url}/schema/swagger")
                 click.echo(f"  data dir: {resolved.server.data_dir}   admin key: {resolved.server.data_dir}/admin_key")
             await task
 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        asyncio.run(run())
+        try:
+            asyncio.run(run())
+        finally:
+            if (read_record(resolved.server.data_dir, SERVER_FILE) or {}).get("pid") == os.getpid():
+                clear_record(resolved.server.data_dir, SERVER_FILE)
         if not server.started:
-            fail(f"could not start the HTTP server on {resolved.server.host}:{resolved.server.port}")
+            fail(f"could not start the HTTP server on {url}")
+
+
+def _http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> Any:
+    """uvicorn's server for the app, with the embedder that is already loading."""
+    import uvicorn
+
+    from service.app import build_state, create_app
+
+    state = build_state(settings)
+    state.embedder = embedder
+    app = create_app(settings, state=state, run_worker=run_worker)
+    # log_config=None: uvicorn's records go through Loci's one handler and format
+    config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on")
+    return uvicorn.Server(config)
 
 
 @main.command()
@@ -290,9 +336,28 @@ def _with_db(settings: Settings, action: Callable[[Database], Any]) -> Any:
         return asyncio.run(run())
 
 
+def _running_api(settings: Settings) -> AdminApi | None:
+    """The admin API of a `loci serve` running on this data dir, else None; refuses a
+    data dir that holds no Loci database (a mistyped or missing --data-dir would otherwise
+    create an empty one that the server never sees)."""
+    from service.admin_client import AdminApi, running_service_url
+
+    data_dir = settings.server.data_dir.expanduser().resolve()
+    url = running_service_url(data_dir)
+    if url is not None:
+        admin_key = ensure_admin_key(settings).server.admin_key or ""
+        return AdminApi(url, admin_key)
+    if not settings.database.url and not (data_dir / "postgres" / "PG_VERSION").exists():
+        raise ConfigurationError(
+            f"no Loci service or database in {data_dir}; pass the server's data dir with --data-dir "
+            "(or LOCI_DATA_DIR), or DATABASE_URL"
+        )
+    return None
+
+
 @main.group()
 def users() -> None:
-    """Manage users."""
+    """Manage users (through the running service's admin API, or its database when it is stopped)."""
 
 
 @users.command("create")
@@ -305,6 +370,16 @@ def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | 
     """Create a user (and, by default, an API key for it)."""
     from domain.accounts import create_key, create_user
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            user = api.create_user(name, email)
+            click.echo(f"user {user['id']} created: {user['name']}")
+            if with_key:
+                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default')['key']}")
+        return
+
     async def action(database: Database) -> None:
         user = await create_user(database, name, email)
         click.echo(f"user {user.id} created: {user.name}")
@@ -312,12 +387,12 @@ def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | 
             issued = await create_key(database, user.id)
             click.echo(f"api key (shown once): {issued.key}")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 @main.group()
 def keys() -> None:
-    """Manage API keys."""
+    """Manage API keys (through the running service's admin API, or its database when it is stopped)."""
 
 
 @keys.command("create")
@@ -329,11 +404,19 @@ def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
     """Issue an API key for USER_ID (printed once)."""
     from domain.accounts import create_key
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            issued = api.create_key(user_id, name)
+        click.echo(f"key {issued['id']} for user {user_id} (shown once): {issued['key']}")
+        return
+
     async def action(database: Database) -> None:
         issued = await create_key(database, user_id, name)
         click.echo(f"key {issued.id} for user {user_id} (shown once): {issued.key}")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 @keys.command("revoke")
@@ -345,11 +428,19 @@ def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
     """Revoke KEY_ID of USER_ID; takes effect on the next request."""
     from domain.accounts import revoke_key
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            api.revoke_key(user_id, key_id)
+        click.echo(f"key {key_id} revoked")
+        return
+
     async def action(database: Database) -> None:
         await revoke_key(database, user_id, key_id)
         click.echo(f"key {key_id} revoked")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 if __name__ == "__main__":
