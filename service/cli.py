@@ -19,11 +19,9 @@ import logging
 import os
 import secrets
 import signal
-import socket
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,10 +31,10 @@ from loci.errors import ConfigurationError, LociError
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
+from service.serving import SERVE_IMPORTS, bind_listener, http_server, import_in_background, preload_embedder
 
 if TYPE_CHECKING:
     from loci.db import Database
-    from loci.embedder import Embedder
     from loci.settings import Settings
     from service.admin_client import AdminApi
 
@@ -166,53 +164,6 @@ data_dir_option = click.option(
 )
 
 
-def bind_listener(host: str, port: int) -> socket.socket:
-    """The HTTP socket, bound before anything slow starts: a port in use was found only
-    after the database, the queue and the model had started (~28 s). uvicorn then serves
-    on this very socket, so nothing can take the port in between."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: restart over TIME_WAIT
-    try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        raise ConfigurationError(
-            f"cannot listen on {host}:{port} ({e.strerror}); choose another port with --port or LOCI_PORT"
-        ) from None
-    sock.set_inheritable(True)
-    return sock
-
-
-def preload_embedder(settings: Settings) -> Embedder:
-    """Start loading the model in a thread while the database and queue start: the app's
-    lifespan then waits for it (the load is idempotent and locked) instead of starting it."""
-    from loci.embedder import Embedder
-
-    embedder = Embedder(settings.embedding)
-
-    def load() -> None:
-        with contextlib.suppress(Exception):  # raised again, with its message, by the lifespan's load
-            embedder.load()
-
-    threading.Thread(target=load, name="embedder-preload", daemon=True).start()
-    return embedder
-
-
-SERVE_IMPORTS = ("loci.migrate", "service.app", "uvicorn")
-"""Imported in a thread while PostgreSQL starts (the main thread then waits on pg_ctl):
-~2 s of imports that otherwise ran after the database was up."""
-
-
-def import_in_background(modules: Sequence[str]) -> None:
-    def run() -> None:
-        for name in modules:
-            with contextlib.suppress(Exception):  # the main thread's own import reports it
-                importlib.import_module(name)
-
-    threading.Thread(target=run, name="serve-imports", daemon=True).start()
-
-
 @main.command()
 @click.option("--host", default=None, help="bind address (env LOCI_HOST, default 127.0.0.1)")
 @click.option("--port", type=int, default=None, help="port (env LOCI_PORT, default 8420)")
@@ -230,7 +181,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
         from loci import migrate
 
         migrate.upgrade(resolved.database.url or "")
-        server = _http_server(resolved, embedder, run_worker=not no_worker)
+        server = http_server(resolved, embedder, run_worker=not no_worker)
         url = f"http://{resolved.server.host}:{listener.getsockname()[1]}"
 
         async def run() -> None:
@@ -252,20 +203,6 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
                 clear_record(resolved.server.data_dir, SERVER_FILE)
         if not server.started:
             fail(f"could not start the HTTP server on {url}")
-
-
-def _http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> Any:
-    """uvicorn's server for the app, with the embedder that is already loading."""
-    import uvicorn
-
-    from service.app import build_state, create_app
-
-    state = build_state(settings)
-    state.embedder = embedder
-    app = create_app(settings, state=state, run_worker=run_worker)
-    # log_config=None: uvicorn's records go through Loci's one handler and format
-    config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on")
-    return uvicorn.Server(config)
 
 
 @main.command()
