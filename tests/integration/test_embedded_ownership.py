@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.integration.test_serve_cli import free_port, start, wait_ready
+from tests.integration.test_serve_cli import LOCI, ROOT, free_port, start, wait_ready
 
 POSTMASTER = "postgres"
 VALKEY = "valkey-server"
@@ -49,6 +50,16 @@ def test_sigkill_then_start_leaves_one_postgres_and_one_valkey_and_sigint_leaves
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     assert servers_of(data_dir) == first  # what a killed process cannot stop
+    # The killed server's record outlives it: the admin CLI must see that nobody serves
+    # and use the database (adopting the PostgreSQL left running), not the dead URL.
+    made = subprocess.run(
+        [*LOCI, "users", "create", "after-the-kill", "--no-key", "--data-dir", str(data_dir)],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0 and "created: after-the-kill" in made.stdout, made.stderr
 
     proc = start(data_dir, port)
     try:
