@@ -5,6 +5,7 @@ RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorc
 COPY pyproject.toml README.md ./
 COPY loci ./loci
 COPY service ./service
+COPY domain ./domain
 COPY ingest ./ingest
 COPY retrieval ./retrieval
 COPY bench ./bench

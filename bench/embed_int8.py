@@ -32,7 +32,7 @@ def _int8(embedder: Embedder) -> Embedder:
     quantized = Embedder(embedder.settings)
     quantized.load()
     quantize: Any = torch.ao.quantization.quantize_dynamic
-    quantized._model = quantize(quantized._model, {torch.nn.Linear}, dtype=torch.qint8)
+    quantized._model = quantize(quantized.reference_model(), {torch.nn.Linear}, dtype=torch.qint8)
     return quantized
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from loci.errors import ConfigurationError
-from loci.onnx_encoder import OnnxEncoder, build_onnx_encoder
+from loci.onnx_encoder import OnnxEncoder, build_onnx_encoder, load_verified_encoder
 from loci.settings import BUNDLED_MODEL, EmbeddingSettings
 
 __all__ = ["PHRASE_CACHE_SIZE", "Embedder", "EmbeddingBatch", "content_hash", "resolve_model_path"]
@@ -49,6 +49,13 @@ def resolve_model_path(name: str) -> str:
     return name
 
 
+def _dimension(model: Any) -> int | None:
+    """The model's output size (sentence-transformers 6 renamed the method)."""
+    if hasattr(model, "get_embedding_dimension"):
+        return model.get_embedding_dimension()  # type: ignore[no-any-return]
+    return model.get_sentence_embedding_dimension()  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True, slots=True)
 class EmbeddingBatch:
     vectors: np.ndarray  # (n, dim) float32, L2-normalised
@@ -65,6 +72,8 @@ class Embedder:
         self._model: Any = None
         self._counter: Any = None
         self._onnx: OnnxEncoder | None = None
+        self._count_fn: Callable[[Sequence[str]], list[int]] | None = None
+        self._max_seq = settings.max_seq_tokens
         self._lock = threading.Lock()
         # A fast (Rust) tokenizer keeps its truncation and padding settings as mutable
         # state on the object, so two threads using one tokenizer corrupt each other's
@@ -79,42 +88,77 @@ class Embedder:
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._model is not None or self._onnx is not None
 
     def load(self) -> None:
-        """Load the model (idempotent). Raises ConfigurationError on a bad name or size."""
+        """Load the model (idempotent). Raises ConfigurationError on a bad name or size.
+
+        A graph whose check against torch is on record (`load_verified_encoder`) loads
+        without importing torch: ~1 s where loading sentence-transformers took 8-15 s on
+        this machine. Otherwise torch loads the model and the ONNX graph is exported,
+        checked and recorded for the next start."""
         with self._lock:
-            if self._model is not None:
+            if self.loaded:
                 return
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            from sentence_transformers import SentenceTransformer
-
             path = resolve_model_path(self.settings.model)
             if os.environ.get("HF_HUB_OFFLINE") == "1" and not Path(path).exists() and "/" not in path:
                 path = f"sentence-transformers/{path}"
-            kwargs: dict[str, Any] = {"device": self.settings.device}
-            try:
-                model = SentenceTransformer(path, **kwargs)
-            except Exception as e:  # the library raises many types for a missing model
-                raise ConfigurationError(
-                    f"invalid setting LOCI_EMBEDDING_MODEL: cannot load {self.settings.model!r} ({e})"
-                ) from e
-            dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else None
-            if dim is None:
-                dim = model.get_sentence_embedding_dimension()
-            if dim != self.settings.dim:
-                raise ConfigurationError(
-                    f"invalid setting LOCI_EMBEDDING_MODEL: {self.settings.model!r} makes {dim}-dim vectors "
-                    f"but the schema stores {self.settings.dim}; migrate the column and run a re-embed"
+            if self._wants_onnx():
+                fast = load_verified_encoder(
+                    path, self.settings.onnx_cache_dir, self.settings.onnx_threads, self.settings.max_seq_tokens
                 )
-            model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
-            self._counter = copy.deepcopy(model.tokenizer)
-            # The export runs on ORT's CPU provider: a model placed on a GPU stays with torch.
-            if self.settings.runtime == "onnxruntime" and self.settings.device == "cpu":
-                cache = self.settings.onnx_cache_dir
-                self._onnx = build_onnx_encoder(model, path, cache, self.settings.onnx_threads)
-            self._model = model
+                if fast is not None:
+                    self._check_dim(fast.dim)
+                    self._count_fn, self._max_seq = fast.count_tokens, fast.max_seq_length
+                    self._onnx = fast.encoder
+                    return
+            self._load_torch(path)
+
+    def _wants_onnx(self) -> bool:
+        # The export runs on ORT's CPU provider: a model placed on a GPU stays with torch.
+        return self.settings.runtime == "onnxruntime" and self.settings.device == "cpu"
+
+    def _check_dim(self, dim: int | None) -> None:
+        if dim != self.settings.dim:
+            raise ConfigurationError(
+                f"invalid setting LOCI_EMBEDDING_MODEL: {self.settings.model!r} makes {dim}-dim vectors "
+                f"but the schema stores {self.settings.dim}; migrate the column and run a re-embed"
+            )
+
+    def _load_torch(self, path: str) -> None:
+        """sentence-transformers' model, and the ONNX graph built (or reused) from it."""
+        model = self._sentence_transformer(path)
+        self._check_dim(_dimension(model))
+        model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
+        self._max_seq = int(model.max_seq_length)
+        self._counter = copy.deepcopy(model.tokenizer)
+        if self._wants_onnx():
+            self._onnx = build_onnx_encoder(model, path, self.settings.onnx_cache_dir, self.settings.onnx_threads)
+        self._model = model
+
+    def _sentence_transformer(self, path: str) -> Any:
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            return SentenceTransformer(path, device=self.settings.device)
+        except Exception as e:  # the library raises many types for a missing model
+            raise ConfigurationError(
+                f"invalid setting LOCI_EMBEDDING_MODEL: cannot load {self.settings.model!r} ({e})"
+            ) from e
+
+    def reference_model(self) -> Any:
+        """sentence-transformers' own model, loaded on first use: what the ONNX graph was
+        checked against, for tests and comparisons (a warm start never loads it)."""
+        self.load()
+        with self._lock:
+            if self._model is None:
+                path = resolve_model_path(self.settings.model)
+                model = self._sentence_transformer(path)
+                model.max_seq_length = self._max_seq
+                self._model = model
+        return self._model
 
     @property
     def runtime(self) -> str:
@@ -125,11 +169,13 @@ class Embedder:
     @property
     def max_seq_tokens(self) -> int:
         self.load()
-        return int(self._model.max_seq_length)
+        return self._max_seq
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text as the model's tokenizer sees them (before truncation)."""
         self.load()
+        if self._count_fn is not None:  # the standalone tokenizer: fixed settings, safe to share
+            return self._count_fn(texts)
         with self._count_lock:
             if self._counter is None:  # a model set from outside (tests share one) has no copy yet
                 self._counter = copy.deepcopy(self._model.tokenizer)

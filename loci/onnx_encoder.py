@@ -11,17 +11,21 @@ cores (idle ORT threads do not spin here, torch's do).
 How: the whole sentence-transformers pipeline (transformer, pooling, normalize) is
 traced with ``torch.onnx.export`` (the TorchScript exporter; the dynamo one needs
 onnxscript), optimised by ``onnxruntime.transformers`` (attention and layer-norm
-fusions), and cached on disk as ``model-<key>.onnx``, where the key hashes the model
-path, every weight tensor, the torch/onnxruntime versions and `FORMAT`. So a changed
-model or runtime gets a new file, and later starts only hash the weights (~0.2 s).
+fusions), and cached on disk as ``model-<key>.onnx``. For a model in a local directory
+(the bundled one) the key hashes its files (`onnx_cache.files_key`); otherwise it hashes
+the loaded weights. Both include the onnxruntime version and `FORMAT`, so a changed model
+or runtime gets a new file.
 
-Trust, but verify: at every load the session must reproduce torch's vectors for the
-`PROBES` (short, padded with spaces, over-long so truncation is exercised) within
-`TOLERANCE` per component. Any failure (no onnxruntime, export error, unwritable cache
-directory, a mismatch) is logged and `build_onnx_encoder` returns None: the caller
-keeps embedding with torch. Tokenization uses the model's own ``preprocess`` on a
-private copy of its tokenizer (fast tokenizers carry mutable truncation state, so one
-must not be shared with mining's thread).
+Trust, but verify, once: after the export the session must reproduce torch's vectors for
+the `PROBES` (short, padded with spaces, over-long so truncation is exercised) within
+`TOLERANCE` per component, and the standalone tokenizer must give the model's own ids.
+The result is written beside the graph (`onnx_cache.Manifest`), and a later start with
+that record (`load_verified_encoder`) runs without torch at all. Any failure (no
+onnxruntime, export error, unwritable cache directory, a mismatch) is logged and the
+builders return None: the caller keeps embedding with torch. Tokenization uses the
+model's own ``preprocess`` on a private copy of its tokenizer (fast tokenizers carry
+mutable truncation state, so one must not be shared with mining's thread), or the
+standalone tokenizer where it was verified.
 """
 
 from __future__ import annotations
@@ -36,12 +40,25 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "PROBES", "TOLERANCE", "OnnxEncoder", "build_onnx_encoder", "prune_cache", "weights_key"]
+from loci.onnx_cache import TOKENIZER_PROBES, Manifest, StandaloneTokenizer, files_key, model_dir
+
+__all__ = [
+    "FORMAT",
+    "PROBES",
+    "TOLERANCE",
+    "OnnxEncoder",
+    "VerifiedEncoder",
+    "build_onnx_encoder",
+    "load_verified_encoder",
+    "prune_cache",
+    "weights_key",
+]
 
 log = logging.getLogger("loci.embedder")
 
@@ -99,12 +116,28 @@ class OnnxEncoder:
         return self.run(self.features(texts))
 
 
-def weights_key(model: Any, model_path: str) -> str:
-    """Hash of what the exported graph depends on: path, weights, runtime versions."""
+def _runtime_tag(model_path: str) -> str:
     import onnxruntime
+
+    return f"{FORMAT}|{model_path}|onnxruntime {onnxruntime.__version__}"
+
+
+def graph_key(model_path: str) -> str | None:
+    """The cache key from the model directory's files, without loading the model; None for
+    a model that is not a local directory."""
+    directory = model_dir(model_path)
+    return None if directory is None else "f" + files_key(directory, _runtime_tag(model_path))
+
+
+def weights_key(model: Any, model_path: str) -> str:
+    """The cache key: `graph_key` when the model is a directory, else a hash of the loaded
+    weights (a hub name resolves to a cache path only after loading)."""
+    key = graph_key(model_path)
+    if key is not None:
+        return key
     import torch
 
-    digest = hashlib.sha256(f"{FORMAT}|{model_path}|{torch.__version__}|{onnxruntime.__version__}".encode())
+    digest = hashlib.sha256(f"{_runtime_tag(model_path)}|torch {torch.__version__}".encode())
     for name, tensor in model.state_dict().items():
         digest.update(name.encode())
         digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
@@ -210,14 +243,49 @@ def prune_cache(cache_dir: Path, keep: Path, max_age_days: float = STALE_AFTER_D
         with contextlib.suppress(OSError):  # raced with another process: fine either way
             if candidate != keep and candidate.stat().st_mtime < cutoff:
                 candidate.unlink()
+                candidate.with_suffix(".json").unlink(missing_ok=True)  # its verification record
                 removed.append(candidate)
     if removed:
         log.info("embedder.onnx_cache_pruned", extra={"files": [p.name for p in removed]})
     return removed
 
 
+def _dimension(model: Any) -> int:
+    get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(get())
+
+
+def _standalone_manifest(model: Any, model_path: str, names: Sequence[str], worst: float) -> Manifest | None:
+    """The record a torch-free start needs, when the standalone tokenizer gives the model's
+    own ids and token counts; None (keep checking with torch at each start) otherwise."""
+    directory = model_dir(model_path)
+    tokenizer = getattr(model, "tokenizer", None)
+    if directory is None or tokenizer is None or tokenizer.pad_token is None:
+        return None
+    import torch
+
+    manifest = Manifest(
+        input_names=tuple(names), dim=_dimension(model),
+        max_seq_length=int(model.max_seq_length), lowercase=bool(getattr(model[0], "do_lower_case", False)),
+        pad_token=str(tokenizer.pad_token), pad_id=int(tokenizer.pad_token_id), max_abs_diff=worst,
+        verified_with=f"torch {torch.__version__}",
+    )  # fmt: skip
+    standalone = StandaloneTokenizer(directory, manifest, int(model.max_seq_length))
+    texts = [*PROBES, *TOKENIZER_PROBES]
+    want = _preprocessor(model)(texts)
+    got = standalone.features(texts)
+    same_ids = all(np.array_equal(np.asarray(want[n]), got[n]) for n in names)
+    counts = [len(ids) for ids in tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]]
+    if not same_ids or standalone.count(texts) != counts:
+        log.warning("embedder.onnx_tokenizer_differs", extra={"path": model_path, "fallback": "torch at start"})
+        return None
+    return manifest
+
+
 def build_onnx_encoder(model: Any, model_path: str, cache_dir: Path, threads: int) -> OnnxEncoder | None:
-    """An ORT encoder equivalent to ``model`` (checked on `PROBES`), or None to keep torch."""
+    """An ORT encoder equivalent to ``model`` (checked on `PROBES`), or None to keep torch.
+
+    A new verification is recorded beside the graph, so the next start can skip torch."""
     try:
         preprocess = _preprocessor(model)
         sample = preprocess([PROBES[0]])
@@ -229,8 +297,50 @@ def build_onnx_encoder(model: Any, model_path: str, cache_dir: Path, threads: in
         prune_cache(cache_dir, keep=path)
         encoder = OnnxEncoder(_session(path, threads), preprocess, names, path)
         worst = _verify(model, encoder)
+        manifest = _standalone_manifest(model, model_path, names, worst)
+        if manifest is not None:
+            manifest.write(path.with_suffix(".json"))
     except Exception as e:  # any failure means: keep embedding with torch
         log.warning("embedder.onnx_unavailable", extra={"error": repr(e), "fallback": "torch"})
         return None
-    log.info("embedder.onnx_ready", extra={"path": str(path), "max_abs_diff": worst})
+    log.info("embedder.onnx_ready", extra={"path": str(path), "max_abs_diff": worst, "verified": "now"})
     return encoder
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedEncoder:
+    """What a torch-free start gets: the graph's encoder, token counting, the sequence limit."""
+
+    encoder: OnnxEncoder
+    count_tokens: Callable[[Sequence[str]], list[int]]
+    max_seq_length: int
+    dim: int
+
+
+def load_verified_encoder(
+    model_path: str, cache_dir: Path, threads: int, max_seq_tokens: int
+) -> VerifiedEncoder | None:
+    """The cached graph whose export-time check is on record, without torch; None when
+    there is none (first start, a new model or runtime): the caller then loads torch and
+    `build_onnx_encoder` exports, checks and records."""
+    try:
+        key = graph_key(model_path)
+        directory = model_dir(model_path)
+        if key is None or directory is None:
+            return None
+        path = cache_dir / f"model-{key}.onnx"
+        manifest = Manifest.read(path.with_suffix(".json"))
+        if manifest is None or not path.exists():
+            return None
+        limit = min(manifest.max_seq_length, max_seq_tokens)
+        tokenizer = StandaloneTokenizer(directory, manifest, limit)
+        os.utime(path)
+        prune_cache(cache_dir, keep=path)
+        encoder = OnnxEncoder(_session(path, threads), tokenizer.features, manifest.input_names, path)
+    except Exception as e:  # a broken record or graph: the torch path rebuilds both
+        log.warning("embedder.onnx_record_unusable", extra={"error": repr(e), "fallback": "export again"})
+        return None
+    log.info(
+        "embedder.onnx_ready", extra={"path": str(path), "max_abs_diff": manifest.max_abs_diff, "verified": "record"}
+    )
+    return VerifiedEncoder(encoder, tokenizer.count, limit, manifest.dim)

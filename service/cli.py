@@ -27,13 +27,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from loci.errors import LociError
+from loci.errors import ConfigurationError, LociError
 from loci.logs import configure_logging
+from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
+from service.serving import SERVE_IMPORTS, bind_listener, http_server, import_in_background, preload_embedder
 
 if TYPE_CHECKING:
     from loci.db import Database
     from loci.settings import Settings
+    from service.admin_client import AdminApi
 
 log = logging.getLogger("loci.cli")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -169,42 +172,37 @@ data_dir_option = click.option(
 @friendly_errors
 def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> None:
     """Start the API (and one worker) on embedded or configured services."""
-    import uvicorn
-
-    from loci import migrate
-    from service.app import create_app
-
     started = time.perf_counter()
     settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
+    listener = bind_listener(settings.server.host, settings.server.port)
+    embedder = preload_embedder(settings)
+    import_in_background(SERVE_IMPORTS)
     with services(settings) as resolved:
+        from loci import migrate
+
         migrate.upgrade(resolved.database.url or "")
-        app = create_app(resolved, run_worker=not no_worker)
-        # log_config=None: uvicorn's records go through Loci's one handler and format
-        config = uvicorn.Config(
-            app,
-            host=resolved.server.host,
-            port=resolved.server.port,
-            log_level="warning",
-            log_config=None,
-            lifespan="on",
-        )
-        server = uvicorn.Server(config)
+        server = http_server(resolved, embedder, run_worker=not no_worker)
+        url = f"http://{resolved.server.host}:{listener.getsockname()[1]}"
 
         async def run() -> None:
-            task = asyncio.create_task(server.serve())
+            task = asyncio.create_task(server.serve(sockets=[listener]))
             while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn only exposes a flag
                 await asyncio.sleep(0.05)
             if server.started:
-                url = f"http://{resolved.server.host}:{resolved.server.port}"
+                write_record(resolved.server.data_dir, SERVER_FILE, {"url": url})
                 click.echo(f"Loci ready at {url}  ({time.perf_counter() - started:.1f}s)")
                 click.echo(f"  memory page: {url}/memory   API docs: {url}/schema/swagger")
                 click.echo(f"  data dir: {resolved.server.data_dir}   admin key: {resolved.server.data_dir}/admin_key")
             await task
 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        asyncio.run(run())
+        try:
+            asyncio.run(run())
+        finally:
+            if (read_record(resolved.server.data_dir, SERVER_FILE) or {}).get("pid") == os.getpid():
+                clear_record(resolved.server.data_dir, SERVER_FILE)
         if not server.started:
-            fail(f"could not start the HTTP server on {resolved.server.host}:{resolved.server.port}")
+            fail(f"could not start the HTTP server on {url}")
 
 
 @main.command()
@@ -290,9 +288,28 @@ def _with_db(settings: Settings, action: Callable[[Database], Any]) -> Any:
         return asyncio.run(run())
 
 
+def _running_api(settings: Settings) -> AdminApi | None:
+    """The admin API of a `loci serve` running on this data dir, else None; refuses a
+    data dir that holds no Loci database (a mistyped or missing --data-dir would otherwise
+    create an empty one that the server never sees)."""
+    from service.admin_client import AdminApi, running_service_url
+
+    data_dir = settings.server.data_dir.expanduser().resolve()
+    url = running_service_url(data_dir)
+    if url is not None:
+        admin_key = ensure_admin_key(settings).server.admin_key or ""
+        return AdminApi(url, admin_key)
+    if not settings.database.url and not (data_dir / "postgres" / "PG_VERSION").exists():
+        raise ConfigurationError(
+            f"no Loci service or database in {data_dir}; pass the server's data dir with --data-dir "
+            "(or LOCI_DATA_DIR), or DATABASE_URL"
+        )
+    return None
+
+
 @main.group()
 def users() -> None:
-    """Manage users."""
+    """Manage users (through the running service's admin API, or its database when it is stopped)."""
 
 
 @users.command("create")
@@ -305,6 +322,16 @@ def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | 
     """Create a user (and, by default, an API key for it)."""
     from domain.accounts import create_key, create_user
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            user = api.create_user(name, email)
+            click.echo(f"user {user['id']} created: {user['name']}")
+            if with_key:
+                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default')['key']}")
+        return
+
     async def action(database: Database) -> None:
         user = await create_user(database, name, email)
         click.echo(f"user {user.id} created: {user.name}")
@@ -312,12 +339,12 @@ def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | 
             issued = await create_key(database, user.id)
             click.echo(f"api key (shown once): {issued.key}")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 @main.group()
 def keys() -> None:
-    """Manage API keys."""
+    """Manage API keys (through the running service's admin API, or its database when it is stopped)."""
 
 
 @keys.command("create")
@@ -329,11 +356,19 @@ def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
     """Issue an API key for USER_ID (printed once)."""
     from domain.accounts import create_key
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            issued = api.create_key(user_id, name)
+        click.echo(f"key {issued['id']} for user {user_id} (shown once): {issued['key']}")
+        return
+
     async def action(database: Database) -> None:
         issued = await create_key(database, user_id, name)
         click.echo(f"key {issued.id} for user {user_id} (shown once): {issued.key}")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 @keys.command("revoke")
@@ -345,11 +380,19 @@ def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
     """Revoke KEY_ID of USER_ID; takes effect on the next request."""
     from domain.accounts import revoke_key
 
+    settings = settings_from(data_dir)
+    api = _running_api(settings)
+    if api is not None:
+        with api:
+            api.revoke_key(user_id, key_id)
+        click.echo(f"key {key_id} revoked")
+        return
+
     async def action(database: Database) -> None:
         await revoke_key(database, user_id, key_id)
         click.echo(f"key {key_id} revoked")
 
-    _with_db(settings_from(data_dir), action)
+    _with_db(settings, action)
 
 
 if __name__ == "__main__":

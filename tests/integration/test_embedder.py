@@ -3,7 +3,11 @@ recall's ONNX Runtime query path gives torch's vectors, is cached, and falls bac
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -13,6 +17,7 @@ import pytest
 from loci import onnx_encoder
 from loci.embedder import Embedder, content_hash, resolve_model_path
 from loci.errors import ConfigurationError
+from loci.onnx_cache import Manifest
 from loci.settings import EmbeddingSettings
 
 
@@ -93,7 +98,7 @@ def test_phrase_vectors_come_from_the_model_once_then_from_the_cache(
     phrases = ["sourdough starter", "job interview", "sourdough starter"]
     expected = embedder.embed(phrases).vectors
     cached = Embedder(embedder.settings)
-    cached._model = embedder._model  # share the loaded model
+    cached._model = embedder.reference_model()  # share the loaded model
     calls: list[list[str]] = []
     real = Embedder.embed
 
@@ -115,7 +120,7 @@ def test_phrase_vectors_come_from_the_model_once_then_from_the_cache(
 def test_phrase_cache_is_bounded(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("loci.embedder.PHRASE_CACHE_SIZE", 2)
     cached = Embedder(embedder.settings)
-    cached._model = embedder._model
+    cached._model = embedder.reference_model()
     cached.embed_phrases(["one", "two", "three"])
     assert list(cached._phrases) == ["two", "three"]  # least recently used went first
 
@@ -155,10 +160,12 @@ def test_exported_graph_is_reused_from_the_cache(embedder: Embedder, monkeypatch
     assert built is not None and built.path.exists()
     monkeypatch.setattr(onnx_encoder, "_export", _boom)  # a cache hit must not export again
     path = resolve_model_path(embedder.settings.model)
-    again = onnx_encoder.build_onnx_encoder(embedder._model, path, built.path.parent, threads=1)
+    again = onnx_encoder.build_onnx_encoder(embedder.reference_model(), path, built.path.parent, threads=1)
     assert again is not None and again.path == built.path
     # Another model path is another key: it would need an export, which now fails.
-    assert onnx_encoder.build_onnx_encoder(embedder._model, path + "-x", built.path.parent, threads=1) is None
+    assert (
+        onnx_encoder.build_onnx_encoder(embedder.reference_model(), path + "-x", built.path.parent, threads=1) is None
+    )
 
 
 def test_loading_marks_the_graph_used_and_prunes_stale_ones(embedder: Embedder, tmp_path: Path) -> None:
@@ -179,7 +186,7 @@ def test_loading_marks_the_graph_used_and_prunes_stale_ones(embedder: Embedder, 
         other.write_bytes(b"not really a graph")
     os.utime(stale, (month_old, month_old))
     path = resolve_model_path(embedder.settings.model)
-    again = onnx_encoder.build_onnx_encoder(embedder._model, path, cache, threads=1)
+    again = onnx_encoder.build_onnx_encoder(embedder.reference_model(), path, cache, threads=1)
     assert again is not None and again.path == current
     assert sorted(p.name for p in cache.glob("*.onnx")) == sorted([current.name, recent.name])
     assert current.stat().st_mtime > month_old
@@ -190,7 +197,7 @@ def test_vectors_that_disagree_with_torch_are_refused(embedder: Embedder, monkey
     assert built is not None
     monkeypatch.setattr(onnx_encoder, "TOLERANCE", -1.0)
     path = resolve_model_path(embedder.settings.model)
-    assert onnx_encoder.build_onnx_encoder(embedder._model, path, built.path.parent, threads=1) is None
+    assert onnx_encoder.build_onnx_encoder(embedder.reference_model(), path, built.path.parent, threads=1) is None
 
 
 def test_failed_export_falls_back_to_torch(
@@ -217,6 +224,42 @@ def test_batches_run_on_onnxruntime_with_torchs_vectors(embedder: Embedder) -> N
     texts = [*QUERIES, " ".join(["a long padded sentence about the garden"] * 40), "ok"]
     assert embedder.runtime == "onnxruntime"
     fast = embedder.embed(texts).vectors  # mixed lengths: padding must not leak into the pooling
-    slow = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    reference = embedder.reference_model()
+    slow = reference.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     assert fast.shape == (len(texts), 384)
     assert float(np.max(np.abs(fast - slow))) <= onnx_encoder.TOLERANCE
+
+
+def test_a_start_with_a_verified_graph_on_record_loads_neither_torch_nor_transformers(embedder: Embedder) -> None:
+    """The check against torch ran once, at export, and is recorded beside the graph: a
+    later process embeds with onnxruntime and the standalone tokenizer alone (~0.3 s where
+    loading sentence-transformers took 8-15 s), with torch's vectors and token counts."""
+    built = embedder._onnx
+    assert built is not None and built.path.with_suffix(".json").exists()
+    probe = (
+        "import json, sys\n"
+        "from loci.embedder import Embedder\n"
+        "from loci.settings import EmbeddingSettings\n"
+        "e = Embedder(EmbeddingSettings(onnx_cache_dir=sys.argv[1]))\n"
+        "texts = json.loads(sys.argv[2])\n"
+        "out = {'vectors': e.embed(texts).vectors.tolist(), 'counts': e.count_tokens(texts), 'runtime': e.runtime,\n"
+        "       'heavy': sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules)}\n"
+        "print(json.dumps(out))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "HF_HUB_OFFLINE": "1"}
+    args = [sys.executable, "-c", probe, str(built.path.parent), json.dumps(QUERIES)]
+    result = json.loads(subprocess.run(args, env=env, capture_output=True, text=True, check=True).stdout)
+    assert result["heavy"] == [] and result["runtime"] == "onnxruntime"
+    reference = embedder.reference_model()
+    slow = reference.encode(QUERIES, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    assert float(np.max(np.abs(np.asarray(result["vectors"]) - slow))) <= onnx_encoder.TOLERANCE
+    assert result["counts"] == [len(ids) for ids in reference.tokenizer(QUERIES)["input_ids"]]
+
+
+def test_a_record_of_another_version_is_ignored(tmp_path: Path) -> None:
+    record = tmp_path / "model-x.json"
+    record.write_text(json.dumps({"version": 0}))
+    assert Manifest.read(record) is None
+    record.write_text("{not json")
+    assert Manifest.read(record) is None
