@@ -98,8 +98,9 @@ class EmbeddingSettings(BaseSettings):
     runtime: Literal["onnxruntime", "torch"] = Field(
         default="onnxruntime",
         description="what runs the model, for mining's batches and recall's queries alike: an ONNX Runtime "
-        "export of the loaded model's own weights (checked against torch at every load; torch if anything "
-        "fails) or torch itself. Measured on this 2-core CPU: 6 vs 10-14 ms per query, 1.4-8x faster per "
+        "export of the loaded model's own weights (checked against torch once, at export, the check recorded "
+        "beside the graph; torch if anything fails) or torch itself. Measured on this 2-core CPU: 6 vs 10-14 ms "
+        "per query, 1.4-8x faster per "
         "mined text (the shorter the text, the larger the gain). CPU only: with another device torch runs",
     )
     onnx_threads: int = Field(default=2, ge=1, le=64, description="ONNX Runtime intra-op threads per call")
