@@ -24,7 +24,9 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 
 OPEN = "<memory_context>"
 CLOSE = "</memory_context>"
-PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim, XML-escaped; § marks the source):"
+PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim; § marks the source):"
+"""Unchanged by the escaping (`retrieval.escape`): ``&lt;`` and its kin read as what they
+are to a model, and a longer frame would take budget from the memories themselves."""
 _MIN_SNIPPET_CHARS = 80
 
 
