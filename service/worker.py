@@ -161,7 +161,10 @@ def supervise(state: AppState, *, burst: bool = False, crons: bool = True) -> Wo
     def make(pool: ArqRedis, on_beat: Callable[[], None]) -> Worker:
         return build_worker(state, burst=burst, handle_signals=False, crons=crons, redis_pool=pool, on_beat=on_beat)
 
-    return WorkerSupervisor(redis_settings(state.settings.queue.url), make, burst=burst, sweep_on_start=crons)
+    # a burst run drains what is queued and exits; sweeping everything unmined is the
+    # long-running workers' business (and would make a burst run mine the whole backlog)
+    sweep = crons and not burst
+    return WorkerSupervisor(redis_settings(state.settings.queue.url), make, burst=burst, sweep_on_start=sweep)
 
 
 async def run_standalone(state: AppState, *, burst: bool = False) -> None:
