@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -32,6 +36,7 @@ from service.worker import redis_settings, supervise
 from tests.conftest import ADMIN_KEY, UserHandle, make_state
 
 Client = AsyncTestClient[Any]
+ROOT = Path(__file__).resolve().parents[2]
 TURNS = [
     {
         "role": "user",
@@ -214,3 +219,32 @@ async def _logged_soon(caplog: pytest.LogCaptureFixture, text: str) -> bool:
 async def _job_done(client: Client, user: UserHandle, job_id: str) -> bool:
     found = await client.get(f"/v1/jobs/{job_id}", headers=user.headers)
     return found.status_code == 200 and found.json()["status"] == "done"
+
+
+def start_worker(database_url: str, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, stdout=out, stderr=out)
+
+
+async def test_standalone_worker_outlives_a_valkey_restart(
+    own_database: str, valkey: ValkeyServer, tmp_path: Path
+) -> None:
+    """`loci worker` used to exit with ConnectionError when Valkey went away."""
+    log = tmp_path / "worker.log"
+    worker = start_worker(own_database, valkey.connection_url, log)
+    try:
+
+        async def logged(text: str) -> bool:
+            assert worker.poll() is None, log.read_text()
+            return text in log.read_text()
+
+        await eventually(lambda: logged("Starting worker"), within=120, what="the worker started")
+        valkey.stop()
+        await eventually(lambda: logged("worker stopped"), within=30, what="the loss logged")
+        await asyncio.sleep(2)
+        valkey.start(timeout=20)
+        await eventually(lambda: logged("worker reconnected"), within=60, what="the reconnection logged")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0, log.read_text()
