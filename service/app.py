@@ -42,7 +42,7 @@ from service.routes.preferences import PreferencesController
 from service.routes.recall import RecallController
 from service.state import AppState, build_llm
 from service.web import WEB_HANDLERS, template_config
-from service.worker import build_worker, redis_settings
+from service.worker import redis_settings, supervise
 
 __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
 
@@ -76,13 +76,26 @@ def build_state(settings: Settings) -> AppState:
     return AppState(settings=settings, db=db, embedder=Embedder(settings.embedding))
 
 
-async def _stop_worker(app_state: AppState, worker_task: asyncio.Task[Any] | None) -> None:
-    if worker_task is None:
+WORKER_START_WAIT_S = 5.0
+"""Start-up waits this long at most for the worker's first poll, so `/readyz` says
+"ready" as soon as the server does; a queue that is down does not hold start-up longer."""
+
+
+async def _start_worker(app_state: AppState) -> asyncio.Task[None]:
+    """Run a supervised worker in this event loop (`service.supervisor`)."""
+    supervisor = supervise(app_state)
+    app_state.worker = supervisor
+    task = asyncio.create_task(supervisor.run())
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(supervisor.first_beat.wait(), timeout=WORKER_START_WAIT_S)
+    return task
+
+
+async def _stop_worker(app_state: AppState, worker_task: asyncio.Task[None] | None) -> None:
+    if worker_task is None or app_state.worker is None:
         return
+    app_state.worker.stop()
     with contextlib.suppress(Exception):
-        await app_state.worker.close()
-    worker_task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
         await worker_task
     app_state.worker = None
 
@@ -102,10 +115,7 @@ def _lifespan(
             app_state.llm = build_llm(settings)
         if settings.queue.url and app_state.queue is None:
             app_state.queue = await create_pool(redis_settings(settings.queue.url))
-        worker_task: asyncio.Task[Any] | None = None
-        if with_worker:
-            app_state.worker = build_worker(app_state, handle_signals=False)
-            worker_task = asyncio.create_task(app_state.worker.async_run())
+        worker_task = await _start_worker(app_state) if with_worker else None
         try:
             yield
         finally:

@@ -211,7 +211,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
 def worker(burst: bool) -> None:
     """Run an arq worker alone against DATABASE_URL and REDIS_URL (for scaling out)."""
     from service.app import build_state
-    from service.worker import build_worker
+    from service.worker import run_standalone
 
     settings = settings_from()
     if not settings.database.url or not settings.queue.url:
@@ -219,8 +219,8 @@ def worker(burst: bool) -> None:
     state = build_state(settings)
     state.embedder.load()
     freeze_startup_heap()
-    w = build_worker(state, burst=burst, owns_clients=True)
-    w.run()
+    # supervised: a lost Valkey is logged and reconnected with backoff, never an exit
+    asyncio.run(run_standalone(state, burst=burst))
 
 
 @main.group()

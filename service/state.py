@@ -13,6 +13,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
+from service.supervisor import WorkerSupervisor
 
 __all__ = ["AppState", "Caller", "build_llm"]
 
@@ -30,7 +31,7 @@ class AppState:
     db: Database
     embedder: Embedder
     queue: Any = None  # arq.ArqRedis once connected
-    worker: Any = None  # in-process arq.Worker, when `serve` runs one
+    worker: WorkerSupervisor | None = None  # the in-process worker's, when `serve` runs one
     llm: LLMClient | None = None
     """Made at start-up when an endpoint is configured (rerank, and mining with the LLM
     extractor), closed at shutdown by whoever made it; None means the offline paths."""

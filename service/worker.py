@@ -3,14 +3,29 @@
 `loci serve` runs one worker inside the API process (sharing its database pool,
 embedder and LLM client, which the app's lifespan opens and closes); `loci worker` runs
 workers alone for scaling out, and then the worker's own start-up and shutdown hooks
-open and close the LLM client. Both build it here, from settings.
+open and close the LLM client. Both build it here, from settings, and run it under a
+`service.supervisor.WorkerSupervisor`, which replaces a worker that lost Valkey.
+
+A running job holds a short lease: arq marks a started job with an in-progress key that
+lives ``job_timeout + 10 s`` (about 15 minutes), so a worker killed with SIGKILL left
+its job unrunnable for that long, and re-enqueuing the same id did nothing. While a job
+runs, its worker renews that key to ``LEASE_S`` every ``LEASE_RENEW_S``; once the worker
+is dead the key expires within ``LEASE_S`` and the next worker's poll starts the job
+again (it is still in the queue). Jobs are safe to run twice: mining re-reads its
+watermark under a row lock before each window (`ingest.window.write_window`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable
 from typing import Any
 
-from arq.connections import RedisSettings
+from arq.connections import ArqRedis, RedisSettings
+from arq.constants import in_progress_key_prefix
 from arq.cron import CronJob, cron
 from arq.worker import Worker, func
 
@@ -18,11 +33,23 @@ from loci.logs import bind_log_context, reset_log_context
 from loci.settings import QueueSettings
 from service import jobs
 from service.state import AppState, build_llm
+from service.supervisor import BeatingWorker, WorkerSupervisor
 
-__all__ = ["FUNCTIONS", "build_worker", "cron_jobs", "redis_settings"]
+__all__ = ["FUNCTIONS", "build_worker", "cron_jobs", "redis_settings", "run_standalone", "supervise"]
+
+log = logging.getLogger("loci.worker")
 
 BACKFILL_OFFSET_MINUTES = 2
 """The embedding backfill runs this long after each sweep, so the two never start together."""
+LEASE_S = 30
+"""A dead worker's job is started again this long after its last renewal at most (well
+inside the 60 s the issue allows), while a live worker's event loop may stall for up to
+``LEASE_S - LEASE_RENEW_S`` before another worker could start the job a second time."""
+LEASE_RENEW_S = 5
+"""How often a running job's lease is renewed."""
+HEARTBEAT_S = 10
+"""arq rewrites its health-check key this often (with a TTL one second longer), so
+`arq --check` and monitoring see a dead worker within seconds rather than arq's hour."""
 
 FUNCTIONS: list[Any] = [
     # mining: no own timeout, so LOCI_QUEUE_JOB_TIMEOUT_S applies; retried on transient errors
@@ -55,30 +82,37 @@ def redis_settings(url: str) -> RedisSettings:
 
 
 async def _on_job_start(ctx: dict[str, Any]) -> None:
-    """Every record logged while the job runs (arq's own lines included) carries its id.
+    """Every record logged while the job runs (arq's own lines included) carries its id;
+    and the job's lease starts being renewed.
 
     arq runs each job in its own task and calls this and `_on_job_end` from it, so the
     context set here is that job's alone."""
-    ctx["log_token"] = bind_log_context(job_id=str(ctx["job_id"]))
+    job_id = str(ctx["job_id"])
+    ctx["log_token"] = bind_log_context(job_id=job_id)
+    ctx["leases"][job_id] = asyncio.create_task(_hold_lease(ctx["redis"], job_id))
 
 
 async def _on_job_end(ctx: dict[str, Any]) -> None:
+    lease = ctx["leases"].pop(str(ctx["job_id"]), None)
+    if lease is not None:
+        lease.cancel()
     token = ctx.pop("log_token", None)
     if token is not None:
         reset_log_context(token)
 
 
-async def _open_clients(ctx: dict[str, Any]) -> None:
-    """A standalone worker's start-up: the LLM client the jobs share (None without an endpoint)."""
-    state: AppState = ctx["state"]
-    state.llm = build_llm(state.settings)
+async def _hold_lease(redis: ArqRedis, job_id: str) -> None:
+    """Keep the job's in-progress key ``LEASE_S`` from expiring while the job runs.
 
-
-async def _close_clients(ctx: dict[str, Any]) -> None:
-    state: AppState = ctx["state"]
-    if state.llm is not None:
-        await state.llm.aclose()
-        state.llm = None
+    A failed renewal is only logged: a worker that lost Valkey is replaced by its
+    supervisor, and the job runs again elsewhere once the key expires."""
+    key = in_progress_key_prefix + job_id
+    while True:
+        try:
+            await redis.pexpire(key, LEASE_S * 1000)
+        except Exception as e:  # the connection's failures have many types; see the docstring
+            log.debug("could not renew the lease of %s: %s: %s", job_id, type(e).__name__, e)
+        await asyncio.sleep(LEASE_RENEW_S)
 
 
 def build_worker(
@@ -88,30 +122,68 @@ def build_worker(
     handle_signals: bool = True,
     poll_delay: float = 0.5,
     crons: bool = True,
-    owns_clients: bool = False,
+    redis_pool: ArqRedis | None = None,
+    on_beat: Callable[[], None] = lambda: None,
 ) -> Worker:
     """A worker whose ctx carries the shared AppState; jobs never build their own clients.
 
     ``crons=False`` leaves out the periodic sweeps (tests that must not see them fire).
-    ``owns_clients=True`` (a standalone `loci worker`) opens the LLM client at the
-    worker's start-up and closes it at shutdown; otherwise whoever built ``state`` (the
-    app's lifespan) does.
+    ``redis_pool`` and ``on_beat`` are the supervisor's: its connection, and its
+    heartbeat, called after each poll of the queue.
     """
     settings = state.settings
     assert settings.queue.url, "queue URL must be resolved before building a worker"
-    return Worker(
+    return BeatingWorker(
         functions=FUNCTIONS,
         cron_jobs=cron_jobs(settings.queue) if crons else [],
         redis_settings=redis_settings(settings.queue.url),
+        redis_pool=redis_pool,
         burst=burst,
         handle_signals=handle_signals,
         max_jobs=settings.queue.worker_concurrency,
         job_timeout=settings.queue.job_timeout_s,
         poll_delay=poll_delay,
-        ctx={"state": state},
+        health_check_interval=HEARTBEAT_S,
+        ctx={"state": state, "leases": {}},
         keep_result=24 * 3600,
-        on_startup=_open_clients if owns_clients else None,
-        on_shutdown=_close_clients if owns_clients else None,
         on_job_start=_on_job_start,
         on_job_end=_on_job_end,
+        on_beat=on_beat,
     )
+
+
+def supervise(state: AppState, *, burst: bool = False, crons: bool = True) -> WorkerSupervisor:
+    """The supervisor that keeps a worker for ``state`` running (see `service.supervisor`).
+
+    Signals are left to whoever runs it: the app's lifespan, or `run_standalone`."""
+    assert state.settings.queue.url, "queue URL must be resolved before building a worker"
+
+    def make(pool: ArqRedis, on_beat: Callable[[], None]) -> Worker:
+        return build_worker(state, burst=burst, handle_signals=False, crons=crons, redis_pool=pool, on_beat=on_beat)
+
+    # a burst run drains what is queued and exits; sweeping everything unmined is the
+    # long-running workers' business (and would make a burst run mine the whole backlog)
+    sweep = crons and not burst
+    return WorkerSupervisor(redis_settings(state.settings.queue.url), make, burst=burst, sweep_on_start=sweep)
+
+
+async def run_standalone(state: AppState, *, burst: bool = False) -> None:
+    """`loci worker`: the LLM client, a supervised worker until SIGINT or SIGTERM, then cleanup.
+
+    The client is the process's, made once here rather than in the worker's start-up
+    hook, which the supervisor would run again for every replacement worker."""
+    state.llm = build_llm(state.settings)
+    supervisor = supervise(state, burst=burst)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, supervisor.stop)
+    try:
+        await supervisor.run()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        if state.llm is not None:
+            with contextlib.suppress(Exception):
+                await state.llm.aclose()
+            state.llm = None
+        await state.db.dispose()

@@ -36,6 +36,14 @@ async def _embedder_probe(app_state: StateDep) -> str:
     return f"{app_state.embedder.model_name} ({app_state.settings.embedding.dim} dims)"
 
 
+def _worker_status(app_state: StateDep) -> dict[str, Any]:
+    """The in-process worker's heartbeat: "ready" only while its poll loop beats;
+    "down" (with why) while it reconnects; "stale" when it went silent."""
+    assert app_state.worker is not None
+    health = app_state.worker.health()
+    return {"status": health.status, "detail": health.detail, "heartbeat_age_s": health.heartbeat_age_s}
+
+
 class HealthController(Controller):
     tags = ("health",)
 
@@ -52,7 +60,9 @@ class HealthController(Controller):
         "/readyz",
         operation_id="readyz",
         summary="Database, queue and embedder are ready",
-        description="Readiness: 200 when every component answers, 503 (same body) when one is down. No API key needed.",
+        description="Readiness: 200 when every component answers, 503 (same body) when one is down. The in-process "
+        "worker is ready while its poll loop beats (`heartbeat_age_s`), down while it reconnects to the queue, "
+        "stale when silent. No API key needed.",
         responses={503: ResponseSpec(data_container=dict[str, Any], description="A component is unavailable")},
     )
     async def readyz(self, app_state: StateDep) -> Response[dict[str, Any]]:
@@ -63,7 +73,7 @@ class HealthController(Controller):
         )
         components = dict(checks)
         if app_state.worker is not None:
-            components["worker"] = {"status": "ready", "detail": "in-process arq worker"}
+            components["worker"] = _worker_status(app_state)
         ready = all(c["status"] == "ready" for c in components.values())
         body = {"status": "ready" if ready else "unavailable", "components": components}
         return Response(body, status_code=200 if ready else 503)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from collections.abc import Iterator
@@ -63,15 +64,34 @@ def test_a_sane_incoming_id_is_kept_and_anything_else_replaced(lines: io.StringI
     assert missing.status_code == 404 and missing.headers["x-request-id"] == "lost-1"  # no route ran
 
 
-async def test_records_inside_an_arq_job_carry_its_id(lines: io.StringIO) -> None:
-    ctx: dict[str, object] = {"job_id": "mine:12:40"}
+class LeaseRecorder:
+    """Stands in for the queue: records the lease renewals a job makes."""
+
+    def __init__(self) -> None:
+        self.renewals: list[tuple[str, int]] = []
+
+    async def pexpire(self, key: str, ms: int) -> bool:
+        self.renewals.append((key, ms))
+        return True
+
+
+async def test_records_inside_an_arq_job_carry_its_id_and_it_holds_a_lease(lines: io.StringIO) -> None:
+    queue = LeaseRecorder()
+    leases: dict[str, asyncio.Task[None]] = {}
+    ctx: dict[str, object] = {"job_id": "mine:12:40", "redis": queue, "leases": leases}
     await worker._on_job_start(ctx)
     log.info("mining")
+    await asyncio.sleep(0)  # the lease task's first renewal
+    lease = leases["mine:12:40"]
     await worker._on_job_end(ctx)
     log.info("after")
     inside, after = lines.getvalue().splitlines()
     assert inside.endswith("msg=mining job_id=mine:12:40")
     assert after.endswith("msg=after")
+    assert queue.renewals == [("arq:in-progress:mine:12:40", worker.LEASE_S * 1000)]
+    assert not leases
+    await asyncio.sleep(0)
+    assert lease.cancelled()
 
 
 def test_the_sweep_runs_every_configured_minutes() -> None:
