@@ -61,7 +61,7 @@ async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_
     if ref.mining_error is not None or ref.mining_failed_at is not None:
         await clear_failure(db, user_id, ref.id)
         ref = await ingest.get_conversation(db, user_id, external_id)
-    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count, known_unmined=ref.mined_seq < ref.turn_count)
     return Mining(ref, job_id, "queued")
 
 

@@ -92,15 +92,23 @@ def parse_job_id(job_id: str, user_id: int) -> JobRef:
     return JobRef(int(m.group(1)), int(m.group(2)), int(m.group(3)))
 
 
-async def enqueue_mining(queue: ArqRedis | None, user_id: int, conversation_id: int, target_seq: int) -> str:
-    """Enqueue (or join) the mining job for this target; returns the job id to poll."""
+async def enqueue_mining(
+    queue: ArqRedis | None, user_id: int, conversation_id: int, target_seq: int, *, known_unmined: bool = False
+) -> str:
+    """Enqueue (or join) the mining job for this target; returns the job id to poll.
+
+    arq keeps a finished job's id (and refuses it) for a day. A job that failed for good
+    is tried again under a new id; so is any finished one when the caller knows the target
+    is still unmined (``known_unmined``: the sweep, a person asking), since that job did
+    not get there, e.g. it ran while the conversation sat in the trash.
+    """
     if queue is None:
         raise UpstreamUnavailable("the job queue is not connected")
     job_id = mine_job_id(user_id, conversation_id, target_seq)
     job = await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
     if job is None:
         existing = await Job(job_id, queue).result_info()
-        if existing is not None and _failure(existing) is not None:  # an earlier try failed for good: try again
+        if existing is not None and (known_unmined or _failure(existing) is not None):
             job_id = f"{job_id}-r{int(time.time() // 60)}"
             await queue.enqueue_job(MINE_FUNCTION, conversation_id, _job_id=job_id)
     return job_id

@@ -97,7 +97,7 @@ async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
     state: AppState = ctx["state"]
     targets = await unmined_conversations(state.db, limit=SWEEP_LIMIT)
     for t in targets:
-        await enqueue_mining(ctx["redis"], t.user_id, t.conversation_id, t.target_seq)
+        await enqueue_mining(ctx["redis"], t.user_id, t.conversation_id, t.target_seq, known_unmined=True)
     if targets:
         log.info("sweep re-enqueued %d conversations", len(targets))
     return {"enqueued": len(targets)}

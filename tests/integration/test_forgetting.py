@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from arq import create_pool
 from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, text
 
-import ingest
+from domain.mining_jobs import enqueue_mining, mine_job_id
 from loci.db import Database
 from loci.models import USER_TABLES, Conversation, Drawer, Turn
 from service.state import AppState
+from service.worker import redis_settings
 from tests.conftest import UserHandle
 from tests.integration.test_mining_api import run_jobs
 
@@ -220,11 +222,19 @@ async def test_a_trashed_conversation_is_not_mined_until_restored(
     async with db.user_session(user.id) as s:
         assert await s.scalar(select(func.count()).select_from(Drawer)) == 0
     assert (await client.post("/v1/conversations/later/restore", headers=user.headers)).status_code == 200
-    # Mined directly: the queued job of the same target already ran (as a no-op) under the same id.
+    # The job for this target already ran (a no-op, in the trash) and arq keeps its id for a
+    # day; the sweep knows the target is unmined, so it enqueues a fresh job, as it would here.
     async with db.user_session(user.id) as s:
-        row_id = await s.scalar(select(Conversation.id).where(Conversation.external_id == "later"))
-    deps = ingest.MiningDeps(app_state.db, app_state.embedder, app_state.settings)
-    assert (await ingest.mine_conversation(deps, int(row_id or 0))).drawers == 4
+        row_id = int(await s.scalar(select(Conversation.id).where(Conversation.external_id == "later")) or 0)
+    first = mine_job_id(user.id, row_id, 4)
+    queue = await create_pool(redis_settings(app_state.settings.queue.url or ""))
+    try:
+        assert await enqueue_mining(queue, user.id, row_id, 4) == first  # joined, not re-run
+        again = await enqueue_mining(queue, user.id, row_id, 4, known_unmined=True)
+    finally:
+        await queue.aclose()
+    assert again.startswith(first + "-r")
+    await run_jobs(app_state)
     conversation = (await client.get("/v1/conversations/later", headers=user.headers)).json()
     assert conversation["mined_seq"] == 4 and len(conversation["turns"]) == 4
 
