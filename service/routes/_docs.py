@@ -29,13 +29,18 @@ _TEXT = {
     404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
     409: ("Conflicts with stored state", "import needs an empty memory", None),
     413: ("Request body over LOCI_MAX_BODY_BYTES", "Request Entity Too Large", None),
+    503: (
+        "The database or job queue is unreachable; retry after `Retry-After` seconds",
+        "the database is unavailable; retry shortly",
+        None,
+    ),
 }
 
 
 def errors(*codes: int) -> dict[int, ResponseSpec]:
-    """Response specs for the given error codes, plus 401 which every /v1 route can answer."""
+    """Response specs for the given error codes, plus 401 and 503 which every /v1 route can answer."""
     out: dict[int, ResponseSpec] = {}
-    for code in sorted({401, *codes}):
+    for code in sorted({401, 503, *codes}):
         description, detail, field = _TEXT[code]
         value: dict[str, Any] = {"status_code": code, "detail": detail}
         if field:

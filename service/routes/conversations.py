@@ -63,7 +63,9 @@ class ConversationOut(msgspec.Struct):
 class MiningQueued(msgspec.Struct):
     conversation: ConversationOut
     job_id: str | None
-    mining: str  # "queued" or why not ("auto_mine is off")
+    """Null when nothing was enqueued: auto_mine is off, or the queue was unreachable."""
+    mining: str
+    """"queued", or why not: auto_mine is off, or pending (the sweep enqueues it once the queue is back)."""
 
 
 def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
@@ -141,7 +143,9 @@ class ConversationController(Controller):
         description=(
             "Marks the conversation finished. With the user's `auto_mine` setting on, mining is "
             "enqueued (the turns are committed first) and the job id is returned; the caller never "
-            "waits for mining."
+            "waits for mining. When the job queue is unreachable the completion still stands: the answer "
+            "is 202 with `job_id: null` and `mining` saying it is pending, and the sweep enqueues it "
+            "within minutes of the queue coming back."
         ),
         responses=errors(404),
         status_code=202,
@@ -156,6 +160,7 @@ class ConversationController(Controller):
         description=(
             "Enqueues mining of the turns past the conversation's mined watermark, whatever `auto_mine` says."
             " Clears a recorded mining failure, so a conversation the sweep gave up on is tried again."
+            " 503 (with `Retry-After`) when the job queue is unreachable."
         ),
         responses=errors(404),
         status_code=202,
