@@ -17,6 +17,9 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 import ingest
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
+from ingest.conversations import MAX_TITLE_CHARS
+from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS
+from loci.models import ROLES
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
@@ -24,17 +27,27 @@ from service.routes._docs import errors
 __all__ = ["ConversationController"]
 
 
+# What `ingest` checks, stated in the schema from the same definitions (ingest keeps its
+# checks: the CLI, import and the benchmark store turns without HTTP).
+Role = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))]
+Content = Annotated[str, msgspec.Meta(pattern=r"\S", description="the turn's text; not blank")]
+ClientId = Annotated[
+    str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"1-{MAX_ID_CHARS} of {ID_ALPHABET}")
+]
+Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)]
+
+
 class TurnBody(msgspec.Struct):
-    role: str
-    content: str
+    role: Role
+    content: Content
     created_at: str | None = None
 
 
 class NewConversation(msgspec.Struct):
     turns: list[TurnBody] = msgspec.field(default_factory=list)
-    id: str | None = None
-    agent_id: str | None = None
-    title: str | None = None
+    id: ClientId | None = None
+    agent_id: ClientId | None = None
+    title: Title | None = None
 
 
 class NewTurns(msgspec.Struct):
