@@ -16,9 +16,11 @@ from sqlalchemy import select, text, update
 
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
+from loci.inputs import check_text
 from loci.models import ApiKey, MemorySettings, User
 
 __all__ = [
+    "MAX_NAME_CHARS",
     "Account",
     "IssuedKey",
     "authenticate",
@@ -50,14 +52,21 @@ class Account:
     created_at: datetime
 
 
+MAX_NAME_CHARS = 200
+"""A user's name, after trimming: the ``users.name`` column's width."""
+
+
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 async def create_user(db: Database, name: str, email: str | None = None) -> User:
     name = name.strip()
-    if not name or len(name) > 200:
-        raise InvalidInput("name must be 1-200 characters", field="name")
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise InvalidInput(f"name must be 1-{MAX_NAME_CHARS} characters", field="name")
+    check_text(name, field="name")
+    if email is not None:
+        check_text(email, field="email")
     async with db.system_session() as s:
         user = User(name=name, email=email)
         s.add(user)

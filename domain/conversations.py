@@ -3,14 +3,18 @@
 Storing and appending turns is `ingest`'s (one call each). What lives here is what sits
 between a stored conversation and the queue: whether completing it mines (the user's
 ``auto_mine``), mining on demand, and reading it back with its turns. The write commits
-before anything is enqueued, so a worker never sees a job for turns that are not there.
+before anything is enqueued, so a worker never sees a job for turns that are not there;
+and because it commits first, a queue that is down when a conversation completes loses
+nothing: the answer says mining is pending and the sweep enqueues it later.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import redis.exceptions
 from arq.connections import ArqRedis
 from sqlalchemy import select
 
@@ -19,11 +23,25 @@ from domain.conversation_trash import live_turns
 from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from loci.db import Database
+from loci.errors import UpstreamUnavailable
 from loci.models import MemorySettings, Turn
 
-__all__ = ["AUTO_MINE_OFF", "Mining", "auto_mine_on", "complete_and_mine", "conversation_with_turns", "mine_now"]
+__all__ = [
+    "AUTO_MINE_OFF",
+    "MINING_PENDING",
+    "Mining",
+    "auto_mine_on",
+    "complete_and_mine",
+    "conversation_with_turns",
+    "mine_now",
+]
+
+log = logging.getLogger("loci.domain")
 
 AUTO_MINE_OFF = "auto_mine is off: POST …/mine to mine on demand"
+MINING_PENDING = "pending: the job queue is unreachable; the sweep enqueues it once it is back"
+"""``mining`` of a completed conversation whose enqueue failed (``job_id`` is null)."""
+_QUEUE_DOWN = (UpstreamUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +50,7 @@ class Mining:
 
     conversation: ingest.ConversationRef
     job_id: str | None
-    mining: str  # "queued" or why not (AUTO_MINE_OFF)
+    mining: str  # "queued" or why not (AUTO_MINE_OFF, MINING_PENDING)
 
 
 async def auto_mine_on(db: Database, user_id: int) -> bool:
@@ -43,11 +61,20 @@ async def auto_mine_on(db: Database, user_id: int) -> bool:
 
 
 async def complete_and_mine(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> Mining:
-    """Mark the conversation finished, then enqueue its mining when ``auto_mine`` is on."""
+    """Mark the conversation finished, then enqueue its mining when ``auto_mine`` is on.
+
+    The completion is committed before the enqueue, so a queue outage must not turn it
+    into an error: the caller would retry something that already happened. The sweep
+    (`domain.mining_jobs.unmined_conversations`) finds it completed and unmined.
+    """
     ref = await ingest.complete_conversation(db, user_id, external_id)
     if not await auto_mine_on(db, user_id):
         return Mining(ref, None, AUTO_MINE_OFF)
-    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+    try:
+        job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+    except _QUEUE_DOWN as e:
+        log.warning("conversation %s completed; mining left to the sweep (queue: %s: %s)", ref.id, type(e).__name__, e)
+        return Mining(ref, None, MINING_PENDING)
     return Mining(ref, job_id, "queued")
 
 

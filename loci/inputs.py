@@ -19,14 +19,29 @@ import re
 
 from loci.errors import InvalidInput
 
-__all__ = ["ID_ALPHABET", "MAX_ID_CHARS", "check_id", "check_text"]
+__all__ = [
+    "ID_ALPHABET",
+    "ID_PATTERN",
+    "MAX_ID_CHARS",
+    "NONBLANK_TEXT_PATTERN",
+    "TEXT_PATTERN",
+    "check_id",
+    "check_text",
+]
 
 MAX_ID_CHARS = 128
 """Longest conversation or agent id: a UUID, a session key or an e-mail-like id fits with room."""
 ID_ALPHABET = "A-Z a-z 0-9 . _ : @ -"
 """The characters an id may hold (it must start with a letter or digit); said in errors and the README."""
-_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@-]{{0,{MAX_ID_CHARS - 1}}}")
-_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+ID_PATTERN = rf"^[A-Za-z0-9][A-Za-z0-9._:@-]{{0,{MAX_ID_CHARS - 1}}}$"
+"""The same rule as a regular expression, for the OpenAPI schema of every id field."""
+_ID = re.compile(ID_PATTERN)
+_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f"
+_UNSAFE = re.compile(rf"[{_CONTROL}\ud800-\udfff]")
+TEXT_PATTERN = rf"^[^{_CONTROL}]*$"
+NONBLANK_TEXT_PATTERN = rf"^[^{_CONTROL}]*[^{_CONTROL}\s][^{_CONTROL}]*$"
+"""`check_text`'s rule (TEXT_PATTERN), and that plus "not blank", as a regular expression for schemas (JSON cannot
+carry the lone surrogates `check_text` also refuses)."""
 
 
 def check_id(value: str, *, field: str) -> str:

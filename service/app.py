@@ -30,6 +30,7 @@ from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.request_id import RequestIdMiddleware, add_request_id_header
+from service.routes._openapi import StrictStructSchemaPlugin, allow_header
 from service.routes.admin import AdminController
 from service.routes.conversations import ConversationController
 from service.routes.entities import EntityController
@@ -145,7 +146,8 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         dependencies=DEPENDENCIES,
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
-        before_send=[add_request_id_header],
+        before_send=[add_request_id_header, allow_header],
+        plugins=[StrictStructSchemaPlugin()],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         request_max_body_size=settings.server.max_body_bytes,

@@ -2,6 +2,10 @@
 
 Core, ingest and retrieval raise `loci.errors`; this maps them. Unknown exceptions get
 a 500 with a request-safe message (the traceback goes to the log, never the client).
+
+An outage of PostgreSQL or Valkey is not a bug in the request: it answers 503 with a
+``Retry-After`` so clients (and load balancers) back off and try again, and it logs one
+line, not a traceback per request while the database restarts.
 """
 
 from __future__ import annotations
@@ -9,6 +13,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
+import redis.exceptions
+import sqlalchemy.exc
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException
 from sqlalchemy.exc import DataError
@@ -24,9 +31,12 @@ from loci.errors import (
     UpstreamUnavailable,
 )
 
-__all__ = ["EXCEPTION_HANDLERS", "error_body"]
+__all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body"]
 
 log = logging.getLogger("loci.service")
+
+RETRY_AFTER_S = 5
+"""Seconds a client waits after a 503: a PostgreSQL restart or a Valkey reconnect takes a few."""
 
 _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (PayloadTooLarge, 413),
@@ -38,6 +48,17 @@ _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (ConfigurationError, 500),
 )
 
+DATABASE_DOWN: tuple[type[Exception], ...] = (
+    sqlalchemy.exc.OperationalError,  # connection refused or lost, server shutting down, statement timeout
+    sqlalchemy.exc.InterfaceError,  # the driver's connection is closed under us
+    sqlalchemy.exc.TimeoutError,  # no pooled connection free within pool_timeout
+    psycopg.OperationalError,  # raised directly (outside SQLAlchemy) by raw connections
+    psycopg.InterfaceError,
+)
+"""Errors that mean the database cannot answer now, whatever the request was."""
+QUEUE_DOWN: tuple[type[Exception], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+"""Errors that mean Valkey (the job queue) cannot answer now."""
+
 
 def error_body(status: int, message: str, field: str | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"status_code": status, "detail": message}
@@ -46,10 +67,37 @@ def error_body(status: int, message: str, field: str | None = None) -> dict[str,
     return body
 
 
-def _loci_error(_: Request[Any, Any, Any], exc: LociError) -> Response[dict[str, Any]]:
+def _unavailable(message: str) -> Response[dict[str, Any]]:
+    return Response(
+        error_body(503, message),
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_S)},
+        media_type=MediaType.JSON,
+    )
+
+
+def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dict[str, Any]]:
     status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
+    if status == 503:
+        log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
+        return _unavailable(str(exc))
     field = exc.field if isinstance(exc, InvalidInput) else None
     return Response(error_body(status, str(exc), field), status_code=status, media_type=MediaType.JSON)
+
+
+def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    """One line, no traceback: during an outage every request fails the same way."""
+    cause = getattr(exc, "orig", None) or exc
+    reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    log.warning("%s %s: 503, database unavailable (%s: %s)", request.method, request.url.path,
+                type(cause).__name__, reason)  # fmt: skip
+    return _unavailable("the database is unavailable; retry shortly")
+
+
+def _queue_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    log.warning("%s %s: 503, job queue unavailable (%s: %s)", request.method, request.url.path,
+                type(exc).__name__, exc)  # fmt: skip
+    return _unavailable("the job queue is unavailable; retry shortly")
 
 
 def _bad_value(_: Request[Any, Any, Any], exc: DataError) -> Response[dict[str, Any]]:
@@ -68,4 +116,10 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dic
     return Response(error_body(500, "internal error"), status_code=500, media_type=MediaType.JSON)
 
 
-EXCEPTION_HANDLERS: Any = {LociError: _loci_error, DataError: _bad_value, Exception: _unexpected}
+EXCEPTION_HANDLERS: Any = {
+    LociError: _loci_error,
+    DataError: _bad_value,
+    **dict.fromkeys(DATABASE_DOWN, _database_down),
+    **dict.fromkeys(QUEUE_DOWN, _queue_down),
+    Exception: _unexpected,
+}

@@ -9,7 +9,9 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
-__all__ = ["MAX_ID", "ErrorBody", "FieldError", "IdPath", "IdQuery", "errors"]
+from domain.palace import MAX_LIMIT
+
+__all__ = ["MAX_ID", "ErrorBody", "FieldError", "IdPath", "IdQuery", "Limit", "Offset", "errors"]
 
 
 class FieldError(msgspec.Struct):
@@ -29,13 +31,18 @@ _TEXT = {
     404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
     409: ("Conflicts with stored state", "import needs an empty memory", None),
     413: ("Request body over LOCI_MAX_BODY_BYTES", "Request Entity Too Large", None),
+    503: (
+        "The database or job queue is unreachable; retry after `Retry-After` seconds",
+        "the database is unavailable; retry shortly",
+        None,
+    ),
 }
 
 
 def errors(*codes: int) -> dict[int, ResponseSpec]:
-    """Response specs for the given error codes, plus 401 which every /v1 route can answer."""
+    """Response specs for the given error codes, plus 401 and 503 which every /v1 route can answer."""
     out: dict[int, ResponseSpec] = {}
-    for code in sorted({401, *codes}):
+    for code in sorted({401, 503, *codes}):
         description, detail, field = _TEXT[code]
         value: dict[str, Any] = {"status_code": code, "detail": detail}
         if field:
@@ -49,7 +56,13 @@ def errors(*codes: int) -> dict[int, ResponseSpec]:
     return out
 
 
-MAX_ID = 2**63 - 1
-IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]
+MAX_ID = 2**53 - 1
+"""Largest row id the API takes: ids come from bigint sequences that will not reach it, and
+it is the largest integer a float holds exactly. Litestar writes schema bounds as floats, so
+with 2**63 - 1 the schema said 9223372036854775808 while the server refused anything over
+9223372036854775807; JavaScript clients cannot hold larger ids either."""
+IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id")]
 """A path id: out-of-range numbers are a 400 before any query runs."""
-IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id (bigint)")]
+IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id")]
+Limit = Annotated[int, QueryParameter(description=f"page size, 1-{MAX_LIMIT}", ge=1, le=MAX_LIMIT)]
+Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0, le=MAX_ID)]

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, delete, post
 from litestar.params import JSONBody
 
-from domain.accounts import create_key, create_user, revoke_key
+from domain.accounts import MAX_NAME_CHARS, create_key, create_user, revoke_key
 from domain.forget import delete_user
+from loci.inputs import NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._docs import IdPath, errors
+from service.routes._openapi import OptionalBody
 
 
 class NewUser(msgspec.Struct):
-    name: str
-    email: str | None = None
+    name: Annotated[
+        str,
+        msgspec.Meta(
+            pattern=NONBLANK_TEXT_PATTERN,
+            max_length=MAX_NAME_CHARS,
+            description=f"1-{MAX_NAME_CHARS} characters once trimmed, no control characters",
+        ),
+    ]
+    email: Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)] | None = None
 
 
 class UserOut(msgspec.Struct):
@@ -61,6 +71,7 @@ class AdminController(Controller):
         description="Admin key only. The key is returned once and stored only as a hash; rotate by issuing a new "
         "key and revoking the old one (both take effect on the next request).",
         responses=errors(400, 404),
+        operation_class=OptionalBody,
     )
     async def create_key(self, user_id: IdPath, app_state: StateDep, data: JSONBody[NewKey | None] = None) -> KeyOut:
         issued = await create_key(app_state.db, user_id, (data or NewKey()).name)

@@ -17,6 +17,9 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 import ingest
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
+from ingest.conversations import MAX_TITLE_CHARS
+from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS
+from loci.models import ROLES
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
@@ -24,17 +27,27 @@ from service.routes._docs import errors
 __all__ = ["ConversationController"]
 
 
+# What `ingest` checks, stated in the schema from the same definitions (ingest keeps its
+# checks: the CLI, import and the benchmark store turns without HTTP).
+Role = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))]
+Content = Annotated[str, msgspec.Meta(pattern=r"\S", description="the turn's text; not blank")]
+ClientId = Annotated[
+    str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"1-{MAX_ID_CHARS} of {ID_ALPHABET}")
+]
+Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)]
+
+
 class TurnBody(msgspec.Struct):
-    role: str
-    content: str
+    role: Role
+    content: Content
     created_at: str | None = None
 
 
 class NewConversation(msgspec.Struct):
     turns: list[TurnBody] = msgspec.field(default_factory=list)
-    id: str | None = None
-    agent_id: str | None = None
-    title: str | None = None
+    id: ClientId | None = None
+    agent_id: ClientId | None = None
+    title: Title | None = None
 
 
 class NewTurns(msgspec.Struct):
@@ -63,7 +76,9 @@ class ConversationOut(msgspec.Struct):
 class MiningQueued(msgspec.Struct):
     conversation: ConversationOut
     job_id: str | None
-    mining: str  # "queued" or why not ("auto_mine is off")
+    """Null when nothing was enqueued: auto_mine is off, or the queue was unreachable."""
+    mining: str
+    """"queued", or why not: auto_mine is off, or pending (the sweep enqueues it once the queue is back)."""
 
 
 def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
@@ -141,7 +156,9 @@ class ConversationController(Controller):
         description=(
             "Marks the conversation finished. With the user's `auto_mine` setting on, mining is "
             "enqueued (the turns are committed first) and the job id is returned; the caller never "
-            "waits for mining."
+            "waits for mining. When the job queue is unreachable the completion still stands: the answer "
+            "is 202 with `job_id: null` and `mining` saying it is pending, and the sweep enqueues it "
+            "within minutes of the queue coming back."
         ),
         responses=errors(404),
         status_code=202,
@@ -156,6 +173,7 @@ class ConversationController(Controller):
         description=(
             "Enqueues mining of the turns past the conversation's mined watermark, whatever `auto_mine` says."
             " Clears a recorded mining failure, so a conversation the sweep gave up on is tried again."
+            " 503 (with `Retry-After`) when the job queue is unreachable."
         ),
         responses=errors(404),
         status_code=202,

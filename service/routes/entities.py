@@ -6,11 +6,11 @@ from datetime import datetime
 
 import msgspec
 from litestar import Controller, get
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromQuery
 
 from ingest import EntityOut, RelationOut, get_entity, search_entities, timeline
 from service.deps import CallerDep, StateDep
-from service.routes._docs import errors
+from service.routes._docs import IdPath, errors
 
 __all__ = ["EntityController"]
 
@@ -87,7 +87,7 @@ class EntityController(Controller):
         description="One entity of the knowledge graph.",
         responses=errors(404),
     )
-    async def read(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> EntityDTO:
+    async def read(self, entity_id: IdPath, caller: CallerDep, app_state: StateDep) -> EntityDTO:
         return _entity(await get_entity(app_state.db, caller.user_id, entity_id))
 
     @get(
@@ -100,6 +100,6 @@ class EntityController(Controller):
         ),
         responses=errors(404),
     )
-    async def history(self, entity_id: FromPath[int], caller: CallerDep, app_state: StateDep) -> TimelineDTO:
+    async def history(self, entity_id: IdPath, caller: CallerDep, app_state: StateDep) -> TimelineDTO:
         entity, relations = await timeline(app_state.db, caller.user_id, entity_id)
         return TimelineDTO(_entity(entity), [_relation(r) for r in relations])

@@ -12,10 +12,9 @@ from domain.forget import Purged
 from domain.palace import DrawerOut, PalacePage
 from domain.trash import Moved, TrashPage
 from service.deps import CallerDep, StateDep
-from service.routes._docs import IdPath, IdQuery, errors
+from service.routes._docs import IdPath, IdQuery, Limit, Offset, errors
+from service.routes._openapi import at_most_one_of
 
-Limit = Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)]
-Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0)]
 Purge = Annotated[bool, QueryParameter(description="remove for good now (no restore) instead of moving to the trash")]
 
 
@@ -33,6 +32,7 @@ class PalaceController(Controller):
             "items are left out."
         ),
         responses=errors(400, 404),
+        operation_class=at_most_one_of("parent", ("wing", "room", "closet"), "the wing, room or closet to open"),
     )
     async def get_palace(
         self,

@@ -11,6 +11,7 @@ from domain.export import ExportDoc, export_json, render_markdown
 from domain.importer import ImportResult, import_json
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
+from service.routes._openapi import also_markdown
 
 
 class PortabilityController(Controller):
@@ -28,6 +29,7 @@ class PortabilityController(Controller):
             "`format=markdown`: a readable book."
         ),
         responses=errors(400),
+        operation_class=also_markdown("format=markdown: the memory as a readable Markdown book"),
     )
     async def export(
         self,
@@ -42,7 +44,7 @@ class PortabilityController(Controller):
         if format == "markdown":
             return Response(
                 render_markdown(doc),
-                media_type="text/markdown; charset=utf-8",
+                media_type="text/markdown",  # Litestar adds "; charset=utf-8" to text types
                 headers={"Content-Disposition": 'attachment; filename="loci-memory.md"'},
             )
         return Response(doc, media_type=MediaType.JSON)

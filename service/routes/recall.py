@@ -7,13 +7,15 @@ the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, get, post
-from litestar.params import FromQuery, JSONBody
+from litestar.params import FromQuery, JSONBody, QueryParameter
 
-from loci.errors import InvalidInput
-from loci.models import TOP_K_MAX
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.models import ROLES, TOP_K_MAX
+from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
 from loci.timexpr import parse_timestamp
 from retrieval import (
     LLMReranker,
@@ -26,15 +28,32 @@ from retrieval import (
     get_preset,
     recall,
 )
+from retrieval.pipeline import MAX_MESSAGE_CHARS
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
 
 __all__ = ["RecallController"]
 
-HTTP_MAX_TOP_K = TOP_K_MAX
 SEARCH_TOP_K = 10
 """Results of a search for people browsing their palace (/v1/search and the /memory page)."""
+
+# The rules `retrieval.validate_request` applies, stated in the schema from the same constants
+# (the pipeline keeps its checks for callers that are not HTTP).
+Message = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=r"\S", description="the text to recall for; not blank"
+    ),
+]
+TopK = Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX, description=f"drawers to return, 1-{TOP_K_MAX}")]
+AgentId = Annotated[
+    str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent's id, as in conversations")
+]
+Budget = Annotated[
+    int, msgspec.Meta(ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX, description="token budget of the block")
+]
+Role = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))]
 
 
 class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -42,16 +61,16 @@ class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     entity: str | None = None
     since: str | None = None
     until: str | None = None
-    role: str | None = None
+    role: Role | None = None
 
 
 class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
-    message: str
-    agent_id: str | None = None
-    top_k: int | None = None
+    message: Message
+    agent_id: AgentId | None = None
+    top_k: TopK | None = None
     filters: RecallFiltersIn | None = None
     now: str | None = None
-    budget_tokens: int | None = None
+    budget_tokens: Budget | None = None
     preset: str | None = None
 
 
@@ -81,12 +100,6 @@ class RecallOut(msgspec.Struct):
 
 def _time(value: str | None, field: str) -> datetime | None:
     return parse_timestamp(value, field=field) if value is not None else None
-
-
-def _top_k(value: int | None) -> int | None:
-    if value is not None and not 1 <= value <= HTTP_MAX_TOP_K:
-        raise InvalidInput(f"top_k must be between 1 and {HTTP_MAX_TOP_K}", field="top_k")
-    return value
 
 
 def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
@@ -150,7 +163,7 @@ class RecallController(Controller):
             user_id=caller.user_id,
             message=data.message,
             agent_id=data.agent_id or None,
-            top_k=_top_k(data.top_k),
+            top_k=data.top_k,
             filters=_filters(data.filters),
             now=_time(data.now, "now"),
             budget_tokens=data.budget_tokens,
@@ -169,16 +182,18 @@ class RecallController(Controller):
         self,
         caller: CallerDep,
         app_state: StateDep,
-        q: FromQuery[str],
-        top_k: FromQuery[int | None] = None,
+        q: Annotated[str, QueryParameter(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=r"\S")],
+        top_k: Annotated[int | None, QueryParameter(ge=1, le=TOP_K_MAX, description=f"1-{TOP_K_MAX}")] = None,
         preset: FromQuery[str | None] = None,
         wing: FromQuery[str | None] = None,
-        role: FromQuery[str | None] = None,
+        role: Annotated[
+            str | None, QueryParameter(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))
+        ] = None,
     ) -> RecallOut:
         request = RecallRequest(
             user_id=caller.user_id,
             message=q,
-            top_k=_top_k(top_k) or SEARCH_TOP_K,
+            top_k=top_k or SEARCH_TOP_K,
             filters=RecallFilters(wing=wing or None, role=role or None),
             config=_config(preset),
         )

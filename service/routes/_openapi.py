@@ -1,0 +1,116 @@
+"""Where Litestar's generated OpenAPI says less than the server enforces, and the fixes.
+
+The schema is a contract that clients are generated from and that schemathesis checks
+the server against, so every rule the server applies must be stated in it. Litestar
+2.x leaves out three kinds, added here:
+
+* a msgspec Struct with ``forbid_unknown_fields=True`` rejects unknown keys, but its
+  schema allowed them: `StrictStructSchemaPlugin` writes ``additionalProperties: false``;
+* an optional request body (``JSONBody[X | None] = None``) is always ``required: true``:
+  `OptionalBody`;
+* a response that is JSON or Markdown by a query parameter lists only JSON: `also_markdown`;
+* query parameters of which at most one may be given (the palace's wing, room, closet)
+  have no per-parameter way to say so: `at_most_one_of` folds them into one
+  form-exploded object parameter (same query string) with ``maxProperties: 1``.
+
+The ``OPTIONS`` ``Allow`` header is the other gap Litestar leaves (see `allow_header`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
+from litestar.datastructures import MutableScopeHeaders
+from litestar.openapi.spec import OpenAPIMediaType, Operation, Parameter, RequestBody, Schema
+from litestar.openapi.spec.enums import OpenAPIType
+from litestar.types import Message, Scope
+
+__all__ = ["OptionalBody", "StrictStructSchemaPlugin", "allow_header", "also_markdown", "at_most_one_of"]
+
+
+class StrictStructSchemaPlugin(StructSchemaPlugin):
+    """Struct schemas as Litestar makes them, plus ``additionalProperties: false`` when the
+    struct forbids unknown fields, so the schema refuses what the server refuses."""
+
+    def to_openapi_schema(self, field_definition: Any, schema_creator: Any) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        info = msgspec.inspect.type_info(field_definition.type_)
+        if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
+            schema.additional_properties = False
+        return schema
+
+
+@dataclass
+class OptionalBody(Operation):
+    """An operation whose request body may be left out (the handler has a default for it)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.request_body, RequestBody):
+            self.request_body.required = False
+
+
+def also_markdown(description: str) -> type[Operation]:
+    """An operation whose 200 may also be ``text/markdown`` (chosen by a query parameter)."""
+
+    @dataclass
+    class _AlsoMarkdown(Operation):
+        def __post_init__(self) -> None:
+            ok = (self.responses or {}).get("200")
+            content = getattr(ok, "content", None)
+            if content is not None:
+                schema = Schema(type=OpenAPIType.STRING, description=description)
+                content["text/markdown"] = OpenAPIMediaType(schema=schema)
+
+    return _AlsoMarkdown
+
+
+def at_most_one_of(name: str, members: tuple[str, ...], description: str) -> type[Operation]:
+    """An operation whose query parameters ``members`` are folded into one object parameter
+    ``name`` (``style: form, explode: true``: the query string is unchanged) that holds at
+    most one of them."""
+
+    @dataclass
+    class _AtMostOne(Operation):
+        def __post_init__(self) -> None:
+            params = [p for p in self.parameters or [] if isinstance(p, Parameter)]
+            folded = {p.name: p.schema for p in params if p.param_in == "query" and p.name in members}
+            if not folded:
+                return
+            one = Parameter(
+                name=name,
+                param_in="query",
+                required=False,
+                description=description,
+                style="form",
+                explode=True,
+                schema=Schema(
+                    type=OpenAPIType.OBJECT,
+                    properties=folded,  # type: ignore[arg-type]
+                    additional_properties=False,
+                    max_properties=1,
+                ),
+            )
+            others = [p for p in self.parameters or [] if not (isinstance(p, Parameter) and p.name in folded)]
+            self.parameters = [one, *others]
+
+    return _AtMostOne
+
+
+async def allow_header(message: Message, scope: Scope) -> None:
+    """``Allow`` on an automatic ``OPTIONS`` answer lists every method of the path.
+
+    Litestar 2.x builds the OPTIONS handler when a path's first handler is registered and
+    never updates it, so ``/v1/me`` answered ``Allow: DELETE, OPTIONS`` without GET
+    (litestar-org/litestar#4169, fixed only in 3.x). The route the request matched knows
+    all its methods; this before-send hook writes them.
+    """
+    if message["type"] != "http.response.start" or scope.get("method") != "OPTIONS":
+        return
+    template = scope.get("path_template")
+    routes = getattr(scope.get("app"), "routes", ())
+    route = next((r for r in routes if getattr(r, "path_format", None) == template), None)
+    if route is not None:
+        MutableScopeHeaders.from_message(message)["allow"] = ", ".join(sorted(route.methods))
