@@ -16,6 +16,7 @@ from ``ingest`` only, never from its stage modules:
 """
 
 from ingest.conversations import (
+    MAX_TITLE_CHARS,
     append_turns,
     complete_conversation,
     get_conversation,
@@ -41,6 +42,7 @@ from ingest.segment import sentence_pieces
 
 __all__ = [
     "EXTRACTORS",
+    "MAX_TITLE_CHARS",
     "ConversationRef",
     "EntityOut",
     "Extractor",

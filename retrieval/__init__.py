@@ -7,7 +7,7 @@ records (a `RetrievalConfig` with per-signal parameters), the named presets and 
 
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.params import KeywordParams, PreferenceParams, SearchMode, SemanticParams, Signal, TemporalParams
-from retrieval.pipeline import recall, validate_request
+from retrieval.pipeline import MAX_MESSAGE_CHARS, recall, validate_request
 from retrieval.presets import HYBRID, PRESETS, get_preset
 from retrieval.request import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
@@ -16,6 +16,7 @@ from retrieval.store import DEFAULT_TOP_K
 __all__ = [
     "DEFAULT_TOP_K",
     "HYBRID",
+    "MAX_MESSAGE_CHARS",
     "PRESETS",
     "KeywordParams",
     "LLMReranker",

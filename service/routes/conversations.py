@@ -17,7 +17,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 import ingest
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
-from ingest.conversations import MAX_TITLE_CHARS
+from ingest import MAX_TITLE_CHARS
 from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS
 from loci.models import ROLES
 from loci.timexpr import parse_timestamp

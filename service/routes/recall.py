@@ -18,6 +18,7 @@ from loci.models import ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
 from loci.timexpr import parse_timestamp
 from retrieval import (
+    MAX_MESSAGE_CHARS,
     LLMReranker,
     RecallDeps,
     RecalledDrawer,
@@ -28,7 +29,6 @@ from retrieval import (
     get_preset,
     recall,
 )
-from retrieval.pipeline import MAX_MESSAGE_CHARS
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
