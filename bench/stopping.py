@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from loci.embedder import Embedder, EmbeddingBatch
+from loci.settings import EmbeddingSettings
 
 __all__ = ["STOP", "STOP_SIGNALS", "Interrupted", "StoppableEmbedder", "run", "stop_on_signals"]
 
@@ -39,6 +40,8 @@ STOP = threading.Event()
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SIGNAL_EXIT_BASE = 128
 """A process ended by signal N exits 128 + N, the convention shells and supervisors read."""
+STOP_POLL_S = 0.05
+"""How often a thread waiting for the model looks at `STOP`; one batch takes ~0.1-0.5 s here."""
 
 _received: list[int] = []
 _main_tasks: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
@@ -121,24 +124,36 @@ class StoppableEmbedder(Embedder):
     seconds after Ctrl-C. This cuts the texts into the very batches `Embedder.embed`
     would run (longest first, ``batch_size`` each; each slice is already sorted, so
     the model sees the same padded batches and the vectors are identical) and checks
-    `STOP` before each.
+    `STOP` before each. A thread waiting for its turn at the model (mining runs two
+    questions at once) looks at `STOP` while it waits, instead of running one more batch.
     """
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        super().__init__(settings)
+        self._turn = threading.Lock()
 
     def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
         size = batch_size or self.settings.batch_size
         if len(texts) <= size:
-            _check_stop()
-            return super().embed(texts, batch_size)
+            return self._batch(texts, size)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
         tokens, seconds = 0, 0.0
         for first in range(0, len(order), size):
-            _check_stop()
             chunk = order[first : first + size]
-            batch = super().embed([texts[i] for i in chunk], batch_size=size)
+            batch = self._batch([texts[i] for i in chunk], size)
             out[chunk] = batch.vectors
             tokens, seconds = tokens + batch.tokens, seconds + batch.seconds
         return EmbeddingBatch(out, tokens, seconds)
+
+    def _batch(self, texts: Sequence[str], size: int) -> EmbeddingBatch:
+        while not self._turn.acquire(timeout=STOP_POLL_S):
+            _check_stop()
+        try:
+            _check_stop()
+            return super().embed(texts, batch_size=size)
+        finally:
+            self._turn.release()
 
 
 def _check_stop() -> None:

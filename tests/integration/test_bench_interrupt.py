@@ -16,9 +16,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import psutil
 import pytest
 
+from bench import stopping
+from loci.embedder import Embedder
+from loci.settings import load_settings
 from tests.integration.test_serve_cli import LOCI, ROOT
 
 STOP_BOUND_S = 10.0
@@ -29,15 +33,16 @@ LONG_QUESTIONS = 3
 LONG_TURNS = 80
 """Sessions long enough that ingesting them takes well over 10 s here."""
 WORDS = (
-    "river garden violin market winter ticket orange ladder pencil museum harbor silver "
-    "coffee planet engine mirror forest candle rocket window travel kitchen yellow dinner "
-    "painting bicycle mountain library teacher weekend morning concert jacket station"
-).split()
+    "river garden violin market winter ticket orange ladder pencil museum harbor silver coffee "
+    "planet engine mirror forest candle rocket window travel kitchen yellow dinner painting bicycle "
+    "mountain library teacher weekend morning concert jacket station"
+)
 
 
 def _turn(rng: random.Random) -> str:
     """A distinct, sentence-rich turn: nothing hits the embedding cache."""
-    sentences = [" ".join(rng.choices(WORDS, k=12)).capitalize() + f" number {rng.randrange(10**9)}." for _ in range(6)]
+    words = WORDS.split()
+    sentences = [" ".join(rng.choices(words, k=12)).capitalize() + f" number {rng.randrange(10**9)}." for _ in range(6)]
     return " ".join(sentences)
 
 
@@ -108,3 +113,20 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(tmp_path: Path, signum
     assert "Traceback" not in output, output
     _gone, alive = psutil.wait_procs(left_running(out), timeout=2)
     assert not alive, f"left running: {[p.info for p in alive]}"
+
+
+def test_stoppable_embedder_gives_the_same_vectors_and_stops_between_batches() -> None:
+    """Cutting the texts into batches must not change a single vector (recall rankings)."""
+    settings = load_settings().embedding
+    rng = random.Random(7)
+    texts = [_turn(rng)[: rng.randrange(10, 400)] for _ in range(3 * settings.batch_size + 3)]
+    plain, stoppable = Embedder(settings), stopping.StoppableEmbedder(settings)
+    expected, got = plain.embed(texts), stoppable.embed(texts)
+    assert np.array_equal(expected.vectors, got.vectors)
+    assert expected.tokens == got.tokens
+    stopping.STOP.set()
+    try:
+        with pytest.raises(stopping.Interrupted):
+            stoppable.embed(texts)
+    finally:
+        stopping.STOP.clear()
