@@ -3,7 +3,9 @@
 Every stage takes the same flags (dataset, run id, output dir, limit, preset,
 workers); every file of a run goes under ``<out>/<run_id>/``. Errors a person
 can act on (missing dataset, stage run out of order, no LLM endpoint) print
-one line and exit 2, never a traceback.
+one line and exit 2, never a traceback. Ctrl-C and SIGTERM stop a command within a
+moment, stop the embedded PostgreSQL it started, print one line and exit 130 / 143
+(`bench.stopping`); every stage is resumable, so the same command carries on.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
 from bench.longmemeval.runs import RunPaths, default_run_id, slug, valid_run_id
 from bench.longmemeval.services import running_services
+from bench.stopping import Interrupted, stop_on_signals
 from loci.errors import LociError
 from loci.logs import configure_logging
 from loci.settings import load_settings
@@ -46,6 +49,7 @@ _EXPECTED = (
     NotIngested,
     ValueError,
 )
+INTERRUPTED = "interrupted; the run can be resumed with the same command"
 
 
 def _fail(message: str) -> click.exceptions.Exit:
@@ -54,14 +58,18 @@ def _fail(message: str) -> click.exceptions.Exit:
 
 
 def one_line_errors(fn: F) -> F:
-    """Expected failures → one line on stderr and exit 2."""
+    """Expected failures → one line on stderr and exit 2; a stop signal → one line and 130/143."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with stop_on_signals():
+                return fn(*args, **kwargs)
         except _EXPECTED as e:
             raise _fail(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+        except Interrupted as e:
+            click.echo(INTERRUPTED, err=True)
+            raise click.exceptions.Exit(e.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 

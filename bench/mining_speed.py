@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import text
 
+from bench import stopping
 from bench.longmemeval.dataset import Session, load_questions
 from ingest import MiningDeps, MiningResult, TurnIn, mine_conversation, store_conversation
 from loci import migrate
@@ -113,7 +114,8 @@ def _settings(args: argparse.Namespace, url: str) -> Settings:
 
 def _loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embedder, float]:
     """The embedder, loaded and warmed up, and the seconds that took (kept out of the timing)."""
-    embedder = NoModelEmbedder(settings.embedding) if args.no_model else Embedder(settings.embedding)
+    # stoppable: Ctrl-C waits for one batch, not a whole window (the batches are the same)
+    embedder = NoModelEmbedder(settings.embedding) if args.no_model else stopping.StoppableEmbedder(settings.embedding)
     load_start = time.perf_counter()
     embedder.load()
     embedder.embed(["warm-up"])
@@ -221,8 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset} (use --dataset)", file=sys.stderr)
         return 2
-    with database_url() as (url, schema):
-        figures = asyncio.run(run(args, url, schema))
+    try:  # Ctrl-C / SIGTERM: cancel the mining, stop the embedded PostgreSQL, exit 130 / 143
+        with stopping.stop_on_signals(), database_url() as (url, schema):
+            figures = stopping.run(run(args, url, schema))
+    except stopping.Interrupted as e:
+        print("interrupted", file=sys.stderr)
+        return e.exit_code
     if args.json:
         print(json.dumps(figures))
     else:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench.stopping import StoppableEmbedder
 from loci import migrate
 from loci.embedder import Embedder
 from loci.runtime import EmbeddedServices
@@ -66,12 +67,13 @@ def database_url(settings: Settings, services_dir: Path, schema: str) -> Iterato
 
 
 def shared_embedder(settings: EmbeddingSettings) -> Embedder:
-    """One loaded embedder per model per process (several stages of `full` reuse it)."""
+    """One loaded embedder per model per process (several stages of `full` reuse it); it
+    gives up between batches on a stop signal, so Ctrl-C never waits for a whole session."""
     key = settings.model_dump_json()
     with _embedders_lock:
         embedder = _embedders.get(key)
         if embedder is None:
-            embedder = Embedder(settings)
+            embedder = StoppableEmbedder(settings)
             embedder.load()
             _embedders[key] = embedder
         return embedder

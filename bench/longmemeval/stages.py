@@ -2,12 +2,12 @@
 
 Each stage loads what it needs, times itself into the run's manifest, and
 writes only under the run directory. Database stages start (or reach) Postgres,
-migrate the run's own schema, and run their async work in one event loop.
+migrate the run's own schema, and run their async work in one event loop
+(`stopping.run`: Ctrl-C or SIGTERM cancels it instead of waiting for its work).
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import statistics
@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from bench import stopping
 from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval import qa as qa_mod
 from bench.longmemeval import retrieve as retrieve_mod
@@ -125,7 +126,7 @@ def _with_db(run: Run, work: Callable[[Database], Awaitable[T]]) -> T:
             await db.dispose()
 
     with database_url(run.settings, run.paths.services_dir, run.paths.schema) as url:
-        return asyncio.run(main(url))
+        return stopping.run(main(url))
 
 
 def ingest(run: Run) -> ingest_mod.IngestSummary:
@@ -268,7 +269,7 @@ def qa(run: Run, *, mode: str = "sessions", sessions_k: int = 5) -> int:
             )
 
     with manifest.stage("qa", save_to=run.paths.manifest), _bar(run, "qa", len(records)) as advance:
-        return asyncio.run(work())
+        return stopping.run(work())
 
 
 def score_qa(run: Run) -> dict[str, Any]:
@@ -287,7 +288,7 @@ def score_qa(run: Run) -> dict[str, Any]:
             )
 
     with manifest.stage("score-qa", save_to=run.paths.manifest), _bar(run, "judge", len(generations)) as advance:
-        asyncio.run(work())
+        stopping.run(work())
         judged = list(read_jsonl(run.paths.judge_log))
         accuracy = qa_accuracy(judged)
         tokens = {

@@ -2,4 +2,4 @@
 
 from bench.recall_speed.cli import main
 
-main()
+raise SystemExit(main())

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import random
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import psycopg
 
+from bench import stopping
 from bench.recall_speed.corpus import Pool, build_pool, questions, two_clause_questions, user_sizes
 from bench.recall_speed.load import load_corpus
 from bench.recall_speed.measure import measure
@@ -55,7 +56,7 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
     qs = questions(pool, args.queries, users, args.seed)
-    asyncio.run(measure(url, qs, two_clause_questions(qs, args.seed), args.concurrency, users))
+    stopping.run(measure(url, qs, two_clause_questions(qs, args.seed), args.concurrency, users))
 
 
 @contextlib.contextmanager
@@ -94,8 +95,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> None:
+def main() -> int:
+    """Figures on stdout; Ctrl-C or SIGTERM stops it (and its embedded servers) with 130 / 143."""
     args = _parser().parse_args()
+    try:
+        with stopping.stop_on_signals():
+            _measure_sizes(args)
+    except stopping.Interrupted as e:
+        print("interrupted", file=sys.stderr)
+        return e.exit_code
+    return 0
+
+
+def _measure_sizes(args: argparse.Namespace) -> None:
     if args.embed_roles is None or args.sentence_vectors is None:
         from loci.settings import load_settings
 

@@ -99,12 +99,12 @@ def build_pool(size: int, seed: int) -> Pool:
     from loci.settings import load_settings
 
     rng = random.Random(seed)
-    slots = [slots(rng) for _ in range(size)]
-    sentences = [rng.choice(USER_TEMPLATES).format(**s) for s in slots]
+    fills = [slots(rng) for _ in range(size)]
+    sentences = [rng.choice(USER_TEMPLATES).format(**s) for s in fills]
     embedder = Embedder(load_settings().embedding)
     vectors = embedder.embed(sentences).vectors
     fillers = dict(zip(FILLER, embedder.embed(FILLER).vectors, strict=True))
-    return Pool(sentences, slots, vectors, fillers)
+    return Pool(sentences, fills, vectors, fillers)
 
 
 def user_sizes(total: int, rng: random.Random) -> list[int]:
