@@ -4,12 +4,15 @@ The body is spooled to a temporary file (so its size is bounded by the server's 
 not its memory or ``LOCI_MAX_BODY_BYTES``), checked whole (`domain.import_stream_checks`),
 then written in one transaction, all or nothing, in batches of `WRITE_BATCH` rows. As in
 the JSON import (`domain.importer`), ids in the file are labels remapped to fresh ones,
-and ``mined_seq`` is recomputed. Drawers that come without a vector are then embedded
-(`domain.import_embed`), as mining would have.
+and ``mined_seq`` is recomputed. Drawers that come without a vector (an export with
+``embeddings=false``) are embedded as they are written, for the roles mining embeds;
+their sentence vectors are left to the backfill job, as for any drawer not
+``sentences_done``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from collections.abc import AsyncIterable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +24,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
-from domain.import_embed import embed_imported
 from domain.import_stream_checks import Plan, check_stream
 from domain.importer import ImportResult, refuse_unless_empty
 from domain.stream_format import (
@@ -68,6 +70,8 @@ class _Ids:
 
     plan: Plan
     user_id: int
+    embedder: Embedder | None
+    roles: frozenset[str]
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
 
@@ -208,12 +212,26 @@ class _Batch:
     async def flush(self) -> None:
         if not self.rows:
             return
+        if self.kind == "drawer":
+            await self._embed()
         self.s.add_all([row for _, row in self.rows])
         await self.s.flush()
         known = self.ids.maps.setdefault(self.kind, {})
         known.update((file_id, row.id) for file_id, row in self.rows if file_id is not None)
         self.s.expunge_all()  # the identity map would otherwise hold every row written
         self.rows = []
+
+    async def _embed(self) -> None:
+        """Vectors for the batch's drawers of the embedded roles that came without one, before
+        they are written: embedding after the insert would write every drawer (and its index
+        entries) twice."""
+        embedder = self.ids.embedder
+        missing = [row for _, row in self.rows if row.embedding is None and row.role in self.ids.roles]
+        if embedder is None or not missing:
+            return
+        batch = await asyncio.to_thread(embedder.embed, [row.content for row in missing])
+        for row, vector in zip(missing, batch.vectors, strict=True):
+            row.embedding = vector
 
 
 async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
@@ -269,12 +287,13 @@ async def import_ndjson(
     """All or nothing: a file cut short or wrong anywhere writes nothing (module doc).
 
     ``embedder`` None leaves drawers without a vector to the embedding backfill job.
+    Embedding happens inside the transaction, so a failure there imports nothing either.
     """
     with tempfile.TemporaryFile(prefix="loci-import-") as spool:
         await _spool(chunks, spool)
         plan = check_stream(_lines(spool), limits)
         result = _result(plan)
-        ids = _Ids(plan, user_id)
+        ids = _Ids(plan, user_id, embedder, frozenset(limits.embed_roles))
         try:
             async with db.user_session(user_id) as s:
                 await refuse_unless_empty(s, user_id)
@@ -283,6 +302,4 @@ async def import_ndjson(
         except IntegrityError as e:
             detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"
             raise InvalidInput(f"the file breaks a uniqueness or consistency rule: {detail}", field="body") from e
-    if embedder is not None:
-        await embed_imported(db, embedder, user_id, limits.embed_roles)
     return result
