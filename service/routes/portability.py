@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import msgspec
 from litestar import Controller, MediaType, Request, Response, get, post
@@ -93,14 +93,16 @@ class PortabilityController(Controller):
         embeddings: Annotated[
             bool, QueryParameter(description="include drawer embeddings (false: ~10x smaller; re-embedded later)")
         ] = True,
-    ) -> Response[ExportDoc | str] | Stream:
+    ) -> Response[ExportDoc | str]:
         if format == "ndjson":
             lines: AsyncIterator[bytes] = export_ndjson(app_state.db, caller.user_id, embeddings=embeddings)
-            return Stream(
+            stream = Stream(
                 lines,
                 media_type=NDJSON,
                 headers={"Content-Disposition": 'attachment; filename="loci-memory.ndjson"'},
             )
+            # The annotation is what the OpenAPI schema shows (the document); a Stream is a Response.
+            return cast("Response[ExportDoc | str]", stream)
         doc = await export_json(app_state.db, caller.user_id, embeddings=embeddings)
         if format == "markdown":
             return Response(
