@@ -18,6 +18,7 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select
 
 from domain.export_stream import export_ndjson
+from domain.forget import delete_user
 from domain.import_stream import import_ndjson
 from domain.stream_format import decode_line
 from loci.aaak import format_pointer
@@ -157,6 +158,10 @@ async def test_ten_thousand_turns_round_trip(db: Database, new_user: NewUser) ->
     async with db.user_session(bare.id) as s:
         mined = await s.execute(select(func.min(Conversation.mined_seq)).where(Conversation.user_id == bare.id))
         assert mined.scalar_one() == PER_CONVERSATION  # recomputed from the drawers, which cover every turn
+    # 10,000 assistant drawers without a vector would otherwise fill every global backfill batch
+    # that tests later in the session run (test_mining_pipeline's, for one).
+    for user in (source, bare):
+        await delete_user(db, user.id)
 
 
 async def _aiter(values: range) -> AsyncIterator[int]:
