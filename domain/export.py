@@ -51,7 +51,7 @@ from loci.models import (
     Wing,
 )
 
-__all__ = ["FORMAT", "ExportDoc", "export_json", "render_markdown"]
+__all__ = ["FORMAT", "ExportDoc", "drawer_doc", "export_json", "relation_doc", "render_markdown", "settings_doc"]
 
 
 async def _rows(s: AsyncSession, model: Any, user_id: int, *order: Any, live: Any = None) -> list[Any]:
@@ -68,7 +68,7 @@ def _vector(value: Any) -> list[float] | None:
     return None if value is None else [float(x) for x in value]
 
 
-async def _settings_doc(s: AsyncSession, user_id: int) -> SettingsDoc | None:
+async def settings_doc(s: AsyncSession, user_id: int) -> SettingsDoc | None:
     row = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))).scalar_one_or_none()
     if row is None:
         return None
@@ -104,7 +104,7 @@ async def _agents_and_conversations(s: AsyncSession, user_id: int) -> tuple[list
     )
 
 
-def _drawer_doc(d: Drawer, *, embeddings: bool) -> DrawerDoc:
+def drawer_doc(d: Drawer, *, embeddings: bool) -> DrawerDoc:
     return DrawerDoc(
         d.id,
         d.wing_id,
@@ -147,14 +147,14 @@ async def _palace_docs(
     ]
     closet_ids = {c.id for c in closets}
     drawers = [
-        _drawer_doc(d, embeddings=embeddings)
+        drawer_doc(d, embeddings=embeddings)
         for d in await _rows(s, Drawer, user_id, Drawer.id)
         if d.closet_id in closet_ids
     ]
     return wings, rooms, closets, drawers
 
 
-def _relation_doc(r: Relation, valid_to: datetime | None) -> RelationDoc:
+def relation_doc(r: Relation, valid_to: datetime | None) -> RelationDoc:
     return RelationDoc(
         r.id,
         r.subject_id,
@@ -188,7 +188,7 @@ async def _graph_docs(
         .order_by(Relation.id)
     )
     relations = [
-        _relation_doc(r, valid_to) for r, valid_to in await s.execute(query) if r.source_drawer_id in drawer_ids
+        relation_doc(r, valid_to) for r, valid_to in await s.execute(query) if r.source_drawer_id in drawer_ids
     ]
     return entities, links, relations
 
@@ -210,7 +210,7 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
     """Everything the user owns, in one consistent snapshot (one transaction)."""
     async with db.user_session(user_id) as s:
         now = (await s.execute(select(func.now()))).scalar_one()
-        settings = await _settings_doc(s, user_id)
+        settings = await settings_doc(s, user_id)
         agents, conversations = await _agents_and_conversations(s, user_id)
         wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
         entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})

@@ -28,7 +28,7 @@ from loci.inputs import check_id, check_text
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
 
-__all__ = ["check_like_the_api", "mined_seqs"]
+__all__ = ["check_content", "check_leaves", "check_like_the_api", "mined_seqs"]
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -52,15 +52,16 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
-def _check_leaves(doc: ExportDoc) -> None:
-    for path, value in _leaves(doc, ""):
+def check_leaves(doc: msgspec.Struct, path: str = "") -> None:
+    """Every string free of control characters, every time in the year range (module doc)."""
+    for where, value in _leaves(doc, path):
         if isinstance(value, str):
-            check_text(value, field=path)
+            check_text(value, field=where)
         elif isinstance(value, datetime):
-            check_in_range(value, field=path)
+            check_in_range(value, field=where)
 
 
-def _check_content(content: str, limits: MiningSettings, field: str) -> None:
+def check_content(content: str, limits: MiningSettings, field: str) -> None:
     if not content.strip():
         raise InvalidInput("content must not be empty", field=field)
     if len(content) > limits.max_turn_chars:
@@ -73,7 +74,7 @@ def _check_content(content: str, limits: MiningSettings, field: str) -> None:
 
 def check_like_the_api(doc: ExportDoc, limits: MiningSettings) -> None:
     """The API's rules over the whole file, before anything is written (see the module doc)."""
-    _check_leaves(doc)
+    check_leaves(doc)
     for i, a in enumerate(doc.agents):
         check_id(a.external_id, field=f"agents[{i}].external_id")
     for i, c in enumerate(doc.conversations):
@@ -81,9 +82,9 @@ def check_like_the_api(doc: ExportDoc, limits: MiningSettings) -> None:
         if c.title is not None and len(c.title) > 500:  # the column's width, as the API checks
             raise InvalidInput("title must be at most 500 characters", field=f"conversations[{i}].title")
         for j, t in enumerate(c.turns):
-            _check_content(t.content, limits, f"conversations[{i}].turns[{j}].content")
+            check_content(t.content, limits, f"conversations[{i}].turns[{j}].content")
     for i, d in enumerate(doc.drawers):
-        _check_content(d.content, limits, f"drawers[{i}].content")
+        check_content(d.content, limits, f"drawers[{i}].content")
 
 
 def mined_seqs(doc: ExportDoc) -> dict[int, int]:

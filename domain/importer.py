@@ -21,8 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.export_format import DrawerDoc, ExportDoc
 from domain.import_checks import check_like_the_api, mined_seqs
+from domain.import_embed import embed_imported
 from loci.db import Database
-from loci.embedder import content_hash
+from loci.embedder import Embedder, content_hash
 from loci.errors import Conflict, InvalidInput
 from loci.models import (
     EMBEDDING_DIM,
@@ -44,7 +45,7 @@ from loci.models import (
 )
 from loci.settings import MiningSettings
 
-__all__ = ["ImportResult", "import_json"]
+__all__ = ["ImportResult", "import_json", "refuse_unless_empty"]
 
 
 class ImportResult(msgspec.Struct):
@@ -123,11 +124,11 @@ async def _added(s: AsyncSession, pairs: list[tuple[int, Any]]) -> dict[int, int
     return {old: row.id for old, row in pairs}
 
 
-async def _palace_not_empty(s: AsyncSession, user_id: int) -> bool:
+async def refuse_unless_empty(s: AsyncSession, user_id: int) -> None:
+    """An import adds to nothing: 409 when the user already has a palace, conversations or entities."""
     for model in (Wing, Conversation, Entity):
         if (await s.execute(select(exists().where(model.user_id == user_id)))).scalar_one():
-            return True
-    return False
+            raise Conflict("import needs an empty memory: this user already has a palace, conversations or entities")
 
 
 async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[int, int], dict[int, int]]:
@@ -331,11 +332,18 @@ async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict
 
 
 async def import_json(
-    db: Database, user_id: int, doc: ExportDoc, *, limits: MiningSettings | None = None
+    db: Database,
+    user_id: int,
+    doc: ExportDoc,
+    *,
+    limits: MiningSettings | None = None,
+    embedder: Embedder | None = None,
 ) -> ImportResult:
     """All or nothing; refuses (409) a user who already has a palace, conversations or entities.
 
-    ``limits`` are the server's mining settings, the same the API applies to turns.
+    ``limits`` are the server's mining settings, the same the API applies to turns. With
+    an ``embedder``, drawers that came without a vector are embedded after the commit
+    (`domain.import_embed`).
     """
     if doc.version != 1:
         raise InvalidInput("unsupported export version (expected 1)", field="version")
@@ -343,10 +351,7 @@ async def import_json(
     check_like_the_api(doc, limits or MiningSettings())
     try:
         async with db.user_session(user_id) as s:
-            if await _palace_not_empty(s, user_id):
-                raise Conflict(
-                    "import needs an empty memory: this user already has a palace, conversations or entities"
-                )
+            await refuse_unless_empty(s, user_id)
             if doc.settings is not None:
                 row = (
                     await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))
@@ -373,4 +378,6 @@ async def import_json(
     except IntegrityError as e:
         detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"
         raise InvalidInput(f"the file breaks a uniqueness or consistency rule: {detail}", field="body") from e
+    if embedder is not None:
+        await embed_imported(db, embedder, user_id, (limits or MiningSettings()).embed_roles)
     return result

@@ -18,6 +18,7 @@ import redis.exceptions
 import sqlalchemy.exc
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from sqlalchemy.exc import DataError
 
 from loci.errors import (
@@ -116,9 +117,17 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dic
     return Response(error_body(500, "internal error"), status_code=500, media_type=MediaType.JSON)
 
 
+def _too_large(request: Request[Any, Any, Any], _: RequestEntityTooLarge) -> Response[dict[str, Any]]:
+    """Litestar's own 413 says only "Request Entity Too Large"; name the limit and its setting."""
+    limit = request.route_handler.resolve_request_max_body_size()
+    message = f"request body is over the limit of {limit} bytes (LOCI_MAX_BODY_BYTES)"
+    return Response(error_body(413, message, "body"), status_code=413, media_type=MediaType.JSON)
+
+
 EXCEPTION_HANDLERS: Any = {
     LociError: _loci_error,
     DataError: _bad_value,
+    RequestEntityTooLarge: _too_large,
     **dict.fromkeys(DATABASE_DOWN, _database_down),
     **dict.fromkeys(QUEUE_DOWN, _queue_down),
     Exception: _unexpected,

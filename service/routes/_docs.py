@@ -30,7 +30,11 @@ _TEXT = {
     401: ("Missing, invalid or revoked API key", "invalid or revoked API key", None),
     404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
     409: ("Conflicts with stored state", "import needs an empty memory", None),
-    413: ("Request body over LOCI_MAX_BODY_BYTES", "Request Entity Too Large", None),
+    413: (
+        "Request body over LOCI_MAX_BODY_BYTES",
+        "request body is over the limit of 2000000 bytes (LOCI_MAX_BODY_BYTES)",
+        "body",
+    ),
     503: (
         "The database or job queue is unreachable; retry after `Retry-After` seconds",
         "the database is unavailable; retry shortly",

@@ -1,17 +1,69 @@
-"""Export the whole memory (JSON or Markdown) and import a JSON export."""
+"""Export the whole memory (JSON, NDJSON or Markdown) and import a JSON or NDJSON export."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, cast
 
-from litestar import Controller, MediaType, Response, get, post
-from litestar.params import JSONBody, QueryParameter
+import msgspec
+from litestar import Controller, MediaType, Request, Response, get, post
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Reference, RequestBody, Schema
+from litestar.params import QueryParameter
+from litestar.response import Stream
 
 from domain.export import ExportDoc, export_json, render_markdown
+from domain.export_stream import export_ndjson
+from domain.import_stream import import_ndjson
 from domain.importer import ImportResult, import_json
+from domain.stream_format import MEDIA_TYPE as NDJSON
+from loci.errors import InvalidInput, PayloadTooLarge
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.routes._openapi import also_markdown
+
+_JSON_DECODER = msgspec.json.Decoder(ExportDoc)
+_NDJSON_SCHEMA = Schema(type=OpenAPIType.STRING, description="the lines of GET /v1/export?format=ndjson")
+
+
+@dataclass
+class _ImportOperation(Operation):
+    """The handler reads the body itself (to stream NDJSON past the size limit), so Litestar
+    sees no ``data`` parameter; this states the two bodies it takes."""
+
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            required=True,
+            content={
+                MediaType.JSON: OpenAPIMediaType(schema=Reference("#/components/schemas/ExportDoc")),
+                NDJSON: OpenAPIMediaType(schema=_NDJSON_SCHEMA),
+            },
+        )
+
+
+async def _json_body(request: Request[Any, Any, Any], limit: int) -> bytes:
+    """The whole body, refused past ``limit`` with the limit and its setting named."""
+    too_large = PayloadTooLarge(
+        f"request body is over the limit of {limit} bytes (LOCI_MAX_BODY_BYTES); an export of any size "
+        f"imports as {NDJSON} (GET /v1/export?format=ndjson)",
+        field="body",
+    )
+    if (request.content_length or 0) > limit:
+        raise too_large
+    parts, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise too_large
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _decode_doc(body: bytes) -> ExportDoc:
+    try:
+        return _JSON_DECODER.decode(body)
+    except msgspec.DecodeError as e:  # ValidationError too; its message has the path ($.drawers[0].id)
+        raise InvalidInput(f"not a loci export document: {e}", field="body") from e
 
 
 class PortabilityController(Controller):
@@ -24,9 +76,11 @@ class PortabilityController(Controller):
         description=(
             "`format=json` (default): every wing, room, closet, drawer (content, AAAK, tags, dates, embedding), "
             "entity, drawer-entity link, relation (with validity), conversation and turn, plus settings and "
-            "agents; this document is what `POST /v1/import` takes. `embeddings=false` leaves vectors out "
-            "(a far smaller file; drawers come back with a null embedding, like drawers not yet embedded). "
-            "`format=markdown`: a readable book."
+            "agents; this document is what `POST /v1/import` takes. `format=ndjson`: the same rows streamed "
+            "one JSON object a line (tagged by `type`: a header, rows in dependency order, turns on lines of "
+            "their own, an `end` line with counts), for memories of any size; `POST /v1/import` takes it as "
+            f"`{NDJSON}`. `embeddings=false` leaves vectors out (a far smaller file; an import embeds the "
+            "drawers again). `format=markdown`: a readable book."
         ),
         responses=errors(400),
         operation_class=also_markdown("format=markdown: the memory as a readable Markdown book"),
@@ -35,11 +89,22 @@ class PortabilityController(Controller):
         self,
         app_state: StateDep,
         caller: CallerDep,
-        format: Annotated[Literal["json", "markdown"], QueryParameter(description="json or markdown")] = "json",
+        format: Annotated[
+            Literal["json", "ndjson", "markdown"], QueryParameter(description="json, ndjson or markdown")
+        ] = "json",
         embeddings: Annotated[
             bool, QueryParameter(description="include drawer embeddings (false: ~10x smaller; re-embedded later)")
         ] = True,
     ) -> Response[ExportDoc | str]:
+        if format == "ndjson":
+            lines: AsyncIterator[bytes] = export_ndjson(app_state.db, caller.user_id, embeddings=embeddings)
+            stream = Stream(
+                lines,
+                media_type=NDJSON,
+                headers={"Content-Disposition": 'attachment; filename="loci-memory.ndjson"'},
+            )
+            # The annotation is what the OpenAPI schema shows (the document); a Stream is a Response.
+            return cast("Response[ExportDoc | str]", stream)
         doc = await export_json(app_state.db, caller.user_id, embeddings=embeddings)
         if format == "markdown":
             return Response(
@@ -53,13 +118,22 @@ class PortabilityController(Controller):
         "/v1/import",
         status_code=201,
         operation_id="importMemory",
-        summary="Import a JSON export into an empty memory",
+        summary="Import an export into an empty memory",
         description=(
-            "Takes the document `GET /v1/export` produced. Ids in the file are remapped (never trusted); a "
-            "reference the file does not define is a 400 naming the field. All or nothing. 409 when the "
-            "caller already has wings, conversations or entities. Bodies over LOCI_MAX_BODY_BYTES get 413."
+            "Takes what `GET /v1/export` produced: the JSON document (`application/json`, up to "
+            f"LOCI_MAX_BODY_BYTES, else 413 naming the limit) or the NDJSON stream (`{NDJSON}`, any size the "
+            "server's disk can hold; spooled, every line checked before anything is written, a 400 naming "
+            "the line otherwise). Ids in the file are remapped (never trusted); a reference the file does not "
+            "define is a 400 naming the field. All or nothing. Drawers without a vector are embedded. 409 "
+            "when the caller already has wings, conversations or entities."
         ),
         responses=errors(400, 409, 413),
+        request_max_body_size=None,  # the NDJSON stream has no limit; _json_body applies it to JSON
+        operation_class=_ImportOperation,
     )
-    async def import_(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ExportDoc]) -> ImportResult:
-        return await import_json(app_state.db, caller.user_id, data, limits=app_state.settings.mining)
+    async def import_(self, request: Request[Any, Any, Any], app_state: StateDep, caller: CallerDep) -> ImportResult:
+        limits, embedder = app_state.settings.mining, app_state.embedder
+        if request.content_type[0] == NDJSON:
+            return await import_ndjson(app_state.db, embedder, caller.user_id, request.stream(), limits=limits)
+        doc = _decode_doc(await _json_body(request, app_state.settings.server.max_body_bytes))
+        return await import_json(app_state.db, caller.user_id, doc, limits=limits, embedder=embedder)

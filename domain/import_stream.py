@@ -1,0 +1,305 @@
+"""Import a streamed (NDJSON) export of any size into the caller's empty memory.
+
+The body is spooled to a temporary file (so its size is bounded by the server's disk,
+not its memory or ``LOCI_MAX_BODY_BYTES``), checked whole (`domain.import_stream_checks`),
+then written in one transaction, all or nothing, in batches of `WRITE_BATCH` rows. As in
+the JSON import (`domain.importer`), ids in the file are labels remapped to fresh ones,
+and ``mined_seq`` is recomputed. Drawers that come without a vector (an export with
+``embeddings=false``) are embedded as they are written, for the roles mining embeds;
+their sentence vectors are left to the backfill job, as for any drawer not
+``sentences_done``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import AsyncIterable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import msgspec
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.activity import record
+from domain.import_stream_checks import Plan, check_stream
+from domain.importer import ImportResult, refuse_unless_empty
+from domain.stream_format import (
+    AgentLine,
+    ClosetLine,
+    ConversationLine,
+    DrawerEntityLine,
+    DrawerLine,
+    EntityLine,
+    RelationLine,
+    RoomLine,
+    SettingsLine,
+    TurnLine,
+    WingLine,
+    decode_line,
+)
+from loci.db import Database
+from loci.embedder import Embedder, content_hash
+from loci.errors import InvalidInput
+from loci.models import (
+    Agent,
+    Closet,
+    Conversation,
+    Drawer,
+    DrawerEntity,
+    Entity,
+    MemorySettings,
+    Relation,
+    Room,
+    Turn,
+    Wing,
+)
+from loci.settings import MiningSettings
+
+__all__ = ["WRITE_BATCH", "import_ndjson"]
+
+WRITE_BATCH = 1000
+"""Rows inserted per flush: few round trips, and a batch of drawers with vectors stays ~3 MB."""
+
+
+@dataclass
+class _Ids:
+    """File id -> new id, per row type; agents by external id."""
+
+    plan: Plan
+    user_id: int
+    embedder: Embedder | None
+    roles: frozenset[str]
+    maps: dict[str, dict[int, int]] = field(default_factory=dict)
+    agents: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, kind: str, value: int | None) -> Any:
+        return None if value is None else self.maps[kind][value]
+
+
+def _dated(row: Any, created_at: Any) -> Any:
+    if created_at is not None:
+        row.created_at = created_at
+    return row
+
+
+def _conversation(r: ConversationLine, ids: _Ids) -> Any:
+    mined = ids.plan.watermarks[r.id]
+    return _dated(
+        Conversation(
+            user_id=ids.user_id,
+            external_id=r.external_id,
+            title=r.title,
+            status=r.status,
+            mined_seq=mined,
+            completed_at=r.completed_at,
+            mined_at=r.mined_at if mined else None,
+            agent_id=ids.agents.get(r.agent) if r.agent else None,
+        ),
+        r.created_at,
+    )
+
+
+def _turn(r: TurnLine, ids: _Ids) -> Any:
+    conversation = ids("conversation", r.conversation_id)
+    return Turn(
+        user_id=ids.user_id, conversation_id=conversation, seq=r.seq, role=r.role, content=r.content,
+        created_at=r.created_at,
+    )  # fmt: skip
+
+
+def _wing(r: WingLine, ids: _Ids) -> Any:
+    row = Wing(user_id=ids.user_id, seq=r.seq, kind=r.kind, name=r.name, slug=r.slug, aliases=r.aliases)
+    row.deleted_at = r.deleted_at
+    return _dated(row, r.created_at)
+
+
+def _room(r: RoomLine, ids: _Ids) -> Any:
+    return Room(
+        user_id=ids.user_id, wing_id=ids("wing", r.wing_id), conversation_id=ids("conversation", r.conversation_id),
+        seq=r.seq, label=r.label, started_at=r.started_at, ended_at=r.ended_at, deleted_at=r.deleted_at,
+    )  # fmt: skip
+
+
+def _closet(r: ClosetLine, ids: _Ids) -> Any:
+    return Closet(
+        user_id=ids.user_id, room_id=ids("room", r.room_id), topic=r.topic, slug=r.slug, deleted_at=r.deleted_at
+    )
+
+
+def _drawer(r: DrawerLine, ids: _Ids) -> Any:
+    row = Drawer(
+        user_id=ids.user_id, wing_id=ids("wing", r.wing_id), room_id=ids("room", r.room_id),
+        closet_id=ids("closet", r.closet_id), turn_id=ids("turn", r.turn_id), part=r.part, seq=r.seq,
+        role=r.role, content=r.content, aaak=r.aaak, tags=r.tags, tag_text=r.tag_text,
+        occurred_at=r.occurred_at, content_hash=content_hash(r.content), embedding=r.embedding,
+        deleted_at=r.deleted_at,
+    )  # fmt: skip
+    return _dated(row, r.created_at)
+
+
+def _entity(r: EntityLine, ids: _Ids) -> Any:
+    return Entity(
+        user_id=ids.user_id, kind=r.kind, name=r.name, slug=r.slug, aliases=r.aliases,
+        mention_count=r.mention_count, first_seen=r.first_seen, last_seen=r.last_seen,
+    )  # fmt: skip
+
+
+def _drawer_entity(r: DrawerEntityLine, ids: _Ids) -> Any:
+    return DrawerEntity(user_id=ids.user_id, drawer_id=ids("drawer", r.drawer_id), entity_id=ids("entity", r.entity_id))
+
+
+def _relation(r: RelationLine, ids: _Ids) -> Any:
+    row = Relation(
+        user_id=ids.user_id, subject_id=ids("entity", r.subject_id), predicate=r.predicate,
+        object_entity_id=ids("entity", r.object_entity_id), object_value=r.object_value, valid_from=r.valid_from,
+        valid_to=r.valid_to, source_drawer_id=ids("drawer", r.source_drawer_id), confidence=r.confidence,
+    )  # fmt: skip
+    return _dated(row, r.created_at)
+
+
+_ROWS: dict[type[Any], tuple[str, Callable[[Any, _Ids], Any]]] = {
+    ConversationLine: ("conversation", _conversation),
+    TurnLine: ("turn", _turn),
+    WingLine: ("wing", _wing),
+    RoomLine: ("room", _room),
+    ClosetLine: ("closet", _closet),
+    DrawerLine: ("drawer", _drawer),
+    EntityLine: ("entity", _entity),
+    DrawerEntityLine: ("drawer_entity", _drawer_entity),
+    RelationLine: ("relation", _relation),
+}
+
+
+async def _settings(s: AsyncSession, row: SettingsLine, ids: _Ids) -> None:
+    found = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == ids.user_id))).scalar_one_or_none()
+    if found is None:
+        found = MemorySettings(user_id=ids.user_id)
+        s.add(found)
+    for name in msgspec.structs.fields(SettingsLine):
+        setattr(found, name.name, getattr(row, name.name))
+    await s.flush()
+
+
+async def _agent(s: AsyncSession, row: AgentLine, ids: _Ids) -> None:
+    """An agent the user already has (agents survive an empty memory) is updated, as by the JSON import."""
+    where = (Agent.user_id == ids.user_id) & (Agent.external_id == row.external_id)
+    found = (await s.execute(select(Agent).where(where))).scalar_one_or_none()
+    if found is None:
+        found = _dated(Agent(user_id=ids.user_id, external_id=row.external_id), row.created_at)
+        s.add(found)
+    found.name, found.recall_enabled = row.name, row.recall_enabled
+    await s.flush()
+    ids.agents[row.external_id] = found.id
+
+
+class _Batch:
+    """Rows of one type waiting for a flush, with the file ids they will be mapped from."""
+
+    def __init__(self, s: AsyncSession, ids: _Ids) -> None:
+        self.s, self.ids = s, ids
+        self.kind = ""
+        self.rows: list[tuple[int | None, Any]] = []
+
+    async def add(self, kind: str, file_id: int | None, row: Any) -> None:
+        self.rows.append((file_id, row))
+        self.kind = kind
+        if len(self.rows) >= WRITE_BATCH:
+            await self.flush()
+
+    async def flush(self) -> None:
+        if not self.rows:
+            return
+        if self.kind == "drawer":
+            await self._embed()
+        self.s.add_all([row for _, row in self.rows])
+        await self.s.flush()
+        known = self.ids.maps.setdefault(self.kind, {})
+        known.update((file_id, row.id) for file_id, row in self.rows if file_id is not None)
+        self.s.expunge_all()  # the identity map would otherwise hold every row written
+        self.rows = []
+
+    async def _embed(self) -> None:
+        """Vectors for the batch's drawers of the embedded roles that came without one, before
+        they are written: embedding after the insert would write every drawer (and its index
+        entries) twice."""
+        embedder = self.ids.embedder
+        missing = [row for _, row in self.rows if row.embedding is None and row.role in self.ids.roles]
+        if embedder is None or not missing:
+            return
+        batch = await asyncio.to_thread(embedder.embed, [row.content for row in missing])
+        for row, vector in zip(missing, batch.vectors, strict=True):
+            row.embedding = vector
+
+
+async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
+    """Every row, in file order; a batch is flushed before a row of another type, so a
+    reference (always to an earlier line) finds its new id."""
+    batch = _Batch(s, ids)
+    for raw in lines:
+        if not raw.strip():
+            continue
+        row = decode_line(raw)
+        if isinstance(row, SettingsLine):
+            await _settings(s, row, ids)
+            continue
+        if isinstance(row, AgentLine):
+            await _agent(s, row, ids)
+            continue
+        found = _ROWS.get(type(row))
+        if found is None:  # the header and the end line
+            continue
+        kind, build = found
+        if kind != batch.kind:
+            await batch.flush()
+        await batch.add(kind, getattr(row, "id", None), build(row, ids))
+    await batch.flush()
+
+
+def _lines(spool: IO[bytes]) -> Iterator[bytes]:
+    spool.seek(0)
+    yield from spool
+
+
+async def _spool(chunks: AsyncIterable[bytes], spool: IO[bytes]) -> None:
+    async for chunk in chunks:
+        spool.write(chunk)
+    spool.flush()
+
+
+def _result(plan: Plan) -> ImportResult:
+    n = plan.counts
+    return ImportResult(
+        n["conversation"], n["turn"], n["wing"], n["room"], n["closet"], n["drawer"], n["entity"], n["relation"]
+    )
+
+
+async def import_ndjson(
+    db: Database,
+    embedder: Embedder | None,
+    user_id: int,
+    chunks: AsyncIterable[bytes],
+    *,
+    limits: MiningSettings,
+) -> ImportResult:
+    """All or nothing: a file cut short or wrong anywhere writes nothing (module doc).
+
+    ``embedder`` None leaves drawers without a vector to the embedding backfill job.
+    Embedding happens inside the transaction, so a failure there imports nothing either.
+    """
+    with tempfile.TemporaryFile(prefix="loci-import-") as spool:
+        await _spool(chunks, spool)
+        plan = check_stream(_lines(spool), limits)
+        result = _result(plan)
+        ids = _Ids(plan, user_id, embedder, frozenset(limits.embed_roles))
+        try:
+            async with db.user_session(user_id) as s:
+                await refuse_unless_empty(s, user_id)
+                await _write(s, _lines(spool), ids)
+                await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
+        except IntegrityError as e:
+            detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"
+            raise InvalidInput(f"the file breaks a uniqueness or consistency rule: {detail}", field="body") from e
+    return result

@@ -1,0 +1,232 @@
+"""The first pass over a streamed import: every line checked before anything is written.
+
+A file that is cut short, corrupted or wrong anywhere must import nothing and say where
+it broke, so the whole file is read once (from the spooled copy) before the database is
+touched: each line decodes as a record of `domain.stream_format`, passes the API's
+checks (`domain.import_checks`), and refers only to rows defined on earlier lines; the
+last line is the ``end`` record whose counts match. Errors are ``InvalidInput`` with
+``field="line N"`` (1-based) and say which field of that line.
+
+What the second pass needs comes out of this one: each conversation's ``mined_seq``,
+recomputed from the drawers the file brings (never read from the file), and the counts.
+Memory holds integer ids per row type, never the rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from domain.import_checks import check_content, check_leaves
+from domain.stream_format import (
+    LINE_TYPES,
+    VERSION,
+    AgentLine,
+    ClosetLine,
+    ConversationLine,
+    DrawerEntityLine,
+    DrawerLine,
+    EndLine,
+    EntityLine,
+    HeaderLine,
+    RelationLine,
+    RoomLine,
+    SettingsLine,
+    TurnLine,
+    WingLine,
+    decode_line,
+)
+from loci.errors import InvalidInput
+from loci.inputs import check_id
+from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
+from loci.settings import MiningSettings
+
+__all__ = ["Plan", "check_stream"]
+
+TITLE_MAX = 500
+"""The conversations.title column's width, as the API checks it."""
+
+
+@dataclass
+class Plan:
+    """What the checked file holds, for the writing pass."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    watermarks: dict[int, int] = field(default_factory=dict)  # conversation id in the file -> mined_seq
+    lines: int = 0
+
+
+@dataclass
+class _Seen:
+    limits: MiningSettings
+    line: int = 0
+    ids: dict[str, set[int]] = field(default_factory=dict)
+    agents: set[str] = field(default_factory=set)
+    turns: dict[int, tuple[int, int]] = field(default_factory=dict)  # turn -> (conversation, seq)
+    plan: Plan = field(default_factory=Plan)
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}"
+
+    def fail(self, message: str) -> InvalidInput:
+        return InvalidInput(f"line {self.line}: {message}", field=self.where)
+
+    def define(self, kind: str, row_id: int) -> None:
+        known = self.ids.setdefault(kind, set())
+        if row_id in known:
+            raise self.fail(f"{kind} id {row_id} appears twice")
+        known.add(row_id)
+
+    def ref(self, kind: str, name: str, value: int | None, *, optional: bool = False) -> None:
+        if value is None and optional:
+            return
+        if value is None or value not in self.ids.get(kind, ()):
+            raise self.fail(f"{name} {value} does not refer to a {kind} on an earlier line")
+
+    def one_of(self, value: str, allowed: tuple[str, ...], name: str) -> None:
+        if value not in allowed:
+            raise self.fail(f"{name} must be one of {', '.join(allowed)}")
+
+
+def _settings(row: SettingsLine, seen: _Seen) -> None:
+    if seen.plan.counts["settings"]:
+        raise seen.fail("a second settings line")
+    if not 1 <= row.top_k <= TOP_K_MAX:
+        raise seen.fail(f"top_k must be between 1 and {TOP_K_MAX}")
+
+
+def _agent(row: AgentLine, seen: _Seen) -> None:
+    check_id(row.external_id, field=f"{seen.where}.external_id")
+    seen.agents.add(row.external_id)
+
+
+def _conversation(row: ConversationLine, seen: _Seen) -> None:
+    seen.define("conversation", row.id)
+    check_id(row.external_id, field=f"{seen.where}.external_id")
+    seen.one_of(row.status, ("open", "completed"), "status")
+    if row.agent is not None and row.agent not in seen.agents:
+        raise seen.fail(f"agent {row.agent!r} is not on an earlier agent line")
+    if row.title is not None and len(row.title) > TITLE_MAX:
+        raise seen.fail(f"title must be at most {TITLE_MAX} characters")
+    seen.plan.watermarks[row.id] = 0
+
+
+def _turn(row: TurnLine, seen: _Seen) -> None:
+    seen.define("turn", row.id)
+    seen.ref("conversation", "conversation_id", row.conversation_id)
+    seen.one_of(row.role, ROLES, "role")
+    check_content(row.content, seen.limits, f"{seen.where}.content")
+    seen.turns[row.id] = (row.conversation_id, row.seq)
+
+
+def _wing(row: WingLine, seen: _Seen) -> None:
+    seen.define("wing", row.id)
+    seen.one_of(row.kind, WING_KINDS, "kind")
+
+
+def _room(row: RoomLine, seen: _Seen) -> None:
+    seen.define("room", row.id)
+    seen.ref("wing", "wing_id", row.wing_id)
+    seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)
+
+
+def _closet(row: ClosetLine, seen: _Seen) -> None:
+    seen.define("closet", row.id)
+    seen.ref("room", "room_id", row.room_id)
+
+
+def _drawer(row: DrawerLine, seen: _Seen) -> None:
+    seen.define("drawer", row.id)
+    for kind in ("wing", "room", "closet"):
+        seen.ref(kind, f"{kind}_id", getattr(row, f"{kind}_id"))
+    seen.ref("turn", "turn_id", row.turn_id, optional=True)
+    seen.one_of(row.role, ROLES, "role")
+    check_content(row.content, seen.limits, f"{seen.where}.content")
+    if row.embedding is not None and len(row.embedding) != EMBEDDING_DIM:
+        raise seen.fail(f"embedding must have {EMBEDDING_DIM} numbers")
+    if row.turn_id is not None:
+        conversation, seq = seen.turns[row.turn_id]
+        seen.plan.watermarks[conversation] = max(seen.plan.watermarks[conversation], seq)
+
+
+def _entity(row: EntityLine, seen: _Seen) -> None:
+    seen.define("entity", row.id)
+    seen.one_of(row.kind, ENTITY_KINDS, "kind")
+
+
+def _drawer_entity(row: DrawerEntityLine, seen: _Seen) -> None:
+    seen.ref("drawer", "drawer_id", row.drawer_id)
+    seen.ref("entity", "entity_id", row.entity_id)
+
+
+def _relation(row: RelationLine, seen: _Seen) -> None:
+    seen.define("relation", row.id)
+    seen.ref("entity", "subject_id", row.subject_id)
+    seen.ref("entity", "object_entity_id", row.object_entity_id, optional=True)
+    seen.ref("drawer", "source_drawer_id", row.source_drawer_id, optional=True)
+
+
+_CHECKS: dict[type[Any], tuple[str, Callable[[Any, _Seen], None]]] = {
+    SettingsLine: ("settings", _settings),
+    AgentLine: ("agent", _agent),
+    ConversationLine: ("conversation", _conversation),
+    TurnLine: ("turn", _turn),
+    WingLine: ("wing", _wing),
+    RoomLine: ("room", _room),
+    ClosetLine: ("closet", _closet),
+    DrawerLine: ("drawer", _drawer),
+    EntityLine: ("entity", _entity),
+    DrawerEntityLine: ("drawer_entity", _drawer_entity),
+    RelationLine: ("relation", _relation),
+}
+assert {kind for kind, _ in _CHECKS.values()} == set(LINE_TYPES)
+
+
+def _decode(raw: bytes, seen: _Seen) -> Any:
+    try:
+        return decode_line(raw)
+    except msgspec.ValidationError as e:
+        raise seen.fail(f"not a valid record: {e}") from e
+    except msgspec.DecodeError as e:
+        raise seen.fail(f"not a complete JSON line (a truncated or corrupted file?): {e}") from e
+
+
+def _end(row: EndLine, seen: _Seen) -> None:
+    counts = {kind: n for kind, n in row.counts.items() if n}
+    if counts != dict(seen.plan.counts):
+        raise seen.fail(f"the end line counts {counts} but the file holds {dict(seen.plan.counts)}")
+
+
+def check_stream(lines: Iterable[bytes], limits: MiningSettings) -> Plan:
+    """Check every line (module doc); the `Plan` for writing, or InvalidInput naming the line."""
+    seen = _Seen(limits)
+    ended = False
+    for seen.line, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if ended:
+            raise seen.fail("a line after the end line")
+        row = _decode(raw, seen)
+        check_leaves(row, seen.where)
+        if seen.line == 1:
+            if not isinstance(row, HeaderLine) or row.version != VERSION:
+                raise seen.fail(f"the first line must be the header of a loci-export version {VERSION}")
+        elif isinstance(row, HeaderLine):
+            raise seen.fail("a second header line")
+        elif isinstance(row, EndLine):
+            _end(row, seen)
+            ended = True
+        else:
+            kind, check = _CHECKS[type(row)]
+            check(row, seen)
+            seen.plan.counts[kind] += 1
+    seen.plan.lines = seen.line
+    if not ended:
+        seen.line += 1
+        raise seen.fail("the file ends without its end line: it was cut short")
+    return seen.plan

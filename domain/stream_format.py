@@ -1,0 +1,175 @@
+"""The streamed export format: one JSON object a line (NDJSON), tagged by ``"type"``.
+
+The single JSON document (`domain.export_format.ExportDoc`) has to be built, sent and
+parsed whole, so a large memory outgrows the request-size limit and the server's memory.
+Lines can be written from a database cursor and read back one at a time. The rows are
+the same records as the JSON document's (so the two formats cannot drift), in dependency
+order: a line only refers to rows on earlier lines, so an importer can remap ids as it
+reads. Turns get lines of their own (with their ``conversation_id``) so that one long
+conversation is not one huge line.
+
+The first line is a ``header`` (format and version), the last an ``end`` line with the
+number of rows of each type: a file cut short at a line boundary still parses line by
+line, and only the missing ``end`` (or counts that do not match) shows it was truncated.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from domain.export_format import (
+    FORMAT,
+    VERSION,
+    AgentDoc,
+    ClosetDoc,
+    DrawerDoc,
+    DrawerEntityDoc,
+    EntityDoc,
+    RelationDoc,
+    RoomDoc,
+    SettingsDoc,
+    WingDoc,
+)
+
+__all__ = [
+    "FORMAT",
+    "LINE_TYPES",
+    "MEDIA_TYPE",
+    "VERSION",
+    "AgentLine",
+    "ClosetLine",
+    "ConversationLine",
+    "DrawerEntityLine",
+    "DrawerLine",
+    "EndLine",
+    "EntityLine",
+    "HeaderLine",
+    "Line",
+    "RelationLine",
+    "RoomLine",
+    "SettingsLine",
+    "TurnLine",
+    "WingLine",
+    "decode_line",
+    "encode_line",
+]
+
+MEDIA_TYPE = "application/x-ndjson"
+
+
+class HeaderLine(msgspec.Struct, tag_field="type", tag="header"):
+    format: Literal["loci-export"]
+    version: int
+    exported_at: datetime | None = None
+    embeddings: bool = True
+
+
+class SettingsLine(SettingsDoc, tag_field="type", tag="settings"):
+    pass
+
+
+class AgentLine(AgentDoc, tag_field="type", tag="agent"):
+    pass
+
+
+class ConversationLine(msgspec.Struct, tag_field="type", tag="conversation"):
+    """`ConversationDoc` without its turns, which follow as `TurnLine` s."""
+
+    id: int
+    external_id: str
+    status: str = "open"
+    agent: str | None = None
+    title: str | None = None
+    created_at: datetime | None = None
+    completed_at: datetime | None = None
+    mined_seq: int = 0
+    mined_at: datetime | None = None
+
+
+class TurnLine(msgspec.Struct, tag_field="type", tag="turn"):
+    id: int
+    conversation_id: int
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+class WingLine(WingDoc, tag_field="type", tag="wing"):
+    pass
+
+
+class RoomLine(RoomDoc, tag_field="type", tag="room"):
+    pass
+
+
+class ClosetLine(ClosetDoc, tag_field="type", tag="closet"):
+    pass
+
+
+class DrawerLine(DrawerDoc, tag_field="type", tag="drawer"):
+    pass
+
+
+class EntityLine(EntityDoc, tag_field="type", tag="entity"):
+    pass
+
+
+class DrawerEntityLine(DrawerEntityDoc, tag_field="type", tag="drawer_entity"):
+    pass
+
+
+class RelationLine(RelationDoc, tag_field="type", tag="relation"):
+    pass
+
+
+class EndLine(msgspec.Struct, tag_field="type", tag="end"):
+    counts: dict[str, int] = {}
+
+
+Line = (
+    HeaderLine
+    | SettingsLine
+    | AgentLine
+    | ConversationLine
+    | TurnLine
+    | WingLine
+    | RoomLine
+    | ClosetLine
+    | DrawerLine
+    | EntityLine
+    | DrawerEntityLine
+    | RelationLine
+    | EndLine
+)
+
+LINE_TYPES: tuple[str, ...] = (
+    "settings",
+    "agent",
+    "conversation",
+    "turn",
+    "wing",
+    "room",
+    "closet",
+    "drawer",
+    "entity",
+    "drawer_entity",
+    "relation",
+)
+"""The row types an ``end`` line counts, in the order an export writes them."""
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER: msgspec.json.Decoder[Line] = msgspec.json.Decoder(Line)
+
+
+def encode_line(row: Line) -> bytes:
+    return _ENCODER.encode(row) + b"\n"
+
+
+def decode_line(raw: bytes) -> Line:
+    """One line as its record; raises ``msgspec.DecodeError`` (a ``ValidationError`` for a
+    well-formed line of the wrong shape) for the caller to name the line."""
+    return _DECODER.decode(raw)
