@@ -8,7 +8,7 @@ the server against, so every rule the server applies must be stated in it. Lites
   schema allowed them: `StrictStructSchemaPlugin` writes ``additionalProperties: false``;
 * an optional request body (``JSONBody[X | None] = None``) is always ``required: true``:
   `OptionalBody`;
-* a response that is JSON or Markdown by a query parameter lists only JSON: `also_markdown`;
+* a response that is JSON, NDJSON or Markdown by a query parameter lists only JSON: `also_as`;
 * query parameters of which at most one may be given (the palace's wing, room, closet)
   have no per-parameter way to say so: `at_most_one_of` folds them into one
   form-exploded object parameter (same query string) with ``maxProperties: 1``.
@@ -18,6 +18,7 @@ The ``OPTIONS`` ``Allow`` header is the other gap Litestar leaves (see `allow_he
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ from litestar.openapi.spec import OpenAPIMediaType, Operation, Parameter, Reques
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.types import Message, Scope
 
-__all__ = ["OptionalBody", "StrictStructSchemaPlugin", "allow_header", "also_markdown", "at_most_one_of"]
+__all__ = ["OptionalBody", "StrictStructSchemaPlugin", "allow_header", "also_as", "at_most_one_of"]
 
 
 class StrictStructSchemaPlugin(StructSchemaPlugin):
@@ -52,19 +53,21 @@ class OptionalBody(Operation):
             self.request_body.required = False
 
 
-def also_markdown(description: str) -> type[Operation]:
-    """An operation whose 200 may also be ``text/markdown`` (chosen by a query parameter)."""
+def also_as(alternatives: Mapping[str, str]) -> type[Operation]:
+    """An operation whose 200 may also come as other media types (chosen by a query
+    parameter): media type -> description of that form."""
 
     @dataclass
-    class _AlsoMarkdown(Operation):
+    class _AlsoAs(Operation):
         def __post_init__(self) -> None:
             ok = (self.responses or {}).get("200")
             content = getattr(ok, "content", None)
             if content is not None:
-                schema = Schema(type=OpenAPIType.STRING, description=description)
-                content["text/markdown"] = OpenAPIMediaType(schema=schema)
+                for media_type, description in alternatives.items():
+                    schema = Schema(type=OpenAPIType.STRING, description=description)
+                    content[media_type] = OpenAPIMediaType(schema=schema)
 
-    return _AlsoMarkdown
+    return _AlsoAs
 
 
 def at_most_one_of(name: str, members: tuple[str, ...], description: str) -> type[Operation]:

@@ -20,7 +20,7 @@ from domain.stream_format import MEDIA_TYPE as NDJSON
 from loci.errors import InvalidInput, PayloadTooLarge
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
-from service.routes._openapi import also_markdown
+from service.routes._openapi import also_as
 
 _JSON_DECODER = msgspec.json.Decoder(ExportDoc)
 _NDJSON_SCHEMA = Schema(type=OpenAPIType.STRING, description="the lines of GET /v1/export?format=ndjson")
@@ -83,7 +83,12 @@ class PortabilityController(Controller):
             "drawers again). `format=markdown`: a readable book."
         ),
         responses=errors(400),
-        operation_class=also_markdown("format=markdown: the memory as a readable Markdown book"),
+        operation_class=also_as(
+            {
+                "text/markdown": "format=markdown: the memory as a readable Markdown book",
+                "application/x-ndjson": "format=ndjson: one JSON object per line, the rows streamed",
+            }
+        ),
     )
     async def export(
         self,
