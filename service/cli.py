@@ -23,14 +23,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from loci.errors import ConfigurationError, LociError
+from loci.errors import ConfigurationError
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
+from service.cli_errors import fail, friendly_errors
 from service.serving import SERVE_IMPORTS, bind_listener, http_server, import_in_background, preload_embedder
 
 if TYPE_CHECKING:
@@ -39,31 +40,11 @@ if TYPE_CHECKING:
     from service.admin_client import AdminApi
 
 log = logging.getLogger("loci.cli")
-F = TypeVar("F", bound=Callable[..., Any])
 
 LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
     "bench": ("bench.cli:bench", "Benchmarks of Loci's memory (needs the 'bench' extra)."),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
-
-
-def fail(message: str) -> None:
-    click.echo(f"loci: error: {message}", err=True)
-    raise SystemExit(2)
-
-
-def friendly_errors(fn: F) -> F:
-    """Turn LociError into a one-line message and exit code 2."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except LociError as e:
-            fail(str(e))
-
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper  # type: ignore[return-value]
 
 
 def settings_from(data_dir: Path | None = None, **server: Any) -> Settings:

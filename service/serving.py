@@ -46,6 +46,17 @@ def bind_listener(host: str, port: int) -> socket.socket:
     return sock
 
 
+PRELOAD_THREADS = ("embedder-preload", "serve-imports")
+"""The threads `serve` starts to overlap loading with the database's start-up."""
+
+
+def preloading() -> bool:
+    """Whether a preload thread is still running: it may be inside native code (ONNX
+    Runtime, torch), and the interpreter's shutdown would then abort the process (SIGABRT)
+    instead of exiting with the status the caller chose."""
+    return any(t.name in PRELOAD_THREADS and t.is_alive() for t in threading.enumerate())
+
+
 def preload_embedder(settings: Settings) -> Embedder:
     """Start loading the model in a thread while the database and queue start: the app's
     lifespan then waits for it (the load is idempotent and locked) instead of starting it."""
@@ -57,7 +68,7 @@ def preload_embedder(settings: Settings) -> Embedder:
         with contextlib.suppress(Exception):  # raised again, with its message, by the lifespan's load
             embedder.load()
 
-    threading.Thread(target=load, name="embedder-preload", daemon=True).start()
+    threading.Thread(target=load, name=PRELOAD_THREADS[0], daemon=True).start()
     return embedder
 
 
@@ -74,7 +85,7 @@ def import_in_background(modules: Sequence[str]) -> None:
             with contextlib.suppress(Exception):  # the main thread's own import reports it
                 importlib.import_module(name)
 
-    threading.Thread(target=run, name="serve-imports", daemon=True).start()
+    threading.Thread(target=run, name=PRELOAD_THREADS[1], daemon=True).start()
 
 
 def http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> Any:
