@@ -39,6 +39,7 @@ from domain.stream_format import (
     TurnLine,
     WingLine,
     decode_line,
+    line_kind,
 )
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
@@ -160,16 +161,16 @@ def _relation(r: RelationLine, ids: _Ids) -> Any:
     return _dated(row, r.created_at)
 
 
-_ROWS: dict[type[Any], tuple[str, Callable[[Any, _Ids], Any]]] = {
-    ConversationLine: ("conversation", _conversation),
-    TurnLine: ("turn", _turn),
-    WingLine: ("wing", _wing),
-    RoomLine: ("room", _room),
-    ClosetLine: ("closet", _closet),
-    DrawerLine: ("drawer", _drawer),
-    EntityLine: ("entity", _entity),
-    DrawerEntityLine: ("drawer_entity", _drawer_entity),
-    RelationLine: ("relation", _relation),
+_ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
+    ConversationLine: _conversation,
+    TurnLine: _turn,
+    WingLine: _wing,
+    RoomLine: _room,
+    ClosetLine: _closet,
+    DrawerLine: _drawer,
+    EntityLine: _entity,
+    DrawerEntityLine: _drawer_entity,
+    RelationLine: _relation,
 }
 
 
@@ -248,10 +249,10 @@ async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
         if isinstance(row, AgentLine):
             await _agent(s, row, ids)
             continue
-        found = _ROWS.get(type(row))
-        if found is None:  # the header and the end line
+        build = _ROWS.get(type(row))
+        if build is None:  # the header and the end line
             continue
-        kind, build = found
+        kind = line_kind(row)
         if kind != batch.kind:
             await batch.flush()
         await batch.add(kind, getattr(row, "id", None), build(row, ids))

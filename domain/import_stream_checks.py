@@ -23,7 +23,7 @@ import msgspec
 
 from domain.import_checks import check_content, check_leaves
 from domain.stream_format import (
-    LINE_TYPES,
+    ROW_LINES,
     VERSION,
     AgentLine,
     ClosetLine,
@@ -39,6 +39,7 @@ from domain.stream_format import (
     TurnLine,
     WingLine,
     decode_line,
+    line_kind,
 )
 from loci.errors import InvalidInput
 from loci.inputs import check_id
@@ -171,20 +172,20 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
     seen.ref("drawer", "source_drawer_id", row.source_drawer_id, optional=True)
 
 
-_CHECKS: dict[type[Any], tuple[str, Callable[[Any, _Seen], None]]] = {
-    SettingsLine: ("settings", _settings),
-    AgentLine: ("agent", _agent),
-    ConversationLine: ("conversation", _conversation),
-    TurnLine: ("turn", _turn),
-    WingLine: ("wing", _wing),
-    RoomLine: ("room", _room),
-    ClosetLine: ("closet", _closet),
-    DrawerLine: ("drawer", _drawer),
-    EntityLine: ("entity", _entity),
-    DrawerEntityLine: ("drawer_entity", _drawer_entity),
-    RelationLine: ("relation", _relation),
+_CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
+    SettingsLine: _settings,
+    AgentLine: _agent,
+    ConversationLine: _conversation,
+    TurnLine: _turn,
+    WingLine: _wing,
+    RoomLine: _room,
+    ClosetLine: _closet,
+    DrawerLine: _drawer,
+    EntityLine: _entity,
+    DrawerEntityLine: _drawer_entity,
+    RelationLine: _relation,
 }
-assert {kind for kind, _ in _CHECKS.values()} == set(LINE_TYPES)
+assert set(_CHECKS) == set(ROW_LINES)
 
 
 def _decode(raw: bytes, seen: _Seen) -> Any:
@@ -222,9 +223,8 @@ def check_stream(lines: Iterable[bytes], limits: MiningSettings) -> Plan:
             _end(row, seen)
             ended = True
         else:
-            kind, check = _CHECKS[type(row)]
-            check(row, seen)
-            seen.plan.counts[kind] += 1
+            _CHECKS[type(row)](row, seen)
+            seen.plan.counts[line_kind(row)] += 1
     seen.plan.lines = seen.line
     if not ended:
         seen.line += 1

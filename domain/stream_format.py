@@ -38,6 +38,7 @@ __all__ = [
     "FORMAT",
     "LINE_TYPES",
     "MEDIA_TYPE",
+    "ROW_LINES",
     "VERSION",
     "AgentLine",
     "ClosetLine",
@@ -55,6 +56,7 @@ __all__ = [
     "WingLine",
     "decode_line",
     "encode_line",
+    "line_kind",
 ]
 
 MEDIA_TYPE = "application/x-ndjson"
@@ -146,19 +148,29 @@ Line = (
     | EndLine
 )
 
-LINE_TYPES: tuple[str, ...] = (
-    "settings",
-    "agent",
-    "conversation",
-    "turn",
-    "wing",
-    "room",
-    "closet",
-    "drawer",
-    "entity",
-    "drawer_entity",
-    "relation",
+ROW_LINES: tuple[type[msgspec.Struct], ...] = (
+    SettingsLine,
+    AgentLine,
+    ConversationLine,
+    TurnLine,
+    WingLine,
+    RoomLine,
+    ClosetLine,
+    DrawerLine,
+    EntityLine,
+    DrawerEntityLine,
+    RelationLine,
 )
+"""The lines that carry rows, in the order an export writes them."""
+
+
+def line_kind(line: type[msgspec.Struct] | msgspec.Struct) -> str:
+    """A line's ``type`` (its msgspec tag): the one place each kind's name is written."""
+    cls = line if isinstance(line, type) else type(line)
+    return str(cls.__struct_config__.tag)
+
+
+LINE_TYPES: tuple[str, ...] = tuple(line_kind(cls) for cls in ROW_LINES)
 """The row types an ``end`` line counts, in the order an export writes them."""
 
 _ENCODER = msgspec.json.Encoder()
