@@ -25,6 +25,7 @@ __all__ = [
     "DatabaseSettings",
     "EmbeddingSettings",
     "LLMSettings",
+    "MemorySettings",
     "MiningSettings",
     "QueueSettings",
     "RetrievalSettings",
@@ -174,6 +175,57 @@ class RetrievalSettings(BaseSettings):
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
 
 
+DEFAULT_MEMORY_CATEGORIES = ("profile", "preference", "response_style", "fact", "goal", "relationship", "procedure")
+CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
+
+
+class MemorySettings(BaseSettings):
+    """Explicit memories (`domain.memories`) and the session-start block (`domain.memory_context`)."""
+
+    model_config = _group("LOCI_MEMORY_")
+
+    categories: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=DEFAULT_MEMORY_CATEGORIES,
+        description="the categories a memory may have, comma-separated; a save naming another is a 400",
+    )
+    core_max_chars: int = Field(
+        default=1000,
+        ge=100,
+        le=20_000,
+        description="total characters of a user's core profile: it goes into every session-start block, "
+        "so it stays small enough to be worth its tokens on every call",
+    )
+    content_max_chars: int = Field(default=500, ge=50, le=5_000, description="one memory's content: one short line")
+    context_min_confidence: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="extracted memories below this confidence stay out of the session-start block "
+        "(recall still finds them); explicit ones are always in",
+    )
+    context_budgets: dict[str, int] = Field(
+        default_factory=lambda: {"profile": 300, "preference": 500, "response_style": 200, "fact": 500},
+        description="token budget per category in the session-start block (JSON object); categories not "
+        "named share what is left of context_tokens",
+    )
+    context_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("categories")
+    @classmethod
+    def _category_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [c for c in value if not re.match(CATEGORY_PATTERN, c)]
+        if bad or not value:
+            raise ValueError(f"categories must be lowercase names ([a-z][a-z0-9_]*, up to 32), got {bad or 'none'}")
+        return value
+
+
 class Settings(BaseModel):
     """All groups together; construct through `load_settings` to get clear errors."""
 
@@ -184,6 +236,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     mining: MiningSettings = Field(default_factory=MiningSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
 
 
 _GROUPS: dict[str, type[BaseSettings]] = {
@@ -194,6 +247,7 @@ _GROUPS: dict[str, type[BaseSettings]] = {
     "llm": LLMSettings,
     "mining": MiningSettings,
     "retrieval": RetrievalSettings,
+    "memory": MemorySettings,
 }
 
 

@@ -5,7 +5,7 @@ and a test runs alembic's autogenerate against a migrated database to prove they
 Every table that holds user data carries ``user_id`` so queries are scoped (and Citus
 could shard) by user; row-level security in the migration is the backstop.
 
-One module per area (`accounts`, `palace`, `graph`, `bookkeeping`); callers import
+One module per area (`accounts`, `palace`, `graph`, `memories`, `bookkeeping`); callers import
 every name from ``loci.models`` itself.
 """
 
@@ -13,12 +13,28 @@ from loci.models._base import COST_SOURCES, EMBEDDING_DIM, ENTITY_KINDS, ROLES, 
 from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
 from loci.models.bookkeeping import Activity, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation
+from loci.models.memories import (
+    MEMORY_END_REASONS,
+    MEMORY_EVENTS,
+    MEMORY_LAYERS,
+    MEMORY_LINK_RELATIONS,
+    MEMORY_SOURCES,
+    Memory,
+    MemoryHistory,
+    MemoryLink,
+    valid_at,
+)
 from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
 
 __all__ = [
     "COST_SOURCES",
     "EMBEDDING_DIM",
     "ENTITY_KINDS",
+    "MEMORY_END_REASONS",
+    "MEMORY_EVENTS",
+    "MEMORY_LAYERS",
+    "MEMORY_LINK_RELATIONS",
+    "MEMORY_SOURCES",
     "PREFERENCE_PATTERN",
     "ROLES",
     "TOP_K_DEFAULT",
@@ -36,6 +52,9 @@ __all__ = [
     "DrawerSentence",
     "EmbeddingCache",
     "Entity",
+    "Memory",
+    "MemoryHistory",
+    "MemoryLink",
     "MemorySettings",
     "Relation",
     "RetrievalLog",
@@ -44,6 +63,7 @@ __all__ = [
     "UsageCost",
     "User",
     "Wing",
+    "valid_at",
 ]
 
 USER_TABLES: tuple[str, ...] = tuple(
