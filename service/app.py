@@ -42,6 +42,7 @@ from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
 from service.routes.recall import RecallController
 from service.state import AppState, build_llm
+from service.strict_body import decode_strictly
 from service.web import WEB_HANDLERS, template_config
 from service.worker import redis_settings, supervise
 
@@ -146,6 +147,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         dependencies=DEPENDENCIES,
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
+        before_request=decode_strictly,
         before_send=[add_request_id_header, allow_header],
         plugins=[StrictStructSchemaPlugin()],
         exception_handlers=EXCEPTION_HANDLERS,

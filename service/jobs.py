@@ -7,8 +7,10 @@ in-process API when `loci serve` runs both).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar, cast
 
 from arq import Retry
 
@@ -18,16 +20,37 @@ from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound
 from loci.llm import LLMClient
+from service.errors import DATABASE_DOWN
 from service.state import AppState
 
 __all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
 
 log = logging.getLogger("loci.jobs")
+_PeriodicJob = TypeVar("_PeriodicJob", bound=Callable[[dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]])
 TRASH_DAYS = trash.TRASH_DAYS
 SWEEP_LIMIT = 500
 
 
-async def purge_trash(ctx: dict[str, Any]) -> dict[str, int]:
+def _skip_during_outage(job: _PeriodicJob) -> _PeriodicJob:
+    """A periodic job that finds the database down logs one line and waits for its next
+    turn: the traceback arq would log says nothing new, every few minutes, for the whole
+    outage. Nothing is lost by skipping (each run picks up everything still pending)."""
+
+    @functools.wraps(job)
+    async def run(ctx: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await job(ctx)
+        except DATABASE_DOWN as e:
+            cause = getattr(e, "orig", None) or e
+            reason = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+            log.warning("%s skipped: the database is unavailable (%s)", job.__name__, reason)
+            return {"skipped": "database unavailable"}
+
+    return cast(_PeriodicJob, run)
+
+
+@_skip_during_outage
+async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
     """Delete for good what has sat in the trash for longer than TRASH_DAYS.
 
     Drawers first, then emptied closets, rooms and wings (whose remaining children,
@@ -92,7 +115,8 @@ async def _note_failure(state: AppState, conversation_id: int, reason: str, *, p
             raise Retry(defer=60) from e
 
 
-async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
+@_skip_during_outage
+async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, Any]:
     """Re-enqueue completed conversations with unmined turns, so a lost queue loses nothing."""
     state: AppState = ctx["state"]
     targets = await unmined_conversations(state.db, limit=SWEEP_LIMIT)
@@ -103,7 +127,8 @@ async def sweep_unmined(ctx: dict[str, Any]) -> dict[str, int]:
     return {"enqueued": len(targets)}
 
 
-async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, int]:
+@_skip_during_outage
+async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, Any]:
     """Embed drawers left without a vector: the embedder failed while mining, or their role
     was added to ``LOCI_MINING_EMBED_ROLES`` after they were mined. Then, with
     ``LOCI_MINING_SENTENCE_VECTORS`` on, give sentence vectors to embedded drawers that

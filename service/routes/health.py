@@ -6,10 +6,17 @@ import asyncio
 import time
 from typing import Any
 
+from arq.constants import default_queue_name, health_check_key_suffix
 from litestar import Controller, Response, get
 from litestar.openapi import ResponseSpec
 
 from service.deps import StateDep
+from service.worker import HEARTBEAT_S
+
+WORKER_HEALTH_KEY = default_queue_name + health_check_key_suffix
+"""Where every worker on the queue (`loci worker`, or another `loci serve`'s) writes its
+health line every `HEARTBEAT_S`, with a TTL one second longer: present means a worker
+polled the queue within the last few seconds."""
 
 
 async def _check(name: str, probe: Any) -> tuple[str, dict[str, Any]]:
@@ -44,6 +51,29 @@ def _worker_status(app_state: StateDep) -> dict[str, Any]:
     return {"status": health.status, "detail": health.detail, "heartbeat_age_s": health.heartbeat_age_s}
 
 
+async def _external_worker(app_state: StateDep) -> dict[str, Any]:
+    """Workers in other processes, seen through their arq health-check key.
+
+    Reported, not counted towards this process's readiness: an API-only process serves
+    recall and writes without a worker, and a load balancer must not take it out of
+    rotation because the (separately scaled) workers are restarting."""
+    if app_state.queue is None:
+        return {"status": "unknown", "where": "external", "detail": "queue not connected"}
+    try:
+        line, ttl_ms = await asyncio.wait_for(
+            asyncio.gather(app_state.queue.get(WORKER_HEALTH_KEY), app_state.queue.pttl(WORKER_HEALTH_KEY)),
+            timeout=3.0,
+        )
+    except Exception as e:  # a readiness probe reports failures, it must not raise them
+        return {"status": "unknown", "where": "external", "detail": f"{type(e).__name__}: {e}"}
+    if line is None:
+        detail = f"no worker has polled the queue in the last {HEARTBEAT_S + 1} s; mining waits for one"
+        return {"status": "not seen", "where": "external", "detail": detail, "heartbeat_age_s": None}
+    age = round(max(0.0, HEARTBEAT_S + 1 - ttl_ms / 1000), 1) if ttl_ms and ttl_ms > 0 else None
+    text = line.decode() if isinstance(line, bytes) else str(line)
+    return {"status": "ready", "where": "external", "detail": text, "heartbeat_age_s": age}
+
+
 class HealthController(Controller):
     tags = ("health",)
 
@@ -62,7 +92,9 @@ class HealthController(Controller):
         summary="Database, queue and embedder are ready",
         description="Readiness: 200 when every component answers, 503 (same body) when one is down. The in-process "
         "worker is ready while its poll loop beats (`heartbeat_age_s`), down while it reconnects to the queue, "
-        "stale when silent. No API key needed.",
+        "stale when silent. Without one (`loci serve --no-worker`), `worker` reports what the workers of other "
+        "processes last wrote to the queue (`where: external`), without counting it towards readiness. "
+        "No API key needed.",
         responses={503: ResponseSpec(data_container=dict[str, Any], description="A component is unavailable")},
     )
     async def readyz(self, app_state: StateDep) -> Response[dict[str, Any]]:
@@ -75,5 +107,7 @@ class HealthController(Controller):
         if app_state.worker is not None:
             components["worker"] = _worker_status(app_state)
         ready = all(c["status"] == "ready" for c in components.values())
+        if app_state.worker is None:  # reported after the verdict: see `_external_worker`
+            components["worker"] = await _external_worker(app_state)
         body = {"status": "ready" if ready else "unavailable", "components": components}
         return Response(body, status_code=200 if ready else 503)

@@ -152,3 +152,43 @@ async def test_import_recomputes_mined_seq_from_the_drawers(
     assert read["mined_seq"] == last and read["turn_count"] == last + 1
     async with app_state.db.user_session(target.id) as s:
         assert await s.scalar(select(func.max(Turn.seq))) == last + 1
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body", "field"),
+    [
+        ("/v1/settings", "PUT", {"auto_mine": 0}, "auto_mine"),
+        ("/v1/settings", "PUT", {"top_k": "8"}, "top_k"),
+        ("/v1/recall", "POST", {"message": "garden", "top_k": 2.5}, "top_k"),
+        ("/v1/recall", "POST", {"message": "garden", "filters": {"role": 1}}, "filters.role"),
+        ("/v1/settings", "PUT", {"shiny": True}, "shiny"),
+    ],
+)
+async def test_bodies_are_decoded_strictly(
+    client: Client, new_user: NewUser, path: str, method: str, body: dict[str, Any], field: str
+) -> None:
+    """Litestar's own conversion is lenient (``0`` passed as false, ``"8"`` as 8); a JSON
+    body must have the types the schema states, or the request is refused naming the field."""
+    user = await new_user("strict")
+    before = (await client.get("/v1/settings", headers=user.headers)).json()
+    answer = await client.request(method, path, json=body, headers=user.headers)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == field
+    assert answer.json()["detail"].startswith(f"{field}: ")
+    assert (await client.get("/v1/settings", headers=user.headers)).json() == before
+
+
+async def test_a_whole_number_written_as_a_float_is_an_integer(client: Client, new_user: NewUser) -> None:
+    """JSON Schema's ``integer`` includes ``8.0``, and some JSON encoders write it so."""
+    user = await new_user("strict-float")
+    answer = await client.put("/v1/settings", json={"top_k": 8.0}, headers=user.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["top_k"] == 8
+
+
+async def test_malformed_json_is_a_400_naming_the_body(client: Client, new_user: NewUser) -> None:
+    user = await new_user("strict-json")
+    headers = {**user.headers, "Content-Type": "application/json"}
+    answer = await client.put("/v1/settings", content=b'{"top_k": 3', headers=headers)
+    assert answer.status_code == 400
+    assert _field(answer) == "body"

@@ -113,3 +113,24 @@ async def test_mining_on_demand_with_the_queue_down_answers_503(
 
     assert mined.status_code == 503, mined.text
     assert mined.headers["retry-after"] == str(RETRY_AFTER_S)
+
+
+async def test_periodic_jobs_skip_a_database_outage_with_one_line_each(
+    settings: Settings, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The sweep, the backfill and the trash purge run every few minutes: during an outage
+    each logs one line and returns, instead of a traceback per run until it is over."""
+    from service import jobs
+
+    url = _closed_port_url(settings.database.url or "")
+    db = Database(url, app_role=settings.database.app_role)
+    state = AppState(settings=settings, db=db, embedder=embedder)
+    try:
+        with caplog.at_level(logging.WARNING, logger="loci.jobs"):
+            for job in (jobs.sweep_unmined, jobs.backfill_embeddings, jobs.purge_trash):
+                assert await job({"state": state, "redis": None}) == {"skipped": "database unavailable"}
+    finally:
+        await db.dispose()
+    lines = [r for r in caplog.records if "the database is unavailable" in r.getMessage()]
+    assert [r.getMessage().split(" ")[0] for r in lines] == ["sweep_unmined", "backfill_embeddings", "purge_trash"]
+    assert all(r.exc_info is None for r in lines)

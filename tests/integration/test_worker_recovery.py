@@ -248,3 +248,37 @@ async def test_standalone_worker_outlives_a_valkey_restart(
     finally:
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=30) == 0, log.read_text()
+
+
+async def test_readyz_reports_a_worker_of_another_process_by_its_heartbeat(
+    client: Client, settings: Settings, embedder: Embedder
+) -> None:
+    """An API process without a worker of its own (`loci serve --no-worker` beside `loci
+    worker`) reads the workers' heartbeat from the queue: seen while one polls, not seen
+    once it stops, and either way the API itself stays ready."""
+
+    async def external() -> dict[str, Any]:
+        body: dict[str, Any] = (await client.get("/readyz")).json()
+        assert body["status"] == "ready", body
+        worker: dict[str, Any] = body["components"]["worker"]
+        assert worker["where"] == "external"
+        return worker
+
+    # a worker another test killed may have left its line, which expires within 11 s
+    await eventually(lambda: _if_status(external(), "not seen"), within=15, what="no worker seen")
+    worker_state = make_state(settings, embedder)
+    supervisor = supervise(worker_state, crons=False)
+    running = asyncio.create_task(supervisor.run())
+    try:
+        seen = await eventually(lambda: _if_status(external(), "ready"), within=30, what="the worker seen")
+        assert "j_complete=" in seen["detail"] and seen["heartbeat_age_s"] is not None
+    finally:
+        supervisor.stop()
+        await asyncio.wait_for(running, timeout=30)
+        await worker_state.db.dispose()
+    assert (await external())["status"] == "not seen"
+
+
+async def _if_status(component: Awaitable[dict[str, Any]], status: str) -> dict[str, Any] | None:
+    found = await component
+    return found if found["status"] == status else None
