@@ -44,7 +44,7 @@ def _field_and_message(error: msgspec.ValidationError) -> tuple[str | None, str]
     message = _AT.sub("", text).replace("`", "")
     if not path and (unknown := _UNKNOWN.search(text)):
         path = unknown.group("name")
-    field = re.sub(r"\[(\d+)\]", r".\1", path).lstrip(".") or None
+    field = path.lstrip(".") or None
     return field, f"{field}: {message[0].lower()}{message[1:]}" if field else message
 
 
