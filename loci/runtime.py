@@ -27,6 +27,9 @@ __all__ = ["DataDirLock", "EmbeddedServices", "ServiceUrls", "freeze_startup_hea
 
 log = logging.getLogger("loci.runtime")
 _PG_FAST_STOP = ["-w", "-m", "fast", "stop"]  # wait for it; disconnect clients rather than wait for them
+_PG_IMMEDIATE_STOP = ["-w", "-m", "immediate", "stop"]
+"""For an ephemeral server whose data is deleted right after: no shutdown checkpoint
+(seconds of writing on a large load, e.g. a benchmark's, for files about to go)."""
 DATABASE_NAME = "loci"
 SHARED_BUFFERS_MIN_MB = 128
 SHARED_BUFFERS_MAX_MB = 8192
@@ -261,7 +264,8 @@ class EmbeddedServices:
         info = pg._postmaster_info
         if info is not None and info.is_running():
             try:
-                pg_ctl(_PG_FAST_STOP, pgdata=pg.pgdata, user=pg.system_user)
+                mode = _PG_IMMEDIATE_STOP if self.ephemeral else _PG_FAST_STOP
+                pg_ctl(mode, pgdata=pg.pgdata, user=pg.system_user)
             except Exception:  # already stopping or gone: fall back to a signal
                 log.warning("pg_ctl stop failed; terminating the postmaster", exc_info=True)
                 with contextlib.suppress(Exception):
