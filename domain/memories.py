@@ -229,12 +229,12 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
 
 async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> MemoryEvent:
     """Link two active memories; an existing active link is ``unchanged``, a removed one comes back."""
-    if body.from_id == body.to_id:
-        raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
-        source = await active_by_id(s, user_id, body.from_id)
+        source = await active_by_id(s, user_id, body.from_id)  # unknown ids first: 404 before any 400
         await active_by_id(s, user_id, body.to_id)
+        if body.from_id == body.to_id:
+            raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
         link = (
             await s.execute(
                 select(MemoryLink).where(

@@ -77,12 +77,15 @@ Tags = Annotated[list[Tag], msgspec.Meta(max_length=MAX_TAGS)]
 AgentId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent writing")]
 MemoryId = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 IdOrText = Annotated[
-    int | Annotated[str, msgspec.Meta(min_length=1, max_length=CONTENT_MAX_CHARS_MAX, pattern=NONBLANK_TEXT_PATTERN)],
+    int | str,
     msgspec.Meta(
-        description="an active memory's id, or text found (case-insensitively) in exactly one active memory",
+        description="an active memory's id, or text found (case-insensitively) in exactly one active memory; "
+        "an id or text that names none is a 404",
         examples=["metric units"],
     ),
 ]
+"""Unconstrained on purpose: text no memory can contain (blank, too long, control characters)
+and ids out of range simply name nothing (404), so the schema needs no rule the API adds."""
 TurnSeqs = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]], msgspec.Meta(max_length=MAX_TURN_SEQS)]
 Source = Literal["user", "agent"]
 
