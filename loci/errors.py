@@ -8,11 +8,13 @@ is a 404, never a 403" lives in exactly one place.
 from __future__ import annotations
 
 __all__ = [
+    "Ambiguous",
     "ConfigurationError",
     "Conflict",
     "InvalidInput",
     "LociError",
     "NotFound",
+    "OverLimit",
     "PayloadTooLarge",
     "UpstreamBadOutput",
     "UpstreamUnavailable",
@@ -29,6 +31,28 @@ class NotFound(LociError):
 
 class Conflict(LociError):
     """The request clashes with stored state (duplicate id with other content, wrong status)."""
+
+
+class Ambiguous(Conflict):
+    """A text reference matched several things; ``candidates`` lets the caller pick one by id
+    (each a small dict such as ``{"id", "category", "content"}``) instead of guessing."""
+
+    def __init__(self, message: str, *, candidates: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class OverLimit(LociError):
+    """A write would take a capped total (a user's core profile) over its limit. Not a bad
+    request (each field is fine on its own): the caller must first make room, so the error
+    carries the current ``size``, the ``limit`` and the ``entries`` that take the room."""
+
+    def __init__(self, message: str, *, field: str, size: int, limit: int, entries: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.field = field
+        self.size = size
+        self.limit = limit
+        self.entries = entries
 
 
 class InvalidInput(LociError):

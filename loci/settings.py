@@ -22,6 +22,7 @@ from loci.errors import ConfigurationError
 __all__ = [
     "BUDGET_TOKENS_MAX",
     "BUDGET_TOKENS_MIN",
+    "CONTENT_MAX_CHARS_MAX",
     "DatabaseSettings",
     "EmbeddingSettings",
     "LLMSettings",
@@ -177,6 +178,8 @@ class RetrievalSettings(BaseSettings):
 
 DEFAULT_MEMORY_CATEGORIES = ("profile", "preference", "response_style", "fact", "goal", "relationship", "procedure")
 CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
+CONTENT_MAX_CHARS_MAX = 5_000
+"""The largest `content_max_chars` may be set to: the API schema states this bound, the setting a tighter one."""
 
 
 class MemorySettings(BaseSettings):
@@ -195,7 +198,9 @@ class MemorySettings(BaseSettings):
         description="total characters of a user's core profile: it goes into every session-start block, "
         "so it stays small enough to be worth its tokens on every call",
     )
-    content_max_chars: int = Field(default=500, ge=50, le=5_000, description="one memory's content: one short line")
+    content_max_chars: int = Field(
+        default=500, ge=50, le=CONTENT_MAX_CHARS_MAX, description="one memory's content: one short line"
+    )
     context_min_confidence: float = Field(
         default=0.7,
         ge=0,

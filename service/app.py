@@ -37,6 +37,7 @@ from service.routes.entities import EntityController
 from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
+from service.routes.memories import MemoryController, ProfileController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
@@ -62,6 +63,8 @@ ROUTE_HANDLERS: list[Any] = [
     *TRASH_CONTROLLERS,
     PreferencesController,
     PortabilityController,
+    MemoryController,
+    ProfileController,
     *WEB_HANDLERS,
 ]
 

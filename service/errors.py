@@ -22,11 +22,13 @@ from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from sqlalchemy.exc import DataError
 
 from loci.errors import (
+    Ambiguous,
     ConfigurationError,
     Conflict,
     InvalidInput,
     LociError,
     NotFound,
+    OverLimit,
     PayloadTooLarge,
     UpstreamBadOutput,
     UpstreamUnavailable,
@@ -43,6 +45,7 @@ _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (PayloadTooLarge, 413),
     (InvalidInput, 400),
     (NotFound, 404),
+    (OverLimit, 422),
     (Conflict, 409),
     (UpstreamUnavailable, 503),
     (UpstreamBadOutput, 502),
@@ -83,7 +86,14 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
         log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
         return _unavailable(str(exc))
     field = exc.field if isinstance(exc, InvalidInput) else None
-    return Response(error_body(status, str(exc), field), status_code=status, media_type=MediaType.JSON)
+    body = error_body(status, str(exc), field)
+    if isinstance(exc, Ambiguous):
+        body["extra"] = exc.candidates
+    elif isinstance(exc, OverLimit):  # the field-error shape, plus what it takes to make room
+        body["extra"] = [
+            {"key": exc.field, "message": str(exc), "size": exc.size, "limit": exc.limit, "entries": exc.entries}
+        ]
+    return Response(body, status_code=status, media_type=MediaType.JSON)
 
 
 def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:

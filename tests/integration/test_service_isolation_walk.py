@@ -25,8 +25,9 @@ NewUser = Callable[..., Awaitable[UserHandle]]
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
-def _victim_ids(seeded: Seeded, agent: str) -> dict[str, Any]:
+def _victim_ids(seeded: Seeded, agent: str, memory: dict[str, int]) -> dict[str, Any]:
     return {
+        **memory,
         "drawers": seeded.drawers[0],
         "wings": seeded.wings[0],
         "rooms": seeded.rooms[0],
@@ -107,6 +108,18 @@ def _request_body(spec: dict[str, Any], operation: dict[str, Any]) -> Any:
     return _example_body(spec, content["schema"]) if content else {}
 
 
+async def _seed_memories(client: Client, user: UserHandle, marker: str) -> dict[str, int]:
+    """B's explicit memories, by the path segment before each id (`/v1/memories/{id}`,
+    `/v1/memories/undo/{event_id}`, `/v1/memories/links/{link_id}`)."""
+    saved = []
+    for text in ("first", "second"):
+        body = {"content": f"{marker} {text}", "category": "fact"}
+        saved.append((await client.post("/v1/memories", json=body, headers=user.headers)).json())
+    link = {"from_id": saved[0]["memory"]["id"], "to_id": saved[1]["memory"]["id"], "relation": "relates_to"}
+    linked = (await client.post("/v1/memories/links", json=link, headers=user.headers)).json()
+    return {"memories": saved[0]["memory"]["id"], "undo": linked["event_id"], "links": linked["link"]["id"]}
+
+
 async def _snapshot(client: Client, user: UserHandle) -> dict[str, Any]:
     doc: dict[str, Any] = (await client.get("/v1/export", headers=user.headers)).json()
     doc.pop("exported_at")
@@ -119,6 +132,7 @@ async def test_user_a_gets_nothing_of_user_b_on_any_route(client: Client, db: Da
     seeded = await seed_palace(db, bob.id, marker)
     agent = f"agent-{secrets.token_hex(3)}"
     await client.put(f"/v1/agents/{agent}", headers=bob.headers, json={"recall_enabled": True, "name": marker})
+    memory = await _seed_memories(client, bob, marker)
     trashed = _trashed_ids(seeded)
     for collection, item_id in trashed.items():
         assert (await client.delete(f"/v1/{collection}/{item_id}", headers=bob.headers)).status_code == 200
@@ -134,8 +148,11 @@ async def test_user_a_gets_nothing_of_user_b_on_any_route(client: Client, db: Da
             if method not in item:
                 continue
             params = shared + item[method].get("parameters", [])
-            url = _fill_path(path, params, _victim_ids(seeded, agent), trashed)
-            kwargs: dict[str, Any] = {"headers": alice.headers, "params": _query(params, _victim_ids(seeded, agent))}
+            url = _fill_path(path, params, _victim_ids(seeded, agent, memory), trashed)
+            kwargs: dict[str, Any] = {
+                "headers": alice.headers,
+                "params": _query(params, _victim_ids(seeded, agent, memory)),
+            }
             if method in ("post", "put", "patch"):
                 kwargs["json"] = _request_body(spec, item[method])
             response = await client.request(method.upper(), url, **kwargs)

@@ -48,7 +48,7 @@ checks.negative_data_rejection.enabled = false
 # Schema-valid requests these operations refuse by rules a JSON schema cannot state:
 # a timestamp's grammar (ISO 8601 or 'YYYY/MM/DD (Day) HH:MM') and its 1900-2200 range,
 [[operations]]
-include-operation-id = ["createConversation", "appendTurns", "recall"]
+include-operation-id = ["createConversation", "appendTurns", "recall", "listMemories", "getMemory"]
 checks.positive_data_acceptance.enabled = false
 
 # `confirm` must equal the caller's own name,
@@ -59,6 +59,13 @@ checks.positive_data_acceptance.enabled = false
 # and an import's internal references (every id it mentions must be defined in the file).
 [[operations]]
 include-operation-id = "importMemory"
+checks.positive_data_acceptance.enabled = false
+
+# Explicit memories: a category must be one of LOCI_MEMORY_CATEGORIES and content within
+# LOCI_MEMORY_CONTENT_MAX_CHARS (settings: the schema states only their outer bounds), the
+# core profile's total is capped (a 422), and a profile's headings must name categories.
+[[operations]]
+include-operation-id = ["saveMemory", "updateMemory", "putProfile"]
 checks.positive_data_acceptance.enabled = false
 """
 

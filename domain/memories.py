@@ -1,0 +1,282 @@
+"""Explicit memories: save, update, forget, confirm, restore, link and unlink.
+
+What a user or an agent states on purpose. Rows are append-only in what they say
+(`loci.models.memories`): an update inserts a version and end-dates the old one, a forget
+end-dates, a restore inserts a copy; each write is one transaction with its history row,
+so nothing is half-written and every write can be listed and undone
+(`domain.memory_undo`). Reads are in `domain.memory_read`, the core profile in
+`domain.memory_profile`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
+from domain.memory_lookup import active_by_id, any_version, resolve
+from domain.memory_rows import (
+    MemoryStore,
+    actor_of,
+    check_category,
+    check_core_room,
+    clean_content,
+    copy_links,
+    copy_row,
+    embed_texts,
+    end_row,
+    event_out,
+    link_out,
+    lock_user,
+    memory_outs,
+    record_event,
+    transaction_now,
+)
+from loci.errors import Conflict, InvalidInput, NotFound
+from loci.models import Conversation, Memory, MemoryLink
+from loci.settings import MemorySettings
+
+__all__ = [
+    "MemoryStore",
+    "confirm_memory",
+    "forget_memory",
+    "link_memories",
+    "new_memory_row",
+    "reactivate",
+    "restore_memory",
+    "save_memory",
+    "unlink_memories",
+    "update_memory",
+]
+
+_UPDATABLE = ("content", "summary", "body", "category", "layer", "importance", "pinned", "tags")
+
+
+def clean_tags(tags: list[str]) -> list[str]:
+    """Trimmed, without repeats, in the order given."""
+    return list(dict.fromkeys(t.strip() for t in tags if t.strip()))
+
+
+async def same_content(s: AsyncSession, user_id: int, category: str, content: str) -> Memory | None:
+    """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer space)."""
+    query = select(Memory).where(
+        Memory.user_id == user_id,
+        Memory.valid_until.is_(None),
+        Memory.category == category,
+        func.lower(func.btrim(Memory.content)) == content.lower(),
+    )
+    return (await s.execute(query.order_by(Memory.id).limit(1))).scalar_one_or_none()
+
+
+async def _conversation_id(s: AsyncSession, user_id: int, external_id: str | None) -> int | None:
+    if external_id is None:
+        return None
+    found = await s.execute(
+        select(Conversation.id).where(Conversation.user_id == user_id, Conversation.external_id == external_id)
+    )
+    conv_id = found.scalar_one_or_none()
+    if conv_id is None:
+        raise NotFound(f"conversation {external_id!r} not found")
+    return int(conv_id)
+
+
+async def new_memory_row(s: AsyncSession, user_id: int, **values: Any) -> Memory:
+    """Insert a memory that starts its own lineage (its lineage id is its own id, taken from
+    the sequence first so the row is written once)."""
+    new_id = int((await s.execute(text("SELECT nextval(pg_get_serial_sequence('memories', 'id'))"))).scalar_one())
+    row = Memory(id=new_id, user_id=user_id, lineage_id=new_id, **values)
+    s.add(row)
+    await s.flush()
+    return row
+
+
+def unchanged(memory: Any) -> MemoryEvent:
+    return MemoryEvent(None, "unchanged", memory, None, None)
+
+
+async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> MemoryEvent:
+    """Save one memory; the same content (ignoring case) already active in the category is
+    returned as it is, with event ``unchanged`` and nothing written (retries are safe)."""
+    settings = store.settings
+    content = clean_content(body.content, settings)
+    check_category(body.category, settings)
+    source = body.source or ("agent" if body.agent_id else "user")
+    [vector] = await embed_texts(store.embedder, [content])
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        if (existing := await same_content(s, user_id, body.category, content)) is not None:
+            return unchanged((await memory_outs(s, [existing]))[0])
+        if body.layer == "core":
+            await check_core_room(s, user_id, settings, adding=[content])
+        now = await transaction_now(s)
+        row = await new_memory_row(
+            s, user_id, layer=body.layer, category=body.category, content=content, summary=body.summary,
+            body=body.body, source=source, importance=body.importance, pinned=body.pinned,
+            tags=clean_tags(body.tags), agent_id=body.agent_id,
+            conversation_id=await _conversation_id(s, user_id, body.conversation_id),
+            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=vector,
+        )  # fmt: skip
+        history = await record_event(
+            s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
+            layer=row.layer, category=row.category,
+        )  # fmt: skip
+        return await event_out(s, history, row)
+
+
+def _requested_changes(body: MemoryUpdateIn, store: MemoryStore) -> dict[str, Any]:
+    changes = {f: v for f in _UPDATABLE if (v := getattr(body, f)) is not msgspec.UNSET}
+    if "content" in changes:
+        changes["content"] = clean_content(changes["content"], store.settings)
+    if "category" in changes:
+        check_category(changes["category"], store.settings)
+    if "tags" in changes:
+        changes["tags"] = clean_tags(changes["tags"])
+    return changes
+
+
+async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) -> MemoryEvent:
+    """A new version (same lineage) with the fields given; the old one is end-dated
+    (``update``, superseded by the new) and its links are copied to the new one."""
+    changes = _requested_changes(body, store)
+    vector = (await embed_texts(store.embedder, [changes["content"]]))[0] if "content" in changes else None
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        old = await resolve(s, user_id, body.id_or_text)
+        diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
+        if not diff:
+            return unchanged((await memory_outs(s, [old]))[0])
+        if diff.get("layer", old.layer) == "core":
+            await check_core_room(
+                s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id]
+            )
+        now = await transaction_now(s)
+        if vector is not None and "content" in diff:
+            diff["embedding"] = vector
+        source = "agent" if body.agent_id else "user"
+        new = copy_row(old, **diff, source=source, confidence=None, agent_id=body.agent_id, valid_from=now)
+        s.add(new)
+        await s.flush()
+        end_row(old, now, "update", superseded_by=new.id)
+        await copy_links(s, user_id, old.id, new.id)
+        history = await record_event(
+            s, user_id, "update", actor=actor_of(body.agent_id), lineage_id=old.lineage_id, old_id=old.id,
+            new_id=new.id, changed=sorted(k for k in diff if k != "embedding"),
+        )  # fmt: skip
+        return await event_out(s, history, new, old)
+
+
+async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> MemoryEvent:
+    """End-date the memory (``forget``); the row stays for history, ``as_of`` reads and restore."""
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        row = await resolve(s, user_id, body.id_or_text)
+        end_row(row, await transaction_now(s), "forget")
+        history = await record_event(
+            s, user_id, "forget", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
+            reason=body.reason,
+        )  # fmt: skip
+        return await event_out(s, history, row)
+
+
+async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> MemoryEvent:
+    """Mark the memory as still true now (bookkeeping: the revision does not move). The
+    previous timestamp goes into the event, so an undo can put it back."""
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        row = await resolve(s, user_id, body.id_or_text)
+        previous = row.last_confirmed_at
+        row.last_confirmed_at = await transaction_now(s)
+        history = await record_event(
+            s, user_id, "confirm", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
+            new_id=row.id, previous_confirmed_at=previous.isoformat() if previous else None,
+        )  # fmt: skip
+        return await event_out(s, history, row)
+
+
+async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: MemorySettings) -> Memory:
+    """A copy of the ended ``row`` as the lineage's active version, with its links; a lineage
+    that already has an active version is a 409 (one active version per memory)."""
+    active = await s.execute(
+        select(Memory.id).where(
+            Memory.user_id == user_id, Memory.lineage_id == row.lineage_id, Memory.valid_until.is_(None)
+        )
+    )
+    if (current := active.scalar_one_or_none()) is not None:
+        raise Conflict(f"memory {row.id} has an active version already ({current}): update that one instead")
+    if row.layer == "core":
+        await check_core_room(s, user_id, settings, adding=[row.content])
+    new = copy_row(row, valid_from=await transaction_now(s))
+    s.add(new)
+    await s.flush()
+    await copy_links(s, user_id, row.id, new.id)
+    return new
+
+
+async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> MemoryEvent:
+    """Bring an ended version back as a new row of its lineage (event ``restore``)."""
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        row = await any_version(s, user_id, memory_id)
+        new = await reactivate(s, user_id, row, store.settings)
+        history = await record_event(
+            s, user_id, "restore", actor="user", lineage_id=row.lineage_id, old_id=row.id, new_id=new.id
+        )
+        return await event_out(s, history, new, row)
+
+
+async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> MemoryEvent:
+    """Link two active memories; an existing active link is ``unchanged``, a removed one comes back."""
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        source = await active_by_id(s, user_id, body.from_id)  # unknown ids first: 404 before any 400
+        await active_by_id(s, user_id, body.to_id)
+        if body.from_id == body.to_id:
+            raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
+        link = (
+            await s.execute(
+                select(MemoryLink).where(
+                    MemoryLink.user_id == user_id,
+                    MemoryLink.from_id == body.from_id,
+                    MemoryLink.to_id == body.to_id,
+                    MemoryLink.relation == body.relation,
+                )
+            )
+        ).scalar_one_or_none()
+        if link is not None and link.removed_at is None:
+            return msgspec.structs.replace(unchanged((await memory_outs(s, [source]))[0]), link=link_out(link))
+        if link is None:
+            link = MemoryLink(user_id=user_id, from_id=body.from_id, to_id=body.to_id, relation=body.relation)
+            s.add(link)
+        else:  # the pair is unique: an unlinked link is re-opened rather than duplicated
+            link.removed_at = None
+        await s.flush()
+        history = await record_event(
+            s, user_id, "link", actor=actor_of(body.agent_id), lineage_id=source.lineage_id, old_id=body.from_id,
+            new_id=body.to_id, link_id=link.id, relation=body.relation,
+        )  # fmt: skip
+        return await event_out(s, history, source, link=link)
+
+
+async def unlink_memories(store: MemoryStore, user_id: int, link_id: int) -> MemoryEvent:
+    """Mark the link removed (it stays for ``as_of`` reads and undo)."""
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        link = (
+            await s.execute(
+                select(MemoryLink).where(
+                    MemoryLink.user_id == user_id, MemoryLink.id == link_id, MemoryLink.removed_at.is_(None)
+                )
+            )
+        ).scalar_one_or_none()
+        if link is None:
+            raise NotFound(f"link {link_id} not found")
+        link.removed_at = await transaction_now(s)
+        source = await any_version(s, user_id, link.from_id)
+        history = await record_event(
+            s, user_id, "unlink", actor="user", lineage_id=source.lineage_id, old_id=link.from_id,
+            new_id=link.to_id, link_id=link.id, relation=link.relation,
+        )  # fmt: skip
+        return await event_out(s, history, source, link=link)

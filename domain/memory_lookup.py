@@ -1,0 +1,99 @@
+"""Finding the memory a write means: by id, or by a piece of its text.
+
+Assistants often know a memory by what it says rather than its id ("forget that I live
+in Lyon"), so writes take ``id_or_text``. Text must point at exactly one active memory:
+a guess that picked the wrong one would silently change another fact, so several matches
+are a 409 listing the candidates, and the caller retries with an id.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.memory_dto import MAX_ID
+from loci.errors import Ambiguous, InvalidInput, NotFound
+from loci.inputs import check_text
+from loci.models import Memory
+from loci.settings import CONTENT_MAX_CHARS_MAX
+
+__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "resolve"]
+
+MAX_CANDIDATES = 10
+"""Candidates a 409 lists: enough to pick from, few enough to read; more means "be more specific"."""
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _searchable(text: str) -> str | None:
+    """The trimmed text, or None when no stored content can contain it: blank, longer than
+    any content may be, or holding characters content never holds (`check_text`)."""
+    needle = text.strip()
+    if not needle or len(needle) > CONTENT_MAX_CHARS_MAX:
+        return None
+    try:
+        return check_text(needle, field="id_or_text")
+    except InvalidInput:
+        return None
+
+
+async def active_by_id(s: AsyncSession, user_id: int, memory_id: int) -> Memory:
+    """The active version with this id; an ended version, or another user's id, is a 404."""
+    if not 1 <= memory_id <= MAX_ID:  # beyond a bigint the database would refuse the query
+        raise NotFound(f"memory {memory_id} not found")
+    row = (
+        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id))
+    ).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"memory {memory_id} not found")
+    if row.valid_until is not None:
+        raise NotFound(
+            f"memory {memory_id} is not active ({row.end_reason}"
+            + (f"; its current version is {row.superseded_by})" if row.superseded_by else ")")
+        )
+    return row
+
+
+async def any_version(s: AsyncSession, user_id: int, memory_id: int) -> Memory:
+    row = (
+        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id))
+    ).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"memory {memory_id} not found")
+    return row
+
+
+async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str) -> Memory:
+    """The one active memory ``id_or_text`` names (see the module). A text equal to one
+    memory's whole content (ignoring case) picks it even when others contain it too."""
+    if isinstance(id_or_text, int):
+        return await active_by_id(s, user_id, id_or_text)
+    needle = _searchable(id_or_text)
+    if needle is None:
+        raise NotFound(f"no active memory contains {id_or_text[:40]!r}")
+    query = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.valid_until.is_(None),
+            Memory.content.ilike(_like_pattern(needle), escape="\\"),
+        )
+        .order_by(Memory.id.desc())
+        .limit(MAX_CANDIDATES + 1)
+    )
+    rows = list((await s.execute(query)).scalars())
+    if not rows:
+        raise NotFound(f"no active memory contains {needle!r}")
+    exact = [r for r in rows if r.content.lower() == needle.lower()]
+    if len(exact) == 1:
+        return exact[0]
+    if len(rows) == 1:
+        return rows[0]
+    count = f"more than {MAX_CANDIDATES}" if len(rows) > MAX_CANDIDATES else str(len(rows))
+    raise Ambiguous(
+        f"{count} active memories contain {needle!r}: send one's id as id_or_text (or more of its text)",
+        candidates=[{"id": r.id, "category": r.category, "content": r.content} for r in rows[:MAX_CANDIDATES]],
+    )

@@ -1,0 +1,188 @@
+"""The core profile as one Markdown document the user can read and edit.
+
+The core layer is a set of short memories that goes into every session-start block,
+capped at ``LOCI_MEMORY_CORE_MAX_CHARS`` in total. People edit it best as one text, so
+`GET /v1/profile` renders it and `PUT /v1/profile` takes it back. The format is small
+on purpose::
+
+    # an optional title line (ignored)
+    ## Profile
+    - Lives in Lyon
+    ## Response style
+    - Short answers, no emoji
+
+``## <Category>`` headings (a category name, ``_`` written as a space, any case) and one
+``- `` (or ``* ``) bullet per memory; blank lines are ignored; anything else is a 400
+naming the line. A PUT is diffed against the active core memories by (category, text
+ignoring case and runs of white space): unchanged lines are kept as they are (same ids,
+no history), removed lines are forgotten, new lines are added, all ``source=user`` in
+one transaction under the cap.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.memories import new_memory_row
+from domain.memory_dto import MemoryEvent, ProfileIn, ProfileOut, ProfileWrite
+from domain.memory_rows import (
+    MemoryStore,
+    check_category,
+    check_core_room,
+    clean_content,
+    core_rows,
+    embed_texts,
+    end_row,
+    event_out,
+    lock_user,
+    memory_outs,
+    record_event,
+    transaction_now,
+)
+from loci.db import Database
+from loci.errors import InvalidInput
+from loci.models import Memory, MemoryHistory
+from loci.settings import MemorySettings
+
+__all__ = ["get_profile", "parse_profile", "put_profile", "render_profile"]
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
+_BULLETS = ("- ", "* ")
+
+Line = tuple[str, str]
+"""(category, content) of one profile bullet."""
+
+
+def _key(category: str, content: str) -> tuple[str, str]:
+    return category, " ".join(content.split()).lower()
+
+
+def _title(category: str) -> str:
+    return category.replace("_", " ").capitalize()
+
+
+def _order(rows: list[Memory], settings: MemorySettings) -> list[Memory]:
+    """Categories in the configured order (others after, by name), then oldest first."""
+    rank = {c: i for i, c in enumerate(settings.categories)}
+    return sorted(rows, key=lambda r: (rank.get(r.category, len(rank)), r.category, r.id))
+
+
+def render_profile(rows: list[Memory], settings: MemorySettings) -> str:
+    """The Markdown of the core rows (deterministic: the same rows give the same bytes)."""
+    sections: list[str] = []
+    current = None
+    for row in _order(rows, settings):
+        if row.category != current:
+            if sections:
+                sections.append("")
+            current = row.category
+            sections.append(f"## {_title(current)}")
+        sections.append("- " + " ".join(row.content.split()))
+    return "\n".join(sections) + ("\n" if sections else "")
+
+
+def _heading(name: str, number: int, settings: MemorySettings) -> str:
+    category = name.strip().lower().replace(" ", "_")
+    if category not in settings.categories:
+        allowed = ", ".join(f"## {_title(c)}" for c in settings.categories)
+        raise InvalidInput(f"markdown line {number}: unknown heading {name!r}; use one of {allowed}", field="markdown")
+    return category
+
+
+def parse_profile(markdown: str, settings: MemorySettings) -> list[Line]:
+    """The bullets of a profile document (format in the module docstring)."""
+    lines: list[Line] = []
+    category: str | None = None
+    for number, raw in enumerate(markdown.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if heading := _HEADING.match(line):
+            if len(heading.group(1)) != 1:  # "# title" is a title; "## name" a category
+                category = _heading(heading.group(2), number, settings)
+            continue
+        if line[:2] not in _BULLETS:
+            raise InvalidInput(f"markdown line {number}: expected '## Category' or '- text', got {line[:40]!r}",
+                               field="markdown")  # fmt: skip
+        if category is None:
+            raise InvalidInput(f"markdown line {number}: a bullet before any '## Category' heading", field="markdown")
+        lines.append((category, clean_content(line[2:], settings, field="markdown")))
+    return lines
+
+
+def _wanted(body: ProfileIn, settings: MemorySettings) -> list[Line]:
+    if (body.markdown is None) == (body.entries is None):
+        raise InvalidInput("send exactly one of markdown or entries", field="markdown")
+    if body.markdown is not None:
+        lines = parse_profile(body.markdown, settings)
+    else:
+        lines = [
+            (check_category(e.category, settings, f"entries[{i}].category"),
+             clean_content(e.content, settings, f"entries[{i}].content"))
+            for i, e in enumerate(body.entries or [])
+        ]  # fmt: skip
+    unique: dict[tuple[str, str], Line] = {}
+    for line in lines:
+        unique.setdefault(_key(*line), line)
+    return list(unique.values())
+
+
+async def _revision(s: AsyncSession, user_id: int) -> int:
+    """The id of the user's latest content-changing event (`loci.models.memories`); 0 for none."""
+    query = select(func.max(MemoryHistory.id)).where(MemoryHistory.user_id == user_id, MemoryHistory.event != "confirm")
+    return int((await s.execute(query)).scalar_one() or 0)
+
+
+async def _profile(s: AsyncSession, user_id: int, settings: MemorySettings) -> ProfileOut:
+    rows = _order(await core_rows(s, user_id), settings)
+    return ProfileOut(
+        render_profile(rows, settings),
+        sum(len(r.content) for r in rows),
+        settings.core_max_chars,
+        await _revision(s, user_id),
+        await memory_outs(s, rows),
+    )
+
+
+async def get_profile(db: Database, settings: MemorySettings, user_id: int) -> ProfileOut:
+    async with db.user_session(user_id) as s:
+        return await _profile(s, user_id, settings)
+
+
+async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn) -> ProfileWrite:
+    """Make the active core memories what ``body`` lists (see the module), in one transaction."""
+    wanted = _wanted(body, store.settings)
+    vectors = dict(zip((_key(*w) for w in wanted), await embed_texts(store.embedder, [c for _, c in wanted]),
+                       strict=True))  # fmt: skip
+    async with store.db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        current = await core_rows(s, user_id)
+        have = {_key(r.category, r.content) for r in current}
+        keep = set(vectors)
+        removed = [r for r in current if _key(r.category, r.content) not in keep]
+        added = [w for w in wanted if _key(*w) not in have]
+        await check_core_room(
+            s, user_id, store.settings, adding=[c for _, c in added], removing=[r.id for r in removed]
+        )
+        now = await transaction_now(s)
+        events: list[MemoryEvent] = []
+        for row in removed:
+            end_row(row, now, "forget")
+            history = await record_event(
+                s, user_id, "forget", actor="user", lineage_id=row.lineage_id, old_id=row.id, via="profile"
+            )
+            events.append(await event_out(s, history, row))
+        for category, content in added:
+            row = await new_memory_row(
+                s, user_id, layer="core", category=category, content=content, source="user", importance=3,
+                pinned=False, tags=[], turn_seqs=[], valid_from=now, embedding=vectors[_key(category, content)],
+            )  # fmt: skip
+            history = await record_event(
+                s, user_id, "add", actor="user", lineage_id=row.id, new_id=row.id, layer="core", category=category,
+                via="profile",
+            )  # fmt: skip
+            events.append(await event_out(s, history, row))
+        return ProfileWrite(await _profile(s, user_id, store.settings), events)

@@ -1,0 +1,125 @@
+"""Reading explicit memories: the list (now or ``as_of`` a moment), one version with its
+links, and a memory's history.
+
+Validity is a filter (`loci.models.valid_at`), so "as of 1 March" costs the same as
+"now". Links are read the same way: a link counts only while it exists and both its
+ends are valid, which is why an update copies links instead of moving them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy.orm import aliased
+
+from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
+from domain.memory_lookup import any_version
+from domain.memory_rows import link_out, memory_outs
+from loci.db import Database
+from loci.errors import InvalidInput
+from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, valid_at
+
+__all__ = ["LIST_LIMIT_MAX", "MemoryQuery", "get_memory", "list_memories", "memory_history"]
+
+LIST_LIMIT_MAX = 200
+"""Page size cap of `GET /v1/memories`, as the activity feed's."""
+_JUST_BEFORE = timedelta(microseconds=1)
+"""An ended version is read at the last instant it was valid (PostgreSQL's timestamp resolution)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    layer: str | None = None
+    category: str | None = None
+    source: str | None = None
+    agent_id: str | None = None
+    as_of: datetime | None = None
+    limit: int = 50
+    before: int | None = None
+
+
+def _check(query: MemoryQuery) -> None:
+    """Bad values are 400s; a category no longer configured simply lists nothing (old rows keep theirs)."""
+    if not 1 <= query.limit <= LIST_LIMIT_MAX:
+        raise InvalidInput(f"limit must be between 1 and {LIST_LIMIT_MAX}", field="limit")
+    for field, value, allowed in (("layer", query.layer, MEMORY_LAYERS), ("source", query.source, MEMORY_SOURCES)):
+        if value is not None and value not in allowed:
+            raise InvalidInput(f"{field} must be one of {', '.join(allowed)}; got {value!r}", field=field)
+
+
+async def list_memories(db: Database, user_id: int, query: MemoryQuery) -> MemoryPage:
+    """Active memories (or those valid at ``as_of``), newest first, keyset-paged by id."""
+    _check(query)
+    stmt = select(Memory).where(Memory.user_id == user_id, valid_at(query.as_of))
+    for column, value in (
+        (Memory.layer, query.layer),
+        (Memory.category, query.category),
+        (Memory.source, query.source),
+        (Memory.agent_id, query.agent_id),
+    ):
+        if value is not None:
+            stmt = stmt.where(column == value)
+    if query.before is not None:
+        stmt = stmt.where(Memory.id < query.before)
+    async with db.user_session(user_id) as s:
+        rows = list((await s.execute(stmt.order_by(Memory.id.desc()).limit(query.limit + 1))).scalars())
+        items = await memory_outs(s, rows[: query.limit])
+    return MemoryPage(items, items[-1].id if len(rows) > query.limit else None)
+
+
+def _link_valid(when: datetime | None) -> ColumnElement[bool]:
+    if when is None:
+        return MemoryLink.removed_at.is_(None)
+    return and_(MemoryLink.created_at <= when, or_(MemoryLink.removed_at.is_(None), MemoryLink.removed_at > when))
+
+
+def _ends_valid(end: type[Memory], when: datetime | None) -> ColumnElement[bool]:
+    if when is None:
+        return end.valid_until.is_(None)
+    return and_(end.valid_from <= when, or_(end.valid_until.is_(None), end.valid_until > when))
+
+
+async def get_memory(db: Database, user_id: int, memory_id: int, as_of: datetime | None = None) -> MemoryDetail:
+    """Any version of the caller's memory, with the links valid at ``as_of`` (or, without it,
+    at the last moment this version was valid: now for an active one)."""
+    async with db.user_session(user_id) as s:
+        row = await any_version(s, user_id, memory_id)
+        when = as_of if as_of is not None else (row.valid_until - _JUST_BEFORE if row.valid_until else None)
+        source, target = aliased(Memory), aliased(Memory)
+        links = (
+            await s.execute(
+                select(MemoryLink)
+                .join(source, source.id == MemoryLink.from_id)
+                .join(target, target.id == MemoryLink.to_id)
+                .where(
+                    MemoryLink.user_id == user_id,
+                    or_(MemoryLink.from_id == memory_id, MemoryLink.to_id == memory_id),
+                    _link_valid(when),
+                    _ends_valid(source, when),
+                    _ends_valid(target, when),
+                )
+                .order_by(MemoryLink.id)
+            )
+        ).scalars()
+        out: list[LinkOut] = [link_out(link) for link in links]
+        [memory] = await memory_outs(s, [row])
+    return MemoryDetail(memory, out)
+
+
+async def memory_history(db: Database, user_id: int, memory_id: int) -> list[HistoryOut]:
+    """Every event of the memory's lineage (any of its versions' ids finds it), oldest first."""
+    async with db.user_session(user_id) as s:
+        row = await any_version(s, user_id, memory_id)
+        events = (
+            await s.execute(
+                select(MemoryHistory)
+                .where(MemoryHistory.user_id == user_id, MemoryHistory.lineage_id == row.lineage_id)
+                .order_by(MemoryHistory.id)
+            )
+        ).scalars()
+        return [
+            HistoryOut(h.id, h.event, h.lineage_id, h.old_id, h.new_id, h.actor, dict(h.meta), h.created_at)
+            for h in events
+        ]

@@ -1,0 +1,257 @@
+"""The building blocks every explicit-memory write shares: one transaction, one lock, rows
+copied never edited, one history row per write.
+
+Every write takes a per-user advisory lock first, so a user's memory writes run one at a
+time: two identical saves cannot both insert, the core profile's total cannot be raced
+past its cap, and "the latest event of a lineage" (what undo checks) cannot change under
+a write. Writes are short (the embedding is computed before the transaction opens), and
+different users never wait for each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.memory_dto import LinkOut, MemoryEvent, MemoryOut, UndoRef
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.errors import InvalidInput, OverLimit
+from loci.inputs import check_text
+from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
+from loci.settings import MemorySettings
+
+__all__ = [
+    "UNDOABLE",
+    "MemoryStore",
+    "actor_of",
+    "check_category",
+    "check_core_room",
+    "clean_content",
+    "copy_links",
+    "copy_row",
+    "core_rows",
+    "embed_texts",
+    "end_row",
+    "event_out",
+    "link_out",
+    "lock_user",
+    "memory_outs",
+    "record_event",
+    "transaction_now",
+    "undo_path",
+]
+
+UNDOABLE = frozenset({"add", "update", "forget", "confirm", "restore", "link", "unlink"})
+"""Events `POST /v1/memories/undo/{id}` reverses; an undo itself is not one (write again instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryStore:
+    """What explicit-memory functions need: the database, the embedder and the rules."""
+
+    db: Database
+    embedder: Embedder
+    settings: MemorySettings
+
+
+async def lock_user(s: AsyncSession, user_id: int) -> None:
+    """Serialise this user's memory writes until the transaction ends (see the module)."""
+    await s.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": f"memories:{user_id}"})
+
+
+async def transaction_now(s: AsyncSession) -> datetime:
+    """The transaction's timestamp: every row a write ends or starts shares it, so nothing
+    is ever valid twice (or never) at one instant."""
+    now: datetime = (await s.execute(select(func.now()))).scalar_one()
+    return now
+
+
+def actor_of(agent_id: str | None) -> str:
+    return f"agent:{agent_id}" if agent_id else "user"
+
+
+def clean_content(value: str, settings: MemorySettings, field: str = "content") -> str:
+    """Trimmed content within the configured limit, or InvalidInput naming ``field``."""
+    content = check_text(value, field=field).strip()
+    if not content:
+        raise InvalidInput(f"{field} must not be blank", field=field)
+    if len(content) > settings.content_max_chars:
+        raise InvalidInput(
+            f"{field} is {len(content)} characters, over the limit of {settings.content_max_chars} "
+            "(LOCI_MEMORY_CONTENT_MAX_CHARS): save one short statement, details go in body",
+            field=field,
+        )
+    return content
+
+
+def check_category(value: str, settings: MemorySettings, field: str = "category") -> str:
+    if value not in settings.categories:
+        raise InvalidInput(f"{field} must be one of {', '.join(settings.categories)}; got {value!r}", field=field)
+    return value
+
+
+async def embed_texts(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """Vectors of the contents, computed off the event loop (tokenized here, run in a thread,
+    as recall embeds queries). Only ``content`` is embedded: it is the statement a recall
+    query must match; a long body would dilute a short fact's pooled vector and be cut at
+    the model's window. Summary and body are found through the full-text index instead."""
+    if not texts:
+        return []
+    vectors = await asyncio.to_thread(embedder.query_job(list(texts)))
+    return [[float(x) for x in row] for row in vectors]
+
+
+async def core_rows(s: AsyncSession, user_id: int) -> list[Memory]:
+    query = select(Memory).where(Memory.user_id == user_id, Memory.layer == "core", Memory.valid_until.is_(None))
+    return list((await s.execute(query.order_by(Memory.id))).scalars())
+
+
+async def check_core_room(
+    s: AsyncSession, user_id: int, settings: MemorySettings, *, adding: Sequence[str], removing: Sequence[int] = ()
+) -> None:
+    """Refuse (422) a write that would take the core profile over its cap. A write that
+    shrinks it (or keeps it) always passes, so lowering the limit never locks a user out."""
+    rows = await core_rows(s, user_id)
+    size = sum(len(r.content) for r in rows)
+    after = size - sum(len(r.content) for r in rows if r.id in removing) + sum(len(c) for c in adding)
+    limit = settings.core_max_chars
+    if after > limit and after > size:
+        raise OverLimit(
+            f"the core profile would be {after} characters, over the limit of {limit} "
+            f"(LOCI_MEMORY_CORE_MAX_CHARS; now {size}): merge or forget core entries first",
+            field="content",
+            size=size,
+            limit=limit,
+            entries=[{"id": r.id, "category": r.category, "content": r.content} for r in rows],
+        )
+
+
+_COPIED = [
+    "user_id",
+    "lineage_id",
+    "layer",
+    "category",
+    "content",
+    "summary",
+    "body",
+    "source",
+    "confidence",
+    "importance",
+    "pinned",
+    "tags",
+    "agent_id",
+    "conversation_id",
+    "turn_seqs",
+    "last_confirmed_at",
+    "recall_count",
+    "last_recalled_at",
+    "embedding",
+]
+
+
+def copy_row(row: Memory, **changes: Any) -> Memory:
+    """A new version of ``row`` (same lineage), with ``changes`` applied; not yet added."""
+    values = {name: getattr(row, name) for name in _COPIED}
+    values.update(changes)
+    return Memory(**values)
+
+
+def end_row(row: Memory, when: datetime, reason: str, superseded_by: int | None = None) -> None:
+    row.valid_until = when
+    row.end_reason = reason
+    row.superseded_by = superseded_by
+
+
+_COPY_LINKS = text("""
+INSERT INTO memory_links (user_id, from_id, to_id, relation)
+SELECT l.user_id,
+       CASE WHEN l.from_id = :old THEN :new ELSE l.from_id END,
+       CASE WHEN l.to_id = :old THEN :new ELSE l.to_id END,
+       l.relation
+FROM memory_links l
+JOIN memories other ON other.id = CASE WHEN l.from_id = :old THEN l.to_id ELSE l.from_id END
+WHERE l.user_id = :uid AND (l.from_id = :old OR l.to_id = :old)
+  AND l.removed_at IS NULL AND other.valid_until IS NULL AND other.id <> :new
+ON CONFLICT DO NOTHING
+""")
+
+
+async def copy_links(s: AsyncSession, user_id: int, old_id: int, new_id: int) -> None:
+    """Point ``old_id``'s active links (to still-active memories) at ``new_id`` too. The old
+    links stay as they were: they are what an ``as_of`` read before this write sees."""
+    await s.flush()
+    await s.execute(_COPY_LINKS, {"old": old_id, "new": new_id, "uid": user_id})
+
+
+async def record_event(
+    s: AsyncSession,
+    user_id: int,
+    event: str,
+    *,
+    actor: str,
+    lineage_id: int | None,
+    old_id: int | None = None,
+    new_id: int | None = None,
+    **meta: Any,
+) -> MemoryHistory:
+    row = MemoryHistory(
+        user_id=user_id, event=event, lineage_id=lineage_id, old_id=old_id, new_id=new_id, actor=actor, meta=meta
+    )
+    s.add(row)
+    await s.flush()
+    return row
+
+
+async def memory_outs(s: AsyncSession, rows: Sequence[Memory]) -> list[MemoryOut]:
+    """DTOs for ``rows``, with the conversation's own id (what clients know) in one query."""
+    await s.flush()
+    conv_ids = {r.conversation_id for r in rows if r.conversation_id is not None}
+    names: dict[int, str] = {}
+    if conv_ids:
+        found = await s.execute(select(Conversation.id, Conversation.external_id).where(Conversation.id.in_(conv_ids)))
+        names = {cid: ext for cid, ext in found.tuples()}
+    return [_out(r, names.get(r.conversation_id) if r.conversation_id else None) for r in rows]
+
+
+def _out(r: Memory, conversation: str | None) -> MemoryOut:
+    return MemoryOut(
+        r.id, r.lineage_id, r.layer, r.category, r.content, r.summary, r.body, r.source, r.confidence,
+        r.importance, r.pinned, list(r.tags or []), r.agent_id, conversation, list(r.turn_seqs or []),
+        r.valid_from, r.valid_until, r.end_reason, r.superseded_by, r.last_confirmed_at, r.created_at,
+    )  # fmt: skip
+
+
+def link_out(link: MemoryLink) -> LinkOut:
+    return LinkOut(link.id, link.from_id, link.to_id, link.relation, link.created_at, link.removed_at)
+
+
+def undo_path(event_id: int) -> str:
+    return f"/v1/memories/undo/{event_id}"
+
+
+async def event_out(
+    s: AsyncSession,
+    history: MemoryHistory,
+    memory: Memory | None,
+    previous: Memory | None = None,
+    link: MemoryLink | None = None,
+) -> MemoryEvent:
+    """The answer of a write: what it did, the rows after and before, and how to undo it."""
+    rows = [r for r in (memory, previous) if r is not None]
+    outs = dict(zip((id(r) for r in rows), await memory_outs(s, rows), strict=True))
+    undo = UndoRef(history.id, "POST", undo_path(history.id)) if history.event in UNDOABLE else None
+    return MemoryEvent(
+        history.id,
+        history.event,
+        outs.get(id(memory)) if memory is not None else None,
+        outs.get(id(previous)) if previous is not None else None,
+        undo,
+        link_out(link) if link is not None else None,
+    )

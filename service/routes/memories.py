@@ -1,0 +1,308 @@
+"""Explicit memories over HTTP: save, update, forget, confirm, restore, link, undo, read,
+and the core profile as Markdown.
+
+Thin handlers: each parses, makes one call into `domain.memories` (writes),
+`domain.memory_read`, `domain.memory_undo` or `domain.memory_profile`, and returns its
+DTO. Every write answers a `MemoryEvent` naming its undo.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, Response, delete, get, post, put
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body, JSONBody, QueryParameter
+
+from domain import memories, memory_profile, memory_read, memory_undo
+from domain.memory_dto import (
+    ConfirmIn,
+    ForgetIn,
+    HistoryOut,
+    LinkIn,
+    MemoryDetail,
+    MemoryEvent,
+    MemoryIn,
+    MemoryPage,
+    MemoryUpdateIn,
+    ProfileIn,
+    ProfileOut,
+    ProfileWrite,
+)
+from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
+from domain.memory_rows import MemoryStore
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
+from loci.settings import CATEGORY_PATTERN
+from loci.timexpr import parse_timestamp
+from service.deps import CallerDep, StateDep
+from service.routes._docs import IdPath, IdQuery, errors
+from service.state import AppState
+
+__all__ = ["MemoryController", "ProfileController"]
+
+
+class Candidate(msgspec.Struct):
+    id: int
+    category: str
+    content: str
+
+
+class ConflictBody(msgspec.Struct):
+    status_code: int
+    detail: str
+    extra: list[Candidate] | None = None
+    """For a text matching several memories: the candidates (at most 10), to retry with an id."""
+
+
+class CoreRoom(msgspec.Struct):
+    key: str
+    message: str
+    size: int
+    limit: int
+    entries: list[Candidate]
+
+
+class CoreLimitBody(msgspec.Struct):
+    status_code: int
+    detail: str
+    extra: list[CoreRoom]
+
+
+_CONFLICT = ResponseSpec(
+    data_container=ConflictBody,
+    description="Text matching several memories (`extra` lists them), or a state that refuses the write",
+    generate_examples=False,
+    examples=[
+        Example(
+            summary="Ambiguous text",
+            value={
+                "status_code": 409,
+                "detail": "2 active memories contain 'coffee': send one's id as id_or_text (or more of its text)",
+                "extra": [
+                    {"id": 7, "category": "preference", "content": "Likes coffee black"},
+                    {"id": 9, "category": "fact", "content": "Drinks coffee at 7"},
+                ],
+            },
+        )
+    ],
+)
+_CORE_FULL = ResponseSpec(
+    data_container=CoreLimitBody,
+    description="The core profile would go over LOCI_MEMORY_CORE_MAX_CHARS; `extra` has its size, limit and entries",
+    generate_examples=False,
+)
+
+
+def _errors(*codes: int) -> dict[int, ResponseSpec]:
+    out = errors(*(c for c in codes if c not in (409, 422)))
+    if 409 in codes:
+        out[409] = _CONFLICT
+    if 422 in codes:
+        out[422] = _CORE_FULL
+    return out
+
+
+def _store(state: AppState) -> MemoryStore:
+    return MemoryStore(state.db, state.embedder, state.settings.memory)
+
+
+AsOf = Annotated[
+    str | None,
+    QueryParameter(description="ISO 8601 time: read what was valid then (default: now)", max_length=64),
+]
+AgentQuery = Annotated[str | None, QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
+_EVENT = "Answers a `memory_event`: {event_id, event, memory, previous, undo: {event_id, method, path} or null}."
+SAVE_EXAMPLE = Example(
+    summary="Save a preference", value={"content": "Prefers answers in metric units", "category": "preference"}
+)
+
+
+class MemoryController(Controller):
+    path = "/v1/memories"
+    tags = ("memories",)
+
+    @post(
+        "",
+        operation_id="saveMemory",
+        summary="Save a memory (idempotent by content)",
+        description=(
+            "Content identical (trimmed, ignoring case) to an active memory of the same category returns that "
+            "memory with event `unchanged` and status 200, writing nothing. `category` must be one of "
+            "LOCI_MEMORY_CATEGORIES; content at most LOCI_MEMORY_CONTENT_MAX_CHARS. A core memory that would take "
+            "the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422. " + _EVENT
+        ),
+        responses={
+            200: ResponseSpec(MemoryEvent, description="Already saved: nothing written"),
+            **_errors(400, 404, 422),
+        },
+    )
+    async def save(
+        self, app_state: StateDep, caller: CallerDep, data: Annotated[MemoryIn, Body(examples=[SAVE_EXAMPLE])]
+    ) -> Response[MemoryEvent]:
+        event = await memories.save_memory(_store(app_state), caller.user_id, data)
+        return Response(event, status_code=200 if event.event == "unchanged" else 201)
+
+    @post(
+        "/update",
+        operation_id="updateMemory",
+        status_code=200,
+        summary="Change a memory (a new version; the old one stays in history)",
+        description="Fields left out keep their value; the memory's links follow the new version. " + _EVENT,
+        responses=_errors(400, 404, 409, 422),
+    )
+    async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
+        return await memories.update_memory(_store(app_state), caller.user_id, data)
+
+    @post(
+        "/forget",
+        operation_id="forgetMemory",
+        status_code=200,
+        summary="Forget a memory (kept for history and restore)",
+        description=_EVENT,
+        responses=_errors(400, 404, 409),
+    )
+    async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
+        return await memories.forget_memory(_store(app_state), caller.user_id, data)
+
+    @post(
+        "/confirm",
+        operation_id="confirmMemory",
+        status_code=200,
+        summary="Mark a memory as still true now",
+        description="Sets `last_confirmed_at` only. " + _EVENT,
+        responses=_errors(400, 404, 409),
+    )
+    async def confirm(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ConfirmIn]) -> MemoryEvent:
+        return await memories.confirm_memory(_store(app_state), caller.user_id, data)
+
+    @post(
+        "/{memory_id:int}/restore",
+        operation_id="restoreMemory",
+        status_code=200,
+        summary="Bring a forgotten memory back (as a new version)",
+        description="409 when the memory already has an active version. " + _EVENT,
+        responses=_errors(400, 404, 409, 422),
+    )
+    async def restore(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> MemoryEvent:
+        return await memories.restore_memory(_store(app_state), caller.user_id, memory_id)
+
+    @post(
+        "/links",
+        operation_id="linkMemories",
+        status_code=200,
+        summary="Link two active memories",
+        description=_EVENT + " `link` holds the link.",
+        responses=_errors(400, 404),
+    )
+    async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
+        return await memories.link_memories(_store(app_state), caller.user_id, data)
+
+    @delete(
+        "/links/{link_id:int}",
+        operation_id="unlinkMemories",
+        status_code=200,
+        summary="Remove a link (kept for as_of reads)",
+        description=_EVENT,
+        responses=_errors(400, 404),
+    )
+    async def unlink(self, app_state: StateDep, caller: CallerDep, link_id: IdPath) -> MemoryEvent:
+        return await memories.unlink_memories(_store(app_state), caller.user_id, link_id)
+
+    @post(
+        "/undo/{event_id:int}",
+        operation_id="undoMemoryEvent",
+        status_code=200,
+        summary="Undo one write (the latest of its memory)",
+        description=(
+            "Reverses the write a history event recorded, by writing forward (an undone update ends the new "
+            "version and re-adds the old content). 409 when the memory changed since, or it was undone already. "
+            + _EVENT
+        ),
+        responses=_errors(400, 404, 409, 422),
+    )
+    async def undo(self, app_state: StateDep, caller: CallerDep, event_id: IdPath) -> MemoryEvent:
+        return await memory_undo.undo_event(_store(app_state), caller.user_id, event_id)
+
+    @get(
+        "",
+        operation_id="listMemories",
+        summary="Active memories (or those valid at as_of), newest first",
+        description="Keyset-paginated: pass `next_before` as `before`.",
+        responses=_errors(400),
+    )
+    async def list_memories(
+        self,
+        app_state: StateDep,
+        caller: CallerDep,
+        layer: Annotated[str | None, QueryParameter(pattern=f"^({'|'.join(MEMORY_LAYERS)})$")] = None,
+        category: Annotated[str | None, QueryParameter(pattern=CATEGORY_PATTERN)] = None,
+        source: Annotated[str | None, QueryParameter(pattern=f"^({'|'.join(MEMORY_SOURCES)})$")] = None,
+        agent_id: AgentQuery = None,
+        as_of: AsOf = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=LIST_LIMIT_MAX)] = 50,
+        before: IdQuery = None,
+    ) -> MemoryPage:
+        when = parse_timestamp(as_of, field="as_of") if as_of is not None else None
+        query = MemoryQuery(layer, category, source, agent_id, when, limit, before)
+        return await memory_read.list_memories(app_state.db, caller.user_id, query)
+
+    @get(
+        "/{memory_id:int}",
+        operation_id="getMemory",
+        summary="One version of a memory, with its links",
+        description="Any version of the caller's memories; links valid at `as_of` (default: when it was valid).",
+        responses=_errors(400, 404),
+    )
+    async def get_memory(
+        self, app_state: StateDep, caller: CallerDep, memory_id: IdPath, as_of: AsOf = None
+    ) -> MemoryDetail:
+        when = parse_timestamp(as_of, field="as_of") if as_of is not None else None
+        return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when)
+
+    @get(
+        "/{memory_id:int}/history",
+        operation_id="getMemoryHistory",
+        summary="Every write of a memory, oldest first",
+        description="The history event ids are what `POST /v1/memories/undo/{event_id}` takes.",
+        responses=_errors(400, 404),
+    )
+    async def history(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> list[HistoryOut]:
+        return await memory_read.memory_history(app_state.db, caller.user_id, memory_id)
+
+
+PROFILE_EXAMPLE = Example(
+    summary="Two sections", value={"markdown": "## Profile\n- Lives in Lyon\n\n## Response style\n- Short answers\n"}
+)
+
+
+class ProfileController(Controller):
+    path = "/v1/profile"
+    tags = ("memories",)
+
+    @get(
+        "",
+        operation_id="getProfile",
+        summary="The core profile as Markdown",
+        description="`## Category` sections with one `- ` bullet per core memory; `size` against `limit`.",
+        responses=_errors(),
+    )
+    async def get_profile(self, app_state: StateDep, caller: CallerDep) -> ProfileOut:
+        return await memory_profile.get_profile(app_state.db, app_state.settings.memory, caller.user_id)
+
+    @put(
+        "",
+        operation_id="putProfile",
+        summary="Replace the core profile (Markdown or entries)",
+        description=(
+            "Diffed against the active core memories: unchanged lines are kept, removed ones forgotten, new ones "
+            "added (source user), in one transaction. Headings must be categories; 422 over the limit."
+        ),
+        responses=_errors(400, 422),
+    )
+    async def put_profile(
+        self, app_state: StateDep, caller: CallerDep, data: Annotated[ProfileIn, Body(examples=[PROFILE_EXAMPLE])]
+    ) -> ProfileWrite:
+        return await memory_profile.put_profile(_store(app_state), caller.user_id, data)
