@@ -8,7 +8,8 @@ An export is what the service remembers, so what sits in the trash is left out: 
 palace rows, trashed conversations and turns, relations whose source drawer is trashed
 and entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
 A relation's ``valid_to`` is the one those reads show. The ``deleted_at`` fields stay in
-the format, so older files that carry trashed rows still import.
+the format, so older files that carry trashed rows still import. Explicit memories go out
+whole, every version with its links and history (`domain.export_memories`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from domain.export_format import (
     TurnDoc,
     WingDoc,
 )
+from domain.export_memories import memory_docs
 from ingest import effective_valid_to, live_entity, live_relation
 from loci.db import Database
 from loci.models import (
@@ -214,6 +216,8 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         agents, conversations = await _agents_and_conversations(s, user_id)
         wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
         entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})
+        conversation_ids = {c.id for c in conversations}
+        memories, memory_links, memory_history = await memory_docs(s, user_id, conversation_ids, embeddings=embeddings)
     _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(
         format="loci-export",
@@ -229,6 +233,9 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         entities=entities,
         drawer_entities=drawer_entities,
         relations=relations,
+        memories=memories,
+        memory_links=memory_links,
+        memory_history=memory_history,
     )
 
 
