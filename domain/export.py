@@ -40,6 +40,7 @@ from domain.export_memories import memory_docs
 from ingest import effective_valid_to, live_entity, live_relation
 from loci.db import Database
 from loci.models import (
+    MEMORY_LAYERS,
     Agent,
     Closet,
     Conversation,
@@ -283,4 +284,13 @@ def render_markdown(doc: ExportDoc) -> str:
             until = f" until {_when(rel.valid_to)}" if rel.valid_to else " (current)"
             out.append(f"- {names.get(rel.subject_id, '?')} {rel.predicate} {obj}: from {_when(rel.valid_from)}{until}")
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out + _memory_lines(doc))
+
+
+def _memory_lines(doc: ExportDoc) -> list[str]:
+    """The memories valid now, by layer; their earlier versions and history stay in the JSON."""
+    active = [m for m in doc.memories if m.valid_until is None]
+    out = ["## Memories", ""] if active else []
+    for layer in MEMORY_LAYERS:
+        out += [f"- *{m.category}* ({layer}): {m.content}" for m in active if m.layer == layer]
+    return [*out, ""] if active else []

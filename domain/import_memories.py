@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -56,6 +57,7 @@ from loci.settings import MemorySettings, MiningSettings
 __all__ = [
     "ACTOR_MAX_CHARS",
     "IMPORTANCE_RANGE",
+    "INTEGER_MAX",
     "MemoryIdMap",
     "check_core_cap",
     "check_history",
@@ -75,6 +77,8 @@ IMPORTANCE_RANGE = (1, 5)
 """A memory's importance, as the schema's ``memory_importance`` check allows it."""
 ACTOR_MAX_CHARS = 200
 """The memory_history.actor column's width."""
+INTEGER_MAX = 2**31 - 1
+"""The largest ``recall_count`` and turn seq: their columns are 32-bit integers."""
 
 
 def _one_of(value: str, allowed: Iterable[str], field: str, setting: str = "") -> None:
@@ -107,6 +111,11 @@ def _check_texts(m: MemoryDoc, memory: MemorySettings, limits: MiningSettings) -
         _one_of(m.end_reason, MEMORY_END_REASONS, "end_reason")
 
 
+def _utc(at: datetime) -> datetime:
+    """Naive means UTC, as everywhere times come in (`loci.timexpr.parse_timestamp`)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def _check_numbers(m: MemoryDoc) -> None:
     if (m.source == "extracted") != (m.confidence is not None):
         raise InvalidInput("confidence is given exactly when source is extracted", field="confidence")
@@ -117,10 +126,12 @@ def _check_numbers(m: MemoryDoc) -> None:
         raise InvalidInput(f"importance must be between {low} and {high}", field="importance")
     if (m.valid_until is None) != (m.end_reason is None):
         raise InvalidInput("an ended memory (valid_until) has an end_reason, an active one none", field="end_reason")
-    if m.valid_until is not None and m.valid_until < m.valid_from:
+    if m.valid_until is not None and _utc(m.valid_until) < _utc(m.valid_from):
         raise InvalidInput("valid_until must not be before valid_from", field="valid_until")
-    if m.recall_count < 0:
-        raise InvalidInput("recall_count must not be negative", field="recall_count")
+    if not 0 <= m.recall_count <= INTEGER_MAX:
+        raise InvalidInput(f"recall_count must be between 0 and {INTEGER_MAX}", field="recall_count")
+    if not all(0 <= seq <= INTEGER_MAX for seq in m.turn_seqs):
+        raise InvalidInput(f"turn_seqs must be between 0 and {INTEGER_MAX}", field="turn_seqs")
     if m.embedding is not None and len(m.embedding) != EMBEDDING_DIM:
         raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field="embedding")
 

@@ -176,6 +176,8 @@ async def test_json_round_trip_is_exact(client: Client, db: Database, new_user: 
         assert (await s.execute(select(Memory).where(Memory.id == purge["old_id"]))).first() is None
     ids = [h["id"] for h in again["memory_history"]]
     assert ids == sorted(ids) and set(ids).isdisjoint(h["id"] for h in exported["memory_history"])
+    book = (await client.get("/v1/export", headers=target.headers, params={"format": "markdown"})).text
+    assert "## Memories" in book and "Ann lives in Paris" in book and "Ann lives in Lyon" not in book
 
 
 def _lines(body: bytes) -> list[dict[str, Any]]:
@@ -265,6 +267,8 @@ async def test_bad_memory_rows_import_nothing_and_say_where(
         (_broken(doc, "memories", 0, superseded_by=10**15), "memories[0].superseded_by"),
         (_broken(doc, "memories", 0, conversation_id=10**15), "memories[0].conversation_id"),
         (_broken(doc, "memories", 0, valid_until=None, end_reason=None), "memories[5].valid_until"),
+        (_broken(doc, "memories", 0, valid_until="2025-03-01T08:00:00"), "memories[0].valid_until"),  # naive: UTC
+        (_broken(doc, "memories", 0, recall_count=2**40), "memories[0].recall_count"),
         (_broken(doc, "memory_links", 0, relation="likes"), "memory_links[0].relation"),
         (_broken(doc, "memory_links", 0, to_id=10**15), "memory_links[0].to_id"),
         (_broken(doc, "memory_history", 0, event="explode"), "memory_history[0].event"),
