@@ -8,7 +8,8 @@ An export is what the service remembers, so what sits in the trash is left out: 
 palace rows, trashed conversations and turns, relations whose source drawer is trashed
 and entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
 A relation's ``valid_to`` is the one those reads show. The ``deleted_at`` fields stay in
-the format, so older files that carry trashed rows still import.
+the format, so older files that carry trashed rows still import. Explicit memories go out
+whole, every version with its links and history (`domain.export_memories`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ from domain.export_format import (
     TurnDoc,
     WingDoc,
 )
+from domain.export_memories import memory_docs
 from ingest import effective_valid_to, live_entity, live_relation
 from loci.db import Database
 from loci.models import (
+    MEMORY_LAYERS,
     Agent,
     Closet,
     Conversation,
@@ -214,6 +217,8 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         agents, conversations = await _agents_and_conversations(s, user_id)
         wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
         entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})
+        conversation_ids = {c.id for c in conversations}
+        memories, memory_links, memory_history = await memory_docs(s, user_id, conversation_ids, embeddings=embeddings)
     _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(
         format="loci-export",
@@ -229,6 +234,9 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         entities=entities,
         drawer_entities=drawer_entities,
         relations=relations,
+        memories=memories,
+        memory_links=memory_links,
+        memory_history=memory_history,
     )
 
 
@@ -276,4 +284,13 @@ def render_markdown(doc: ExportDoc) -> str:
             until = f" until {_when(rel.valid_to)}" if rel.valid_to else " (current)"
             out.append(f"- {names.get(rel.subject_id, '?')} {rel.predicate} {obj}: from {_when(rel.valid_from)}{until}")
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out + _memory_lines(doc))
+
+
+def _memory_lines(doc: ExportDoc) -> list[str]:
+    """The memories valid now, by layer; their earlier versions and history stay in the JSON."""
+    active = [m for m in doc.memories if m.valid_until is None]
+    out = ["## Memories", ""] if active else []
+    for layer in MEMORY_LAYERS:
+        out += [f"- *{m.category}* ({layer}): {m.content}" for m in active if m.layer == layer]
+    return [*out, ""] if active else []

@@ -4,6 +4,10 @@ One format for both directions (`domain.export` writes it, `domain.importer` rea
 so the two cannot drift. Unknown fields are ignored on import, so a newer or older file
 still decodes; ``deleted_at`` fields stay in the format for older files that carried
 trashed rows.
+
+Version 2 added the explicit memories: every version of every memory (active and ended:
+the ended ones are the history), their links and their write events. A version 1 file
+has none of the three lists, which default to empty, so it still imports.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from loci.models import TOP_K_DEFAULT
 
 __all__ = [
     "FORMAT",
+    "SUPPORTED_VERSIONS",
     "VERSION",
     "AgentDoc",
     "ClosetDoc",
@@ -25,6 +30,9 @@ __all__ = [
     "DrawerEntityDoc",
     "EntityDoc",
     "ExportDoc",
+    "MemoryDoc",
+    "MemoryHistoryDoc",
+    "MemoryLinkDoc",
     "RelationDoc",
     "RoomDoc",
     "SettingsDoc",
@@ -33,7 +41,9 @@ __all__ = [
 ]
 
 FORMAT = "loci-export"
-VERSION = 1
+VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
+"""The versions an import reads: 1 is 2 without the memory tables."""
 
 
 class SettingsDoc(msgspec.Struct):
@@ -153,6 +163,59 @@ class RelationDoc(msgspec.Struct):
     created_at: datetime | None = None
 
 
+class MemoryDoc(msgspec.Struct):
+    """One version of one explicit memory (`loci.models.Memory`): ``id``, ``lineage_id`` and
+    ``superseded_by`` are memory ids of this file, ``conversation_id`` a conversation's."""
+
+    id: int
+    lineage_id: int
+    layer: str
+    category: str
+    content: str
+    source: str
+    valid_from: datetime
+    summary: str | None = None
+    body: str | None = None
+    confidence: float | None = None
+    importance: int = 3
+    pinned: bool = False
+    tags: list[str] = []
+    agent_id: str | None = None
+    conversation_id: int | None = None
+    turn_seqs: list[int] = []
+    valid_until: datetime | None = None
+    end_reason: str | None = None
+    superseded_by: int | None = None
+    last_confirmed_at: datetime | None = None
+    recall_count: int = 0
+    last_recalled_at: datetime | None = None
+    created_at: datetime | None = None
+    embedding: list[float] | None = None
+
+
+class MemoryLinkDoc(msgspec.Struct):
+    id: int
+    from_id: int
+    to_id: int
+    relation: str
+    created_at: datetime | None = None
+    removed_at: datetime | None = None
+
+
+class MemoryHistoryDoc(msgspec.Struct):
+    """One write event; ``old_id``/``new_id``/``lineage_id`` may name purged memories, which
+    the file does not hold (the importer keeps them pointing at nothing: `domain.import_memories`)."""
+
+    id: int
+    event: str
+    actor: str
+    lineage_id: int | None = None
+    old_id: int | None = None
+    new_id: int | None = None
+    meta: dict[str, Any] = {}
+    created_at: datetime | None = None
+
+
 class ExportDoc(msgspec.Struct):
     format: Literal["loci-export"]
     version: int
@@ -167,3 +230,6 @@ class ExportDoc(msgspec.Struct):
     entities: list[EntityDoc] = []
     drawer_entities: list[DrawerEntityDoc] = []
     relations: list[RelationDoc] = []
+    memories: list[MemoryDoc] = []
+    memory_links: list[MemoryLinkDoc] = []
+    memory_history: list[MemoryHistoryDoc] = []

@@ -6,6 +6,7 @@ memory holds one batch of rows plus the ids of what was exported (integers; the
 rows below a wing or a turn need them to leave out what sits under something trashed).
 The rules of what goes out are the JSON export's (`domain.export`): nothing in the
 trash, relations whose source drawer went out, references to left-out rows dropped.
+Explicit memories come last: every version, then links, then history (`domain.export_memories`).
 Everything comes from one transaction.
 """
 
@@ -20,7 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from domain.export import drawer_doc, relation_doc, settings_doc
+from domain.export_memories import history_doc, link_doc, memory_doc, memory_queries
 from domain.stream_format import (
+    VERSION,
     AgentLine,
     ClosetLine,
     ConversationLine,
@@ -29,6 +32,9 @@ from domain.stream_format import (
     EndLine,
     EntityLine,
     HeaderLine,
+    MemoryHistoryLine,
+    MemoryLine,
+    MemoryLinkLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -146,6 +152,20 @@ async def _graph(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterator
             yield out.line("relation", RelationLine(**_fields(relation_doc(r, valid_to))), r.id)
 
 
+async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings: bool) -> AsyncIterator[bytes]:
+    """Every memory version, then the links, then the history, each in id order."""
+    memories, links, history = (
+        q.execution_options(yield_per=CURSOR_BATCH) for q in memory_queries(user_id, embeddings=embeddings)
+    )
+    conversations = out.ids.get("conversation", set())
+    async for m in await s.stream_scalars(memories):
+        yield out.line("memory", MemoryLine(**_fields(memory_doc(m, conversations, embeddings=embeddings))))
+    async for link in await s.stream_scalars(links):
+        yield out.line("memory_link", MemoryLinkLine(**_fields(link_doc(link))))
+    async for h in await s.stream_scalars(history):
+        yield out.line("memory_history", MemoryHistoryLine(**_fields(history_doc(h))))
+
+
 def _fields(struct: Any) -> dict[str, Any]:
     return {name: getattr(struct, name) for name in struct.__struct_fields__}
 
@@ -155,8 +175,13 @@ async def export_ndjson(db: Database, user_id: int, *, embeddings: bool = True) 
     out = _Exported()
     async with db.user_session(user_id) as s:
         now = (await s.execute(select(func.now()))).scalar_one()
-        yield encode_line(HeaderLine("loci-export", 1, now, embeddings))
-        parts = (_people(s, user_id, out), _palace(s, user_id, out, embeddings=embeddings), _graph(s, user_id, out))
+        yield encode_line(HeaderLine("loci-export", VERSION, now, embeddings))
+        parts = (
+            _people(s, user_id, out),
+            _palace(s, user_id, out, embeddings=embeddings),
+            _graph(s, user_id, out),
+            _memories(s, user_id, out, embeddings=embeddings),
+        )
         for part in parts:
             async for line in part:
                 yield line

@@ -7,7 +7,9 @@ the JSON import (`domain.importer`), ids in the file are labels remapped to fres
 and ``mined_seq`` is recomputed. Drawers that come without a vector (an export with
 ``embeddings=false``) are embedded as they are written, for the roles mining embeds;
 their sentence vectors are left to the backfill job, as for any drawer not
-``sentences_done``.
+``sentences_done``. Explicit memories are written by `domain.import_memories`' rules, with
+new ids reserved from the plan before the first row, and embedded alike when they come
+without a vector.
 """
 
 from __future__ import annotations
@@ -24,6 +26,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
+from domain.import_embed import memory_text
+from domain.import_memories import (
+    MemoryIdMap,
+    check_core_cap,
+    history_row,
+    link_row,
+    memory_row,
+    reserve_ids,
+    set_superseded,
+)
 from domain.import_stream_checks import Plan, check_stream
 from domain.importer import ImportResult, refuse_unless_empty
 from domain.stream_format import (
@@ -33,6 +45,9 @@ from domain.stream_format import (
     DrawerEntityLine,
     DrawerLine,
     EntityLine,
+    MemoryHistoryLine,
+    MemoryLine,
+    MemoryLinkLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -57,6 +72,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from loci.settings import MemorySettings as MemoryConfig
 from loci.settings import MiningSettings
 
 __all__ = ["WRITE_BATCH", "import_ndjson"]
@@ -75,6 +91,8 @@ class _Ids:
     roles: frozenset[str]
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
+    memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}))
+    newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
 
     def __call__(self, kind: str, value: int | None) -> Any:
         return None if value is None else self.maps[kind][value]
@@ -161,6 +179,20 @@ def _relation(r: RelationLine, ids: _Ids) -> Any:
     return _dated(row, r.created_at)
 
 
+def _memory(r: MemoryLine, ids: _Ids) -> Any:
+    if r.superseded_by is not None:
+        ids.newer.append((ids.memories.memories[r.id], ids.memories.memories[r.superseded_by]))
+    return memory_row(r, ids.user_id, ids.memories, ids("conversation", r.conversation_id))
+
+
+def _memory_link(r: MemoryLinkLine, ids: _Ids) -> Any:
+    return link_row(r, ids.user_id, ids.memories)
+
+
+def _memory_history(r: MemoryHistoryLine, ids: _Ids) -> Any:
+    return history_row(r, ids.user_id, ids.memories)
+
+
 _ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
     ConversationLine: _conversation,
     TurnLine: _turn,
@@ -171,6 +203,9 @@ _ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
     EntityLine: _entity,
     DrawerEntityLine: _drawer_entity,
     RelationLine: _relation,
+    MemoryLine: _memory,
+    MemoryLinkLine: _memory_link,
+    MemoryHistoryLine: _memory_history,
 }
 
 
@@ -213,8 +248,7 @@ class _Batch:
     async def flush(self) -> None:
         if not self.rows:
             return
-        if self.kind == "drawer":
-            await self._embed()
+        await self._embed()
         self.s.add_all([row for _, row in self.rows])
         await self.s.flush()
         known = self.ids.maps.setdefault(self.kind, {})
@@ -223,14 +257,19 @@ class _Batch:
         self.rows = []
 
     async def _embed(self) -> None:
-        """Vectors for the batch's drawers of the embedded roles that came without one, before
-        they are written: embedding after the insert would write every drawer (and its index
-        entries) twice."""
+        """Vectors for the batch's drawers of the embedded roles (memories: all) that came
+        without one, before they are written: embedding after the insert would write every
+        row (and its index entries) twice."""
         embedder = self.ids.embedder
-        missing = [row for _, row in self.rows if row.embedding is None and row.role in self.ids.roles]
+        if self.kind not in ("drawer", "memory"):
+            return
+        missing = [row for _, row in self.rows if row.embedding is None]
+        if self.kind == "drawer":
+            missing = [row for row in missing if row.role in self.ids.roles]
         if embedder is None or not missing:
             return
-        batch = await asyncio.to_thread(embedder.embed, [row.content for row in missing])
+        texts = [memory_text(row.content) if self.kind == "memory" else row.content for row in missing]
+        batch = await asyncio.to_thread(embedder.embed, texts)
         for row, vector in zip(missing, batch.vectors, strict=True):
             row.embedding = vector
 
@@ -273,8 +312,9 @@ async def _spool(chunks: AsyncIterable[bytes], spool: IO[bytes]) -> None:
 def _result(plan: Plan) -> ImportResult:
     n = plan.counts
     return ImportResult(
-        n["conversation"], n["turn"], n["wing"], n["room"], n["closet"], n["drawer"], n["entity"], n["relation"]
-    )
+        n["conversation"], n["turn"], n["wing"], n["room"], n["closet"], n["drawer"], n["entity"], n["relation"],
+        n["memory"], n["memory_link"], n["memory_history"],
+    )  # fmt: skip
 
 
 async def import_ndjson(
@@ -284,21 +324,27 @@ async def import_ndjson(
     chunks: AsyncIterable[bytes],
     *,
     limits: MiningSettings,
+    memory: MemoryConfig | None = None,
 ) -> ImportResult:
     """All or nothing: a file cut short or wrong anywhere writes nothing (module doc).
 
     ``embedder`` None leaves drawers without a vector to the embedding backfill job.
     Embedding happens inside the transaction, so a failure there imports nothing either.
+    ``memory``: the server's memory settings (categories, lengths, the core cap).
     """
+    memory = memory or MemoryConfig()
     with tempfile.TemporaryFile(prefix="loci-import-") as spool:
         await _spool(chunks, spool)
-        plan = check_stream(_lines(spool), limits)
+        plan = check_stream(_lines(spool), limits, memory)
         result = _result(plan)
         ids = _Ids(plan, user_id, embedder, frozenset(limits.embed_roles))
         try:
             async with db.user_session(user_id) as s:
                 await refuse_unless_empty(s, user_id)
+                ids.memories = await reserve_ids(s, plan.memory_space, plan.link_ids, plan.history_ids)
                 await _write(s, _lines(spool), ids)
+                await set_superseded(s, ids.newer)
+                await check_core_cap(s, user_id, memory)
                 await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
         except IntegrityError as e:
             detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"

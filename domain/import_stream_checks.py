@@ -8,8 +8,10 @@ last line is the ``end`` record whose counts match. Errors are ``InvalidInput`` 
 ``field="line N"`` (1-based) and say which field of that line.
 
 What the second pass needs comes out of this one: each conversation's ``mined_seq``,
-recomputed from the drawers the file brings (never read from the file), and the counts.
-Memory holds integer ids per row type, never the rows.
+recomputed from the drawers the file brings (never read from the file), the counts, and
+the ids the explicit memories' tables use (`domain.import_memories` reserves new ones for
+them before writing). Memory holds integer ids per row type, never the rows. A memory's
+``superseded_by`` names a later line, so it is resolved at the ``end`` line.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from typing import Any
 import msgspec
 
 from domain.import_checks import check_content, check_leaves
+from domain.import_memories import check_history, check_link, check_memory
 from domain.stream_format import (
     ROW_LINES,
-    VERSION,
+    SUPPORTED_VERSIONS,
     AgentLine,
     ClosetLine,
     ConversationLine,
@@ -33,6 +36,9 @@ from domain.stream_format import (
     EndLine,
     EntityLine,
     HeaderLine,
+    MemoryHistoryLine,
+    MemoryLine,
+    MemoryLinkLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -44,7 +50,7 @@ from domain.stream_format import (
 from loci.errors import InvalidInput
 from loci.inputs import check_id
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
-from loci.settings import MiningSettings
+from loci.settings import MemorySettings, MiningSettings
 
 __all__ = ["Plan", "check_stream"]
 
@@ -59,16 +65,22 @@ class Plan:
     counts: Counter[str] = field(default_factory=Counter)
     watermarks: dict[int, int] = field(default_factory=dict)  # conversation id in the file -> mined_seq
     lines: int = 0
+    memory_space: set[int] = field(default_factory=set)  # every memory id the file names (import_memories)
+    link_ids: set[int] = field(default_factory=set)
+    history_ids: set[int] = field(default_factory=set)
 
 
 @dataclass
 class _Seen:
     limits: MiningSettings
+    memory: MemorySettings
     line: int = 0
     ids: dict[str, set[int]] = field(default_factory=dict)
     agents: set[str] = field(default_factory=set)
     turns: dict[int, tuple[int, int]] = field(default_factory=dict)  # turn -> (conversation, seq)
     plan: Plan = field(default_factory=Plan)
+    active_lineages: set[int] = field(default_factory=set)
+    newer: list[tuple[int, int]] = field(default_factory=list)  # (line, superseded_by), resolved at the end
 
     @property
     def where(self) -> str:
@@ -172,6 +184,44 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
     seen.ref("drawer", "source_drawer_id", row.source_drawer_id, optional=True)
 
 
+def _memory(row: MemoryLine, seen: _Seen) -> None:
+    seen.define("memory", row.id)
+    try:
+        check_memory(row, seen.memory, seen.limits)
+    except InvalidInput as e:
+        raise seen.fail(str(e)) from e
+    seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)
+    if row.valid_until is None:
+        if row.lineage_id in seen.active_lineages:
+            raise seen.fail(f"lineage {row.lineage_id} has a second active row")
+        seen.active_lineages.add(row.lineage_id)
+    if row.superseded_by is not None:
+        seen.newer.append((seen.line, row.superseded_by))
+    seen.plan.memory_space.update((row.id, row.lineage_id))
+
+
+def _memory_link(row: MemoryLinkLine, seen: _Seen) -> None:
+    seen.define("memory_link", row.id)
+    try:
+        check_link(row)
+    except InvalidInput as e:
+        raise seen.fail(str(e)) from e
+    seen.ref("memory", "from_id", row.from_id)
+    seen.ref("memory", "to_id", row.to_id)
+    seen.plan.link_ids.add(row.id)
+
+
+def _memory_history(row: MemoryHistoryLine, seen: _Seen) -> None:
+    """History may name purged memories, which no line defines (`domain.import_memories`)."""
+    seen.define("memory_history", row.id)
+    try:
+        check_history(row)
+    except InvalidInput as e:
+        raise seen.fail(str(e)) from e
+    seen.plan.memory_space.update(x for x in (row.lineage_id, row.old_id, row.new_id) if x is not None)
+    seen.plan.history_ids.add(row.id)
+
+
 _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
     SettingsLine: _settings,
     AgentLine: _agent,
@@ -184,6 +234,9 @@ _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
     EntityLine: _entity,
     DrawerEntityLine: _drawer_entity,
     RelationLine: _relation,
+    MemoryLine: _memory,
+    MemoryLinkLine: _memory_link,
+    MemoryHistoryLine: _memory_history,
 }
 assert set(_CHECKS) == set(ROW_LINES)
 
@@ -198,14 +251,19 @@ def _decode(raw: bytes, seen: _Seen) -> Any:
 
 
 def _end(row: EndLine, seen: _Seen) -> None:
+    memories = seen.ids.get("memory", set())
+    for line, newer in seen.newer:
+        if newer not in memories:
+            message = f"line {line}: superseded_by {newer} does not refer to a memory in this file"
+            raise InvalidInput(message, field=f"line {line}")
     counts = {kind: n for kind, n in row.counts.items() if n}
     if counts != dict(seen.plan.counts):
         raise seen.fail(f"the end line counts {counts} but the file holds {dict(seen.plan.counts)}")
 
 
-def check_stream(lines: Iterable[bytes], limits: MiningSettings) -> Plan:
+def check_stream(lines: Iterable[bytes], limits: MiningSettings, memory: MemorySettings) -> Plan:
     """Check every line (module doc); the `Plan` for writing, or InvalidInput naming the line."""
-    seen = _Seen(limits)
+    seen = _Seen(limits, memory)
     ended = False
     for seen.line, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -215,8 +273,9 @@ def check_stream(lines: Iterable[bytes], limits: MiningSettings) -> Plan:
         row = _decode(raw, seen)
         check_leaves(row, seen.where)
         if seen.line == 1:
-            if not isinstance(row, HeaderLine) or row.version != VERSION:
-                raise seen.fail(f"the first line must be the header of a loci-export version {VERSION}")
+            if not isinstance(row, HeaderLine) or row.version not in SUPPORTED_VERSIONS:
+                versions = " or ".join(map(str, SUPPORTED_VERSIONS))
+                raise seen.fail(f"the first line must be the header of a loci-export version {versions}")
         elif isinstance(row, HeaderLine):
             raise seen.fail("a second header line")
         elif isinstance(row, EndLine):

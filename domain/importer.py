@@ -5,7 +5,8 @@ remapped through what this import created, so a file can never point at rows it 
 not bring (another user's, or this user's existing ones). A reference to an id the
 file does not define is a 400 naming the field; the whole import is one transaction.
 Values are checked as the API checks them (`domain.import_checks`), and each
-conversation's ``mined_seq`` is recomputed from the drawers the file brings.
+conversation's ``mined_seq`` is recomputed from the drawers the file brings. Explicit
+memories, their links and history are checked and written by `domain.import_memories`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
-from domain.export_format import DrawerDoc, ExportDoc
+from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
 from domain.import_checks import check_like_the_api, mined_seqs
-from domain.import_embed import embed_imported
+from domain.import_embed import embed_imported, embed_memories
+from domain.import_memories import check_memory_tables, write_memory_tables
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.errors import Conflict, InvalidInput
@@ -43,6 +45,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from loci.settings import MemorySettings as MemoryConfig
 from loci.settings import MiningSettings
 
 __all__ = ["ImportResult", "import_json", "refuse_unless_empty"]
@@ -57,6 +60,9 @@ class ImportResult(msgspec.Struct):
     drawers: int
     entities: int
     relations: int
+    memories: int = 0
+    memory_links: int = 0
+    memory_history: int = 0
 
 
 def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
@@ -331,6 +337,17 @@ async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict
     await _added(s, relations)
 
 
+async def _settings(s: AsyncSession, user_id: int, doc: ExportDoc) -> None:
+    if doc.settings is None:
+        return
+    row = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))).scalar_one_or_none()
+    if row is None:
+        row = MemorySettings(user_id=user_id)
+        s.add(row)
+    for name in msgspec.structs.fields(doc.settings):
+        setattr(row, name.name, getattr(doc.settings, name.name))
+
+
 async def import_json(
     db: Database,
     user_id: int,
@@ -338,46 +355,39 @@ async def import_json(
     *,
     limits: MiningSettings | None = None,
     embedder: Embedder | None = None,
+    memory: MemoryConfig | None = None,
 ) -> ImportResult:
     """All or nothing; refuses (409) a user who already has a palace, conversations or entities.
 
-    ``limits`` are the server's mining settings, the same the API applies to turns. With
-    an ``embedder``, drawers that came without a vector are embedded after the commit
-    (`domain.import_embed`).
+    ``limits`` are the server's mining settings, the same the API applies to turns, and
+    ``memory`` its memory settings (categories, lengths, the core cap). With an
+    ``embedder``, drawers and memories that came without a vector are embedded after the
+    commit (`domain.import_embed`). Explicit memories are added to those the user has.
     """
-    if doc.version != 1:
-        raise InvalidInput("unsupported export version (expected 1)", field="version")
+    if doc.version not in SUPPORTED_VERSIONS:
+        raise InvalidInput(f"unsupported export version (expected one of {SUPPORTED_VERSIONS})", field="version")
+    limits, memory = limits or MiningSettings(), memory or MemoryConfig()
     _check(doc)
-    check_like_the_api(doc, limits or MiningSettings())
+    check_like_the_api(doc, limits)
+    check_memory_tables(doc, memory, limits)
     try:
         async with db.user_session(user_id) as s:
             await refuse_unless_empty(s, user_id)
-            if doc.settings is not None:
-                row = (
-                    await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))
-                ).scalar_one_or_none()
-                if row is None:
-                    row = MemorySettings(user_id=user_id)
-                    s.add(row)
-                for name in msgspec.structs.fields(doc.settings):
-                    setattr(row, name.name, getattr(doc.settings, name.name))
+            await _settings(s, user_id, doc)
             conv_ids, turn_ids = await _conversations(s, user_id, doc)
             drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
             await _graph(s, user_id, doc, drawer_ids)
+            await write_memory_tables(s, user_id, doc, conv_ids, memory)
             result = ImportResult(
-                len(doc.conversations),
-                len(turn_ids),
-                len(doc.wings),
-                len(doc.rooms),
-                len(doc.closets),
-                len(drawer_ids),
-                len(doc.entities),
-                len(doc.relations),
-            )
+                len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),
+                len(drawer_ids), len(doc.entities), len(doc.relations), len(doc.memories), len(doc.memory_links),
+                len(doc.memory_history),
+            )  # fmt: skip
             await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
     except IntegrityError as e:
         detail = str(e.orig).splitlines()[0] if e.orig else "constraint violated"
         raise InvalidInput(f"the file breaks a uniqueness or consistency rule: {detail}", field="body") from e
     if embedder is not None:
-        await embed_imported(db, embedder, user_id, (limits or MiningSettings()).embed_roles)
+        await embed_imported(db, embedder, user_id, limits.embed_roles)
+        await embed_memories(db, embedder, user_id)
     return result

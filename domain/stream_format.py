@@ -11,6 +11,10 @@ conversation is not one huge line.
 The first line is a ``header`` (format and version), the last an ``end`` line with the
 number of rows of each type: a file cut short at a line boundary still parses line by
 line, and only the missing ``end`` (or counts that do not match) shows it was truncated.
+
+The explicit memories (version 2) come last: memories in id order, then their links, then
+their history. A memory's ``superseded_by`` is the one reference to a *later* line (an
+update's old row points at its newer row), so the check pass resolves it at the end.
 """
 
 from __future__ import annotations
@@ -22,12 +26,16 @@ import msgspec
 
 from domain.export_format import (
     FORMAT,
+    SUPPORTED_VERSIONS,
     VERSION,
     AgentDoc,
     ClosetDoc,
     DrawerDoc,
     DrawerEntityDoc,
     EntityDoc,
+    MemoryDoc,
+    MemoryHistoryDoc,
+    MemoryLinkDoc,
     RelationDoc,
     RoomDoc,
     SettingsDoc,
@@ -39,6 +47,7 @@ __all__ = [
     "LINE_TYPES",
     "MEDIA_TYPE",
     "ROW_LINES",
+    "SUPPORTED_VERSIONS",
     "VERSION",
     "AgentLine",
     "ClosetLine",
@@ -49,6 +58,9 @@ __all__ = [
     "EntityLine",
     "HeaderLine",
     "Line",
+    "MemoryHistoryLine",
+    "MemoryLine",
+    "MemoryLinkLine",
     "RelationLine",
     "RoomLine",
     "SettingsLine",
@@ -128,6 +140,18 @@ class RelationLine(RelationDoc, tag_field="type", tag="relation"):
     pass
 
 
+class MemoryLine(MemoryDoc, tag_field="type", tag="memory"):
+    pass
+
+
+class MemoryLinkLine(MemoryLinkDoc, tag_field="type", tag="memory_link"):
+    pass
+
+
+class MemoryHistoryLine(MemoryHistoryDoc, tag_field="type", tag="memory_history"):
+    pass
+
+
 class EndLine(msgspec.Struct, tag_field="type", tag="end"):
     counts: dict[str, int] = {}
 
@@ -145,6 +169,9 @@ Line = (
     | EntityLine
     | DrawerEntityLine
     | RelationLine
+    | MemoryLine
+    | MemoryLinkLine
+    | MemoryHistoryLine
     | EndLine
 )
 
@@ -160,6 +187,9 @@ ROW_LINES: tuple[type[msgspec.Struct], ...] = (
     EntityLine,
     DrawerEntityLine,
     RelationLine,
+    MemoryLine,
+    MemoryLinkLine,
+    MemoryHistoryLine,
 )
 """The lines that carry rows, in the order an export writes them."""
 

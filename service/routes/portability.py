@@ -137,8 +137,9 @@ class PortabilityController(Controller):
         operation_class=_ImportOperation,
     )
     async def import_(self, request: Request[Any, Any, Any], app_state: StateDep, caller: CallerDep) -> ImportResult:
-        limits, embedder = app_state.settings.mining, app_state.embedder
+        limits, embedder, memory = app_state.settings.mining, app_state.embedder, app_state.settings.memory
         if request.content_type[0] == NDJSON:
-            return await import_ndjson(app_state.db, embedder, caller.user_id, request.stream(), limits=limits)
+            chunks = request.stream()
+            return await import_ndjson(app_state.db, embedder, caller.user_id, chunks, limits=limits, memory=memory)
         doc = _decode_doc(await _json_body(request, app_state.settings.server.max_body_bytes))
-        return await import_json(app_state.db, caller.user_id, doc, limits=limits, embedder=embedder)
+        return await import_json(app_state.db, caller.user_id, doc, limits=limits, embedder=embedder, memory=memory)

@@ -1,0 +1,72 @@
+"""The explicit memories of an export: every version, their links and their history.
+
+Every version goes out, active and ended, because the ended rows *are* the history (an
+update end-dates a row and adds one, a forget end-dates one): an export of the active
+rows alone could not answer "what did it say on 1 March" once imported. Links go out
+with their ``removed_at`` and the history with every event, so an import rebuilds the
+memory revision by revision. Rows are in id order: a lineage's first row comes first,
+and the importer gives out new ids in the same order (`domain.import_memories`).
+
+A memory made in a conversation that is in the trash (so not exported) loses that
+reference, as a room does (`domain.export._unlink_trashed`); otherwise the file would
+not import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+
+from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from loci.models import Memory, MemoryHistory, MemoryLink
+
+__all__ = ["history_doc", "link_doc", "memory_doc", "memory_docs", "memory_queries"]
+
+
+def memory_doc(m: Memory, conversations: Container[int], *, embeddings: bool) -> MemoryDoc:
+    """``conversations``: the ids of the exported conversations (others are dropped)."""
+    conversation = m.conversation_id if m.conversation_id in conversations else None
+    vector = [float(x) for x in m.embedding] if embeddings and m.embedding is not None else None
+    return MemoryDoc(
+        id=m.id, lineage_id=m.lineage_id, layer=m.layer, category=m.category, content=m.content, source=m.source,
+        valid_from=m.valid_from, summary=m.summary, body=m.body, confidence=m.confidence, importance=m.importance,
+        pinned=m.pinned, tags=list(m.tags), agent_id=m.agent_id, conversation_id=conversation,
+        turn_seqs=list(m.turn_seqs), valid_until=m.valid_until, end_reason=m.end_reason,
+        superseded_by=m.superseded_by, last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
+        last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector,
+    )  # fmt: skip
+
+
+def link_doc(link: MemoryLink) -> MemoryLinkDoc:
+    return MemoryLinkDoc(link.id, link.from_id, link.to_id, link.relation, link.created_at, link.removed_at)
+
+
+def history_doc(h: MemoryHistory) -> MemoryHistoryDoc:
+    return MemoryHistoryDoc(h.id, h.event, h.actor, h.lineage_id, h.old_id, h.new_id, dict(h.meta), h.created_at)
+
+
+def memory_queries(user_id: int, *, embeddings: bool) -> tuple[Select[Any], Select[Any], Select[Any]]:
+    """Memories, links and history of the user, each in id order. The full-text vector is
+    derived (a generated column) and never exported; the embedding only when asked for."""
+    memories = select(Memory).where(Memory.user_id == user_id).order_by(Memory.id).options(defer(Memory.tsv))
+    if not embeddings:
+        memories = memories.options(defer(Memory.embedding))
+    links = select(MemoryLink).where(MemoryLink.user_id == user_id).order_by(MemoryLink.id)
+    history = select(MemoryHistory).where(MemoryHistory.user_id == user_id).order_by(MemoryHistory.id)
+    return memories, links, history
+
+
+async def memory_docs(
+    s: AsyncSession, user_id: int, conversations: Container[int], *, embeddings: bool
+) -> tuple[list[MemoryDoc], list[MemoryLinkDoc], list[MemoryHistoryDoc]]:
+    """The three memory lists of the JSON export (module doc)."""
+    memories, links, history = memory_queries(user_id, embeddings=embeddings)
+    return (
+        [memory_doc(m, conversations, embeddings=embeddings) for m in (await s.execute(memories)).scalars()],
+        [link_doc(link) for link in (await s.execute(links)).scalars()],
+        [history_doc(h) for h in (await s.execute(history)).scalars()],
+    )

@@ -1,0 +1,344 @@
+"""Import explicit memories: their checks, their new ids and their rows, for both import forms.
+
+The JSON import (`domain.importer`) and the NDJSON one (`domain.import_stream`) share
+this module, so a memory is checked and written one way whichever form it came in.
+
+**Checks** are the write API's (`check_memory`, `check_link`, `check_history`): a layer,
+source, end reason, link relation or history event from the schema's lists, a category
+from ``LOCI_MEMORY_CATEGORIES``, content 1..``LOCI_MEMORY_CONTENT_MAX_CHARS`` characters,
+a confidence exactly when the source is ``extracted``; and after the rows are in, the
+active core profile within ``LOCI_MEMORY_CORE_MAX_CHARS`` (`check_core_cap`, counting the
+memories the user already had: memories are added to what is there).
+
+**Ids** (`reserve_ids`): every id a memory row, ``lineage_id``, ``superseded_by``, link end
+or history ``lineage_id``/``old_id``/``new_id`` holds lives in one space, the memories'.
+New ids are drawn from the ``memories`` table's own sequence before any row is written,
+one per distinct id of that space in the file, and handed out in the file's id order, so
+ids keep their order (a lineage's first row still has its smallest id; "newest first"
+lists page as before) and a first row's ``lineage_id`` can be its own new id in the same
+INSERT. History may name rows a purge removed: such an id names no row in the file, and
+it gets a fresh id too, one no row will ever have (the sequence never gives it out again).
+Keeping it as it was could make it name a row of the importing database (ids come from
+one sequence for all users), and dropping it would cut the purged memory's events from
+one another; a fresh id keeps them together and pointing at nothing, as in the source.
+Links and history get theirs the same way, so their order (history ids are the user's
+memory revisions) is kept too.
+
+``superseded_by`` points at a *later* row (an update's old row names its newer one) and
+is a foreign key checked per statement, so memories are inserted without it and it is
+set in a second statement once all of them exist (`set_superseded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.export_format import ExportDoc, MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from loci.errors import InvalidInput
+from loci.inputs import check_id
+from loci.models import (
+    EMBEDDING_DIM,
+    MEMORY_END_REASONS,
+    MEMORY_EVENTS,
+    MEMORY_LAYERS,
+    MEMORY_LINK_RELATIONS,
+    MEMORY_SOURCES,
+    Memory,
+    MemoryHistory,
+    MemoryLink,
+)
+from loci.settings import MemorySettings, MiningSettings
+
+__all__ = [
+    "ACTOR_MAX_CHARS",
+    "IMPORTANCE_RANGE",
+    "INTEGER_MAX",
+    "MemoryIdMap",
+    "check_core_cap",
+    "check_history",
+    "check_link",
+    "check_memory",
+    "check_memory_tables",
+    "history_row",
+    "link_row",
+    "memory_row",
+    "memory_space",
+    "reserve_ids",
+    "set_superseded",
+    "write_memory_tables",
+]
+
+IMPORTANCE_RANGE = (1, 5)
+"""A memory's importance, as the schema's ``memory_importance`` check allows it."""
+ACTOR_MAX_CHARS = 200
+"""The memory_history.actor column's width."""
+INTEGER_MAX = 2**31 - 1
+"""The largest ``recall_count`` and turn seq: their columns are 32-bit integers."""
+
+
+def _one_of(value: str, allowed: Iterable[str], field: str, setting: str = "") -> None:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}{setting}", field=field)
+
+
+def _text(value: str | None, field: str, most: int, setting: str) -> None:
+    if value is None:
+        return
+    if not value.strip():
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    if len(value) > most:
+        raise InvalidInput(f"{field} is {len(value)} characters, over the limit of {most} ({setting})", field=field)
+
+
+def _check_texts(m: MemoryDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+    _one_of(m.layer, MEMORY_LAYERS, "layer")
+    _one_of(m.source, MEMORY_SOURCES, "source")
+    _one_of(m.category, memory.categories, "category", " (LOCI_MEMORY_CATEGORIES)")
+    _text(m.content, "content", memory.content_max_chars, "LOCI_MEMORY_CONTENT_MAX_CHARS")
+    # A summary is a shorter line shown instead of the content; a body is detail as long
+    # as a turn may be.
+    _text(m.summary, "summary", memory.content_max_chars, "LOCI_MEMORY_CONTENT_MAX_CHARS")
+    _text(m.body, "body", limits.max_turn_chars, "LOCI_MINING_MAX_TURN_CHARS")
+    if m.agent_id is not None:
+        check_id(m.agent_id, field="agent_id")
+    if m.end_reason is not None:
+        _one_of(m.end_reason, MEMORY_END_REASONS, "end_reason")
+
+
+def _utc(at: datetime) -> datetime:
+    """Naive means UTC, as everywhere times come in (`loci.timexpr.parse_timestamp`)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def _check_numbers(m: MemoryDoc) -> None:
+    if (m.source == "extracted") != (m.confidence is not None):
+        raise InvalidInput("confidence is given exactly when source is extracted", field="confidence")
+    if m.confidence is not None and not 0 <= m.confidence <= 1:
+        raise InvalidInput("confidence must be between 0 and 1", field="confidence")
+    low, high = IMPORTANCE_RANGE
+    if not low <= m.importance <= high:
+        raise InvalidInput(f"importance must be between {low} and {high}", field="importance")
+    if (m.valid_until is None) != (m.end_reason is None):
+        raise InvalidInput("an ended memory (valid_until) has an end_reason, an active one none", field="end_reason")
+    if m.valid_until is not None and _utc(m.valid_until) < _utc(m.valid_from):
+        raise InvalidInput("valid_until must not be before valid_from", field="valid_until")
+    if not 0 <= m.recall_count <= INTEGER_MAX:
+        raise InvalidInput(f"recall_count must be between 0 and {INTEGER_MAX}", field="recall_count")
+    if not all(0 <= seq <= INTEGER_MAX for seq in m.turn_seqs):
+        raise InvalidInput(f"turn_seqs must be between 0 and {INTEGER_MAX}", field="turn_seqs")
+    if m.embedding is not None and len(m.embedding) != EMBEDDING_DIM:
+        raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field="embedding")
+
+
+def check_memory(m: MemoryDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+    """One memory's values as the API checks them; the error's ``field`` is the record's field."""
+    _check_texts(m, memory, limits)
+    _check_numbers(m)
+
+
+def check_link(link: MemoryLinkDoc) -> None:
+    _one_of(link.relation, MEMORY_LINK_RELATIONS, "relation")
+    if link.from_id == link.to_id:
+        raise InvalidInput("a link joins two different memories", field="to_id")
+
+
+def check_history(h: MemoryHistoryDoc) -> None:
+    _one_of(h.event, MEMORY_EVENTS, "event")
+    if not h.actor.strip() or len(h.actor) > ACTOR_MAX_CHARS:
+        raise InvalidInput(f"actor must be 1-{ACTOR_MAX_CHARS} characters", field="actor")
+
+
+def memory_space(memories: Iterable[MemoryDoc], history: Iterable[MemoryHistoryDoc]) -> set[int]:
+    """Every memory id the file names: its rows' ids and lineages, and what history names
+    (the ids of purged rows among them). Links and ``superseded_by`` name rows only."""
+    ids: set[int] = set()
+    for m in memories:
+        ids.update((m.id, m.lineage_id))
+    for h in history:
+        ids.update(x for x in (h.lineage_id, h.old_id, h.new_id) if x is not None)
+    return ids
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryIdMap:
+    """File id -> new id: the memory space (module doc), links and history events."""
+
+    memories: dict[int, int]
+    links: dict[int, int]
+    history: dict[int, int]
+
+    def memory(self, value: int | None) -> int | None:
+        return None if value is None else self.memories[value]
+
+
+async def _reserve(s: AsyncSession, table: str, ids: set[int]) -> dict[int, int]:
+    """Fresh ids from ``table``'s own sequence, given out in the order of ``ids``."""
+    if not ids:
+        return {}
+    fresh = await s.execute(
+        text("SELECT nextval(pg_get_serial_sequence(:table, 'id')) FROM generate_series(1, :n)"),
+        {"table": table, "n": len(ids)},
+    )
+    return dict(zip(sorted(ids), sorted(fresh.scalars()), strict=True))
+
+
+async def reserve_ids(s: AsyncSession, space: set[int], link_ids: set[int], history_ids: set[int]) -> MemoryIdMap:
+    return MemoryIdMap(
+        await _reserve(s, Memory.__tablename__, space),
+        await _reserve(s, MemoryLink.__tablename__, link_ids),
+        await _reserve(s, MemoryHistory.__tablename__, history_ids),
+    )
+
+
+def memory_row(m: MemoryDoc, user_id: int, ids: MemoryIdMap, conversation_id: int | None) -> Memory:
+    """The row with its new id; ``superseded_by`` is left for `set_superseded`.
+    ``conversation_id`` is the importing database's (the caller remapped it)."""
+    row = Memory(
+        id=ids.memories[m.id], user_id=user_id, lineage_id=ids.memories[m.lineage_id], layer=m.layer,
+        category=m.category, content=m.content, summary=m.summary, body=m.body, source=m.source,
+        confidence=m.confidence, importance=m.importance, pinned=m.pinned, tags=m.tags, agent_id=m.agent_id,
+        conversation_id=conversation_id, turn_seqs=m.turn_seqs, valid_from=m.valid_from,
+        valid_until=m.valid_until, end_reason=m.end_reason, last_confirmed_at=m.last_confirmed_at,
+        recall_count=m.recall_count, last_recalled_at=m.last_recalled_at, embedding=m.embedding,
+    )  # fmt: skip
+    if m.created_at is not None:
+        row.created_at = m.created_at
+    return row
+
+
+def link_row(link: MemoryLinkDoc, user_id: int, ids: MemoryIdMap) -> MemoryLink:
+    row = MemoryLink(
+        id=ids.links[link.id], user_id=user_id, from_id=ids.memories[link.from_id], to_id=ids.memories[link.to_id],
+        relation=link.relation, removed_at=link.removed_at,
+    )  # fmt: skip
+    if link.created_at is not None:
+        row.created_at = link.created_at
+    return row
+
+
+def history_row(h: MemoryHistoryDoc, user_id: int, ids: MemoryIdMap) -> MemoryHistory:
+    row = MemoryHistory(
+        id=ids.history[h.id], user_id=user_id, event=h.event, lineage_id=ids.memory(h.lineage_id),
+        old_id=ids.memory(h.old_id), new_id=ids.memory(h.new_id), actor=h.actor, meta=h.meta,
+    )  # fmt: skip
+    if h.created_at is not None:
+        row.created_at = h.created_at
+    return row
+
+
+_SUPERSEDE = (
+    update(Memory.__table__)  # type: ignore[arg-type]
+    .where(Memory.__table__.c.id == bindparam("row_id"))
+    .values(superseded_by=bindparam("newer_id"))
+)
+
+
+async def set_superseded(s: AsyncSession, pairs: list[tuple[int, int]]) -> None:
+    """Each (new id of a row, new id of the row that superseded it), once all rows exist."""
+    if pairs:
+        await s.execute(_SUPERSEDE, [{"row_id": row, "newer_id": newer} for row, newer in pairs])
+
+
+async def check_core_cap(s: AsyncSession, user_id: int, memory: MemorySettings) -> None:
+    """The user's active core profile, with what the import added, within the cap."""
+    total = (
+        await s.execute(
+            select(func.coalesce(func.sum(func.char_length(Memory.content)), 0)).where(
+                Memory.user_id == user_id, Memory.layer == "core", Memory.valid_until.is_(None)
+            )
+        )
+    ).scalar_one()
+    if total > memory.core_max_chars:
+        raise InvalidInput(
+            f"the active core memories would total {total} characters, over the limit of "
+            f"{memory.core_max_chars} (LOCI_MEMORY_CORE_MAX_CHARS)",
+            field="memories",
+        )
+
+
+def _at(table: str, i: int, error: InvalidInput) -> InvalidInput:
+    """A record's error, its field named by its place in the document (``memories[3].category``)."""
+    return InvalidInput(str(error), field=f"{table}[{i}].{error.field}")
+
+
+def _unique(table: str, ids: list[int]) -> set[int]:
+    seen: set[int] = set()
+    for i, row_id in enumerate(ids):
+        if row_id in seen:
+            raise InvalidInput(f"id {row_id} appears twice in {table}", field=f"{table}[{i}].id")
+        seen.add(row_id)
+    return seen
+
+
+def _check_memory_rows(doc: ExportDoc, memory: MemorySettings, limits: MiningSettings) -> set[int]:
+    """Each memory's values, its conversation, one active row per lineage; returns the ids."""
+    defined = _unique("memories", [m.id for m in doc.memories])
+    conversations = {c.id for c in doc.conversations}
+    active: set[int] = set()
+    for i, m in enumerate(doc.memories):
+        try:
+            check_memory(m, memory, limits)
+        except InvalidInput as e:
+            raise _at("memories", i, e) from e
+        if m.conversation_id is not None and m.conversation_id not in conversations:
+            field = f"memories[{i}].conversation_id"
+            raise InvalidInput(f"{field} {m.conversation_id} does not refer to a row in this file", field=field)
+        if m.superseded_by is not None and m.superseded_by not in defined:
+            field = f"memories[{i}].superseded_by"
+            raise InvalidInput(f"{field} {m.superseded_by} does not refer to a row in this file", field=field)
+        if m.valid_until is None and m.lineage_id in active:
+            raise InvalidInput(f"lineage {m.lineage_id} has a second active row", field=f"memories[{i}].valid_until")
+        if m.valid_until is None:
+            active.add(m.lineage_id)
+    return defined
+
+
+def check_memory_tables(doc: ExportDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+    """The three memory lists of a JSON document, before anything is written."""
+    defined = _check_memory_rows(doc, memory, limits)
+    _unique("memory_links", [link.id for link in doc.memory_links])
+    for i, link in enumerate(doc.memory_links):
+        try:
+            check_link(link)
+        except InvalidInput as e:
+            raise _at("memory_links", i, e) from e
+        for name in ("from_id", "to_id"):
+            if (value := getattr(link, name)) not in defined:
+                field = f"memory_links[{i}].{name}"
+                raise InvalidInput(f"{field} {value} does not refer to a row in this file", field=field)
+    _unique("memory_history", [h.id for h in doc.memory_history])
+    for i, h in enumerate(doc.memory_history):
+        try:
+            check_history(h)
+        except InvalidInput as e:
+            raise _at("memory_history", i, e) from e
+
+
+async def write_memory_tables(
+    s: AsyncSession, user_id: int, doc: ExportDoc, conversations: dict[int, int], memory: MemorySettings
+) -> None:
+    """Memories, then ``superseded_by``, links and history (module doc); checked first."""
+    ids = await reserve_ids(
+        s,
+        memory_space(doc.memories, doc.memory_history),
+        {link.id for link in doc.memory_links},
+        {h.id for h in doc.memory_history},
+    )
+    s.add_all([memory_row(m, user_id, ids, _conversation(conversations, m)) for m in doc.memories])
+    await s.flush()
+    newer = [(ids.memories[m.id], ids.memories[m.superseded_by]) for m in doc.memories if m.superseded_by is not None]
+    await set_superseded(s, newer)
+    s.add_all([link_row(link, user_id, ids) for link in doc.memory_links])
+    s.add_all([history_row(h, user_id, ids) for h in doc.memory_history])
+    await s.flush()
+    await check_core_cap(s, user_id, memory)
+
+
+def _conversation(conversations: dict[int, int], m: MemoryDoc) -> int | None:
+    return None if m.conversation_id is None else conversations[m.conversation_id]
