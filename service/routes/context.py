@@ -13,7 +13,7 @@ from typing import Annotated
 from litestar import Controller, Response, get
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
-from litestar.params import Parameter, QueryParameter
+from litestar.params import HeaderParameter, QueryParameter
 
 from domain.memory_context import ContextOut, ContextQuery, etag_matches, session_context
 from domain.memory_scope import parse_as_of
@@ -65,7 +65,7 @@ class ContextController(Controller):
             int | None, QueryParameter(ge=0, le=MAX_ID, description="revision of the last block seen")
         ] = None,
         if_none_match: Annotated[
-            str | None, Parameter(header="If-None-Match", description="an ETag from an earlier answer")
+            str | None, HeaderParameter(name="If-None-Match", description="an ETag from an earlier answer")
         ] = None,
     ) -> Response[ContextOut | None]:
         query = ContextQuery(caller.user_id, agent_id, parse_as_of(as_of), since_rev)
