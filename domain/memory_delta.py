@@ -46,6 +46,9 @@ SILENT_EVENTS = (*NON_REVISION_EVENTS, "link", "unlink")
 """Events that change no memory's text, so no bullet (links change the revision, not the block)."""
 ENDING_EVENTS = ("update", "forget", "merge", "decay", "undo", "purge")
 """Events whose ``old_id`` row stops being the lineage's current version."""
+UNDO_ENDS = ("add", "restore")
+"""An undo of these end-dates the row the undone event added and records it as both its
+``old_id`` and ``new_id`` (`domain.memory_undo`): an end, not a new version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,15 @@ class Event:
     lineage_id: int
     old_id: int | None
     new_id: int | None
+    undone: str | None = None
+    """For an ``undo``, the event it reversed (its ``meta.undone``)."""
+
+    def is_silent(self) -> bool:
+        """An undo of a text-less event (a confirm, a link) changes no memory either."""
+        return self.event in SILENT_EVENTS or (self.event == "undo" and self.undone in SILENT_EVENTS)
+
+    def creates(self) -> int | None:
+        return None if self.event == "undo" and self.undone in UNDO_ENDS else self.new_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +86,11 @@ def _state(events: Sequence[Event], rows: dict[int, Row], lineage: int, upto: in
     for e in events:
         if upto is not None and e.id > upto:
             break
-        if e.new_id is not None and (row := rows.get(e.new_id)) is not None and row.lineage_id == lineage:
-            created.add(e.new_id)
+        if e.is_silent():
+            continue
+        new_id = e.creates()
+        if new_id is not None and (row := rows.get(new_id)) is not None and row.lineage_id == lineage:
+            created.add(new_id)
         if e.event in ENDING_EVENTS and e.old_id is not None:
             ended.add(e.old_id)
     alive = created - ended
@@ -98,7 +113,10 @@ def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until
     if before is None:
         return None if after is None else f"+ saved: {_text(after)}"
     if after is None:
-        ending = next((e for e in reversed(events) if e.old_id == before.id and e.event in ENDING_EVENTS), None)
+        ending = next(
+            (e for e in reversed(events) if e.old_id == before.id and e.event in ENDING_EVENTS and not e.is_silent()),
+            None,
+        )
         if ending is not None and ending.event == "merge":
             into = rows.get(ending.new_id) if ending.new_id is not None else None
             return f"↔ merged: {_text(before)}" + (f" → {_text(into)}" if into is not None else "")
@@ -134,9 +152,14 @@ def render_delta(bullets: Sequence[str], since_rev: int, revision: int) -> str:
 
 def _lineage_events(
     user_id: int, lineages: set[int], until_rev: int | None
-) -> Select[int, str, int | None, int | None, int | None]:
+) -> Select[int, str, int | None, int | None, int | None, str | None]:
     query = select(
-        MemoryHistory.id, MemoryHistory.event, MemoryHistory.lineage_id, MemoryHistory.old_id, MemoryHistory.new_id
+        MemoryHistory.id,
+        MemoryHistory.event,
+        MemoryHistory.lineage_id,
+        MemoryHistory.old_id,
+        MemoryHistory.new_id,
+        MemoryHistory.meta["undone"].astext,
     ).where(
         MemoryHistory.user_id == user_id,
         MemoryHistory.lineage_id.in_(lineages),
@@ -172,7 +195,9 @@ async def memory_delta(
         if not lineages:
             return []
         history = await s.execute(_lineage_events(user_id, lineages, until_rev))
-        events = [Event(i, kind, lineage, old, new) for i, kind, lineage, old, new in history if lineage is not None]
+        events = [
+            Event(i, kind, lineage, old, new, undone) for i, kind, lineage, old, new, undone in history if lineage
+        ]
         ids = {i for e in events for i in (e.old_id, e.new_id) if i is not None}
         found = await s.execute(
             select(Memory.id, Memory.lineage_id, Memory.content, Memory.valid_until.is_(None),

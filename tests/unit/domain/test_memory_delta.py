@@ -66,13 +66,20 @@ def test_the_table_is_the_truth_for_now_and_hidden_rows_are_not_told() -> None:
     assert net_bullets(events, rows, since_rev=0, until_rev=2) == ["+ saved: ended without an event"]
 
 
-def test_undo_of_an_add_forgets_and_undo_of_a_forget_restores() -> None:
-    events = [Event(1, "add", 10, None, 10), Event(2, "undo", 10, 10, None)]
-    rows = {10: row(10, "typo", active=False)}
-    assert net_bullets(events, rows, since_rev=1) == ["− forgotten: typo"]
-    events = [Event(1, "add", 10, None, 10), Event(2, "forget", 10, 10, None), Event(3, "undo", 10, 10, 11)]
+def test_undo_events_as_the_write_api_records_them() -> None:
+    """`domain.memory_undo`: undoing an add names the ended row as old and new; undoing an
+    update ends the new row and adds a copy of the old; undoing a confirm changes nothing."""
+    events = [Event(1, "add", 10, None, 10), Event(2, "undo", 10, 10, 10, "add")]
+    assert net_bullets(events, {10: row(10, "typo", active=False)}, since_rev=1, until_rev=2) == ["− forgotten: typo"]
+    events = [Event(1, "add", 10, None, 10), Event(2, "update", 10, 10, 11), Event(3, "undo", 10, 11, 12, "update")]
+    rows = {10: row(10, "a", active=False), 11: row(11, "b", 10, active=False), 12: row(12, "a", 10)}
+    assert net_bullets(events, rows, since_rev=2) == ["↑ updated: b → a"]
+    assert net_bullets(events, rows, since_rev=1) == []
+    events = [Event(1, "add", 10, None, 10), Event(2, "forget", 10, 10, None), Event(3, "undo", 10, 10, 11, "forget")]
     rows = {10: row(10, "kept", active=False), 11: row(11, "kept", 10)}
     assert net_bullets(events, rows, since_rev=2) == ["+ saved: kept"]
+    events = [Event(1, "add", 10, None, 10), Event(3, "undo", 10, 10, 10, "confirm")]
+    assert net_bullets(events, {10: row(10, "still here")}, since_rev=1, until_rev=3) == []
 
 
 def test_contents_are_escaped_and_cut() -> None:
