@@ -197,3 +197,31 @@ async def test_bad_input_is_a_400_naming_the_field(client: Client, new_user: New
         assert response.status_code == 400, (params, response.text)
         assert field in response.text, (params, response.text)
     assert (await client.get("/v1/context")).status_code == 401
+
+
+async def test_through_the_write_api(client: Client, new_user: NewUser) -> None:
+    """The write API's events (confirm, update, undo, forget) move the block and the delta as the seeded ones do."""
+    user = await new_user()
+
+    async def write(path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = await client.post(path, json=body, headers=user.headers)
+        assert response.status_code in (200, 201), response.text
+        event: dict[str, Any] = response.json()
+        return event
+
+    await write("/v1/memories", {"content": "Name is Ana", "category": "profile", "layer": "core"})
+    await write("/v1/memories", {"content": "Drinks tea", "category": "preference"})
+    start = await context(client, user)
+    await write("/v1/memories/confirm", {"id_or_text": "tea"})
+    assert await context(client, user) == start
+    update = await write("/v1/memories/update", {"id_or_text": "tea", "content": "Drinks green tea"})
+    cat = await write("/v1/memories", {"content": "Has a cat", "category": "fact"})
+    changed = await context(client, user, since_rev=start["revision"])
+    assert changed["delta"] == ["+ saved: Has a cat", "↑ updated: Drinks tea → Drinks green tea"]
+    await write(f"/v1/memories/undo/{cat['event_id']}")
+    await write(f"/v1/memories/undo/{update['event_id']}")
+    undone = await context(client, user, since_rev=start["revision"])
+    assert undone["delta"] == [] and undone["revision"] > start["revision"]
+    assert undone["block"].split("\n", 1)[1] == start["block"].split("\n", 1)[1]  # same lines, newer revision
+    await write("/v1/memories/forget", {"id_or_text": "Ana"})
+    assert (await context(client, user, since_rev=start["revision"]))["delta"] == ["− forgotten: Name is Ana"]
