@@ -2,10 +2,13 @@
 
 The public surface is the request/response records, `recall`, the configuration
 records (a `RetrievalConfig` with per-signal parameters), the named presets and the
-`Reranker` protocol with its LLM implementation; everything else is an internal stage.
+`Reranker` protocol with its LLM implementation, and `plain`, the escaping of stored text
+that every block put in front of a model uses (the session-start block too); everything
+else is an internal stage.
 """
 
 from retrieval.config import RerankerKind, RetrievalConfig
+from retrieval.escape import LABEL_CHARS, plain
 from retrieval.params import KeywordParams, PreferenceParams, SearchMode, SemanticParams, Signal, TemporalParams
 from retrieval.pipeline import MAX_MESSAGE_CHARS, recall, validate_request
 from retrieval.presets import HYBRID, PRESETS, get_preset
@@ -16,6 +19,7 @@ from retrieval.store import DEFAULT_TOP_K
 __all__ = [
     "DEFAULT_TOP_K",
     "HYBRID",
+    "LABEL_CHARS",
     "MAX_MESSAGE_CHARS",
     "PRESETS",
     "KeywordParams",
@@ -36,6 +40,7 @@ __all__ = [
     "Signal",
     "TemporalParams",
     "get_preset",
+    "plain",
     "recall",
     "validate_request",
 ]

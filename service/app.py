@@ -32,6 +32,7 @@ from service.errors import EXCEPTION_HANDLERS
 from service.request_id import RequestIdMiddleware, add_request_id_header
 from service.routes._openapi import StrictStructSchemaPlugin, allow_header
 from service.routes.admin import AdminController
+from service.routes.context import ContextController
 from service.routes.conversations import ConversationController
 from service.routes.entities import EntityController
 from service.routes.health import HealthController
@@ -59,6 +60,7 @@ ROUTE_HANDLERS: list[Any] = [
     JobController,
     EntityController,
     RecallController,
+    ContextController,
     PalaceController,
     *TRASH_CONTROLLERS,
     PreferencesController,

@@ -48,7 +48,7 @@ checks.negative_data_rejection.enabled = false
 # Schema-valid requests these operations refuse by rules a JSON schema cannot state:
 # a timestamp's grammar (ISO 8601 or 'YYYY/MM/DD (Day) HH:MM') and its 1900-2200 range,
 [[operations]]
-include-operation-id = ["createConversation", "appendTurns", "recall", "listMemories", "getMemory"]
+include-operation-id = ["createConversation", "appendTurns", "recall", "listMemories", "getMemory", "getSessionContext"]
 checks.positive_data_acceptance.enabled = false
 
 # `confirm` must equal the caller's own name,

@@ -1,0 +1,151 @@
+"""The session-start block (`GET /v1/context`): what an assistant should know before turn one.
+
+One read, one snapshot: the revision and the memories come from a single statement, so
+a block can never pair one revision with rows of another (two statements in READ
+COMMITTED could, when a write lands between them). The text is built by
+`domain.memory_block`, what is visible is decided by `domain.memory_scope`, and the list
+of changes since the caller's last revision by `domain.memory_delta`.
+
+The delta is **not** part of the block: the block must stay byte-identical until a memory
+changes, so that the provider's prompt-prefix cache keeps hitting, while the delta
+depends on the caller's ``since_rev`` and would differ per session. It comes back as a
+list (``delta``) and as ready text (``delta_text``) an app may place after the block,
+or in the first user turn, where it costs no cached prefix.
+
+The ETag is a hash of the block and the delta only, so a client that sends it back in
+``If-None-Match`` gets a 304 exactly while both are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+from sqlalchemy import and_, select
+
+from domain.fields import When
+from domain.memory_block import Block, BlockBudget, BlockEntry, TokenCounter, render_block
+from domain.memory_delta import memory_delta, render_delta
+from domain.memory_scope import revision_query, shown_text, visible
+from loci.db import Database
+from loci.models import Memory, valid_at
+from loci.settings import MemorySettings
+
+__all__ = ["CategoryOut", "ContextOut", "ContextQuery", "SessionContext", "etag_matches", "session_context"]
+
+BLOCK_EXAMPLE = (
+    '<user_memory revision="41">\nSaved memories about this user, by category:\n## Profile\n'
+    "- Name is Ana; lives in Lisbon\n</user_memory>"
+)
+ETAG_HEX_CHARS = 32
+"""128 bits of SHA-256: collisions between two states of one user's block are out of reach."""
+
+
+class CategoryOut(msgspec.Struct):
+    category: Annotated[str, msgspec.Meta(examples=["preference"])]
+    count: Annotated[int, msgspec.Meta(examples=[4], description="memories of this category in the block")]
+    tokens: Annotated[int, msgspec.Meta(examples=[61], description="tokens of its heading and lines")]
+
+
+class ContextOut(msgspec.Struct):
+    block: Annotated[
+        str,
+        msgspec.Meta(
+            examples=[BLOCK_EXAMPLE],
+            description="byte-identical until a memory changes; empty when nothing is shown",
+        ),
+    ]
+    revision: Annotated[int, msgspec.Meta(examples=[41], description="pass back as since_rev next session")]
+    token_count: Annotated[int, msgspec.Meta(examples=[38])]
+    categories: list[CategoryOut]
+    omitted: Annotated[int, msgspec.Meta(examples=[0], description="memories that did not fit the budgets")]
+    delta: Annotated[list[str], msgspec.Meta(examples=[["+ saved: Prefers tea over coffee"]])]
+    delta_text: Annotated[str, msgspec.Meta(description="the delta as one element to put after the block; or empty")]
+    as_of: When | None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextQuery:
+    """What a caller asks for: whose block, for which agent, at which time, changes since when."""
+
+    user_id: int
+    agent_id: str | None = None
+    as_of: datetime | None = None
+    since_rev: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    body: ContextOut
+    etag: str
+    """A strong ETag, quoted as the header carries it."""
+
+
+def budget_of(settings: MemorySettings) -> BlockBudget:
+    return BlockBudget(settings.categories, settings.context_tokens, dict(settings.context_budgets))
+
+
+async def _read(db: Database, query: ContextQuery, settings: MemorySettings) -> tuple[int, list[BlockEntry]]:
+    """The revision and the visible rows, in one statement (see the module docstring)."""
+    revision = revision_query(query.user_id, query.as_of).scalar_subquery().label("revision")
+    rev = select(revision).subquery()
+    rows = and_(
+        Memory.user_id == query.user_id,
+        valid_at(query.as_of),
+        visible(query.agent_id, settings.context_min_confidence),
+    )
+    statement = select(rev.c.revision, Memory).select_from(rev).outerjoin(Memory, rows)
+    async with db.user_session(query.user_id) as s:
+        result = (await s.execute(statement)).all()
+    entries = [
+        BlockEntry(m.id, m.category, m.layer, shown_text(m.content, m.summary), m.pinned, m.importance, m.valid_from)
+        for _, m in result
+        if m is not None
+    ]
+    return int(result[0][0] or 0) if result else 0, entries
+
+
+def _etag(block: str, delta_text: str) -> str:
+    digest = hashlib.sha256(b"\0".join((block.encode(), delta_text.encode()))).hexdigest()
+    return f'"{digest[:ETAG_HEX_CHARS]}"'
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """RFC 9110's weak comparison for ``If-None-Match``: any listed tag (or ``*``) matches."""
+    if not if_none_match:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
+    return "*" in tags or etag in tags
+
+
+async def session_context(
+    db: Database, settings: MemorySettings, count_tokens: TokenCounter, query: ContextQuery
+) -> SessionContext:
+    """The block for ``query`` (see the module docstring), with its delta and ETag."""
+    revision, entries = await _read(db, query, settings)
+    block: Block = render_block(entries, revision, budget_of(settings), count_tokens)
+    delta: list[str] = []
+    if query.since_rev is not None and query.since_rev < revision:
+        delta = await memory_delta(
+            db,
+            query.user_id,
+            query.since_rev,
+            agent_id=query.agent_id,
+            until_rev=revision,
+            min_confidence=settings.context_min_confidence,
+        )
+    delta_text = render_delta(delta, query.since_rev or 0, revision)
+    body = ContextOut(
+        block=block.text,
+        revision=revision,
+        token_count=block.token_count,
+        categories=[CategoryOut(u.category, u.count, u.tokens) for u in block.categories],
+        omitted=block.omitted,
+        delta=delta,
+        delta_text=delta_text,
+        as_of=query.as_of,
+    )
+    return SessionContext(body, _etag(block.text, delta_text))

@@ -1,0 +1,208 @@
+"""What changed in a user's memory since a revision, as at most three short bullets.
+
+An assistant that saw revision 37 last session is told, next to the new block, what is
+different now, so it can say "you told me you moved to Porto" instead of silently
+using a changed fact::
+
+    + saved: Prefers tea over coffee
+    ↑ updated: Lives in Lisbon → Lives in Porto
+    … and 4 more changes
+
+The unit is a memory (a lineage), not an event: events are replayed per lineage to the
+state at ``since_rev`` and the state at the end, and only the net effect is told. A save
+followed by two updates is one ``+ saved`` with the final content; a save then a forget
+is nothing; an update back to the old text is nothing. The state at a revision is the
+lineage's row that was created (an event's ``new_id``) and not yet ended (an ending
+event's ``old_id``) by events up to it, which needs no timestamps: events of one
+transaction share one.
+
+Bullets are newest first (by each memory's latest event); past `MAX_BULLETS` the last one
+counts the rest. Visibility is the block's (`domain.memory_scope.visible`): a memory the
+block would not show is not mentioned either. Contents are escaped like the block and cut
+at `DELTA_TEXT_CHARS`: a delta is a pointer to what changed, the block carries the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.sql import Select
+
+from domain.memory_scope import NON_REVISION_EVENTS, visible
+from loci.db import Database
+from loci.models import Memory, MemoryHistory
+from retrieval import plain
+
+__all__ = ["DELTA_TEXT_CHARS", "MAX_BULLETS", "memory_delta", "net_bullets", "render_delta"]
+
+MAX_BULLETS = 3
+"""A delta is read before every session's first turn: three lines say enough to prompt a
+question, and the block has the rest."""
+DELTA_TEXT_CHARS = 160
+"""Characters of one memory's text in a bullet, cut at a word (an update shows two)."""
+SILENT_EVENTS = (*NON_REVISION_EVENTS, "link", "unlink")
+"""Events that change no memory's text, so no bullet (links change the revision, not the block)."""
+ENDING_EVENTS = ("update", "forget", "merge", "decay", "undo", "purge")
+"""Events whose ``old_id`` row stops being the lineage's current version."""
+UNDO_ENDS = ("add", "restore")
+"""An undo of these end-dates the row the undone event added and records it as both its
+``old_id`` and ``new_id`` (`domain.memory_undo`): an end, not a new version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: int
+    event: str
+    lineage_id: int
+    old_id: int | None
+    new_id: int | None
+    undone: str | None = None
+    """For an ``undo``, the event it reversed (its ``meta.undone``)."""
+
+    def is_silent(self) -> bool:
+        """An undo of a text-less event (a confirm, a link) changes no memory either."""
+        return self.event in SILENT_EVENTS or (self.event == "undo" and self.undone in SILENT_EVENTS)
+
+    def creates(self) -> int | None:
+        return None if self.event == "undo" and self.undone in UNDO_ENDS else self.new_id
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    id: int
+    lineage_id: int
+    content: str
+    active: bool
+    shown: bool
+    """Whether the block for this caller may show it (layer, agent scope, confidence)."""
+
+
+def _state(events: Sequence[Event], rows: dict[int, Row], lineage: int, upto: int | None) -> Row | None:
+    """The lineage's current row after the events up to ``upto`` (all when None)."""
+    created: set[int] = set()
+    ended: set[int] = set()
+    for e in events:
+        if upto is not None and e.id > upto:
+            break
+        if e.is_silent():
+            continue
+        new_id = e.creates()
+        if new_id is not None and (row := rows.get(new_id)) is not None and row.lineage_id == lineage:
+            created.add(new_id)
+        if e.event in ENDING_EVENTS and e.old_id is not None:
+            ended.add(e.old_id)
+    alive = created - ended
+    return rows[max(alive)] if alive else None
+
+
+def _text(row: Row) -> str:
+    return plain(row.content, DELTA_TEXT_CHARS)
+
+
+def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until_rev: int | None) -> str | None:
+    """The net change of one lineage between the revisions, or None when there is none to tell."""
+    lineage = events[0].lineage_id
+    before = _state(events, rows, lineage, since_rev)
+    after = _state(events, rows, lineage, until_rev)
+    if after is not None and until_rev is None and not after.active:
+        after = None  # the table is the truth for "now": a row ended without an event
+    before = before if before is not None and before.shown else None
+    after = after if after is not None and after.shown else None
+    if before is None:
+        return None if after is None else f"+ saved: {_text(after)}"
+    if after is None:
+        ending = next(
+            (e for e in reversed(events) if e.old_id == before.id and e.event in ENDING_EVENTS and not e.is_silent()),
+            None,
+        )
+        if ending is not None and ending.event == "merge":
+            into = rows.get(ending.new_id) if ending.new_id is not None else None
+            return f"↔ merged: {_text(before)}" + (f" → {_text(into)}" if into is not None else "")
+        return f"− forgotten: {_text(before)}"
+    if before.content == after.content:
+        return None
+    return f"↑ updated: {_text(before)} → {_text(after)}"
+
+
+def net_bullets(
+    events: Sequence[Event], rows: dict[int, Row], since_rev: int, until_rev: int | None = None
+) -> list[str]:
+    """Pure: one bullet per lineage with a net change, newest first, capped at `MAX_BULLETS`."""
+    by_lineage: dict[int, list[Event]] = {}
+    for e in sorted(events, key=lambda e: e.id):
+        if until_rev is None or e.id <= until_rev:
+            by_lineage.setdefault(e.lineage_id, []).append(e)
+    newest_first = sorted(by_lineage.values(), key=lambda evs: -evs[-1].id)
+    bullets = [b for evs in newest_first if (b := _bullet(evs, rows, since_rev, until_rev)) is not None]
+    if len(bullets) <= MAX_BULLETS:
+        return bullets
+    shown = bullets[: MAX_BULLETS - 1]
+    return [*shown, f"… and {len(bullets) - len(shown)} more changes"]
+
+
+def render_delta(bullets: Sequence[str], since_rev: int, revision: int) -> str:
+    """The bullets as one element an app can place after the block; "" when nothing changed."""
+    if not bullets:
+        return ""
+    open_tag = f'<user_memory_changes since_revision="{since_rev}" revision="{revision}">'
+    return "\n".join([open_tag, *bullets, "</user_memory_changes>"])
+
+
+def _lineage_events(
+    user_id: int, lineages: set[int], until_rev: int | None
+) -> Select[int, str, int | None, int | None, int | None, str | None]:
+    query = select(
+        MemoryHistory.id,
+        MemoryHistory.event,
+        MemoryHistory.lineage_id,
+        MemoryHistory.old_id,
+        MemoryHistory.new_id,
+        MemoryHistory.meta["undone"].astext,
+    ).where(
+        MemoryHistory.user_id == user_id,
+        MemoryHistory.lineage_id.in_(lineages),
+        MemoryHistory.event.not_in(SILENT_EVENTS),
+    )
+    if until_rev is not None:
+        query = query.where(MemoryHistory.id <= until_rev)
+    return query.order_by(MemoryHistory.id)
+
+
+async def memory_delta(
+    db: Database,
+    user_id: int,
+    since_rev: int,
+    *,
+    agent_id: str | None = None,
+    until_rev: int | None = None,
+    min_confidence: float | None = None,
+) -> list[str]:
+    """At most `MAX_BULLETS` bullets of what changed after ``since_rev`` (up to ``until_rev``,
+    default: now) in what ``agent_id`` may see; ``min_confidence`` as the block's floor
+    (None: extracted memories of any confidence count, as recall shows them all)."""
+    window = select(MemoryHistory.lineage_id).where(
+        MemoryHistory.user_id == user_id,
+        MemoryHistory.id > since_rev,
+        MemoryHistory.event.not_in(SILENT_EVENTS),
+        MemoryHistory.lineage_id.is_not(None),
+    )
+    if until_rev is not None:
+        window = window.where(MemoryHistory.id <= until_rev)
+    async with db.user_session(user_id) as s:
+        lineages = {i for i in (await s.execute(window.distinct())).scalars() if i is not None}
+        if not lineages:
+            return []
+        history = await s.execute(_lineage_events(user_id, lineages, until_rev))
+        events = [
+            Event(i, kind, lineage, old, new, undone) for i, kind, lineage, old, new, undone in history if lineage
+        ]
+        ids = {i for e in events for i in (e.old_id, e.new_id) if i is not None}
+        found = await s.execute(
+            select(Memory.id, Memory.lineage_id, Memory.content, Memory.valid_until.is_(None),
+                   visible(agent_id, min_confidence).label("shown"))
+            .where(Memory.user_id == user_id, Memory.id.in_(ids))
+        )  # fmt: skip
+        rows = {r[0]: Row(*r) for r in found}
+    return net_bullets(events, rows, since_rev, until_rev)
