@@ -2,8 +2,10 @@
 
 Plain HTML forms and links (no JavaScript needed): browsing is by query string
 (``?wing=…``, ``?room=…``, ``?closet=…``), deleting goes through a confirmation page,
-restoring is a button in the trash. Search runs the same recall pipeline as the API
-(with per-signal ranks shown); entities and their timelines come from the knowledge graph.
+restoring is a button in the trash. Search runs the same recall pipeline as the API;
+entities and their timelines come from the knowledge graph. What a person reads by
+default is plain language (`service.web.humanize`, `service.web.activity_text`);
+pointers, per-signal ranks and raw event fields sit behind "Technical details".
 """
 
 from __future__ import annotations
