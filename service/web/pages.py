@@ -20,6 +20,7 @@ from litestar.response import Redirect, Template
 from domain import activity, palace, preferences, trash
 from domain.accounts import authenticate
 from domain.preferences import SettingsUpdate
+from domain.trash_view import trash_view
 from ingest import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.models import TOP_K_MAX
@@ -157,8 +158,8 @@ class MemoryPages(Controller):
     @get("/trash", name="memory:trash")
     async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await _user(request, app_state)
-        listing = await trash.list_trash(app_state.db, user_id, limit=200)
-        return Template("trash.html", context={"trash": listing})
+        view = await trash_view(app_state.db, user_id, limit=200)
+        return Template("trash.html", context={"trash": view.listing, "previews": view.previews})
 
     @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
     async def restore(

@@ -154,6 +154,7 @@ async def delete_and_restore(page: Page, base_url: str, drawers: Locator, seeded
     await page.click("nav >> text=Trash")
     entry = page.locator(f"li[data-kind=drawer][data-id='{first_id}']")
     await expect(entry).to_have_count(1)
+    await expect(entry.locator(".label")).to_have_text(f"Drawer: {seeded.marker} says message 1.2.1.1 about the garden")
     await check_readable(page)
     await shot(page, "04-trash")
     await entry.locator("text=Restore").click()
