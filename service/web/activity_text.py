@@ -107,8 +107,8 @@ def _agent(p: Payload) -> str:
 def _mining_failed(p: Payload) -> str:
     attempts = _count(p, "attempts")
     tries = f" after {plural(attempts, 'attempt')}" if attempts else ""
-    reason = f": {p['reason']}" if p.get("reason") else ""
-    return f"Could not mine the conversation {_quote(p.get('conversation') or '?')}{tries}{reason}"
+    reason = f" ({p['reason']})" if p.get("reason") else ""
+    return f"The conversation {_quote(p.get('conversation') or '?')} was not mined: mining failed{tries}{reason}"
 
 
 SENTENCES: dict[str, Sentence] = {

@@ -123,6 +123,8 @@ async def browse_to_drawers(page: Page, seeded: Seeded) -> Locator:
     """Wing 1 → room 1.2 → topic 1: two drawers in plain words; pointer and tags behind the toggle."""
     seen = await check_readable(page)
     assert "8 drawers · 2 rooms" in seen and "12–13 March 2026" in seen
+    await page.keyboard.press("Tab")  # the first stop skips the navigation
+    assert await page.evaluate("document.activeElement.textContent") == "Skip to content"
     await page.click(f"text={seeded.marker} wing 1")
     await expect(page.locator("ul.items[data-level=rooms] > li")).to_have_count(2)
     await page.click(f"text={seeded.marker} room 1.2")
@@ -205,6 +207,7 @@ async def search_with_toggle(page: Page) -> None:
     await hits.nth(1).locator("summary").focus()
     await page.keyboard.press("Enter")
     await expect(hits.nth(1).locator("table.ranks")).to_be_visible()
+    assert await page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
     await shot(page, "07-search")
 
 

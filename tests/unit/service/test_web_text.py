@@ -118,7 +118,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "mining_failed",
         {"conversation": "conv-9", "reason": "turn 3 is empty", "attempts": 1},
-        "Could not mine the conversation “conv-9” after 1 attempt: turn 3 is empty",
+        "The conversation “conv-9” was not mined: mining failed after 1 attempt (turn 3 is empty)",
     ),
     (
         "purged",
