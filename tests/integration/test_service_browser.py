@@ -224,6 +224,8 @@ async def at_both_widths(browser: BrowserContext, base_url: str, seeded: Seeded)
     pages = {
         "wings": "/memory",
         "drawers": f"/memory?closet={seeded.closets[0]}",
+        "drawer": f"/memory/drawers/{seeded.drawers[0]}",
+        "confirm": f"/memory/delete/wing/{seeded.wings[0]}",
         "search": "/memory/search?q=garden",
         "activity": "/memory/activity",
         "trash": "/memory/trash",

@@ -153,6 +153,8 @@ async def test_pages_read_plainly_dates_plurals_and_activity(
     sentinel_closet = seeded.closets[4]
     drawers = (await browser.get("/memory", params={"closet": sentinel_closet})).text
     assert "· date unknown" in drawers and "1-01-01" not in drawers
+    one = (await browser.get(f"/memory/drawers/{seeded.drawers[-1]}")).text
+    assert "Date unknown" in one and "0001" not in one and ("You said" in one or "Assistant said" in one)
 
     feed = (await browser.get("/memory/activity")).text
     assert "Mined the conversation “conv-42” (20 turns) into 12 drawers, 3 entities and 2 facts in 4.2 s" in feed
