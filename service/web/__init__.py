@@ -3,17 +3,60 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 
+from domain.trash import TRASH_DAYS
+from loci.models import TOP_K_MAX
+from service.web import activity_text, humanize
 from service.web.pages import MemoryPages
 
-__all__ = ["WEB_HANDLERS", "template_config"]
+__all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "template_config"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 WEB_HANDLERS = [MemoryPages]
 
 
+class Section(NamedTuple):
+    """One tab of the page's navigation; a template names its own with ``{% set section = key %}``."""
+
+    key: str
+    label: str
+    href: str
+
+
+SECTIONS = (
+    Section("palace", "Palace", "/memory"),
+    Section("search", "Search", "/memory/search"),
+    Section("entities", "People & things", "/memory/entities"),
+    Section("activity", "Activity", "/memory/activity"),
+    Section("trash", "Trash", "/memory/trash"),
+    Section("settings", "Settings", "/memory/settings"),
+)
+"""The page's tabs, in order: a new view (memories, profile) is one row here."""
+
+FILTERS = {
+    "plural": humanize.plural,
+    "human_date": humanize.human_date,
+    "human_datetime": humanize.human_datetime,
+    "date_span": humanize.date_span,
+    "room_name": humanize.room_name,
+    "role_label": humanize.role_label,
+    "entity_kind": humanize.entity_kind,
+    "split_pointer": humanize.split_pointer,
+    "describe_event": activity_text.describe,
+    "event_details": activity_text.detail_lines,
+    "plain_value": activity_text.plain_value,
+}
+
+
+def _register(engine: JinjaTemplateEngine) -> None:
+    engine.engine.filters.update(FILTERS)
+    engine.engine.globals["sections"] = SECTIONS
+    engine.engine.globals.update(known_date=humanize.known, trash_days=TRASH_DAYS, top_k_max=TOP_K_MAX)
+
+
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
-    return TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine)
+    return TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine, engine_callback=_register)

@@ -2,8 +2,10 @@
 
 Plain HTML forms and links (no JavaScript needed): browsing is by query string
 (``?wing=…``, ``?room=…``, ``?closet=…``), deleting goes through a confirmation page,
-restoring is a button in the trash. Search runs the same recall pipeline as the API
-(with per-signal ranks shown); entities and their timelines come from the knowledge graph.
+restoring is a button in the trash. Search runs the same recall pipeline as the API;
+entities and their timelines come from the knowledge graph. What a person reads by
+default is plain language (`service.web.humanize`, `service.web.activity_text`);
+pointers, per-signal ranks and raw event fields sit behind "Technical details".
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from litestar.response import Redirect, Template
 from domain import activity, palace, preferences, trash
 from domain.accounts import authenticate
 from domain.preferences import SettingsUpdate
+from domain.trash_view import trash_view
 from ingest import search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.models import TOP_K_MAX
@@ -155,8 +158,8 @@ class MemoryPages(Controller):
     @get("/trash", name="memory:trash")
     async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await _user(request, app_state)
-        listing = await trash.list_trash(app_state.db, user_id, limit=200)
-        return Template("trash.html", context={"trash": listing})
+        view = await trash_view(app_state.db, user_id, limit=200)
+        return Template("trash.html", context={"trash": view.listing, "previews": view.previews})
 
     @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
     async def restore(

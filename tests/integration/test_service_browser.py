@@ -2,13 +2,18 @@
 
 Against the real app on a live uvicorn: sign in, browse the tree down to drawers,
 delete one (through the confirmation page) and restore it from the trash, change a
-setting, run the search box, and check the layout at phone width. Screenshots go
-to artifacts/screenshots/ (printed), for a person to look at.
+setting, run the search box, read the activity feed, and check that what a person
+sees by default is plain language (no AAAK pointers, no rank tables, no sentinel
+dates, counts with the right plural), that technical details open from a toggle (by
+mouse and by keyboard), that every control's text has AA contrast as rendered, and
+that nothing scrolls sideways at 390 px. Screenshots at 1280 and 390 px go to
+artifacts/screenshots/ (printed), for a person to look at.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -16,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import BrowserContext, Locator, Page, async_playwright, expect
+from sqlalchemy import text
 
 from domain import preferences
 from loci.db import Database
@@ -24,6 +30,7 @@ from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 from tests.palace_seed import Seeded, seed_palace
+from tests.unit.service.test_web_contrast import AA_TEXT, contrast
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +46,14 @@ ARGS = [
     "--disable-sync",
 ]
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+POINTER = re.compile(r"§\s*W-\d+")
+WRONG_PLURAL = re.compile(r"\b1 (wings|rooms|closets|drawers|mentions|turns)\b")
+SENTINEL = re.compile(r"\b0*1-01-01\b")
+CONTROL_COLOURS = """[...document.querySelectorAll('button, .button, nav.sections a')]
+  .filter(e => e.offsetParent !== null)
+  .map(e => { const s = getComputedStyle(e); return [e.textContent.trim(), s.color, s.backgroundColor]; })"""
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +70,7 @@ async def browser() -> AsyncIterator[BrowserContext]:
     async with async_playwright() as pw:
         with tempfile.TemporaryDirectory(prefix="loci-chromium-") as profile:
             context = await pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=ARGS, headless=True, viewport={"width": 1100, "height": 800}
+                profile, executable_path=CHROMIUM, args=ARGS, headless=True, viewport=DESKTOP
             )
             try:
                 yield context
@@ -71,6 +86,31 @@ async def shot(page: Page, name: str) -> Path:
     return path
 
 
+def _rgb(css: str) -> tuple[int, int, int]:
+    r, g, b = (int(x) for x in re.findall(r"\d+", css)[:3])
+    return r, g, b
+
+
+async def check_readable(page: Page) -> str:
+    """What a person sees (closed <details> are not rendered, so not in innerText): plain
+    text, and every visible control's text at AA contrast as Chromium computed it."""
+    seen = await page.locator("body").inner_text()
+    assert POINTER.search(seen) is None, f"an AAAK pointer is visible by default on {page.url}"
+    assert WRONG_PLURAL.search(seen) is None, f"wrong plural on {page.url}: {WRONG_PLURAL.search(seen)}"
+    assert SENTINEL.search(seen) is None, f"a sentinel date is shown on {page.url}"
+    for label, fg, bg in await page.evaluate(CONTROL_COLOURS):
+        if "rgba(0, 0, 0, 0)" in bg:  # a transparent link: checked against the page in the unit test
+            continue
+        ratio = contrast(_rgb(fg), _rgb(bg))
+        assert ratio >= AA_TEXT, f"{label!r} on {page.url}: {fg} on {bg} is {ratio:.2f}:1"
+    return seen
+
+
+async def no_sideways_scroll(page: Page) -> None:
+    overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"horizontal scroll of {overflow}px at {page.viewport_size} on {page.url}"
+
+
 async def sign_in(page: Page, base_url: str, key: str) -> None:
     await page.goto(f"{base_url}/memory")
     await expect(page.locator("h1")).to_have_text("Sign in")
@@ -80,15 +120,23 @@ async def sign_in(page: Page, base_url: str, key: str) -> None:
 
 
 async def browse_to_drawers(page: Page, seeded: Seeded) -> Locator:
-    """Wing 1 → room 1.2 → topic 1: its two drawers, with pointer and tags shown."""
+    """Wing 1 → room 1.2 → topic 1: two drawers in plain words; pointer and tags behind the toggle."""
+    seen = await check_readable(page)
+    assert "8 drawers · 2 rooms" in seen and "12–13 March 2026" in seen
+    await page.keyboard.press("Tab")  # the first stop skips the navigation
+    assert await page.evaluate("document.activeElement.textContent") == "Skip to content"
     await page.click(f"text={seeded.marker} wing 1")
     await expect(page.locator("ul.items[data-level=rooms] > li")).to_have_count(2)
     await page.click(f"text={seeded.marker} room 1.2")
     await page.click(f"text={seeded.marker} topic 1")
     drawers = page.locator("ul.items[data-level=drawers] > li")
     await expect(drawers).to_have_count(2)
-    await expect(drawers.first.locator(".aaak")).to_have_text("§ W-001/R-02/D-001")
-    await expect(drawers.first.locator(".tag").first).to_contain_text("t: 2026-03")
+    assert "You · 13 March 2026, 09:01 UTC" in await check_readable(page)
+    first = drawers.first
+    await expect(first.locator(".aaak")).to_be_hidden()
+    await first.locator("summary", has_text="Technical details").click()
+    await expect(first.locator(".aaak")).to_have_text("§ W-001/R-02/D-001")
+    await expect(first.locator(".tag").first).to_contain_text("t: 2026-03")
     await shot(page, "02-drawers")
     return drawers
 
@@ -98,13 +146,18 @@ async def delete_and_restore(page: Page, base_url: str, drawers: Locator, seeded
     first_id = await drawers.first.get_attribute("data-id")
     await drawers.first.locator("text=Delete").click()
     await expect(page.locator("h1")).to_have_text("Delete this drawer?")
+    await check_readable(page)
     await shot(page, "03-confirm-delete")
     await page.click("#confirm-delete")
     await expect(page.locator("ul.items[data-level=drawers] > li")).to_have_count(1)
+    await page.click("nav.crumbs >> text=room 1.2")
+    assert "1 drawer · 13 March 2026" in await check_readable(page)
 
     await page.click("nav >> text=Trash")
     entry = page.locator(f"li[data-kind=drawer][data-id='{first_id}']")
     await expect(entry).to_have_count(1)
+    await expect(entry.locator(".label")).to_have_text(f"Drawer: {seeded.marker} says message 1.2.1.1 about the garden")
+    await check_readable(page)
     await shot(page, "04-trash")
     await entry.locator("text=Restore").click()
     await expect(page.locator("text=The trash is empty.")).to_be_visible()
@@ -118,40 +171,93 @@ async def change_settings(page: Page, db: Database, user_id: int) -> None:
     await page.uncheck("#auto_mine")
     await page.click("text=Save")
     await expect(page.locator("text=Saved.")).to_be_visible()
+    await check_readable(page)
     await shot(page, "05-settings")
     stored = await preferences.get_settings(db, user_id)
     assert (stored.top_k, stored.auto_mine) == (9, False)
 
 
-async def activity_search_entities(page: Page, seeded: Seeded) -> None:
-    """The feed shows the restore; search shows per-signal ranks; an entity shows its timeline."""
+async def activity_feed(page: Page) -> None:
+    """One plain sentence per event; the payload, nested keys dotted, behind the toggle."""
     await page.click("nav >> text=Activity")
-    await expect(page.locator("text=drawer restored")).to_be_visible()
+    seen = await check_readable(page)
+    for sentence in ("Restored a drawer from the trash", "Deleted a drawer"):
+        assert sentence in seen, sentence
+    assert re.search(r"Changed settings: [a-z_, ]*top_k", seen)
+    assert not re.search(r"[{}=\[\]]|'", seen), "a repr leaked into the activity feed"
+    mined = page.locator("li[data-type=memory_mined]")
+    await expect(mined).to_contain_text("into 12 drawers, 3 entities and 2 facts in 4.2 s")
+    await mined.locator("summary").click()
+    await expect(mined.locator("dl.facts")).to_contain_text("seconds.embed")
+    await shot(page, "06-activity")
+
+
+async def search_with_toggle(page: Page) -> None:
+    """Hits read where/when/what; the rank table opens by mouse, and by keyboard (Enter)."""
     await page.click("nav >> text=Search")
     await page.fill("input[name=q]", "garden")
     await page.click("main button[type=submit]")
     await page.wait_for_url("**/memory/search?q=garden")
-    await expect(page.locator("main ul.items > li").first).to_be_visible()
-    await expect(page.locator("main table.ranks").first).to_be_visible()
-    await shot(page, "06-search")
+    hits = page.locator("main ul.results > li")
+    await expect(hits.first).to_be_visible()
+    await check_readable(page)
+    await expect(page.locator("main table.ranks").first).to_be_hidden()
+    await hits.first.locator("summary").click()
+    await expect(hits.first.locator("table.ranks")).to_be_visible()
+    await hits.nth(1).locator("summary").focus()
+    await page.keyboard.press("Enter")
+    await expect(hits.nth(1).locator("table.ranks")).to_be_visible()
+    assert await page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    await shot(page, "07-search")
 
-    await page.click("nav >> text=Entities")
+
+async def entity_timeline(page: Page, seeded: Seeded) -> None:
+    await page.click("nav >> text=People & things")
     await page.click(f"text={seeded.marker} Alice")
     await expect(page.locator("ul.timeline > li").first).to_be_visible()
+    assert "Person · 3 mentions" in await check_readable(page)
     await shot(page, "08-entity-timeline")
 
 
-async def phone_layout(browser: BrowserContext, base_url: str, seeded: Seeded) -> None:
-    """At 375px the drawer list fits the screen: no horizontal scroll."""
-    phone = await browser.new_page()  # same profile, so still signed in
-    await phone.set_viewport_size({"width": 375, "height": 740})
-    await phone.goto(f"{base_url}/memory?closet={seeded.closets[0]}")
-    await expect(phone.locator("ul.items[data-level=drawers] > li")).to_have_count(2)
-    overflow = await phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, f"horizontal scroll at phone width: {overflow}px"
-    box = await phone.locator("ul.items > li").first.bounding_box()
-    assert box is not None and box["width"] <= 375
-    await shot(phone, "07-phone-drawers")
+async def at_both_widths(browser: BrowserContext, base_url: str, seeded: Seeded) -> None:
+    """Every page at 1280 and 390 px: readable, and at 390 px no sideways scroll."""
+    pages = {
+        "wings": "/memory",
+        "drawers": f"/memory?closet={seeded.closets[0]}",
+        "drawer": f"/memory/drawers/{seeded.drawers[0]}",
+        "confirm": f"/memory/delete/wing/{seeded.wings[0]}",
+        "search": "/memory/search?q=garden",
+        "activity": "/memory/activity",
+        "trash": "/memory/trash",
+        "settings": "/memory/settings",
+        "entity": f"/memory/entities/{seeded.entities[0]}",
+    }
+    tab = await browser.new_page()  # same profile, so still signed in
+    for width, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        await tab.set_viewport_size(size)
+        for name, path in pages.items():
+            await tab.goto(base_url + path)
+            await check_readable(tab)
+            for summary in await tab.locator("details > summary").all():
+                await summary.click()  # open every toggle: the widest the page gets
+            await no_sideways_scroll(tab)
+            await shot(tab, f"{width}-{name}")
+
+
+async def _sentinel_and_mining_event(db: Database, seeded: Seeded) -> None:
+    """A drawer dated 0001-01-01 (as written before input checks) and a mined-conversation event."""
+    async with db.system_session() as s:
+        await s.execute(
+            text("UPDATE drawers SET occurred_at = '0001-01-01T00:00:00Z' WHERE id = :d"), {"d": seeded.drawers[-1]}
+        )
+        payload = (
+            '{"conversation_id": 1, "external_id": "conv-42", "turns": 20, "drawers": 12, "entities": 3,'
+            ' "relations": 2, "duration_s": 4.213, "seconds": {"embed": 0.55, "extract": 1.2}}'
+        )
+        await s.execute(
+            text("INSERT INTO activity_events (user_id, type, payload) VALUES (:u, 'memory_mined', CAST(:p AS jsonb))"),
+            {"u": seeded.user_id, "p": payload},
+        )
 
 
 async def test_memory_page_in_chromium(
@@ -159,11 +265,14 @@ async def test_memory_page_in_chromium(
 ) -> None:
     user = await new_user("browser")
     seeded = await seed_palace(db, user.id, f"b{secrets.token_hex(2)}")
+    await _sentinel_and_mining_event(db, seeded)
     page = await browser.new_page()
     await sign_in(page, base_url, user.key)
     await shot(page, "01-wings")
     drawers = await browse_to_drawers(page, seeded)
     await delete_and_restore(page, base_url, drawers, seeded)
     await change_settings(page, db, user.id)
-    await activity_search_entities(page, seeded)
-    await phone_layout(browser, base_url, seeded)
+    await activity_feed(page)
+    await search_with_toggle(page)
+    await entity_timeline(page, seeded)
+    await at_both_widths(browser, base_url, seeded)

@@ -68,7 +68,7 @@ async def test_sign_in_browse_delete_restore_settings(browser: AsyncClient, db: 
     await browser.post(f"/memory/restore/wing/{wing}")
     assert f"{seeded.marker} wing 2" in (await browser.get("/memory")).text
     feed = await browser.get("/memory/activity")
-    assert "drawer deleted" in feed.text and "drawer restored" in feed.text
+    assert "Deleted a drawer" in feed.text and "Restored a drawer from the trash" in feed.text
     assert re.search(r"<script", home.text) is None
 
 
@@ -103,7 +103,7 @@ async def test_search_entities_and_timeline_pages_and_revoked_key_signs_out(
     page = await browser.get("/memory/search", params={"q": f"what did {marker} say about the garden"})
     assert page.status_code == 200
     assert f"{marker} says message" in page.text
-    assert "<th>keyword</th>" in page.text  # per-signal ranks are shown
+    assert '<th scope="col">keyword</th>' in page.text  # per-signal ranks, behind "Technical details"
     assert re.search(r"§ W-\d+/R-\d+/D-\d+", page.text)
 
     listing = await browser.get("/memory/entities", params={"q": marker})
@@ -111,7 +111,7 @@ async def test_search_entities_and_timeline_pages_and_revoked_key_signs_out(
     assert f"{marker} Alice" in listing.text and f"/memory/entities/{seeded.entities[0]}" in listing.text
     timeline = await browser.get(f"/memory/entities/{seeded.entities[0]}")
     assert timeline.status_code == 200
-    assert "lives_in" in timeline.text and "(superseded)" in timeline.text and "(current)" in timeline.text
+    assert "lives in" in timeline.text and "(superseded)" in timeline.text and "(current)" in timeline.text
     assert (await browser.get("/memory/entities/987654321")).status_code == 404
 
     await browser.post("/memory/logout")
@@ -123,3 +123,41 @@ async def test_search_entities_and_timeline_pages_and_revoked_key_signs_out(
         await s.execute(text("UPDATE api_keys SET revoked_at = now() WHERE user_id = :u"), {"u": user.id})
     gone = await browser.get("/memory")
     assert gone.status_code == 303 and gone.headers["location"] == "/memory/login"
+
+
+async def test_pages_read_plainly_dates_plurals_and_activity(
+    browser: AsyncClient, db: Database, new_user: NewUser
+) -> None:
+    """Sentinel dates are never printed, counts have the right plural, activity is sentences."""
+    user = await new_user("plain")
+    seeded = await seed_palace(db, user.id, f"p{secrets.token_hex(3)}")
+    mined = (
+        '{"external_id": "conv-42", "turns": 20, "drawers": 12, "entities": 3, "relations": 2,'
+        ' "duration_s": 4.213, "seconds": {"embed": 0.55}}'
+    )
+    async with db.system_session() as s:
+        await s.execute(
+            text("UPDATE drawers SET occurred_at = '0001-01-01T00:00:00Z' WHERE wing_id = :w"), {"w": seeded.wings[1]}
+        )
+        for kind, payload in (("memory_mined", mined), ("memory_pinned", '{"id": 5, "tags": ["a", "b"]}')):
+            await s.execute(
+                text("INSERT INTO activity_events (user_id, type, payload) VALUES (:u, :t, CAST(:p AS jsonb))"),
+                {"u": user.id, "t": kind, "p": payload},
+            )
+    await _sign_in(browser, user)
+    await browser.post(f"/memory/delete/room/{seeded.rooms[0]}", data={"back": "/memory"})
+
+    home = (await browser.get("/memory")).text
+    assert "4 drawers · 1 room · 13 March 2026" in home and "8 drawers · 2 rooms</span>" in home
+    assert re.search(r"\b0*1-01-01\b", home) is None and "0001" not in home
+    sentinel_closet = seeded.closets[4]
+    drawers = (await browser.get("/memory", params={"closet": sentinel_closet})).text
+    assert "· date unknown" in drawers and "1-01-01" not in drawers
+    one = (await browser.get(f"/memory/drawers/{seeded.drawers[-1]}")).text
+    assert "Date unknown" in one and "0001" not in one and ("You said" in one or "Assistant said" in one)
+
+    feed = (await browser.get("/memory/activity")).text
+    assert "Mined the conversation “conv-42” (20 turns) into 12 drawers, 3 entities and 2 facts in 4.2 s" in feed
+    assert "Deleted the room “" in feed and "with 4 drawers" in feed
+    assert "Memory pinned: id 5, tags a, b" in feed
+    assert "seconds={" not in feed and "{&#39;embed&#39;" not in feed and "seconds.embed" in feed

@@ -1,0 +1,128 @@
+"""Plain-language text for the /memory page: counts, dates, names a person reads.
+
+The page is for people, so nothing here returns a database value as it is stored: a
+count comes with its noun in the right number, a date reads "12 March 2026", a time
+outside the years the service accepts (a sentinel such as 0001-01-01 written before
+the input checks existed) reads as unknown instead of "1-01-01", and an AAAK pointer
+is split off a label so the templates can put it behind "Technical details".
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from loci.timexpr import MAX_YEAR, MIN_YEAR
+
+__all__ = [
+    "DATE_UNKNOWN",
+    "ENTITY_KINDS",
+    "ROLES",
+    "date_span",
+    "entity_kind",
+    "human_date",
+    "human_datetime",
+    "known",
+    "plural",
+    "plural_word",
+    "role_label",
+    "room_name",
+    "split_pointer",
+]
+
+DATE_UNKNOWN = "date unknown"
+IRREGULAR = {"person": "people", "child": "children"}
+"""Nouns whose plural no spelling rule gives."""
+ROLES = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+"""Who spoke a drawer's words, as the page names them."""
+ENTITY_KINDS = {"p": "person", "l": "place", "e": "event", "i": "thing", "t": "time"}
+"""The knowledge graph's one-letter entity kinds (`loci.models.ENTITY_KINDS` order), in words."""
+
+_POINTER = re.compile(r"^(§\s*W-\d+/R-\d+/D-\d+)(?::\s*|\s+|$)")
+_ROOM_DAY = re.compile(r"^\d{4}-\d{2}-\d{2} · ")
+"""Mining names a room "2026-03-12 · topic"; the page shows the day as a date already."""
+
+
+def plural_word(n: int, singular: str) -> str:
+    """``singular`` or its plural, as ``n`` needs ("entity" -> "entities", "box" -> "boxes")."""
+    if n == 1:
+        return singular
+    if singular in IRREGULAR:
+        return IRREGULAR[singular]
+    if singular.endswith("y") and singular[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return singular[:-1] + "ies"
+    if singular.endswith(("s", "x", "z", "ch", "sh")):
+        return singular + "es"
+    return singular + "s"
+
+
+def plural(n: int | None, singular: str) -> str:
+    """The one way the page counts things: "1 room", "2 rooms", "0 drawers"."""
+    count = int(n or 0)
+    return f"{count:,} {plural_word(count, singular)}"
+
+
+def known(when: datetime | None) -> bool:
+    """Whether ``when`` is a real date: present and within the years the service accepts."""
+    return when is not None and MIN_YEAR <= when.astimezone(UTC).year <= MAX_YEAR
+
+
+def human_date(when: datetime | None, unknown: str = "") -> str:
+    """ "12 March 2026" (UTC), or ``unknown`` for a missing or sentinel date."""
+    if when is None or not known(when):
+        return unknown
+    day = when.astimezone(UTC)
+    return f"{day.day} {day:%B %Y}"
+
+
+def human_datetime(when: datetime | None, unknown: str = DATE_UNKNOWN) -> str:
+    """ "12 March 2026, 09:03 UTC", or ``unknown``."""
+    if when is None or not known(when):
+        return unknown
+    return f"{human_date(when)}, {when.astimezone(UTC):%H:%M} UTC"
+
+
+def date_span(first: datetime | None, last: datetime | None) -> str:
+    """The dates a container's drawers span, as short as reads clearly; "" when unknown.
+
+    "12 March 2026", "12–13 March 2026", "28 February – 2 March 2026",
+    "30 December 2025 – 2 January 2026". A sentinel end is left out, not printed.
+    """
+    a = first.astimezone(UTC) if first is not None and known(first) else None
+    b = last.astimezone(UTC) if last is not None and known(last) else None
+    if a is None or b is None:
+        return human_date(a or b)
+    if a.date() == b.date():
+        return human_date(a)
+    if (a.year, a.month) == (b.year, b.month):
+        return f"{a.day}–{human_date(b)}"
+    if a.year == b.year:
+        return f"{a.day} {a:%B} – {human_date(b)}"
+    return f"{human_date(a)} – {human_date(b)}"
+
+
+def split_pointer(label: str) -> tuple[str | None, str]:
+    """(AAAK pointer or None, the rest) of a label such as "§ W-001/R-02/D-003: the words"."""
+    match = _POINTER.match(label)
+    if match is None:
+        return None, label
+    return match.group(1), label[match.end() :]
+
+
+def room_name(label: str) -> str:
+    """A room's label without the ISO day mining prefixes (the page shows dates itself)."""
+    return _ROOM_DAY.sub("", label, count=1) or label
+
+
+def role_label(role: str | None) -> str:
+    """ "You", "Assistant", …: who said a drawer's words."""
+    if not role:
+        return ""
+    return ROLES.get(role, role.replace("_", " ").capitalize())
+
+
+def entity_kind(kind: str | None) -> str:
+    """ "person", "place", …: an entity's one-letter kind in words."""
+    if not kind:
+        return ""
+    return ENTITY_KINDS.get(kind, kind)
