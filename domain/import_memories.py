@@ -39,6 +39,7 @@ from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.export_format import ExportDoc, MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from domain.memory_dto import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 from loci.errors import InvalidInput
 from loci.inputs import check_id
 from loci.models import (
@@ -52,7 +53,7 @@ from loci.models import (
     MemoryHistory,
     MemoryLink,
 )
-from loci.settings import MemorySettings, MiningSettings
+from loci.settings import MemorySettings
 
 __all__ = [
     "ACTOR_MAX_CHARS",
@@ -96,15 +97,17 @@ def _text(value: str | None, field: str, most: int, setting: str) -> None:
         raise InvalidInput(f"{field} is {len(value)} characters, over the limit of {most} ({setting})", field=field)
 
 
-def _check_texts(m: MemoryDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+def _check_texts(m: MemoryDoc, memory: MemorySettings) -> None:
     _one_of(m.layer, MEMORY_LAYERS, "layer")
     _one_of(m.source, MEMORY_SOURCES, "source")
     _one_of(m.category, memory.categories, "category", " (LOCI_MEMORY_CATEGORIES)")
     _text(m.content, "content", memory.content_max_chars, "LOCI_MEMORY_CONTENT_MAX_CHARS")
-    # A summary is a shorter line shown instead of the content; a body is detail as long
-    # as a turn may be.
+    # The write API's limits, so what it saved always imports: a summary is shown instead
+    # of the content (the content's limit), a body is longer detail, tags are short labels.
     _text(m.summary, "summary", memory.content_max_chars, "LOCI_MEMORY_CONTENT_MAX_CHARS")
-    _text(m.body, "body", limits.max_turn_chars, "LOCI_MINING_MAX_TURN_CHARS")
+    _text(m.body, "body", MAX_TEXT_CHARS, "the API's limit on a memory's body")
+    if len(m.tags) > MAX_TAGS or any(not t.strip() or len(t) > MAX_TAG_CHARS for t in m.tags):
+        raise InvalidInput(f"tags: at most {MAX_TAGS}, each 1-{MAX_TAG_CHARS} characters", field="tags")
     if m.agent_id is not None:
         check_id(m.agent_id, field="agent_id")
     if m.end_reason is not None:
@@ -136,9 +139,9 @@ def _check_numbers(m: MemoryDoc) -> None:
         raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field="embedding")
 
 
-def check_memory(m: MemoryDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+def check_memory(m: MemoryDoc, memory: MemorySettings) -> None:
     """One memory's values as the API checks them; the error's ``field`` is the record's field."""
-    _check_texts(m, memory, limits)
+    _check_texts(m, memory)
     _check_numbers(m)
 
 
@@ -276,14 +279,14 @@ def _unique(table: str, ids: list[int]) -> set[int]:
     return seen
 
 
-def _check_memory_rows(doc: ExportDoc, memory: MemorySettings, limits: MiningSettings) -> set[int]:
+def _check_memory_rows(doc: ExportDoc, memory: MemorySettings) -> set[int]:
     """Each memory's values, its conversation, one active row per lineage; returns the ids."""
     defined = _unique("memories", [m.id for m in doc.memories])
     conversations = {c.id for c in doc.conversations}
     active: set[int] = set()
     for i, m in enumerate(doc.memories):
         try:
-            check_memory(m, memory, limits)
+            check_memory(m, memory)
         except InvalidInput as e:
             raise _at("memories", i, e) from e
         if m.conversation_id is not None and m.conversation_id not in conversations:
@@ -299,9 +302,9 @@ def _check_memory_rows(doc: ExportDoc, memory: MemorySettings, limits: MiningSet
     return defined
 
 
-def check_memory_tables(doc: ExportDoc, memory: MemorySettings, limits: MiningSettings) -> None:
+def check_memory_tables(doc: ExportDoc, memory: MemorySettings) -> None:
     """The three memory lists of a JSON document, before anything is written."""
-    defined = _check_memory_rows(doc, memory, limits)
+    defined = _check_memory_rows(doc, memory)
     _unique("memory_links", [link.id for link in doc.memory_links])
     for i, link in enumerate(doc.memory_links):
         try:

@@ -187,7 +187,7 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
 def _memory(row: MemoryLine, seen: _Seen) -> None:
     seen.define("memory", row.id)
     try:
-        check_memory(row, seen.memory, seen.limits)
+        check_memory(row, seen.memory)
     except InvalidInput as e:
         raise seen.fail(str(e)) from e
     seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)

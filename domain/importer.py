@@ -369,7 +369,7 @@ async def import_json(
     limits, memory = limits or MiningSettings(), memory or MemoryConfig()
     _check(doc)
     check_like_the_api(doc, limits)
-    check_memory_tables(doc, memory, limits)
+    check_memory_tables(doc, memory)
     try:
         async with db.user_session(user_id) as s:
             await refuse_unless_empty(s, user_id)

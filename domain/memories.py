@@ -102,6 +102,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     returned as it is, with event ``unchanged`` and nothing written (retries are safe)."""
     settings = store.settings
     content = clean_content(body.content, settings)
+    summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
     check_category(body.category, settings)
     source = body.source or ("agent" if body.agent_id else "user")
     [vector] = await embed_texts(store.embedder, [content])
@@ -113,7 +114,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
             await check_core_room(s, user_id, settings, adding=[content])
         now = await transaction_now(s)
         row = await new_memory_row(
-            s, user_id, layer=body.layer, category=body.category, content=content, summary=body.summary,
+            s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
             body=body.body, source=source, importance=body.importance, pinned=body.pinned,
             tags=clean_tags(body.tags), agent_id=body.agent_id,
             conversation_id=await _conversation_id(s, user_id, body.conversation_id),
@@ -130,6 +131,8 @@ def _requested_changes(body: MemoryUpdateIn, store: MemoryStore) -> dict[str, An
     changes = {f: v for f in _UPDATABLE if (v := getattr(body, f)) is not msgspec.UNSET}
     if "content" in changes:
         changes["content"] = clean_content(changes["content"], store.settings)
+    if changes.get("summary") is not None:  # a summary is injected instead of the content: the same rules
+        changes["summary"] = clean_content(changes["summary"], store.settings, field="summary")
     if "category" in changes:
         check_category(changes["category"], store.settings)
     if "tags" in changes:
