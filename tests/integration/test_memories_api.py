@@ -143,6 +143,8 @@ async def test_bad_input_names_the_field(client: Client, new_user: NewUser) -> N
         ({"content": "x", "category": "fact", "importance": 9}, "importance"),
         ({"content": "x", "category": "fact", "agent_id": "a/b"}, "agent_id"),
         ({"content": "a\x1bb", "category": "fact"}, "content"),
+        ({"content": "x", "category": "fact", "summary": "  "}, "summary"),
+        ({"content": "x", "category": "fact", "summary": "s" * 501}, "summary"),
     ]
     for body, field in cases:
         response = await client.post("/v1/memories", json=body, headers=user.headers)
