@@ -33,10 +33,10 @@ from domain.memory_dto import (
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
 from domain.memory_rows import MemoryStore
+from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
-from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, errors
 from service.state import AppState
@@ -111,7 +111,7 @@ def _store(state: AppState) -> MemoryStore:
 
 AsOf = Annotated[
     str | None,
-    QueryParameter(description="ISO 8601 time: read what was valid then (default: now)", max_length=64),
+    QueryParameter(description="ISO 8601 time with its zone: what was valid then (default: now)", max_length=64),
 ]
 AgentQuery = Annotated[str | None, QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
 _EVENT = "Answers a `memory_event`: {event_id, event, memory, previous, undo: {event_id, method, path} or null}."
@@ -245,7 +245,7 @@ class MemoryController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=LIST_LIMIT_MAX)] = 50,
         before: IdQuery = None,
     ) -> MemoryPage:
-        when = parse_timestamp(as_of, field="as_of") if as_of is not None else None
+        when = parse_as_of(as_of)
         query = MemoryQuery(layer, category, source, agent_id, when, limit, before)
         return await memory_read.list_memories(app_state.db, caller.user_id, query)
 
@@ -259,7 +259,7 @@ class MemoryController(Controller):
     async def get_memory(
         self, app_state: StateDep, caller: CallerDep, memory_id: IdPath, as_of: AsOf = None
     ) -> MemoryDetail:
-        when = parse_timestamp(as_of, field="as_of") if as_of is not None else None
+        when = parse_as_of(as_of)
         return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when)
 
     @get(

@@ -153,6 +153,8 @@ async def test_bad_input_names_the_field(client: Client, new_user: NewUser) -> N
     assert "fact" in (await client.post("/v1/memories", json=cases[0][0], headers=user.headers)).json()["detail"]
     bad_time = await client.get("/v1/memories", params={"as_of": "yesterday-ish"}, headers=user.headers)
     assert bad_time.status_code == 400 and bad_time.json()["extra"][0]["key"] == "as_of"
+    naive = await client.get("/v1/memories", params={"as_of": "2026-03-01T09:00:00"}, headers=user.headers)
+    assert naive.status_code == 400 and "time zone" in naive.json()["detail"]  # as /v1/context and recall
     assert await _active(client, user) == []
 
 
