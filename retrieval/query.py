@@ -140,10 +140,12 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
 
 
 def about_past(message: str, spans: list[TimeSpan], now: datetime) -> bool:
-    """True when the message names a time before ``now`` ("last week", "lately", "in
-    March") or asks what happened ("did we…", "…ago", "previously"). Only explicit
-    memories read it (their archive layer); the drawer signals have their own time rules."""
-    return any(s.start < now for s in spans) or bool(_PAST_RE.search(message))
+    """True when the message names a time that is over ("last week", "in March", "three
+    days ago"), a vague recent past ("lately") or asks what happened ("did we…",
+    "previously"); "tonight" and "this week" are not over. Only explicit memories read it
+    (their archive layer); the drawer signals have their own time rules."""
+    over = any(s.end <= now or s.granularity == "fuzzy" for s in spans)
+    return over or bool(_PAST_RE.search(message))
 
 
 def sub_queries(message: str) -> tuple[str, ...]:

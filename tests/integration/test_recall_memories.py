@@ -6,6 +6,7 @@ not depend on the write API's rules.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -133,6 +134,19 @@ async def test_recall_count_is_bumped_without_a_new_revision(
     assert rows[idle].recall_count == 0 and rows[idle].last_recalled_at is None
     assert rows[mid].content == "The user's bike is a red Brompton." and rows[mid].valid_until is None
     assert history == 2  # the two adds: recalling writes no history, so the revision stays
+
+
+async def test_a_memory_locked_by_a_writer_is_recalled_without_waiting(
+    deps: RecallDeps, db: Database, embedder: Embedder, new_user: NewUser
+) -> None:
+    user = await new_user("mem-lock")
+    mid = await seed_memory(db, user.id, "The user's bike is a blue Brompton.", embedder=embedder)
+    async with db.user_session(user.id) as writer:  # e.g. an update in flight, holding the row
+        await writer.execute(select(Memory.id).where(Memory.id == mid).with_for_update())
+        response = await asyncio.wait_for(_recall(deps, user.id, "Which Brompton do I ride?"), timeout=20)
+        assert _ids(response) == [mid]
+    async with db.user_session(user.id) as s:
+        assert (await s.get_one(Memory, mid)).recall_count == 0  # skipped, not waited for
 
 
 async def test_switched_off_or_unmatched_memories_leave_the_block_as_it_was(
