@@ -31,6 +31,7 @@ from retrieval.memory_search import (
     SEMANTIC,
     MemoryCandidate,
     MemoryPlan,
+    count_recalled,
     memory_keyword,
     memory_semantic,
     plan_memories,
@@ -323,7 +324,7 @@ async def _rank(
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
     floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
-    memories = await recalled_memories(session, request.user_id, plan, found.memory_lists)
+    memories = recalled_memories(plan, found.memory_lists)
     if plan is not None:
         clock.stage("memories", sum(len(v) for v in found.memory_lists.values()), len(memories))
     if memories:
@@ -358,6 +359,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
     embedding = asyncio.create_task(_embed(deps, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
+    response: RecallResponse | None = None
     try:
         async with deps.db.user_session(request.user_id) as session:
             state = await _rank(session, request, config, analysis, embedding, clock)
@@ -367,10 +369,12 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:
                     _log(session, request, config, response, state.notes)
-                return response
     finally:
         if embedding is not None and not embedding.done():
             embedding.cancel()
+    count_recalled(deps.db, request.user_id, [m.memory_id for m in state.memories])
+    if response is not None:
+        return response
     state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))

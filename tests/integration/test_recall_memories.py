@@ -20,6 +20,7 @@ from loci.embedder import Embedder
 from loci.models import Memory, MemoryHistory
 from loci.settings import Settings
 from retrieval import HYBRID, RecallDeps, RecallRequest, RecallResponse, SearchMode, recall
+from retrieval.memory_search import settle_recall_counts
 from retrieval.render import MEMORY_HEADER
 from tests.conftest import UserHandle
 from tests.integration.palace_fixture import ConversationSpec, place_conversation
@@ -127,6 +128,7 @@ async def test_recall_count_is_bumped_without_a_new_revision(
     idle = await seed_memory(db, user.id, "The user dislikes cilantro.", embedder=embedder)
     for _ in range(2):
         assert _ids(await _recall(deps, user.id, "Which bike do I ride, the Brompton?")) == [mid]
+    await settle_recall_counts()
     async with db.user_session(user.id) as s:
         rows = {m.id: m for m in (await s.execute(select(Memory))).scalars()}
         history = (await s.execute(select(func.count()).select_from(MemoryHistory))).scalar_one()
@@ -145,6 +147,7 @@ async def test_a_memory_locked_by_a_writer_is_recalled_without_waiting(
         await writer.execute(select(Memory.id).where(Memory.id == mid).with_for_update())
         response = await asyncio.wait_for(_recall(deps, user.id, "Which Brompton do I ride?"), timeout=20)
         assert _ids(response) == [mid]
+        await asyncio.wait_for(settle_recall_counts(), timeout=20)
     async with db.user_session(user.id) as s:
         assert (await s.get_one(Memory, mid)).recall_count == 0  # skipped, not waited for
 

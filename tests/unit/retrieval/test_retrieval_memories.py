@@ -6,14 +6,21 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
 from retrieval import MemorySearchParams, RecalledMemory
 from retrieval.fusion import Scored, rrf, rrf_scores
-from retrieval.memory_search import KEYWORD, SEMANTIC, MemoryCandidate, fuse_memories, mark_recalled, trust_rank
+from retrieval.memory_search import (
+    KEYWORD,
+    SEMANTIC,
+    MemoryCandidate,
+    count_recalled,
+    fuse_memories,
+    settle_recall_counts,
+    trust_rank,
+)
 from retrieval.query import analyse
 from retrieval.render import CLOSE, MEMORY_HEADER, OPEN, PREAMBLE, RenderItem, estimate_tokens, render_context
 from retrieval.request import RecalledDrawer
@@ -110,24 +117,24 @@ def test_about_past(message: str, past: bool) -> None:
     assert analyse(message, NOW).about_past is past
 
 
-class _FailingSession:
-    """Just enough of an AsyncSession for `mark_recalled`: every statement fails."""
+class _FailingDatabase:
+    """Just enough of a `Database` for `count_recalled`: every transaction fails."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     @asynccontextmanager
-    async def begin_nested(self) -> AsyncIterator[None]:
+    async def user_session(self, user_id: int) -> AsyncIterator[None]:
+        self.calls += 1
+        raise OperationalError("UPDATE memories", {}, Exception("cannot execute UPDATE in a read-only transaction"))
         yield
 
-    async def execute(self, *_args: Any) -> None:
-        self.calls += 1
-        raise OperationalError("UPDATE memories", {}, Exception("deadlock detected"))
 
-
-async def test_a_failed_recall_count_never_fails_the_recall(caplog: pytest.LogCaptureFixture) -> None:
-    session = _FailingSession()
-    await mark_recalled(session, 1, [7, 8])  # type: ignore[arg-type]
-    assert session.calls == 1 and "retrieval.recall_count_failed" in caplog.text
-    await mark_recalled(session, 1, [])  # type: ignore[arg-type]
-    assert session.calls == 1  # nothing recalled, no statement
+async def test_a_failed_recall_count_never_reaches_the_caller(caplog: pytest.LogCaptureFixture) -> None:
+    db = _FailingDatabase()
+    count_recalled(db, 1, [7, 8])  # type: ignore[arg-type]
+    await settle_recall_counts()
+    assert db.calls == 1 and "retrieval.recall_count_failed" in caplog.text
+    count_recalled(db, 1, [])  # type: ignore[arg-type]
+    await settle_recall_counts()
+    assert db.calls == 1  # nothing recalled, nothing scheduled
