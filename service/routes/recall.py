@@ -14,7 +14,7 @@ import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
-from loci.errors import InvalidInput
+from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
@@ -119,19 +119,6 @@ def _time(value: str | None, field: str) -> datetime | None:
     return parse_timestamp(value, field=field) if value is not None else None
 
 
-def _as_of(value: str | None) -> datetime | None:
-    """An ISO 8601 datetime with its timezone: "valid at" without a zone is a guess."""
-    if value is None:
-        return None
-    try:
-        aware = datetime.fromisoformat(value.strip()).tzinfo is not None
-    except ValueError:
-        aware = True  # parse_timestamp names the format in its 400
-    if not aware:
-        raise InvalidInput("as_of needs a timezone (e.g. 2024-05-01T10:00:00Z)", field="as_of")
-    return parse_timestamp(value, field="as_of")
-
-
 def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
     if raw is None:
         return RecallFilters()
@@ -207,7 +194,7 @@ class RecallController(Controller):
             now=_time(data.now, "now"),
             budget_tokens=data.budget_tokens,
             config=_config(data.preset),
-            as_of=_as_of(data.as_of),
+            as_of=parse_as_of(data.as_of),
         )
         return _out(await recall(_deps(app_state), request))
 
