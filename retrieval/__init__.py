@@ -9,10 +9,18 @@ else is an internal stage.
 
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain
-from retrieval.params import KeywordParams, PreferenceParams, SearchMode, SemanticParams, Signal, TemporalParams
+from retrieval.params import (
+    KeywordParams,
+    MemorySearchParams,
+    PreferenceParams,
+    SearchMode,
+    SemanticParams,
+    Signal,
+    TemporalParams,
+)
 from retrieval.pipeline import MAX_MESSAGE_CHARS, recall, validate_request
 from retrieval.presets import HYBRID, PRESETS, get_preset
-from retrieval.request import RecallDeps, RecalledDrawer, RecallFilters, RecallRequest, RecallResponse
+from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory, RecallFilters, RecallRequest, RecallResponse
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
 from retrieval.store import DEFAULT_TOP_K
 
@@ -24,12 +32,14 @@ __all__ = [
     "PRESETS",
     "KeywordParams",
     "LLMReranker",
+    "MemorySearchParams",
     "PreferenceParams",
     "RecallDeps",
     "RecallFilters",
     "RecallRequest",
     "RecallResponse",
     "RecalledDrawer",
+    "RecalledMemory",
     "RerankCandidate",
     "RerankOutcome",
     "Reranker",

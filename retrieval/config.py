@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval.params import KeywordParams, PreferenceParams, SemanticParams, Signal, TemporalParams
+from retrieval.params import (
+    KeywordParams,
+    MemorySearchParams,
+    PreferenceParams,
+    SemanticParams,
+    Signal,
+    TemporalParams,
+)
 from retrieval.signals import SIGNALS, default_weights
 
 __all__ = ["RerankerKind", "RetrievalConfig"]
@@ -70,6 +77,9 @@ class RetrievalConfig:
     keyword: KeywordParams = field(default_factory=lambda: _default(Signal.KEYWORD))
     temporal: TemporalParams = field(default_factory=lambda: _default(Signal.TEMPORAL))
     preference: PreferenceParams = field(default_factory=lambda: _default(Signal.PREFERENCE))
+    memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)
+    """Explicit memories as a fifth candidate source, rendered ahead of the drawers; None
+    searches the palace only (`dataclasses.replace(config, memories=None)`)."""
 
     @property
     def signals(self) -> tuple[Signal, ...]:

@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["Fused", "Scored", "pool_rooms", "rrf"]
+__all__ = ["Fused", "Scored", "pool_rooms", "rrf", "rrf_scores"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,31 @@ class Fused:
     """1-based rank in each list that contained the drawer."""
 
 
+def rrf_scores(
+    ranked_ids: Mapping[str, Sequence[int]], weights: Mapping[str, float] | None = None, k: int = 60
+) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
+    """RRF itself over lists of ids of any kind (drawers here, explicit memories in
+    `retrieval.memory_search`): each id's fused score and its 1-based rank per list.
+
+    ``weights`` default to 1 per list; an id repeated within one list keeps its first rank.
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    scores: dict[int, float] = {}
+    ranks: dict[int, dict[str, int]] = {}
+    for name, ids in ranked_ids.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        if weight <= 0:
+            continue
+        for position, item_id in enumerate(ids, start=1):
+            seen = ranks.setdefault(item_id, {})
+            if name in seen:
+                continue
+            seen[name] = position
+            scores[item_id] = scores.get(item_id, 0.0) + weight / (k + position)
+    return scores, ranks
+
+
 def rrf(
     ranked_lists: Mapping[str, Sequence[Scored]],
     weights: Mapping[str, float] | None = None,
@@ -44,20 +69,8 @@ def rrf(
     ``weights`` default to 1 per list; ``multipliers`` scale one drawer's fused score
     (used for the role prior). A drawer repeated within one list keeps its first rank.
     """
-    if k < 0:
-        raise ValueError("k must be >= 0")
-    scores: dict[int, float] = {}
-    ranks: dict[int, dict[str, int]] = {}
-    for name, items in ranked_lists.items():
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        if weight <= 0:
-            continue
-        for position, item in enumerate(items, start=1):
-            seen = ranks.setdefault(item.drawer_id, {})
-            if name in seen:
-                continue
-            seen[name] = position
-            scores[item.drawer_id] = scores.get(item.drawer_id, 0.0) + weight / (k + position)
+    ids = {name: [item.drawer_id for item in items] for name, items in ranked_lists.items()}
+    scores, ranks = rrf_scores(ids, weights, k)
     if multipliers:
         for drawer_id, factor in multipliers.items():
             if drawer_id in scores:

@@ -11,7 +11,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["KeywordParams", "PreferenceParams", "SearchMode", "SemanticParams", "Signal", "TemporalParams"]
+__all__ = [
+    "KeywordParams",
+    "MemorySearchParams",
+    "PreferenceParams",
+    "SearchMode",
+    "SemanticParams",
+    "Signal",
+    "TemporalParams",
+]
 
 
 class Signal(enum.StrEnum):
@@ -100,3 +108,31 @@ class PreferenceParams:
     """Entity names are looked up as 1- to this-many-word runs of the message."""
     max_phrases: int = 64
     """Slugs (and names) looked up at most, so a long message stays one cheap index probe."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySearchParams:
+    """Explicit memories (`retrieval.memory_search`): a candidate kind of its own beside the
+    drawers, searched semantically and by keyword and fused by the same RRF (``rrf_k`` of
+    the config, the semantic signal's exact-or-HNSW choice, the keyword signal's IDF)."""
+
+    layers: tuple[str, ...] = ("knowledge",)
+    """Recalled by relevance on every message. ``core`` is left out: it is the profile every
+    session-start block (`GET /v1/context`) already carries, and repeating it here would
+    spend the recall budget on what the model already reads; a client without that block
+    adds it here."""
+    past_layers: tuple[str, ...] = ("archive",)
+    """Added only when the message is about the past (`QueryAnalysis.about_past`): session
+    and task summaries answer "what did we do last week", and crowd out facts otherwise."""
+    semantic_weight: float = 1.0
+    """RRF weight of the memories' semantic list: as much as the drawers' (`SIGNALS`)."""
+    keyword_weight: float = 1.0
+    """RRF weight of the memories' keyword list: as much as the drawers'."""
+    candidate_limit: int = 20
+    """Depth of each memory list: four times ``max_items``, enough for the two lists to
+    agree on the best few."""
+    max_items: int = 5
+    """Memories returned and rendered at most (ahead of the drawers, in the same budget):
+    a saved fact is short, and more than a handful would crowd out the conversations."""
+    scan_cap: int = 2_000
+    """Keyword matches scored per recall at most (the newest), as the drawers' ``scan_cap``."""

@@ -26,11 +26,22 @@ from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
+from retrieval.memory_search import (
+    KEYWORD,
+    SEMANTIC,
+    MemoryCandidate,
+    MemoryPlan,
+    count_recalled,
+    memory_keyword,
+    memory_semantic,
+    plan_memories,
+    recalled_memories,
+)
 from retrieval.params import Signal
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse, is_trivial
 from retrieval.render import RenderItem, render_context
-from retrieval.request import RecallDeps, RecallRequest, RecallResponse
+from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS, relevant_signals
@@ -88,7 +99,8 @@ def validate_request(request: RecallRequest) -> None:
         raise InvalidInput(f"role must be one of {', '.join(ROLES)}", field="filters.role")
     if f.since and f.until and f.since >= f.until:
         raise InvalidInput("filters.since must be before filters.until", field="filters.since")
-    for name, value in (("filters.since", f.since), ("filters.until", f.until), ("now", request.now)):
+    stamps = (("filters.since", f.since), ("filters.until", f.until), ("now", request.now), ("as_of", request.as_of))
+    for name, value in stamps:
         if value is not None and value.tzinfo is None:
             raise InvalidInput("timestamps need a timezone (e.g. 2024-05-01T10:00:00Z)", field=name)
 
@@ -188,6 +200,8 @@ class _Candidates:
     """Each drawer's best cosine similarity to the message or one of its clauses."""
     sub_weights: dict[str, float]
     """RRF weights of the clauses' semantic lists (``semantic.1``, ``semantic.2``…)."""
+    memory_lists: dict[str, list[MemoryCandidate]]
+    """Explicit memories' keyword and semantic lists (empty without a memory plan)."""
 
 
 async def _run_signals(
@@ -209,17 +223,26 @@ async def _candidates(
     config: RetrievalConfig,
     embedding: asyncio.Task[np.ndarray] | None,
     clock: _Clock,
+    memories: MemoryPlan | None,
 ) -> _Candidates:
     """Signals that need no query vector run first, while the embedding is still being
     computed in its thread (the model runs outside the GIL, Postgres in its own process),
     then the ones that do, then the clauses' semantic searches. The lists keep the
-    config's signal order either way."""
+    config's signal order either way. Explicit memories (``memories``) are searched the
+    same way: by keyword while the vector is computed, semantically once it is ready."""
     found = await _run_signals(session, ctx, config, False, clock)
+    memory_lists: dict[str, list[MemoryCandidate]] = {}
+    if memories is not None and memories.params.keyword_weight > 0:
+        memory_lists[KEYWORD] = await memory_keyword(session, memories, ctx.query)
+        clock.stage("memory.keyword", memories.scope.limit, len(memory_lists[KEYWORD]))
     vectors = await embedding if embedding is not None else None
     if vectors is not None:
         ctx = replace(ctx, vector=vectors[0])
     clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
     found |= await _run_signals(session, ctx, config, True, clock)
+    if memories is not None and memories.params.semantic_weight > 0:
+        memory_lists[SEMANTIC] = await memory_semantic(session, memories, ctx.vector)
+        clock.stage("memory.semantic", memories.scope.limit, len(memory_lists[SEMANTIC]))
     lists = {str(signal): found[signal] for signal in config.signals}
     sub_weights: dict[str, float] = {}
     if vectors is not None and len(vectors) > 1:
@@ -234,7 +257,7 @@ async def _candidates(
     for name in (str(Signal.SEMANTIC), *sub_weights):
         for item in lists.get(name, []):
             sims[item.drawer_id] = max(sims.get(item.drawer_id, item.score), item.score)
-    return _Candidates(lists, sims, sub_weights)
+    return _Candidates(lists, sims, sub_weights, memory_lists)
 
 
 def _finish(
@@ -243,11 +266,13 @@ def _finish(
     items = state.items[: state.top_k]
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
-    context = render_context(relevant, budget, deps.embedder.count_tokens)
+    context = render_context(relevant, budget, deps.embedder.count_tokens, memories=state.memories)
     clock.stage("render", len(items), len(relevant) if context else 0)
     state.notes["floor_passed"] = len(relevant)
     drawers = tuple(i.drawer for i in items)
-    return RecallResponse(items=drawers, context=context, timings_ms=clock.total(), preset=config.name)
+    timings = clock.total()
+    memories = tuple(state.memories)
+    return RecallResponse(drawers, context, timings, config.name, memories=memories)
 
 
 @dataclass
@@ -260,6 +285,7 @@ class _Ranked:
     rerank: bool
     rerank_model: str | None
     notes: dict[str, Any]
+    memories: list[RecalledMemory]
 
 
 async def _rank(
@@ -271,7 +297,8 @@ async def _rank(
     clock: _Clock,
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
-    controls = await load_controls(session, request.user_id, request.agent_id, config.palace_count_cap)
+    memory_cap = config.palace_count_cap if config.memories is not None else 0
+    controls = await load_controls(session, request.user_id, request.agent_id, config.palace_count_cap, memory_cap)
     clock.stage("controls", 1, 1)
     if not controls.enabled:
         return "memory disabled for this user"
@@ -282,7 +309,8 @@ async def _rank(
         request.user_id, analysis, None, request.filters, limit, config.min_similarity,
         controls.palace_size, controls.palace_vectors, controls.graph_size,
     )  # fmt: skip
-    found = await _candidates(session, ctx, config, embedding, clock)
+    plan = plan_memories(config, request, analysis, controls)
+    found = await _candidates(session, ctx, config, embedding, clock, plan)
     lists, sims = found.lists, found.sims
     fused, weights = _fuse(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
@@ -296,7 +324,12 @@ async def _rank(
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
     floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
-    return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes)
+    memories = recalled_memories(plan, found.memory_lists)
+    if plan is not None:
+        clock.stage("memories", sum(len(v) for v in found.memory_lists.values()), len(memories))
+    if memories:
+        notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
+    return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes, memories)
 
 
 def _log(
@@ -326,6 +359,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
     embedding = asyncio.create_task(_embed(deps, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
+    response: RecallResponse | None = None
     try:
         async with deps.db.user_session(request.user_id) as session:
             state = await _rank(session, request, config, analysis, embedding, clock)
@@ -335,10 +369,12 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:
                     _log(session, request, config, response, state.notes)
-                return response
     finally:
         if embedding is not None and not embedding.done():
             embedding.cancel()
+    count_recalled(deps.db, request.user_id, [m.memory_id for m in state.memories])
+    if response is not None:
+        return response
     state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))

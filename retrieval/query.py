@@ -15,7 +15,7 @@ from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
 
-__all__ = ["QueryAnalysis", "analyse", "is_trivial", "keyword_terms", "or_tsquery", "sub_queries"]
+__all__ = ["QueryAnalysis", "about_past", "analyse", "is_trivial", "keyword_terms", "or_tsquery", "sub_queries"]
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
@@ -46,6 +46,14 @@ _ASSISTANT_REF_RE = re.compile(
     r"\byou\s+(?:\w+\s+)?(?:said|say|told|tell|mention(?:ed)?|suggest(?:ed)?|recommend(?:ed)?|gave|give|"
     r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with)\b"
     r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)",
+    re.IGNORECASE,
+)
+
+# Words that ask about what happened rather than what holds: with a time phrase that lies
+# before now, they open the archive layer of explicit memories (session summaries).
+_PAST_RE = re.compile(
+    r"\b(?:ago|previously|earlier|back then|last time|used to|history|happened|so far|recap|"
+    r"(?:did|have|had)\s+(?:we|i|you)|we\s+(?:discussed|talked|worked|decided|agreed|did|went))\b",
     re.IGNORECASE,
 )
 
@@ -105,6 +113,8 @@ class QueryAnalysis:
     """The message asks what the assistant said, so assistant turns are not down-weighted."""
     sub_queries: tuple[str, ...] = ()
     """The message's clauses when it joins two (see `sub_queries`); empty otherwise."""
+    about_past: bool = False
+    """The message asks about what happened (see `about_past`)."""
 
 
 def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
@@ -125,7 +135,17 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         spans=spans,
         about_assistant=bool(_ASSISTANT_REF_RE.search(message)),
         sub_queries=sub_queries(message),
+        about_past=about_past(message, found, now),
     )
+
+
+def about_past(message: str, spans: list[TimeSpan], now: datetime) -> bool:
+    """True when the message names a time that is over ("last week", "in March", "three
+    days ago"), a vague recent past ("lately") or asks what happened ("did we…",
+    "previously"); "tonight" and "this week" are not over. Only explicit memories read it
+    (their archive layer); the drawer signals have their own time rules."""
+    over = any(s.end <= now or s.granularity == "fuzzy" for s in spans)
+    return over or bool(_PAST_RE.search(message))
 
 
 def sub_queries(message: str) -> tuple[str, ...]:

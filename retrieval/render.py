@@ -1,4 +1,5 @@
-"""The ``<memory_context>`` block: ranked drawers grouped by room and closet, in budget.
+"""The ``<memory_context>`` block: saved memories, then ranked drawers grouped by room
+and closet, in budget.
 
 Pure: tokens are counted by the function passed in (the service passes the embedder's
 tokenizer, `Embedder.count_tokens`; its WordPiece counts run close to, and usually a
@@ -16,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from retrieval.escape import LABEL_CHARS, plain
-from retrieval.request import RecalledDrawer
+from retrieval.request import RecalledDrawer, RecalledMemory
 
-__all__ = ["Neighbour", "RenderItem", "TokenCounter", "estimate_tokens", "render_context"]
+__all__ = ["MEMORY_HEADER", "Neighbour", "RenderItem", "TokenCounter", "estimate_tokens", "render_context"]
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -28,6 +29,14 @@ PREAMBLE = "Relevant memories from earlier conversations with this user (verbati
 """Unchanged by the escaping (`retrieval.escape`): ``&lt;`` and its kin read as what they
 are to a model, and a longer frame would take budget from the memories themselves."""
 _MIN_SNIPPET_CHARS = 80
+MEMORY_HEADER = "[saved memories]"
+"""Heads the explicit memories (stated on purpose, not verbatim turns), ahead of the drawers."""
+MEMORY_MARK = "•"
+"""Starts each saved memory's line, as ``§`` starts a drawer's: only the renderer writes it."""
+MEMORY_CHARS = 500
+"""A saved memory's content is cut here (the default `MemorySettings.content_max_chars`):
+it is one short line; its ``body`` is searched but never injected, its ``summary`` is for
+the session-start block."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,18 +101,32 @@ class _Counts:
         return sum(self.cache[line] for line in lines)
 
 
-def render_context(
-    items: Sequence[RenderItem],
-    budget_tokens: int,
-    count_tokens: TokenCounter = estimate_tokens,
-    max_snippet_chars: int = 1200,
-) -> str | None:
-    """Render best-first within ``budget_tokens``; None when no item fits (or none given)."""
-    if not items or budget_tokens <= 0:
-        return None
-    cost_of = _Counts(count_tokens)
-    cost_of.prime([line for i in items for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
-    used = cost_of([OPEN, PREAMBLE, CLOSE])
+def _memory_line(memory: RecalledMemory, max_chars: int) -> str:
+    source = plain(memory.source, LABEL_CHARS)
+    if memory.confidence is not None:
+        source = f"{source} ({memory.confidence:.2f})"
+    head = f"{MEMORY_MARK} {memory.valid_from:%Y-%m-%d} · {plain(memory.category, LABEL_CHARS)} · {source}"
+    return f"{head}: {plain(memory.content, max_chars)}"
+
+
+def _admit_memories(
+    memories: Sequence[RecalledMemory], cost_of: _Counts, used: int, budget_tokens: int, max_chars: int
+) -> tuple[list[str], int]:
+    """Saved memories best-first, each whole or not at all, under their header."""
+    lines: list[str] = []
+    header_cost = cost_of([MEMORY_HEADER])
+    for memory in memories:
+        line = _memory_line(memory, max_chars)
+        cost = cost_of([line]) + (0 if lines else header_cost)
+        if used + cost <= budget_tokens:
+            used += cost
+            lines.append(line)
+    return ([MEMORY_HEADER, *lines] if lines else []), used
+
+
+def _admit_drawers(
+    items: Sequence[RenderItem], cost_of: _Counts, used: int, budget_tokens: int, max_snippet_chars: int
+) -> list[tuple[RenderItem, list[str]]]:
     headers: set[tuple[int, int]] = set()
     chosen: list[tuple[RenderItem, list[str]]] = []
     for item in items:
@@ -125,12 +148,38 @@ def render_context(
                 break
         if budget_tokens - used < _MIN_SNIPPET_CHARS // 4:
             break
-    if not chosen:
+    return chosen
+
+
+def render_context(
+    items: Sequence[RenderItem],
+    budget_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    max_snippet_chars: int = 1200,
+    memories: Sequence[RecalledMemory] = (),
+    max_memory_chars: int = MEMORY_CHARS,
+) -> str | None:
+    """Render best-first within ``budget_tokens``; None when no item fits (or none given).
+
+    Saved ``memories`` come first, under their own header and ahead of the drawers in
+    the budget too; without them the block is exactly the drawers' block.
+    """
+    if not (items or memories) or budget_tokens <= 0:
+        return None
+    cost_of = _Counts(count_tokens)
+    cost_of.prime([line for i in items for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
+    used = cost_of([OPEN, PREAMBLE, CLOSE])
+    saved: list[str] = []
+    if memories:
+        cost_of.prime([MEMORY_HEADER, *(_memory_line(m, max_memory_chars) for m in memories)])
+        saved, used = _admit_memories(memories, cost_of, used, budget_tokens, max_memory_chars)
+    chosen = _admit_drawers(items, cost_of, used, budget_tokens, max_snippet_chars)
+    if not chosen and not saved:
         return None
     groups: dict[tuple[int, int], list[tuple[RenderItem, list[str]]]] = {}
     for item, lines in chosen:  # dict order = order of each group's best-ranked drawer
         groups.setdefault((item.drawer.room_id, item.closet_id), []).append((item, lines))
-    out = [OPEN, PREAMBLE]
+    out = [OPEN, PREAMBLE, *saved]
     for members in groups.values():
         out.append(_group_header(members[0][0]))
         for _item, lines in sorted(members, key=lambda m: (m[0].drawer.occurred_at, m[0].drawer.drawer_id)):

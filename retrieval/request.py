@@ -17,7 +17,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.filters import RecallFilters
 from retrieval.rerank import Reranker
 
-__all__ = ["RecallDeps", "RecallFilters", "RecallRequest", "RecallResponse", "RecalledDrawer"]
+__all__ = ["RecallDeps", "RecallFilters", "RecallRequest", "RecallResponse", "RecalledDrawer", "RecalledMemory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,9 @@ class RecallRequest:
     """How deep each signal's list goes (at least ``top_k``): ten times the default
     ``top_k`` for the hot path; the benchmark asks 1,000 to rank whole haystacks."""
     log: bool = True
+    as_of: datetime | None = None
+    """Recall the explicit memories valid at this moment (`loci.models.valid_at`) instead of
+    the current ones; the drawers are searched as always (a palace keeps no versions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,21 @@ class RecalledDrawer:
 
 
 @dataclass(frozen=True, slots=True)
+class RecalledMemory:
+    """One explicit memory recall found: what it says, who stated it, and why it ranked."""
+
+    memory_id: int
+    layer: str
+    category: str
+    content: str
+    source: str
+    confidence: float | None
+    valid_from: datetime
+    ranks: Mapping[str, int]
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class RecallResponse:
     """Ranked drawers, the rendered block (None when nothing is relevant), stage timings."""
 
@@ -67,6 +85,8 @@ class RecallResponse:
     timings_ms: Mapping[str, float]
     preset: str
     skipped: str | None = None
+    memories: tuple[RecalledMemory, ...] = ()
+    """Explicit memories past the relevance floor, best first (rendered ahead of the drawers)."""
 
 
 @dataclass(frozen=True, slots=True)

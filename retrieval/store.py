@@ -37,6 +37,11 @@ class Controls:
     """Of those, the drawers with an embedding (``ix_drawers_user_vectors``), same cap."""
     graph_size: float = 0.0
     """Vectors in the whole HNSW graph, every user's, from the planner's statistics."""
+    memory_rows: int = 0
+    """The user's explicit memory rows, every version, counted up to ``size_cap`` (0 when
+    the config searches no memories): recall skips the memory search at 0."""
+    memory_table: float = 0.0
+    """Rows of ``memories`` across users, from the planner's statistics (exact vs HNSW)."""
 
 
 _GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('ix_drawers_user_vectors')"
@@ -46,9 +51,16 @@ _GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_
 security from the roles it applies to.)"""
 
 
-async def load_controls(session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int) -> Controls:
-    """The user's memory settings, the agent's recall switch and the palace size, in one
-    round trip. It also turns off waiting for the WAL flush in this transaction: its only
+_MEMORY_TABLE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('memories')"
+"""Every version of every user's memories: the rows HNSW's ``ix_memories_embedding_hnsw`` holds."""
+
+
+async def load_controls(
+    session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int, memory_cap: int = 0
+) -> Controls:
+    """The user's memory settings, the agent's recall switch, the palace size and the
+    user's count of explicit memories (``ix_memories_user_lineage``), in one round trip.
+    It also turns off waiting for the WAL flush in this transaction: its only
     writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
     disk sync would otherwise sit on the hot path."""
     row = (
@@ -60,13 +72,15 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
                 "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.embedding IS NOT NULL "
                 "LIMIT :cap) x), "
                 f"({_GRAPH_SIZE}), "
+                "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = :uid LIMIT :mcap) x), "
+                f"({_MEMORY_TABLE}), "
                 "set_config('synchronous_commit', 'off', true) "
                 "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
             ),
-            {"uid": user_id, "aid": agent_id, "cap": size_cap},
+            {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap},
         )
     ).one()
-    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, _ = row
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
@@ -76,6 +90,8 @@ async def load_controls(session: AsyncSession, user_id: int, agent_id: str | Non
         palace_size=int(size),
         palace_vectors=int(vectors),
         graph_size=float(graph or 0.0),
+        memory_rows=int(memories),
+        memory_table=float(table or 0.0),
     )
 
 

@@ -6,6 +6,7 @@ the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Annotated
 
@@ -13,6 +14,7 @@ import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
+from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
@@ -22,6 +24,7 @@ from retrieval import (
     LLMReranker,
     RecallDeps,
     RecalledDrawer,
+    RecalledMemory,
     RecallFilters,
     RecallRequest,
     RecallResponse,
@@ -72,6 +75,7 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
     now: str | None = None
     budget_tokens: Budget | None = None
     preset: str | None = None
+    as_of: str | None = None
 
 
 class RecalledOut(msgspec.Struct):
@@ -90,12 +94,25 @@ class RecalledOut(msgspec.Struct):
     score: float
 
 
+class RecalledMemoryOut(msgspec.Struct):
+    id: int
+    layer: str
+    category: str
+    content: str
+    source: str
+    confidence: float | None
+    valid_from: datetime
+    ranks: dict[str, int]
+    score: float
+
+
 class RecallOut(msgspec.Struct):
     items: list[RecalledOut]
     context: str | None
     timings_ms: dict[str, float]
     preset: str
     skipped: str | None = None
+    memories: list[RecalledMemoryOut] = msgspec.field(default_factory=list)
 
 
 def _time(value: str | None, field: str) -> datetime | None:
@@ -134,12 +151,19 @@ def _out(response: RecallResponse) -> RecallOut:
             d.part, d.role, d.content, d.occurred_at, dict(d.ranks), round(d.score, 6),
         )  # fmt: skip
 
+    def memory(m: RecalledMemory) -> RecalledMemoryOut:
+        return RecalledMemoryOut(
+            m.memory_id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, dict(m.ranks),
+            round(m.score, 6),
+        )  # fmt: skip
+
     return RecallOut(
         items=[item(d) for d in response.items],
         context=response.context,
         timings_ms=dict(response.timings_ms),
         preset=response.preset,
         skipped=response.skipped,
+        memories=[memory(m) for m in response.memories],
     )
 
 
@@ -152,9 +176,11 @@ class RecallController(Controller):
         summary="Recall memories for a message before an LLM call",
         description=(
             "Runs the hybrid pipeline (semantic, keyword, temporal and preference signals fused by RRF, "
-            "optional LLM rerank) over the caller's drawers and returns the ranked drawers with their "
-            "per-signal ranks, the rendered <memory_context> block (null when nothing is relevant) and "
-            "timings per stage. `now` anchors time expressions such as 'last week'."
+            "optional LLM rerank) over the caller's drawers, and a semantic and keyword search over their "
+            "saved memories fused by the same RRF, and returns the ranked drawers with their per-signal "
+            "ranks, the memories past the relevance floor, the rendered <memory_context> block (saved "
+            "memories first; null when nothing is relevant) and timings per stage. `now` anchors time "
+            "expressions such as 'last week'; `as_of` recalls the memories valid at that moment."
         ),
         responses=errors(400),
     )
@@ -168,6 +194,7 @@ class RecallController(Controller):
             now=_time(data.now, "now"),
             budget_tokens=data.budget_tokens,
             config=_config(data.preset),
+            as_of=parse_as_of(data.as_of),
         )
         return _out(await recall(_deps(app_state), request))
 
@@ -195,6 +222,8 @@ class RecallController(Controller):
             message=q,
             top_k=top_k or SEARCH_TOP_K,
             filters=RecallFilters(wing=wing or None, role=role or None),
-            config=_config(preset),
+            # Browsing the palace: saved memories have their own pages, and a search must not
+            # count as a recall of them.
+            config=replace(_config(preset) or get_preset(app_state.settings.retrieval.preset), memories=None),
         )
         return _out(await recall(_deps(app_state), request))
