@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.sql import Select
 
-from domain.memory_scope import NON_REVISION_EVENTS, visible
+from domain.memory_scope import NON_REVISION_EVENTS, revision_query, visible
 from loci.db import Database
 from loci.models import Memory, MemoryHistory
 from retrieval import plain
 
-__all__ = ["DELTA_TEXT_CHARS", "MAX_BULLETS", "memory_delta", "net_bullets", "render_delta"]
+__all__ = ["DELTA_TEXT_CHARS", "MAX_BULLETS", "Changes", "changes_since", "memory_delta", "net_bullets", "render_delta"]
 
 MAX_BULLETS = 3
 """A delta is read before every session's first turn: three lines say enough to prompt a
@@ -206,3 +206,25 @@ async def memory_delta(
         )  # fmt: skip
         rows = {r[0]: Row(*r) for r in found}
     return net_bullets(events, rows, since_rev, until_rev)
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The user's memory revision now and, when a caller named the one it last saw, what
+    changed since: what recall answers beside its block."""
+
+    revision: int
+    bullets: list[str]
+    text: str
+    """`render_delta` of the bullets; "" when nothing changed or no ``since_rev`` was given."""
+
+
+async def changes_since(db: Database, user_id: int, since_rev: int | None, *, agent_id: str | None) -> Changes:
+    """The current revision (0 before any write) and the delta from ``since_rev`` to it,
+    over everything recall may show (extracted memories of any confidence)."""
+    async with db.user_session(user_id) as s:
+        revision = (await s.execute(revision_query(user_id, None))).scalar_one_or_none() or 0
+    if since_rev is None or since_rev >= revision:
+        return Changes(revision, [], "")
+    bullets = await memory_delta(db, user_id, since_rev, agent_id=agent_id, until_rev=revision)
+    return Changes(revision, bullets, render_delta(bullets, since_rev, revision))

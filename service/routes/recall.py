@@ -6,6 +6,7 @@ the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import datetime
 from typing import Annotated
@@ -14,6 +15,7 @@ import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
+from domain.memory_delta import Changes, changes_since
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import ROLES, TOP_K_MAX
@@ -76,6 +78,9 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
     budget_tokens: Budget | None = None
     preset: str | None = None
     as_of: str | None = None
+    since_rev: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1, description="the memory revision last seen")] | None = (
+        None
+    )
 
 
 class RecalledOut(msgspec.Struct):
@@ -113,6 +118,10 @@ class RecallOut(msgspec.Struct):
     preset: str
     skipped: str | None = None
     memories: list[RecalledMemoryOut] = msgspec.field(default_factory=list)
+    revision: int = 0
+    """The user's memory revision now: pass it back as ``since_rev`` on the next call."""
+    delta: list[str] = msgspec.field(default_factory=list)
+    """At most three bullets of what changed since ``since_rev`` (also at the start of ``context``)."""
 
 
 def _time(value: str | None, field: str) -> datetime | None:
@@ -144,7 +153,7 @@ def _deps(state: AppState) -> RecallDeps:
     return RecallDeps(db=state.db, embedder=state.embedder, settings=settings, reranker=reranker)
 
 
-def _out(response: RecallResponse) -> RecallOut:
+def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
     def item(d: RecalledDrawer) -> RecalledOut:
         return RecalledOut(
             d.drawer_id, d.aaak, d.wing, d.room_id, d.room_label, d.conversation_external_id, d.turn_seq,
@@ -157,13 +166,18 @@ def _out(response: RecallResponse) -> RecallOut:
             round(m.score, 6),
         )  # fmt: skip
 
+    context = response.context
+    if changes is not None and changes.text and not response.skipped:  # what changed, then what is recalled
+        context = changes.text + ("\n" + context if context else "")
     return RecallOut(
         items=[item(d) for d in response.items],
-        context=response.context,
+        context=context,
         timings_ms=dict(response.timings_ms),
         preset=response.preset,
         skipped=response.skipped,
         memories=[memory(m) for m in response.memories],
+        revision=changes.revision if changes is not None else 0,
+        delta=changes.bullets if changes is not None else [],
     )
 
 
@@ -180,7 +194,10 @@ class RecallController(Controller):
             "saved memories fused by the same RRF, and returns the ranked drawers with their per-signal "
             "ranks, the memories past the relevance floor, the rendered <memory_context> block (saved "
             "memories first; null when nothing is relevant) and timings per stage. `now` anchors time "
-            "expressions such as 'last week'; `as_of` recalls the memories valid at that moment."
+            "expressions such as 'last week'; `as_of` recalls the memories valid at that moment. "
+            "`revision` is the user's memory revision; passing the last one seen as `since_rev` puts at "
+            "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `↔ merged`) "
+            "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`."
         ),
         responses=errors(400),
     )
@@ -196,7 +213,11 @@ class RecallController(Controller):
             config=_config(data.preset),
             as_of=parse_as_of(data.as_of),
         )
-        return _out(await recall(_deps(app_state), request))
+        recalled, changes = await asyncio.gather(
+            recall(_deps(app_state), request),
+            changes_since(app_state.db, caller.user_id, data.since_rev, agent_id=request.agent_id),
+        )
+        return _out(recalled, changes)
 
     @get(
         "/v1/search",

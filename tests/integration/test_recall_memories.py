@@ -265,3 +265,28 @@ async def test_as_of_needs_a_valid_timestamp_with_a_timezone(
         assert r.json()["extra"][0]["key"] == "as_of"
     ok = {"message": "my plans", "as_of": "2024-05-01T10:00:00+02:00"}
     assert (await client.post("/v1/recall", json=ok, headers=user.headers)).status_code == 201
+
+
+async def test_recall_reports_the_revision_and_what_changed_since_the_one_seen(
+    client: AsyncTestClient,  # type: ignore[type-arg]
+    new_user: NewUser,
+) -> None:
+    user = await new_user("mem-delta")
+    ask = {"message": "Which city do I live in?"}
+    first = (await client.post("/v1/recall", json=ask, headers=user.headers)).json()
+    assert (first["revision"], first["delta"]) == (0, [])
+    saved = await client.post("/v1/memories", json={"content": "Lives in Lisbon", "category": "fact"},
+                              headers=user.headers)  # fmt: skip
+    seen = (await client.post("/v1/recall", json=ask | {"since_rev": 0}, headers=user.headers)).json()
+    assert seen["revision"] == saved.json()["event_id"] and seen["delta"] == ["+ saved: Lives in Lisbon"]
+    assert seen["context"].startswith('<user_memory_changes since_revision="0"')
+    assert "<memory_context>" in seen["context"]  # the recalled block follows the changes
+    update = {"id_or_text": "lisbon", "content": "Lives in Porto"}
+    assert (await client.post("/v1/memories/update", json=update, headers=user.headers)).status_code == 200
+    after = (await client.post("/v1/recall", json=ask | {"since_rev": seen["revision"]}, headers=user.headers)).json()
+    assert after["revision"] > seen["revision"]
+    assert after["delta"] == ["↑ updated: Lives in Lisbon → Lives in Porto"]
+    same = (await client.post("/v1/recall", json=ask | {"since_rev": after["revision"]}, headers=user.headers)).json()
+    assert same["delta"] == [] and not same["context"].startswith("<user_memory_changes")
+    bad = await client.post("/v1/recall", json=ask | {"since_rev": -1}, headers=user.headers)
+    assert bad.status_code == 400 and bad.json()["extra"][0]["key"] == "since_rev"
