@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer
+from sqlalchemy.orm import undefer
 
 from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
 from loci.models import Memory, MemoryHistory, MemoryLink
@@ -52,9 +52,9 @@ def history_doc(h: MemoryHistory) -> MemoryHistoryDoc:
 def memory_queries(user_id: int, *, embeddings: bool) -> tuple[Select[Any], Select[Any], Select[Any]]:
     """Memories, links and history of the user, each in id order. The full-text vector is
     derived (a generated column) and never exported; the embedding only when asked for."""
-    memories = select(Memory).where(Memory.user_id == user_id).order_by(Memory.id).options(defer(Memory.tsv))
-    if not embeddings:
-        memories = memories.options(defer(Memory.embedding))
+    memories = select(Memory).where(Memory.user_id == user_id).order_by(Memory.id)
+    if embeddings:  # deferred by default (`loci.models.memories`)
+        memories = memories.options(undefer(Memory.embedding))
     links = select(MemoryLink).where(MemoryLink.user_id == user_id).order_by(MemoryLink.id)
     history = select(MemoryHistory).where(MemoryHistory.user_id == user_id).order_by(MemoryHistory.id)
     return memories, links, history

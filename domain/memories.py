@@ -159,7 +159,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         if vector is not None and "content" in diff:
             diff["embedding"] = vector
         source = "agent" if body.agent_id else "user"
-        new = copy_row(old, **diff, source=source, confidence=None, agent_id=body.agent_id, valid_from=now)
+        new = await copy_row(s, old, **diff, source=source, confidence=None, agent_id=body.agent_id, valid_from=now)
         s.add(new)
         await s.flush()
         end_row(old, now, "update", superseded_by=new.id)
@@ -211,7 +211,7 @@ async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: Memor
         raise Conflict(f"memory {row.id} has an active version already ({current}): update that one instead")
     if row.layer == "core":
         await check_core_room(s, user_id, settings, adding=[row.content])
-    new = copy_row(row, valid_from=await transaction_now(s))
+    new = await copy_row(s, row, valid_from=await transaction_now(s))
     s.add(new)
     await s.flush()
     await copy_links(s, user_id, row.id, new.id)

@@ -97,13 +97,17 @@ async def _read(db: Database, query: ContextQuery, settings: MemorySettings) -> 
         valid_at(query.as_of),
         visible(query.agent_id, settings.context_min_confidence),
     )
-    statement = select(rev.c.revision, Memory).select_from(rev).outerjoin(Memory, rows)
+    # Columns, not ORM rows: the block reads a user's whole visible memory on every call,
+    # and building (and identity-mapping) entities cost more than the query itself.
+    columns = (Memory.id, Memory.category, Memory.layer, Memory.content, Memory.summary, Memory.pinned,
+               Memory.importance, Memory.valid_from)  # fmt: skip
+    statement = select(rev.c.revision, *columns).select_from(rev).outerjoin(Memory, rows)
     async with db.user_session(query.user_id) as s:
         result = (await s.execute(statement)).all()
     entries = [
-        BlockEntry(m.id, m.category, m.layer, shown_text(m.content, m.summary), m.pinned, m.importance, m.valid_from)
-        for _, m in result
-        if m is not None
+        BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from)
+        for _, mid, category, layer, content, summary, pinned, importance, valid_from in result
+        if mid is not None
     ]
     return int(result[0][0] or 0) if result else 0, entries
 

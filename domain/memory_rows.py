@@ -156,9 +156,12 @@ _COPIED = [
 ]
 
 
-def copy_row(row: Memory, **changes: Any) -> Memory:
-    """A new version of ``row`` (same lineage), with ``changes`` applied; not yet added."""
-    values = {name: getattr(row, name) for name in _COPIED}
+async def copy_row(s: AsyncSession, row: Memory, **changes: Any) -> Memory:
+    """A new version of ``row`` (same lineage), with ``changes`` applied; not yet added.
+    The old vector is loaded only when the copy keeps it (the column is deferred)."""
+    if "embedding" not in changes:
+        await s.refresh(row, ["embedding"])
+    values = {name: getattr(row, name) for name in _COPIED if name not in changes}
     values.update(changes)
     return Memory(**values)
 

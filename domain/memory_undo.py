@@ -59,7 +59,7 @@ async def _undo_update(s: AsyncSession, user_id: int, event: MemoryHistory, sett
         await check_core_room(s, user_id, settings, adding=[old.content], removing=[new.id])
     now = await transaction_now(s)
     end_row(new, now, "undo")
-    again = copy_row(old, valid_from=now)
+    again = await copy_row(s, old, valid_from=now)
     s.add(again)
     await s.flush()
     await copy_links(s, user_id, new.id, again.id)

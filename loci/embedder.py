@@ -56,6 +56,12 @@ def _dimension(model: Any) -> int | None:
     return model.get_sentence_embedding_dimension()  # type: ignore[no-any-return]
 
 
+COUNT_CACHE_ENTRIES = 50_000
+"""Short texts whose token counts `Embedder.count_tokens` keeps (a few MB at most)."""
+COUNT_CACHE_MAX_CHARS = 600
+"""Longer texts are counted every time: they are drawers, rarely counted twice."""
+
+
 @dataclass(frozen=True, slots=True)
 class EmbeddingBatch:
     vectors: np.ndarray  # (n, dim) float32, L2-normalised
@@ -84,6 +90,7 @@ class Embedder:
         self._infer_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self._phrases: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._counts: dict[str, int] = {}
         self._phrase_lock = threading.Lock()
 
     @property
@@ -172,7 +179,23 @@ class Embedder:
         return self._max_seq
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Tokens per text as the model's tokenizer sees them (before truncation)."""
+        """Tokens per text as the model's tokenizer sees them (before truncation).
+
+        Short texts are remembered: the session-start block and recall's renderer count
+        the same memory lines on every call, and a dict lookup is ~100x cheaper than the
+        tokenizer. Long texts (drawers) are counted each time rather than kept."""
+        counts = self._counts
+        missing = [t for t in dict.fromkeys(texts) if t not in counts]
+        if missing:
+            fresh = dict(zip(missing, self._count_uncached(missing), strict=True))
+            if len(counts) > COUNT_CACHE_ENTRIES:  # whole-sale reset: simple, and rare
+                counts.clear()
+            counts.update((t, n) for t, n in fresh.items() if len(t) <= COUNT_CACHE_MAX_CHARS)
+        else:
+            fresh = {}
+        return [counts[t] if t in counts else fresh[t] for t in texts]
+
+    def _count_uncached(self, texts: Sequence[str]) -> list[int]:
         self.load()
         if self._count_fn is not None:  # the standalone tokenizer: fixed settings, safe to share
             return self._count_fn(texts)

@@ -106,7 +106,10 @@ class Memory(Base):
     recall_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     last_recalled_at: Mapped[datetime | None] = mapped_column(TS)
     created_at: Mapped[datetime] = created_column()
-    embedding: Mapped[list[float] | None] = mapped_column(VECTOR(EMBEDDING_DIM))
+    # Deferred: SQL searches them, Python rarely needs them, and loading a vector costs
+    # more than the rest of the row (every list, lookup and session-start block read would
+    # pay it); the few readers that need one ask with `undefer` or `AsyncSession.refresh`.
+    embedding: Mapped[list[float] | None] = mapped_column(VECTOR(EMBEDDING_DIM), deferred=True)
     tsv: Mapped[str] = mapped_column(
         TSVECTOR,
         Computed(
@@ -115,6 +118,7 @@ class Memory(Base):
             "setweight(to_tsvector('english'::regconfig, COALESCE(body, '')), 'C')",
             persisted=True,
         ),
+        deferred=True,
     )
 
 
