@@ -21,7 +21,7 @@ from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory
 
-__all__ = ["EndedQuery", "LineageView", "ended_memories", "lineage_view"]
+__all__ = ["EndedPage", "EndedQuery", "LineageView", "ended_memories", "lineage_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,17 @@ def _check(query: EndedQuery) -> None:
             raise InvalidInput(f"{field} must be one of {', '.join(allowed)}; got {value!r}", field=field)
 
 
-async def ended_memories(db: Database, user_id: int, query: EndedQuery) -> MemoryPage:
-    """Versions that are no longer valid (updated, forgotten, undone, merged, faded), most
-    recently ended first, keyset-paged by id like the active list."""
+@dataclass(frozen=True, slots=True)
+class EndedPage:
+    page: MemoryPage
+    current_lineages: frozenset[int]
+    """Lineages on this page that have an active version now (updated, or brought back
+    since), so the page can say the ended row is not the end of the story."""
+
+
+async def ended_memories(db: Database, user_id: int, query: EndedQuery) -> EndedPage:
+    """Versions that are no longer valid (updated, forgotten, undone, merged, faded), newest
+    version first, keyset-paged by id like the active list."""
     _check(query)
     stmt = select(Memory).where(Memory.user_id == user_id, Memory.valid_until.is_not(None))
     if query.layer is not None:
@@ -55,7 +63,14 @@ async def ended_memories(db: Database, user_id: int, query: EndedQuery) -> Memor
         found = await s.execute(stmt.order_by(Memory.id.desc()).limit(query.limit + 1))
         rows = list(found.scalars())
         items = await memory_outs(s, rows[: query.limit])
-    return MemoryPage(items, items[-1].id if len(rows) > query.limit else None)
+        lineages = {m.lineage_id for m in items}
+        active = await s.execute(
+            select(Memory.lineage_id).where(
+                Memory.user_id == user_id, Memory.valid_until.is_(None), Memory.lineage_id.in_(lineages)
+            )
+        )
+        current = frozenset(int(lineage) for lineage in active.scalars())
+    return EndedPage(MemoryPage(items, items[-1].id if len(rows) > query.limit else None), current)
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,15 +135,17 @@ class MemoryViews(Controller):
     ) -> Template:
         user_id = await _user(request, app_state)
         past = ended == "1"
+        current: frozenset[int] = frozenset()
         if past:
-            page = await ended_memories(app_state.db, user_id, EndedQuery(layer or None, source or None, PAGE_SIZE,
-                                                                          before))  # fmt: skip
+            ended_query = EndedQuery(layer or None, source or None, PAGE_SIZE, before)
+            ended_page = await ended_memories(app_state.db, user_id, ended_query)
+            page, current = ended_page.page, ended_page.current_lineages
         else:
             query = MemoryQuery(layer=layer or None, source=source or None, limit=PAGE_SIZE, before=before)
             page = await memory_read.list_memories(app_state.db, user_id, query)
         context = {
-            "page": page, "past": past, "layer": layer or "", "source": source or "", "here": _here(request),
-            "older": _older(request, page.next_before),
+            "page": page, "past": past, "current_lineages": current, "layer": layer or "", "source": source or "",
+            "here": _here(request), "older": _older(request, page.next_before),
             "categories": app_state.settings.memory.categories, "layers": MEMORY_LAYERS, "sources": MEMORY_SOURCES,
             **_flash(done, event),
         }  # fmt: skip

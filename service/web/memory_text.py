@@ -22,6 +22,7 @@ __all__ = [
     "FLASH",
     "IMPORTANCE_WORDS",
     "LAYER_LABELS",
+    "LAYER_NOTES",
     "SOURCE_LABELS",
     "actor_words",
     "by_category",
@@ -31,8 +32,9 @@ __all__ = [
     "event_sentence",
     "flash_url",
     "importance_words",
+    "layer_note",
+    "origin",
     "profile_chars",
-    "saved_by",
 ]
 
 CONFIDENCE_WORDS = ((0.9, "almost certain"), (0.7, "likely"), (0.5, "possibly"), (0.0, "unsure"))
@@ -41,7 +43,9 @@ also the default floor of the session-start block, so "likely" and up is what an
 is shown at start."""
 IMPORTANCE_WORDS = {1: "trivia", 2: "minor", 4: "important", 5: "essential"}
 """Importance 1-5 in words; 3, the default, says nothing worth showing."""
-LAYER_LABELS = {"core": "Profile", "knowledge": "Knowledge", "archive": "Archive"}
+LAYER_LABELS = {"core": "Profile (always shown)", "knowledge": "Knowledge", "archive": "Archived summaries"}
+"""The kind filter's options (`loci.models.MEMORY_LAYERS`)."""
+LAYER_NOTES = {"core": "in your profile", "archive": "archived summary"}
 SOURCE_LABELS = {"user": "You", "agent": "Agents", "extracted": "Learned from conversations"}
 """The source filter's options (`loci.models.MEMORY_SOURCES`)."""
 END_REASONS = {
@@ -84,13 +88,20 @@ def category_title(category: str) -> str:
     return category.replace("_", " ").capitalize()
 
 
-def saved_by(m: MemoryOut) -> str:
-    """Who saved it: "You", "Agent “support-bot”" or "Learned from a conversation"."""
+def origin(m: MemoryOut) -> str:
+    """Where it came from: "Saved by you", "Saved by agent “support-bot”", or "Learned from
+    a conversation (likely, 80%)" with how sure the extraction was."""
     if m.source == "extracted":
-        return "Learned from a conversation"
+        sure = confidence_words(m.confidence)
+        return "Learned from a conversation" + (f" ({sure})" if sure else "")
     if m.source == "agent":
-        return f"Agent {_quote(m.agent_id)}" if m.agent_id else "An agent"
-    return "You"
+        return f"Saved by agent {_quote(m.agent_id)}" if m.agent_id else "Saved by an agent"
+    return "Saved by you"
+
+
+def layer_note(layer: str) -> str:
+    """What a memory's layer means for it, in the list's meta line ("" for plain knowledge)."""
+    return LAYER_NOTES.get(layer, "")
 
 
 def confidence_words(confidence: float | None) -> str:

@@ -68,9 +68,9 @@ async def test_memories_grouped_with_who_saved_them_and_filters(
     headings = re.findall(r"<h2>([^<]+?) <span", page.text)
     assert headings == ["Profile", "Preference", "Response style", "Fact"]  # LOCI_MEMORY_CATEGORIES order
     assert "Prefers metric units In short: Metric Saved by you · since " in text
-    assert "Saved by Agent “support-bot”" in text
+    assert "Saved by agent “support-bot”" in text
     assert "Learned from a conversation (likely, 80%)" in text
-    assert "Profile · pinned · essential" in text
+    assert "in your profile · pinned · essential" in text
     assert 'aria-current="page">Memories<' in page.text
 
     agents = _text(await browser.get("/memory/memories", params={"source": "agent"}))
@@ -95,12 +95,14 @@ async def test_forget_from_the_page_then_undo_from_the_flash(
     assert forgotten.headers["location"].endswith(f"event={event}")
 
     past = _text(await browser.get("/memory/memories", params={"ended": "1"}))
-    assert "Works at Acme Forgotten on " in past
+    assert "Works at Acme Forgotten on " in past and "brought back since" not in past
 
     undone = await browser.post(f"/memory/undo/{event}", data={"back": "/memory/memories"})
     assert undone.headers["location"] == "/memory/memories?done=undo"  # an undo is not undoable: no event
     page = await _follow(browser, undone)
     assert "Undone" in _text(page) and "Works at Acme" in _text(page) and not UNDO_FORM.search(page.text)
+    past = _text(await browser.get("/memory/memories", params={"ended": "1"}))
+    assert "Works at Acme Forgotten on " in past and "· brought back since · Fact · Saved by you" in past
     again = await browser.post(f"/memory/undo/{event}", data={"back": "/memory/memories"})
     assert again.status_code == 409 and "was undone already" in _text(again)
 
@@ -143,6 +145,8 @@ async def test_edit_history_sentences_undo_and_restore(browser: AsyncClient, cli
     )
     assert "Memory restored · Undo" in _text(restored) and "Restored on " in _text(restored)
     assert "current since" in _text(restored) and ">Restore</button>" not in restored.text
+    past = _text(await browser.get("/memory/memories", params={"ended": "1"}))
+    assert "Lives in Lyon Updated on " in past and "a newer version is current" in past
     old = _text(await browser.get(f"/memory/memories/{saved['id']}"))
     assert "You opened an earlier version: “Lives in Lyon” (updated on " in old
 

@@ -20,8 +20,9 @@ from service.web.memory_text import (
     ended_words,
     event_sentence,
     flash_url,
+    layer_note,
+    origin,
     profile_chars,
-    saved_by,
 )
 
 WHEN = datetime(2026, 3, 12, 9, 3, tzinfo=UTC)
@@ -42,9 +43,10 @@ def event(kind: str, actor: str = "user", old: int | None = None, new: int | Non
 
 
 def test_who_saved_it_and_how_sure() -> None:
-    assert saved_by(memory()) == "You"
-    assert saved_by(memory(source="agent", agent_id="support-bot")) == "Agent “support-bot”"
-    assert saved_by(memory(source="extracted", confidence=0.8)) == "Learned from a conversation"
+    assert origin(memory()) == "Saved by you"
+    assert origin(memory(source="agent", agent_id="support-bot")) == "Saved by agent “support-bot”"
+    assert origin(memory(source="extracted", confidence=0.8)) == "Learned from a conversation (likely, 80%)"
+    assert layer_note("core") == "in your profile" and layer_note("knowledge") == ""
     assert confidence_words(None) == ""
     assert [confidence_words(c) for c in (0.95, 0.7, 0.55, 0.2)] == [
         "almost certain, 95%",
@@ -75,7 +77,7 @@ def test_every_end_reason_and_event_reads_as_words() -> None:
         (
             event("update", old=1, new=2, changed=["content"]),
             "Updated from “content 1” to “content 2” on 12 March 2026",
-        ),  # noqa: E501
+        ),
         (event("update", old=1, new=3, changed=["pinned", "summary"]), "Changed the pin and summary on 12 March 2026"),
         (event("forget", old=2, reason="moved"), "Forgotten on 12 March 2026 (“moved”)"),
         (event("forget", "agent:bot", old=2), "Forgotten on 12 March 2026, by agent “bot”"),
