@@ -325,9 +325,17 @@ async def profile_editor(page: Page) -> None:
     await page.keyboard.type("\n## Fact\n- Speaks Portuguese")
     await expect(count).to_have_text("68 of 1,000 characters")
     typed = await editor.input_value()
-    await page.keyboard.type(" " + "x" * 940)
-    await expect(count).to_have_text("1,009 of 1,000 characters")
+    await page.keyboard.type(" " + "x" * 440 + "\n- " + "y" * 495)  # each line within the 500 a memory may hold
+    await expect(count).to_have_text("1,004 of 1,000 characters")
     assert "over" in (await count.get_attribute("class") or "")
+    await page.click("main button[type=submit]")
+    await expect(page.locator("#markdown-error")).to_contain_text(
+        "Not saved: your profile would be 1,004 characters, over the limit of 1,000 characters "
+        "(it is 51 characters now)"
+    )
+    await check_readable(page)
+    await shot(page, "memories-profile-over")
+    await no_sideways_scroll(page)
     await editor.fill(typed)
     await expect(count).to_have_text("68 of 1,000 characters")
     assert "over" not in (await count.get_attribute("class") or "")
