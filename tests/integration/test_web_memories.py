@@ -61,6 +61,9 @@ async def test_memories_grouped_with_who_saved_them_and_filters(
     await _save(client, user, content="Replies in short paragraphs", category="response_style", agent_id="support-bot")
     await _save(client, user, content="Lives in Lyon", category="profile", layer="core", pinned=True, importance=5)
     await seed_memory(db, user.id, "Has a cat called Miso", source="extracted", confidence=0.8)
+    for path in ("/memory/memories", "/memory/profile", "/memory/memories/1"):
+        assert (await browser.get(path)).headers["location"] == "/memory/login"  # not signed in yet
+    assert (await browser.post("/memory/profile", data={"markdown": ""})).headers["location"] == "/memory/login"
     await _signed_in(browser, user)
     page = await browser.get("/memory/memories")
     assert page.status_code == 200
