@@ -10,13 +10,14 @@ from litestar.template.config import TemplateConfig
 
 from domain.trash import TRASH_DAYS
 from loci.models import TOP_K_MAX
-from service.web import activity_text, humanize
+from service.web import activity_text, humanize, memory_text
+from service.web.memory_pages import MemoryViews
 from service.web.pages import MemoryPages
 
 __all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "template_config"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-WEB_HANDLERS = [MemoryPages]
+WEB_HANDLERS = [MemoryPages, MemoryViews]
 
 
 class Section(NamedTuple):
@@ -29,6 +30,8 @@ class Section(NamedTuple):
 
 SECTIONS = (
     Section("palace", "Palace", "/memory"),
+    Section("memories", "Memories", "/memory/memories"),
+    Section("profile", "Profile", "/memory/profile"),
     Section("search", "Search", "/memory/search"),
     Section("entities", "People & things", "/memory/entities"),
     Section("activity", "Activity", "/memory/activity"),
@@ -49,6 +52,13 @@ FILTERS = {
     "describe_event": activity_text.describe,
     "event_details": activity_text.detail_lines,
     "plain_value": activity_text.plain_value,
+    "category_title": memory_text.category_title,
+    "origin": memory_text.origin,
+    "layer_note": memory_text.layer_note,
+    "importance_words": memory_text.importance_words,
+    "ended_words": memory_text.ended_words,
+    "event_sentence": memory_text.event_sentence,
+    "by_category": memory_text.by_category,
 }
 
 
@@ -56,6 +66,9 @@ def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.filters.update(FILTERS)
     engine.engine.globals["sections"] = SECTIONS
     engine.engine.globals.update(known_date=humanize.known, trash_days=TRASH_DAYS, top_k_max=TOP_K_MAX)
+    engine.engine.globals.update(
+        flash_words=memory_text.FLASH, layer_labels=memory_text.LAYER_LABELS, source_labels=memory_text.SOURCE_LABELS
+    )
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:

@@ -17,6 +17,7 @@ import re
 import secrets
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.live_server import live_server
+from tests.memory_seed import seed_memory
 from tests.palace_seed import Seeded, seed_palace
 from tests.unit.service.test_web_contrast import AA_TEXT, contrast
 
@@ -276,3 +278,108 @@ async def test_memory_page_in_chromium(
     await search_with_toggle(page)
     await entity_timeline(page, seeded)
     await at_both_widths(browser, base_url, seeded)
+
+
+async def _seed_memories(db: Database, embedder: Embedder, user_id: int) -> None:
+    """A profile, memories by each kind of author (one with a summary), and one forgotten."""
+    for line, category in (("Name is Ana; lives in Lisbon", "profile"), ("Short answers, no emoji", "response_style")):
+        await seed_memory(db, user_id, line, category=category, layer="core", embedder=embedder)
+    await seed_memory(db, user_id, "Prefers metric units", category="preference", summary="Metric", embedder=embedder)
+    await seed_memory(db, user_id, "Deploys on Fridays are frozen", agent_id="support-bot", source="agent")
+    await seed_memory(db, user_id, "Has a cat called Miso", source="extracted", confidence=0.82, embedder=embedder)
+    await seed_memory(db, user_id, "Works at Acme", valid_until=datetime(2026, 3, 12, tzinfo=UTC), end_reason="forget")
+
+
+async def memories_view(page: Page) -> None:
+    """The tab renders grouped memories in plain words; Forget shows the flash, whose Undo brings it back."""
+    await page.click("nav >> text=Memories")
+    await expect(page.locator("h1")).to_have_text("Memories")
+    seen = await check_readable(page)
+    assert "Learned from a conversation (likely, 82%)" in seen and "Saved by agent “support-bot”" in seen
+    assert "In short: Metric" in seen
+    await shot(page, "memories-desktop")
+    item = page.locator("ul.memories > li", has_text="Prefers metric units")
+    await item.locator("button", has_text="Forget").click()
+    flash = page.locator(".flash")
+    await expect(flash).to_contain_text("Memory forgotten")
+    await expect(page.locator("ul.memories > li", has_text="Prefers metric units")).to_have_count(0)
+    await check_readable(page)
+    await shot(page, "memories-flash")
+    await flash.locator("button", has_text="Undo").click()
+    await expect(page.locator(".flash")).to_contain_text("Undone")
+    await expect(page.locator("ul.memories > li", has_text="Prefers metric units")).to_have_count(1)
+    await page.locator("ul.memories > li", has_text="Prefers metric units").locator("text=History").click()
+    await expect(page.locator("ol.history > li")).to_have_count(3)
+    seen = await check_readable(page)
+    assert "Forgotten on " in seen and "Undid forgetting it on " in seen
+    await shot(page, "memories-history")
+
+
+async def profile_editor(page: Page) -> None:
+    """The count follows typing (inline script), Save keeps the count, the preview opens."""
+    await page.click("nav >> text=Profile")
+    count = page.locator("#profile-count")
+    await expect(count).to_have_text("51 of 1,000 characters")
+    editor = page.locator("#markdown")
+    await editor.press("Control+End")
+    await page.keyboard.type("\n## Fact\n- Speaks Portuguese")
+    await expect(count).to_have_text("68 of 1,000 characters")
+    typed = await editor.input_value()
+    await page.keyboard.type(" " + "x" * 440 + "\n- " + "y" * 495)  # each line within the 500 a memory may hold
+    await expect(count).to_have_text("1,004 of 1,000 characters")
+    assert "over" in (await count.get_attribute("class") or "")
+    await page.click("main button[type=submit]")
+    await expect(page.locator("#markdown-error")).to_contain_text(
+        "Not saved: your profile would be 1,004 characters, over the limit of 1,000 characters "
+        "(it is 51 characters now)"
+    )
+    await check_readable(page)
+    await shot(page, "memories-profile-over")
+    await no_sideways_scroll(page)
+    await editor.fill(typed)
+    await expect(count).to_have_text("68 of 1,000 characters")
+    assert "over" not in (await count.get_attribute("class") or "")
+    await page.click("main button[type=submit]")
+    await expect(page.locator(".ok")).to_contain_text("Profile saved: 1 line added, 0 lines removed")
+    await expect(count).to_have_text("68 of 1,000 characters")
+    await page.locator("summary", has_text="What the assistant sees").click()
+    await expect(page.locator("pre.block")).to_contain_text("- Speaks Portuguese")
+    await check_readable(page)
+    await shot(page, "memories-profile-desktop")
+
+
+async def memories_at_phone_width(browser: BrowserContext, base_url: str) -> None:
+    tab = await browser.new_page()
+    await tab.set_viewport_size(PHONE)
+    views = {"list": "/memory/memories", "past": "/memory/memories?ended=1", "profile": "/memory/profile"}
+    for name, path in views.items():
+        await tab.goto(base_url + path)
+        await check_readable(tab)
+        for summary in await tab.locator("details > summary").all():
+            await summary.click()
+        await no_sideways_scroll(tab)
+        await shot(tab, f"memories-phone-{name}")
+    await tab.goto(base_url + "/memory/memories")
+    await tab.locator("ul.memories > li").first.locator("text=History").click()
+    await no_sideways_scroll(tab)
+    await shot(tab, "memories-phone-history")
+    await tab.goto(base_url + "/memory/memories")
+    await tab.locator("ul.memories > li").first.locator("text=Edit").click()
+    await no_sideways_scroll(tab)
+    await shot(tab, "memories-phone-edit")
+
+
+async def test_memories_and_profile_in_chromium(
+    base_url: str,
+    browser: BrowserContext,
+    db: Database,
+    embedder: Embedder,
+    new_user: Callable[..., Awaitable[UserHandle]],
+) -> None:
+    user = await new_user("browser-memories")
+    await _seed_memories(db, embedder, user.id)
+    page = await browser.new_page()
+    await sign_in(page, base_url, user.key)
+    await memories_view(page)
+    await profile_editor(page)
+    await memories_at_phone_width(browser, base_url)

@@ -1,0 +1,239 @@
+"""Plain words for explicit memories on the /memory page: who saved one, how sure, why it
+ended, and one sentence per history event.
+
+The page is for the person the memories are about, so it never shows a stored code
+("extracted", "agent:support-bot", "decay"): each has a row in a table here, and
+`event_sentence` turns a history event into "Updated from “A” to “B” on 12 March 2026".
+A new event type gets one row in `EVENT_SENTENCES` (and a case in the unit test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from urllib.parse import urlencode
+
+from domain.memory_dto import HistoryOut, MemoryOut
+from service.web.humanize import human_date
+
+__all__ = [
+    "CONFIDENCE_WORDS",
+    "END_REASONS",
+    "EVENT_SENTENCES",
+    "FLASH",
+    "IMPORTANCE_WORDS",
+    "LAYER_LABELS",
+    "LAYER_NOTES",
+    "SOURCE_LABELS",
+    "actor_words",
+    "by_category",
+    "category_title",
+    "confidence_words",
+    "ended_words",
+    "event_sentence",
+    "flash_url",
+    "importance_words",
+    "layer_note",
+    "origin",
+    "profile_chars",
+]
+
+CONFIDENCE_WORDS = ((0.9, "almost certain"), (0.7, "likely"), (0.5, "possibly"), (0.0, "unsure"))
+"""How sure an extracted memory is, in words: the first floor its confidence reaches. 0.7 is
+also the default floor of the session-start block, so "likely" and up is what an assistant
+is shown at start."""
+IMPORTANCE_WORDS = {1: "trivia", 2: "minor", 4: "important", 5: "essential"}
+"""Importance 1-5 in words; 3, the default, says nothing worth showing."""
+LAYER_LABELS = {"core": "Profile (always shown)", "knowledge": "Knowledge", "archive": "Archived summaries"}
+"""The kind filter's options (`loci.models.MEMORY_LAYERS`)."""
+LAYER_NOTES = {"core": "in your profile", "archive": "archived summary"}
+SOURCE_LABELS = {"user": "You", "agent": "Agents", "extracted": "Learned from conversations"}
+"""The source filter's options (`loci.models.MEMORY_SOURCES`)."""
+END_REASONS = {
+    "update": "Updated",
+    "forget": "Forgotten",
+    "undo": "Undone",
+    "merge": "Merged into another memory",
+    "decay": "Faded (not used for a long time)",
+}
+"""Why a version ended (`loci.models.MEMORY_END_REASONS`)."""
+FLASH = {
+    "add": "Memory saved",
+    "update": "Memory updated",
+    "forget": "Memory forgotten",
+    "confirm": "Marked as still true",
+    "restore": "Memory restored",
+    "undo": "Undone",
+    "unchanged": "Nothing changed",
+}
+"""The line shown after a write from the page (the event name travels in ``?done=``)."""
+CHANGED_WORDS = {"content": "wording", "body": "details", "pinned": "pin", "layer": "place"}
+"""Updated fields as a person names them; the others read as their own names."""
+UNDONE_WORDS = {
+    "add": "saving it",
+    "update": "the update",
+    "forget": "forgetting it",
+    "confirm": "the confirmation",
+    "restore": "the restore",
+    "link": "a link",
+    "unlink": "removing a link",
+}
+
+
+def _quote(text: str) -> str:
+    return f"“{text}”"
+
+
+def category_title(category: str) -> str:
+    """ "response_style" -> "Response style" (as the profile's headings)."""
+    return category.replace("_", " ").capitalize()
+
+
+def origin(m: MemoryOut) -> str:
+    """Where it came from: "Saved by you", "Saved by agent “support-bot”", or "Learned from
+    a conversation (likely, 80%)" with how sure the extraction was."""
+    if m.source == "extracted":
+        sure = confidence_words(m.confidence)
+        return "Learned from a conversation" + (f" ({sure})" if sure else "")
+    if m.source == "agent":
+        return f"Saved by agent {_quote(m.agent_id)}" if m.agent_id else "Saved by an agent"
+    return "Saved by you"
+
+
+def layer_note(layer: str) -> str:
+    """What a memory's layer means for it, in the list's meta line ("" for plain knowledge)."""
+    return LAYER_NOTES.get(layer, "")
+
+
+def confidence_words(confidence: float | None) -> str:
+    """ "likely, 80%": how sure an extracted memory is; "" for an explicit one."""
+    if confidence is None:
+        return ""
+    word = next(w for floor, w in CONFIDENCE_WORDS if confidence >= floor)
+    return f"{word}, {round(confidence * 100)}%"
+
+
+def importance_words(importance: int) -> str:
+    return IMPORTANCE_WORDS.get(importance, "")
+
+
+def ended_words(m: MemoryOut) -> str:
+    """ "Forgotten on 12 March 2026"; "" for an active version."""
+    if m.valid_until is None:
+        return ""
+    reason = END_REASONS.get(m.end_reason or "", "Ended")
+    return f"{reason} on {human_date(m.valid_until, unknown='an unknown date')}"
+
+
+def actor_words(actor: str) -> str:
+    """A history actor: "you", "agent “support-bot”", "Loci"."""
+    if actor == "user":
+        return "you"
+    if actor.startswith("agent:"):
+        return f"agent {_quote(actor.removeprefix('agent:'))}"
+    return "Loci"
+
+
+def by_category(items: Iterable[MemoryOut], categories: Iterable[str]) -> list[tuple[str, list[MemoryOut]]]:
+    """Memories grouped by category, in the configured order (others after, by name)."""
+    configured = tuple(categories)
+    groups: dict[str, list[MemoryOut]] = {}
+    for m in items:
+        groups.setdefault(m.category, []).append(m)
+    order = [c for c in configured if c in groups] + sorted(c for c in groups if c not in configured)
+    return [(c, groups[c]) for c in order]
+
+
+def profile_chars(markdown: str) -> int:
+    """Characters of content in a profile document: each ``- ``/``* `` bullet's text, trimmed,
+    as `domain.memory_profile` measures it against the limit. The page's live counter
+    (profile.html) counts the same way, so the number shown after a submit without
+    JavaScript and the one shown while typing agree."""
+    total = 0
+    for raw in markdown.splitlines():
+        line = raw.strip()
+        if line[:2] in ("- ", "* "):
+            total += len(line[2:].strip())
+    return total
+
+
+def flash_url(back: str, event: str, event_id: int | None) -> str:
+    """``back`` with the flash of a write (``done``, and ``event`` when it can be undone)."""
+    params: dict[str, str | int] = {"done": event}
+    if event_id is not None:
+        params["event"] = event_id
+    return back + ("&" if "?" in back else "?") + urlencode(params)
+
+
+Versions = Mapping[int, MemoryOut]
+EventSentence = Callable[[HistoryOut, Versions, str], str]
+
+
+def _content(versions: Versions, memory_id: int | None) -> str | None:
+    found = versions.get(memory_id) if memory_id is not None else None
+    return found.content if found is not None else None
+
+
+def _add(h: HistoryOut, _: Versions, on: str) -> str:
+    if h.actor == "user":
+        return f"You saved this on {on}"
+    if h.actor.startswith("agent:"):
+        return f"{actor_words(h.actor).capitalize()} saved this on {on}"
+    return f"Learned from a conversation on {on}"
+
+
+def _update(h: HistoryOut, versions: Versions, on: str) -> str:
+    old, new = _content(versions, h.old_id), _content(versions, h.new_id)
+    changed = h.meta.get("changed")
+    fields = [str(f) for f in changed] if isinstance(changed, list) else []
+    if old is not None and new is not None and old != new:
+        return f"Updated from {_quote(old)} to {_quote(new)} on {on}"
+    if fields:
+        words = [CHANGED_WORDS.get(f, f) for f in fields]
+        listed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+        return f"Changed the {listed} on {on}"
+    return f"Updated on {on}"
+
+
+def _forget(h: HistoryOut, _: Versions, on: str) -> str:
+    reason = h.meta.get("reason")
+    return f"Forgotten on {on}" + (f" ({_quote(str(reason))})" if reason else "")
+
+
+def _undo(h: HistoryOut, versions: Versions, on: str) -> str:
+    undone = str(h.meta.get("undone") or "")
+    text = f"Undid {UNDONE_WORDS.get(undone, 'a change')} on {on}"
+    again = _content(versions, h.new_id)
+    if undone == "update" and again is not None:
+        text += f": it says {_quote(again)} again"
+    return text
+
+
+def _relation(h: HistoryOut) -> str:
+    relation = h.meta.get("relation")
+    return f" ({str(relation).replace('_', ' ')})" if relation else ""
+
+
+EVENT_SENTENCES: dict[str, EventSentence] = {
+    "add": _add,
+    "update": _update,
+    "forget": _forget,
+    "confirm": lambda _h, _v, on: f"Confirmed as still true on {on}",
+    "restore": lambda _h, _v, on: f"Restored on {on}",
+    "undo": _undo,
+    "link": lambda h, _v, on: f"Linked to another memory{_relation(h)} on {on}",
+    "unlink": lambda h, _v, on: f"Unlinked from another memory{_relation(h)} on {on}",
+    "decay": lambda _h, _v, on: f"Faded on {on}: not recalled or confirmed for a long time",
+    "merge": lambda _h, _v, on: f"Merged with another memory on {on}",
+    "purge": lambda _h, _v, on: f"Removed for good on {on}",
+}
+"""One sentence per history event (`loci.models.MEMORY_EVENTS`)."""
+
+
+def event_sentence(h: HistoryOut, versions: Versions) -> str:
+    """The event as a sentence; an agent's write (other than a save) says which agent."""
+    on = human_date(h.created_at, unknown="an unknown date")
+    sentence = EVENT_SENTENCES.get(h.event)
+    text = sentence(h, versions, on) if sentence else f"{h.event.capitalize()} on {on}"
+    if h.event != "add" and h.actor.startswith("agent:"):
+        text += f", by {actor_words(h.actor)}"
+    return text

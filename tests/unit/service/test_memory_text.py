@@ -1,0 +1,106 @@
+"""The Memories view's words: who saved a memory, how sure, why it ended, one sentence per
+history event (every event type has one), never a stored code."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.memory_dto import HistoryOut, MemoryOut
+from loci.models import MEMORY_END_REASONS, MEMORY_EVENTS
+from service.web.memory_text import (
+    END_REASONS,
+    EVENT_SENTENCES,
+    by_category,
+    category_title,
+    confidence_words,
+    ended_words,
+    event_sentence,
+    flash_url,
+    layer_note,
+    origin,
+    profile_chars,
+)
+
+WHEN = datetime(2026, 3, 12, 9, 3, tzinfo=UTC)
+
+
+def memory(id_: int = 1, **fields: Any) -> MemoryOut:
+    base: dict[str, Any] = {
+        "id": id_, "lineage_id": 1, "layer": "knowledge", "category": "fact", "content": f"content {id_}",
+        "summary": None, "body": None, "source": "user", "confidence": None, "importance": 3, "pinned": False,
+        "tags": [], "agent_id": None, "conversation_id": None, "turn_seqs": [], "valid_from": WHEN,
+        "valid_until": None, "end_reason": None, "superseded_by": None, "last_confirmed_at": None, "created_at": WHEN,
+    }  # fmt: skip
+    return msgspec.convert({**base, **fields}, MemoryOut)
+
+
+def event(kind: str, actor: str = "user", old: int | None = None, new: int | None = None, **meta: Any) -> HistoryOut:
+    return HistoryOut(7, kind, 1, old, new, actor, meta, WHEN)
+
+
+def test_who_saved_it_and_how_sure() -> None:
+    assert origin(memory()) == "Saved by you"
+    assert origin(memory(source="agent", agent_id="support-bot")) == "Saved by agent “support-bot”"
+    assert origin(memory(source="extracted", confidence=0.8)) == "Learned from a conversation (likely, 80%)"
+    assert layer_note("core") == "in your profile" and layer_note("knowledge") == ""
+    assert confidence_words(None) == ""
+    assert [confidence_words(c) for c in (0.95, 0.7, 0.55, 0.2)] == [
+        "almost certain, 95%",
+        "likely, 70%",
+        "possibly, 55%",
+        "unsure, 20%",
+    ]
+    assert category_title("response_style") == "Response style"
+
+
+def test_every_end_reason_and_event_reads_as_words() -> None:
+    assert set(END_REASONS) == set(MEMORY_END_REASONS)
+    assert set(EVENT_SENTENCES) == set(MEMORY_EVENTS)
+    assert ended_words(memory()) == ""
+    faded = memory(valid_until=WHEN, end_reason="decay")
+    assert ended_words(faded) == "Faded (not used for a long time) on 12 March 2026"
+    for kind in MEMORY_EVENTS:
+        text = event_sentence(event(kind), {})
+        assert "12 March 2026" in text and "_" not in text and "None" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("history", "sentence"),
+    [
+        (event("add", new=1), "You saved this on 12 March 2026"),
+        (event("add", "agent:support-bot", new=1), "Agent “support-bot” saved this on 12 March 2026"),
+        (event("add", "system", new=1), "Learned from a conversation on 12 March 2026"),
+        (
+            event("update", old=1, new=2, changed=["content"]),
+            "Updated from “content 1” to “content 2” on 12 March 2026",
+        ),
+        (event("update", old=1, new=3, changed=["pinned", "summary"]), "Changed the pin and summary on 12 March 2026"),
+        (event("forget", old=2, reason="moved"), "Forgotten on 12 March 2026 (“moved”)"),
+        (event("forget", "agent:bot", old=2), "Forgotten on 12 March 2026, by agent “bot”"),
+        (event("confirm", old=2, new=2), "Confirmed as still true on 12 March 2026"),
+        (event("undo", old=2, new=1, undone="update"), "Undid the update on 12 March 2026: it says “content 1” again"),
+        (event("undo", old=2, undone="forget"), "Undid forgetting it on 12 March 2026"),
+        (event("link", relation="relates_to"), "Linked to another memory (relates to) on 12 March 2026"),
+    ],
+)
+def test_history_sentences(history: HistoryOut, sentence: str) -> None:
+    versions = {1: memory(1), 2: memory(2), 3: memory(3, content="content 1")}
+    assert event_sentence(history, versions) == sentence
+
+
+def test_grouping_follows_the_configured_order() -> None:
+    items = [memory(1, category="goal"), memory(2, category="profile"), memory(3, category="zzz"), memory(4)]
+    groups = by_category(items, ("profile", "fact", "goal"))
+    ordered = [(c, [m.id for m in ms]) for c, ms in groups]
+    assert ordered == [("profile", [2]), ("fact", [4]), ("goal", [1]), ("zzz", [3])]
+
+
+def test_profile_count_and_flash_url() -> None:
+    text = "# Me\n## Profile\n-   Lives in Lyon  \n* Two\nnot a bullet\n-\n## Fact\n- é\n"
+    assert profile_chars(text) == len("Lives in Lyon") + len("Two") + 1
+    assert flash_url("/memory/memories", "forget", 42) == "/memory/memories?done=forget&event=42"
+    assert flash_url("/memory/memories?layer=core", "undo", None) == "/memory/memories?layer=core&done=undo"
