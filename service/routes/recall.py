@@ -38,7 +38,7 @@ from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
 
-__all__ = ["RecallController"]
+__all__ = ["SEARCH_TOP_K", "RecallController", "browsing_config"]
 
 SEARCH_TOP_K = 10
 """Results of a search for people browsing their palace (/v1/search and the /memory page)."""
@@ -145,6 +145,12 @@ def _config(preset: str | None) -> RetrievalConfig | None:
     return get_preset(preset) if preset else None
 
 
+def browsing_config(state: AppState, preset: str | None = None) -> RetrievalConfig:
+    """A search of the palace by a person (`/v1/search`, the /memory page): saved memories
+    have their own pages, and browsing must not count as recalling them for a model."""
+    return replace(_config(preset) or get_preset(state.settings.retrieval.preset), memories=None)
+
+
 def _deps(state: AppState) -> RecallDeps:
     settings = state.settings
     reranker = None
@@ -243,8 +249,6 @@ class RecallController(Controller):
             message=q,
             top_k=top_k or SEARCH_TOP_K,
             filters=RecallFilters(wing=wing or None, role=role or None),
-            # Browsing the palace: saved memories have their own pages, and a search must not
-            # count as a recall of them.
-            config=replace(_config(preset) or get_preset(app_state.settings.retrieval.preset), memories=None),
+            config=browsing_config(app_state, preset),
         )
         return _out(await recall(_deps(app_state), request))

@@ -27,7 +27,7 @@ from loci.models import TOP_K_MAX
 from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
-from service.routes.recall import SEARCH_TOP_K
+from service.routes.recall import SEARCH_TOP_K, browsing_config
 from service.state import AppState
 from service.web.session import clear_cookie, page_user, session_cookie
 
@@ -207,7 +207,8 @@ class MemoryPages(Controller):
         context: dict[str, Any] = {"q": query, "result": None}
         if query:
             deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
-            context["result"] = await recall(deps, RecallRequest(user_id=user_id, message=query, top_k=SEARCH_TOP_K))
+            asked = RecallRequest(user_id, query, top_k=SEARCH_TOP_K, config=browsing_config(app_state))
+            context["result"] = await recall(deps, asked)
         return Template("search.html", context=context)
 
     @get("/entities", name="memory:entities")
