@@ -103,6 +103,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     settings = store.settings
     content = clean_content(body.content, settings)
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
+    detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
     source = body.source or ("agent" if body.agent_id else "user")
     [vector] = await embed_texts(store.embedder, [content])
@@ -115,7 +116,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
         now = await transaction_now(s)
         row = await new_memory_row(
             s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
-            body=body.body, source=source, importance=body.importance, pinned=body.pinned,
+            body=detail, source=source, importance=body.importance, pinned=body.pinned,
             tags=clean_tags(body.tags), agent_id=body.agent_id,
             conversation_id=await _conversation_id(s, user_id, body.conversation_id),
             turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=vector,
@@ -133,6 +134,8 @@ def _requested_changes(body: MemoryUpdateIn, store: MemoryStore) -> dict[str, An
         changes["content"] = clean_content(changes["content"], store.settings)
     if changes.get("summary") is not None:  # a summary is injected instead of the content: the same rules
         changes["summary"] = clean_content(changes["summary"], store.settings, field="summary")
+    if "body" in changes:
+        changes["body"] = (changes["body"] or "").strip() or None
     if "category" in changes:
         check_category(changes["category"], store.settings)
     if "tags" in changes:

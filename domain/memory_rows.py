@@ -219,7 +219,7 @@ async def memory_outs(s: AsyncSession, rows: Sequence[Memory]) -> list[MemoryOut
     names: dict[int, str] = {}
     if conv_ids:
         found = await s.execute(select(Conversation.id, Conversation.external_id).where(Conversation.id.in_(conv_ids)))
-        names = {cid: ext for cid, ext in found.tuples()}
+        names = {cid: ext for cid, ext in found}
     return [_out(r, names.get(r.conversation_id) if r.conversation_id else None) for r in rows]
 
 
