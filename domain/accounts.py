@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, text, update
 
@@ -53,6 +53,8 @@ class Account:
 
 
 MAX_NAME_CHARS = 200
+KEY_TOUCH_INTERVAL = timedelta(minutes=5)
+"""How stale a key's ``last_used_at`` may get: it says roughly when, not each request."""
 """A user's name, after trimming: the ``users.name`` column's width."""
 
 
@@ -122,12 +124,14 @@ async def authenticate(db: Database, key: str) -> int | None:
         ).first()
         if row is None:
             return None
-        # Touch last_used_at at most every few minutes: a write per recall would be waste.
-        await s.execute(
-            text(
-                "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
-                "AND (last_used_at IS NULL OR last_used_at < now() - interval '5 minutes')"
-            ),
-            {"id": row.id},
-        )
+        # Touch last_used_at at most every few minutes: a write per recall would be waste,
+        # and so would the round trip of an UPDATE that matches nothing, so look first.
+        if row.last_used_at is None or row.last_used_at < datetime.now(UTC) - KEY_TOUCH_INTERVAL:
+            await s.execute(
+                text(
+                    "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
+                    "AND (last_used_at IS NULL OR last_used_at < now() - :stale)"
+                ),
+                {"id": row.id, "stale": KEY_TOUCH_INTERVAL},
+            )
         return int(row.user_id)
