@@ -42,6 +42,7 @@ QUIET_LOGGERS = (
     "transformers",
     "huggingface_hub",
     "onnxruntime",
+    "alembic.runtime.plugins",  # seven "setup plugin alembic.autogenerate.…" lines per migration run
 )
 """Held at WARNING whatever LOCI_LOG_LEVEL says: start-up notes nobody acts on."""
 
