@@ -44,6 +44,13 @@ def sqlalchemy_url(url: str) -> str:
     return urlunsplit(("postgresql+psycopg", *parts[1:]))
 
 
+@asynccontextmanager
+async def _scoped(sessions: async_sessionmaker[AsyncSession], user_id: int) -> AsyncIterator[AsyncSession]:
+    async with sessions() as session, session.begin():
+        await session.execute(text("SELECT set_config('loci.user_id', :uid, true)"), {"uid": str(int(user_id))})
+        yield session
+
+
 class Database:
     """Owns the engine; hands out user-scoped or system sessions."""
 
@@ -66,30 +73,46 @@ class Database:
         if self.schema:
             options.append(f"-c search_path={self.schema},public")
         connect_args: dict[str, Any] = {"options": " ".join(options), "prepare_threshold": None}
-        self.engine: AsyncEngine = create_async_engine(
+        self.engine: AsyncEngine = self._engine(url, connect_args, pool_size)
+        # A second, smaller pool for work one request runs beside its main transaction
+        # (recall's memory search). Taking it from the main pool could deadlock: every
+        # request holding one connection while waiting for a second. Here the holders
+        # never wait for anything, so a full aside pool only queues.
+        self.aside_engine: AsyncEngine = self._engine(url, connect_args, max(2, pool_size // 2))
+        self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._aside_sessions = async_sessionmaker(self.aside_engine, expire_on_commit=False)
+
+    def _engine(self, url: str, connect_args: dict[str, Any], pool_size: int) -> AsyncEngine:
+        engine = create_async_engine(
             sqlalchemy_url(url),
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_pre_ping=True,
             connect_args=connect_args,
         )
-        if app_role:
-            role = app_role
+        if self.app_role:
+            role = self.app_role
 
-            @event.listens_for(self.engine.sync_engine, "connect")
+            @event.listens_for(engine.sync_engine, "connect")
             def _assume_role(dbapi_connection: Any, _record: Any) -> None:
                 cursor = dbapi_connection.cursor()
                 cursor.execute(f'SET ROLE "{role}"')
                 cursor.close()
                 dbapi_connection.commit()
 
-        self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        return engine
 
     @asynccontextmanager
     async def user_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
         """A transaction that can see and write only ``user_id``'s rows; commits on success."""
-        async with self._sessions() as session, session.begin():
-            await session.execute(text("SELECT set_config('loci.user_id', :uid, true)"), {"uid": str(int(user_id))})
+        async with _scoped(self._sessions, user_id) as session:
+            yield session
+
+    @asynccontextmanager
+    async def aside_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
+        """A `user_session` from the aside pool, for reads a request runs concurrently with
+        its own transaction (see ``aside_engine``)."""
+        async with _scoped(self._aside_sessions, user_id) as session:
             yield session
 
     @asynccontextmanager
@@ -107,3 +130,4 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        await self.aside_engine.dispose()

@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import ROLES
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
@@ -27,15 +28,12 @@ from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.memory_search import (
-    KEYWORD,
-    SEMANTIC,
     MemoryCandidate,
     MemoryPlan,
     count_recalled,
-    memory_keyword,
-    memory_semantic,
     plan_memories,
     recalled_memories,
+    search_aside,
 )
 from retrieval.params import Signal
 from retrieval.presets import get_preset
@@ -224,40 +222,54 @@ async def _candidates(
     embedding: asyncio.Task[np.ndarray] | None,
     clock: _Clock,
     memories: MemoryPlan | None,
+    db: Database,
 ) -> _Candidates:
-    """Signals that need no query vector run first, while the embedding is still being
-    computed in its thread (the model runs outside the GIL, Postgres in its own process),
-    then the ones that do, then the clauses' semantic searches. The lists keep the
-    config's signal order either way. Explicit memories (``memories``) are searched the
-    same way: by keyword while the vector is computed, semantically once it is ready."""
-    found = await _run_signals(session, ctx, config, False, clock)
-    memory_lists: dict[str, list[MemoryCandidate]] = {}
-    if memories is not None and memories.params.keyword_weight > 0:
-        memory_lists[KEYWORD] = await memory_keyword(session, memories, ctx.query)
-        clock.stage("memory.keyword", memories.scope.limit, len(memory_lists[KEYWORD]))
-    vectors = await embedding if embedding is not None else None
-    if vectors is not None:
-        ctx = replace(ctx, vector=vectors[0])
-    clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
-    found |= await _run_signals(session, ctx, config, True, clock)
-    if memories is not None and memories.params.semantic_weight > 0:
-        memory_lists[SEMANTIC] = await memory_semantic(session, memories, ctx.vector)
-        clock.stage("memory.semantic", memories.scope.limit, len(memory_lists[SEMANTIC]))
-    lists = {str(signal): found[signal] for signal in config.signals}
-    sub_weights: dict[str, float] = {}
-    if vectors is not None and len(vectors) > 1:
-        for i, vector in enumerate(vectors[1:], start=1):
-            name = f"{Signal.SEMANTIC}.{i}"
-            lists[name] = await semantic_candidates(session, replace(ctx, vector=vector), config.semantic)
-            # Cosine distance from the whole message: a clause that only restates the
-            # question would otherwise count the same drawers twice.
-            sub_weights[name] = config.sub_query_weight * max(0.0, 1.0 - float(vector @ vectors[0]))
-            clock.stage(name, ctx.limit, len(lists[name]))
+    """The drawer signals (`_drawer_signals`), then the clauses' semantic searches, in
+    config order; explicit memories meanwhile on a connection of their own (`search_aside`)."""
+    aside = None
+    if memories is not None:
+        aside = asyncio.create_task(search_aside(db, memories, ctx.query, embedding))
+    try:
+        found, vectors, ctx = await _drawer_signals(session, ctx, config, embedding, clock)
+        lists = {str(signal): found[signal] for signal in config.signals}
+        sub_weights: dict[str, float] = {}
+        if vectors is not None and len(vectors) > 1:
+            for i, vector in enumerate(vectors[1:], start=1):
+                name = f"{Signal.SEMANTIC}.{i}"
+                lists[name] = await semantic_candidates(session, replace(ctx, vector=vector), config.semantic)
+                # Cosine distance from the whole message: a clause that only restates the
+                # question would otherwise count the same drawers twice.
+                sub_weights[name] = config.sub_query_weight * max(0.0, 1.0 - float(vector @ vectors[0]))
+                clock.stage(name, ctx.limit, len(lists[name]))
+        memory_lists: dict[str, list[MemoryCandidate]] = await aside if aside is not None else {}
+    finally:
+        if aside is not None and not aside.done():
+            aside.cancel()
+    if memories is not None:
+        clock.stage("memories.wait", memories.scope.limit, sum(len(v) for v in memory_lists.values()))
     sims: dict[int, float] = {}
     for name in (str(Signal.SEMANTIC), *sub_weights):
         for item in lists.get(name, []):
             sims[item.drawer_id] = max(sims.get(item.drawer_id, item.score), item.score)
     return _Candidates(lists, sims, sub_weights, memory_lists)
+
+
+async def _drawer_signals(
+    session: AsyncSession,
+    ctx: SignalContext,
+    config: RetrievalConfig,
+    embedding: asyncio.Task[np.ndarray] | None,
+    clock: _Clock,
+) -> tuple[dict[Signal, list[Scored]], np.ndarray | None, SignalContext]:
+    """Signals that need no query vector run while it is computed in its thread (the model
+    runs outside the GIL, Postgres in its own process), then the ones that do."""
+    found = await _run_signals(session, ctx, config, False, clock)
+    vectors = await embedding if embedding is not None else None
+    if vectors is not None:
+        ctx = replace(ctx, vector=vectors[0])
+    clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
+    found |= await _run_signals(session, ctx, config, True, clock)
+    return found, vectors, ctx
 
 
 def _finish(
@@ -295,6 +307,7 @@ async def _rank(
     analysis: QueryAnalysis,
     embedding: asyncio.Task[np.ndarray] | None,
     clock: _Clock,
+    db: Database,
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
     memory_cap = config.palace_count_cap if config.memories is not None else 0
@@ -310,7 +323,7 @@ async def _rank(
         controls.palace_size, controls.palace_vectors, controls.graph_size,
     )  # fmt: skip
     plan = plan_memories(config, request, analysis, controls)
-    found = await _candidates(session, ctx, config, embedding, clock, plan)
+    found = await _candidates(session, ctx, config, embedding, clock, plan, db)
     lists, sims = found.lists, found.sims
     fused, weights = _fuse(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
@@ -324,9 +337,7 @@ async def _rank(
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
     floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
-    memories = recalled_memories(plan, found.memory_lists)
-    if plan is not None:
-        clock.stage("memories", sum(len(v) for v in found.memory_lists.values()), len(memories))
+    memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
     return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes, memories)
@@ -362,7 +373,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     response: RecallResponse | None = None
     try:
         async with deps.db.user_session(request.user_id) as session:
-            state = await _rank(session, request, config, analysis, embedding, clock)
+            state = await _rank(session, request, config, analysis, embedding, clock, deps.db)
             if isinstance(state, str):
                 return _skip(state, config, clock)
             if not state.rerank:

@@ -170,7 +170,8 @@ async def test_switched_off_or_unmatched_memories_leave_the_block_as_it_was(
         assert [(i.drawer_id, dict(i.ranks), i.score) for i in response.items] == [
             (i.drawer_id, dict(i.ranks), i.score) for i in before.items
         ]
-    assert "memory.keyword" not in before.timings_ms and "memory.keyword" not in off.timings_ms
+    assert "memories.wait" not in before.timings_ms and "memories.wait" not in off.timings_ms
+    assert "memories.wait" in unmatched.timings_ms  # searched (on its own connection), nothing matched
     assert len(on.memories) == 1 and on.context != before.context
 
 
