@@ -177,13 +177,19 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
             await task
 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        interrupted = False
         try:
             asyncio.run(run())
+        except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled once it has stopped
+            interrupted = True
         finally:
             if (read_record(resolved.server.data_dir, SERVER_FILE) or {}).get("pid") == os.getpid():
                 clear_record(resolved.server.data_dir, SERVER_FILE)
         if not server.started:
             fail(f"could not start the HTTP server on {url}")
+    if interrupted:  # the embedded services are stopped by now: say so, not click's "Aborted!"
+        click.echo("Loci stopped.", err=True)
+        raise SystemExit(130)
 
 
 @main.command()

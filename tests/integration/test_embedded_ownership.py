@@ -71,6 +71,8 @@ def test_sigkill_then_start_leaves_one_postgres_and_one_valkey_and_sigint_leaves
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    said = (data_dir.parent / f"serve-{port}.log").read_text()
+    assert proc.returncode == 130 and said.rstrip().endswith("Loci stopped.") and "Aborted" not in said, said[-500:]
     gone = psutil.wait_procs([psutil.Process(p) for ps in after.values() for p in ps if psutil.pid_exists(p)], 15)
     assert not gone[1], f"left running after SIGINT: {gone[1]}"
     assert servers_of(data_dir) == {POSTMASTER: [], VALKEY: []}
