@@ -61,15 +61,25 @@ class MemoryStore:
     settings: MemorySettings
 
 
+_NOW = "loci.transaction_now"
+"""Where a session keeps its transaction's timestamp once read (``Session.info``)."""
+
+
 async def lock_user(s: AsyncSession, user_id: int) -> None:
-    """Serialise this user's memory writes until the transaction ends (see the module)."""
-    await s.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": f"memories:{user_id}"})
+    """Serialise this user's memory writes until the transaction ends (see the module); the
+    same round trip reads the transaction's timestamp, which every write then needs."""
+    locked = await s.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0)), now()"), {"key": f"memories:{user_id}"}
+    )
+    s.info[_NOW] = locked.one()[1]
 
 
 async def transaction_now(s: AsyncSession) -> datetime:
     """The transaction's timestamp: every row a write ends or starts shares it, so nothing
     is ever valid twice (or never) at one instant."""
-    now: datetime = (await s.execute(select(func.now()))).scalar_one()
+    if _NOW not in s.info:
+        s.info[_NOW] = (await s.execute(select(func.now()))).scalar_one()
+    now: datetime = s.info[_NOW]
     return now
 
 
