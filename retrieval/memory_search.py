@@ -228,8 +228,9 @@ async def search_aside(
 ) -> dict[str, list[MemoryCandidate]]:
     """Both memory lists on a connection of the aside pool, concurrently with the drawer
     signals in the recall's own transaction: by keyword at once, semantically once
-    ``embedding`` (the recall's query vectors; shielded, the recall owns it) is ready. In the recall's transaction they
-    were two more serial statements, ~12 % of a recall's p95 on the 2-core dev VM."""
+    ``embedding`` (the recall's query vectors; shielded: the recall owns that task) is
+    ready. In the recall's transaction they were two more serial statements, +12.7 % on a
+    recall's p95 with 100k memories on the 2-core dev VM (`bench.memory_speed`)."""
     lists: dict[str, list[MemoryCandidate]] = {}
     async with db.aside_session(plan.scope.user_id) as session:
         if plan.params.keyword_weight > 0:
