@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from domain.memory_rows import MemoryStore
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, llm_config_or_none
@@ -35,6 +36,10 @@ class AppState:
     llm: LLMClient | None = None
     """Made at start-up when an endpoint is configured (rerank, and mining with the LLM
     extractor), closed at shutdown by whoever made it; None means the offline paths."""
+
+    def memory_store(self) -> MemoryStore:
+        """What the explicit-memory writes need, for the API routes and the pages alike."""
+        return MemoryStore(self.db, self.embedder, self.settings.memory)
 
 
 def build_llm(settings: Settings) -> LLMClient | None:

@@ -32,14 +32,12 @@ from domain.memory_dto import (
     ProfileWrite,
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
-from domain.memory_rows import MemoryStore
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, errors
-from service.state import AppState
 
 __all__ = ["MemoryController", "ProfileController"]
 
@@ -105,10 +103,6 @@ def _errors(*codes: int) -> dict[int, ResponseSpec]:
     return out
 
 
-def _store(state: AppState) -> MemoryStore:
-    return MemoryStore(state.db, state.embedder, state.settings.memory)
-
-
 AsOf = Annotated[
     str | None,
     QueryParameter(description="ISO 8601 time with its zone: what was valid then (default: now)", max_length=64),
@@ -142,7 +136,7 @@ class MemoryController(Controller):
     async def save(
         self, app_state: StateDep, caller: CallerDep, data: Annotated[MemoryIn, Body(examples=[SAVE_EXAMPLE])]
     ) -> Response[MemoryEvent]:
-        event = await memories.save_memory(_store(app_state), caller.user_id, data)
+        event = await memories.save_memory(app_state.memory_store(), caller.user_id, data)
         return Response(event, status_code=200 if event.event == "unchanged" else 201)
 
     @post(
@@ -154,7 +148,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404, 409, 422),
     )
     async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
-        return await memories.update_memory(_store(app_state), caller.user_id, data)
+        return await memories.update_memory(app_state.memory_store(), caller.user_id, data)
 
     @post(
         "/forget",
@@ -165,7 +159,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404, 409),
     )
     async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
-        return await memories.forget_memory(_store(app_state), caller.user_id, data)
+        return await memories.forget_memory(app_state.memory_store(), caller.user_id, data)
 
     @post(
         "/confirm",
@@ -176,7 +170,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404, 409),
     )
     async def confirm(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ConfirmIn]) -> MemoryEvent:
-        return await memories.confirm_memory(_store(app_state), caller.user_id, data)
+        return await memories.confirm_memory(app_state.memory_store(), caller.user_id, data)
 
     @post(
         "/{memory_id:int}/restore",
@@ -187,7 +181,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404, 409, 422),
     )
     async def restore(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> MemoryEvent:
-        return await memories.restore_memory(_store(app_state), caller.user_id, memory_id)
+        return await memories.restore_memory(app_state.memory_store(), caller.user_id, memory_id)
 
     @post(
         "/links",
@@ -198,7 +192,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404),
     )
     async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
-        return await memories.link_memories(_store(app_state), caller.user_id, data)
+        return await memories.link_memories(app_state.memory_store(), caller.user_id, data)
 
     @delete(
         "/links/{link_id:int}",
@@ -209,7 +203,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404),
     )
     async def unlink(self, app_state: StateDep, caller: CallerDep, link_id: IdPath) -> MemoryEvent:
-        return await memories.unlink_memories(_store(app_state), caller.user_id, link_id)
+        return await memories.unlink_memories(app_state.memory_store(), caller.user_id, link_id)
 
     @post(
         "/undo/{event_id:int}",
@@ -224,7 +218,7 @@ class MemoryController(Controller):
         responses=_errors(400, 404, 409, 422),
     )
     async def undo(self, app_state: StateDep, caller: CallerDep, event_id: IdPath) -> MemoryEvent:
-        return await memory_undo.undo_event(_store(app_state), caller.user_id, event_id)
+        return await memory_undo.undo_event(app_state.memory_store(), caller.user_id, event_id)
 
     @get(
         "",
@@ -305,4 +299,4 @@ class ProfileController(Controller):
     async def put_profile(
         self, app_state: StateDep, caller: CallerDep, data: Annotated[ProfileIn, Body(examples=[PROFILE_EXAMPLE])]
     ) -> ProfileWrite:
-        return await memory_profile.put_profile(_store(app_state), caller.user_id, data)
+        return await memory_profile.put_profile(app_state.memory_store(), caller.user_id, data)

@@ -25,15 +25,13 @@ from domain.memory_browse import EndedQuery, ended_memories, lineage_view
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_dto import ConfirmIn, ForgetIn, MemoryEvent, MemoryUpdateIn, ProfileIn
 from domain.memory_read import MemoryQuery
-from domain.memory_rows import MemoryStore
 from loci.errors import Conflict, InvalidInput, LociError, NotFound, OverLimit
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
 from service.web.memory_text import flash_url, profile_chars
-from service.web.pages import SignInNeeded
-from service.web.session import clear_cookie, page_user
+from service.web.session import SignInNeeded, redirect_to_sign_in, safe_back, signed_in_user
 
 __all__ = ["MemoryViews"]
 
@@ -46,31 +44,14 @@ Form = URLEncodedBody[dict[str, str]]
 _STATUS = ((NotFound, 404, "Not found"), (Conflict, 409, "Cannot do that now"), (OverLimit, 422, "Too long"))
 
 
-def _signin(_: Request[Any, Any, Any], __: SignInNeeded) -> Response[Any]:
-    return clear_cookie(Redirect("/memory/login", status_code=303))
-
-
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
     status, title = next(((code, t) for kind, code, t in _STATUS if isinstance(exc, kind)), (400, "Cannot do that"))
     back = {"href": "/memory/memories", "label": "Back to your memories"}
     return Template("message.html", context={"title": title, "message": str(exc), "back": back}, status_code=status)
 
 
-async def _user(request: Request[Any, Any, Any], state: AppState) -> int:
-    user_id = await page_user(request, state)
-    if user_id is None:
-        raise SignInNeeded()
-    return user_id
-
-
-def _store(state: AppState) -> MemoryStore:
-    return MemoryStore(state.db, state.embedder, state.settings.memory)
-
-
 def _back(form: dict[str, str], default: str = "/memory/memories") -> str:
-    """Where a form returns to: a page of ours only (no other host, no scheme-relative URL)."""
-    back = form.get("back") or ""
-    return back if back.startswith("/memory") and "//" not in back and "\\" not in back else default
+    return safe_back(form.get("back"), default)
 
 
 def _here(request: Request[Any, Any, Any]) -> str:
@@ -119,7 +100,7 @@ def _over_limit(exc: OverLimit, submitted: int) -> dict[str, Any]:
 class MemoryViews(Controller):
     path = "/memory"
     include_in_schema = False
-    exception_handlers = {SignInNeeded: _signin, LociError: _error_page}  # noqa: RUF012
+    exception_handlers = {SignInNeeded: redirect_to_sign_in, LociError: _error_page}  # noqa: RUF012
 
     @get("/memories", name="memory:memories")
     async def memories_page(
@@ -133,7 +114,7 @@ class MemoryViews(Controller):
         done: FlashQuery = None,
         event: IdQuery = None,
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         past = ended == "1"
         current: frozenset[int] = frozenset()
         if past:
@@ -160,13 +141,13 @@ class MemoryViews(Controller):
         done: FlashQuery = None,
         event: IdQuery = None,
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         view = await lineage_view(app_state.db, user_id, memory_id)
         return Template("memory.html", context={"view": view, "here": _here(request), **_flash(done, event)})
 
     @get("/memories/{memory_id:int}/edit", name="memory:edit")
     async def edit_form(self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         found = await memory_read.get_memory(app_state.db, user_id, memory_id)
         return Template("memory_edit.html", context={"m": found.memory, "form": None, "error": None})
 
@@ -178,9 +159,11 @@ class MemoryViews(Controller):
         memory_id: IdPath,
         data: Form,
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         try:
-            written = await memories.update_memory(_store(app_state), user_id, _update_from_form(memory_id, data))
+            written = await memories.update_memory(
+                app_state.memory_store(), user_id, _update_from_form(memory_id, data)
+            )
         except (InvalidInput, OverLimit) as e:
             found = await memory_read.get_memory(app_state.db, user_id, memory_id)
             context = {"m": found.memory, "form": data, "error": str(e)}
@@ -191,42 +174,42 @@ class MemoryViews(Controller):
     async def forget(
         self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath, data: Form
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
-        written = await memories.forget_memory(_store(app_state), user_id, ForgetIn(id_or_text=memory_id))
+        user_id = await signed_in_user(request, app_state)
+        written = await memories.forget_memory(app_state.memory_store(), user_id, ForgetIn(id_or_text=memory_id))
         return _after(data, written)
 
     @post("/memories/{memory_id:int}/confirm", name="memory:confirm", status_code=303)
     async def confirm(
         self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath, data: Form
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
-        written = await memories.confirm_memory(_store(app_state), user_id, ConfirmIn(id_or_text=memory_id))
+        user_id = await signed_in_user(request, app_state)
+        written = await memories.confirm_memory(app_state.memory_store(), user_id, ConfirmIn(id_or_text=memory_id))
         return _after(data, written)
 
     @post("/memories/{memory_id:int}/restore", name="memory:restore-memory", status_code=303)
     async def restore(
         self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath, data: Form
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
-        written = await memories.restore_memory(_store(app_state), user_id, memory_id)
+        user_id = await signed_in_user(request, app_state)
+        written = await memories.restore_memory(app_state.memory_store(), user_id, memory_id)
         return _after({**data, "then": "history"}, written)
 
     @post("/undo/{event_id:int}", name="memory:undo", status_code=303)
     async def undo(
         self, request: Request[Any, Any, Any], app_state: StateDep, event_id: IdPath, data: Form
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
-        written = await memory_undo.undo_event(_store(app_state), user_id, event_id)
+        user_id = await signed_in_user(request, app_state)
+        written = await memory_undo.undo_event(app_state.memory_store(), user_id, event_id)
         return _after(data, written)
 
     @get("/profile", name="memory:profile")
     async def profile_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         return await _profile_page(app_state, user_id)
 
     @post("/profile", name="memory:profile-post", status_code=200)
     async def profile_save(self, request: Request[Any, Any, Any], app_state: StateDep, data: Form) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         markdown = (data.get("markdown") or "").replace("\r\n", "\n")
         try:
             body = msgspec.convert({"markdown": markdown}, ProfileIn)
@@ -234,7 +217,7 @@ class MemoryViews(Controller):
             error = f"The profile cannot be saved as written: {e}"
             return await _profile_page(app_state, user_id, markdown=markdown, error=error, status=400)
         try:
-            written = await memory_profile.put_profile(_store(app_state), user_id, body)
+            written = await memory_profile.put_profile(app_state.memory_store(), user_id, body)
         except OverLimit as e:
             over = _over_limit(e, profile_chars(markdown))
             return await _profile_page(app_state, user_id, markdown=markdown, over=over, status=422)

@@ -28,20 +28,18 @@ from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
 from service.routes.recall import SEARCH_TOP_K, browsing_config
-from service.state import AppState
-from service.web.session import clear_cookie, page_user, session_cookie
+from service.web.session import (
+    SignInNeeded,
+    clear_cookie,
+    redirect_to_sign_in,
+    safe_back,
+    session_cookie,
+    signed_in_user,
+)
 
 __all__ = ["MemoryPages"]
 
 KINDS = ("wing", "room", "closet", "drawer")
-
-
-class SignInNeeded(Exception):
-    """Raised by a page that needs a signed-in user; answered with a redirect."""
-
-
-def _signin(_: Request[Any, Any, Any], __: SignInNeeded) -> Response[Any]:
-    return clear_cookie(Redirect("/memory/login", status_code=303))
 
 
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
@@ -51,17 +49,6 @@ def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
         context={"title": "Not found" if status == 404 else "Cannot do that", "message": str(exc)},
         status_code=status,
     )
-
-
-async def _user(request: Request[Any, Any, Any], state: AppState) -> int:
-    user_id = await page_user(request, state)
-    if user_id is None:
-        raise SignInNeeded()
-    return user_id
-
-
-def _safe_back(back: str | None) -> str:
-    return back if back and back.startswith("/memory") and "//" not in back else "/memory"
 
 
 def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
@@ -80,7 +67,7 @@ def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
 class MemoryPages(Controller):
     path = "/memory"
     include_in_schema = False
-    exception_handlers = {SignInNeeded: _signin, LociError: _error_page}  # noqa: RUF012
+    exception_handlers = {SignInNeeded: redirect_to_sign_in, LociError: _error_page}  # noqa: RUF012
 
     @get("/", name="memory:tree")
     async def tree(
@@ -92,7 +79,7 @@ class MemoryPages(Controller):
         closet: IdQuery = None,
         offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         view = await palace.browse(
             app_state.db, user_id, wing=wing, room=room, closet=closet, limit=50, offset=max(offset, 0)
         )
@@ -101,7 +88,7 @@ class MemoryPages(Controller):
 
     @get("/drawers/{item_id:int}", name="memory:drawer")
     async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: IdPath) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         found = await palace.get_drawer(app_state.db, user_id, item_id)
         return Template("drawer.html", context={"d": found})
 
@@ -134,11 +121,11 @@ class MemoryPages(Controller):
         item_id: IdPath,
         back: FromQuery[str | None] = None,
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         if kind not in KINDS:
             raise NotFound(f"nothing of kind {kind!r}")
         label = await palace.item_label(app_state.db, user_id, kind, item_id)
-        return Template("confirm.html", context={"kind": kind, "id": item_id, "label": label, "back": _safe_back(back)})
+        return Template("confirm.html", context={"kind": kind, "id": item_id, "label": label, "back": safe_back(back)})
 
     @post("/delete/{kind:str}/{item_id:int}", name="memory:delete", status_code=303)
     async def delete(
@@ -149,15 +136,15 @@ class MemoryPages(Controller):
         item_id: IdPath,
         data: URLEncodedBody[dict[str, str]],
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         if kind not in KINDS:
             raise NotFound(f"nothing of kind {kind!r}")
         await trash.trash(app_state.db, user_id, kind, item_id)
-        return Redirect(_safe_back(data.get("back")), status_code=303)
+        return Redirect(safe_back(data.get("back")), status_code=303)
 
     @get("/trash", name="memory:trash")
     async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         view = await trash_view(app_state.db, user_id, limit=200)
         return Template("trash.html", context={"trash": view.listing, "previews": view.previews})
 
@@ -165,7 +152,7 @@ class MemoryPages(Controller):
     async def restore(
         self, request: Request[Any, Any, Any], app_state: StateDep, kind: FromPath[str], item_id: IdPath
     ) -> Response[Any]:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         if kind not in trash.TRASHABLE:
             raise NotFound(f"nothing of kind {kind!r}")
         await trash.restore(app_state.db, user_id, kind, item_id)
@@ -173,7 +160,7 @@ class MemoryPages(Controller):
 
     @get("/settings", name="memory:settings")
     async def settings_form(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         current = await preferences.get_settings(app_state.db, user_id)
         return Template("settings.html", context={"s": current, "error": None, "saved": False})
 
@@ -181,7 +168,7 @@ class MemoryPages(Controller):
     async def settings_save(
         self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         try:
             update = _settings_from_form(data)
         except InvalidInput as e:
@@ -194,7 +181,7 @@ class MemoryPages(Controller):
     async def activity_page(
         self, request: Request[Any, Any, Any], app_state: StateDep, before: IdQuery = None
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         feed = await activity.list_activity(app_state.db, user_id, limit=50, before=before)
         return Template("activity.html", context={"feed": feed})
 
@@ -202,7 +189,7 @@ class MemoryPages(Controller):
     async def search(
         self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         query = (q or "").strip()[:2000]
         context: dict[str, Any] = {"q": query, "result": None}
         if query:
@@ -215,7 +202,7 @@ class MemoryPages(Controller):
     async def entities(
         self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         query = (q or "").strip()[:200]
         found = await search_entities(app_state.db, user_id, query or None, limit=100)
         return Template("entities.html", context={"q": query, "entities": found})
@@ -224,7 +211,7 @@ class MemoryPages(Controller):
     async def entity_timeline(
         self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath
     ) -> Template:
-        user_id = await _user(request, app_state)
+        user_id = await signed_in_user(request, app_state)
         entity, relations = await timeline(app_state.db, user_id, entity_id)
         return Template("entity.html", context={"entity": entity, "relations": relations})
 

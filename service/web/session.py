@@ -12,11 +12,21 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.datastructures import Cookie
+from litestar.response import Redirect
 
 from domain.accounts import authenticate
 from service.state import AppState
 
-__all__ = ["COOKIE", "clear_cookie", "page_user", "session_cookie"]
+__all__ = [
+    "COOKIE",
+    "SignInNeeded",
+    "clear_cookie",
+    "page_user",
+    "redirect_to_sign_in",
+    "safe_back",
+    "session_cookie",
+    "signed_in_user",
+]
 
 COOKIE = "loci_session"
 MAX_AGE = 7 * 24 * 3600
@@ -38,3 +48,25 @@ async def page_user(request: Request[Any, Any, Any], state: AppState) -> int | N
     if not key:
         return None
     return await authenticate(state.db, key)
+
+
+class SignInNeeded(Exception):
+    """Raised by a page that needs a signed-in user; answered with a redirect."""
+
+
+def redirect_to_sign_in(_: Request[Any, Any, Any], __: SignInNeeded) -> Response[Any]:
+    """The pages' handler for `SignInNeeded`: to the sign-in form, dropping a dead cookie."""
+    return clear_cookie(Redirect("/memory/login", status_code=303))
+
+
+async def signed_in_user(request: Request[Any, Any, Any], state: AppState) -> int:
+    user_id = await page_user(request, state)
+    if user_id is None:
+        raise SignInNeeded()
+    return user_id
+
+
+def safe_back(back: str | None, default: str = "/memory") -> str:
+    """Where a form returns to: a page of ours only (no other host, no scheme-relative or
+    backslashed URL a browser would read as another host)."""
+    return back if back and back.startswith("/memory") and "//" not in back and "\\" not in back else default
