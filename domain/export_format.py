@@ -177,6 +177,8 @@ class MemoryDoc(msgspec.Struct):
     summary: str | None = None
     body: str | None = None
     confidence: float | None = None
+    confidence_base: float | None = None
+    """What ``confidence`` decays from (extracted only); absent in older files: the confidence."""
     importance: int = 3
     pinned: bool = False
     tags: list[str] = []

@@ -33,7 +33,8 @@ def memory_doc(m: Memory, conversations: Container[int], *, embeddings: bool) ->
     vector = [float(x) for x in m.embedding] if embeddings and m.embedding is not None else None
     return MemoryDoc(
         id=m.id, lineage_id=m.lineage_id, layer=m.layer, category=m.category, content=m.content, source=m.source,
-        valid_from=m.valid_from, summary=m.summary, body=m.body, confidence=m.confidence, importance=m.importance,
+        valid_from=m.valid_from, summary=m.summary, body=m.body, confidence=m.confidence,
+        confidence_base=m.confidence_base, importance=m.importance,
         pinned=m.pinned, tags=list(m.tags), agent_id=m.agent_id, conversation_id=conversation,
         turn_seqs=list(m.turn_seqs), valid_until=m.valid_until, end_reason=m.end_reason,
         superseded_by=m.superseded_by, last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,

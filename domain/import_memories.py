@@ -124,6 +124,8 @@ def _check_numbers(m: MemoryDoc) -> None:
         raise InvalidInput("confidence is given exactly when source is extracted", field="confidence")
     if m.confidence is not None and not 0 <= m.confidence <= 1:
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
+    if m.confidence_base is not None and (m.confidence is None or not 0 <= m.confidence_base <= 1):
+        raise InvalidInput("confidence_base must be between 0 and 1, with a confidence", field="confidence_base")
     low, high = IMPORTANCE_RANGE
     if not low <= m.importance <= high:
         raise InvalidInput(f"importance must be between {low} and {high}", field="importance")
@@ -205,7 +207,8 @@ def memory_row(m: MemoryDoc, user_id: int, ids: MemoryIdMap, conversation_id: in
     row = Memory(
         id=ids.memories[m.id], user_id=user_id, lineage_id=ids.memories[m.lineage_id], layer=m.layer,
         category=m.category, content=m.content, summary=m.summary, body=m.body, source=m.source,
-        confidence=m.confidence, importance=m.importance, pinned=m.pinned, tags=m.tags, agent_id=m.agent_id,
+        confidence=m.confidence, confidence_base=m.confidence_base, importance=m.importance, pinned=m.pinned,
+        tags=m.tags, agent_id=m.agent_id,
         conversation_id=conversation_id, turn_seqs=m.turn_seqs, valid_from=m.valid_from,
         valid_until=m.valid_until, end_reason=m.end_reason, last_confirmed_at=m.last_confirmed_at,
         recall_count=m.recall_count, last_recalled_at=m.last_recalled_at, embedding=m.embedding,

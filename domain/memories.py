@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
@@ -36,6 +36,7 @@ from domain.memory_rows import (
     transaction_now,
 )
 from loci.errors import Conflict, InvalidInput, NotFound
+from loci.memory_writes import new_memory_row
 from loci.models import Conversation, Memory, MemoryLink
 from loci.settings import MemorySettings
 
@@ -81,16 +82,6 @@ async def _conversation_id(s: AsyncSession, user_id: int, external_id: str | Non
     if conv_id is None:
         raise NotFound(f"conversation {external_id!r} not found")
     return int(conv_id)
-
-
-async def new_memory_row(s: AsyncSession, user_id: int, **values: Any) -> Memory:
-    """Insert a memory that starts its own lineage (its lineage id is its own id, taken from
-    the sequence first so the row is written once)."""
-    new_id = int((await s.execute(text("SELECT nextval(pg_get_serial_sequence('memories', 'id'))"))).scalar_one())
-    row = Memory(id=new_id, user_id=user_id, lineage_id=new_id, **values)
-    s.add(row)
-    await s.flush()
-    return row
 
 
 def unchanged(memory: Any) -> MemoryEvent:
@@ -162,7 +153,9 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         if vector is not None and "content" in diff:
             diff["embedding"] = vector
         source = "agent" if body.agent_id else "user"
-        new = await copy_row(s, old, **diff, source=source, confidence=None, agent_id=body.agent_id, valid_from=now)
+        new = await copy_row(
+            s, old, **diff, source=source, confidence=None, confidence_base=None, agent_id=body.agent_id, valid_from=now
+        )
         s.add(new)
         await s.flush()
         end_row(old, now, "update", superseded_by=new.id)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memories import new_memory_row
@@ -42,9 +41,10 @@ from domain.memory_rows import (
     record_event,
     transaction_now,
 )
+from domain.memory_scope import revision_query
 from loci.db import Database
 from loci.errors import InvalidInput
-from loci.models import Memory, MemoryHistory
+from loci.models import Memory
 from loci.settings import MemorySettings
 
 __all__ = ["get_profile", "parse_profile", "put_profile", "render_profile"]
@@ -132,8 +132,7 @@ def _wanted(body: ProfileIn, settings: MemorySettings) -> list[Line]:
 
 async def _revision(s: AsyncSession, user_id: int) -> int:
     """The id of the user's latest content-changing event (`loci.models.memories`); 0 for none."""
-    query = select(func.max(MemoryHistory.id)).where(MemoryHistory.user_id == user_id, MemoryHistory.event != "confirm")
-    return int((await s.execute(query)).scalar_one() or 0)
+    return int((await s.execute(revision_query(user_id, None))).scalar_one() or 0)
 
 
 async def _profile(s: AsyncSession, user_id: int, settings: MemorySettings) -> ProfileOut:

@@ -1,11 +1,8 @@
-"""The building blocks every explicit-memory write shares: one transaction, one lock, rows
-copied never edited, one history row per write.
+"""What the explicit-memory API adds to the shared writes of `loci.memory_writes`: the
+checks a saved memory passes, its embedding, and the answers a write returns.
 
-Every write takes a per-user advisory lock first, so a user's memory writes run one at a
-time: two identical saves cannot both insert, the core profile's total cannot be raced
-past its cap, and "the latest event of a lineage" (what undo checks) cannot change under
-a write. Writes are short (the embedding is computed before the transaction opens), and
-different users never wait for each other.
+The row-level writes (the per-user lock, copying and ending rows, history) are in the core
+because mining writes memories too; they are re-exported here for the domain's modules.
 """
 
 from __future__ import annotations
@@ -13,10 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import LinkOut, MemoryEvent, MemoryOut, UndoRef
@@ -24,6 +19,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import InvalidInput, OverLimit
 from loci.inputs import check_text
+from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now
 from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
 from loci.settings import MemorySettings
 
@@ -59,28 +55,6 @@ class MemoryStore:
     db: Database
     embedder: Embedder
     settings: MemorySettings
-
-
-_NOW = "loci.transaction_now"
-"""Where a session keeps its transaction's timestamp once read (``Session.info``)."""
-
-
-async def lock_user(s: AsyncSession, user_id: int) -> None:
-    """Serialise this user's memory writes until the transaction ends (see the module); the
-    same round trip reads the transaction's timestamp, which every write then needs."""
-    locked = await s.execute(
-        text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0)), now()"), {"key": f"memories:{user_id}"}
-    )
-    s.info[_NOW] = locked.one()[1]
-
-
-async def transaction_now(s: AsyncSession) -> datetime:
-    """The transaction's timestamp: every row a write ends or starts shares it, so nothing
-    is ever valid twice (or never) at one instant."""
-    if _NOW not in s.info:
-        s.info[_NOW] = (await s.execute(select(func.now()))).scalar_one()
-    now: datetime = s.info[_NOW]
-    return now
 
 
 def actor_of(agent_id: str | None) -> str:
@@ -141,85 +115,6 @@ async def check_core_room(
             limit=limit,
             entries=[{"id": r.id, "category": r.category, "content": r.content} for r in rows],
         )
-
-
-_COPIED = [
-    "user_id",
-    "lineage_id",
-    "layer",
-    "category",
-    "content",
-    "summary",
-    "body",
-    "source",
-    "confidence",
-    "importance",
-    "pinned",
-    "tags",
-    "agent_id",
-    "conversation_id",
-    "turn_seqs",
-    "last_confirmed_at",
-    "recall_count",
-    "last_recalled_at",
-    "embedding",
-]
-
-
-async def copy_row(s: AsyncSession, row: Memory, **changes: Any) -> Memory:
-    """A new version of ``row`` (same lineage), with ``changes`` applied; not yet added.
-    The old vector is loaded only when the copy keeps it (the column is deferred)."""
-    if "embedding" not in changes:
-        await s.refresh(row, ["embedding"])
-    values = {name: getattr(row, name) for name in _COPIED if name not in changes}
-    values.update(changes)
-    return Memory(**values)
-
-
-def end_row(row: Memory, when: datetime, reason: str, superseded_by: int | None = None) -> None:
-    row.valid_until = when
-    row.end_reason = reason
-    row.superseded_by = superseded_by
-
-
-_COPY_LINKS = text("""
-INSERT INTO memory_links (user_id, from_id, to_id, relation)
-SELECT l.user_id,
-       CASE WHEN l.from_id = :old THEN :new ELSE l.from_id END,
-       CASE WHEN l.to_id = :old THEN :new ELSE l.to_id END,
-       l.relation
-FROM memory_links l
-JOIN memories other ON other.id = CASE WHEN l.from_id = :old THEN l.to_id ELSE l.from_id END
-WHERE l.user_id = :uid AND (l.from_id = :old OR l.to_id = :old)
-  AND l.removed_at IS NULL AND other.valid_until IS NULL AND other.id <> :new
-ON CONFLICT DO NOTHING
-""")
-
-
-async def copy_links(s: AsyncSession, user_id: int, old_id: int, new_id: int) -> None:
-    """Point ``old_id``'s active links (to still-active memories) at ``new_id`` too. The old
-    links stay as they were: they are what an ``as_of`` read before this write sees."""
-    await s.flush()
-    await s.execute(_COPY_LINKS, {"old": old_id, "new": new_id, "uid": user_id})
-
-
-async def record_event(
-    s: AsyncSession,
-    user_id: int,
-    event: str,
-    *,
-    actor: str,
-    lineage_id: int | None,
-    old_id: int | None = None,
-    new_id: int | None = None,
-    **meta: Any,
-) -> MemoryHistory:
-    row = MemoryHistory(
-        user_id=user_id, event=event, lineage_id=lineage_id, old_id=old_id, new_id=new_id, actor=actor, meta=meta
-    )
-    s.add(row)
-    await s.flush()
-    return row
 
 
 async def memory_outs(s: AsyncSession, rows: Sequence[Memory]) -> list[MemoryOut]:

@@ -29,8 +29,9 @@ __all__ = ["BLOCK_LAYERS", "NON_REVISION_EVENTS", "parse_as_of", "revision_query
 
 BLOCK_LAYERS = ("core", "knowledge")
 """The layers a session-start block shows; the archive never goes in."""
-NON_REVISION_EVENTS = ("confirm",)
-"""Events that change no memory's text: a confirmation only stamps ``last_confirmed_at``."""
+NON_REVISION_EVENTS = ("confirm", "skip")
+"""Events that change no memory's text: a confirmation only stamps ``last_confirmed_at``,
+and a skip records what mining chose not to write."""
 
 
 def visible(agent_id: str | None, min_confidence: float | None) -> ColumnElement[bool]:

@@ -58,13 +58,8 @@ def slot_tag(slot: str) -> str:
 def slot_of_content(content: str) -> str | None:
     """The slot a stored statement fills, judged by its fixed words (longest prefix wins)."""
     text = " ".join(content.split()).lower()
-    best: tuple[int, str] | None = None
-    for name, slot in SLOTS.items():
-        prefix = slot.prefix
-        if prefix and text.startswith(prefix) and len(text) > len(prefix):
-            if best is None or len(prefix) > best[0]:
-                best = (len(prefix), name)
-    return best[1] if best else None
+    matches = [(len(s.prefix), name) for name, s in SLOTS.items() if text.startswith(s.prefix) and text != s.prefix]
+    return max(matches)[1] if matches else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,6 +154,11 @@ class MiningSettings(BaseSettings):
         "recall_all@5 0.908 -> 0.939; bench/README.md), for 2.4 more vectors per embedded drawer and an "
         "ingest about 1.5x as long there",
     )
+    extract_memories: bool = Field(
+        default=True,
+        description="propose memories (stated facts, preferences, corrections) from the user's turns while "
+        "mining and reconcile them with the saved ones; extracted memories never overwrite explicit ones",
+    )
 
     @field_validator("embed_roles", mode="before")
     @classmethod
@@ -214,6 +219,36 @@ class MemorySettings(BaseSettings):
         "named share what is left of context_tokens",
     )
     context_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
+    duplicate_similarity: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="cosine similarity at which an extracted statement is the same as a saved memory "
+        "(mining confirms it instead of adding it; consolidation merges extracted ones this close)",
+    )
+    decay_half_life_days: float = Field(
+        default=180,
+        gt=0,
+        description="an unconfirmed extracted memory's confidence halves over this many days (explicit "
+        "memories never decay); with the 0.8 a stated fact starts at, it leaves the session-start "
+        "block after about five weeks and stays recallable",
+    )
+    decay_step: float = Field(
+        default=0.05, gt=0, le=1, description="the smallest fall in confidence the daily job writes (and records)"
+    )
+    expire_after_days: int = Field(
+        default=60,
+        ge=1,
+        description="extracted memories neither recalled nor confirmed for this long, of low importance and "
+        "not pinned, move to the trash",
+    )
+    expire_max_importance: int = Field(default=2, ge=1, le=5, description="'low importance': at most this")
+    trash_days: int = Field(
+        default=30, ge=1, description="expired memories are purged (deleted for good) after this many days"
+    )
+    consolidate_max_per_user: int = Field(
+        default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
+    )
 
     @field_validator("categories", mode="before")
     @classmethod

@@ -6,7 +6,9 @@ inserts a new row and end-dates the old one (``valid_until``, ``superseded_by``,
 memory shares its ``lineage_id`` (the id of its first row), so a memory's history is
 one indexed lookup, and "what was valid on 1 March" is the filter `valid_at`, not a
 rebuild. Only bookkeeping (``last_confirmed_at``, ``recall_count``,
-``last_recalled_at``) changes in place, and it never changes what is shown.
+``last_recalled_at``) and an extracted memory's ``confidence`` (which decays with time and
+a confirmation restores, `domain.memory_lifecycle`) change in place, each recorded in
+history when it changes what a session-start block shows.
 
 Every write event is one `MemoryHistory` row; its id is the user's memory *revision*:
 the largest id of a content-changing event (everything but ``confirm``) is the
@@ -58,10 +60,15 @@ MEMORY_LAYERS = ("core", "knowledge", "archive")
 and task summaries, recalled only for questions about the past."""
 MEMORY_SOURCES = ("user", "agent", "extracted")
 """Trust order, highest first: a tie in recall goes to the earlier source."""
-MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo")
+MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo", "expire")
 MEMORY_LINK_RELATIONS = ("relates_to", "supersedes", "contradicts", "part_of", "example_of")
-MEMORY_EVENTS = ("add", "update", "forget", "confirm", "link", "unlink", "restore", "decay", "merge", "purge", "undo")
-"""Every write, one history row each; ``confirm`` alone leaves the revision as it was."""
+MEMORY_EVENTS = (
+    "add", "update", "forget", "confirm", "link", "unlink", "restore", "decay", "merge", "purge", "undo", "skip",
+    "expire",
+)  # fmt: skip
+"""Every write, one history row each (``skip``: mining left an explicit memory alone and
+says what it wanted; ``expire``: not recalled for long, moved to the trash). ``confirm``
+and ``skip`` leave the revision as it was (`domain.memory_scope.NON_REVISION_EVENTS`)."""
 
 
 class Memory(Base):
@@ -80,6 +87,9 @@ class Memory(Base):
         Index("ix_memories_tsv", "tsv", postgresql_using="gin"),
         Index("ix_memories_user_active", "user_id", "layer", "category", postgresql_where=text("valid_until IS NULL")),
         Index("ix_memories_user_lineage", "user_id", "lineage_id"),
+        Index(
+            "ix_memories_extracted_active", "id", postgresql_where=text("source = 'extracted' AND valid_until IS NULL")
+        ),
     )
 
     id: Mapped[int] = pk_column()
@@ -92,6 +102,11 @@ class Memory(Base):
     body: Mapped[str | None] = mapped_column(Text, comment="longer detail: searched and recalled, never injected")
     source: Mapped[str] = mapped_column(String(16), nullable=False)
     confidence: Mapped[float | None] = mapped_column(Float, comment="NULL for explicit (trusted); 0..1 extracted")
+    confidence_base: Mapped[float | None] = mapped_column(
+        Float,
+        comment="extracted: the confidence when last stated or confirmed, which confidence decays from "
+        "(NULL: confidence itself)",
+    )
     importance: Mapped[int] = mapped_column(SmallInteger, nullable=False, server_default=text("3"))
     pinned: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), nullable=False, server_default="{}")

@@ -54,6 +54,7 @@ END_REASONS = {
     "undo": "Undone",
     "merge": "Merged into another memory",
     "decay": "Faded (not used for a long time)",
+    "expire": "Moved to the trash: not recalled for a long time",
 }
 """Why a version ended (`loci.models.MEMORY_END_REASONS`)."""
 FLASH = {
@@ -213,6 +214,19 @@ def _relation(h: HistoryOut) -> str:
     return f" ({str(relation).replace('_', ' ')})" if relation else ""
 
 
+def _decay(h: HistoryOut, _v: Versions, on: str) -> str:
+    before, after = h.meta.get("from"), h.meta.get("to")
+    if isinstance(before, int | float) and isinstance(after, int | float):
+        return f"Confidence faded from {before:.0%} to {after:.0%} on {on}: not confirmed since"
+    return f"Faded on {on}: not recalled or confirmed for a long time"
+
+
+def _skip(h: HistoryOut, _v: Versions, on: str) -> str:
+    wanted = h.meta.get("candidate")
+    said = f" {_quote(str(wanted))}" if wanted else " something else"
+    return f"Left as you saved it on {on}: a conversation seemed to say{said}"
+
+
 EVENT_SENTENCES: dict[str, EventSentence] = {
     "add": _add,
     "update": _update,
@@ -222,7 +236,9 @@ EVENT_SENTENCES: dict[str, EventSentence] = {
     "undo": _undo,
     "link": lambda h, _v, on: f"Linked to another memory{_relation(h)} on {on}",
     "unlink": lambda h, _v, on: f"Unlinked from another memory{_relation(h)} on {on}",
-    "decay": lambda _h, _v, on: f"Faded on {on}: not recalled or confirmed for a long time",
+    "decay": _decay,
+    "skip": _skip,
+    "expire": lambda _h, _v, on: f"Moved to the trash on {on}: not recalled for a long time",
     "merge": lambda _h, _v, on: f"Merged with another memory on {on}",
     "purge": lambda _h, _v, on: f"Removed for good on {on}",
 }
