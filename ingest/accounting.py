@@ -57,6 +57,7 @@ def _payload(ref: dict[str, Any], result: MiningResult, totals: MiningTotals, em
         "windows": result.windows,
         "extractor": result.extractor,
         "fallbacks": totals.fallbacks,
+        "memories": totals.memories.as_dict(),
         "embedding_error": embedded.error,
         "embeddings_cached": embedded.cached,
         "duration_s": round(result.duration_s, 3),

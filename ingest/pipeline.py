@@ -1,11 +1,13 @@
 """`mine_conversation`: orchestration only; every stage lives in its own module.
 
-1. Load the turns past the conversation's ``mined_seq`` watermark (nothing → no-op).
+1. Load the turns past the conversation's ``mined_seq`` watermark (nothing → no-op),
+   without any Loci block an app echoed into them (`echo_guard`).
 2. Split long turns and embed every part, and the sentences of the parts that have
    several, in one cached batch (`plan`).
 3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM), rank
-   the closet topics against the window's vectors, then in ONE transaction place the
-   drawers, upsert entities and relations and advance the watermark (`window`).
+   the closet topics against the window's vectors, propose memories (`memory_mining`),
+   then in ONE transaction place the drawers, upsert entities and relations, settle the
+   memories and advance the watermark (`window`).
 4. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
@@ -21,9 +23,11 @@ import numpy as np
 from sqlalchemy import select
 
 from ingest.accounting import record_run
+from ingest.echo_guard import strip_echoed_blocks
 from ingest.extraction import ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
+from ingest.memory_mining import propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
@@ -50,7 +54,9 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversati
         )
         # A trashed conversation is not mined (its watermark stays, so a restore mines it then).
         live = conv.deleted_at is None
-        turns = [TurnView(t.id, t.seq, t.role, t.content, t.created_at) for t in rows.scalars() if live]
+        turns = [
+            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at) for t in rows.scalars() if live
+        ]
     agent_name = (agent.name or agent.external_id) if agent else None
     return MinedConversation(conv.id, int(user_id), conv.external_id, conv.title, agent_name), turns
 
@@ -92,13 +98,18 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
         outcome = await _extract(deps, extractor, window.items, window_plans)
+        memories = await propose(deps, conv.user_id, window.items)
+        if memories is not None:
+            totals.calls.extend(memories.calls)
+            if memories.fallback:
+                totals.fallbacks.append({"window": window.index, "memories": memories.fallback})
         totals.seconds["extract"] += time.perf_counter() - clock
         totals.extractors.add(outcome.extractor)
         totals.calls.extend(outcome.calls)
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        await commit_window(deps, conv, window_plans, outcome, totals)
+        await commit_window(deps, conv, window_plans, outcome, totals, memories)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
     result = MiningResult(

@@ -17,6 +17,7 @@ import numpy as np
 
 from ingest.embed import EmbedOutcome, embed_groups
 from ingest.extraction import TurnView
+from ingest.memory_store import MemoryTally
 from ingest.records import MiningDeps
 from ingest.segment import sentence_pieces, split_text
 from loci.embedder import content_hash
@@ -69,6 +70,7 @@ class MiningTotals:
     extractors: set[str] = field(default_factory=set)
     fallbacks: list[dict[str, object]] = field(default_factory=list)
     calls: list[ChatResult] = field(default_factory=list)
+    memories: MemoryTally = field(default_factory=MemoryTally)
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("embed", "extract", "write"), 0.0))
 
 
@@ -92,6 +94,7 @@ async def split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[
         (t, i, chunk, t.role in roles)
         for t in turns
         for i, chunk in enumerate(split_text(t.content, deps.embedder.count_tokens, limit))
+        if chunk.strip()  # a turn that was only an echoed Loci block (`ingest.echo_guard`) places nothing
     ]
     # For each part: the texts to embed, the part first, then its sentences.
     groups = [
@@ -105,7 +108,7 @@ async def split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[
             continue
         sentences = _complete(vectors[0], vectors[1:]) if with_sentences else None
         parts.setdefault(t.seq, []).append(Part(i, chunk, hashes[0], vectors[0], sentences))
-    plans = {t.seq: TurnPlan(t, day_key(t.created_at), tuple(parts[t.seq])) for t in turns}
+    plans = {t.seq: TurnPlan(t, day_key(t.created_at), tuple(parts.get(t.seq, ()))) for t in turns}
     return plans, embedded.outcome
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.embed import sentence_rows
 from ingest.extraction import EntityMention, Extraction, ExtractionOutcome, RelationFact, Subject
 from ingest.graph import record_relation, upsert_entities
+from ingest.memory_mining import PendingMemories, settle
 from ingest.place import (
     PlacedRoom,
     PlacedWing,
@@ -50,10 +51,14 @@ async def commit_window(
     plans: Sequence[TurnPlan],
     outcome: ExtractionOutcome,
     totals: MiningTotals,
+    memories: PendingMemories | None = None,
 ) -> None:
-    """Write one window in its own transaction; committed when this returns."""
+    """Write one window in its own transaction, with the memories it proposed; committed
+    when this returns."""
     async with deps.db.user_session(conv.user_id) as s:
-        await write_window(s, conv, plans, outcome, totals)
+        written = await write_window(s, conv, plans, outcome, totals)
+        if memories is not None and written:
+            await settle(s, conv.user_id, conv.id, memories.only(written), deps, totals.memories)
 
 
 async def write_window(
@@ -62,8 +67,9 @@ async def write_window(
     plans: Sequence[TurnPlan],
     outcome: ExtractionOutcome,
     totals: MiningTotals,
-) -> None:
-    """Place the window's turns not yet past the watermark, with their graph rows."""
+) -> frozenset[int]:
+    """Place the window's turns not yet past the watermark, with their graph rows; returns
+    the seqs of the turns written (none when another run committed them already)."""
     # Asynchronous commit: a database crash may lose the last few windows' commits, but the
     # watermark is in the same transaction, so they are simply mined again (no half windows).
     await s.execute(text("SET LOCAL synchronous_commit = off"))
@@ -71,7 +77,7 @@ async def write_window(
     mined = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id).with_for_update())
     kept = [p for p in plans if p.turn.seq > int(mined or 0)]
     if not kept:
-        return  # another run committed this window already
+        return frozenset()  # another run committed this window already
     ex = outcome.extraction
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
     wing = await _wing_for(s, conv, outcome)
@@ -100,6 +106,7 @@ async def write_window(
     totals.entities += created
     totals.turns += len(kept)
     totals.windows += 1
+    return frozenset(p.turn.seq for p in kept)
 
 
 def _facts_of(ex: Extraction, kept: Sequence[TurnPlan]) -> list[RelationFact]:

@@ -42,8 +42,12 @@ async def llm(fake_openai: FakeOpenAI) -> AsyncIterator[LLMClient]:
     await client.aclose()
 
 
-def llm_deps(settings: Settings, db: Database, embedder: Embedder, llm: LLMClient) -> MiningDeps:
-    mining = settings.mining.model_copy(update={"extractor": "llm"})
+def llm_deps(
+    settings: Settings, db: Database, embedder: Embedder, llm: LLMClient, *, memories: bool = False
+) -> MiningDeps:
+    """Window extraction by the LLM; memory extraction (a second call per window, tested in
+    test_mining_memories_llm) only when asked, so these tests script one call per window."""
+    mining = settings.mining.model_copy(update={"extractor": "llm", "extract_memories": memories})
     llm_settings = settings.llm.model_copy(update={"extract_model": "gpt-x", "prices": {"gpt-x": (1.0, 2.0)}})
     return MiningDeps(db, embedder, settings.model_copy(update={"mining": mining, "llm": llm_settings}), llm)
 

@@ -1,0 +1,148 @@
+"""Extraction at mining: each window proposes memories, and its transaction settles them.
+
+Two steps, because the slow one must not hold locks. `propose` runs before the window's
+transaction: it asks the memory extractor for candidates (the offline rules, or the LLM
+when one is configured, `ingest.memory_llm`) and embeds them. `settle` runs inside the
+transaction, under the user's memory lock: it reads the active memories near the
+candidates, reconciles (`ingest.memory_reconcile`) and writes (`ingest.memory_store`).
+An LLM's answer is re-checked there against what is active *now*, so an id the model was
+shown but that a person changed meanwhile is not written over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.extraction import TurnView
+from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_llm import ask_for_memories, to_ops
+from ingest.memory_reconcile import KnownMemory, MemoryOp, merge_candidates, reconcile
+from ingest.memory_rules import extract_memory_candidates
+from ingest.memory_store import MemoryTally, apply_ops, known_memories
+from ingest.records import MiningDeps
+from loci.embedder import Embedder
+from loci.llm import ChatResult, LLMClient
+from loci.memory_writes import lock_user
+
+__all__ = ["PendingMemories", "embed_statements", "propose", "settle"]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMemories:
+    """A window's candidates with their vectors (and their retracted statement's), or the
+    operations an LLM chose (``decided``), waiting for the window's transaction."""
+
+    candidates: tuple[tuple[MemoryCandidate, np.ndarray | None, np.ndarray | None], ...]
+    extractor: str
+    decided: tuple[MemoryOp, ...] = ()
+    refused: int = 0
+    calls: tuple[ChatResult, ...] = ()
+    fallback: str | None = None
+
+    def only(self, seqs: frozenset[int]) -> PendingMemories:
+        """What was stated in ``seqs`` (the turns this run writes; a run racing another
+        may write only some of a window's)."""
+        keep = tuple(t for t in self.candidates if set(t[0].turn_seqs) <= seqs)
+        decided = tuple(op for op in self.decided if set(op.candidate.turn_seqs) <= seqs)
+        return replace(self, candidates=keep, decided=decided)
+
+
+async def embed_statements(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
+    """Vectors the way saved memories get theirs (`domain.memory_rows.embed_texts`: the
+    query path), so an extracted statement and a typed one compare like for like."""
+    if not texts:
+        return []
+    vectors = await asyncio.to_thread(embedder.query_job(list(texts)))
+    return [np.asarray(row, dtype=np.float32) for row in vectors]
+
+
+async def embed_candidates(
+    embedder: Embedder, candidates: Sequence[MemoryCandidate]
+) -> tuple[tuple[MemoryCandidate, np.ndarray | None, np.ndarray | None], ...]:
+    """Each candidate with its vector and its retracted statement's, in one batch."""
+    texts = [c.content for c in candidates] + [c.retracts for c in candidates if c.retracts]
+    vectors = iter(await embed_statements(embedder, texts))
+    contents = [next(vectors) for _ in candidates]
+    merged = merge_candidates(candidates, contents)
+    retracted = {c.retracts: next(vectors) for c in candidates if c.retracts}
+    return tuple((c, v, retracted.get(c.retracts) if c.retracts else None) for c, v in merged)
+
+
+SHOWN_TO_LLM = 20
+"""Saved memories the LLM sees with a window: the ones nearest to what the user said."""
+
+
+async def propose(deps: MiningDeps, user_id: int, turns: Sequence[TurnView]) -> PendingMemories | None:
+    """The window's candidates, embedded; None when extraction is off or finds nothing.
+    With an LLM (``deps.llm``, set when ``LOCI_MINING_EXTRACTOR=llm``) the model decides,
+    and the offline rules stand in for any window it fails on."""
+    said = [t for t in turns if t.role == "user"]
+    if not deps.settings.mining.extract_memories or not said:
+        return None
+    if deps.llm is not None:
+        return await _propose_with_llm(deps, deps.llm, user_id, turns, said)
+    return await _offline(deps, turns)
+
+
+async def _offline(deps: MiningDeps, turns: Sequence[TurnView], **why: object) -> PendingMemories | None:
+    candidates = extract_memory_candidates(turns)
+    if not candidates and not why:
+        return None
+    return PendingMemories(await embed_candidates(deps.embedder, candidates), "offline", **why)  # type: ignore[arg-type]
+
+
+async def _propose_with_llm(
+    deps: MiningDeps, llm: LLMClient, user_id: int, turns: Sequence[TurnView], said: Sequence[TurnView]
+) -> PendingMemories | None:
+    [topic] = await embed_statements(deps.embedder, [" ".join(t.content for t in said)[:4000]])
+    async with deps.db.user_session(user_id) as s:
+        shown = await known_memories(s, user_id, [topic], [], neighbours=SHOWN_TO_LLM)
+    answer, calls, why = await ask_for_memories(llm, deps.settings.llm.extract_model, turns, shown, deps.settings)
+    if answer is None:
+        return await _offline(deps, turns, calls=tuple(calls), fallback=why)
+    ops, refused = to_ops(answer, turns, shown, deps.settings)
+    vectors = await embed_statements(deps.embedder, [op.candidate.content for op in ops])
+    decided = tuple(replace(op, vector=v) for op, v in zip(ops, vectors, strict=True))
+    return PendingMemories((), "llm", decided, refused, tuple(calls))
+
+
+def _guarded(
+    op: MemoryOp, now: dict[int, KnownMemory]
+) -> MemoryOp | tuple[MemoryCandidate, np.ndarray | None, None] | None:
+    """An LLM's update or confirm, checked against the memory as it is now: gone since (a
+    person changed it) makes it a candidate to reconcile afresh; explicit makes an update a
+    recorded skip and a confirm nothing (automation never touches an explicit memory)."""
+    target = now.get(op.target.id) if op.target is not None else None
+    if op.kind == "add" or target is None:
+        return (op.candidate, op.vector, None)
+    if target.explicit:
+        return (
+            replace(op, kind="skip", target=target, reason="the LLM wanted to change it")
+            if op.kind == "update"
+            else None
+        )
+    return replace(op, target=target)
+
+
+async def settle(
+    s: AsyncSession, user_id: int, conversation_id: int, pending: PendingMemories, deps: MiningDeps, tally: MemoryTally
+) -> None:
+    """Reconcile and write, inside the window's transaction (see the module docstring)."""
+    await lock_user(s, user_id)
+    tally.refused += pending.refused
+    targets = {op.target.id for op in pending.decided if op.target is not None}
+    now = {k.id: k for k in await known_memories(s, user_id, [], [], ids=sorted(targets))} if targets else {}
+    checked = [_guarded(op, now) for op in pending.decided]
+    decided = [op for op in checked if isinstance(op, MemoryOp)]
+    candidates = [*pending.candidates, *(c for c in checked if isinstance(c, tuple))]
+    vectors = [v for c, v, r in candidates for v in (v, r) if v is not None]
+    slots = sorted({c.slot for c, _v, _r in candidates if c.slot})
+    known = await known_memories(s, user_id, vectors, slots) if candidates else []
+    taken = {op.target.id for op in decided if op.target is not None}
+    ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
+    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally)

@@ -1,0 +1,158 @@
+"""Decide what each extracted candidate does to the user's memories: add, update, confirm or skip.
+
+Pure: it sees the candidates (with their vectors) and the active memories near them, and
+returns operations; `ingest.memory_store` reads the memories and writes the operations in
+the mining window's transaction. The rules, in order, for one candidate:
+
+1. **Same slot, other value** (`ingest.memory_candidates.SLOTS`: "Lives in Lisbon" then
+   "Lives in Porto"): the later statement wins over an *extracted* memory (update, so the
+   old version stays in history); over an *explicit* one (saved by the user or an agent) it
+   is a skip, recorded, because automation never overrides what a person said on purpose.
+2. **The same thing again** (equal text, or cosine similarity at least
+   ``duplicate_similarity``): confirm an extracted memory (its confidence is restored and
+   its decay clock restarts); an explicit one already says it, so nothing is written.
+3. **A correction** ("I no longer eat meat" retracts "Eats meat"): the memory closest in
+   meaning to what it retracts (at least ``retract_similarity``) is updated, or skipped when
+   explicit; with none close, the correction is added as a statement of its own.
+4. Otherwise **add**.
+
+Candidates of one batch are first merged: one per slot (the last stated wins) and one per
+text, so a window that says a thing twice writes it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from ingest.memory_candidates import MemoryCandidate
+
+__all__ = ["RETRACT_SIMILARITY", "KnownMemory", "MemoryOp", "OpKind", "merge_candidates", "normalise", "reconcile"]
+
+RETRACT_SIMILARITY = 0.75
+"""How close a memory must be to what a correction retracts ("Eats meat" for "No longer
+eats meat") to be the one it ends. Lower than the duplicate threshold: the retracted text is
+rebuilt from the correction ("eat meat" -> "Eats meat") and a stored memory may word it
+differently ("Loves steak" is not enough; "Eats meat daily" is)."""
+
+OpKind = Literal["add", "update", "confirm", "skip"]
+
+
+@dataclass(frozen=True, slots=True)
+class KnownMemory:
+    """An active memory as reconciliation sees it; ``slot`` from its tag or its wording."""
+
+    id: int
+    lineage_id: int
+    category: str
+    content: str
+    source: str
+    slot: str | None
+    vector: np.ndarray | None
+
+    @property
+    def explicit(self) -> bool:
+        return self.source != "extracted"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOp:
+    """What to do with ``candidate``; ``target`` is the memory it updates, confirms or spares."""
+
+    kind: OpKind
+    candidate: MemoryCandidate
+    vector: np.ndarray | None
+    target: KnownMemory | None = None
+    reason: str | None = None
+
+
+def normalise(text: str) -> str:
+    """Case, spacing and end punctuation do not make a statement different."""
+    return " ".join(text.split()).strip(" .!").lower()
+
+
+def _similarity(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    denominator = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(np.dot(a, b)) / denominator if denominator else 0.0
+
+
+def merge_candidates(
+    candidates: Sequence[MemoryCandidate], vectors: Sequence[np.ndarray | None]
+) -> list[tuple[MemoryCandidate, np.ndarray | None]]:
+    """One candidate per slot (the last stated wins) and per text; turn seqs are merged."""
+    kept: dict[str, tuple[MemoryCandidate, np.ndarray | None]] = {}
+    for candidate, vector in zip(candidates, vectors, strict=True):
+        key = f"slot:{candidate.slot}" if candidate.slot else f"text:{normalise(candidate.content)}"
+        if key in kept:
+            earlier = kept.pop(key)[0]
+            seqs = tuple(sorted({*earlier.turn_seqs, *candidate.turn_seqs}))
+            if normalise(earlier.content) == normalise(candidate.content):
+                candidate = replace(candidate, confidence=max(candidate.confidence, earlier.confidence))
+            candidate = replace(candidate, turn_seqs=seqs)
+        kept[key] = (candidate, vector)  # re-inserted: a later statement keeps its later place
+    return list(kept.values())
+
+
+def _spare_or_update(candidate: MemoryCandidate, vector: np.ndarray | None, target: KnownMemory, why: str) -> MemoryOp:
+    if target.explicit:
+        return MemoryOp("skip", candidate, vector, target, f"{why}: saved by {target.source}, not overwritten")
+    return MemoryOp("update", candidate, vector, target, why)
+
+
+def _one(
+    candidate: MemoryCandidate,
+    vector: np.ndarray | None,
+    retracted: np.ndarray | None,
+    known: Sequence[KnownMemory],
+    duplicate_similarity: float,
+) -> MemoryOp | None:
+    text = normalise(candidate.content)
+    if candidate.slot is not None:
+        in_slot = [k for k in known if k.slot == candidate.slot]
+        if any(normalise(k.content) == text for k in in_slot):
+            same = next(k for k in in_slot if normalise(k.content) == text)
+            return MemoryOp("confirm", candidate, vector, same) if not same.explicit else None
+        if in_slot:  # an explicit memory in the slot wins over any extracted one there
+            target = next((k for k in in_slot if k.explicit), max(in_slot, key=lambda k: k.id))
+            return _spare_or_update(candidate, vector, target, f"new value for {candidate.slot}")
+    duplicates = [
+        (1.0 if normalise(k.content) == text else _similarity(vector, k.vector), k)
+        for k in known
+        if k.slot is None or k.slot == candidate.slot
+    ]
+    best = max(duplicates, key=lambda pair: (pair[0], pair[1].id), default=None)
+    if best is not None and best[0] >= duplicate_similarity:
+        return None if best[1].explicit else MemoryOp("confirm", candidate, vector, best[1])
+    if candidate.retracts is not None:
+        gone = normalise(candidate.retracts)
+        scored = [(1.0 if normalise(k.content) == gone else _similarity(retracted, k.vector), k) for k in known]
+        hit = max(scored, key=lambda pair: (pair[0], pair[1].id), default=None)
+        if hit is not None and hit[0] >= RETRACT_SIMILARITY:
+            return _spare_or_update(candidate, vector, hit[1], f"retracts {candidate.retracts!r}")
+    return MemoryOp("add", candidate, vector)
+
+
+def reconcile(
+    candidates: Sequence[tuple[MemoryCandidate, np.ndarray | None, np.ndarray | None]],
+    known: Sequence[KnownMemory],
+    duplicate_similarity: float,
+) -> list[MemoryOp]:
+    """The operations for ``(candidate, vector, retracted_vector)`` triples (module docstring).
+
+    A memory is the target of at most one operation: a second candidate aimed at a memory
+    already updated in this batch is added instead (both statements were made)."""
+    ops: list[MemoryOp] = []
+    taken: set[int] = set()
+    for candidate, vector, retracted in candidates:
+        op = _one(candidate, vector, retracted, [k for k in known if k.id not in taken], duplicate_similarity)
+        if op is None:
+            continue
+        if op.target is not None and op.kind in ("update", "confirm"):
+            taken.add(op.target.id)
+        ops.append(op)
+    return ops
