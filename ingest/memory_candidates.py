@@ -61,9 +61,9 @@ def slot_of_content(content: str) -> str | None:
     best: tuple[int, str] | None = None
     for name, slot in SLOTS.items():
         prefix = slot.prefix
-        if prefix and text.startswith(prefix) and len(text) > len(prefix):
-            if best is None or len(prefix) > best[0]:
-                best = (len(prefix), name)
+        fits = prefix and text.startswith(prefix) and len(text) > len(prefix)
+        if fits and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), name)
     return best[1] if best else None
 
 
