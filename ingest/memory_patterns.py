@@ -59,17 +59,20 @@ def _rule(
     return Rule(name, re.compile(cue), category, template, conf, imp, value, retracts=retracts)
 
 
-def _slot(slot: str, name: str, cue: str, conf: float, imp: int = 3, value: Value = "as_typed") -> Rule:
-    return Rule(name, re.compile(cue), SLOTS[slot].category, _filled(slot), conf, imp, value, slot)
+def _slot(
+    slot: str, name: str, cue: str, conf: float, imp: int = 3, value: Value = "as_typed", filler: str = "{v}"
+) -> Rule:
+    """A rule whose content is the slot's template, its value written as ``filler`` ("no {v}")."""
+    return Rule(name, re.compile(cue), SLOTS[slot].category, _filled(slot, filler), conf, imp, value, slot)
 
 
 def _style(name: str, cue: str, template: str, conf: float = 0.85, value: Value = "lower") -> Rule:
     return Rule(name, re.compile(cue), "response_style", template, conf, 3, value, style=True)
 
 
-def _filled(slot: str) -> str:
+def _filled(slot: str, filler: str = "{v}") -> str:
     """The slot's content template with the value placeholder the rules use."""
-    return SLOTS[slot].template.replace("{}", "{v}")
+    return SLOTS[slot].template.replace("{}", filler)
 
 
 VERB_CATEGORIES = {"live": "profile", "work": "profile", "teach": "profile", "study": "profile"}
@@ -77,6 +80,8 @@ VERB_CATEGORIES = {"live": "profile", "work": "profile", "teach": "profile", "st
 
 _TO_ANSWERS = "(?:answers|responses|replies|explanations)"
 _UNTIL_PUNCT = r"[^.,;:!?\"\n—–]*"
+_NOT_IN_JOB = "(?:in|at|for|with|on|from|and|but|since|because|so|now|who|which)"
+"""Words that end a job title: "a pharmacist *in* a small town" is a pharmacist."""
 
 # fmt: off
 RULES: tuple[Rule, ...] = (
@@ -133,7 +138,7 @@ RULES: tuple[Rule, ...] = (
     _slot("hometown", "grew_up", rf"(?i:\bI {ADV}(?:grew up|was raised|was born and raised) in ){PLACE}", 0.85),
     _slot("hometown", "born_in", rf"(?i:\bI was born in ){PLACE}", 0.7),
     _slot("job", "work_as", rf"(?i:\bI {ADV}(?:work|'m working|am working)(?: (?:at|for) (?-i:{CAP})(?: (?-i:{CAP}))*)?"
-          rf" as )(?P<v>(?:an?|the) {_UNTIL_PUNCT})", 0.9, value="phrase"),
+          rf" as )(?P<v>(?:an?|the) [\w-]+(?: (?!{_NOT_IN_JOB}\b)[\w-]+){{0,3}})", 0.9, value="phrase"),
     _slot("job", "im_occupation", rf"(?i:{IM}{ADV}){OCCUPATION}", 0.8, value="lower"),
     _slot("employer", "work_at", rf"(?i:\bI {ADV}(?:work|'m working|am working)(?: remotely| full-time| part-time"
           rf"| full time| part time| from home)? (?:at|for) ){ORG}", 0.85),
@@ -142,7 +147,8 @@ RULES: tuple[Rule, ...] = (
     _slot("diet", "on_a_diet", rf"(?i:{IM}{ADV}on an? )(?P<v>keto|paleo|low-carb|low carb|gluten-free|mediterranean"
           rf"|{DIETS})(?i: diet)\b", 0.85, value="lower"),
     _slot("diet", "dont_eat", rf"(?i:\bI {ADV}(?:don't|do not|never|can't|cannot) eat )(?P<v>(?:meat|red meat|pork"
-          r"|beef|fish|seafood|dairy|gluten|eggs|animal products))\b(?! any ?more)", 0.8, value="lower"),
+          r"|beef|fish|seafood|dairy|gluten|eggs|animal products))\b(?! any ?more)", 0.8, value="lower",
+          filler="no {v}"),
     _slot("partner", "my_partner_name", r"(?i:\bmy (?:wife|husband|partner|spouse|girlfriend|boyfriend"
           rf"|fianc[eé]e?)(?:'s name is|,)? ){NAME}\b", 0.85),
     _slot("partner", "married_to", rf"(?i:{IM}(?:married|engaged) to ){NAME}\b", 0.85),

@@ -115,7 +115,7 @@ def _from_sentence(sentence: str, seq: int) -> list[MemoryCandidate]:
     style_allowed = not asks or bool(_ASKS_YOU.match(text))
     statement_allowed = not asks and not _COMMAND.match(_POLITE.sub("", text))
     taken: list[tuple[int, int]] = []
-    out: list[MemoryCandidate] = []
+    out: list[tuple[int, MemoryCandidate]] = []
     for rule in RULES:
         if not (style_allowed if rule.style else statement_allowed):
             continue
@@ -124,9 +124,9 @@ def _from_sentence(sentence: str, seq: int) -> list[MemoryCandidate]:
             if any(start < e and s < end for s, e in taken) or _BLOCKED_BEFORE.search(text, 0, m.start()):
                 continue
             if (cand := _candidate(rule, m, seq)) is not None:
-                out.append(cand)
+                out.append((start, cand))
                 taken.append((start, end))
-    return out
+    return [cand for _, cand in sorted(out, key=lambda pair: pair[0])]
 
 
 def _candidate(rule: Rule, m: re.Match[str], seq: int) -> MemoryCandidate | None:

@@ -46,7 +46,7 @@ _TRAILING = re.compile(
     r"|lmao|tbh|btw|by the way|anyway|again|already|at all|eventually|someday|one day|ever|actually|today"
     r"|tonight|tomorrow|yesterday|i guess|i think|then|still|a bit|big time))$"
 )
-_EDGE_PUNCT = " \t\n'\"-–—…"
+_EDGE_PUNCT = " \t\n'\"-–—….,;:!?"
 
 
 def _words(text: str) -> frozenset[str]:
