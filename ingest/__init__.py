@@ -11,6 +11,8 @@ from ``ingest`` only, never from its stage modules:
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
   which the export and the purge share;
+* `extract_memory_candidates`, the offline extractor of durable memories (what people
+  state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
   (a recall benchmark building a synthetic palace must follow it).
 """
@@ -24,7 +26,7 @@ from ingest.conversations import (
     store_conversation,
 )
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
-from ingest.extraction import Extractor
+from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import (
     EntityOut,
@@ -36,6 +38,8 @@ from ingest.graph import (
     search_entities,
     timeline,
 )
+from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_rules import extract_memory_candidates
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
@@ -46,15 +50,18 @@ __all__ = [
     "ConversationRef",
     "EntityOut",
     "Extractor",
+    "MemoryCandidate",
     "MiningDeps",
     "MiningResult",
     "RelationOut",
     "TurnIn",
+    "TurnView",
     "append_turns",
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
     "complete_conversation",
     "effective_valid_to",
+    "extract_memory_candidates",
     "get_conversation",
     "get_entity",
     "list_turns",
