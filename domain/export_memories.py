@@ -17,18 +17,22 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import undefer
 
 from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from domain.memory_trash import TRASH_REASON
 from loci.models import Memory, MemoryHistory, MemoryLink
 
-__all__ = ["history_doc", "link_doc", "memory_doc", "memory_docs", "memory_queries"]
+__all__ = ["history_doc", "link_doc", "memory_doc", "memory_docs", "memory_queries", "trashed_ids"]
 
 
-def memory_doc(m: Memory, conversations: Container[int], *, embeddings: bool) -> MemoryDoc:
-    """``conversations``: the ids of the exported conversations (others are dropped)."""
+def memory_doc(
+    m: Memory, conversations: Container[int], *, embeddings: bool, left_out: Container[int] = ()
+) -> MemoryDoc:
+    """``conversations``: the ids of the exported conversations (others are dropped);
+    ``left_out``: memory ids not exported, which ``superseded_by`` must not name."""
     conversation = m.conversation_id if m.conversation_id in conversations else None
     vector = [float(x) for x in m.embedding] if embeddings and m.embedding is not None else None
     return MemoryDoc(
@@ -37,7 +41,8 @@ def memory_doc(m: Memory, conversations: Container[int], *, embeddings: bool) ->
         confidence_base=m.confidence_base, importance=m.importance,
         pinned=m.pinned, tags=list(m.tags), agent_id=m.agent_id, conversation_id=conversation,
         turn_seqs=list(m.turn_seqs), valid_until=m.valid_until, end_reason=m.end_reason,
-        superseded_by=m.superseded_by, last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
+        superseded_by=None if m.superseded_by in left_out else m.superseded_by,
+        last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
         last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector,
     )  # fmt: skip
 
@@ -52,13 +57,28 @@ def history_doc(h: MemoryHistory) -> MemoryHistoryDoc:
 
 def memory_queries(user_id: int, *, embeddings: bool) -> tuple[Select[Any], Select[Any], Select[Any]]:
     """Memories, links and history of the user, each in id order. The full-text vector is
-    derived (a generated column) and never exported; the embedding only when asked for."""
-    memories = select(Memory).where(Memory.user_id == user_id).order_by(Memory.id)
+    derived (a generated column) and never exported; the embedding only when asked for.
+    Memories in the trash with the turns they came from (`domain.memory_trash`) are left
+    out with their links and events, as trashed drawers are."""
+    trashed = select(Memory.id).where(Memory.user_id == user_id, Memory.end_reason == TRASH_REASON)
+    memories = select(Memory).where(Memory.user_id == user_id, ~Memory.id.in_(trashed)).order_by(Memory.id)
     if embeddings:  # deferred by default (`loci.models.memories`)
         memories = memories.options(undefer(Memory.embedding))
-    links = select(MemoryLink).where(MemoryLink.user_id == user_id).order_by(MemoryLink.id)
-    history = select(MemoryHistory).where(MemoryHistory.user_id == user_id).order_by(MemoryHistory.id)
-    return memories, links, history
+    links = select(MemoryLink).where(
+        MemoryLink.user_id == user_id, ~MemoryLink.from_id.in_(trashed), ~MemoryLink.to_id.in_(trashed)
+    )
+    history = select(MemoryHistory).where(
+        MemoryHistory.user_id == user_id,
+        or_(MemoryHistory.old_id.is_(None), ~MemoryHistory.old_id.in_(trashed)),
+        or_(MemoryHistory.new_id.is_(None), ~MemoryHistory.new_id.in_(trashed)),
+    )
+    return memories, links.order_by(MemoryLink.id), history.order_by(MemoryHistory.id)
+
+
+async def trashed_ids(s: AsyncSession, user_id: int) -> set[int]:
+    """The memories `memory_queries` leaves out."""
+    found = await s.execute(select(Memory.id).where(Memory.user_id == user_id, Memory.end_reason == TRASH_REASON))
+    return {int(i) for i in found.scalars()}
 
 
 async def memory_docs(
@@ -66,8 +86,12 @@ async def memory_docs(
 ) -> tuple[list[MemoryDoc], list[MemoryLinkDoc], list[MemoryHistoryDoc]]:
     """The three memory lists of the JSON export (module doc)."""
     memories, links, history = memory_queries(user_id, embeddings=embeddings)
+    hidden = await trashed_ids(s, user_id)
     return (
-        [memory_doc(m, conversations, embeddings=embeddings) for m in (await s.execute(memories)).scalars()],
+        [
+            memory_doc(m, conversations, embeddings=embeddings, left_out=hidden)
+            for m in (await s.execute(memories)).scalars()
+        ],
         [link_doc(link) for link in (await s.execute(links)).scalars()],
         [history_doc(h) for h in (await s.execute(history)).scalars()],
     )

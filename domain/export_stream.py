@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from domain.export import drawer_doc, relation_doc, settings_doc
-from domain.export_memories import history_doc, link_doc, memory_doc, memory_queries
+from domain.export_memories import history_doc, link_doc, memory_doc, memory_queries, trashed_ids
 from domain.stream_format import (
     VERSION,
     AgentLine,
@@ -158,8 +158,10 @@ async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings
         q.execution_options(yield_per=CURSOR_BATCH) for q in memory_queries(user_id, embeddings=embeddings)
     )
     conversations = out.ids.get("conversation", set())
+    hidden = await trashed_ids(s, user_id)
     async for m in await s.stream_scalars(memories):
-        yield out.line("memory", MemoryLine(**_fields(memory_doc(m, conversations, embeddings=embeddings))))
+        doc = memory_doc(m, conversations, embeddings=embeddings, left_out=hidden)
+        yield out.line("memory", MemoryLine(**_fields(doc)))
     async for link in await s.stream_scalars(links):
         yield out.line("memory_link", MemoryLinkLine(**_fields(link_doc(link))))
     async for h in await s.stream_scalars(history):

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import Count
+from domain.memory_trash import purge_derived
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -45,6 +46,8 @@ class Purged(msgspec.Struct):
     turns: Count = 0
     relations: Count = 0
     entities: Count = 0
+    memories: Count = 0
+    """Extracted memories whose turns were purged (`domain.memory_trash`)."""
 
 
 @dataclass
@@ -171,6 +174,7 @@ async def _scrub_history(s: AsyncSession, user_id: int, doomed: _Doomed) -> None
 async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
     """Delete the doomed rows of one user, their graph facts and orphaned entities; one transaction."""
     out = Purged()
+    out.memories = await purge_derived(s, user_id, doomed.turns)
     out.relations, touched = await _forget_graph(s, user_id, doomed.drawers)
     for name, model in _TABLES.items():
         ids = getattr(doomed, name)

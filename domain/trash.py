@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.fields import Count, Id, Label, Level, When
 from domain.forget import purge_expired
+from domain.memory_trash import restore_derived, trash_derived
 from domain.trash_rows import KINDS, TRASHABLE, Moved, check_kind, descendants, drawers_of, get_item, label_of
 from loci.db import Database
 from loci.errors import InvalidInput
@@ -72,7 +73,8 @@ class TrashPage(msgspec.Struct):
 async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old: Any, new: Any) -> int:
     """Move the item's subtree from stamp ``old`` (None: live) to ``new``; returns the drawers moved.
 
-    The turns behind the moved drawers move with them, matched before the drawers change.
+    The turns behind the moved drawers move with them, matched before the drawers change,
+    and the memories extracted from those turns follow (`domain.memory_trash`).
     """
 
     def state(model: Any) -> Any:
@@ -88,6 +90,10 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
     moved = await s.execute(update(Drawer).where(drawers).values(deleted_at=new))
     model = TRASHABLE[kind]
     await s.execute(update(model).where(model.id == item_id, model.user_id == user_id).values(deleted_at=new))
+    if new is not None:  # the memories extracted from the turns moved go with them
+        await trash_derived(s, user_id, new)
+    else:
+        await restore_derived(s, user_id, old)
     return int(moved.rowcount)  # type: ignore[attr-defined]
 
 

@@ -84,16 +84,16 @@ def _similarity(a: np.ndarray | None, b: np.ndarray | None) -> float:
 def merge_candidates(
     candidates: Sequence[MemoryCandidate], vectors: Sequence[np.ndarray | None]
 ) -> list[tuple[MemoryCandidate, np.ndarray | None]]:
-    """One candidate per slot (the last stated wins) and per text; turn seqs are merged."""
+    """One candidate per slot (the last stated wins, citing its own turn) and per text (citing
+    every turn that said it)."""
     kept: dict[str, tuple[MemoryCandidate, np.ndarray | None]] = {}
     for candidate, vector in zip(candidates, vectors, strict=True):
         key = f"slot:{candidate.slot}" if candidate.slot else f"text:{normalise(candidate.content)}"
         if key in kept:
             earlier = kept.pop(key)[0]
-            seqs = tuple(sorted({*earlier.turn_seqs, *candidate.turn_seqs}))
-            if normalise(earlier.content) == normalise(candidate.content):
-                candidate = replace(candidate, confidence=max(candidate.confidence, earlier.confidence))
-            candidate = replace(candidate, turn_seqs=seqs)
+            if normalise(earlier.content) == normalise(candidate.content):  # said twice: both turns back it
+                seqs = tuple(sorted({*earlier.turn_seqs, *candidate.turn_seqs}))
+                candidate = replace(candidate, confidence=max(candidate.confidence, earlier.confidence), turn_seqs=seqs)
         kept[key] = (candidate, vector)  # re-inserted: a later statement keeps its later place
     return list(kept.values())
 

@@ -60,7 +60,7 @@ MEMORY_LAYERS = ("core", "knowledge", "archive")
 and task summaries, recalled only for questions about the past."""
 MEMORY_SOURCES = ("user", "agent", "extracted")
 """Trust order, highest first: a tie in recall goes to the earlier source."""
-MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo", "expire")
+MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo", "expire", "trash")
 MEMORY_LINK_RELATIONS = ("relates_to", "supersedes", "contradicts", "part_of", "example_of")
 MEMORY_EVENTS = (
     "add", "update", "forget", "confirm", "link", "unlink", "restore", "decay", "merge", "purge", "undo", "skip",

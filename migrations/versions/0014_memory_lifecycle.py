@@ -8,7 +8,8 @@ Mining now extracts memories and a daily job lets unconfirmed ones fade (issue #
   start with the confidence they have.
 - history events ``skip`` (an extraction left an explicit memory alone, recorded so a
   person can see what automation wanted) and ``expire`` (a memory nobody recalled for long
-  moved to the trash), with the end reason ``expire``.
+  moved to the trash), with the end reason ``expire``; the end reason ``trash`` for an
+  extracted memory that went to the trash with the turns it came from.
 - a partial index over active extracted memories: what the lifecycle job scans, across
   users, every day.
 
@@ -28,7 +29,7 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 END_REASONS_0013 = "('update', 'forget', 'merge', 'decay', 'undo')"
-END_REASONS = "('update', 'forget', 'merge', 'decay', 'undo', 'expire')"
+END_REASONS = "('update', 'forget', 'merge', 'decay', 'undo', 'expire', 'trash')"
 EVENTS_0013 = "('add', 'update', 'forget', 'confirm', 'link', 'unlink', 'restore', 'decay', 'merge', 'purge', 'undo')"
 EVENTS = (
     "('add', 'update', 'forget', 'confirm', 'link', 'unlink', 'restore', 'decay', 'merge', 'purge', 'undo', "
@@ -67,6 +68,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_memories_extracted_active", table_name="memories")
     op.execute("DELETE FROM memory_history WHERE event IN ('skip', 'expire')")
-    op.execute("UPDATE memories SET end_reason = 'forget' WHERE end_reason = 'expire'")
+    op.execute("UPDATE memories SET end_reason = 'forget' WHERE end_reason IN ('expire', 'trash')")
     _checks(END_REASONS_0013, EVENTS_0013)
     op.drop_column("memories", "confidence_base")

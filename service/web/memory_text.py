@@ -55,6 +55,7 @@ END_REASONS = {
     "merge": "Merged into another memory",
     "decay": "Faded (not used for a long time)",
     "expire": "Moved to the trash: not recalled for a long time",
+    "trash": "In the trash with the conversation it was learned from",
 }
 """Why a version ended (`loci.models.MEMORY_END_REASONS`)."""
 FLASH = {

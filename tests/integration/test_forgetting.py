@@ -47,6 +47,8 @@ TURNS = [
 ]
 VOLATILE = ("timings_ms", "exported_at")
 """Fields that differ between two identical reads (latency, the export's clock)."""
+RECALL_BOOKKEEPING = ("recall_count", "last_recalled_at")
+"""A memory's recall counters: the reads themselves (a recall) move them."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,9 @@ def _steady(body: str) -> str:
     if isinstance(value, dict):
         for key in VOLATILE:
             value.pop(key, None)
+        for memory in value.get("memories", []):
+            for key in RECALL_BOOKKEEPING:
+                memory.pop(key, None)
     return json.dumps(value, sort_keys=True)
 
 
@@ -141,6 +146,8 @@ async def _left_in_database(db: Database, user_id: int) -> dict[str, int]:
         "relations": "SELECT count(*) FROM relations WHERE object_value ILIKE '%lisbon%'",
         "entities": "SELECT count(*) FROM entities WHERE name ILIKE '%lisbon%'",
         "activity": "SELECT count(*) FROM activity_events WHERE payload::text ILIKE '%lisbon%'",
+        "memories": "SELECT count(*) FROM memories WHERE content ILIKE '%lisbon%'",
+        "memory_history": "SELECT count(*) FROM memory_history WHERE meta::text ILIKE '%lisbon%'",
     }
     async with db.user_session(user_id) as s:
         return {table: int((await s.execute(text(sql))).scalar_one()) for table, sql in checks.items()}
@@ -158,6 +165,8 @@ async def test_every_read_route_forgets_restores_and_purges(
     before = await _reads(client, m)
     assert _showing(before) == set(before), "every route shows the Lisbon turn before the delete"
     assert await _current(client, m) == ["Lisbon"]
+    learned = (await client.get("/v1/memories", params={"source": "extracted"}, headers=h)).json()["items"]
+    assert "Lives in Lisbon" in [x["content"] for x in learned], "mining learned the move as a memory"
 
     deleted = await client.delete(m.target(kind), headers=h)
     assert deleted.status_code == 200, deleted.text
@@ -177,7 +186,7 @@ async def test_every_read_route_forgets_restores_and_purges(
     assert _showing(await _reads(client, m)) == set()
     assert (await client.get("/v1/trash", headers=h)).json()["items"] == []
     assert await _left_in_database(db, m.user.id) == dict.fromkeys(
-        ("drawers", "turns", "relations", "entities", "activity"), 0
+        ("drawers", "turns", "relations", "entities", "activity", "memories", "memory_history"), 0
     )
     activity = (await client.get("/v1/activity", headers=h)).json()["items"]
     assert activity[0]["type"] == "purged" and activity[0]["payload"]["what"] == kind

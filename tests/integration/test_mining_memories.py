@@ -122,7 +122,9 @@ async def test_saying_it_again_confirms_instead_of_adding(
 ) -> None:
     user = await new_user()
     await mine(client, app_state, user, "first", FIRST)
-    await mine(client, app_state, user, "again", turns(("user", "I live in Lisbon, still loving it."), day="2024-04-01"))
+    await mine(
+        client, app_state, user, "again", turns(("user", "I live in Lisbon, still loving it."), day="2024-04-01")
+    )
     lisbon = [m for m in await memories(client, user) if m["content"] == "Lives in Lisbon"]
     assert len(lisbon) == 1 and lisbon[0]["last_confirmed_at"] is not None
     assert [h["event"] for h in await history(client, user, lisbon[0]["id"])] == ["add", "confirm"]

@@ -1,0 +1,121 @@
+"""Memories mining extracted go where the turns they came from go: trash, restore, purge.
+
+Deleting a drawer or a conversation must forget everything derived from it (`domain.trash`),
+and an extracted memory is derived from the turns it cites (``conversation_id`` and
+``turn_seqs``). So when turns are stamped into the trash, the active extracted memories
+they back end with reason ``trash`` at that same stamp, with a ``forget`` event (actor
+``system``) so the session-start block's revision moves; a restore of that stamp brings
+them back as they were and removes those events, so a delete followed by a restore leaves
+memory exactly as it was. A purge deletes them for good with their history, keeping one
+``purge`` row per memory that says only that it happened; a ``skip`` event that quoted
+what a purged turn said goes too.
+
+Only extracted rows follow their turns: a version the user or an agent wrote (even an
+update of an extracted memory, which keeps its provenance) is theirs, not the transcript's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import and_, delete, exists, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.memory_writes import end_row, lock_user, record_event
+from loci.models import Memory, MemoryHistory, Turn
+
+__all__ = ["purge_derived", "restore_derived", "trash_derived"]
+
+TRASH_REASON = "trash"
+
+
+def _backed_by(turns: Sequence[int] | None, stamp: datetime | None) -> object:
+    """The memory cites a turn among ``turns`` (ids), or one stamped ``stamp``."""
+    match = and_(
+        Turn.user_id == Memory.user_id,
+        Turn.conversation_id == Memory.conversation_id,
+        Turn.seq == func.any(Memory.turn_seqs),
+    )
+    which = Turn.id.in_(list(turns)) if turns is not None else Turn.deleted_at == stamp
+    return exists().where(match, which)
+
+
+async def trash_derived(s: AsyncSession, user_id: int, stamp: datetime) -> int:
+    """End the active extracted memories backed by the turns just stamped ``stamp``."""
+    await lock_user(s, user_id)
+    query = select(Memory).where(
+        Memory.user_id == user_id, Memory.source == "extracted", Memory.valid_until.is_(None), _backed_by(None, stamp)
+    )
+    rows = list((await s.execute(query)).scalars())
+    for row in rows:
+        end_row(row, stamp, TRASH_REASON)
+        await record_event(
+            s, user_id, "forget", actor="system", lineage_id=row.lineage_id, old_id=row.id, trash=stamp.isoformat()
+        )
+    return len(rows)
+
+
+async def restore_derived(s: AsyncSession, user_id: int, stamp: datetime) -> int:
+    """Bring back what `trash_derived` ended at ``stamp`` (unless its memory has an active
+    version again: one active version per memory), and drop the events it wrote."""
+    await lock_user(s, user_id)
+    query = select(Memory).where(
+        Memory.user_id == user_id, Memory.end_reason == TRASH_REASON, Memory.valid_until == stamp
+    )
+    back = 0
+    for row in (await s.execute(query)).scalars():
+        live = select(Memory.id).where(
+            Memory.user_id == user_id, Memory.lineage_id == row.lineage_id, Memory.valid_until.is_(None)
+        )
+        if (await s.execute(live)).first() is not None:
+            continue
+        row.valid_until = row.end_reason = None
+        await s.execute(
+            delete(MemoryHistory).where(
+                MemoryHistory.user_id == user_id,
+                MemoryHistory.event == "forget",
+                MemoryHistory.old_id == row.id,
+                MemoryHistory.meta["trash"].astext == stamp.isoformat(),
+            )
+        )
+        back += 1
+    return back
+
+
+async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) -> int:
+    """Delete for good the extracted memories backed by ``turn_ids`` (live or trashed),
+    their history, and skips that quoted those turns; one ``purge`` row per memory stays."""
+    if not turn_ids:
+        return 0
+    await lock_user(s, user_id)
+    doomed = select(Memory.id, Memory.lineage_id).where(
+        Memory.user_id == user_id, Memory.source == "extracted", _backed_by(turn_ids, None)
+    )
+    found = (await s.execute(doomed)).all()
+    ids = [int(i) for i, _ in found]
+    turns = (await s.execute(select(Turn.conversation_id, Turn.seq).where(Turn.id.in_(list(turn_ids))))).all()
+    quoted = [
+        and_(
+            MemoryHistory.meta["conversation_id"].astext == str(conv),
+            MemoryHistory.meta["turn_seqs"].contains([seq]),
+        )
+        for conv, seq in turns
+    ]
+    if quoted:
+        await s.execute(
+            delete(MemoryHistory).where(MemoryHistory.user_id == user_id, MemoryHistory.event == "skip", or_(*quoted))
+        )
+    if not ids:
+        return 0
+    await s.execute(
+        delete(MemoryHistory).where(
+            MemoryHistory.user_id == user_id,
+            MemoryHistory.actor.startswith("system"),  # a person's own events on it are theirs
+            or_(MemoryHistory.old_id.in_(ids), MemoryHistory.new_id.in_(ids)),
+        )
+    )
+    await s.execute(delete(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))
+    for lineage in sorted({int(lin) for _, lin in found}):
+        await record_event(s, user_id, "purge", actor="system", lineage_id=lineage, why="its conversation was purged")
+    return len(ids)
