@@ -21,6 +21,7 @@ from datetime import datetime
 
 from sqlalchemy import and_, delete, exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.expression import Exists
 
 from loci.memory_writes import end_row, lock_user, record_event
 from loci.models import Memory, MemoryHistory, Turn
@@ -30,7 +31,7 @@ __all__ = ["purge_derived", "restore_derived", "trash_derived"]
 TRASH_REASON = "trash"
 
 
-def _backed_by(turns: Sequence[int] | None, stamp: datetime | None) -> object:
+def _backed_by(turns: Sequence[int] | None, stamp: datetime | None) -> Exists:
     """The memory cites a turn among ``turns`` (ids), or one stamped ``stamp``."""
     match = and_(
         Turn.user_id == Memory.user_id,
