@@ -25,13 +25,43 @@ from loci.errors import InvalidInput
 from loci.models import Memory, MemoryHistory
 from loci.timexpr import check_in_range
 
-__all__ = ["BLOCK_LAYERS", "NON_REVISION_EVENTS", "parse_as_of", "revision_query", "shown_text", "visible"]
+__all__ = [
+    "BLOCK_CHANGE",
+    "BLOCK_LAYERS",
+    "NON_REVISION_EVENTS",
+    "moves_block",
+    "parse_as_of",
+    "revision_query",
+    "shown_text",
+    "visible",
+]
 
 BLOCK_LAYERS = ("core", "knowledge")
 """The layers a session-start block shows; the archive never goes in."""
-NON_REVISION_EVENTS = ("confirm", "skip")
-"""Events that change no memory's text: a confirmation only stamps ``last_confirmed_at``,
-and a skip records what mining chose not to write."""
+NON_REVISION_EVENTS = ("confirm", "skip", "decay")
+"""Events that change no memory's text: a confirmation stamps ``last_confirmed_at`` (and
+puts an extracted memory's confidence back), a skip records what mining chose not to
+write, a decay lowers an extracted memory's confidence in place. They leave the revision
+as it was, so the block stays byte-identical (and the provider's prompt cache warm),
+unless the event records `BLOCK_CHANGE`."""
+BLOCK_CHANGE = "block"
+"""The history ``meta`` key of a `NON_REVISION_EVENTS` event that moved a memory across
+the block's confidence floor (``"left"`` or ``"entered"``): the block shows another set
+of memories, so that event moves the revision after all. Only a confidence change can do
+that, and the writer knows it as it writes (`moves_block`), so the read stays one filter."""
+
+
+def moves_block(layer: str, before: float | None, after: float | None, floor: float) -> str | None:
+    """``"left"``/``"entered"`` when an extracted memory of ``layer`` whose confidence goes
+    from ``before`` to ``after`` leaves or enters the session-start block at ``floor``;
+    None when the block shows the same (an explicit memory, the archive, no crossing)."""
+    if before is None or after is None or layer not in BLOCK_LAYERS:
+        return None
+    if before >= floor > after:
+        return "left"
+    if after >= floor > before:
+        return "entered"
+    return None
 
 
 def visible(agent_id: str | None, min_confidence: float | None) -> ColumnElement[bool]:
@@ -53,10 +83,12 @@ def shown_text(content: str, summary: str | None) -> str:
 
 
 def revision_query(user_id: int, as_of: datetime | None) -> Select[int]:
-    """The user's revision: the largest id of a content-changing history event (at ``as_of``,
-    the largest created then or before). NULL when nothing was ever written."""
+    """The user's revision: the largest id of a content-changing history event, or of one
+    that moved a memory across the block's floor (at ``as_of``, the largest created then or
+    before). NULL when nothing was ever written."""
     query = select(func.max(MemoryHistory.id)).where(
-        MemoryHistory.user_id == user_id, MemoryHistory.event.not_in(NON_REVISION_EVENTS)
+        MemoryHistory.user_id == user_id,
+        or_(MemoryHistory.event.not_in(NON_REVISION_EVENTS), MemoryHistory.meta.has_key(BLOCK_CHANGE)),
     )
     if as_of is not None:
         query = query.where(MemoryHistory.created_at <= as_of)
