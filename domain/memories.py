@@ -195,7 +195,7 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
         meta: dict[str, Any] = {"previous_confirmed_at": previous.isoformat() if previous else None}
         if row.source == "extracted" and was is not None:
             row.confidence = row.confidence_base if row.confidence_base is not None else was
-            meta["previous_confidence"] = was
+            meta["previous_confidence"], meta["confidence"] = was, row.confidence
             moved = moves_block(row.layer, was, row.confidence, store.settings.context_min_confidence)
             if moved is not None:
                 meta[BLOCK_CHANGE] = moved
