@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.sql import Select
 
 from loci.errors import InvalidInput
+from loci.memory_revision import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, moves_block
 from loci.models import Memory, MemoryHistory
 from loci.timexpr import check_in_range
 
@@ -35,33 +36,6 @@ __all__ = [
     "shown_text",
     "visible",
 ]
-
-BLOCK_LAYERS = ("core", "knowledge")
-"""The layers a session-start block shows; the archive never goes in."""
-NON_REVISION_EVENTS = ("confirm", "skip", "decay")
-"""Events that change no memory's text: a confirmation stamps ``last_confirmed_at`` (and
-puts an extracted memory's confidence back), a skip records what mining chose not to
-write, a decay lowers an extracted memory's confidence in place. They leave the revision
-as it was, so the block stays byte-identical (and the provider's prompt cache warm),
-unless the event records `BLOCK_CHANGE`."""
-BLOCK_CHANGE = "block"
-"""The history ``meta`` key of a `NON_REVISION_EVENTS` event that moved a memory across
-the block's confidence floor (``"left"`` or ``"entered"``): the block shows another set
-of memories, so that event moves the revision after all. Only a confidence change can do
-that, and the writer knows it as it writes (`moves_block`), so the read stays one filter."""
-
-
-def moves_block(layer: str, before: float | None, after: float | None, floor: float) -> str | None:
-    """``"left"``/``"entered"`` when an extracted memory of ``layer`` whose confidence goes
-    from ``before`` to ``after`` leaves or enters the session-start block at ``floor``;
-    None when the block shows the same (an explicit memory, the archive, no crossing)."""
-    if before is None or after is None or layer not in BLOCK_LAYERS:
-        return None
-    if before >= floor > after:
-        return "left"
-    if after >= floor > before:
-        return "entered"
-    return None
 
 
 def visible(agent_id: str | None, min_confidence: float | None) -> ColumnElement[bool]:

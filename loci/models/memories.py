@@ -13,7 +13,7 @@ history when it changes what a session-start block shows.
 Every write event is one `MemoryHistory` row; its id is the user's memory *revision*:
 the largest id of an event that changes what a block shows (everything but ``confirm``,
 ``skip`` and ``decay``, unless one of those moved a memory across the block's confidence
-floor: `domain.memory_scope.BLOCK_CHANGE`) is the revision a session-start block was
+floor: `loci.memory_revision`) is the revision a session-start block was
 rendered at.
 """
 
@@ -71,7 +71,7 @@ MEMORY_EVENTS = (
 """Every write, one history row each (``skip``: mining left an explicit memory alone and
 says what it wanted; ``expire``: not recalled for long, moved to the trash; ``decay``: an
 extracted memory's confidence lowered in place). ``confirm``, ``skip`` and ``decay`` leave
-the revision as it was (`domain.memory_scope.NON_REVISION_EVENTS`) unless they move the block."""
+the revision as it was (`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the block."""
 
 
 class Memory(Base):

@@ -123,6 +123,7 @@ async def test_decay_leaves_the_block_recall_keeps_it_and_a_confirm_brings_it_ba
     assert "Name is Ana" in out["block"] and out["delta"] == []  # a fade is not news (memory_delta)
     recalled = await call(client, user, "POST", "/v1/recall", json={"message": "Do I live in Lisbon?"})
     assert [(m["id"], m["confidence"]) for m in recalled["memories"]] == [(mid, faded)]
+    assert recalled["revision"] == out["revision"]  # recall's revision query agrees with the block's SQL
 
     confirmed = await call(client, user, "POST", "/v1/memories/confirm", json={"id_or_text": mid})
     assert confirmed["memory"]["confidence"] == 0.8 and confirmed["memory"]["last_confirmed_at"] is not None
