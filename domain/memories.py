@@ -35,6 +35,7 @@ from domain.memory_rows import (
     record_event,
     transaction_now,
 )
+from domain.memory_scope import BLOCK_CHANGE, moves_block
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.memory_writes import new_memory_row
 from loci.models import Conversation, Memory, MemoryLink
@@ -181,16 +182,26 @@ async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> Mem
 
 
 async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> MemoryEvent:
-    """Mark the memory as still true now (bookkeeping: the revision does not move). The
-    previous timestamp goes into the event, so an undo can put it back."""
+    """Mark the memory as still true now. An extracted memory also gets its stated
+    confidence back (``confidence_base``: a person said it holds, so what decay took is
+    returned, `domain.memory_decay`). Bookkeeping, so the revision stays, unless the
+    confidence comes back over the block's floor (`memory_scope.BLOCK_CHANGE`). The
+    previous timestamp and confidence go into the event, so an undo can put both back."""
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
         row = await resolve(s, user_id, body.id_or_text)
-        previous = row.last_confirmed_at
+        previous, was = row.last_confirmed_at, row.confidence
         row.last_confirmed_at = await transaction_now(s)
+        meta: dict[str, Any] = {"previous_confirmed_at": previous.isoformat() if previous else None}
+        if row.source == "extracted" and was is not None:
+            row.confidence = row.confidence_base if row.confidence_base is not None else was
+            meta["previous_confidence"], meta["confidence"] = was, row.confidence
+            moved = moves_block(row.layer, was, row.confidence, store.settings.context_min_confidence)
+            if moved is not None:
+                meta[BLOCK_CHANGE] = moved
         history = await record_event(
             s, user_id, "confirm", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
-            new_id=row.id, previous_confirmed_at=previous.isoformat() if previous else None,
+            new_id=row.id, **meta,
         )  # fmt: skip
         return await event_out(s, history, row)
 

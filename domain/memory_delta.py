@@ -43,9 +43,15 @@ question, and the block has the rest."""
 DELTA_TEXT_CHARS = 160
 """Characters of one memory's text in a bullet, cut at a word (an update shows two)."""
 SILENT_EVENTS = (*NON_REVISION_EVENTS, "link", "unlink")
-"""Events that change no memory's text, so no bullet (links change the revision, not the block)."""
-ENDING_EVENTS = ("update", "forget", "merge", "decay", "undo", "purge")
-"""Events whose ``old_id`` row stops being the lineage's current version."""
+"""Events that change no memory's text, so no bullet (links change the revision, not the block).
+
+A decay or confirm that moves an extracted memory across the block's confidence floor
+moves the revision (`memory_scope.BLOCK_CHANGE`) but is told nothing either: the memory
+says what it said, and neither "forgotten" nor "saved" would be true. The block at the
+new revision leaves it out (or has it back); recall still finds it either way."""
+ENDING_EVENTS = ("update", "forget", "merge", "undo", "expire", "purge")
+"""Events whose ``old_id`` row stops being the lineage's current version. Not ``decay``: it
+lowers a row's confidence in place (``old_id == new_id``), the row stays current."""
 UNDO_ENDS = ("add", "restore")
 """An undo of these end-dates the row the undone event added and records it as both its
 ``old_id`` and ``new_id`` (`domain.memory_undo`): an end, not a new version."""
@@ -120,6 +126,8 @@ def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until
         if ending is not None and ending.event == "merge":
             into = rows.get(ending.new_id) if ending.new_id is not None else None
             return f"↔ merged: {_text(before)}" + (f" → {_text(into)}" if into is not None else "")
+        if ending is not None and ending.event == "expire":  # unused for long, not said to be wrong
+            return f"− faded: {_text(before)}"
         return f"− forgotten: {_text(before)}"
     if before.content == after.content:
         return None

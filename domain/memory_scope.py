@@ -22,16 +22,20 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.sql import Select
 
 from loci.errors import InvalidInput
+from loci.memory_revision import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, moves_block
 from loci.models import Memory, MemoryHistory
 from loci.timexpr import check_in_range
 
-__all__ = ["BLOCK_LAYERS", "NON_REVISION_EVENTS", "parse_as_of", "revision_query", "shown_text", "visible"]
-
-BLOCK_LAYERS = ("core", "knowledge")
-"""The layers a session-start block shows; the archive never goes in."""
-NON_REVISION_EVENTS = ("confirm", "skip")
-"""Events that change no memory's text: a confirmation only stamps ``last_confirmed_at``,
-and a skip records what mining chose not to write."""
+__all__ = [
+    "BLOCK_CHANGE",
+    "BLOCK_LAYERS",
+    "NON_REVISION_EVENTS",
+    "moves_block",
+    "parse_as_of",
+    "revision_query",
+    "shown_text",
+    "visible",
+]
 
 
 def visible(agent_id: str | None, min_confidence: float | None) -> ColumnElement[bool]:
@@ -53,10 +57,12 @@ def shown_text(content: str, summary: str | None) -> str:
 
 
 def revision_query(user_id: int, as_of: datetime | None) -> Select[int]:
-    """The user's revision: the largest id of a content-changing history event (at ``as_of``,
-    the largest created then or before). NULL when nothing was ever written."""
+    """The user's revision: the largest id of a content-changing history event, or of one
+    that moved a memory across the block's floor (at ``as_of``, the largest created then or
+    before). NULL when nothing was ever written."""
     query = select(func.max(MemoryHistory.id)).where(
-        MemoryHistory.user_id == user_id, MemoryHistory.event.not_in(NON_REVISION_EVENTS)
+        MemoryHistory.user_id == user_id,
+        or_(MemoryHistory.event.not_in(NON_REVISION_EVENTS), MemoryHistory.meta.has_key(BLOCK_CHANGE)),
     )
     if as_of is not None:
         query = query.where(MemoryHistory.created_at <= as_of)

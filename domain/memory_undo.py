@@ -5,7 +5,7 @@ it valid twice, with a gap, and break "as of" reads of the time in between); it
 end-dates the new row (``end_reason='undo'``) and inserts a copy of the old one, so the
 timeline reads "A, then B, then A again". Undoing an add or a restore end-dates the
 row; undoing a forget restores; a link is removed or re-opened; a confirm puts back the
-previous ``last_confirmed_at`` kept in its event.
+previous ``last_confirmed_at`` (and an extracted memory's confidence) kept in its event.
 
 Only the latest write of a lineage can be undone: after a later write the reversal
 would silently drop it. That rule also refuses undoing twice (the undo is the latest
@@ -75,6 +75,9 @@ async def _undo_confirm(s: AsyncSession, user_id: int, event: MemoryHistory, _: 
     row = await active_by_id(s, user_id, _id(event.new_id))
     previous = event.meta.get("previous_confirmed_at")
     row.last_confirmed_at = datetime.fromisoformat(previous) if isinstance(previous, str) else None
+    confidence = event.meta.get("previous_confidence")
+    if row.source == "extracted" and isinstance(confidence, int | float):
+        row.confidence = float(confidence)
     return row, None, None
 
 

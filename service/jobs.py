@@ -16,6 +16,7 @@ from arq import Retry
 
 import ingest
 from domain import mining_failures, trash
+from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound
@@ -23,7 +24,14 @@ from loci.llm import LLMClient
 from service.errors import DATABASE_DOWN
 from service.state import AppState
 
-__all__ = ["TRASH_DAYS", "backfill_embeddings", "mine_conversation", "purge_trash", "sweep_unmined"]
+__all__ = [
+    "TRASH_DAYS",
+    "backfill_embeddings",
+    "memory_lifecycle",
+    "mine_conversation",
+    "purge_trash",
+    "sweep_unmined",
+]
 
 log = logging.getLogger("loci.jobs")
 _PeriodicJob = TypeVar("_PeriodicJob", bound=Callable[[dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]])
@@ -59,6 +67,16 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
     state: AppState = ctx["state"]
     counts = await trash.purge(state.db, days=TRASH_DAYS)
     log.info("purged from the trash: %s", counts)
+    return counts
+
+
+@_skip_during_outage
+async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The daily upkeep of extracted memories (`domain.memory_lifecycle`): decay, expiry
+    into the trash, purge of what has sat there past ``LOCI_MEMORY_TRASH_DAYS``."""
+    state: AppState = ctx["state"]
+    counts = dataclasses.asdict(await run_memory_lifecycle(state.db, state.settings.memory))
+    log.info("memory lifecycle: %s", counts)
     return counts
 
 

@@ -57,16 +57,19 @@ FUNCTIONS: list[Any] = [
     func(jobs.backfill_embeddings, name="backfill_embeddings", timeout=600, max_tries=3),
     func(jobs.sweep_unmined, name="sweep_unmined", timeout=120, max_tries=1),
     func(jobs.purge_trash, name="purge_trash", timeout=600, max_tries=3),
+    func(jobs.memory_lifecycle, name="memory_lifecycle", timeout=600, max_tries=3),
 ]
 
 
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
-    """The periodic jobs: the trash purge nightly; the unmined sweep and the embedding
+    """The periodic jobs: the trash purge and the memory lifecycle nightly (at different
+    minutes, so the two never compete for the database); the unmined sweep and the embedding
     backfill every ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on the minutes of the hour that
     are multiples of it, as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
     return [
         cron(jobs.purge_trash, hour={3}, minute={17}, run_at_startup=False),
+        cron(jobs.memory_lifecycle, hour={3}, minute={41}, run_at_startup=False, unique=True),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
         cron(
             jobs.backfill_embeddings,

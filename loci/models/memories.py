@@ -11,8 +11,10 @@ a confirmation restores, `domain.memory_lifecycle`) change in place, each record
 history when it changes what a session-start block shows.
 
 Every write event is one `MemoryHistory` row; its id is the user's memory *revision*:
-the largest id of a content-changing event (everything but ``confirm``) is the
-revision a session-start block was rendered at.
+the largest id of an event that changes what a block shows (everything but ``confirm``,
+``skip`` and ``decay``, unless one of those moved a memory across the block's confidence
+floor: `loci.memory_revision`) is the revision a session-start block was
+rendered at.
 """
 
 from __future__ import annotations
@@ -67,8 +69,9 @@ MEMORY_EVENTS = (
     "expire",
 )  # fmt: skip
 """Every write, one history row each (``skip``: mining left an explicit memory alone and
-says what it wanted; ``expire``: not recalled for long, moved to the trash). ``confirm``
-and ``skip`` leave the revision as it was (`domain.memory_scope.NON_REVISION_EVENTS`)."""
+says what it wanted; ``expire``: not recalled for long, moved to the trash; ``decay``: an
+extracted memory's confidence lowered in place). ``confirm``, ``skip`` and ``decay`` leave
+the revision as it was (`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the block."""
 
 
 class Memory(Base):

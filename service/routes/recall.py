@@ -202,7 +202,8 @@ class RecallController(Controller):
             "memories first; null when nothing is relevant) and timings per stage. `now` anchors time "
             "expressions such as 'last week'; `as_of` recalls the memories valid at that moment. "
             "`revision` is the user's memory revision; passing the last one seen as `since_rev` puts at "
-            "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `↔ merged`) "
+            "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `− faded`, "
+            "`↔ merged`) "
             "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`."
         ),
         responses=errors(400),

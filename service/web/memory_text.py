@@ -222,6 +222,15 @@ def _decay(h: HistoryOut, _v: Versions, on: str) -> str:
     return f"Faded on {on}: not recalled or confirmed for a long time"
 
 
+def _confirm(h: HistoryOut, _v: Versions, on: str) -> str:
+    """A confirmed extracted memory also got its confidence back: say from what to what."""
+    text = f"Confirmed as still true on {on}"
+    was, now = h.meta.get("previous_confidence"), h.meta.get("confidence")
+    if isinstance(was, int | float) and isinstance(now, int | float) and now > was:
+        text += f" (sure again: {was:.0%} → {now:.0%})"
+    return text
+
+
 def _skip(h: HistoryOut, _v: Versions, on: str) -> str:
     wanted = h.meta.get("candidate")
     said = f" {_quote(str(wanted))}" if wanted else " something else"
@@ -232,7 +241,7 @@ EVENT_SENTENCES: dict[str, EventSentence] = {
     "add": _add,
     "update": _update,
     "forget": _forget,
-    "confirm": lambda _h, _v, on: f"Confirmed as still true on {on}",
+    "confirm": _confirm,
     "restore": lambda _h, _v, on: f"Restored on {on}",
     "undo": _undo,
     "link": lambda h, _v, on: f"Linked to another memory{_relation(h)} on {on}",

@@ -82,6 +82,10 @@ def test_every_end_reason_and_event_reads_as_words() -> None:
         (event("forget", old=2, reason="moved"), "Forgotten on 12 March 2026 (“moved”)"),
         (event("forget", "agent:bot", old=2), "Forgotten on 12 March 2026, by agent “bot”"),
         (event("confirm", old=2, new=2), "Confirmed as still true on 12 March 2026"),
+        (
+            event("confirm", old=2, new=2, previous_confidence=0.64, confidence=0.8),
+            "Confirmed as still true on 12 March 2026 (sure again: 64% → 80%)",
+        ),
         (event("undo", old=2, new=1, undone="update"), "Undid the update on 12 March 2026: it says “content 1” again"),
         (event("undo", old=2, undone="forget"), "Undid forgetting it on 12 March 2026"),
         (event("link", relation="relates_to"), "Linked to another memory (relates to) on 12 March 2026"),

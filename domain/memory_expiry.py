@@ -1,0 +1,138 @@
+"""Expiry and purge: extracted memories nobody uses go to the trash, and later for good.
+
+**Expire**: an active extracted memory, not pinned, of importance at most
+``expire_max_importance``, neither recalled, confirmed nor (re)stated for
+``expire_after_days`` is ended with ``end_reason='expire'`` and an ``expire`` event. That
+is the trash: the row is still there, the memory pages show it as moved to the trash,
+and `POST /v1/memories/{id}/restore` brings it back (as a new version, whose fresh
+``valid_from`` gives it another full period).
+
+"Used last" is the latest of ``last_recalled_at``, ``last_confirmed_at`` and ``valid_from``
+(``GREATEST``, which skips NULLs): any one of them is a sign the memory still matters, so
+an old recall cannot outvote a recent confirmation, as a first-non-NULL pick would.
+
+**Purge**: a memory whose latest version was expired more than ``trash_days`` ago is
+deleted, every version of it (a purge that left earlier versions would keep what it
+said), its links by cascade; one ``purge`` event per memory keeps only that it happened
+(the lineage, the expired row's id and how many rows went), no content. A memory restored
+since, or with any version a person or an agent wrote, is never purged here.
+
+Explicit memories are never expired or purged by these jobs: only a person removes them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ARRAY, BigInteger, delete, exists, func, insert, literal, select
+from sqlalchemy.orm import aliased
+
+from domain.memory_sweep import database_now, users_with
+from loci.db import Database
+from loci.memory_writes import end_row, lock_user, transaction_now
+from loci.models import Memory, MemoryHistory
+from loci.settings import MemorySettings
+
+__all__ = ["expire_memories", "expire_user", "purge_expired_memories", "purge_user"]
+
+_EXTRACTED = Memory.source == "extracted"
+
+
+def _idle_since(cutoff: datetime) -> Any:
+    """Rows that might expire: active, extracted and last used before ``cutoff``."""
+    used = func.greatest(Memory.last_recalled_at, Memory.last_confirmed_at, Memory.valid_from)
+    return _EXTRACTED & Memory.valid_until.is_(None) & (used < cutoff)
+
+
+async def expire_user(db: Database, user_id: int, settings: MemorySettings, now: datetime) -> int:
+    """Move one user's unused extracted memories (as of ``now``) to the trash; returns how many."""
+    cutoff = now - timedelta(days=settings.expire_after_days)
+    async with db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        found = await s.execute(
+            select(Memory).where(
+                Memory.user_id == user_id,
+                _idle_since(cutoff),
+                Memory.pinned.is_(False),
+                Memory.importance <= settings.expire_max_importance,
+            )
+        )
+        rows = list(found.scalars())
+        if not rows:
+            return 0
+        when = await transaction_now(s)  # the real end: ``now`` may be a test's moved clock
+        for row in rows:
+            end_row(row, when, "expire")
+        events = [
+            {"user_id": user_id, "event": "expire", "lineage_id": r.lineage_id, "old_id": r.id, "actor": "system",
+             "meta": {"idle_days": settings.expire_after_days}}
+            for r in rows
+        ]  # fmt: skip
+        await s.flush()
+        await s.execute(insert(MemoryHistory), events)
+    return len(rows)
+
+
+async def expire_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> int:
+    """`expire_user` for every user with an unused extracted memory; returns how many expired."""
+    when = await database_now(db, now)
+    cutoff = when - timedelta(days=settings.expire_after_days)
+    total = 0
+    async for user_id in users_with(db, _idle_since(cutoff)):
+        total += await expire_user(db, user_id, settings, when)
+    return total
+
+
+def _purgeable(cutoff: datetime) -> Any:
+    """Expired rows past the trash period that are their memory's latest version, in a
+    lineage of extracted rows only (see the module docstring)."""
+    other = aliased(Memory)
+    later_or_explicit = exists().where(
+        other.user_id == Memory.user_id,
+        other.lineage_id == Memory.lineage_id,
+        (other.id > Memory.id) | (other.source != "extracted"),
+    )
+    return _EXTRACTED & (Memory.end_reason == "expire") & (Memory.valid_until < cutoff) & ~later_or_explicit
+
+
+async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: datetime) -> int:
+    """Delete one user's memories expired more than ``trash_days`` before ``now``, every
+    version, with one ``purge`` event each; returns how many memories went."""
+    cutoff = now - timedelta(days=settings.trash_days)
+    async with db.user_session(user_id) as s:
+        await lock_user(s, user_id)
+        mine = select(Memory.id, Memory.lineage_id).where(Memory.user_id == user_id, _purgeable(cutoff))
+        found = await s.execute(mine)
+        expired = {int(lineage): int(mid) for mid, lineage in found}
+        if not expired:
+            return 0
+        lineages = literal(sorted(expired), ARRAY(BigInteger))
+        gone = await s.execute(
+            delete(Memory)
+            .where(Memory.user_id == user_id, Memory.lineage_id == func.any(lineages))
+            .returning(Memory.lineage_id)
+            .execution_options(synchronize_session=False)
+        )
+        rows: dict[int, int] = {}
+        for (lineage,) in gone:
+            rows[int(lineage)] = rows.get(int(lineage), 0) + 1
+        await s.execute(
+            insert(MemoryHistory),
+            [
+                {"user_id": user_id, "event": "purge", "lineage_id": lineage, "old_id": mid, "actor": "system",
+                 "meta": {"rows": rows.get(lineage, 0), "after_days": settings.trash_days}}
+                for lineage, mid in expired.items()
+            ],
+        )  # fmt: skip
+    return len(expired)
+
+
+async def purge_expired_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> int:
+    """`purge_user` for every user with a memory expired past the trash period."""
+    when = await database_now(db, now)
+    cutoff = when - timedelta(days=settings.trash_days)
+    total = 0
+    async for user_id in users_with(db, _purgeable(cutoff)):
+        total += await purge_user(db, user_id, settings, when)
+    return total

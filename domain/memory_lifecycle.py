@@ -1,0 +1,38 @@
+"""The daily upkeep of extracted memories: decay, then expiry, then purge.
+
+In that order so one run sees its own effects: confidences are current before anything
+is judged, and what expires today is not purged until ``trash_days`` later. Each step
+walks its own users (`domain.memory_sweep`); explicit memories are never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from domain.memory_decay import decay_memories
+from domain.memory_expiry import expire_memories, purge_expired_memories
+from domain.memory_sweep import database_now
+from loci.db import Database
+from loci.settings import MemorySettings
+
+__all__ = ["LifecycleCounts", "memory_lifecycle"]
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleCounts:
+    """Memories each step changed."""
+
+    decayed: int
+    expired: int
+    purged: int
+
+
+async def memory_lifecycle(db: Database, settings: MemorySettings, now: datetime | None = None) -> LifecycleCounts:
+    """Run the three steps for every user as of ``now`` (default: the database's now, read
+    once, so all three judge by the same clock)."""
+    when = await database_now(db, now)
+    decayed = await decay_memories(db, settings, when)
+    expired = await expire_memories(db, settings, when)
+    purged = await purge_expired_memories(db, settings, when)
+    return LifecycleCounts(decayed, expired, purged)
