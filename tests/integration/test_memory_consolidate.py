@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 from sqlalchemy import select
 
@@ -187,7 +188,7 @@ async def test_the_llm_statement_becomes_a_new_version_of_the_keeper(
 @pytest.mark.parametrize(
     "reply",
     [
-        pytest.param(lambda ids, foreign: {"content": "Allergic to shellfish", "ids": [ids[0], foreign]}, id="foreign"),
+        pytest.param(lambda ids, foreign: {"content": "Allergic to shellfish", "ids": [*ids, foreign]}, id="foreign"),
         pytest.param(lambda ids, foreign: {"content": "Allergic\x07 to shellfish", "ids": ids}, id="control"),
         pytest.param(lambda ids, foreign: {"content": "x" * 600, "ids": ids}, id="too-long"),
         pytest.param(lambda ids, foreign: {"content": "Allergic to shellfish", "ids": ids[:1]}, id="one-id"),
@@ -245,3 +246,25 @@ async def test_the_cron_job_skips_a_database_outage(settings: Settings, embedder
     finally:
         await db.dispose()
     assert skipped == {"skipped": "database unavailable"}
+
+
+async def test_a_cluster_that_changed_while_the_model_thought_waits(
+    store: MemoryStore, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+) -> None:
+    """The model is asked outside the user's lock: a member forgotten meanwhile (here, while
+    the fake server answers) leaves the cluster unmerged, for the next run to look at again."""
+    user = await new_user()
+    keeper = await remember(store, user.id, ALLERGY[0], confidence=0.9)
+    dup = await remember(store, user.id, ALLERGY[1])
+
+    def forget_then_answer(_body: dict[str, object]) -> FakeReply:
+        with psycopg.connect(settings.database.url or "", autocommit=True) as conn:
+            conn.execute("UPDATE memories SET valid_until = now(), end_reason = 'forget' WHERE id = %s", (dup,))
+        return FakeReply(content=json.dumps({"content": "Allergic to shellfish", "ids": [keeper, dup]}))
+
+    fake_openai.set_default(forget_then_answer)
+    result = await consolidate_memories(store, llm=llm, model="gpt-x", users=[user.id])
+    assert (result.clusters, result.merged, result.left_over) == (0, 0, 1)
+    found = await rows(store.db, user.id)
+    assert active(found) == {keeper} and found[keeper].content == ALLERGY[0]
+    assert await merges(store.db, user.id) == []
