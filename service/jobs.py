@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from arq import Retry
 
 import ingest
-from domain import mining_failures, trash
+from domain import memory_consolidate, mining_failures, trash
 from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
@@ -27,6 +27,7 @@ from service.state import AppState
 __all__ = [
     "TRASH_DAYS",
     "backfill_embeddings",
+    "consolidate_memories",
     "memory_lifecycle",
     "mine_conversation",
     "purge_trash",
@@ -158,3 +159,15 @@ async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, Any]:
     )
     sentences = await backfill_sentence_vectors(state.db, state.embedder) if mining.sentence_vectors else 0
     return {"filled": filled, "sentences": sentences}
+
+
+@_skip_during_outage
+async def consolidate_memories(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Merge each user's near-duplicate extracted memories (`domain.memory_consolidate`): with
+    the process's LLM client when ``LOCI_LLM_BASE_URL`` is set (whatever extractor mining
+    uses: merging is a separate call), by rule otherwise."""
+    state: AppState = ctx["state"]
+    result = await memory_consolidate.consolidate_memories(
+        state.memory_store(), llm=state.llm, model=state.settings.llm.extract_model
+    )
+    return dataclasses.asdict(result)

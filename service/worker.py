@@ -41,6 +41,9 @@ log = logging.getLogger("loci.worker")
 
 BACKFILL_OFFSET_MINUTES = 2
 """The embedding backfill runs this long after each sweep, so the two never start together."""
+CONSOLIDATE_TIMEOUT_S = 3600
+"""The daily consolidation visits every user and may ask the LLM about each cluster; one
+user's merges are one transaction, so a run cut short loses nothing but time."""
 LEASE_S = 30
 """A dead worker's job is started again this long after its last renewal at most (well
 inside the 60 s the issue allows), while a live worker's event loop may stall for up to
@@ -70,6 +73,7 @@ def cron_jobs(queue: QueueSettings) -> list[CronJob]:
     return [
         cron(jobs.purge_trash, hour={3}, minute={17}, run_at_startup=False),
         cron(jobs.memory_lifecycle, hour={3}, minute={41}, run_at_startup=False, unique=True),
+        cron(jobs.consolidate_memories, hour={4}, minute={43}, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
         cron(
             jobs.backfill_embeddings,
