@@ -145,4 +145,5 @@ async def settle(
     known = await known_memories(s, user_id, vectors, slots) if candidates else []
     taken = {op.target.id for op in decided if op.target is not None}
     ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
-    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally)
+    floor = deps.settings.memory.context_min_confidence
+    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally, floor=floor)

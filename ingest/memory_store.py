@@ -21,6 +21,7 @@ from sqlalchemy.orm import undefer
 
 from ingest.memory_candidates import SLOTS, MemoryCandidate, slot_of_content, slot_tag
 from ingest.memory_reconcile import KnownMemory, MemoryOp
+from loci.memory_revision import BLOCK_CHANGE, moves_block
 from loci.memory_writes import copy_links, copy_row, end_row, new_memory_row, record_event, transaction_now
 from loci.models import Memory
 
@@ -132,19 +133,24 @@ async def _update(s: AsyncSession, user_id: int, conversation_id: int, op: Memor
     return new.id
 
 
-async def _confirm(s: AsyncSession, user_id: int, op: MemoryOp, extractor: str) -> int:
-    """Stated again: the decay clock restarts and the confidence is what it was stated with."""
+async def _confirm(s: AsyncSession, user_id: int, op: MemoryOp, extractor: str, floor: float) -> int:
+    """Stated again: the decay clock restarts and the confidence is what it was stated with
+    (or more). Back over the block's ``floor``, the event moves the revision
+    (`loci.memory_revision`), as a person's confirm does."""
     assert op.target is not None
     row = await s.get(Memory, op.target.id)
     assert row is not None
-    previous, confidence = row.last_confirmed_at, row.confidence
+    previous, was = row.last_confirmed_at, row.confidence
     base = max(row.confidence_base or 0.0, row.confidence or 0.0, op.candidate.confidence)
     row.last_confirmed_at = await transaction_now(s)
     row.confidence = row.confidence_base = base
+    meta: dict[str, object] = {"previous_confidence": was, "confidence": base}
+    if (moved := moves_block(row.layer, was, base, floor)) is not None:
+        meta[BLOCK_CHANGE] = moved
     await record_event(
         s, user_id, "confirm", actor=ACTOR, lineage_id=row.lineage_id, old_id=row.id, new_id=row.id,
-        previous_confirmed_at=previous.isoformat() if previous else None, previous_confidence=confidence,
-        extractor=extractor, turn_seqs=list(op.candidate.turn_seqs),
+        previous_confirmed_at=previous.isoformat() if previous else None, extractor=extractor,
+        turn_seqs=list(op.candidate.turn_seqs), **meta,
     )  # fmt: skip
     return row.id
 
@@ -160,9 +166,17 @@ async def _skip(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryO
 
 
 async def apply_ops(
-    s: AsyncSession, user_id: int, conversation_id: int, ops: Sequence[MemoryOp], extractor: str, tally: MemoryTally
+    s: AsyncSession,
+    user_id: int,
+    conversation_id: int,
+    ops: Sequence[MemoryOp],
+    extractor: str,
+    tally: MemoryTally,
+    *,
+    floor: float,
 ) -> None:
-    """Write ``ops`` (reconciled under the lock this transaction holds)."""
+    """Write ``ops`` (reconciled under the lock this transaction holds); ``floor`` is the
+    session-start block's confidence floor."""
     for op in ops:
         if op.kind == "add":
             tally.ids.append(await _add(s, user_id, conversation_id, op, extractor))
@@ -171,7 +185,7 @@ async def apply_ops(
             tally.ids.append(await _update(s, user_id, conversation_id, op, extractor))
             tally.updated += 1
         elif op.kind == "confirm":
-            tally.ids.append(await _confirm(s, user_id, op, extractor))
+            tally.ids.append(await _confirm(s, user_id, op, extractor, floor))
             tally.confirmed += 1
         else:
             await _skip(s, user_id, conversation_id, op, extractor)

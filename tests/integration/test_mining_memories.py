@@ -8,10 +8,12 @@ and recorded; an echoed Loci block teaches nothing.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from litestar.testing import AsyncTestClient
 
+from domain.memory_decay import DecayRule, decay_user
 from service.state import AppState
 from tests.conftest import UserHandle
 from tests.integration.test_mining_api import post, run_jobs
@@ -141,3 +143,21 @@ async def test_an_echoed_memory_block_teaches_nothing(client: Client, app_state:
     assert await memories(client, user) == []
     drawers = await client.get("/v1/search", params={"q": "Madrid jazz"}, headers=user.headers)
     assert "Madrid" not in drawers.text
+
+
+async def test_a_faded_memory_said_again_comes_back_into_the_block(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user()
+    await mine(client, app_state, user, "first", FIRST)
+    assert "Lisbon" in (await client.get("/v1/context", headers=user.headers)).json()["block"]
+    later = datetime.now(UTC) + timedelta(days=120)
+    rule = DecayRule.of(app_state.settings.memory)
+    assert await decay_user(app_state.db, user.id, rule, later) >= 1
+    faded = (await client.get("/v1/context", headers=user.headers)).json()
+    assert "Lisbon" not in faded["block"]
+    await mine(client, app_state, user, "again", turns(("user", "I live in Lisbon, still loving it.")))
+    back = (await client.get("/v1/context", headers=user.headers)).json()
+    assert "Lisbon" in back["block"] and back["revision"] > faded["revision"]
+    [lisbon] = [m for m in await memories(client, user) if m["content"] == "Lives in Lisbon"]
+    assert lisbon["confidence"] == 0.9
