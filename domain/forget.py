@@ -14,7 +14,7 @@ left and their keys stop working on the next request.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -217,7 +217,7 @@ async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
             *(select(m.user_id).where(m.deleted_at < cutoff) for m in (Wing, Room, Closet, Drawer, Conversation, Turn))
         )
         users = await _ids(s, select(owners.subquery().c.user_id))
-    total = {f.name: 0 for f in fields(_Doomed)} | {"relations": 0, "entities": 0}
+    total = dict.fromkeys(Purged.__struct_fields__, 0)
     for user_id in users:
         async with db.user_session(user_id) as s:
             purged = await _destroy(s, user_id, await _trash_rows(s, user_id, cutoff))
