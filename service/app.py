@@ -19,8 +19,6 @@ from arq import create_pool
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.middleware import DefineMiddleware
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from loci.db import Database
 from loci.embedder import Embedder
@@ -30,6 +28,7 @@ from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.request_id import RequestIdMiddleware, add_request_id_header
+from service.routes._api_docs import docs_assets_router, openapi_config
 from service.routes._openapi import StrictStructSchemaPlugin, allow_header
 from service.routes.admin import AdminController
 from service.routes.context import ContextController
@@ -148,7 +147,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
-        route_handlers=ROUTE_HANDLERS,
+        route_handlers=[*ROUTE_HANDLERS, docs_assets_router()],
         dependencies=DEPENDENCIES,
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
@@ -160,12 +159,10 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         request_max_body_size=settings.server.max_body_bytes,
         template_config=template_config(),
         cors_config=CORSConfig(allow_origins=[]),
-        openapi_config=OpenAPIConfig(
+        openapi_config=openapi_config(
             title="Loci",
             version="0.1.0",
             description="Long-term memory for LLM assistants: recall, mining, the memory palace.",
-            path="/schema",
-            render_plugins=[SwaggerRenderPlugin()],
         ),
         debug=False,
         # Litestar's default logging config would replace the root handler with its own

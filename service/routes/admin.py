@@ -13,6 +13,7 @@ from domain.accounts import MAX_NAME_CHARS, create_key, create_user, revoke_key
 from domain.forget import delete_user
 from loci.inputs import NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from service.deps import StateDep
+from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import IdPath, errors
 from service.routes._openapi import OptionalBody
 
@@ -52,6 +53,7 @@ class KeyOut(msgspec.Struct):
 class AdminController(Controller):
     path = "/v1/admin"
     tags = ("admin",)
+    security = ({ADMIN_KEY: []},)
 
     @post(
         "/users",

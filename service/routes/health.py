@@ -11,6 +11,7 @@ from litestar import Controller, Response, get
 from litestar.openapi import ResponseSpec
 
 from service.deps import StateDep
+from service.routes._api_docs import Public
 from service.worker import HEARTBEAT_S
 
 WORKER_HEALTH_KEY = default_queue_name + health_check_key_suffix
@@ -80,6 +81,7 @@ class HealthController(Controller):
     @get(
         "/healthz",
         operation_id="healthz",
+        operation_class=Public,
         summary="Process is up",
         description="Liveness: answers 200 while the process serves HTTP; checks nothing else. No API key needed.",
     )
@@ -89,6 +91,7 @@ class HealthController(Controller):
     @get(
         "/readyz",
         operation_id="readyz",
+        operation_class=Public,
         summary="Database, queue and embedder are ready",
         description="Readiness: 200 when every component answers, 503 (same body) when one is down. The in-process "
         "worker is ready while its poll loop beats (`heartbeat_age_s`), down while it reconnects to the queue, "

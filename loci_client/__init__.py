@@ -1,0 +1,127 @@
+"""A typed Python client for Loci's HTTP API, sync and async, on httpx.
+
+    from loci_client import LociClient
+    with LociClient("http://127.0.0.1:8420", api_key) as loci:
+        block = loci.recall("Where do I live now?").context
+
+It speaks HTTP only (import-linter keeps it from importing the server's packages), so it
+installs and runs without the server's dependencies.
+"""
+
+from loci_client._transport import Op, Request, Retry
+from loci_client.client import AsyncLociClient, LociClient, Operations
+from loci_client.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LociError,
+    NotFound,
+    OverLimit,
+    PayloadTooLarge,
+    RateLimited,
+    ServerError,
+    Unauthorized,
+    Unavailable,
+)
+from loci_client.models_conversations import (
+    ConversationMoved,
+    ConversationOut,
+    EntityDTO,
+    JobOut,
+    Me,
+    MiningQueued,
+    RelationDTO,
+    TimelineDTO,
+    TurnOut,
+)
+from loci_client.models_memories import (
+    HistoryOut,
+    LinkOut,
+    MemoryDetail,
+    MemoryEvent,
+    MemoryOut,
+    MemoryPage,
+    ProfileOut,
+    ProfileWrite,
+    UndoRef,
+)
+from loci_client.models_recall import (
+    ActivityOut,
+    ActivityPage,
+    AgentOut,
+    CategoryOut,
+    ContextOut,
+    DrawerOut,
+    ExportDoc,
+    ImportResult,
+    Moved,
+    Node,
+    PalacePage,
+    Purged,
+    RecalledMemoryOut,
+    RecalledOut,
+    RecallOut,
+    SettingsOut,
+    TrashEntry,
+    TrashPage,
+)
+from loci_client.requests import ProfileEntry, RecallFilters, Turn
+
+__all__ = [
+    "ActivityOut",
+    "ActivityPage",
+    "AgentOut",
+    "AsyncLociClient",
+    "CategoryOut",
+    "Conflict",
+    "ContextOut",
+    "ConversationMoved",
+    "ConversationOut",
+    "DrawerOut",
+    "EntityDTO",
+    "ExportDoc",
+    "Forbidden",
+    "HistoryOut",
+    "ImportResult",
+    "InvalidInput",
+    "JobOut",
+    "LinkOut",
+    "LociClient",
+    "LociError",
+    "Me",
+    "MemoryDetail",
+    "MemoryEvent",
+    "MemoryOut",
+    "MemoryPage",
+    "MiningQueued",
+    "Moved",
+    "Node",
+    "NotFound",
+    "Op",
+    "Operations",
+    "OverLimit",
+    "PalacePage",
+    "PayloadTooLarge",
+    "ProfileEntry",
+    "ProfileOut",
+    "ProfileWrite",
+    "Purged",
+    "RateLimited",
+    "RecallFilters",
+    "RecallOut",
+    "RecalledMemoryOut",
+    "RecalledOut",
+    "RelationDTO",
+    "Request",
+    "Retry",
+    "ServerError",
+    "SettingsOut",
+    "TimelineDTO",
+    "TrashEntry",
+    "TrashPage",
+    "Turn",
+    "TurnOut",
+    "Unauthorized",
+    "Unavailable",
+    "UndoRef",
+]

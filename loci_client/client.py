@@ -1,0 +1,143 @@
+"""`LociClient` (sync) and `AsyncLociClient` (async): the same operations over one request layer.
+
+Each operation is declared once in the ``ops_*`` modules; `Operations` gathers them, and each
+client is that list over its own transport (see `_transport.Op`).
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from loci_client import ops_conversations as conv
+from loci_client import ops_memories as mem
+from loci_client import ops_recall as rec
+from loci_client import ops_settings as cfg
+from loci_client._transport import AsyncTransport, Retry, SyncTransport
+
+__all__ = ["AsyncLociClient", "LociClient", "Operations"]
+
+DEFAULT_TIMEOUT_S = 30.0
+"""Per request: recall answers in well under a second, an import of a large memory takes longer."""
+
+
+class Operations:
+    """Every public route of the API, as one method each (named after the route, not its operation id)."""
+
+    get_me = conv.get_me
+    delete_me = conv.delete_me
+    create_conversation = conv.create_conversation
+    append_turns = conv.append_turns
+    complete_conversation = conv.complete_conversation
+    mine_conversation = conv.mine_conversation
+    get_conversation = conv.get_conversation
+    delete_conversation = conv.delete_conversation
+    restore_conversation = conv.restore_conversation
+    get_job = conv.get_job
+    search_entities = conv.search_entities
+    get_entity = conv.get_entity
+    entity_timeline = conv.entity_timeline
+
+    recall = rec.recall
+    search = rec.search
+    get_context = rec.get_context
+    get_palace = rec.get_palace
+    list_trash = rec.list_trash
+    purge_trash = rec.purge_trash
+    get_drawer = rec.get_drawer
+    delete_drawer = rec.delete_drawer
+    restore_drawer = rec.restore_drawer
+    delete_closet = rec.delete_closet
+    restore_closet = rec.restore_closet
+    delete_room = rec.delete_room
+    restore_room = rec.restore_room
+    delete_wing = rec.delete_wing
+    restore_wing = rec.restore_wing
+
+    save_memory = mem.save_memory
+    update_memory = mem.update_memory
+    forget_memory = mem.forget_memory
+    confirm_memory = mem.confirm_memory
+    restore_memory = mem.restore_memory
+    link_memories = mem.link_memories
+    unlink_memories = mem.unlink_memories
+    undo = mem.undo
+    list_memories = mem.list_memories
+    get_memory = mem.get_memory
+    get_memory_history = mem.get_memory_history
+    get_profile = mem.get_profile
+    put_profile = mem.put_profile
+
+    list_agents = cfg.list_agents
+    get_agent = cfg.get_agent
+    put_agent = cfg.put_agent
+    get_settings = cfg.get_settings
+    put_settings = cfg.put_settings
+    list_activity = cfg.list_activity
+    export = cfg.export
+    export_text = cfg.export_text
+    import_memory = cfg.import_memory
+    import_ndjson = cfg.import_ndjson
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+
+
+class LociClient(SyncTransport, Operations):
+    """A blocking client: ``LociClient("http://127.0.0.1:8420", api_key)``; use it as a context
+    manager or call `close`. Pass ``http`` to bring your own `httpx.Client` (proxies, mounts)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        retry: Retry | None = None,
+        http: httpx.Client | None = None,
+    ) -> None:
+        client = http or httpx.Client(timeout=timeout)
+        client.base_url = httpx.URL(base_url)
+        client.headers.update(_headers(api_key))
+        super().__init__(client, retry or Retry())
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+class AsyncLociClient(AsyncTransport, Operations):
+    """The same operations as `LociClient`, each a coroutine: ``async with AsyncLociClient(url, key) as loci``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        retry: Retry | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        client = http or httpx.AsyncClient(timeout=timeout)
+        client.base_url = httpx.URL(base_url)
+        client.headers.update(_headers(api_key))
+        super().__init__(client, retry or Retry())
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,123 @@
+"""Errors the client raises: one class per kind of answer, each carrying what the server said.
+
+The server answers every error with ``{"status_code", "detail", "extra"}`` (service/errors.py),
+where ``extra`` names the offending field for a 400, and ``X-Request-ID`` names the request in
+its log. A caller catches the kind it can handle (`NotFound`, `Conflict`) and reads `message`
+and `field` to tell a person or a model what to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+__all__ = [
+    "Conflict",
+    "Forbidden",
+    "InvalidInput",
+    "LociError",
+    "NotFound",
+    "OverLimit",
+    "PayloadTooLarge",
+    "RateLimited",
+    "ServerError",
+    "Unauthorized",
+    "Unavailable",
+    "error_for",
+]
+
+
+class LociError(Exception):
+    """An error answer from Loci: its status, the server's message, the field it names
+    (for invalid input), the request id to find it in the server's log, and the raw body."""
+
+    def __init__(
+        self, status: int, message: str, *, field: str | None = None, request_id: str | None = None, body: Any = None
+    ) -> None:
+        where = f" (field {field})" if field else ""
+        ref = f" [request {request_id}]" if request_id else ""
+        super().__init__(f"{status}: {message}{where}{ref}")
+        self.status = status
+        self.message = message
+        self.field = field
+        self.request_id = request_id
+        self.body = body
+
+
+class InvalidInput(LociError):
+    """400: the request was refused; `field` names what to fix (e.g. ``turns[0].created_at``)."""
+
+
+class Unauthorized(LociError):
+    """401: the API key is missing, wrong or revoked."""
+
+
+class Forbidden(LociError):
+    """403: the key may not do this."""
+
+
+class NotFound(LociError):
+    """404: no such row for this user (another user's ids read as missing too)."""
+
+
+class Conflict(LociError):
+    """409: the request contradicts stored state (other content for a stored turn)."""
+
+
+class PayloadTooLarge(LociError):
+    """413: the body is over the server's LOCI_MAX_BODY_BYTES."""
+
+
+class OverLimit(LociError):
+    """422: the write would go over a limit (the core profile's size); `body` says what to free."""
+
+
+class RateLimited(LociError):
+    """429: too many requests; raised once the client's retries are spent."""
+
+
+class ServerError(LociError):
+    """5xx other than 503: a bug or a bad answer from an upstream LLM."""
+
+
+class Unavailable(LociError):
+    """503: the database or queue is down; raised once the client's retries are spent."""
+
+
+_BY_STATUS: dict[int, type[LociError]] = {
+    400: InvalidInput,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    422: OverLimit,
+    429: RateLimited,
+    503: Unavailable,
+}
+
+
+def _field(extra: Any) -> str | None:
+    if isinstance(extra, list) and extra and isinstance(extra[0], dict):
+        key = extra[0].get("key")
+        return key if isinstance(key, str) else None
+    return None
+
+
+def error_for(response: httpx.Response) -> LociError:
+    """The `LociError` for an error answer, with the server's message and field when its body has them."""
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text
+    message = body.get("detail") if isinstance(body, dict) else None
+    field = _field(body.get("extra")) if isinstance(body, dict) else None
+    kind = _BY_STATUS.get(response.status_code, ServerError if response.status_code >= 500 else LociError)
+    return kind(
+        response.status_code,
+        str(message) if message is not None else (response.text or response.reason_phrase),
+        field=field,
+        request_id=response.headers.get("x-request-id"),
+        body=body,
+    )

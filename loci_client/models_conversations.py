@@ -1,0 +1,111 @@
+"""Answers of the conversation, job, entity and account routes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from loci_client._model import Model
+
+__all__ = [
+    "ConversationMoved",
+    "ConversationOut",
+    "EntityDTO",
+    "JobOut",
+    "Me",
+    "MiningQueued",
+    "RelationDTO",
+    "TimelineDTO",
+    "TurnOut",
+]
+
+
+class Me(Model):
+    """The caller's account."""
+
+    id: int
+    name: str
+    email: str | None
+    created_at: datetime
+
+
+class ConversationOut(Model):
+    """A conversation's state; `turns` only where the route returns them."""
+
+    id: str
+    status: str
+    turn_count: int
+    mined_seq: int
+    turns: list[TurnOut] | None = None
+    mining_error: str | None = None
+    mining_failed_at: datetime | None = None
+
+
+class TurnOut(Model):
+    """One stored turn."""
+
+    seq: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+class MiningQueued(Model):
+    """What completing or mining a conversation queued (`job_id` for GET /v1/jobs/{id})."""
+
+    conversation: ConversationOut
+    job_id: str | None
+    mining: str
+
+
+class ConversationMoved(Model):
+    """A conversation moved to the trash, purged or restored, with its drawer count."""
+
+    id: str
+    drawers: int
+    purged: bool | None = None
+
+
+class JobOut(Model):
+    """A mining job's status: queued, running, done or failed (`error` says why)."""
+
+    id: str
+    status: str
+    conversation_id: str
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class EntityDTO(Model):
+    """An entity of the knowledge graph."""
+
+    id: int
+    kind: str
+    name: str
+    aliases: list[str]
+    mention_count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+
+
+class RelationDTO(Model):
+    """One temporal fact about an entity."""
+
+    id: int
+    subject_id: int
+    subject: str
+    predicate: str
+    object_entity_id: int | None
+    object: str
+    valid_from: datetime
+    valid_to: datetime | None
+    current: bool
+    source_drawer_id: int | None
+    confidence: float
+
+
+class TimelineDTO(Model):
+    """An entity and its facts over time."""
+
+    entity: EntityDTO
+    relations: list[RelationDTO]

@@ -1,0 +1,120 @@
+"""Answers of the explicit-memory and profile routes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from loci_client._model import Model
+
+__all__ = [
+    "HistoryOut",
+    "LinkOut",
+    "MemoryDetail",
+    "MemoryEvent",
+    "MemoryOut",
+    "MemoryPage",
+    "ProfileOut",
+    "ProfileWrite",
+    "UndoRef",
+]
+
+
+class MemoryOut(Model):
+    """An explicit memory."""
+
+    id: int
+    lineage_id: int
+    layer: str
+    category: str
+    content: str
+    summary: str | None
+    body: str | None
+    source: str
+    confidence: float | None
+    importance: int
+    pinned: bool
+    tags: list[str]
+    agent_id: str | None
+    conversation_id: str | None
+    turn_seqs: list[int]
+    valid_from: datetime
+    valid_until: datetime | None
+    end_reason: str | None
+    superseded_by: int | None
+    last_confirmed_at: datetime | None
+    created_at: datetime
+
+
+class LinkOut(Model):
+    """A link between two memories."""
+
+    id: int
+    from_id: int
+    to_id: int
+    relation: str
+    created_at: datetime
+    removed_at: datetime | None
+
+
+class UndoRef(Model):
+    """How to undo a memory event."""
+
+    event_id: int
+    method: str
+    path: str
+
+
+class MemoryEvent(Model):
+    """What a memory write did, the memory before and after, and how to undo it."""
+
+    event_id: int | None
+    event: str
+    memory: MemoryOut | None
+    previous: MemoryOut | None
+    undo: UndoRef | None
+    link: LinkOut | None = None
+
+
+class MemoryDetail(Model):
+    """A memory and its links."""
+
+    memory: MemoryOut
+    links: list[LinkOut]
+
+
+class HistoryOut(Model):
+    """One event in a memory's lineage."""
+
+    id: int
+    event: str
+    lineage_id: int | None
+    old_id: int | None
+    new_id: int | None
+    actor: str
+    meta: dict[str, Any]
+    created_at: datetime
+
+
+class MemoryPage(Model):
+    """A page of memories (`next_before` for the next)."""
+
+    items: list[MemoryOut]
+    next_before: int | None
+
+
+class ProfileOut(Model):
+    """The core profile: its markdown, size against the limit, and its memories."""
+
+    markdown: str
+    size: int
+    limit: int
+    revision: int
+    memories: list[MemoryOut]
+
+
+class ProfileWrite(Model):
+    """The profile after a write and the memory events the write made."""
+
+    profile: ProfileOut
+    events: list[MemoryEvent]

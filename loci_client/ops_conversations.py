@@ -1,0 +1,100 @@
+"""Operations on the account, conversations, mining jobs and the knowledge graph's entities."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loci_client._transport import Request, model, no_content, operation
+from loci_client.models_conversations import (
+    ConversationMoved,
+    ConversationOut,
+    EntityDTO,
+    JobOut,
+    Me,
+    MiningQueued,
+    TimelineDTO,
+)
+from loci_client.requests import Turn, body, dump_all, path
+
+Turns = Sequence[Turn | Mapping[str, Any]]
+
+
+@operation("getMe", model(Me))
+def get_me() -> Request:
+    """The account the API key belongs to."""
+    return Request("GET", "/v1/me")
+
+
+@operation("deleteMe", no_content())
+def delete_me(confirm: str) -> Request:
+    """Delete the account and everything in it; ``confirm`` is the user's name as `get_me` shows it."""
+    return Request("DELETE", "/v1/me", params={"confirm": confirm})
+
+
+@operation("createConversation", model(ConversationOut))
+def create_conversation(
+    turns: Turns = (), *, id: str | None = None, agent_id: str | None = None, title: str | None = None
+) -> Request:
+    """Store a conversation (the same id and turns again is a no-op)."""
+    return Request("POST", "/v1/conversations", json=body(id=id, agent_id=agent_id, title=title, turns=dump_all(turns)))
+
+
+@operation("appendTurns", model(ConversationOut))
+def append_turns(conversation_id: str, turns: Turns) -> Request:
+    """Append turns to a stored conversation."""
+    return Request("POST", path("/v1/conversations/{}/turns", conversation_id), json={"turns": dump_all(turns)})
+
+
+@operation("completeConversation", model(MiningQueued))
+def complete_conversation(conversation_id: str) -> Request:
+    """Mark a conversation complete; mining is queued when the user's auto_mine is on."""
+    return Request("POST", path("/v1/conversations/{}/complete", conversation_id))
+
+
+@operation("mineConversation", model(MiningQueued))
+def mine_conversation(conversation_id: str) -> Request:
+    """Queue mining of a conversation now."""
+    return Request("POST", path("/v1/conversations/{}/mine", conversation_id))
+
+
+@operation("getConversation", model(ConversationOut))
+def get_conversation(conversation_id: str) -> Request:
+    """A conversation with its turns and mining state."""
+    return Request("GET", path("/v1/conversations/{}", conversation_id))
+
+
+@operation("deleteConversation", model(ConversationMoved))
+def delete_conversation(conversation_id: str, *, purge: bool | None = None) -> Request:
+    """Move a conversation to the trash (``purge=True``: delete it for good)."""
+    return Request("DELETE", path("/v1/conversations/{}", conversation_id), params={"purge": purge})
+
+
+@operation("restoreConversation", model(ConversationMoved))
+def restore_conversation(conversation_id: str) -> Request:
+    """Bring a trashed conversation back."""
+    return Request("POST", path("/v1/conversations/{}/restore", conversation_id))
+
+
+@operation("getJob", model(JobOut))
+def get_job(job_id: str) -> Request:
+    """A mining job's status."""
+    return Request("GET", path("/v1/jobs/{}", job_id))
+
+
+@operation("searchEntities", model(list[EntityDTO]))
+def search_entities(q: str | None = None, *, limit: int | None = None) -> Request:
+    """Entities whose name or alias matches ``q`` (all, most mentioned first, without it)."""
+    return Request("GET", "/v1/entities", params={"q": q, "limit": limit})
+
+
+@operation("getEntity", model(EntityDTO))
+def get_entity(entity_id: int) -> Request:
+    """One entity."""
+    return Request("GET", path("/v1/entities/{}", entity_id))
+
+
+@operation("entityTimeline", model(TimelineDTO))
+def entity_timeline(entity_id: int) -> Request:
+    """An entity's facts over time."""
+    return Request("GET", path("/v1/entities/{}/timeline", entity_id))

@@ -1,0 +1,145 @@
+"""Operations on explicit memories and the core profile. Every write answers with the
+`MemoryEvent` it made, whose `undo` reverses it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loci_client._transport import Request, model, operation
+from loci_client.models_memories import HistoryOut, MemoryDetail, MemoryEvent, MemoryPage, ProfileOut, ProfileWrite
+from loci_client.requests import ProfileEntry, body, dump_all, path
+
+
+@operation("saveMemory", model(MemoryEvent))
+def save_memory(
+    content: str,
+    category: str,
+    *,
+    layer: str | None = None,
+    summary: str | None = None,
+    body_text: str | None = None,
+    importance: int | None = None,
+    pinned: bool | None = None,
+    tags: Sequence[str] | None = None,
+    agent_id: str | None = None,
+    source: str | None = None,
+    conversation_id: str | None = None,
+    turn_seqs: Sequence[int] | None = None,
+) -> Request:
+    """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one."""
+    fields = body(
+        content=content, category=category, layer=layer, summary=summary, body=body_text, importance=importance,
+        pinned=pinned, tags=_list(tags), agent_id=agent_id, source=source, conversation_id=conversation_id,
+        turn_seqs=_list(turn_seqs),
+    )  # fmt: skip
+    return Request("POST", "/v1/memories", json=fields)
+
+
+@operation("updateMemory", model(MemoryEvent))
+def update_memory(
+    id_or_text: int | str,
+    *,
+    content: str | None = None,
+    summary: str | None = None,
+    body_text: str | None = None,
+    category: str | None = None,
+    layer: str | None = None,
+    importance: int | None = None,
+    pinned: bool | None = None,
+    tags: Sequence[str] | None = None,
+    agent_id: str | None = None,
+) -> Request:
+    """Change a memory, found by id or by its text; the old version stays in its history."""
+    fields = body(
+        id_or_text=id_or_text, content=content, summary=summary, body=body_text, category=category, layer=layer,
+        importance=importance, pinned=pinned, tags=_list(tags), agent_id=agent_id,
+    )  # fmt: skip
+    return Request("POST", "/v1/memories/update", json=fields)
+
+
+@operation("forgetMemory", model(MemoryEvent))
+def forget_memory(id_or_text: int | str, *, reason: str | None = None, agent_id: str | None = None) -> Request:
+    """End a memory (it stays in history and can be restored)."""
+    return Request("POST", "/v1/memories/forget", json=body(id_or_text=id_or_text, reason=reason, agent_id=agent_id))
+
+
+@operation("confirmMemory", model(MemoryEvent))
+def confirm_memory(id_or_text: int | str, *, agent_id: str | None = None) -> Request:
+    """Say a memory is still true, restoring its confidence."""
+    return Request("POST", "/v1/memories/confirm", json=body(id_or_text=id_or_text, agent_id=agent_id))
+
+
+@operation("restoreMemory", model(MemoryEvent))
+def restore_memory(memory_id: int) -> Request:
+    """Bring a forgotten memory back."""
+    return Request("POST", path("/v1/memories/{}/restore", memory_id))
+
+
+@operation("linkMemories", model(MemoryEvent))
+def link_memories(from_id: int, to_id: int, relation: str, *, agent_id: str | None = None) -> Request:
+    """Link two memories with a named relation."""
+    fields = body(from_id=from_id, to_id=to_id, relation=relation, agent_id=agent_id)
+    return Request("POST", "/v1/memories/links", json=fields)
+
+
+@operation("unlinkMemories", model(MemoryEvent))
+def unlink_memories(link_id: int) -> Request:
+    """Remove a link."""
+    return Request("DELETE", path("/v1/memories/links/{}", link_id))
+
+
+@operation("undoMemoryEvent", model(MemoryEvent))
+def undo(event_id: int) -> Request:
+    """Reverse a memory event (a write's `MemoryEvent.event_id`)."""
+    return Request("POST", path("/v1/memories/undo/{}", event_id))
+
+
+@operation("listMemories", model(MemoryPage))
+def list_memories(
+    *,
+    layer: str | None = None,
+    category: str | None = None,
+    source: str | None = None,
+    agent_id: str | None = None,
+    as_of: str | None = None,
+    limit: int | None = None,
+    before: int | None = None,
+) -> Request:
+    """Memories valid now (or at ``as_of``), newest first; page with ``before=page.next_before``."""
+    params = {
+        "layer": layer, "category": category, "source": source, "agent_id": agent_id, "as_of": as_of,
+        "limit": limit, "before": before,
+    }  # fmt: skip
+    return Request("GET", "/v1/memories", params=params)
+
+
+@operation("getMemory", model(MemoryDetail))
+def get_memory(memory_id: int, *, as_of: str | None = None) -> Request:
+    """One memory and its links."""
+    return Request("GET", path("/v1/memories/{}", memory_id), params={"as_of": as_of})
+
+
+@operation("getMemoryHistory", model(list[HistoryOut]))
+def get_memory_history(memory_id: int) -> Request:
+    """Every event in a memory's lineage, oldest first."""
+    return Request("GET", path("/v1/memories/{}/history", memory_id))
+
+
+@operation("getProfile", model(ProfileOut))
+def get_profile() -> Request:
+    """The core profile: the memories always in the session-start block."""
+    return Request("GET", "/v1/profile")
+
+
+@operation("putProfile", model(ProfileWrite))
+def put_profile(
+    *, markdown: str | None = None, entries: Sequence[ProfileEntry | Mapping[str, Any]] | None = None
+) -> Request:
+    """Replace the core profile, as markdown or as entries."""
+    fields = body(markdown=markdown, entries=None if entries is None else dump_all(entries))
+    return Request("PUT", "/v1/profile", json=fields)
+
+
+def _list(items: Sequence[Any] | None) -> list[Any] | None:
+    return None if items is None else list(items)

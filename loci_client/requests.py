@@ -1,0 +1,65 @@
+"""Request parts that are structured: turns, recall filters, profile entries.
+
+Flat arguments are keyword arguments of the client's methods; these are the nested
+pieces. Each method also accepts a plain dict in their place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["ProfileEntry", "RecallFilters", "Turn", "body", "dump_all", "path"]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Turn(_In):
+    """One conversation turn; `created_at` is ISO 8601 (no zone means UTC)."""
+
+    role: str
+    content: str
+    created_at: str | None = None
+
+
+class RecallFilters(_In):
+    """Narrow recall to a wing, an entity, a role or a time range."""
+
+    wing: str | None = None
+    entity: str | None = None
+    since: str | None = None
+    until: str | None = None
+    role: str | None = None
+
+
+class ProfileEntry(_In):
+    """One line of the core profile, in a category."""
+
+    category: str
+    content: str
+
+
+def dump(item: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
+    """A request part as JSON, leaving out fields not given (the server's defaults apply)."""
+    if isinstance(item, BaseModel):
+        return item.model_dump(mode="json", exclude_none=True)
+    return dict(item)
+
+
+def dump_all(items: Sequence[BaseModel | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [dump(item) for item in items]
+
+
+def body(**fields: Any) -> dict[str, Any]:
+    """A JSON body of the given fields, without those left as None (the server's defaults apply)."""
+    return {k: (dump(v) if isinstance(v, BaseModel) else v) for k, v in fields.items() if v is not None}
+
+
+def path(template: str, *ids: str | int) -> str:
+    """``template`` with each ``{}`` filled by an id, quoted so no id can change the path."""
+    return template.format(*(quote(str(i), safe="") for i in ids))

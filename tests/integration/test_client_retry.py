@@ -1,0 +1,106 @@
+"""The client retries 429 and 503 only, waiting as ``Retry-After`` says, against a tiny real
+HTTP server that answers from a script (no mocks of httpx)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from loci_client import AsyncLociClient, InvalidInput, LociClient, Retry, Unavailable
+
+ME = {"id": 7, "name": "ann", "email": None, "created_at": "2026-01-01T00:00:00Z"}
+FAST = Retry(attempts=3, base_delay_s=0.01)
+
+
+class Scripted(ThreadingHTTPServer):
+    """Answers each request with the next (status, headers) of `script`, the last one repeating."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.script: list[tuple[int, dict[str, str]]] = []
+        self.seen = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Scripted
+
+    def do_GET(self) -> None:
+        status, headers = self.server.script[min(self.server.seen, len(self.server.script) - 1)]
+        self.server.seen += 1
+        body = ME if status == 200 else {"status_code": status, "detail": f"scripted {status}"}
+        if status == 400:
+            body["extra"] = [{"key": "confirm", "message": "scripted 400"}]
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in {"Content-Type": "application/json", "X-Request-ID": "req-1", **headers}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[Scripted]:
+    srv = Scripted()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_sync_retries_503_then_succeeds(server: Scripted) -> None:
+    server.script = [(503, {"Retry-After": "0"}), (429, {}), (200, {})]
+    with LociClient(server.url, "key", retry=FAST) as loci:
+        assert loci.get_me().id == 7
+    assert server.seen == 3
+
+
+async def test_async_retries_503_then_succeeds(server: Scripted) -> None:
+    server.script = [(503, {"Retry-After": "0"}), (200, {})]
+    async with AsyncLociClient(server.url, "key", retry=FAST) as loci:
+        assert (await loci.get_me()).name == "ann"
+    assert server.seen == 2
+
+
+def test_gives_up_after_the_configured_attempts(server: Scripted) -> None:
+    server.script = [(503, {"Retry-After": "0"})]
+    with (
+        LociClient(server.url, "key", retry=Retry(attempts=2, base_delay_s=0.01)) as loci,
+        pytest.raises(Unavailable) as down,
+    ):
+        loci.get_me()
+    assert server.seen == 3
+    assert (down.value.status, down.value.message, down.value.request_id) == (503, "scripted 503", "req-1")
+
+
+async def test_other_errors_are_not_retried(server: Scripted) -> None:
+    server.script = [(400, {}), (200, {})]
+    async with AsyncLociClient(server.url, "key", retry=FAST) as loci:
+        with pytest.raises(InvalidInput) as bad:
+            await loci.get_me()
+    assert server.seen == 1
+    assert bad.value.field == "confirm"
+
+
+def test_retry_waits_as_retry_after_says_capped() -> None:
+    policy = Retry(attempts=3, base_delay_s=0.5, max_delay_s=4.0)
+    told = httpx.Response(503, headers={"Retry-After": "2"})
+    assert policy.delay(0, told) == 2.0
+    assert policy.delay(0, httpx.Response(503, headers={"Retry-After": "600"})) == 4.0
+    assert [policy.delay(n, httpx.Response(429)) for n in range(4)] == [0.5, 1.0, 2.0, None]
+    assert policy.delay(0, httpx.Response(500)) is None
