@@ -4,6 +4,9 @@ The client starts this process with the user's API key in ``LOCI_API_KEY``; the 
 checked once, with the same function the HTTP middleware uses, and every tool call then
 acts as that user. A missing, invalid or revoked key exits at once with one line and
 status 2, before the model loads. stdout carries only MCP messages: logs go to stderr.
+
+It does not migrate: the schema is the service's (`loci serve`, `loci db upgrade`), and the
+command that issued the key (`loci users create`) has already brought it up to date.
 """
 
 from __future__ import annotations
@@ -61,7 +64,4 @@ def mcp(data_dir: Path | None) -> None:
         fail(f"{API_KEY_ENV} is not set: give the MCP server the user's API key (loci users create NAME)")
     settings = settings_from(data_dir)
     with services(settings, need_queue=False) as resolved:
-        from loci import migrate
-
-        migrate.upgrade(resolved.database.url or "")
         asyncio.run(_serve(resolved, key))

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from loci.errors import InvalidInput
 from service.deps import CallerDep
 from service.mcp.schema import FORMATS, function_schema
 from service.mcp.tools import TOOLS
@@ -19,7 +18,8 @@ from service.routes._docs import errors
 
 __all__ = ["ToolsController"]
 
-Format = Annotated[str, QueryParameter(description=" or ".join(FORMATS), max_length=32)]
+Format = Annotated[str, QueryParameter(description=" or ".join(FORMATS), pattern=f"^({'|'.join(FORMATS)})$")]
+"""Stated in the schema, so any other value is Litestar's 400 naming ``format``."""
 
 
 class ToolsController(Controller):
@@ -37,6 +37,4 @@ class ToolsController(Controller):
         responses=errors(400),
     )
     async def list_tools(self, caller: CallerDep, format: Format = "openai") -> list[dict[str, Any]]:
-        if format not in FORMATS:
-            raise InvalidInput(f"format must be one of {', '.join(FORMATS)}, not {format!r}", field="format")
         return [function_schema(t.name, t.description, t.schema, format) for t in TOOLS]
