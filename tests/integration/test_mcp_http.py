@@ -16,11 +16,13 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 from tests.mcp_flow import FACT, call, recalled_ids, save_recall_forget, text, tool_names
+from tests.palace_seed import seed_palace
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 
@@ -136,3 +138,29 @@ async def test_an_unknown_format_is_a_400_naming_it(base_url: str, new_user: New
         anonymous = await http.get("/v1/tools", headers={"Authorization": ""})
     assert answer.status_code == 400 and answer.json()["extra"][0]["key"] == "format"
     assert anonymous.status_code == 401
+
+
+async def test_palace_search_and_entity_timeline_answer_what_the_routes_answer(
+    base_url: str, db: Database, new_user: NewUser
+) -> None:
+    user, other = await new_user("mcp-palace"), await new_user("mcp-palace-other")
+    seeded = await seed_palace(db, user.id, "zephyrmcp")
+    alice = seeded.entities[0]
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        searched = (await http.get("/v1/search", params={"q": "zephyrmcp wing", "top_k": 5})).json()
+        timeline = (await http.get(f"/v1/entities/{alice}/timeline")).json()
+    async with mcp_session(base_url, user.key) as session:
+        found = await call(session, "search_palace", q="zephyrmcp wing", top_k=5)
+        assert [d["drawer_id"] for d in found["items"]] == [d["drawer_id"] for d in searched["items"]]
+        assert found["items"] and found["memories"] == []
+        by_id = await call(session, "entity_timeline", entity=alice)
+        by_name = await call(session, "entity_timeline", entity="ZEPHYRMCP alice")
+        assert by_id == by_name == timeline and [r["object"] for r in by_id["relations"]] == ["Lyon", "zephyrmcp Paris"]
+        shared = await session.call_tool("entity_timeline", {"entity": "zephyrmcp"})
+        assert shared.is_error and isinstance(shared.structured_content, dict)
+        assert {c["id"] for c in shared.structured_content["candidates"]} == set(seeded.entities)
+    async with mcp_session(base_url, other.key) as session:
+        for ref in (alice, "zephyrmcp Alice"):
+            refused = await session.call_tool("entity_timeline", {"entity": ref})
+            assert refused.is_error and refused.structured_content["kind"] == "NotFound", text(refused)
+        assert (await call(session, "search_palace", q="zephyrmcp wing"))["items"] == []
