@@ -12,9 +12,11 @@ the app's lifespan and left before the database closes.
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+from litestar.exceptions import ServiceUnavailableException
 from litestar.handlers import ASGIRouteHandler, asgi
 from litestar.types import Receive, Scope, Send
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -50,13 +52,19 @@ def _http_user(ctx: ServerRequestContext[Any, Any]) -> int:
 
 class McpMount:
     def __init__(self, state: AppState) -> None:
-        self.manager = StreamableHTTPSessionManager(
-            app=build_server(state, _http_user),
-            max_request_body_size=state.settings.server.max_body_bytes,
-        )
+        self.server = build_server(state, _http_user)
+        self.max_body = state.settings.server.max_body_bytes
+        self.manager: StreamableHTTPSessionManager | None = None
 
-    def run(self) -> AbstractAsyncContextManager[None]:
-        return self.manager.run()
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """The app's lifespan: a session manager runs once, so each start of the app makes its own."""
+        self.manager = StreamableHTTPSessionManager(app=self.server, max_request_body_size=self.max_body)
+        try:
+            async with self.manager.run():
+                yield
+        finally:
+            self.manager = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         caller = scope.get("user")
@@ -64,6 +72,8 @@ class McpMount:
             from litestar.exceptions import NotAuthorizedException
 
             raise NotAuthorizedException("MCP needs a user API key")
+        if self.manager is None:
+            raise ServiceUnavailableException("the MCP server is not running (the app is starting or stopping)")
         scope["user"] = CallerUser(caller)  # type: ignore[typeddict-unknown-key,unused-ignore]
         await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
 
