@@ -19,6 +19,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
+from loci_client import LociClient
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 from tests.mcp_flow import FACT, call, recalled_ids, save_recall_forget, text, tool_names
@@ -107,6 +108,8 @@ async def test_function_calling_schemas_match_the_mcp_tools(base_url: str, new_u
         openai = (await http.get("/v1/tools", params={"format": "openai"})).json()
         anthropic = (await http.get("/v1/tools", params={"format": "anthropic"})).json()
         default = (await http.get("/v1/tools")).json()
+    with LociClient(base_url, user.key) as loci:
+        assert loci.list_tools("anthropic") == anthropic and loci.list_tools() == openai
     assert default == openai
     assert [t["function"]["name"] for t in openai] == [t["name"] for t in anthropic] == list(listed)
     for fn, tool in zip(openai, anthropic, strict=True):
