@@ -71,6 +71,7 @@ class Operations:
     put_profile = mem.put_profile
 
     list_agents = cfg.list_agents
+    list_tools = cfg.list_tools
     get_agent = cfg.get_agent
     put_agent = cfg.put_agent
     get_settings = cfg.get_settings

@@ -79,3 +79,9 @@ def import_memory(document: ExportDoc | dict[str, Any]) -> Request:
 def import_ndjson(lines: bytes) -> Request:
     """Load an NDJSON export (streamed by the server, so not held to its body-size limit)."""
     return Request("POST", "/v1/import", content=lines, headers={"Content-Type": "application/x-ndjson"})
+
+
+@operation("listTools", model(list[dict[str, Any]]))
+def list_tools(format: Literal["openai", "anthropic"] = "openai") -> Request:
+    """The agent tools (the MCP server's) as function-calling schemas, for an agent loop without MCP."""
+    return Request("GET", "/v1/tools", params={"format": format})

@@ -27,6 +27,7 @@ from loci.settings import Settings
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
+from service.mcp import McpMount, mcp_route
 from service.request_id import RequestIdMiddleware, add_request_id_header
 from service.routes._api_docs import docs_assets_router, openapi_config
 from service.routes._openapi import StrictStructSchemaPlugin, allow_header
@@ -42,6 +43,7 @@ from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
 from service.routes.recall import RecallController
+from service.routes.tools import ToolsController
 from service.state import AppState, build_llm
 from service.strict_body import decode_strictly
 from service.web import WEB_HANDLERS, template_config
@@ -66,6 +68,7 @@ ROUTE_HANDLERS: list[Any] = [
     PortabilityController,
     MemoryController,
     ProfileController,
+    ToolsController,
     *WEB_HANDLERS,
 ]
 
@@ -144,10 +147,11 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
     app_state = state or build_state(settings)
     with_worker = settings.server.run_worker if run_worker is None else run_worker
     lifespan = _lifespan(settings, app_state, with_worker)
+    mcp = McpMount(app_state)
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
-        route_handlers=[*ROUTE_HANDLERS, docs_assets_router()],
+        route_handlers=[*ROUTE_HANDLERS, docs_assets_router(), mcp_route(mcp)],
         dependencies=DEPENDENCIES,
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
@@ -155,7 +159,8 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         before_send=[add_request_id_header, allow_header],
         plugins=[StrictStructSchemaPlugin()],
         exception_handlers=EXCEPTION_HANDLERS,
-        lifespan=[lifespan],
+        # the MCP session manager starts after the database and embedder, and stops before them
+        lifespan=[lifespan, lambda _: mcp.run()],
         request_max_body_size=settings.server.max_body_bytes,
         template_config=template_config(),
         cors_config=CORSConfig(allow_origins=[]),

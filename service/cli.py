@@ -43,6 +43,7 @@ log = logging.getLogger("loci.cli")
 
 LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
     "bench": ("bench.cli:bench", "Benchmarks of Loci's memory (needs the 'bench' extra)."),
+    "mcp": ("service.mcp.cli:mcp", "Serve the MCP tools over stdio for the user in LOCI_API_KEY."),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 

@@ -12,14 +12,16 @@ same value on Litestar's path, so the handler's behaviour is otherwise unchanged
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
 
 from loci.errors import InvalidInput
 
-__all__ = ["decode_strictly"]
+__all__ = ["convert_strictly", "decode_strictly"]
+
+T = TypeVar("T")
 
 _AT = re.compile(r"\s*-\s*at `\$(?P<path>[^`]*)`$")
 _UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
@@ -60,8 +62,15 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
         parsed = msgspec.json.decode(raw)
     except msgspec.DecodeError as e:
         raise InvalidInput(f"the request body is not valid JSON: {e}", field="body") from e
+    convert_strictly(parsed, parameter.raw)
+
+
+def convert_strictly(value: Any, type_: type[T]) -> T:
+    """Decoded JSON into ``type_`` with the rules of a request body; a refusal is an
+    `InvalidInput` naming the field. The MCP tools take their arguments through this too,
+    so a model sees the same message a client of the HTTP route would."""
     try:
-        msgspec.convert(_whole_floats_as_ints(parsed), type=parameter.raw, strict=True)
+        return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
     except msgspec.ValidationError as e:
         field, message = _field_and_message(e)
         raise InvalidInput(message, field=field) from e

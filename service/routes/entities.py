@@ -9,10 +9,11 @@ from litestar import Controller, get
 from litestar.params import FromQuery
 
 from ingest import EntityOut, RelationOut, get_entity, search_entities, timeline
+from loci.db import Database
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, errors
 
-__all__ = ["EntityController"]
+__all__ = ["EntityController", "TimelineDTO", "entity_timeline"]
 
 
 class EntityDTO(msgspec.Struct):
@@ -64,6 +65,12 @@ def _relation(r: RelationOut) -> RelationDTO:
     )
 
 
+async def entity_timeline(db: Database, user_id: int, entity_id: int) -> TimelineDTO:
+    """The timeline route's answer, shared with the MCP `entity_timeline` tool."""
+    entity, relations = await timeline(db, user_id, entity_id)
+    return TimelineDTO(_entity(entity), [_relation(r) for r in relations])
+
+
 class EntityController(Controller):
     path = "/v1/entities"
     tags = ("entities",)
@@ -101,5 +108,4 @@ class EntityController(Controller):
         responses=errors(404),
     )
     async def history(self, entity_id: IdPath, caller: CallerDep, app_state: StateDep) -> TimelineDTO:
-        entity, relations = await timeline(app_state.db, caller.user_id, entity_id)
-        return TimelineDTO(_entity(entity), [_relation(r) for r in relations])
+        return await entity_timeline(app_state.db, caller.user_id, entity_id)

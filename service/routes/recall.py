@@ -38,7 +38,16 @@ from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.state import AppState
 
-__all__ = ["SEARCH_TOP_K", "RecallController", "browsing_config"]
+__all__ = [
+    "SEARCH_TOP_K",
+    "RecallController",
+    "RecallIn",
+    "RecallOut",
+    "SearchIn",
+    "browsing_config",
+    "recall_for",
+    "search_palace",
+]
 
 SEARCH_TOP_K = 10
 """Results of a search for people browsing their palace (/v1/search and the /memory page)."""
@@ -187,6 +196,48 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
     )
 
 
+async def recall_for(state: AppState, user_id: int, data: RecallIn) -> RecallOut:
+    """`POST /v1/recall` and the MCP `recall` tool: one recall plus what changed since ``since_rev``."""
+    request = RecallRequest(
+        user_id=user_id,
+        message=data.message,
+        agent_id=data.agent_id or None,
+        top_k=data.top_k,
+        filters=_filters(data.filters),
+        now=_time(data.now, "now"),
+        budget_tokens=data.budget_tokens,
+        config=_config(data.preset),
+        as_of=parse_as_of(data.as_of),
+    )
+    recalled, changes = await asyncio.gather(
+        recall(_deps(state), request),
+        changes_since(state.db, user_id, data.since_rev, agent_id=request.agent_id),
+    )
+    return _out(recalled, changes)
+
+
+class SearchIn(msgspec.Struct, forbid_unknown_fields=True):
+    """A person's (or an agent's) search of the palace: `GET /v1/search`'s query, as a record."""
+
+    q: Message
+    top_k: TopK | None = None
+    preset: str | None = None
+    wing: str | None = None
+    role: Role | None = None
+
+
+async def search_palace(state: AppState, user_id: int, data: SearchIn) -> RecallOut:
+    """`GET /v1/search` and the MCP `search_palace` tool: the recall pipeline over drawers only."""
+    request = RecallRequest(
+        user_id=user_id,
+        message=data.q,
+        top_k=data.top_k or SEARCH_TOP_K,
+        filters=RecallFilters(wing=data.wing or None, role=data.role or None),
+        config=browsing_config(state, data.preset),
+    )
+    return _out(await recall(_deps(state), request))
+
+
 class RecallController(Controller):
     tags = ("recall",)
 
@@ -209,22 +260,7 @@ class RecallController(Controller):
         responses=errors(400),
     )
     async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
-        request = RecallRequest(
-            user_id=caller.user_id,
-            message=data.message,
-            agent_id=data.agent_id or None,
-            top_k=data.top_k,
-            filters=_filters(data.filters),
-            now=_time(data.now, "now"),
-            budget_tokens=data.budget_tokens,
-            config=_config(data.preset),
-            as_of=parse_as_of(data.as_of),
-        )
-        recalled, changes = await asyncio.gather(
-            recall(_deps(app_state), request),
-            changes_since(app_state.db, caller.user_id, data.since_rev, agent_id=request.agent_id),
-        )
-        return _out(recalled, changes)
+        return await recall_for(app_state, caller.user_id, data)
 
     @get(
         "/v1/search",
@@ -245,11 +281,4 @@ class RecallController(Controller):
             str | None, QueryParameter(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))
         ] = None,
     ) -> RecallOut:
-        request = RecallRequest(
-            user_id=caller.user_id,
-            message=q,
-            top_k=top_k or SEARCH_TOP_K,
-            filters=RecallFilters(wing=wing or None, role=role or None),
-            config=browsing_config(app_state, preset),
-        )
-        return _out(await recall(_deps(app_state), request))
+        return await search_palace(app_state, caller.user_id, SearchIn(q, top_k, preset, wing, role))

@@ -1,0 +1,144 @@
+"""What each tool does: one call into the same function its HTTP route calls.
+
+Every function takes the running service's state, the caller's user id and the decoded
+arguments, and answers a `Answer`: the structured result (what the route would answer)
+and one line for the model. Nothing here holds SQL or re-checks what the domain checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain import memories, memory_profile, memory_read
+from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, ProfileIn
+from domain.memory_read import MemoryQuery
+from domain.memory_scope import parse_as_of
+from ingest import search_entities
+from loci.errors import Ambiguous, NotFound
+from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
+from service.routes.entities import entity_timeline
+from service.routes.recall import RecallIn, RecallOut, SearchIn, recall_for, search_palace
+from service.state import AppState
+
+__all__ = ["Answer"]
+
+ENTITY_CANDIDATES = 10
+"""Entities listed back when a name matches several: enough to pick from, short enough to read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    result: Any
+    """A msgspec record (or list of them): the tool's structured content, as the route answers it."""
+    summary: str
+    """One line for the model."""
+
+
+_VERBS = {
+    "add": "Saved",
+    "unchanged": "Already saved, nothing written:",
+    "update": "Updated",
+    "forget": "Forgot",
+    "confirm": "Confirmed",
+    "link": "Linked",
+}
+
+
+def event_summary(event: MemoryEvent) -> str:
+    """``Saved memory 12 [preference]: "…" (undo: event 40)``: what happened, to what, how to undo it."""
+    verb = _VERBS.get(event.event, event.event.capitalize())
+    if event.link is not None:
+        link = event.link
+        what = f"memory {link.from_id} to memory {link.to_id} ({link.relation}), link {link.id}"
+    else:
+        memory = event.memory or event.previous
+        what = f'memory {memory.id} [{memory.category}]: "{memory.content}"' if memory else "the memory"
+    undo = f" (undo: event {event.undo.event_id})" if event.undo is not None else ""
+    return f"{verb} {what}{undo}"
+
+
+async def recall(state: AppState, user_id: int, args: RecallIn) -> Answer:
+    out = await recall_for(state, user_id, args)
+    return Answer(out, _recall_summary(out, "memories and drawers"))
+
+
+async def search(state: AppState, user_id: int, args: SearchIn) -> Answer:
+    out = await search_palace(state, user_id, args)
+    return Answer(out, _recall_summary(out, "drawers"))
+
+
+def _recall_summary(out: RecallOut, what: str) -> str:
+    if out.skipped:
+        return f"Nothing recalled ({out.skipped})."
+    found = f"{len(out.memories)} memories, {len(out.items)} drawers" if out.memories else f"{len(out.items)} drawers"
+    return f"Found {found} ({what}).\n{out.context}" if out.context else f"Found {found}; nothing relevant enough."
+
+
+async def save(state: AppState, user_id: int, args: MemoryIn) -> Answer:
+    event = await memories.save_memory(state.memory_store(), user_id, args)
+    return Answer(event, event_summary(event))
+
+
+async def update(state: AppState, user_id: int, args: MemoryUpdateIn) -> Answer:
+    event = await memories.update_memory(state.memory_store(), user_id, args)
+    return Answer(event, event_summary(event))
+
+
+async def forget(state: AppState, user_id: int, args: ForgetIn) -> Answer:
+    event = await memories.forget_memory(state.memory_store(), user_id, args)
+    return Answer(event, event_summary(event))
+
+
+async def confirm(state: AppState, user_id: int, args: ConfirmIn) -> Answer:
+    event = await memories.confirm_memory(state.memory_store(), user_id, args)
+    return Answer(event, event_summary(event))
+
+
+async def link(state: AppState, user_id: int, args: LinkIn) -> Answer:
+    event = await memories.link_memories(state.memory_store(), user_id, args)
+    return Answer(event, event_summary(event))
+
+
+async def list_memories(state: AppState, user_id: int, args: ListMemoriesIn) -> Answer:
+    query = MemoryQuery(
+        args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before
+    )
+    page = await memory_read.list_memories(state.db, user_id, query)
+    lines = [f"- {m.id} [{m.layer}/{m.category}] {m.content}" for m in page.items]
+    more = f"\n(more: pass before={page.next_before})" if page.next_before is not None else ""
+    return Answer(page, "\n".join([f"{len(page.items)} memories", *lines]) + more)
+
+
+async def read_profile(state: AppState, user_id: int, _: NoArgs) -> Answer:
+    profile = await memory_profile.get_profile(state.db, state.settings.memory, user_id)
+    return Answer(profile, profile.markdown or "The core profile is empty.")
+
+
+async def write_profile(state: AppState, user_id: int, args: ProfileIn) -> Answer:
+    written = await memory_profile.put_profile(state.memory_store(), user_id, args)
+    changed = [e for e in written.events if e.event != "unchanged"]
+    lines = [event_summary(e) for e in changed]
+    return Answer(written, "\n".join([f"Profile written: {len(changed)} changes", *lines]))
+
+
+async def timeline(state: AppState, user_id: int, args: EntityRef) -> Answer:
+    entity_id = args.entity if isinstance(args.entity, int) else await _entity_id(state, user_id, args.entity)
+    out = await entity_timeline(state.db, user_id, entity_id)
+    lines = [f"- {r.subject} {r.predicate} {r.object} ({r.valid_from:%Y-%m-%d}{'' if r.current else ', ended'})"
+             for r in out.relations]  # fmt: skip
+    return Answer(out, "\n".join([f"{out.entity.name} ({out.entity.kind}): {len(out.relations)} relations", *lines]))
+
+
+async def _entity_id(state: AppState, user_id: int, name: str) -> int:
+    """The one entity a name (or alias) names: an exact match first, else the only one containing it."""
+    found = await search_entities(state.db, user_id, name, limit=ENTITY_CANDIDATES)
+    wanted = name.strip().lower()
+    exact = [e for e in found if wanted in {e.name.lower(), *(a.lower() for a in e.aliases)}]
+    chosen = exact or found
+    if len(chosen) == 1:
+        return chosen[0].id
+    if not chosen:
+        raise NotFound(f"no entity named {name!r}")
+    candidates: list[dict[str, object]] = [{"id": e.id, "kind": e.kind, "name": e.name} for e in chosen]
+    raise Ambiguous(f"{len(chosen)} entities match {name!r}: send one's id as entity", candidates=candidates)

@@ -1,0 +1,67 @@
+"""`loci mcp`: the MCP server over stdio, for desktop clients (one process per user).
+
+The client starts this process with the user's API key in ``LOCI_API_KEY``; the key is
+checked once, with the same function the HTTP middleware uses, and every tool call then
+acts as that user. A missing, invalid or revoked key exits at once with one line and
+status 2, before the model loads. stdout carries only MCP messages: logs go to stderr.
+
+It does not migrate: the schema is the service's (`loci serve`, `loci db upgrade`), and the
+command that issued the key (`loci users create`) has already brought it up to date.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from service.cli import data_dir_option, services, settings_from
+from service.cli_errors import fail, friendly_errors
+
+if TYPE_CHECKING:
+    from loci.settings import Settings
+
+__all__ = ["API_KEY_ENV", "mcp"]
+
+API_KEY_ENV = "LOCI_API_KEY"
+
+
+async def _serve(settings: Settings, key: str) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from domain.accounts import authenticate
+    from service.app import build_state
+    from service.mcp.server import build_server
+    from service.state import build_llm
+
+    state = build_state(settings)
+    try:
+        user_id = await authenticate(state.db, key)
+        if user_id is None:
+            fail(f"{API_KEY_ENV} is not a valid API key (unknown or revoked)")
+            return
+        await asyncio.to_thread(state.embedder.load)
+        state.llm = build_llm(settings)
+        server = build_server(state, lambda _ctx: user_id)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        if state.llm is not None:
+            await state.llm.aclose()
+        await state.db.dispose()
+
+
+@click.command("mcp")
+@data_dir_option
+@friendly_errors
+def mcp(data_dir: Path | None) -> None:
+    """Serve Loci's MCP tools over stdio as the user whose API key is in LOCI_API_KEY."""
+    key = os.environ.get(API_KEY_ENV, "").strip()
+    if not key:
+        fail(f"{API_KEY_ENV} is not set: give the MCP server the user's API key (loci users create NAME)")
+    settings = settings_from(data_dir)
+    with services(settings, need_queue=False) as resolved:
+        asyncio.run(_serve(resolved, key))

@@ -1,0 +1,88 @@
+"""MCP over streamable HTTP, mounted at ``/mcp`` in the Litestar app.
+
+Authentication is the app's own: `BearerAuthMiddleware` runs before this mount as before
+every /v1 route (401 without a valid key) and leaves the `Caller` in the scope. The mount
+hands the SDK's session manager that caller as an `AuthenticatedUser`, so a session can be
+used only with a key of the user who opened it (another user's key gets 404, as for an
+unknown session), and each tool call reads its user from the request that carried it.
+
+The session manager's task group lives as long as the app: `McpMount.run` is entered in
+the app's lifespan and left before the database closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar.exceptions import ServiceUnavailableException
+from litestar.handlers import ASGIRouteHandler, asgi
+from litestar.types import Receive, Scope, Send
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
+
+from service.mcp.server import build_server
+from service.state import AppState, Caller
+
+__all__ = ["MCP_PATH", "McpMount", "mcp_route"]
+
+MCP_PATH = "/mcp"
+
+
+class CallerUser(AuthenticatedUser):
+    """The authenticated Loci user, in the shape the SDK compares sessions by (its client id)."""
+
+    def __init__(self, caller: Caller) -> None:
+        super().__init__(AccessToken(token="", client_id=f"loci-user:{caller.user_id}", scopes=[]))
+        self.user_id = caller.user_id
+
+
+def _http_user(ctx: ServerRequestContext[Any, Any]) -> int:
+    scope = getattr(ctx.request, "scope", None) or {}
+    user = scope.get("user")
+    if isinstance(user, CallerUser):
+        return user.user_id
+    raise MCPError(INVALID_REQUEST, "this request carries no authenticated user")
+
+
+class McpMount:
+    def __init__(self, state: AppState) -> None:
+        self.server = build_server(state, _http_user)
+        self.max_body = state.settings.server.max_body_bytes
+        self.manager: StreamableHTTPSessionManager | None = None
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """The app's lifespan: a session manager runs once, so each start of the app makes its own."""
+        self.manager = StreamableHTTPSessionManager(app=self.server, max_request_body_size=self.max_body)
+        try:
+            async with self.manager.run():
+                yield
+        finally:
+            self.manager = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        caller = scope.get("user")
+        if not isinstance(caller, Caller):  # the admin key, or auth skipped by mistake
+            from litestar.exceptions import NotAuthorizedException
+
+            raise NotAuthorizedException("MCP needs a user API key")
+        if self.manager is None:
+            raise ServiceUnavailableException("the MCP server is not running (the app is starting or stopping)")
+        scope["user"] = CallerUser(caller)  # type: ignore[typeddict-unknown-key,unused-ignore]
+        await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+
+
+def mcp_route(mount: McpMount) -> ASGIRouteHandler:
+    """The Litestar handler for ``/mcp`` (and below), bearer-authenticated like /v1."""
+
+    @asgi(MCP_PATH, is_mount=True, copy_scope=True)
+    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await mount(scope, receive, send)
+
+    return mcp_endpoint

@@ -1,0 +1,63 @@
+"""Argument records for the tools whose routes take query parameters rather than a body.
+
+Each states the same rules as its route's parameters, from the same constants, so a tool
+refuses exactly what the route refuses. Tools whose routes take a body use that body's
+record (`domain.memory_dto`, `service.routes.recall`) as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from domain.memory_dto import MAX_ID
+from domain.memory_read import LIST_LIMIT_MAX
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
+from loci.settings import CATEGORY_PATTERN
+
+__all__ = ["EntityRef", "ListMemoriesIn", "NoArgs"]
+
+ENTITY_NAME_MAX = 200
+"""As `ingest.search_entities` caps its ``q``."""
+
+
+def _one_of(values: tuple[str, ...]) -> str:
+    return f"^({'|'.join(values)})$"
+
+
+class NoArgs(msgspec.Struct, forbid_unknown_fields=True):
+    """A tool that takes nothing (the profile read)."""
+
+
+class ListMemoriesIn(msgspec.Struct, forbid_unknown_fields=True):
+    """`GET /v1/memories`'s query parameters."""
+
+    layer: Annotated[str, msgspec.Meta(pattern=_one_of(MEMORY_LAYERS), description=", ".join(MEMORY_LAYERS))] | None = (
+        None
+    )
+    category: Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="one category")] | None = None
+    source: (
+        Annotated[str, msgspec.Meta(pattern=_one_of(MEMORY_SOURCES), description=", ".join(MEMORY_SOURCES))] | None
+    ) = None
+    agent_id: Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)] | None = None
+    as_of: (
+        Annotated[str, msgspec.Meta(max_length=64, description="ISO 8601 time with its zone: what was valid then")]
+        | None
+    ) = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=LIST_LIMIT_MAX, description=f"1-{LIST_LIMIT_MAX}")] = 50
+    before: Annotated[int, msgspec.Meta(ge=1, le=MAX_ID, description="the previous page's next_before")] | None = None
+
+
+class EntityRef(msgspec.Struct, forbid_unknown_fields=True):
+    """An entity by id, or by its name or an alias (as `GET /v1/entities?q=` finds it)."""
+
+    entity: Annotated[
+        int | str,
+        msgspec.Meta(
+            description="the entity's id, or its name or an alias (case-insensitive); a name several "
+            "entities share is an error listing them",
+            examples=["Alice"],
+        ),
+    ]

@@ -1,0 +1,171 @@
+"""The MCP server: Loci's tools (`service.mcp.tools`) and two resources to pin.
+
+Built on the SDK's low-level `Server` so the tool list is exactly the table, with the
+schemas derived there. Every tool call decodes its arguments strictly (the rules and
+messages of the HTTP routes), makes its one domain call for the caller and answers the
+structured result with a one-line summary. Anything the caller can fix (bad arguments,
+an unknown id, an ambiguous text, a full profile) and an outage come back as a tool
+error the model can read and act on; the server keeps serving.
+
+Who the caller is depends on the transport, so it is a function passed in: stdio serves
+one user for the whole process, HTTP reads the user its middleware authenticated.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    ListResourcesResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
+from mcp_types import Tool as McpTool
+from sqlalchemy.exc import DataError
+
+from domain.memory_context import ContextQuery, session_context
+from domain.memory_profile import get_profile
+from loci.errors import Ambiguous, InvalidInput, LociError, OverLimit
+from service.errors import DATABASE_DOWN, QUEUE_DOWN
+from service.mcp.tools import TOOLS, Tool, tool_named
+from service.state import AppState
+from service.strict_body import convert_strictly
+
+__all__ = ["PROFILE_URI", "SESSION_CONTEXT_URI", "UserOf", "build_server", "run_tool"]
+
+log = logging.getLogger("loci.mcp")
+
+UserOf = Callable[[ServerRequestContext[Any, Any]], int]
+"""The user a request acts as (raises when there is none, which the transport prevents)."""
+
+PROFILE_URI = "loci://profile"
+SESSION_CONTEXT_URI = "loci://context"
+INSTRUCTIONS = (
+    "Loci is the user's long-term memory. Call recall with the user's message before answering anything "
+    "that may depend on what you know about them; save_memory when they state a lasting fact, preference or "
+    "instruction; update_memory or forget_memory when they correct one."
+)
+
+
+def _mcp_tool(tool: Tool) -> McpTool:
+    hints = ToolAnnotations(read_only_hint=tool.read_only, destructive_hint=False)
+    return McpTool(name=tool.name, description=tool.description, input_schema=tool.schema, annotations=hints)
+
+
+def _refusal(message: str, **detail: Any) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(text=message)], structured_content={"error": message, **detail}, is_error=True
+    )
+
+
+def _domain_refusal(error: LociError) -> CallToolResult:
+    """The HTTP error body's content, for a model: the message, the field, what to pick from."""
+    message = str(error)
+    if isinstance(error, InvalidInput) and error.field and not message.startswith(error.field):
+        message = f"{error.field}: {message}"
+    if isinstance(error, Ambiguous):
+        listed = "\n".join(f"- {c}" for c in error.candidates)
+        return _refusal(f"{message}\n{listed}", candidates=error.candidates)
+    if isinstance(error, OverLimit):
+        return _refusal(f"{message} (size {error.size}, limit {error.limit})", size=error.size, limit=error.limit)
+    field = error.field if isinstance(error, InvalidInput) else None
+    return _refusal(message, kind=type(error).__name__, **({"field": field} if field else {}))
+
+
+async def run_tool(state: AppState, user_id: int, name: str, arguments: dict[str, Any]) -> CallToolResult:
+    """One tool call, never raising: the result, or a refusal the model can act on."""
+    tool = tool_named(name)
+    if tool is None:
+        return _refusal(f"unknown tool {name!r}; the tools are: {', '.join(t.name for t in TOOLS)}")
+    try:
+        args = convert_strictly(arguments, tool.args)
+        answer = await tool.call(state, user_id, args)
+    except LociError as e:
+        return _domain_refusal(e)
+    except DataError as e:
+        return _refusal("invalid value: " + (str(e.orig).splitlines()[0] if e.orig else "rejected by the database"))
+    except DATABASE_DOWN:
+        log.warning("tool %s: the database is unavailable", name)
+        return _refusal("the database is unavailable; retry shortly")
+    except QUEUE_DOWN:
+        return _refusal("the job queue is unavailable; retry shortly")
+    except Exception:
+        log.exception("tool %s failed", name)
+        return _refusal("internal error")
+    structured = msgspec.to_builtins(answer.result)
+    return CallToolResult(content=[TextContent(text=answer.summary)], structured_content=structured)
+
+
+_RESOURCES = [
+    Resource(
+        uri=PROFILE_URI,
+        name="core_profile",
+        description="The user's core profile as Markdown: the always-relevant facts and preferences.",
+        mime_type="text/markdown",
+    ),
+    Resource(
+        uri=SESSION_CONTEXT_URI,
+        name="session_context",
+        description="The session-start block to put at the start of the system prompt: the core profile "
+        "and confident memories, grouped by category (byte-identical until a memory changes).",
+        mime_type="text/plain",
+    ),
+]
+
+
+async def _read(state: AppState, user_id: int, uri: str) -> ReadResourceResult:
+    if uri == PROFILE_URI:
+        profile = await get_profile(state.db, state.settings.memory, user_id)
+        text, mime = profile.markdown, "text/markdown"
+    elif uri == SESSION_CONTEXT_URI:
+        query = ContextQuery(user_id, None, None, None)
+        found = await session_context(state.db, state.settings.memory, state.embedder.count_tokens, query)
+        text, mime = found.body.block, "text/plain"
+    else:
+        raise MCPError(INVALID_PARAMS, f"unknown resource {uri!r}; there are {PROFILE_URI} and {SESSION_CONTEXT_URI}")
+    return ReadResourceResult(contents=[TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+
+def build_server(state: AppState, user_of: UserOf) -> Server[Any]:
+    """A server over ``state`` for whoever ``user_of`` says each request comes from."""
+
+    async def list_tools(_: ServerRequestContext[Any, Any], __: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[_mcp_tool(t) for t in TOOLS])
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
+        return await run_tool(state, user_of(ctx), params.name, params.arguments or {})
+
+    async def list_resources(
+        _: ServerRequestContext[Any, Any], __: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        return ListResourcesResult(resources=_RESOURCES)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any, Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        return await _read(state, user_of(ctx), str(params.uri))
+
+    return Server(
+        "loci",
+        version="0.1.0",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )

@@ -1,0 +1,153 @@
+"""The tool table: every tool Loci offers an agent, as data, in one place.
+
+The MCP server (`service.mcp.server`) and `GET /v1/tools` (function-calling schemas)
+both read this table, so an agent sees the same names, descriptions and argument
+schemas whichever way it connects. A row names its arguments' msgspec record (the
+one its HTTP route decodes, so the schema is derived, not written twice) and the
+call (`service.mcp.calls`), which makes the same domain call as the route.
+
+`memory_query` (issue 19) is not a tool yet: its route, `POST /v1/memory/query`, does
+not exist. Add its row here when it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryIn, MemoryUpdateIn, ProfileIn
+from service.mcp import calls
+from service.mcp.calls import Answer
+from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
+from service.mcp.schema import input_schema
+from service.routes.recall import RecallIn, SearchIn
+from service.state import AppState
+
+__all__ = ["TOOLS", "Tool", "tool_named"]
+
+Call = Callable[[AppState, int, Any], Awaitable[Answer]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    description: str
+    """Written for a model: when to use the tool, what it answers, what to pass."""
+    args: type[msgspec.Struct]
+    call: Call
+    read_only: bool
+    schema: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schema", input_schema(self.args))
+
+
+_WRITE = (
+    " Answers the `memory_event` (event, memory, previous version, undo reference) and one line saying what "
+    "changed. A memory is named by `id_or_text`: its id, or text found in exactly one active memory."
+)
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "recall",
+        "Recall what you know about the user that is relevant to a message, before answering it. Pass the "
+        "user's message (or what you are about to discuss). Answers a ready-to-use `<memory_context>` block "
+        "(saved memories first, then past conversation excerpts), the memories and drawers with their ids, and "
+        "`revision`: pass it back as `since_rev` next time to also learn what changed since.",
+        RecallIn,
+        calls.recall,
+        read_only=True,
+    ),
+    Tool(
+        "save_memory",
+        "Save one durable fact, preference or instruction about the user, as one short statement in the "
+        "third person (e.g. 'Prefers answers in metric units'). Saving the same content again writes nothing. "
+        "`layer` core is the always-shown profile; knowledge (default) is recalled when relevant." + _WRITE,
+        MemoryIn,
+        calls.save,
+        read_only=False,
+    ),
+    Tool(
+        "update_memory",
+        "Correct or change a saved memory when the user says it is wrong or has changed. Fields left out keep "
+        "their value; the old version stays in history." + _WRITE,
+        MemoryUpdateIn,
+        calls.update,
+        read_only=False,
+    ),
+    Tool(
+        "forget_memory",
+        "Forget a saved memory when the user asks you to, or it is no longer true. It stops being recalled "
+        "(kept in history, restorable)." + _WRITE,
+        ForgetIn,
+        calls.forget,
+        read_only=False,
+    ),
+    Tool(
+        "confirm_memory",
+        "Mark a saved memory as still true now, when the user confirms it; confirmed memories stay fresh "
+        "and confident." + _WRITE,
+        ConfirmIn,
+        calls.confirm,
+        read_only=False,
+    ),
+    Tool(
+        "link_memories",
+        "Link two saved memories by id, e.g. one that supersedes, contradicts or relates to another." + _WRITE,
+        LinkIn,
+        calls.link,
+        read_only=False,
+    ),
+    Tool(
+        "list_memories",
+        "List the user's saved memories, newest first, optionally by layer, category, source or agent. "
+        "Paginated: pass the answer's `next_before` as `before` for older ones. Use recall to find memories "
+        "about a topic; use this to browse or to find ids.",
+        ListMemoriesIn,
+        calls.list_memories,
+        read_only=True,
+    ),
+    Tool(
+        "read_profile",
+        "Read the user's core profile: the always-relevant facts and preferences, as Markdown with one "
+        "`## Category` section per category and one bullet per memory.",
+        NoArgs,
+        calls.read_profile,
+        read_only=True,
+    ),
+    Tool(
+        "write_profile",
+        "Replace the user's whole core profile, as Markdown (`## Category` headings, `- ` bullets) or as "
+        "entries. Lines kept are unchanged, lines removed are forgotten, new lines are saved. Read it first "
+        "and send it back edited; prefer save_memory or update_memory for one change.",
+        ProfileIn,
+        calls.write_profile,
+        read_only=False,
+    ),
+    Tool(
+        "search_palace",
+        "Search the user's past conversations (the memory palace) for passages about a topic, optionally "
+        "within one wing or by one role. Answers the matching excerpts with their palace address; saved "
+        "memories are not included (use recall for those).",
+        SearchIn,
+        calls.search,
+        read_only=True,
+    ),
+    Tool(
+        "entity_timeline",
+        "The history of one person, place or thing the user has talked about: every relation learned about "
+        "it (current and ended), newest first, with the dates each held.",
+        EntityRef,
+        calls.timeline,
+        read_only=True,
+    ),
+)
+
+_BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def tool_named(name: str) -> Tool | None:
+    return _BY_NAME.get(name)

@@ -1,0 +1,169 @@
+"""The MCP server over streamable HTTP at /mcp, with the SDK's own client against a live server.
+
+Also `GET /v1/tools`: the same tools, as function-calling schemas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+
+import httpx
+import httpx2
+import jsonschema
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from loci_client import LociClient
+from tests.conftest import UserHandle
+from tests.live_server import live_server
+from tests.mcp_flow import FACT, call, recalled_ids, save_recall_forget, text, tool_names
+from tests.palace_seed import seed_palace
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+
+
+@pytest.fixture(scope="module")
+def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
+    with live_server(settings, embedder) as url:
+        yield url
+
+
+@asynccontextmanager
+async def mcp_session(base_url: str, key: str, seen: list[str] | None = None) -> AsyncIterator[ClientSession]:
+    """A real client session; ``seen`` collects the session ids the server handed out."""
+
+    async def note_session(response: httpx2.Response) -> None:
+        if seen is not None and (sid := response.headers.get("mcp-session-id")):
+            seen.append(sid)
+
+    headers = {"Authorization": f"Bearer {key}"}
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(f"{base_url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        http.event_hooks["response"].append(note_session)
+        await session.initialize()
+        yield session
+
+
+async def test_save_recall_forget_and_bad_arguments_over_http(base_url: str, new_user: NewUser) -> None:
+    user, other = await new_user("mcp-http"), await new_user("mcp-http-other")
+    async with mcp_session(base_url, user.key) as session:
+        names = await tool_names(session)
+        assert "recall" in names and "save_memory" in names and "memory_query" not in names
+        memory_id = await save_recall_forget(session)
+        kept = await call(session, "save_memory", content=FACT, category="relationship")
+    async with mcp_session(base_url, other.key) as session:  # another user's key sees nothing of it
+        assert await recalled_ids(session) == []
+        assert (await call(session, "list_memories"))["items"] == []
+        for ref in (kept["memory"]["id"], "Trondheim"):
+            refused = await session.call_tool("forget_memory", {"id_or_text": ref})
+            assert refused.is_error and refused.structured_content["kind"] == "NotFound", text(refused)
+        assert (await call(session, "read_profile"))["markdown"] == ""
+    assert memory_id != kept["memory"]["id"]
+
+
+async def test_a_session_belongs_to_the_key_that_opened_it(base_url: str, new_user: NewUser) -> None:
+    user, other = await new_user("mcp-owner"), await new_user("mcp-thief")
+    seen: list[str] = []
+    async with mcp_session(base_url, user.key, seen) as session:
+        await call(session, "save_memory", content=FACT, category="relationship")
+        session_id = seen[0]
+        async with httpx.AsyncClient(base_url=base_url) as http:
+            body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_memories"}}
+            headers = {
+                "Authorization": f"Bearer {other.key}",
+                "Mcp-Session-Id": session_id,
+                "Mcp-Protocol-Version": "2025-11-25",
+                "Accept": "application/json, text/event-stream",
+            }
+            stolen = await http.post("/mcp", json=body, headers=headers)
+            owned = await http.post("/mcp", json=body, headers={**headers, "Authorization": f"Bearer {user.key}"})
+    assert stolen.status_code == 404 and FACT not in stolen.text
+    assert owned.status_code == 200 and FACT in owned.text  # the same request with the owner's key works
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-a-key"}])
+async def test_mcp_without_a_valid_key_is_401(base_url: str, headers: dict[str, str]) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        answer = await http.post(
+            "/mcp", json=body, headers={**headers, "Accept": "application/json, text/event-stream"}
+        )
+    assert answer.status_code == 401 and answer.json()["status_code"] == 401
+
+
+async def test_function_calling_schemas_match_the_mcp_tools(base_url: str, new_user: NewUser) -> None:
+    user = await new_user("tools")
+    async with mcp_session(base_url, user.key) as session:
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        openai = (await http.get("/v1/tools", params={"format": "openai"})).json()
+        anthropic = (await http.get("/v1/tools", params={"format": "anthropic"})).json()
+        default = (await http.get("/v1/tools")).json()
+    with LociClient(base_url, user.key) as loci:
+        assert loci.list_tools("anthropic") == anthropic and loci.list_tools() == openai
+    assert default == openai
+    assert [t["function"]["name"] for t in openai] == [t["name"] for t in anthropic] == list(listed)
+    for fn, tool in zip(openai, anthropic, strict=True):
+        assert fn["type"] == "function" and set(fn["function"]) == {"name", "description", "parameters"}
+        assert set(tool) == {"name", "description", "input_schema"}
+        mcp_tool = listed[tool["name"]]
+        assert fn["function"]["parameters"] == tool["input_schema"] == mcp_tool.input_schema
+        assert fn["function"]["description"] == tool["description"] == mcp_tool.description
+        jsonschema.Draft202012Validator.check_schema(tool["input_schema"])
+        assert tool["input_schema"]["type"] == "object" and "$ref" not in str(tool["input_schema"])
+
+
+async def test_function_calling_schemas_check_what_the_tools_refuse(base_url: str, new_user: NewUser) -> None:
+    user = await new_user("tools-check")
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        tools = {t["name"]: t["input_schema"] for t in (await http.get("/v1/tools?format=anthropic")).json()}
+    save = jsonschema.Draft202012Validator(tools["save_memory"])
+    assert save.is_valid({"content": FACT, "category": "relationship"})
+    assert not save.is_valid({"content": FACT, "category": "relationship", "importance": 9})
+    assert not save.is_valid({"content": FACT})
+    assert not save.is_valid({"content": FACT, "category": "relationship", "colour": "red"})
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "", "OPENAI"])
+async def test_an_unknown_format_is_a_400_naming_it(base_url: str, new_user: NewUser, fmt: str) -> None:
+    user = await new_user("tools-bad")
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        answer = await http.get("/v1/tools", params={"format": fmt})
+        anonymous = await http.get("/v1/tools", headers={"Authorization": ""})
+    assert answer.status_code == 400 and answer.json()["extra"][0]["key"] == "format"
+    assert anonymous.status_code == 401
+
+
+async def test_palace_search_and_entity_timeline_answer_what_the_routes_answer(
+    base_url: str, db: Database, new_user: NewUser
+) -> None:
+    user, other = await new_user("mcp-palace"), await new_user("mcp-palace-other")
+    seeded = await seed_palace(db, user.id, "zephyrmcp")
+    alice = seeded.entities[0]
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        searched = (await http.get("/v1/search", params={"q": "zephyrmcp wing", "top_k": 5})).json()
+        timeline = (await http.get(f"/v1/entities/{alice}/timeline")).json()
+    async with mcp_session(base_url, user.key) as session:
+        found = await call(session, "search_palace", q="zephyrmcp wing", top_k=5)
+        assert [d["drawer_id"] for d in found["items"]] == [d["drawer_id"] for d in searched["items"]]
+        assert found["items"] and found["memories"] == []
+        by_id = await call(session, "entity_timeline", entity=alice)
+        by_name = await call(session, "entity_timeline", entity="ZEPHYRMCP alice")
+        assert by_id == by_name == timeline and [r["object"] for r in by_id["relations"]] == ["Lyon", "zephyrmcp Paris"]
+        shared = await session.call_tool("entity_timeline", {"entity": "zephyrmcp"})
+        assert shared.is_error and isinstance(shared.structured_content, dict)
+        assert {c["id"] for c in shared.structured_content["candidates"]} == set(seeded.entities)
+    async with mcp_session(base_url, other.key) as session:
+        for ref in (alice, "zephyrmcp Alice"):
+            refused = await session.call_tool("entity_timeline", {"entity": ref})
+            assert refused.is_error and refused.structured_content["kind"] == "NotFound", text(refused)
+        assert (await call(session, "search_palace", q="zephyrmcp wing"))["items"] == []
