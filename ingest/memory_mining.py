@@ -89,11 +89,15 @@ async def propose(deps: MiningDeps, user_id: int, turns: Sequence[TurnView]) -> 
     return await _offline(deps, turns)
 
 
-async def _offline(deps: MiningDeps, turns: Sequence[TurnView], **why: object) -> PendingMemories | None:
+async def _offline(
+    deps: MiningDeps, turns: Sequence[TurnView], calls: tuple[ChatResult, ...] = (), fallback: str | None = None
+) -> PendingMemories | None:
+    """The rules' candidates; after a failed LLM call, also what it cost and why it failed."""
     candidates = extract_memory_candidates(turns)
-    if not candidates and not why:
+    if not candidates and fallback is None:
         return None
-    return PendingMemories(await embed_candidates(deps.embedder, candidates), "offline", **why)  # type: ignore[arg-type]
+    embedded = await embed_candidates(deps.embedder, candidates)
+    return PendingMemories(embedded, "offline", calls=calls, fallback=fallback)
 
 
 async def _propose_with_llm(
