@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from loci.errors import ConfigurationError
@@ -44,11 +45,48 @@ def sqlalchemy_url(url: str) -> str:
     return urlunsplit(("postgresql+psycopg", *parts[1:]))
 
 
+def _opening(setting: str, value: str) -> str:
+    """The first message of every session: the transaction's BEGIN and its RLS setting in
+    one round trip. The connections run in autocommit so psycopg sends no BEGIN of its own;
+    this one opens the transaction, and the session's commit or rollback ends it (psycopg
+    sends COMMIT or ROLLBACK whenever a transaction is open). ``value`` is a literal, as
+    several statements fit in one message only without bound parameters: callers pass an
+    ``int`` or a constant, never text from a request."""
+    return f"BEGIN; SELECT set_config('{setting}', '{value}', true)"
+
+
+async def _opened(sessions: async_sessionmaker[AsyncSession], opening: str) -> AsyncSession:
+    """A session whose transaction is open and scoped. This is also the liveness check:
+    the pool does not ping at checkout (a round trip on every session), so a connection a
+    database restart killed fails here, before the caller ran anything; SQLAlchemy then
+    invalidates the whole pool and the one retry gets a fresh connection."""
+    for attempt in (1, 2):
+        session = sessions()
+        try:
+            await session.execute(text(opening))
+        except DBAPIError as e:
+            await session.close()
+            if attempt == 2 or not e.connection_invalidated:
+                raise
+            continue
+        return session
+    raise AssertionError("unreachable")
+
+
 @asynccontextmanager
-async def _scoped(sessions: async_sessionmaker[AsyncSession], user_id: int) -> AsyncIterator[AsyncSession]:
-    async with sessions() as session, session.begin():
-        await session.execute(text("SELECT set_config('loci.user_id', :uid, true)"), {"uid": str(int(user_id))})
-        yield session
+async def _scoped(sessions: async_sessionmaker[AsyncSession], opening: str) -> AsyncIterator[AsyncSession]:
+    """A transaction opened with ``opening``; commits on success, rolls back on error."""
+    session = await _opened(sessions, opening)
+    async with session:
+        try:
+            yield session
+        except BaseException:
+            await session.rollback()
+            raise
+        await session.commit()
+
+
+_SYSTEM = _opening("loci.system", "on")
 
 
 class Database:
@@ -87,7 +125,7 @@ class Database:
             sqlalchemy_url(url),
             pool_size=pool_size,
             max_overflow=pool_size,
-            pool_pre_ping=True,
+            isolation_level="AUTOCOMMIT",  # transactions are opened by ``_opening``
             connect_args=connect_args,
         )
         if self.app_role:
@@ -105,25 +143,33 @@ class Database:
     @asynccontextmanager
     async def user_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
         """A transaction that can see and write only ``user_id``'s rows; commits on success."""
-        async with _scoped(self._sessions, user_id) as session:
+        async with _scoped(self._sessions, _opening("loci.user_id", str(int(user_id)))) as session:
             yield session
 
     @asynccontextmanager
     async def aside_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
         """A `user_session` from the aside pool, for reads a request runs concurrently with
         its own transaction (see ``aside_engine``)."""
-        async with _scoped(self._aside_sessions, user_id) as session:
+        async with _scoped(self._aside_sessions, _opening("loci.user_id", str(int(user_id)))) as session:
             yield session
 
     @asynccontextmanager
     async def system_session(self) -> AsyncIterator[AsyncSession]:
         """A transaction across users, for admin, auth lookup, sweeps and purges only."""
-        async with self._sessions() as session, session.begin():
-            await session.execute(text("SELECT set_config('loci.system', 'on', true)"))
+        async with _scoped(self._sessions, _SYSTEM) as session:
             yield session
 
     async def ping(self) -> str:
-        """Round-trip to the server; returns its version string (for /readyz)."""
+        """Round-trip to the server; returns its version string (for /readyz). Retried once
+        when the connection was dead, as sessions are (see `_opened`)."""
+        try:
+            return await self._server_version()
+        except DBAPIError as e:
+            if not e.connection_invalidated:
+                raise
+        return await self._server_version()
+
+    async def _server_version(self) -> str:
         async with self.engine.connect() as conn:
             version = (await conn.execute(text("SHOW server_version"))).scalar_one()
         return str(version)
