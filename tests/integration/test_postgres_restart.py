@@ -3,11 +3,11 @@
 A few client tasks store conversations (each 201 is a promise that the conversation and
 its turns are durable) and ask for recalls while the embedded PostgreSQL is stopped as a
 crash would stop it, kept down a few seconds and started again on the same data dir and
-socket. The app is never
-restarted: a session's first message (`loci.db._opened`) fails on a connection the restart
-killed, SQLAlchemy then drops the whole pool and the session retries once on a fresh one. Afterwards every
-acknowledged conversation is read back with all its turns. A second test restarts it with
-no traffic in between, the case only that retry covers.
+socket. The app is never restarted: a session's first message (`loci.db._opened`) fails on
+a connection the restart killed, SQLAlchemy then drops the whole pool and the session
+retries once on a fresh one. Afterwards every acknowledged conversation is read back with
+all its turns. A second test restarts it with no traffic in between, the case only that
+retry covers.
 
 The test runs its own PostgreSQL and Valkey so stopping the database touches no other
 test. The figures (requests, acknowledged writes, failures by status, recovery time) are
