@@ -26,7 +26,7 @@ from domain.memory_rows import (
     clean_content,
     copy_links,
     copy_row,
-    embed_texts,
+    embedding_beside,
     end_row,
     event_out,
     link_out,
@@ -98,8 +98,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
     source = body.source or ("agent" if body.agent_id else "user")
-    [vector] = await embed_texts(store.embedder, [content])
-    async with store.db.user_session(user_id) as s:
+    async with embedding_beside(store.embedder, [content]) as vectors, store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
         if (existing := await same_content(s, user_id, body.category, content)) is not None:
             return unchanged((await memory_outs(s, [existing]))[0])
@@ -111,7 +110,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
             body=detail, source=source, importance=body.importance, pinned=body.pinned,
             tags=clean_tags(body.tags), agent_id=body.agent_id,
             conversation_id=await _conversation_id(s, user_id, body.conversation_id),
-            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=vector,
+            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=(await vectors)[0],
         )  # fmt: skip
         history = await record_event(
             s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
@@ -139,8 +138,8 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
     """A new version (same lineage) with the fields given; the old one is end-dated
     (``update``, superseded by the new) and its links are copied to the new one."""
     changes = _requested_changes(body, store)
-    vector = (await embed_texts(store.embedder, [changes["content"]]))[0] if "content" in changes else None
-    async with store.db.user_session(user_id) as s:
+    texts = [changes["content"]] if "content" in changes else []
+    async with embedding_beside(store.embedder, texts) as vectors, store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
         old = await resolve(s, user_id, body.id_or_text)
         diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
@@ -151,8 +150,8 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
                 s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id]
             )
         now = await transaction_now(s)
-        if vector is not None and "content" in diff:
-            diff["embedding"] = vector
+        if "content" in diff:
+            diff["embedding"] = (await vectors)[0]
         source = "agent" if body.agent_id else "user"
         new = await copy_row(
             s, old, **diff, source=source, confidence=None, confidence_base=None, agent_id=body.agent_id, valid_from=now

@@ -9,7 +9,8 @@ time whoever makes them.
 Every write takes a per-user advisory lock first: two identical saves cannot both insert,
 the core profile's total cannot be raced past its cap, and "the latest event of a lineage"
 (what undo checks) cannot change under a write. Writes are short (embeddings are computed
-before the transaction opens), and different users never wait for each other.
+before the transaction opens, or beside its first reads and ready by the insert), and
+different users never wait for each other.
 """
 
 from __future__ import annotations
