@@ -20,7 +20,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import InvalidInput, OverLimit
 from loci.inputs import check_text
-from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now
+from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now, user_lock
 from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
 from loci.settings import MemorySettings
 
@@ -44,6 +44,7 @@ __all__ = [
     "record_event",
     "transaction_now",
     "undo_path",
+    "user_lock",
 ]
 
 UNDOABLE = frozenset({"add", "update", "forget", "confirm", "restore", "link", "unlink"})

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from loci.errors import ConfigurationError
 
-__all__ = ["Database", "sqlalchemy_url", "valid_schema_name"]
+__all__ = ["HELD_LOCK", "Database", "sqlalchemy_url", "valid_schema_name"]
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -45,38 +45,60 @@ def sqlalchemy_url(url: str) -> str:
     return urlunsplit(("postgresql+psycopg", *parts[1:]))
 
 
-def _opening(setting: str, value: str) -> str:
-    """The first message of every session: the transaction's BEGIN and its RLS setting in
-    one round trip. The connections run in autocommit so psycopg sends no BEGIN of its own;
-    this one opens the transaction, and the session's commit or rollback ends it (psycopg
-    sends COMMIT or ROLLBACK whenever a transaction is open). ``value`` is a literal, as
-    several statements fit in one message only without bound parameters: callers pass an
-    ``int`` or a constant, never text from a request."""
-    return f"BEGIN; SELECT set_config('{setting}', '{value}', true)"
+HELD_LOCK = "loci.held_lock"
+"""``Session.info`` key: ``(key, transaction timestamp)`` of the advisory lock a session was
+opened with (`Database.user_session`'s ``lock``), so the code that needs the lock can tell
+it is already held instead of taking it again."""
+
+_LOCK_KEY = re.compile(r"^[a-z_]+:[0-9]+$")
 
 
-async def _opened(sessions: async_sessionmaker[AsyncSession], opening: str) -> AsyncSession:
-    """A session whose transaction is open and scoped. This is also the liveness check:
-    the pool does not ping at checkout (a round trip on every session), so a connection a
-    database restart killed fails here, before the caller ran anything; SQLAlchemy then
-    invalidates the whole pool and the one retry gets a fresh connection."""
+def _opening(setting: str, value: str, lock: str | None = None) -> str:
+    """The first message of every session: its RLS setting (and, given ``lock``, the
+    advisory lock and the transaction's timestamp) and the BEGIN, in one round trip. The
+    connections run in autocommit so psycopg sends no BEGIN of its own. Statements sent
+    before a BEGIN in one message run in an implicit transaction that the BEGIN turns into
+    the explicit one (Postgres' multi-statement Query), so the setting and the lock hold
+    until the session's commit or rollback (psycopg sends COMMIT or ROLLBACK whenever a
+    transaction is open), and the first result, the one read, is the SELECT's. Several
+    statements fit in one message only without bound parameters, so ``value`` and ``lock``
+    are literals: an ``int``, a constant or a checked key, never text from a request."""
+    columns = f"set_config('{setting}', '{value}', true)"
+    if lock is not None:
+        if not _LOCK_KEY.match(lock):
+            raise ValueError(f"invalid lock key {lock!r}")
+        columns += f", pg_advisory_xact_lock(hashtextextended('{lock}', 0)), now()"
+    return f"SELECT {columns}; BEGIN"
+
+
+async def _opened(sessions: async_sessionmaker[AsyncSession], opening: str) -> tuple[AsyncSession, tuple[Any, ...]]:
+    """A session whose transaction is open and scoped, with the opening's row. This is
+    also the liveness check: the pool does not ping at checkout (a round trip on every
+    session), so a connection a database restart killed fails here, before the caller ran
+    anything; SQLAlchemy then invalidates the whole pool and the one retry gets a fresh
+    connection."""
     for attempt in (1, 2):
         session = sessions()
         try:
-            await session.execute(text(opening))
+            connection = await session.connection()
+            row = tuple((await connection.exec_driver_sql(opening)).one())
         except DBAPIError as e:
             await session.close()
             if attempt == 2 or not e.connection_invalidated:
                 raise
             continue
-        return session
+        return session, row
     raise AssertionError("unreachable")
 
 
 @asynccontextmanager
-async def _scoped(sessions: async_sessionmaker[AsyncSession], opening: str) -> AsyncIterator[AsyncSession]:
+async def _scoped(
+    sessions: async_sessionmaker[AsyncSession], opening: str, lock: str | None = None
+) -> AsyncIterator[AsyncSession]:
     """A transaction opened with ``opening``; commits on success, rolls back on error."""
-    session = await _opened(sessions, opening)
+    session, row = await _opened(sessions, opening)
+    if lock is not None:
+        session.info[HELD_LOCK] = (lock, row[2])
     async with session:
         try:
             yield session
@@ -141,9 +163,12 @@ class Database:
         return engine
 
     @asynccontextmanager
-    async def user_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
-        """A transaction that can see and write only ``user_id``'s rows; commits on success."""
-        async with _scoped(self._sessions, _opening("loci.user_id", str(int(user_id)))) as session:
+    async def user_session(self, user_id: int, *, lock: str | None = None) -> AsyncIterator[AsyncSession]:
+        """A transaction that can see and write only ``user_id``'s rows; commits on success.
+        ``lock`` (``name:number``) is an advisory lock taken in the same round trip as the
+        opening, held to the end (see `HELD_LOCK`)."""
+        opening = _opening("loci.user_id", str(int(user_id)), lock)
+        async with _scoped(self._sessions, opening, lock) as session:
             yield session
 
     @asynccontextmanager
