@@ -26,7 +26,7 @@ from domain.memory_rows import (
     clean_content,
     copy_links,
     copy_row,
-    embed_texts,
+    embedding_beside,
     end_row,
     event_out,
     link_out,
@@ -34,6 +34,7 @@ from domain.memory_rows import (
     memory_outs,
     record_event,
     transaction_now,
+    user_lock,
 )
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -98,8 +99,10 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
     source = body.source or ("agent" if body.agent_id else "user")
-    [vector] = await embed_texts(store.embedder, [content])
-    async with store.db.user_session(user_id) as s:
+    async with (
+        embedding_beside(store.embedder, [content]) as vectors,
+        store.db.user_session(user_id, lock=user_lock(user_id)) as s,
+    ):
         await lock_user(s, user_id)
         if (existing := await same_content(s, user_id, body.category, content)) is not None:
             return unchanged((await memory_outs(s, [existing]))[0])
@@ -111,7 +114,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
             body=detail, source=source, importance=body.importance, pinned=body.pinned,
             tags=clean_tags(body.tags), agent_id=body.agent_id,
             conversation_id=await _conversation_id(s, user_id, body.conversation_id),
-            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=vector,
+            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=(await vectors)[0],
         )  # fmt: skip
         history = await record_event(
             s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
@@ -139,8 +142,11 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
     """A new version (same lineage) with the fields given; the old one is end-dated
     (``update``, superseded by the new) and its links are copied to the new one."""
     changes = _requested_changes(body, store)
-    vector = (await embed_texts(store.embedder, [changes["content"]]))[0] if "content" in changes else None
-    async with store.db.user_session(user_id) as s:
+    texts = [changes["content"]] if "content" in changes else []
+    async with (
+        embedding_beside(store.embedder, texts) as vectors,
+        store.db.user_session(user_id, lock=user_lock(user_id)) as s,
+    ):
         await lock_user(s, user_id)
         old = await resolve(s, user_id, body.id_or_text)
         diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
@@ -151,8 +157,8 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
                 s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id]
             )
         now = await transaction_now(s)
-        if vector is not None and "content" in diff:
-            diff["embedding"] = vector
+        if "content" in diff:
+            diff["embedding"] = (await vectors)[0]
         source = "agent" if body.agent_id else "user"
         new = await copy_row(
             s, old, **diff, source=source, confidence=None, confidence_base=None, agent_id=body.agent_id, valid_from=now
@@ -170,7 +176,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
 
 async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> MemoryEvent:
     """End-date the memory (``forget``); the row stays for history, ``as_of`` reads and restore."""
-    async with store.db.user_session(user_id) as s:
+    async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         row = await resolve(s, user_id, body.id_or_text)
         end_row(row, await transaction_now(s), "forget")
@@ -187,7 +193,7 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
     returned, `domain.memory_decay`). Bookkeeping, so the revision stays, unless the
     confidence comes back over the block's floor (`memory_scope.BLOCK_CHANGE`). The
     previous timestamp and confidence go into the event, so an undo can put both back."""
-    async with store.db.user_session(user_id) as s:
+    async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         row = await resolve(s, user_id, body.id_or_text)
         previous, was = row.last_confirmed_at, row.confidence
@@ -227,7 +233,7 @@ async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: Memor
 
 async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> MemoryEvent:
     """Bring an ended version back as a new row of its lineage (event ``restore``)."""
-    async with store.db.user_session(user_id) as s:
+    async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         row = await any_version(s, user_id, memory_id)
         new = await reactivate(s, user_id, row, store.settings)
@@ -239,7 +245,7 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
 
 async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> MemoryEvent:
     """Link two active memories; an existing active link is ``unchanged``, a removed one comes back."""
-    async with store.db.user_session(user_id) as s:
+    async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         source = await active_by_id(s, user_id, body.from_id)  # unknown ids first: 404 before any 400
         await active_by_id(s, user_id, body.to_id)
@@ -272,7 +278,7 @@ async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> Memor
 
 async def unlink_memories(store: MemoryStore, user_id: int, link_id: int) -> MemoryEvent:
     """Mark the link removed (it stays for ``as_of`` reads and undo)."""
-    async with store.db.user_session(user_id) as s:
+    async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         link = (
             await s.execute(

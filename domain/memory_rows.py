@@ -8,7 +8,8 @@ because mining writes memories too; they are re-exported here for the domain's m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -19,7 +20,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import InvalidInput, OverLimit
 from loci.inputs import check_text
-from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now
+from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now, user_lock
 from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
 from loci.settings import MemorySettings
 
@@ -34,6 +35,7 @@ __all__ = [
     "copy_row",
     "core_rows",
     "embed_texts",
+    "embedding_beside",
     "end_row",
     "event_out",
     "link_out",
@@ -42,6 +44,7 @@ __all__ = [
     "record_event",
     "transaction_now",
     "undo_path",
+    "user_lock",
 ]
 
 UNDOABLE = frozenset({"add", "update", "forget", "confirm", "restore", "link", "unlink"})
@@ -90,6 +93,24 @@ async def embed_texts(embedder: Embedder, texts: Sequence[str]) -> list[list[flo
         return []
     vectors = await asyncio.to_thread(embedder.query_job(list(texts)))
     return [[float(x) for x in row] for row in vectors]
+
+
+@asynccontextmanager
+async def embedding_beside(embedder: Embedder, texts: Sequence[str]) -> AsyncIterator[asyncio.Task[list[list[float]]]]:
+    """`embed_texts` started now and awaited by the caller when it needs the vectors, so the
+    model's ~5 ms in its thread overlap the write's first round trips (opening, lock, the
+    duplicate or id lookup) instead of preceding them. The vectors are awaited before the
+    insert, under the user's lock: a same-user write may wait the rest of an embedding,
+    no other user does. A write that ends without them (unchanged, not found) drops the
+    task; an error it never needed is marked retrieved rather than logged as lost."""
+    task = asyncio.ensure_future(embed_texts(embedder, texts))
+    try:
+        yield task
+    finally:
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()
 
 
 async def core_rows(s: AsyncSession, user_id: int) -> list[Memory]:

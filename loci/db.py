@@ -20,11 +20,12 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from loci.errors import ConfigurationError
 
-__all__ = ["Database", "sqlalchemy_url", "valid_schema_name"]
+__all__ = ["HELD_LOCK", "Database", "sqlalchemy_url", "valid_schema_name"]
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -44,11 +45,70 @@ def sqlalchemy_url(url: str) -> str:
     return urlunsplit(("postgresql+psycopg", *parts[1:]))
 
 
+HELD_LOCK = "loci.held_lock"
+"""``Session.info`` key: ``(key, transaction timestamp)`` of the advisory lock a session was
+opened with (`Database.user_session`'s ``lock``), so the code that needs the lock can tell
+it is already held instead of taking it again."""
+
+_LOCK_KEY = re.compile(r"^[a-z_]+:[0-9]+$")
+
+
+def _opening(setting: str, value: str, lock: str | None = None) -> str:
+    """The first message of every session: its RLS setting (and, given ``lock``, the
+    advisory lock and the transaction's timestamp) and the BEGIN, in one round trip. The
+    connections run in autocommit so psycopg sends no BEGIN of its own. Statements sent
+    before a BEGIN in one message run in an implicit transaction that the BEGIN turns into
+    the explicit one (Postgres' multi-statement Query), so the setting and the lock hold
+    until the session's commit or rollback (psycopg sends COMMIT or ROLLBACK whenever a
+    transaction is open), and the first result, the one read, is the SELECT's. Several
+    statements fit in one message only without bound parameters, so ``value`` and ``lock``
+    are literals: an ``int``, a constant or a checked key, never text from a request."""
+    columns = f"set_config('{setting}', '{value}', true)"
+    if lock is not None:
+        if not _LOCK_KEY.match(lock):
+            raise ValueError(f"invalid lock key {lock!r}")
+        columns += f", pg_advisory_xact_lock(hashtextextended('{lock}', 0)), now()"
+    return f"SELECT {columns}; BEGIN"
+
+
+async def _opened(sessions: async_sessionmaker[AsyncSession], opening: str) -> tuple[AsyncSession, tuple[Any, ...]]:
+    """A session whose transaction is open and scoped, with the opening's row. This is
+    also the liveness check: the pool does not ping at checkout (a round trip on every
+    session), so a connection a database restart killed fails here, before the caller ran
+    anything; SQLAlchemy then invalidates the whole pool and the one retry gets a fresh
+    connection."""
+    for attempt in (1, 2):
+        session = sessions()
+        try:
+            connection = await session.connection()
+            row = tuple((await connection.exec_driver_sql(opening)).one())
+        except DBAPIError as e:
+            await session.close()
+            if attempt == 2 or not e.connection_invalidated:
+                raise
+            continue
+        return session, row
+    raise AssertionError("unreachable")
+
+
 @asynccontextmanager
-async def _scoped(sessions: async_sessionmaker[AsyncSession], user_id: int) -> AsyncIterator[AsyncSession]:
-    async with sessions() as session, session.begin():
-        await session.execute(text("SELECT set_config('loci.user_id', :uid, true)"), {"uid": str(int(user_id))})
-        yield session
+async def _scoped(
+    sessions: async_sessionmaker[AsyncSession], opening: str, lock: str | None = None
+) -> AsyncIterator[AsyncSession]:
+    """A transaction opened with ``opening``; commits on success, rolls back on error."""
+    session, row = await _opened(sessions, opening)
+    if lock is not None:
+        session.info[HELD_LOCK] = (lock, row[2])
+    async with session:
+        try:
+            yield session
+        except BaseException:
+            await session.rollback()
+            raise
+        await session.commit()
+
+
+_SYSTEM = _opening("loci.system", "on")
 
 
 class Database:
@@ -87,7 +147,7 @@ class Database:
             sqlalchemy_url(url),
             pool_size=pool_size,
             max_overflow=pool_size,
-            pool_pre_ping=True,
+            isolation_level="AUTOCOMMIT",  # transactions are opened by ``_opening``
             connect_args=connect_args,
         )
         if self.app_role:
@@ -103,27 +163,38 @@ class Database:
         return engine
 
     @asynccontextmanager
-    async def user_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
-        """A transaction that can see and write only ``user_id``'s rows; commits on success."""
-        async with _scoped(self._sessions, user_id) as session:
+    async def user_session(self, user_id: int, *, lock: str | None = None) -> AsyncIterator[AsyncSession]:
+        """A transaction that can see and write only ``user_id``'s rows; commits on success.
+        ``lock`` (``name:number``) is an advisory lock taken in the same round trip as the
+        opening, held to the end (see `HELD_LOCK`)."""
+        opening = _opening("loci.user_id", str(int(user_id)), lock)
+        async with _scoped(self._sessions, opening, lock) as session:
             yield session
 
     @asynccontextmanager
     async def aside_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
         """A `user_session` from the aside pool, for reads a request runs concurrently with
         its own transaction (see ``aside_engine``)."""
-        async with _scoped(self._aside_sessions, user_id) as session:
+        async with _scoped(self._aside_sessions, _opening("loci.user_id", str(int(user_id)))) as session:
             yield session
 
     @asynccontextmanager
     async def system_session(self) -> AsyncIterator[AsyncSession]:
         """A transaction across users, for admin, auth lookup, sweeps and purges only."""
-        async with self._sessions() as session, session.begin():
-            await session.execute(text("SELECT set_config('loci.system', 'on', true)"))
+        async with _scoped(self._sessions, _SYSTEM) as session:
             yield session
 
     async def ping(self) -> str:
-        """Round-trip to the server; returns its version string (for /readyz)."""
+        """Round-trip to the server; returns its version string (for /readyz). Retried once
+        when the connection was dead, as sessions are (see `_opened`)."""
+        try:
+            return await self._server_version()
+        except DBAPIError as e:
+            if not e.connection_invalidated:
+                raise
+        return await self._server_version()
+
+    async def _server_version(self) -> str:
         async with self.engine.connect() as conn:
             version = (await conn.execute(text("SHOW server_version"))).scalar_one()
         return str(version)

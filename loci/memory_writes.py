@@ -9,7 +9,8 @@ time whoever makes them.
 Every write takes a per-user advisory lock first: two identical saves cannot both insert,
 the core profile's total cannot be raced past its cap, and "the latest event of a lineage"
 (what undo checks) cannot change under a write. Writes are short (embeddings are computed
-before the transaction opens), and different users never wait for each other.
+before the transaction opens, or beside its first reads and ready by the insert), and
+different users never wait for each other.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.db import HELD_LOCK
 from loci.models import Memory, MemoryHistory
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "new_memory_row",
     "record_event",
     "transaction_now",
+    "user_lock",
 ]
 
 
@@ -37,12 +40,22 @@ _NOW = "loci.transaction_now"
 """Where a session keeps its transaction's timestamp once read (``Session.info``)."""
 
 
+def user_lock(user_id: int) -> str:
+    """The advisory lock key of ``user_id``'s memory writes; a session opened with it
+    (`Database.user_session`'s ``lock``) holds it from its first round trip."""
+    return f"memories:{int(user_id)}"
+
+
 async def lock_user(s: AsyncSession, user_id: int) -> None:
     """Serialise this user's memory writes until the transaction ends (see the module); the
-    same round trip reads the transaction's timestamp, which every write then needs."""
-    locked = await s.execute(
-        text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0)), now()"), {"key": f"memories:{user_id}"}
-    )
+    same round trip reads the transaction's timestamp, which every write then needs. A
+    session opened with the lock (the API's hot writes) already holds both: no round trip."""
+    key = user_lock(user_id)
+    held = s.info.get(HELD_LOCK)
+    if held is not None and held[0] == key:
+        s.info[_NOW] = held[1]
+        return
+    locked = await s.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0)), now()"), {"key": key})
     s.info[_NOW] = locked.one()[1]
 
 

@@ -3,11 +3,11 @@
 A few client tasks store conversations (each 201 is a promise that the conversation and
 its turns are durable) and ask for recalls while the embedded PostgreSQL is stopped as a
 crash would stop it, kept down a few seconds and started again on the same data dir and
-socket. The app is never
-restarted: `Database` pings pooled connections before use (``pool_pre_ping``), so the
-connections the restart killed are replaced on their next checkout. Afterwards every
-acknowledged conversation is read back with all its turns. A second test restarts it with
-no traffic in between, the case only ``pool_pre_ping`` covers.
+socket. The app is never restarted: a session's first message (`loci.db._opened`) fails on
+a connection the restart killed, SQLAlchemy then drops the whole pool and the session
+retries once on a fresh one. Afterwards every acknowledged conversation is read back with
+all its turns. A second test restarts it with no traffic in between, the case only that
+retry covers.
 
 The test runs its own PostgreSQL and Valkey so stopping the database touches no other
 test. The figures (requests, acknowledged writes, failures by status, recovery time) are
@@ -232,7 +232,8 @@ async def test_first_requests_after_a_quiet_restart_succeed(
     own_services: tuple[EmbeddedServices, ServiceUrls], embedder: Embedder
 ) -> None:
     """No request during the outage, so nothing has told the pool its connections died:
-    only a ping at checkout (``pool_pre_ping``) keeps the next requests from failing on them."""
+    only the retry of a session's first message (`loci.db._opened`) keeps the next requests
+    from failing on them."""
     embedded, urls = own_services
     async with running_app(urls, embedder) as (client, user):
         body = {"message": "Where do I live and how do I get to work?"}
