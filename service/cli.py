@@ -32,7 +32,14 @@ from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
 from service.cli_errors import fail, friendly_errors
-from service.serving import SERVE_IMPORTS, bind_listener, http_server, import_in_background, preload_embedder
+from service.serving import (
+    SERVE_IMPORTS,
+    bind_listener,
+    http_server,
+    import_in_background,
+    note_signals,
+    preload_embedder,
+)
 
 if TYPE_CHECKING:
     from loci.db import Database
@@ -178,7 +185,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
             await task
 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        received = _note_signals(server)
+        received = note_signals(server)
         interrupted = False
         try:
             asyncio.run(run())
@@ -195,20 +202,6 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     if interrupted:  # the embedded services are stopped by now: say so, not click's "Aborted!"
         click.echo("Loci stopped.", err=True)
         raise SystemExit(130)
-
-
-def _note_signals(server: Any) -> list[int]:
-    """The signals uvicorn's server stops for, as they arrive (its handler is wrapped on the
-    instance, which is what uvicorn installs while it serves)."""
-    received: list[int] = []
-    handle_exit = server.handle_exit
-
-    def note(sig: int, frame: Any) -> None:
-        received.append(sig)
-        handle_exit(sig, frame)
-
-    server.handle_exit = note
-    return received
 
 
 @main.command()

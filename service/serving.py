@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from loci.embedder import Embedder
     from loci.settings import Settings
 
-__all__ = ["SERVE_IMPORTS", "bind_listener", "http_server", "import_in_background", "preload_embedder"]
+__all__ = ["SERVE_IMPORTS", "bind_listener", "http_server", "import_in_background", "note_signals", "preload_embedder"]
 
 
 def bind_listener(host: str, port: int) -> socket.socket:
@@ -103,3 +103,17 @@ def http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> 
     # log_config=None: uvicorn's records go through Loci's one handler and format
     config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on")
     return uvicorn.Server(config)
+
+
+def note_signals(server: Any) -> list[int]:
+    """The signals uvicorn's server stops for, as they arrive (its handler is wrapped on the
+    instance, which is what uvicorn installs while it serves)."""
+    received: list[int] = []
+    handle_exit = server.handle_exit
+
+    def note(sig: int, frame: Any) -> None:
+        received.append(sig)
+        handle_exit(sig, frame)
+
+    server.handle_exit = note
+    return received
