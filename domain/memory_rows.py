@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import LinkOut, MemoryEvent, MemoryOut, UndoRef
+from ingest import embed_statements
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import InvalidInput, OverLimit
@@ -88,11 +89,10 @@ async def embed_texts(embedder: Embedder, texts: Sequence[str]) -> list[list[flo
     """Vectors of the contents, computed off the event loop (tokenized here, run in a thread,
     as recall embeds queries). Only ``content`` is embedded: it is the statement a recall
     query must match; a long body would dilute a short fact's pooled vector and be cut at
-    the model's window. Summary and body are found through the full-text index instead."""
-    if not texts:
-        return []
-    vectors = await asyncio.to_thread(embedder.query_job(list(texts)))
-    return [[float(x) for x in row] for row in vectors]
+    the model's window. Summary and body are found through the full-text index instead.
+    The embedding itself is mining's (`ingest.embed_statements`), so a statement typed by a
+    person and one extracted from a transcript get comparable vectors."""
+    return [[float(x) for x in row] for row in await embed_statements(embedder, texts)]
 
 
 @asynccontextmanager

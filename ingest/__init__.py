@@ -39,6 +39,7 @@ from ingest.graph import (
     timeline,
 )
 from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_mining import embed_statements
 from ingest.memory_rules import extract_memory_candidates
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
@@ -61,6 +62,7 @@ __all__ = [
     "backfill_sentence_vectors",
     "complete_conversation",
     "effective_valid_to",
+    "embed_statements",
     "extract_memory_candidates",
     "get_conversation",
     "get_entity",

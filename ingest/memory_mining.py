@@ -53,8 +53,10 @@ class PendingMemories:
 
 
 async def embed_statements(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
-    """Vectors the way saved memories get theirs (`domain.memory_rows.embed_texts`: the
-    query path), so an extracted statement and a typed one compare like for like."""
+    """Memory statements' vectors, through the query path (tokenized here, the model in a
+    thread, as recall embeds queries); saved memories get theirs here too
+    (`domain.memory_rows.embed_texts`), so an extracted statement and a typed one compare
+    like for like."""
     if not texts:
         return []
     vectors = await asyncio.to_thread(embedder.query_job(list(texts)))

@@ -7,12 +7,14 @@ and one line for the model. Nothing here holds SQL or re-checks what the domain 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from domain import memories, memory_profile, memory_read
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, ProfileIn
 from domain.memory_read import MemoryQuery
+from domain.memory_rows import MemoryStore
 from domain.memory_scope import parse_as_of
 from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
@@ -75,29 +77,26 @@ def _recall_summary(out: RecallOut, what: str) -> str:
     return f"Found {found} ({what}).\n{out.context}" if out.context else f"Found {found}; nothing relevant enough."
 
 
-async def save(state: AppState, user_id: int, args: MemoryIn) -> Answer:
-    event = await memories.save_memory(state.memory_store(), user_id, args)
-    return Answer(event, event_summary(event))
+Write = TypeVar("Write", MemoryIn, MemoryUpdateIn, ForgetIn, ConfirmIn, LinkIn)
 
 
-async def update(state: AppState, user_id: int, args: MemoryUpdateIn) -> Answer:
-    event = await memories.update_memory(state.memory_store(), user_id, args)
-    return Answer(event, event_summary(event))
+def _write(
+    write: Callable[[MemoryStore, int, Write], Awaitable[MemoryEvent]],
+) -> Callable[[AppState, int, Write], Awaitable[Answer]]:
+    """A write tool: the domain write the route calls, answered with its event and a summary."""
+
+    async def call(state: AppState, user_id: int, args: Write) -> Answer:
+        event = await write(state.memory_store(), user_id, args)
+        return Answer(event, event_summary(event))
+
+    return call
 
 
-async def forget(state: AppState, user_id: int, args: ForgetIn) -> Answer:
-    event = await memories.forget_memory(state.memory_store(), user_id, args)
-    return Answer(event, event_summary(event))
-
-
-async def confirm(state: AppState, user_id: int, args: ConfirmIn) -> Answer:
-    event = await memories.confirm_memory(state.memory_store(), user_id, args)
-    return Answer(event, event_summary(event))
-
-
-async def link(state: AppState, user_id: int, args: LinkIn) -> Answer:
-    event = await memories.link_memories(state.memory_store(), user_id, args)
-    return Answer(event, event_summary(event))
+save = _write(memories.save_memory)
+update = _write(memories.update_memory)
+forget = _write(memories.forget_memory)
+confirm = _write(memories.confirm_memory)
+link = _write(memories.link_memories)
 
 
 async def list_memories(state: AppState, user_id: int, args: ListMemoriesIn) -> Answer:
