@@ -185,15 +185,17 @@ class Embedder:
         the same memory lines on every call, and a dict lookup is ~100x cheaper than the
         tokenizer. Long texts (drawers) are counted each time rather than kept."""
         counts = self._counts
-        missing = [t for t in dict.fromkeys(texts) if t not in counts]
+        # A snapshot of what the cache knows now: the reset below (or another thread's)
+        # may empty it before this call answers, and every text must still get its count.
+        known = {t: counts.get(t) for t in dict.fromkeys(texts)}
+        missing = [t for t, n in known.items() if n is None]
         if missing:
             fresh = dict(zip(missing, self._count_uncached(missing), strict=True))
+            known.update(fresh)
             if len(counts) > COUNT_CACHE_ENTRIES:  # whole-sale reset: simple, and rare
                 counts.clear()
             counts.update((t, n) for t, n in fresh.items() if len(t) <= COUNT_CACHE_MAX_CHARS)
-        else:
-            fresh = {}
-        return [counts[t] if t in counts else fresh[t] for t in texts]
+        return [n for n in map(known.__getitem__, texts) if n is not None]
 
     def _count_uncached(self, texts: Sequence[str]) -> list[int]:
         self.load()

@@ -263,3 +263,15 @@ def test_a_record_of_another_version_is_ignored(tmp_path: Path) -> None:
     assert Manifest.read(record) is None
     record.write_text("{not json")
     assert Manifest.read(record) is None
+
+
+def test_counting_answers_every_text_when_the_cache_resets_midway(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's whole-sale reset used to drop texts this very call had found cached, so a
+    batch mixing cached and new texts raised KeyError (a LongMemEval ingest died on '1. ')."""
+    monkeypatch.setattr("loci.embedder.COUNT_CACHE_ENTRIES", 1)
+    counter = Embedder(embedder.settings)
+    expected = embedder.count_tokens(["1. ", "a new line", "another new line", "1. "])
+    counter.count_tokens(["1. ", "warm"])  # the cache now holds more than the cap allows
+    assert counter.count_tokens(["1. ", "a new line", "another new line", "1. "]) == expected
