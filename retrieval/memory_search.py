@@ -45,6 +45,7 @@ __all__ = [
     "MemoryCandidate",
     "MemoryPlan",
     "MemoryScope",
+    "bump_recall_counts",
     "count_recalled",
     "fuse_memories",
     "memory_keyword",
@@ -277,9 +278,10 @@ def count_recalled(db: Database, user_id: int, memory_ids: Sequence[int]) -> Non
     updated in place (no HOT), so the new version goes into every index, the HNSW graph
     included. Here it runs in its own short transaction on another pooled connection once
     the recall's has committed (so no recall holds one connection while waiting for a
-    second), skips rows another transaction holds instead of waiting, and a failure is
-    logged, never raised. It touches no content and writes no history, so the memory
-    revision stays as it was. `settle_recall_counts` waits for the pending ones.
+    second), as a HOT update where the page has room (migration 0018), skips rows another
+    transaction holds instead of waiting, and a failure is logged, never raised. It touches
+    no content and writes no history, so the memory revision stays as it was.
+    `settle_recall_counts` waits for the pending ones.
     """
     if not memory_ids:
         return
@@ -297,10 +299,17 @@ _COUNT = text(
 )
 
 
+async def bump_recall_counts(session: AsyncSession, user_id: int, memory_ids: Sequence[int]) -> None:
+    """The counter update itself, in the caller's transaction. It changes no indexed
+    column, so on a page with room (migration 0018's fillfactor) it is a HOT update:
+    no index entry, no HNSW insert."""
+    await session.execute(_COUNT, {"uid": user_id, "ids": list(memory_ids)})
+
+
 async def _count(db: Database, user_id: int, memory_ids: list[int]) -> None:
     try:
         async with db.user_session(user_id) as session:
-            await session.execute(_COUNT, {"uid": user_id, "ids": memory_ids})
+            await bump_recall_counts(session, user_id, memory_ids)
     except Exception as e:  # any failure: a lost count costs nothing, a failed recall its LLM call
         log.warning("retrieval.recall_count_failed", extra={"error": type(e).__name__, "count": len(memory_ids)})
 

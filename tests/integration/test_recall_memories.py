@@ -13,14 +13,14 @@ from datetime import UTC, datetime
 
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Memory, MemoryHistory
 from loci.settings import Settings
 from retrieval import HYBRID, RecallDeps, RecallRequest, RecallResponse, SearchMode, recall
-from retrieval.memory_search import settle_recall_counts
+from retrieval.memory_search import bump_recall_counts, settle_recall_counts
 from retrieval.render import MEMORY_HEADER
 from tests.conftest import UserHandle
 from tests.integration.palace_fixture import ConversationSpec, place_conversation
@@ -136,6 +136,32 @@ async def test_recall_count_is_bumped_without_a_new_revision(
     assert rows[idle].recall_count == 0 and rows[idle].last_recalled_at is None
     assert rows[mid].content == "The user's bike is a red Brompton." and rows[mid].valid_until is None
     assert history == 2  # the two adds: recalling writes no history, so the revision stays
+
+
+async def test_bumping_recall_counts_is_a_hot_update_that_writes_no_index_entry(
+    db: Database, embedder: Embedder, new_user: NewUser
+) -> None:
+    """Every memory a recall finds gets its counter bumped; as a full update that inserted
+    into every index of the table, the HNSW graph included, on each recall (migration 0018)."""
+    user = await new_user("mem-hot")
+    lines = [f"The user's locker number at gym {i} is {100 + i}." for i in range(8)]
+    ids = [await seed_memory(db, user.id, line, embedder=embedder) for line in lines]
+    stats = text(  # this backend's counts not yet flushed to the cumulative statistics
+        "SELECT pg_stat_get_xact_tuples_updated(CAST('memories' AS regclass)), "
+        "pg_stat_get_xact_tuples_hot_updated(CAST('memories' AS regclass))"
+    )
+    seen = []
+    for _ in range(3):  # each recall commits on its own, so pruning frees the old versions
+        for mid in ids:
+            async with db.user_session(user.id) as s:
+                before = (await s.execute(stats)).one()
+                await bump_recall_counts(s, user.id, [mid])
+                after = (await s.execute(stats)).one()
+                seen.append((after[0] - before[0], after[1] - before[1]))
+    assert seen == [(1, 1)] * len(seen)
+    async with db.user_session(user.id) as s:
+        counts = (await s.execute(select(Memory.recall_count).where(Memory.id.in_(ids)))).scalars().all()
+    assert counts == [3] * len(ids)
 
 
 async def test_a_memory_locked_by_a_writer_is_recalled_without_waiting(
