@@ -8,10 +8,11 @@ sits in the trash. Another user's id reads as "not found", never as "forbidden".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.fields import AAAK, Content, Count, Id, Label, Tags, When
@@ -19,6 +20,7 @@ from domain.fields import Level as KindText
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Drawer, Room, Wing
+from loci.timexpr import MAX_YEAR, MIN_YEAR
 
 __all__ = [
     "Browse",
@@ -37,6 +39,9 @@ Level = Literal["wings", "rooms", "closets", "drawers"]
 MAX_LIMIT = 200
 PARENT_OF = {"rooms": "wing", "closets": "room", "drawers": "closet"}
 LABEL_PREVIEW_CHARS = 120  # a drawer named on the delete page: enough to recognise it, one line
+_EARLIEST = datetime(MIN_YEAR, 1, 1, tzinfo=UTC)
+_LATEST = datetime(MAX_YEAR + 1, 1, 1, tzinfo=UTC)
+"""The dates a palace span counts: `loci.timexpr`'s accepted years."""
 Crumb = tuple[str, int, str]
 """(level, id, label) of one ancestor, from the wing down."""
 
@@ -103,13 +108,19 @@ def _page_args(limit: int, offset: int) -> None:
 
 
 def _drawer_stats(group_col: Any, user_id: int) -> Any:
-    """Per-container count and date span of the live drawers under it."""
+    """Per-container count and date span of the live drawers under it.
+
+    Only real dates count towards the span: a drawer stamped outside the years the service
+    accepts (a 0001-01-01 sentinel written before the input checks) would otherwise date
+    its whole wing "1-01-01"; a container with no real date has no span (omitted).
+    """
+    dated = case((Drawer.occurred_at.between(_EARLIEST, _LATEST), Drawer.occurred_at))
     return (
         select(
             group_col.label("key"),
             func.count(Drawer.id).label("n"),
-            func.min(Drawer.occurred_at).label("first_at"),
-            func.max(Drawer.occurred_at).label("last_at"),
+            func.min(dated).label("first_at"),
+            func.max(dated).label("last_at"),
         )
         .where(Drawer.user_id == user_id, Drawer.deleted_at.is_(None))
         .group_by(group_col)

@@ -36,7 +36,7 @@ log = logging.getLogger("loci.ingest.llm")
 
 EntityKind = Literal["p", "l", "e", "i", "t"]
 """`loci.models.ENTITY_KINDS` spelled as a type for the JSON schema (a unit test keeps them equal)."""
-WingKind = Literal["person", "project", "topic", "agent"]
+WingKind = Literal["person", "place", "project", "topic", "agent"]
 """`loci.models.WING_KINDS` likewise."""
 
 
@@ -68,7 +68,7 @@ class WindowSchema(BaseModel):
 
 
 SYSTEM_PROMPT = """You extract long-term memory from a chat. Reply with JSON only, matching:
-{"subject": {"kind": "person|project|topic|agent", "name": str} | null,
+{"subject": {"kind": "person|place|project|topic|agent", "name": str} | null,
  "topics": [str] (1-3 short lower-case topics),
  "entities": [{"name": str, "kind": "p|l|e|i|t", "turns": [seq]}],
  "relations": [{"subject": "user" or entity name, "predicate": str, "object": str,

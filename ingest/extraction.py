@@ -62,7 +62,8 @@ class RelationFact:
 
 @dataclass(frozen=True, slots=True)
 class Subject:
-    """What the window is about, as a wing: kind person / project / topic / agent."""
+    """What the window is about, as the LLM suggests it: kind person / place / project / topic / agent
+    (mining names wings by `ingest.subjects` over the whole conversation instead)."""
 
     kind: str
     name: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["name_key", "slugify"]
+__all__ = ["compact_key", "name_key", "slugify"]
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
@@ -23,3 +23,8 @@ def name_key(name: str) -> str:
     while len(words) > 1 and _INITIAL.match(words[-1]):
         words.pop()
     return slugify(" ".join(words))
+
+
+def compact_key(name: str) -> str:
+    """`name_key` without hyphens or spaces: "e-foil", "E Foil" and "efoil" are one word."""
+    return name_key(name).replace("-", "")

@@ -4,11 +4,16 @@
    without any Loci block an app echoed into them (`echo_guard`).
 2. Split long turns and embed every part, and the sentences of the parts that have
    several, in one cached batch (`plan`).
-3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM), rank
-   the closet topics against the window's vectors, propose memories (`memory_mining`),
-   then in ONE transaction place the drawers, upsert entities and relations, settle the
-   memories and advance the watermark (`window`).
-4. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
+3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM) and
+   rank the closet topics against the window's vectors.
+4. Choose the conversation's subject from all windows' mentions and its text, settled
+   against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
+   window is extracted before the first is written, so the wing reflects the whole
+   conversation, not its first window (a crash meanwhile repeats only extraction).
+5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
+   drawers, upsert entities and relations, settle the memories and advance the
+   watermark (`window`).
+6. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -31,7 +36,9 @@ from ingest.memory_mining import propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
+from ingest.subjects import WingSubject
 from ingest.window import commit_window
+from ingest.wings import conversation_subject
 from loci.errors import NotFound
 from loci.models import Agent, Conversation, Turn
 
@@ -78,8 +85,8 @@ async def _rank_topics(
     except Exception as e:  # the model's failures have many types; see ingest.embed
         log.warning("key phrase ranking failed, keeping frequency topics: %s: %s", type(e).__name__, e)
         return outcome
-    # The wing (subject) keeps the broad frequency word: a wing gathers many rooms, while
-    # a closet names what one window was about.
+    # A closet names what one window was about; the wing's subject is chosen over the
+    # whole conversation (`ingest.subjects`).
     return replace(outcome, extraction=replace(ex, topics=topics))
 
 
@@ -94,10 +101,17 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     clock = time.perf_counter()
     plans, embedded = await split_and_embed(deps, turns)
     totals.seconds["embed"] = time.perf_counter() - clock
+    extracted = []
     for window in windows(turns, deps.settings.mining.window_turns):
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
-        outcome = await _extract(deps, extractor, window.items, window_plans)
+        extracted.append((window, window_plans, await _extract(deps, extractor, window.items, window_plans)))
+        totals.seconds["extract"] += time.perf_counter() - clock
+    clock = time.perf_counter()
+    subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
+    totals.seconds["subject"] = time.perf_counter() - clock
+    for window, window_plans, outcome in extracted:
+        clock = time.perf_counter()
         memories = await propose(deps, conv.user_id, window.items)
         if memories is not None:
             totals.calls.extend(memories.calls)
@@ -109,7 +123,7 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        await commit_window(deps, conv, window_plans, outcome, totals, memories)
+        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
     result = MiningResult(
@@ -130,6 +144,19 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         extra={"stage_seconds": totals.seconds, "embedded_tokens": embedded.tokens, "cached": embedded.cached},
     )  # fmt: skip
     return result
+
+
+async def _subject(
+    deps: MiningDeps,
+    conv: MinedConversation,
+    turns: Sequence[TurnView],
+    plans: Mapping[int, TurnPlan],
+    outcomes: Sequence[ExtractionOutcome],
+) -> WingSubject | None:
+    """The subject of all the turns being mined, from every window's mentions (`ingest.wings`)."""
+    mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
+    vectors = [part.vector for plan in plans.values() for part in plan.parts]
+    return await conversation_subject(deps, (conv.user_id, conv.id), turns, mentions, vectors)
 
 
 async def _extract(

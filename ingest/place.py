@@ -5,9 +5,11 @@ Every function runs inside the caller's window transaction and allocates numbers
 numbers are never raced and AAAK pointers (``§ W-wing/R-room/D-drawer``) stay unique
 and stable per user.
 
-Wings are deduplicated by slug *and* alias: the key drops case and trailing initials,
-so "Derek", "derek" and "Derek M." land in one wing, and every spelling seen is kept
-in ``aliases`` (lower-cased) for later matches.
+Wings are deduplicated by slug, compact key *and* alias: the key drops case and
+trailing initials, so "Derek", "derek" and "Derek M." land in one wing; the compact
+key also drops hyphens and spaces, so "e-foil" finds the "efoil" wing; every spelling
+seen is kept in ``aliases`` (lower-cased) for later matches. Which subject a
+conversation's wing is for is decided before placement (`ingest.subjects`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import any_, func, literal, select, text, update
+from sqlalchemy import Text, cast, func, select, text, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import EntityMention
-from ingest.names import name_key, slugify
+from ingest.names import compact_key, name_key, slugify
 from loci.models import ENTITY_KINDS, WING_KINDS, Closet, Drawer, Room, Wing
 
 __all__ = [
@@ -56,31 +59,53 @@ async def lock_user(s: AsyncSession, user_id: int) -> None:
     await s.execute(text("SELECT pg_advisory_xact_lock(42001, :uid)"), {"uid": int(user_id) % 2_147_483_647})
 
 
-async def resolve_wing(s: AsyncSession, user_id: int, kind: str, name: str) -> PlacedWing:
-    """The wing for ``name`` (matched by key or alias), created when new."""
+async def resolve_wing(s: AsyncSession, user_id: int, kind: str, name: str, aliases: Sequence[str] = ()) -> PlacedWing:
+    """The wing for ``name`` (matched by key, compact key or alias), created when new.
+
+    ``aliases`` are other spellings the subject goes by ("e-foil", "my brother"); any of
+    them naming an existing wing selects it, and all are kept on the wing. A wing that
+    was only known as "My brother" takes the name once a conversation names him.
+    """
     kind = kind if kind in WING_KINDS else "topic"
     name = " ".join(name.split())[:200] or "general"
     key, spelled = name_key(name), name.lower()
+    spellings = sorted({spelled, key, compact_key(name), *(a.lower() for a in aliases)} - {""})
     match = (
         select(Wing)
         .where(
             Wing.user_id == user_id,
-            (Wing.slug == key) | (literal(spelled) == any_(Wing.aliases)) | (literal(key) == any_(Wing.aliases)),
+            (Wing.slug == key)
+            | (func.replace(Wing.slug, "-", "") == compact_key(name))
+            | Wing.aliases.overlap(cast(spellings, ARRAY(Text))),
         )
-        .order_by(Wing.deleted_at.is_not(None), Wing.id)
+        .order_by(Wing.deleted_at.is_not(None), Wing.slug != key, Wing.id)
         .limit(1)
     )
     wing = (await s.execute(match)).scalar_one_or_none()
     if wing is None:
         seq = int(await s.scalar(select(func.coalesce(func.max(Wing.seq), 0)).where(Wing.user_id == user_id)) or 0)
-        wing = Wing(user_id=user_id, seq=seq + 1, kind=kind, name=name, slug=key, aliases=sorted({spelled, key}))
+        wing = Wing(user_id=user_id, seq=seq + 1, kind=kind, name=name, slug=key, aliases=spellings)
         s.add(wing)
         await s.flush()
-    elif spelled not in wing.aliases:
-        wing.aliases = sorted({*wing.aliases, spelled})
+    else:
+        if not set(spellings) <= set(wing.aliases):
+            wing.aliases = sorted({*wing.aliases, *spellings})
+        if _kin_only(wing.name) and not _kin_only(name):
+            await _adopt_name(s, wing, name, key)
     if wing.deleted_at is not None:
         wing.deleted_at = None
     return PlacedWing(wing.id, wing.seq, wing.name)
+
+
+def _kin_only(name: str) -> bool:
+    """A person wing named by kin alone ("My brother"), waiting for a name."""
+    return name.lower().startswith("my ")
+
+
+async def _adopt_name(s: AsyncSession, wing: Wing, name: str, key: str) -> None:
+    taken = await s.scalar(select(Wing.id).where(Wing.user_id == wing.user_id, Wing.slug == key, Wing.id != wing.id))
+    if taken is None:
+        wing.name, wing.slug, wing.kind = name, key, "person"
 
 
 async def resolve_room(

@@ -71,7 +71,9 @@ class MiningTotals:
     fallbacks: list[dict[str, object]] = field(default_factory=list)
     calls: list[ChatResult] = field(default_factory=list)
     memories: MemoryTally = field(default_factory=MemoryTally)
-    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("embed", "extract", "write"), 0.0))
+    seconds: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(("embed", "extract", "subject", "write"), 0.0)
+    )
 
 
 def day_key(at: datetime) -> str:

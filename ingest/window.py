@@ -33,6 +33,7 @@ from ingest.place import (
 )
 from ingest.plan import MinedConversation, MiningTotals, Part, TurnPlan
 from ingest.records import MiningDeps
+from ingest.subjects import WingSubject
 from loci.aaak import format_pointer
 from loci.batching import row_batches
 from loci.models import Conversation, Drawer, DrawerEntity, DrawerSentence, Room, Wing
@@ -40,7 +41,7 @@ from loci.models import Conversation, Drawer, DrawerEntity, DrawerSentence, Room
 __all__ = ["DEFAULT_WING", "commit_window", "write_window"]
 
 DEFAULT_WING = Subject("topic", "general")
-"""Where a conversation with no agent and no clear subject is filed."""
+"""Where a conversation with no clear subject and no agent is filed."""
 DEFAULT_TOPIC = "general"
 """The closet of a window whose extractor found no topic."""
 
@@ -52,11 +53,12 @@ async def commit_window(
     outcome: ExtractionOutcome,
     totals: MiningTotals,
     memories: PendingMemories | None = None,
+    subject: WingSubject | None = None,
 ) -> None:
-    """Write one window in its own transaction, with the memories it proposed; committed
-    when this returns."""
+    """Write one window in its own transaction, with the memories it proposed, into the
+    wing of the conversation's ``subject``; committed when this returns."""
     async with deps.db.user_session(conv.user_id) as s:
-        written = await write_window(s, conv, plans, outcome, totals)
+        written = await write_window(s, conv, plans, outcome, totals, subject)
         if memories is not None and written:
             await settle(s, conv.user_id, conv.id, memories.only(written), deps, totals.memories)
 
@@ -67,6 +69,7 @@ async def write_window(
     plans: Sequence[TurnPlan],
     outcome: ExtractionOutcome,
     totals: MiningTotals,
+    subject: WingSubject | None = None,
 ) -> frozenset[int]:
     """Place the window's turns not yet past the watermark, with their graph rows; returns
     the seqs of the turns written (none when another run committed them already)."""
@@ -80,7 +83,7 @@ async def write_window(
         return frozenset()  # another run committed this window already
     ex = outcome.extraction
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
-    wing = await _wing_for(s, conv, outcome)
+    wing = await _wing_for(s, conv, subject)
     rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)
     closets = {day: await resolve_closet(s, conv.user_id, room.id, topic) for day, room in rooms.items()}
     facts = _facts_of(ex, kept)
@@ -128,8 +131,9 @@ def _seen(
     return seen
 
 
-async def _wing_for(s: AsyncSession, conv: MinedConversation, outcome: ExtractionOutcome) -> PlacedWing:
-    """The conversation keeps the wing of its first room; else agent, else subject, else general."""
+async def _wing_for(s: AsyncSession, conv: MinedConversation, subject: WingSubject | None) -> PlacedWing:
+    """The conversation keeps the wing of its first room; else its subject's wing
+    (`ingest.subjects`), else its agent's, else "general"."""
     existing = (
         await s.execute(
             select(Wing)
@@ -141,8 +145,10 @@ async def _wing_for(s: AsyncSession, conv: MinedConversation, outcome: Extractio
     ).scalar_one_or_none()
     if existing is not None:
         return PlacedWing(existing.id, existing.seq, existing.name)
-    subject = Subject("agent", conv.agent) if conv.agent else (outcome.extraction.subject or DEFAULT_WING)
-    return await resolve_wing(s, conv.user_id, subject.kind, subject.name)
+    if subject is not None:
+        return await resolve_wing(s, conv.user_id, subject.kind, subject.name, subject.aliases)
+    fallback = Subject("agent", conv.agent) if conv.agent else DEFAULT_WING
+    return await resolve_wing(s, conv.user_id, fallback.kind, fallback.name)
 
 
 async def _rooms_for(

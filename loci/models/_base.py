@@ -29,7 +29,7 @@ EMBEDDING_DIM = 384
 ROLES = ("user", "assistant", "system", "tool")
 ENTITY_KINDS = ("p", "l", "e", "i", "t")
 """person, location, event, item, time: in this order in a drawer's flattened tags."""
-WING_KINDS = ("person", "project", "topic", "agent")
+WING_KINDS = ("person", "place", "project", "topic", "agent")
 COST_SOURCES = ("memory_embed", "memory_extract", "memory_rerank", "memory_qa")
 
 TS = DateTime(timezone=True)

@@ -40,7 +40,7 @@ __all__ = ["PREFERENCE_PATTERN", "Closet", "Drawer", "DrawerSentence", "Embeddin
 
 
 class Wing(Base):
-    """A subject: a person, project, topic or agent."""
+    """A subject of the user's life: a person, place, project or thing, topic, or an agent (`ingest.subjects`)."""
 
     __tablename__ = "wings"
     __table_args__ = (

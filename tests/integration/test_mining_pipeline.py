@@ -59,7 +59,8 @@ async def test_fixture_conversation_builds_hierarchy_entities_and_relations(
     assert (result.turns_mined, result.drawers, result.windows, result.extractor) == (5, 5, 1, "offline")
     async with db.user_session(user.id) as s:
         wing = (await s.execute(select(Wing))).scalar_one()
-        assert (wing.kind, wing.name) == ("person", "Derek")
+        # The place the user moved to, written in three turns, outranks Derek, named in two.
+        assert (wing.kind, wing.name) == ("place", "Berlin")
         room = (await s.execute(select(Room))).scalar_one()
         assert room.label.startswith("2023-05-20") and room.conversation_id == ref.id
         drawers = (await s.execute(select(Drawer).order_by(Drawer.seq))).scalars().all()
@@ -98,10 +99,22 @@ async def test_mining_twice_creates_nothing_and_resume_mines_only_new_turns(
     assert (resumed.turns_mined, resumed.drawers) == (2, 2)
     after = await counts(db, user.id)
     assert after["drawers"] == before["drawers"] + 2 and after["wings"] == 1
-    assert after["rooms"] == 2  # a new day is a new room of the same (agent) wing
+    assert after["rooms"] == 2  # a new day is a new room of the same wing
     async with db.user_session(user.id) as s:
         wing = (await s.execute(select(Wing))).scalar_one()
-        assert (wing.kind, wing.name) == ("agent", "helper")
+        assert (wing.kind, wing.name) == ("place", "Berlin")  # the subject, not the agent, names it
+
+
+async def test_a_conversation_without_a_subject_goes_to_its_agents_wing(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user()
+    turns = [TurnIn("user", "Hi there!", T0), TurnIn("assistant", "Hello! How can I help?", T0)]
+    ref = await store_conversation(db, user.id, external_id="hello", agent_id="helper", turns=turns)
+    await mine_conversation(deps_for(settings, db, embedder), ref.id)
+    async with db.user_session(user.id) as s:
+        wing = (await s.execute(select(Wing))).scalar_one()
+    assert (wing.kind, wing.name) == ("agent", "helper")
 
 
 async def test_wing_aliases_dedupe(db: Database, new_user: NewUser) -> None:

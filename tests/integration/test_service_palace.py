@@ -150,3 +150,19 @@ async def test_purge_trash_cron_removes_only_what_is_older_than_30_days(
     assert not set(seeded.drawers[:8]) & left  # the wing's drawers went with it
     trash = await _get(client, user, "/v1/trash")
     assert [(e["kind"], e["id"]) for e in trash["items"]] == [("drawer", fresh_drawer)]
+
+
+async def test_a_wing_with_only_sentinel_dates_shows_no_date_not_year_one(
+    client: Client, db: Database, new_user: Callable[..., Awaitable[UserHandle]]
+) -> None:
+    """Drawers stamped 0001-01-01 (written before the input checks) used to date their
+    wing "1-01-01"; only real dates make a span, so such a wing has none."""
+    user, seeded = await _seeded(db, new_user)
+    async with db.user_session(user.id) as s:
+        await s.execute(
+            text("UPDATE drawers SET occurred_at = '0001-01-01T00:00:00Z' WHERE wing_id = :w"), {"w": seeded.wings[0]}
+        )
+    wings = {w["id"]: w for w in (await _get(client, user, "/v1/palace"))["items"]}
+    assert "first_at" not in wings[seeded.wings[0]] and "last_at" not in wings[seeded.wings[0]]
+    assert wings[seeded.wings[0]]["drawers"] == 8
+    assert wings[seeded.wings[1]]["first_at"].startswith("20")

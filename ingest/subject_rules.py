@@ -1,0 +1,110 @@
+"""The wing rule's parameters: one record, passed by value (`ingest.subjects`).
+
+Every number and word list that decides which subject names a conversation's wing lives
+here with its reason, so a test or the benchmark can copy `SUBJECT_RULES` and change one
+field (``dataclasses.replace``) instead of patching code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["SUBJECT_RULES", "SubjectRules", "Weights"]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """How much each sign of centrality adds to a candidate's score (they sum to 1).
+
+    A conversation's subject is what the user keeps coming back to, states first and
+    calls their own; a word the assistant repeats while explaining ("mast", "cycling")
+    or a name said once in passing ("Tagus") is not.
+    """
+
+    user_spread: float = 0.35
+    """Share of the user's turns that mention it: the user chose to talk about it."""
+    all_spread: float = 0.15
+    """Share of all turns: the conversation stays on it (the assistant's turns included)."""
+    opening: float = 0.2
+    """Named in the user's first turn, where people state what they want to talk about."""
+    possessive: float = 0.1
+    """The user says "my X" / "our X" (or "my brother Derek"): a subject of their own life."""
+    centrality: float = 0.2
+    """Cosine of its name to the conversation's mean vector, relative to the best candidate's
+    (KeyBERT's test of what a text is about, as closets use in `ingest.keyphrases`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectRules:
+    """What makes a conversation's subject, and when it is an existing wing's subject."""
+
+    weights: Weights = Weights()
+    min_turns: int = 2
+    """A subject is mentioned in at least this many turns (capped at the conversation's
+    length): one-off mentions never name a wing."""
+    min_score: float = 0.3
+    """Below this the best candidate is not central enough; the conversation is filed
+    under the agent's wing, else "general", rather than under an incidental word."""
+    min_chars: int = 3
+    """Shorter common words ("art" passes, "it" does not) carry no subject."""
+    merge_similarity: float = 0.8
+    """Cosine (all-MiniLM-L6-v2) between a new subject's name and an existing wing's name of
+    the same kind at or above which they are one subject. Measured on short names: the same
+    word with a frame noun or an inflection scores 0.83-0.86 ("Kyoto" / "Kyoto trip",
+    "marathon" / "marathon training", "garden" / "gardening", "Derek" / "Derek M"), while
+    different subjects of one domain score 0.3-0.7 ("Tokyo" / "Kyoto" 0.64, "cooking" /
+    "baking" 0.64, "sleep" / "insomnia" 0.69, "guitar" / "piano" 0.57)."""
+    determiners: frozenset[str] = _words(
+        "a an the my our your his her their this that these those some any no another every each"
+    )
+    """A common word is a candidate only if it once follows one of these (with at most one
+    word between): determiner + noun, a cheap stand-in for a noun-chunk parser, so verbs
+    and adverbs the conversation repeats ("started", "really") never name a wing."""
+    possessives: frozenset[str] = _words("my our")
+    frame_nouns: frozenset[str] = _words(
+        "build project trip plan plans training stay visit vacation holiday journey session sessions stuff "
+        "thing things setup schedule routine"
+    )
+    """Nouns that frame a subject rather than name it: "my e-foil build" is about the
+    e-foil, "the Kyoto trip" about Kyoto, "marathon training" about the marathon."""
+    kin: frozenset[str] = _words(
+        "brother sister mom mother dad father wife husband partner son daughter cousin aunt uncle "
+        "grandma grandpa grandmother grandfather niece nephew boyfriend girlfriend fiance fiancee roommate "
+        "boss friend"
+    )
+    """"my brother" is a person: the one the user names so ("my brother Derek", "Derek is my
+    brother", a ``brother`` relation in the graph) when known, else a person wing of its own."""
+    time_words: frozenset[str] = _words(
+        "past future present recent recently ago today tonight tomorrow yesterday morning mornings afternoon "
+        "evening evenings night nights weekend weekends week weeks month months year years day days hour hours "
+        "minute minutes second seconds season seasons spring summer autumn fall winter moment moments time "
+        "times while later earlier soon lately date dates daily weekly monthly yearly annual now then "
+        "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+        "august september october november december"
+    )
+    """Time words are when, never what: "in the past few weeks" must not make a wing "past"."""
+    generic_words: frozenset[str] = _words(
+        "question questions answer answers problem problems issue issues help advice suggestion suggestions "
+        "option options example examples part parts kind sort type types way ways lot lots bit number "
+        "place places person people someone something anything everything point points reason reasons "
+        "start end side list step steps detail details information info tip tips idea ideas thanks "
+        "sense case fact word words name names work experience need needs matter"
+    )
+    """Words that fit any conversation and so name none."""
+    thing_cues: frozenset[str] = _words(
+        "build building built make making made fix fixing fixed repair repairing restore restoring "
+        "assemble assembling design designing buy buying bought order ordered own owning"
+    )
+    """A common-noun subject is a project or thing (not a topic) when the user builds, makes,
+    fixes, buys or owns it ("building an efoil"), or frames it as a build or project."""
+    thing_frames: frozenset[str] = _words("build project setup")
+    opening_user_turns: int = 1
+    """How many of the user's first turns count as the opening."""
+
+
+SUBJECT_RULES = SubjectRules()
+"""The rule mining uses; copy it with ``dataclasses.replace`` to try another."""

@@ -1,0 +1,294 @@
+"""Which subject of the user's life a conversation is about: the rule that names its wing.
+
+A wing is a persistent subject: a person, a place, a project or thing, or a recurring
+topic. Counting words names wings after whatever a chat repeats ("cycling" for a
+marathon plan, "Flipsky" for an e-foil build, "past"); instead every candidate is scored
+by how central it is to the whole conversation (weights in `ingest.subject_rules`):
+
+* **candidates**: the named people, places, things and events the extractor found
+  (kinds p/l/i/e), counted wherever the name is written; common nouns, meaning words
+  that once head a determiner phrase ("an efoil in…", "the marathon.", not "a long
+  run"), so verbs and adjectives never qualify (a rule, as no noun-chunk parser can be
+  installed: spaCy's models are not on PyPI, see `ingest.extract_offline`); and what the user calls
+  theirs ("my e-foil build" → "e-foil": frame nouns such as build/trip/training drop).
+  Keys ignore case, hyphens, spaces and a plural "s", so "efoil", "e-foil" and "E-Foils"
+  are one candidate; a one-word name written in lower case counts for the name.
+* **rejected**: time words ("past", "week"), words that fit any conversation
+  ("question", "idea"), stopwords, and anything mentioned in fewer than ``min_turns``
+  turns or never by the user.
+* **score**: share of the user's turns and of all turns that mention it, named in the
+  user's opening turn, called "my X", and closeness of its name to the conversation's
+  mean embedding (KeyBERT's test; people get that part in full, as an embedder cannot
+  place a first name). The best candidate at ``min_score`` or above is the
+  subject; none → the caller files the conversation under its agent, else "general".
+* **kin**: "my brother" is a person. When the conversation names him ("my brother
+  Derek", "Derek is my brother") the two are one candidate, named Derek, and the wing
+  keeps "my brother" as an alias, so a later conversation about "my brother" finds it.
+* **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic;
+  a common noun is a project when the user builds, makes, fixes, buys or owns it, or
+  frames it as a build or project, else a topic.
+
+This module is pure (no database); `ingest.wings` maps the chosen subject onto an
+existing wing or a new one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ingest.extract_offline import STOPWORDS
+from ingest.extraction import EntityMention, TurnView
+from ingest.names import compact_key
+from ingest.subject_rules import SUBJECT_RULES, SubjectRules
+
+__all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
+
+NAMED_KINDS = {"p": "person", "l": "place", "i": "project", "e": "topic"}
+"""Extractor entity kinds that can name a wing, and the wing kind each becomes (time never)."""
+CENTRALITY_POOL = 12
+"""Only the best candidates before centrality are embedded: a handful of short phrases
+per conversation (through the embedder's phrase cache), never every word."""
+
+_TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def subject_key(name: str, fold_plural: bool = True) -> str:
+    """Case, hyphens, spaces and trailing initials ignored ("E-foil" = "efoil"); a plural
+    "s" too for common nouns (not names: "Paris" stays "paris")."""
+    key = compact_key(name)
+    if fold_plural and key.endswith("s") and not key.endswith("ss") and len(key) > 3:
+        key = key[:-1]
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class WingSubject:
+    """A conversation's subject as placement needs it: the wing's kind, name and aliases."""
+
+    kind: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    """Lower-case spellings seen ("e-foil", "my brother") and the compact key, stored on
+    the wing so later conversations match them."""
+    score: float = 0.0
+
+
+@dataclass
+class Candidate:
+    """One candidate subject gathered over the conversation, then scored."""
+
+    key: str
+    forms: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    turns: set[int] = field(default_factory=set)
+    user_turns: set[int] = field(default_factory=set)
+    kin: set[str] = field(default_factory=set)
+    noun: bool = False
+    thing: bool = False
+    possessive: bool = False
+    opening: bool = False
+    score: float = 0.0
+
+    @property
+    def name(self) -> str:
+        form = self.forms.most_common(1)[0][0]
+        if self.kin and not self.kinds:
+            return f"My {form}"
+        return form[:1].upper() + form[1:] if form.islower() else form
+
+    @property
+    def kind(self) -> str:
+        if self.kinds:
+            return NAMED_KINDS[self.kinds.most_common(1)[0][0]]
+        return "person" if self.kin else "project" if self.thing else "topic"
+
+    def subject(self) -> WingSubject:
+        spelled = {f.lower() for f in self.forms} | {f"my {k}" for k in self.kin} | {self.key}
+        return WingSubject(self.kind, self.name, tuple(sorted(spelled)), round(self.score, 3))
+
+
+def _skip(word: str, rules: SubjectRules) -> bool:
+    return (
+        len(word) < rules.min_chars
+        or word in STOPWORDS
+        or word in rules.time_words
+        or word in rules.generic_words
+        or word in rules.determiners
+        or word in rules.frame_nouns
+    )
+
+
+class _Gatherer:
+    """Collects every candidate's mentions, turn by turn."""
+
+    def __init__(self, rules: SubjectRules, name_words: frozenset[str]) -> None:
+        self.rules = rules
+        self.name_words = name_words
+        self.found: dict[str, Candidate] = {}
+
+    def at(self, key: str, turn: TurnView, opening: bool) -> Candidate:
+        c = self.found.setdefault(key, Candidate(key))
+        c.turns.add(turn.seq)
+        if turn.role == "user":
+            c.user_turns.add(turn.seq)
+            c.opening = c.opening or opening
+        return c
+
+    def named(self, turn: TurnView, mentions: Iterable[EntityMention], opening: bool) -> None:
+        for m in mentions:
+            if m.kind in NAMED_KINDS and m.name.lower() not in self.rules.time_words:
+                c = self.at(subject_key(m.name, fold_plural=False), turn, opening)
+                c.forms[m.name] += 1
+                c.kinds[m.kind] += 1
+
+    def words(self, turn: TurnView, opening: bool) -> None:
+        """Common nouns, the user's possessions ("my X") and their kin."""
+        rules = self.rules
+        tokens = [t.lower().replace("’", "'") for t in _TOKEN.findall(turn.content)]
+        for i, word in enumerate(tokens):
+            if word in self.name_words or _skip(word, rules):
+                continue
+            before = tokens[max(0, i - 2) : i]
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            c = self.at(subject_key(word), turn, opening)
+            c.forms[word] += 1
+            head = not after or after in STOPWORDS or after in rules.frame_nouns or after in rules.time_words
+            c.noun = c.noun or (head and any(b in rules.determiners for b in before))
+            c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
+            mine = turn.role == "user" and _owned(tokens, i, rules)
+            c.possessive = c.possessive or mine
+            if word in rules.kin and mine:
+                c.kin.add(word)
+
+    def every_mention(self, turns: Sequence[TurnView], opening: set[int]) -> None:
+        """A name the extractor spotted once is mentioned wherever it is written (the
+        extractor may miss or mis-split a later one, "Did Derek")."""
+        for c in self.found.values():
+            if not c.kinds:
+                continue
+            pattern = re.compile("|".join(rf"(?<!\w){re.escape(f)}(?!\w)" for f in c.forms), re.I)
+            for t in turns:
+                if t.seq not in c.turns and pattern.search(t.content):
+                    self.at(c.key, t, t.seq in opening)
+
+
+def _owned(tokens: Sequence[str], i: int, rules: SubjectRules) -> bool:
+    """Whether ``tokens[i]`` is the head of "my/our [modifier] X [frame noun]"."""
+    j = i - 1
+    if j >= 0 and tokens[j] not in rules.possessives:
+        j -= 1  # one modifier between: "my first marathon", "our old car"
+    return j >= 0 and tokens[j] in rules.possessives
+
+
+_KIN_NAME = r"(?:my|our) (?:older |younger |little |big |best |twin )?({kin})[,]? ([A-Z][\w'’\-]+)"
+_NAME_KIN = r"([A-Z][\w'’\-]+),? (?:is|was|who is) (?:my|our) (?:older |younger |little |big |best |twin )?({kin})\b"
+
+
+def kin_names(turns: Sequence[TurnView], rules: SubjectRules = SUBJECT_RULES) -> dict[str, str]:
+    """Who the user's kin are, as the conversation says it: {"brother": "Derek"}."""
+    kin = "|".join(sorted(rules.kin))
+    appositive, predicate = re.compile(_KIN_NAME.format(kin=kin), re.I), re.compile(_NAME_KIN.format(kin=kin))
+    named: dict[str, str] = {}
+    for t in turns:
+        if t.role != "user":
+            continue
+        for m in appositive.finditer(t.content):
+            if m.group(2)[:1].isupper():
+                named.setdefault(m.group(1).lower(), m.group(2))
+        for m in predicate.finditer(t.content):
+            named.setdefault(m.group(2).lower(), m.group(1))
+    return named
+
+
+def _merge_kin(found: dict[str, Candidate], named: Mapping[str, str]) -> None:
+    """Fold "my brother" into the person the conversation names as the brother."""
+    for word, person in named.items():
+        kin, target = found.get(subject_key(word)), found.get(subject_key(person, fold_plural=False))
+        if target is None:
+            continue
+        target.kin.add(word)
+        target.possessive = True
+        if kin is not None and kin is not target:
+            target.turns |= kin.turns
+            target.user_turns |= kin.user_turns
+            target.opening = target.opening or kin.opening
+            del found[kin.key]
+
+
+def _eligible(c: Candidate, min_turns: int) -> bool:
+    return len(c.turns) >= min_turns and bool(c.user_turns) and (bool(c.kinds) or c.noun or bool(c.kin))
+
+
+def rank_candidates(
+    turns: Sequence[TurnView],
+    mentions: Mapping[int, Sequence[EntityMention]],
+    embed: Embed | None = None,
+    document: np.ndarray | None = None,
+    rules: SubjectRules = SUBJECT_RULES,
+) -> list[Candidate]:
+    """Every eligible candidate, best first, with its score (see the module doc)."""
+    name_words = frozenset(  # a one-word name spelled in lower case is still the name
+        m.name.lower() for ms in mentions.values() for m in ms if m.kind in NAMED_KINDS and " " not in m.name
+    )
+    gather = _Gatherer(rules, name_words)
+    user_seqs = [t.seq for t in turns if t.role == "user"]
+    opening = set(user_seqs[: rules.opening_user_turns])
+    for t in turns:
+        gather.named(t, mentions.get(t.seq, ()), t.seq in opening)
+        gather.words(t, t.seq in opening)
+    gather.every_mention(turns, opening)
+    _merge_kin(gather.found, kin_names(turns, rules))
+    min_turns = min(rules.min_turns, len(turns))
+    ranked = [c for c in gather.found.values() if _eligible(c, min_turns)]
+    w = rules.weights
+    for c in ranked:
+        c.score = (
+            w.user_spread * len(c.user_turns) / max(len(user_seqs), 1)
+            + w.all_spread * len(c.turns) / max(len(turns), 1)
+            + w.opening * c.opening
+            + w.possessive * c.possessive
+        )
+    ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
+    if embed is not None and document is not None and ranked:
+        _add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
+        ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
+    return ranked
+
+
+def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
+    """Closeness of each name to the conversation, relative to the closest.
+
+    People get full credit unmeasured: a sentence embedder reads a first name as almost
+    no meaning ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell
+    how central a person is; how often the user names them (the other weights) does.
+    """
+    measured = [c for c in pool if c.kind != "person"]
+    for c in pool:
+        if c.kind == "person":
+            c.score += weight
+    if not measured:
+        return
+    sims = np.clip(embed([c.forms.most_common(1)[0][0] for c in measured]) @ document, 0.0, None)
+    top = float(sims.max())
+    for c, sim in zip(measured, sims, strict=True):
+        c.score += weight * (float(sim) / top if top > 0 else 0.0)
+
+
+def choose_subject(
+    turns: Sequence[TurnView],
+    mentions: Mapping[int, Sequence[EntityMention]],
+    embed: Embed | None = None,
+    document: np.ndarray | None = None,
+    rules: SubjectRules = SUBJECT_RULES,
+) -> WingSubject | None:
+    """The conversation's subject, or None when no candidate is central enough."""
+    ranked = rank_candidates(turns, mentions, embed, document, rules)
+    if not ranked or ranked[0].score < rules.min_score:
+        return None
+    return ranked[0].subject()

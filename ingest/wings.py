@@ -1,0 +1,130 @@
+"""A chosen subject, settled against the user's existing wings before placement.
+
+`ingest.subjects` picks what one conversation is about; this decides whether that is a
+subject the palace already has under another surface form:
+
+1. **kin**: a person known only as "my brother" takes the name the knowledge graph
+   holds for the user's brother (a current ``brother`` relation of the user), if any;
+2. **same name**: key, compact key or alias (`ingest.place.resolve_wing`, at write time);
+3. **similar name**: the embedding of the subject's name against the names of the
+   user's live wings of the same kind; at ``SubjectRules.merge_similarity`` or above
+   (the threshold's reason is on the field) the conversation joins that wing and its
+   spelling becomes an alias.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.extract_offline import USER_ENTITY
+from ingest.extraction import EntityMention, TurnView
+from ingest.keyphrases import document_vector
+from ingest.records import MiningDeps
+from ingest.subject_rules import SUBJECT_RULES, SubjectRules
+from ingest.subjects import WingSubject, choose_subject
+from loci.models import Entity, Relation, Room, Wing
+
+__all__ = ["MAX_COMPARED_WINGS", "conversation_subject", "settle_subject"]
+
+log = logging.getLogger("loci.ingest.wings")
+
+MAX_COMPARED_WINGS = 500
+"""Name similarity is checked against the most recently created wings only, so one
+mining run embeds a bounded batch of short names (cached by the embedder)."""
+
+
+async def conversation_subject(
+    deps: MiningDeps,
+    conv: tuple[int, int],
+    turns: Sequence[TurnView],
+    mentions: Mapping[int, Sequence[EntityMention]],
+    vectors: Sequence[np.ndarray | None],
+    rules: SubjectRules = SUBJECT_RULES,
+) -> WingSubject | None:
+    """The subject of the turns being mined (``conv`` is (user id, conversation id)),
+    settled against the user's wings; None when nothing is central enough.
+
+    Embedding is a refinement: should the model fail, the subject is chosen without
+    centrality and without the similar-name merge, never failing the run.
+    """
+    user_id, conversation_id = conv
+    try:
+        subject = await asyncio.to_thread(
+            choose_subject, turns, mentions, deps.embedder.embed_phrases, document_vector(vectors), rules
+        )
+    except Exception as e:  # the model's failures have many types; see ingest.embed
+        log.warning("subject centrality failed, choosing without it: %s: %s", type(e).__name__, e)
+        subject = choose_subject(turns, mentions, None, None, rules)
+    if subject is None:
+        return None
+    try:
+        return await settle_subject(deps, user_id, conversation_id, subject, rules)
+    except Exception as e:  # as above: a missed merge costs a duplicate wing, not the run
+        log.warning("wing name comparison failed, keeping %r: %s: %s", subject.name, type(e).__name__, e)
+        return subject
+
+
+async def settle_subject(
+    deps: MiningDeps, user_id: int, conversation_id: int, subject: WingSubject, rules: SubjectRules = SUBJECT_RULES
+) -> WingSubject:
+    """``subject``, renamed to the existing wing's name when it is the same subject."""
+    async with deps.db.user_session(user_id) as s:
+        if await _has_wing(s, conversation_id):
+            return subject  # a resumed conversation keeps its wing; nothing to compare
+        subject = await _kin_named(s, user_id, subject)
+        wings = (
+            await s.execute(
+                select(Wing.name, Wing.aliases)
+                .where(Wing.user_id == user_id, Wing.kind == subject.kind, Wing.deleted_at.is_(None))
+                .order_by(Wing.id.desc())
+                .limit(MAX_COMPARED_WINGS)
+            )
+        ).all()
+    names = [str(name) for name, aliases in wings if subject.name.lower() not in aliases]
+    if not names or len(names) < len(wings):
+        return subject  # no other wing of this kind, or one already goes by this name
+    vectors = await asyncio.to_thread(deps.embedder.embed_phrases, [subject.name, *names])
+    sims = vectors[1:] @ vectors[0]
+    best = int(np.argmax(sims))
+    if float(sims[best]) < rules.merge_similarity:
+        return subject
+    return replace(subject, name=names[best], aliases=(*subject.aliases, subject.name.lower()))
+
+
+async def _has_wing(s: AsyncSession, conversation_id: int) -> bool:
+    return (await s.scalar(select(Room.id).where(Room.conversation_id == conversation_id).limit(1))) is not None
+
+
+async def _kin_named(s: AsyncSession, user_id: int, subject: WingSubject) -> WingSubject:
+    """The name the graph holds for an unnamed kin subject ("My brother"): the object of
+    the user's current relation named by the kin word (``brother``), when there is one."""
+    if subject.kind != "person" or not subject.name.lower().startswith("my "):
+        return subject
+    kin = subject.name.lower().removeprefix("my ").strip()
+    user = select(Entity.id).where(
+        Entity.user_id == user_id, Entity.kind == USER_ENTITY.kind, Entity.name == USER_ENTITY.name
+    )
+    row = (
+        await s.execute(
+            select(Relation.object_value, Entity.name)
+            .outerjoin(Entity, Entity.id == Relation.object_entity_id)
+            .where(
+                Relation.user_id == user_id,
+                Relation.subject_id.in_(user),
+                Relation.predicate == kin,
+                Relation.valid_to.is_(None),
+            )
+            .limit(1)
+        )
+    ).first()
+    person = (row[1] or row[0]) if row is not None else None
+    if not person:
+        return subject
+    return replace(subject, name=str(person), aliases=(*subject.aliases, subject.name.lower()))

@@ -1,0 +1,109 @@
+"""The wing rule on small conversations, no database (`ingest.subjects`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from ingest.extract_offline import extract_window
+from ingest.extraction import TurnView
+from ingest.subject_rules import SUBJECT_RULES
+from ingest.subjects import WingSubject, choose_subject, kin_names, rank_candidates, subject_key
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def convo(*texts: str) -> list[TurnView]:
+    """Alternating user / assistant turns."""
+    roles = ("user", "assistant")
+    return [TurnView(i, i + 1, roles[i % 2], text, T0 + timedelta(minutes=i)) for i, text in enumerate(texts)]
+
+
+def subject_of(turns: list[TurnView]) -> WingSubject | None:
+    return choose_subject(turns, extract_window(turns).mentions)
+
+
+def test_keys_ignore_case_hyphens_spaces_and_plurals_but_not_names() -> None:
+    assert subject_key("E-Foils") == subject_key("efoil") == subject_key("e foil") == "efoil"
+    assert subject_key("Paris", fold_plural=False) == "paris"
+
+
+def test_time_words_never_name_a_wing_however_often_they_come() -> None:
+    turns = convo(
+        "In the past I kept a garden journal, but the past few months were busy.",
+        "Looking back at the past season can help plan the garden.",
+        "Yes, the past week I finally weeded the garden beds.",
+        "Weeding in the past week is a good start for the garden.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    assert all(c.key != "past" for c in ranked)
+    assert (subject_of(turns) or WingSubject("", "")).name == "Garden"
+
+
+def test_a_name_said_once_is_not_the_subject() -> None:
+    turns = convo(
+        "My sourdough starter smells like acetone. I took it to the Tagus picnic once.",
+        "An acetone smell means the sourdough starter is hungry; feed it more often.",
+        "How often should I feed my sourdough starter then?",
+        "Twice a day at room temperature keeps a sourdough starter happy.",
+    )
+    names = [c.name for c in rank_candidates(turns, extract_window(turns).mentions)]
+    assert "Tagus" not in names
+    subject = subject_of(turns)
+    assert subject is not None and subject.name in ("Sourdough", "Starter")
+
+
+def test_verbs_and_adjectives_the_chat_repeats_are_not_candidates() -> None:
+    turns = convo(
+        "I started knitting a scarf and started a second one.",
+        "Knitting two scarves at once is ambitious; a simple rib suits a first scarf.",
+        "I really started to enjoy the scarf, really.",
+    )
+    keys = {c.key for c in rank_candidates(turns, extract_window(turns).mentions)}
+    assert "scarf" in keys and not {"started", "really", "simple"} & keys
+
+
+def test_kin_named_in_the_conversation_is_one_person_with_the_kin_alias() -> None:
+    turns = convo(
+        "My sister Maya is turning 30 and my sister loves hiking.",
+        "For Maya's 30th, a guided hike could be a lovely gift.",
+        "Maya would like that. My sister also wants new boots.",
+    )
+    assert kin_names(turns) == {"sister": "Maya"}
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("person", "Maya")
+    assert "my sister" in subject.aliases
+
+
+def test_unnamed_kin_is_a_person_wing_of_its_own() -> None:
+    turns = convo(
+        "My dad is retiring next month and wants a hobby.",
+        "Many people enjoy woodworking or birdwatching after retiring.",
+        "My dad might like birdwatching. What binoculars should I get my dad?",
+    )
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("person", "My dad")
+
+
+def test_what_the_user_builds_is_a_project_and_a_place_keeps_its_kind() -> None:
+    build = convo(
+        "I'm building a treehouse for the kids. What wood should the treehouse platform be?",
+        "Pressure-treated pine is a common choice for a treehouse platform.",
+        "Great, the treehouse will get a rope ladder too.",
+    )
+    thing = subject_of(build)
+    assert thing is not None and (thing.kind, thing.name) == ("project", "Treehouse")
+    trip = convo(
+        "We fly to Lisbon in May. What should we see in Lisbon?",
+        "In Lisbon, Alfama and Belem are must-sees.",
+        "Is three days in Lisbon enough?",
+    )
+    place = subject_of(trip)
+    assert place is not None and (place.kind, place.name) == ("place", "Lisbon")
+
+
+def test_nothing_central_enough_gives_no_subject() -> None:
+    strict = replace(SUBJECT_RULES, min_score=0.99)
+    turns = convo("Hi!", "Hello, how can I help?")
+    assert choose_subject(turns, {}, rules=strict) is None
+    assert subject_of(convo("ok", "sure")) is None
