@@ -4,8 +4,8 @@ Wings are now the subjects of the user's life (`ingest.subjects`): a person, a p
 project or thing, a recurring topic (and, as before, an agent when nothing else fits).
 A place had no kind of its own. Downgrading files existing place wings as topics first.
 
-Revision ID: 0018
-Revises: 0014
+Revision ID: 0019
+Revises: 0018
 Create Date: 2026-11-25 14:30:00
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision: str = "0018"
-down_revision: str | None = "0014"
+revision: str = "0019"
+down_revision: str | None = "0018"
 branch_labels: str | None = None
 depends_on: str | None = None
 
