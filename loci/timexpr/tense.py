@@ -53,21 +53,24 @@ _IRREGULAR_PAST = (
     "was were did had went came got saw met ran took made bought found left told said gave began spent paid lost "
     "won ate drank flew drove wrote sent felt thought brought caught taught sold kept slept heard held built became "
     "chose wore swam sang sat stood rode broke forgot fell grew knew threw woke fought meant used didn't wasn't "
-    "weren't hadn't"
-)
+    "weren't hadn't seen done gone taken given eaten known written driven flown ridden begun broken chosen "
+    "forgotten fallen grown thrown worn gotten"
+)  # not "been": "I've been planning a trip for May" looks ahead
 # "I'm excited", "it is booked": after a present "be", an "-ed" word is a state, not a past event.
 _AFTER_BE_NOW = "".join(f"(?<!{w} )" for w in (r"\bam", r"\bis", r"\bare", r"\bbe", "'m", "'re", "’m", "’re"))
 # "-ed" words that are not past verbs: feelings, "-eed" words (need, indeed), "hundred".
 _NOT_PAST_ED = r"(?!(?:excited|interested|tired|worried|scared|bored|pleased|supposed|hundred|[a-z]*eed)\b)"
 # Arranging verbs: what was arranged lies ahead of the arranging (a finished trip gets its own
 # verb: "we went"), so their past form points forward.
-_ARRANGED = r"booked|scheduled|planned|reserved|registered|signed\s+up|arranged|confirmed|set\s+up"
+_ARRANGED = r"booked|scheduled|planned|reserved|registered|signed\s+up|arranged|confirmed"
 _AHEAD_AT = "visiting arriving leaving coming flying heading moving returning departing traveling travelling starting"
 _COUNT = r"(?:a|an|a\s+few|a\s+couple\s+of|\d+|two|three|four|five|six|seven|eight|nine|ten)"
+# Events people plan: named with a date and no verb, they are usually ahead ("trip to Tokyo in
+# September?"). Not birthdays and anniversaries: they recur, and are told of as often after.
 _PLAN_NOUNS = (
     "trip visit vacation holiday flight appointment meeting interview wedding party concert conference exam "
-    "deadline surgery reservation marathon race game match festival event show class ceremony birthday "
-    "anniversary tour cruise move launch recital graduation checkup check-up date"
+    "deadline surgery reservation marathon race game festival event ceremony tour cruise launch recital "
+    "graduation checkup check-up"
 )
 _PLAN_NOUNS_S = f"{_PLAN_NOUNS} {' '.join(w + 's' for w in _PLAN_NOUNS.split())}"
 _ADVERB = r"(?:\w+ly\s+|not\s+|also\s+|still\s+)?"
@@ -111,14 +114,14 @@ CUES: tuple[Cue, ...] = (
     # strong, past
     Cue(rf"(?:{_words(_PAST_WORDS)}|back\s+then)(?![\w'’])", f"{_PAST_WORDS} back", "past", True),
     Cue(rf"{_AFTER_BE_NOW}{_NOT_PAST_ED}[a-z]{{3,}}ed\b", "", "past", True),
-    # weak, future: "I have a … on", a plan noun, a present "is"
+    # weak, future: "I have a … on", a plan noun, "excited about". Not a bare present "is":
+    # "February 12th is a special day" and "Seattle in the spring is lovely" look nowhere.
     Cue(
-        rf"(?:(?:ha(?:ve|s)|[a-z]+['’](?:ve|s)\s+got)\s+(?:a|an|my|our|the)|(?:{_words(_PLAN_NOUNS_S)}))\b",
-        f"have has {_PLAN_NOUNS_S}",
+        rf"(?:(?:ha(?:ve|s)|[a-z]+['’](?:ve|s)\s+got)\s+(?:a|an|my|our|the)|excited|{_words(_PLAN_NOUNS_S)})\b",
+        f"have has excited {_PLAN_NOUNS_S}",
         "future",
         False,
     ),
-    Cue(rf"{_BE_NOW}(?![\w'’])", "am is are", "future", False),
 )
 """The vocabulary, in match priority: at one position the earlier row wins, and a match
 consumes its words, so "was visiting" is one past cue, not also a forward "visiting on"."""
@@ -126,6 +129,7 @@ consumes its words, so "was visiting" is one past cue, not also a forward "visit
 _SCAN = re.compile("|".join(f"(?P<c{i}>{c.pattern})" for i, c in enumerate(CUES)), re.IGNORECASE)
 _STARTS = frozenset(w for cue in CUES for w in cue.starts.split())
 _WORD = re.compile(r"[\w'’-]+")
+_SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?;\n]")
 
 
@@ -146,6 +150,8 @@ def direction_of(text: str, start: int, end: int, others: Sequence[Other] = ()) 
     ("Tomorrow we fly out, and on Saturday we see Maria").
     """
     lo, hi = _sentence_around(text, start, end)
+    if _SINCE.search(text, max(lo, start - 8), start):
+        return "past"  # "since mid-January" always reaches back, whatever the verb
     inside = [(start, end), *((s, e) for s, e, _ in others)]
     found = [
         (at, to, cue.direction, cue.strong)
