@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Literal, NamedTuple
 
 from loci.timexpr._grammar import DIGIT_RULES, LEADS, MAX_LEADS, RULES_BY_WORD, Granularity, Resolved
-from loci.timexpr.tense import Direction, direction_of
+from loci.timexpr.tense import Direction, Other, TenseReader
 from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR
 
 __all__ = ["Granularity", "Prefer", "TimeSpan", "find_time_expressions"]
@@ -54,19 +54,22 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     tz = anchor.tzinfo if anchor.tzinfo is not None and anchor.utcoffset() is not None else UTC
     anchor = anchor.replace(tzinfo=tz)
     kept = _longest_first(_candidates(text, anchor))
+    today = anchor.date()
+    # every expression, in text order, with the side of today it lies on when that is its own
+    others = [(k.start, k.end, None if k.ahead else _side(k.resolved, today)) for k in kept]
+    reader = TenseReader(text)
     spans = []
     for f in kept:
-        r = f.resolved if f.ahead is None or not _forward(text, f, kept, anchor.date(), prefer) else f.ahead
+        r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer) else f.ahead
         if r.start.year >= MIN_YEAR and (r.end - _ONE_DAY).year <= MAX_YEAR:
             spans.append(TimeSpan(_midnight(r.start, tz), _midnight(r.end, tz), text[f.start : f.end], r.granularity))
     return spans
 
 
-def _forward(text: str, found: _Found, kept: list[_Found], today: date, prefer: Prefer) -> bool:
+def _forward(reader: TenseReader, found: _Found, others: list[Other], prefer: Prefer) -> bool:
     if prefer != "tense":
         return prefer == "future"
-    others = [(k.start, k.end, None if k.ahead else _side(k.resolved, today)) for k in kept if k is not found]
-    return direction_of(text, found.start, found.end, others) == "future"
+    return reader.direction(found.start, found.end, others) == "future"
 
 
 def _side(r: Resolved, today: date) -> Direction | None:

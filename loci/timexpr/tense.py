@@ -18,11 +18,12 @@ mostly hears about the past, and that is what the resolvers did before tense was
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CUES", "Cue", "Direction", "Other", "direction_of"]
+__all__ = ["CUES", "Cue", "Direction", "Other", "TenseReader", "direction_of"]
 
 Direction = Literal["past", "future"]
 
@@ -130,6 +131,7 @@ _SCAN = re.compile("|".join(f"(?P<c{i}>{c.pattern})" for i, c in enumerate(CUES)
 _STARTS = frozenset(w for cue in CUES for w in cue.starts.split())
 _WORD = re.compile(r"[\w'’-]+")
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
+_REACH = 300
 _SENTENCE_END = re.compile(r"[.!?;\n]")
 
 
@@ -138,31 +140,53 @@ Other = tuple[int, int, Direction | None]
 on one side ("tomorrow" ahead, "last week" behind)."""
 
 
-def direction_of(text: str, start: int, end: int, others: Sequence[Other] = ()) -> Direction:
-    """The direction of the expression at ``text[start:end]`` from the cues of its sentence.
+class TenseReader:
+    """Reads the direction of each time expression of one text, finding the text's cues once
+    (a long turn with many dates must not be rescanned for each)."""
 
-    Strong cues beat weak ones; then a cue before the expression beats one after it (the verb
-    usually comes first: "I went to Paris in March and I'm going to Tokyo in September"; a
-    fronted "In March, I went…" still finds its verb after); then the nearer; then "past".
-    ``others`` are the text's other time expressions. Words inside them ("last" in "last
-    week"), like words inside the expression itself, describe that expression, not the
-    sentence, and are skipped; but one that lies wholly ahead or behind is itself a weak cue
-    ("Tomorrow we fly out, and on Saturday we see Maria").
-    """
-    lo, hi = _sentence_around(text, start, end)
-    if _SINCE.search(text, max(lo, start - 8), start):
-        return "past"  # "since mid-January" always reaches back, whatever the verb
-    inside = [(start, end), *((s, e) for s, e, _ in others)]
-    found = [
-        (at, to, cue.direction, cue.strong)
-        for at, to, cue in _cues(text, lo, hi)
-        if not any(s <= at and to <= e for s, e in inside)
-    ]
-    found += [(s, e, side, False) for s, e, side in others if side is not None and lo <= s and e <= hi]
-    if not found:
-        return "past"
-    best = min(found, key=lambda f: (not f[3], f[1] > start, max(start - f[1], f[0] - end, 0), f[2] != "past"))
-    return best[2]
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._cues: list[tuple[int, int, Cue]] | None = None
+        self._cue_starts: list[int] = []
+
+    def direction(self, start: int, end: int, others: Sequence[Other] = ()) -> Direction:
+        """The direction of the expression at ``text[start:end]`` from the cues of its sentence.
+
+        Strong cues beat weak ones; then a cue before the expression beats one after it (the verb
+        usually comes first: "I went to Paris in March and I'm going to Tokyo in September"; a
+        fronted "In March, I went…" still finds its verb after); then the nearer; then "past".
+        ``others`` are the text's time expressions in text order (this one may be among them).
+        Words inside them ("last" in "last week"), like words inside the expression itself,
+        describe that expression, not the sentence, and are skipped; but one that lies wholly
+        ahead or behind is itself a weak cue ("Tomorrow we fly out, and on Saturday we see Maria").
+        """
+        lo, hi = _sentence_around(self.text, start, end)
+        if _SINCE.search(self.text, max(lo, start - 8), start):
+            return "past"  # "since mid-January" always reaches back, whatever the verb
+        near = others[bisect_left(others, (lo,)) : bisect_left(others, (hi,))]
+        inside = [(start, end), *((s, e) for s, e, _ in near)]
+        found = [
+            (at, to, cue.direction, cue.strong)
+            for at, to, cue in self._between(lo, hi)
+            if not any(s <= at and to <= e for s, e in inside)
+        ]
+        found += [(s, e, side, False) for s, e, side in near if side is not None and e <= hi]
+        if not found:
+            return "past"
+        best = min(found, key=lambda f: (not f[3], f[1] > start, max(start - f[1], f[0] - end, 0), f[2] != "past"))
+        return best[2]
+
+    def _between(self, lo: int, hi: int) -> list[tuple[int, int, Cue]]:
+        if self._cues is None:
+            self._cues = _cues(self.text, 0, len(self.text))
+            self._cue_starts = [at for at, _, _ in self._cues]
+        first, last = bisect_left(self._cue_starts, lo), bisect_left(self._cue_starts, hi)
+        return [c for c in self._cues[first:last] if c[1] <= hi]
+
+
+def direction_of(text: str, start: int, end: int, others: Sequence[Other] = ()) -> Direction:
+    """`TenseReader.direction` for one expression."""
+    return TenseReader(text).direction(start, end, others)
 
 
 def _cues(text: str, lo: int, hi: int) -> list[tuple[int, int, Cue]]:
@@ -182,6 +206,10 @@ def _cues(text: str, lo: int, hi: int) -> list[tuple[int, int, Cue]]:
 
 
 def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
-    before = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
-    after = _SENTENCE_END.search(text, end)
-    return (before[-1] if before else 0), (after.start() if after else len(text))
+    """The sentence holding ``text[start:end]``, cut to `_REACH` characters each side: the verb
+    that dates a phrase is near it, and a 100,000-character turn without a full stop must not
+    be rescanned for each of its dates."""
+    lo = max(start - _REACH, 0)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
+    after = _SENTENCE_END.search(text, end, end + _REACH)
+    return (before[-1] if before else lo), (after.start() if after else min(end + _REACH, len(text)))
