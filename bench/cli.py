@@ -178,9 +178,9 @@ def longmemeval() -> None:
     "keys",
     multiple=True,
     type=click.Choice(sorted(DATASET_FILES)),
-    default=("s", "oracle", "m"),
+    default=("s", "oracle"),
     show_default=True,
-    help="which files (m is several GB)",
+    help="which files; m (several GB) only when named",
 )
 @click.option("--no-progress", is_flag=True)
 @one_line_errors

@@ -233,7 +233,7 @@ def _relations_in(turn: TurnView, mentions: Sequence[EntityMention]) -> list[Rel
     kinds = {m.name.lower(): m.kind for m in mentions}
     facts: list[RelationFact] = []
     for sentence in split_sentences(turn.content):
-        spans = find_time_expressions(sentence, turn.created_at)
+        spans = find_time_expressions(sentence, turn.created_at, prefer="tense")
         since = spans[0].start if spans and spans[0].start <= turn.created_at else turn.created_at
         for pattern, predicate, hint in _RELATION_RULES:
             for m in pattern.finditer(sentence):
@@ -269,7 +269,8 @@ def _subject(mentions: Iterable[EntityMention], topics: Sequence[str]) -> Subjec
 
 
 def _times(turn: TurnView) -> list[EntityMention]:
-    return [EntityMention("t", time_entity_name(span)) for span in find_time_expressions(turn.content, turn.created_at)]
+    spans = find_time_expressions(turn.content, turn.created_at, prefer="tense")
+    return [EntityMention("t", time_entity_name(span)) for span in spans]
 
 
 def extract_window(turns: Sequence[TurnView]) -> Extraction:

@@ -121,7 +121,7 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
     """Terms (the first ``max_terms``, `RetrievalConfig.query_terms` in recall), time
     spans, clauses and whether the message asks about the assistant's words."""
     terms = keyword_terms(message, max_terms)
-    found = find_time_expressions(message, now)
+    found = find_time_expressions(message, now, prefer="past")  # a question asks about what happened
     span_words = {w for s in found for w in _words(s.text)}
     # "Lately" / "recently" name no period (a 30-day guess would hide older memories that
     # still answer "I've been feeling nostalgic lately"); the recency prior covers them.

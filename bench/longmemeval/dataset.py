@@ -2,7 +2,9 @@
 
 The harness must run on any file of the LongMemEval format (the dev split, the
 oracle file, the full 500-question release), so nothing here knows about
-particular ids or counts. Every structural problem is reported as a
+particular ids or counts. The published files repeat a session id within some
+haystacks; each occurrence is its own dated session (`Session.key` tells them
+apart), while scoring stays by the published id. Every structural problem is reported as a
 `DatasetError` naming the file, the question index and the field, because a
 raw ``KeyError`` from question 371 of a 270 MB file tells nobody anything.
 """
@@ -26,6 +28,7 @@ __all__ = [
     "file_sha256",
     "format_date",
     "load_questions",
+    "occurrence_keys",
     "parse_date",
     "parse_turn_id",
     "turn_id",
@@ -68,6 +71,14 @@ class Session:
     session_id: str
     date: datetime
     turns: tuple[Turn, ...]
+    key: str = ""
+    """Unique within the haystack: the session id, or for a repeated id's later occurrences
+    ``<id>@<n>`` (n = 2, 3, …). Ingest stores each occurrence under its key so none
+    overwrites another; rankings and gold use `session_id`. Empty means `session_id`."""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", self.session_id)
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,22 @@ class Question:
     sessions: tuple[Session, ...]
     answer_session_ids: tuple[str, ...]
     is_abstention: bool
+
+
+def occurrence_keys(session_ids: Sequence[str]) -> list[str]:
+    """One key per position, unique: a repeated id's later occurrences get ``@2``, ``@3``…
+    (skipping any key the haystack already uses as an id)."""
+    taken = set(session_ids)
+    seen: set[str] = set()
+    keys = []
+    for session_id in session_ids:
+        key, n = session_id, 1
+        while key in seen or (n > 1 and key in taken):
+            n += 1
+            key = f"{session_id}@{n}"
+        seen.add(key)
+        keys.append(key)
+    return keys
 
 
 def turn_id(session_id: str, turn_index: int) -> str:
@@ -223,15 +250,15 @@ class _QuestionParser:
                 "haystack_sessions",
                 f"length mismatch: {len(ids)} ids, {len(dates)} dates, {len(bodies)} sessions",
             )
-        if len(set(ids)) != len(ids):
-            raise self.error("haystack_session_ids", "duplicate session ids")
+        keys = occurrence_keys(ids)
         return tuple(
             Session(
                 session_id=session_id,
                 date=self.date(date, f"haystack_dates[{position}]"),
                 turns=self.turns(body, f"haystack_sessions[{position}]"),
+                key=key,
             )
-            for position, (session_id, date, body) in enumerate(zip(ids, dates, bodies, strict=True))
+            for position, (session_id, key, date, body) in enumerate(zip(ids, keys, dates, bodies, strict=True))
         )
 
     def turns(self, body: object, field: str) -> tuple[Turn, ...]:

@@ -2,7 +2,9 @@
 
 Each question gets its own Loci user (named ``longmemeval:<question_id>``), so
 recall for one question can only see that question's haystack. Every session
-becomes one conversation (``external_id`` = session id) whose turn ``i`` is
+becomes one conversation (``external_id`` = `Session.key`: the session id, or
+``<id>@<n>`` for a repeated id's later occurrences, so each keeps its own date and
+turns) whose turn ``i`` is
 stamped ``session_date + i`` seconds, is completed, and is mined directly with
 `ingest.mine_conversation` (no queue), exactly as the worker would.
 
@@ -136,7 +138,7 @@ async def unfinished(db: Database, questions: Sequence[Question], users: dict[st
     out = []
     for question in questions:
         done = mined.get(users.get(question.question_id, -1), {})
-        if any(done.get(s.session_id, 0) < len(s.turns) for s in question.sessions if s.turns):
+        if any(done.get(s.key, 0) < len(s.turns) for s in question.sessions if s.turns):
             out.append(question.question_id)
     return out
 
@@ -176,7 +178,7 @@ async def _ingest_session(
     record: QuestionIngest,
 ) -> None:
     db = deps.db
-    found = existing.get(session.session_id)
+    found = existing.get(session.key)
     if found is not None and found[2] >= len(session.turns):
         record.skipped += 1
         return
@@ -189,13 +191,13 @@ async def _ingest_session(
             )
             for i, turn in enumerate(session.turns)
         ]
-        ref = await store_conversation(db, user_id, external_id=session.session_id, agent_id=None, turns=turns)
+        ref = await store_conversation(db, user_id, external_id=session.key, agent_id=None, turns=turns)
         record.stored += 1
         conversation_id, status = int(ref.id), str(ref.status)
     else:
         conversation_id, status = found[0], found[1]
     if status != "completed":
-        await complete_conversation(db, user_id, session.session_id)
+        await complete_conversation(db, user_id, session.key)
     result = await mine_conversation(deps, conversation_id)
     record.mined += 1
     record.drawers += int(result.drawers)
@@ -215,7 +217,8 @@ async def ingest_question(deps: MiningDeps, question: Question, advance: Progres
             try:
                 await _ingest_session(deps, user_id, session, existing, record)
             except LociError as e:  # one bad session must not sink the run; it is reported
-                record.failed.append({"session_id": session.session_id, "error": f"{type(e).__name__}: {e}"})
+                failure = {"session_id": session.session_id, "key": session.key, "error": f"{type(e).__name__}: {e}"}
+                record.failed.append(failure)
         advance(1)
     record.seconds = time.perf_counter() - started
     return record

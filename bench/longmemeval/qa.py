@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.longmemeval.dataset import Question
+from bench.longmemeval.dataset import Question, Session
 from bench.longmemeval.prompts import (
     ContextItem,
     context_from_session,
@@ -61,8 +61,10 @@ def reader_context(question: Question, record: Mapping[str, Any], *, mode: str, 
     if mode == "memory":
         context = record.get("context") or ""
         return [ContextItem(date=None, content=str(context))] if context else []
-    by_id = {session.session_id: session for session in question.sessions}
-    top = [by_id[sid] for sid in record["ranked_session_ids"][:sessions_k] if sid in by_id]
+    by_id: dict[str, list[Session]] = {}
+    for session in question.sessions:  # a repeated session id: every occurrence, in haystack order
+        by_id.setdefault(session.session_id, []).append(session)
+    top = [session for sid in record["ranked_session_ids"][:sessions_k] for session in by_id.get(sid, ())]
     return [context_from_session(session) for session in top]
 
 

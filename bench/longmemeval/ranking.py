@@ -28,6 +28,7 @@ __all__ = [
     "SessionRanking",
     "drawer_record",
     "rank_sessions",
+    "session_ids_by_key",
     "stratified_subset",
     "unsurfaced_order",
 ]
@@ -82,15 +83,17 @@ def rank_sessions(question: Question, drawers: Sequence[DrawerLike]) -> SessionR
     `drawers` must be in recall's order (best first). Turn ids use
     `dataset.turn_id(session_id, turn_seq - 1)` (ingest stores turn i of a
     session as seq i + 1); parts of one turn collapse to its first occurrence.
+    Drawers name the conversation by `Session.key`; rankings use the published
+    session id, so the occurrences of a repeated id rank (and score) as one session.
     """
-    haystack = [session.session_id for session in question.sessions]
-    known = set(haystack)
+    published = session_ids_by_key(question)
+    haystack = list(dict.fromkeys(published.values()))
     sessions: dict[str, float] = {}
     turns: dict[str, None] = {}
     foreign = 0
     for drawer in drawers:
-        session_id = drawer.conversation_external_id
-        if session_id is None or session_id not in known:
+        session_id = published.get(drawer.conversation_external_id or "")
+        if session_id is None:
             foreign += 1
             continue
         sessions.setdefault(session_id, drawer.score)
@@ -107,14 +110,24 @@ def rank_sessions(question: Question, drawers: Sequence[DrawerLike]) -> SessionR
     )
 
 
-def drawer_record(drawer: DrawerLike, rank: int) -> dict[str, Any]:
-    """One drawer of the log: ids, position, fused score and per-signal ranks (no content)."""
-    session_id = drawer.conversation_external_id
+def session_ids_by_key(question: Question) -> dict[str, str]:
+    """`Session.key` (a conversation's external id in the run) → the published session id."""
+    return {session.key: session.session_id for session in question.sessions}
+
+
+def drawer_record(drawer: DrawerLike, rank: int, published: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One drawer of the log: ids, position, fused score and per-signal ranks (no content).
+
+    ``published`` (`session_ids_by_key`) names the session by its published id; the
+    conversation's own key is kept as ``session_key`` when it differs."""
+    key = drawer.conversation_external_id
+    session_id = published.get(key, key) if published is not None and key is not None else key
     return {
         "rank": rank,
         "drawer_id": drawer.drawer_id,
         "aaak": drawer.aaak,
         "session_id": session_id,
+        **({"session_key": key} if key != session_id else {}),
         "turn_id": turn_id(session_id, drawer.turn_seq - 1)
         if session_id is not None and drawer.turn_seq is not None and drawer.turn_seq >= 1
         else None,

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.longmemeval.dataset import Question
 from bench.longmemeval.ingest import find_users, unfinished
-from bench.longmemeval.ranking import drawer_record, rank_sessions
+from bench.longmemeval.ranking import drawer_record, rank_sessions, session_ids_by_key
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
@@ -62,6 +62,7 @@ def retrieval_record(
 ) -> dict[str, Any]:
     """The log line of one question (pure)."""
     ranking = rank_sessions(question, response.items)
+    published = session_ids_by_key(question)
     return {
         "question_id": question.question_id,
         "question_type": question.question_type,
@@ -77,7 +78,7 @@ def retrieval_record(
         "unsurfaced_order": "sha256(question_id + NUL + session_id) ascending",
         "session_scores": dict(ranking.session_scores),
         "foreign_drawers": ranking.foreign,
-        "items": [drawer_record(drawer, rank) for rank, drawer in enumerate(response.items, start=1)],
+        "items": [drawer_record(drawer, rank, published) for rank, drawer in enumerate(response.items, start=1)],
         "context": response.context,
         "skipped": response.skipped,
         "reranked": any("rerank" in drawer.ranks for drawer in response.items),

@@ -9,7 +9,9 @@ message it took ~8 ms, read "We may" as May 30th and "paid 2000" as the year 200
 "last weekend", and it returns points, not the spans ("last week", "a few days ago",
 "last summer") that recall filters need. The phrases people use in chat form a small closed set, so
 ``_grammar`` holds one precompiled regex per family with a resolver each, and
-``_calendar`` holds the date arithmetic and the "which one did they mean" policy.
+``_calendar`` holds the date arithmetic and the "which one did they mean" policy, and
+``tense`` reads from a sentence whether an unqualified name ("on June 14th") is the coming
+one or the last one.
 Rules are only tried next to a word a phrase must contain (a month, "ago", a digit), so
 a message with no time words costs one word split (``spans._candidates``).
 Absolute dates are parsed straight from the captured groups (validated by ``date``);
@@ -18,13 +20,14 @@ handing the matched string to a library would only re-parse what the regex alrea
 untyped, and clamped month addition is five lines.
 """
 
-from loci.timexpr.spans import Granularity, TimeSpan, find_time_expressions
+from loci.timexpr.spans import Granularity, Prefer, TimeSpan, find_time_expressions
 from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR, check_in_range, parse_timestamp
 
 __all__ = [
     "MAX_YEAR",
     "MIN_YEAR",
     "Granularity",
+    "Prefer",
     "TimeSpan",
     "check_in_range",
     "find_time_expressions",

@@ -2,9 +2,10 @@
 
 Resolvers work in whole local days and only become datetimes at the very end, so
 time zones and DST are handled in exactly one place (``spans._midnight``).
-The "which one did they mean" policy lives here too, in one table per family:
-a memory service mostly hears about the past, so unqualified names ("in May",
-"on Tuesday", "the weekend") resolve to the most recent one not after today.
+The "which one did they mean" policy lives here too, one function per family:
+an unqualified name ("in May", "on Tuesday", "the weekend") resolves to the most recent
+one not after today, or with ``forward`` (the sentence speaks of something ahead, see
+`loci.timexpr.tense`) to the first one not before today. Either way the current one counts.
 """
 
 from __future__ import annotations
@@ -52,18 +53,21 @@ def third(start: date, end: date, part: str) -> tuple[date, date]:
     return cuts[index], cuts[index + 1]
 
 
-def month_year(today: date, month: int, q: str) -> int:
-    """Which year's ``month``: "" = latest not after today, "last" = latest already over."""
+def month_year(today: date, month: int, q: str, *, forward: bool = False) -> int:
+    """Which year's ``month``: "" = latest not after today (first not before, ``forward``),
+    "last" = latest already over, "next" = first not yet begun."""
     if q == "this":
         return today.year
     if q == "next":
         return today.year if month > today.month else today.year + 1
     if q == "last":
         return today.year if month < today.month else today.year - 1
+    if forward:
+        return today.year if month >= today.month else today.year + 1
     return today.year if month <= today.month else today.year - 1
 
 
-def season_start(today: date, season: str, q: str) -> date:
+def season_start(today: date, season: str, q: str, *, forward: bool = False) -> date:
     """First day of the meant season instance (northern hemisphere; winter starts in December)."""
     m0 = SEASON_START[season]
     start = date(today.year, m0, 1)
@@ -75,7 +79,10 @@ def season_start(today: date, season: str, q: str) -> date:
         while add_months(start, 3) > today:
             start = add_months(start, -12)
         return start
-    return start if start <= today else add_months(start, -12)
+    latest = start if start <= today else add_months(start, -12)
+    if forward and add_months(latest, 3) <= today:  # over: the coming one
+        return add_months(latest, 12)
+    return latest
 
 
 def season_of_year(season: str, year: int) -> date:
@@ -84,8 +91,9 @@ def season_of_year(season: str, year: int) -> date:
     return date(year - 1 if m0 == 12 else year, m0, 1)
 
 
-def weekday_date(today: date, weekday: int, q: str) -> date:
-    """Unqualified = latest not after today (today counts); "last" strictly before; "next" strictly after."""
+def weekday_date(today: date, weekday: int, q: str, *, forward: bool = False) -> date:
+    """Unqualified = latest not after today, or first not before it (``forward``), today counting;
+    "last" strictly before; "next" strictly after."""
     back = (today.weekday() - weekday) % 7
     if q == "this":
         return week_start(today) + timedelta(days=weekday)
@@ -93,14 +101,17 @@ def weekday_date(today: date, weekday: int, q: str) -> date:
         return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
     if q == "last":
         return today - timedelta(days=back or 7)
+    if forward:
+        return today + timedelta(days=(weekday - today.weekday()) % 7)
     return today - timedelta(days=back)
 
 
-def weekend_start(today: date, q: str) -> date:
-    """The Saturday of the meant weekend; "the weekend" is the current one only while it lasts."""
+def weekend_start(today: date, q: str, *, forward: bool = False) -> date:
+    """The Saturday of the meant weekend; "the weekend" is the current one only while it lasts,
+    else the last one, or (``forward``) the coming one."""
     saturday = week_start(today) + timedelta(days=5)
     on_weekend = today.weekday() >= 5
-    if q == "this":
+    if q == "this" or (forward and not q):
         return saturday
     if q == "next":
         return saturday + timedelta(weeks=1) if on_weekend else saturday
@@ -109,13 +120,15 @@ def weekend_start(today: date, q: str) -> date:
     return saturday if on_weekend else saturday - timedelta(weeks=1)
 
 
-def latest_date(today: date, month: int, day: int) -> date:
-    """The latest ``month``/``day`` not after today; Feb 29 looks back to the last leap year."""
-    for year in range(today.year, today.year - 9, -1):
+def month_day(today: date, month: int, day: int, *, forward: bool = False) -> date:
+    """``month``/``day`` of the year meant: the latest not after today, or (``forward``) the first
+    not before it; Feb 29 reaches to the nearest leap year that way."""
+    step = 1 if forward else -1
+    for k in range(9):
         try:
-            candidate = date(year, month, day)
+            candidate = date(today.year + step * k, month, day)
         except ValueError:
             continue
-        if candidate <= today:
+        if (candidate >= today) if forward else (candidate <= today):
             return candidate
     raise ValueError(f"no valid date {month}/{day}")

@@ -25,13 +25,17 @@ class Resolved(NamedTuple):
     granularity: Granularity
 
 
-Resolver = Callable[[re.Match[str], datetime], Resolved | None]
+Resolver = Callable[[re.Match[str], datetime, bool], Resolved | None]
+"""(match, anchor, forward) → the span, or None to veto; ``forward`` picks the coming instance
+of an unqualified name ("in May", "on June 14th") over the latest one (`_calendar`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     pattern: re.Pattern[str]
     resolve: Resolver
+    directional: bool = False
+    """Whether ``forward`` can change the answer, so the tense of the sentence is worth reading."""
 
 
 _MONTHS = {
@@ -158,29 +162,29 @@ def _day(d: date) -> Resolved:
     return Resolved(d, d + cal.ONE_DAY, "day")
 
 
-def _day_of_month(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _day_of_month(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     if m["of"] and not m["ord"]:
         return None  # "3rd of May" is a date, "all 3 of May's kids" is not
-    return _named_date(m, anchor)
+    return _named_date(m, anchor, forward)
 
 
-def _iso_date(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _iso_date(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     return _day(date(int(m["y"]), int(m["m"]), int(m["d"])))
 
 
-def _numeric_date(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _numeric_date(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     a, b = int(m["a"]), int(m["b"])
     day_first = m["sep"] == "." or a > 12  # US month-first unless it cannot be
     return _day(date(int(m["year"]), b if day_first else a, a if day_first else b))
 
 
-def _named_date(m: re.Match[str], anchor: datetime) -> Resolved | None:
-    year = m["year"]
+def _named_date(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
+    year = _year_of(m, anchor.date())
     month = _month(m["mon"], date_like=m["ord"] is not None or year is not None)
     if month is None:
         return None
     day = int(m["day"])
-    return _day(date(int(year), month, day) if year else cal.latest_date(anchor.date(), month, day))
+    return _day(date(year, month, day) if year else cal.month_day(anchor.date(), month, day, forward=forward))
 
 
 def _year_of(m: re.Match[str], today: date) -> int | None:
@@ -192,20 +196,20 @@ def _year_of(m: re.Match[str], today: date) -> int | None:
     return None
 
 
-def _month_name(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _month_name(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     q, part, year = _norm(m["q"]), m["part"], _year_of(m, anchor.date())
     if not (m["pre"] or q or part or year or _has_context(m, _CONTEXT_MONTH)):
         return None  # a bare "May"/"June" is as likely a name or a verb as a month
     month = _month(m["mon"], date_like=False)
     if month is None:
         return None
-    start = date(year or cal.month_year(anchor.date(), month, q), month, 1)
+    start = date(year or cal.month_year(anchor.date(), month, "" if q in _THIRDS else q, forward=forward), month, 1)
     end = cal.add_months(start, 1)
     sub = part or (q if q in _THIRDS else "")
     return Resolved(*cal.third(start, end, sub.lower()), "month") if sub else Resolved(start, end, "month")
 
 
-def _season(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _season(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     q, season, year = _norm(m["q"]), m["season"].lower(), _year_of(m, anchor.date())
     loose = season in ("spring", "fall")  # "the spring in my step", "the fall of Rome"
     if not (m["pre"] or q or year or (m["the"] and not loose)):
@@ -213,14 +217,14 @@ def _season(m: re.Match[str], anchor: datetime) -> Resolved | None:
     if year:
         start = cal.season_of_year(season, year)
     else:
-        start = cal.season_start(anchor.date(), season, "" if q in _THIRDS else q)
+        start = cal.season_start(anchor.date(), season, "" if q in _THIRDS else q, forward=forward)
     end = cal.add_months(start, 3)
     if q in _THIRDS:
         return Resolved(*cal.third(start, end, q), "season")
     return Resolved(start, end, "season")
 
 
-def _year(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _year(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     part = _norm(m["q"] or m["part"])
     if not (m["pre"] or part or _has_context(m, _CONTEXT_YEAR)):
         return None  # a bare four-digit number is usually a quantity
@@ -229,21 +233,21 @@ def _year(m: re.Match[str], anchor: datetime) -> Resolved | None:
     return Resolved(*cal.third(start, end, part), "year") if part else Resolved(start, end, "year")
 
 
-def _weekday(m: re.Match[str], anchor: datetime) -> Resolved | None:
-    return _day(cal.weekday_date(anchor.date(), _WEEKDAYS[m["wd"].lower()], _norm(m["q"])))
+def _weekday(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
+    return _day(cal.weekday_date(anchor.date(), _WEEKDAYS[m["wd"].lower()], _norm(m["q"]), forward=forward))
 
 
-def _weekend(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _weekend(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     q = _norm(m["q"])
-    saturday = cal.weekend_start(anchor.date(), "" if q == "the" else q)
+    saturday = cal.weekend_start(anchor.date(), "" if q == "the" else q, forward=forward)
     return Resolved(saturday, saturday + 2 * cal.ONE_DAY, "day")
 
 
-def _relative_day(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _relative_day(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     return _day(anchor.date() + timedelta(days=_RELATIVE_DAY[_norm(m["rel"])]))
 
 
-def _calendar_unit(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _calendar_unit(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     q, unit, today = _norm(m["q"]), m["unit"].lower(), anchor.date()
     start, end = cal.period(today, unit, {"last": -1, "next": 1}.get(q, 0))
     if q == "earlier this":
@@ -253,13 +257,13 @@ def _calendar_unit(m: re.Match[str], anchor: datetime) -> Resolved | None:
     return Resolved(start, end, _GRAIN[unit])
 
 
-def _rolling(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _rolling(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     n, unit = m["n1"] or m["n2"], m["unit"].lower()
     lo, hi = _count_range(n) if n else (1, 1)
     return Resolved(_back(anchor, unit, hi), anchor.date() + cal.ONE_DAY, _GRAIN[unit] if lo == hi else "fuzzy")
 
 
-def _ago(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _ago(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     unit = m["unit"].lower()
     if m["n"] is None and not m["plural"]:
         return None
@@ -272,14 +276,14 @@ def _ago(m: re.Match[str], anchor: datetime) -> Resolved | None:
     return Resolved(target - half, target + half + cal.ONE_DAY, _GRAIN[unit])
 
 
-def _fuzzy(m: re.Match[str], anchor: datetime) -> Resolved | None:
+def _fuzzy(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     back_start, back_last = _FUZZY[_norm(m["f"]).replace(" back", " ago")]
     today = anchor.date()
     return Resolved(today - timedelta(days=back_start), today - timedelta(days=back_last - 1), "fuzzy")
 
 
-def _rule(pattern: str, resolve: Resolver) -> Rule:
-    return Rule(re.compile(pattern, re.IGNORECASE), resolve)
+def _rule(pattern: str, resolve: Resolver, *, directional: bool = False) -> Rule:
+    return Rule(re.compile(pattern, re.IGNORECASE), resolve, directional)
 
 
 _PRE = r"(?:\b(?P<pre>(?:back\s+)?(?:in|during|throughout|over)\s+(?:the\s+year\s+)?|the\s+year\s+))?"
@@ -293,10 +297,12 @@ _ISO = _rule(
     _iso_date,
 )
 _NUMERIC = _rule(_ON + r"(?<![\w/.-])(?P<a>[0-3]?\d)(?P<sep>[-/.])(?P<b>[0-3]?\d)(?P=sep)" + _YEAR, _numeric_date)
-_MONTH_DAY = _rule(_ON + _LEAD_WD + _MON + r"\s+(?:the\s+)?" + _DAY + rf"(?:,?\s+{_YEAR})?", _named_date)
+_DATE_YEAR = rf"(?:,?\s+(?:of\s+)?(?:{_YEAR}|{_REL_YEAR}))?"  # "March 9th, 2024", "March 9th next year"
+_MONTH_DAY = _rule(_ON + _LEAD_WD + _MON + r"\s+(?:the\s+)?" + _DAY + _DATE_YEAR, _named_date, directional=True)
 _DAY_MONTH = _rule(
-    _ON + _LEAD_WD + r"(?:\bthe\s+)?\b" + _DAY + r"\s+(?P<of>of\s+)?" + _MON + rf"(?:,?\s+{_YEAR})?",
+    _ON + _LEAD_WD + r"(?:\bthe\s+)?\b" + _DAY + r"\s+(?P<of>of\s+)?" + _MON + _DATE_YEAR,
     _day_of_month,
+    directional=True,
 )
 _MONTH = _rule(
     _PRE
@@ -304,20 +310,25 @@ _MONTH = _rule(
     + _MON
     + rf"(?:,?\s+(?:of\s+)?(?:{_YEAR}|{_REL_YEAR}))?",
     _month_name,
+    directional=True,
 )
 _SEASON = _rule(
     _PRE + r"(?:\b(?P<q>this\s+past|last|this|next|early|mid|late)[-\s]+|\b(?P<the>the)\s+)?"
     rf"\b(?P<season>spring|summer|autumn|fall|winter)\b(?:\s+(?:of\s+)?(?:{_YEAR}|{_REL_YEAR}))?",
     _season,
+    directional=True,
 )
 _YEAR_RULE = _rule(_PRE + rf"(?:\b(?P<q>early|mid|late)[-\s]+|{_PART_OF})?\b" + _YEAR, _year)
 _WEEKDAY = _rule(
-    _ON + r"(?:\b(?P<q>this\s+past|this\s+coming|last|this|next|coming)\s+)?" + _WD + _PART_OF_DAY, _weekday
+    _ON + r"(?:\b(?P<q>this\s+past|this\s+coming|last|this|next|coming)\s+)?" + _WD + _PART_OF_DAY,
+    _weekday,
+    directional=True,
 )
 _WEEKEND = _rule(
     r"(?:\b(?:over|on|during|at)\s+)?\b(?P<q>this\s+past|the\s+past|the\s+last|this\s+coming|"
     r"the\s+coming|last|this|next|the)\s+weekend\b",
     _weekend,
+    directional=True,
 )
 _REL_DAY = _rule(
     r"\b(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|"

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Literal, NamedTuple
 
 from loci.timexpr._grammar import DIGIT_RULES, LEADS, MAX_LEADS, RULES_BY_WORD, Granularity, Resolved
+from loci.timexpr.tense import Direction, Other, TenseReader
+from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR
 
-__all__ = ["Granularity", "TimeSpan", "find_time_expressions"]
+__all__ = ["Granularity", "Prefer", "TimeSpan", "find_time_expressions"]
+
+Prefer = Literal["tense", "past", "future"]
+"""Which instance an unqualified name ("in May", "on June 14th") means: read from the tense
+of its sentence (`loci.timexpr.tense`), or always the latest ("past") or coming ("future") one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,27 +33,56 @@ class TimeSpan:
         return self.start + (self.end - self.start) / 2
 
 
-def find_time_expressions(text: str, anchor: datetime) -> list[TimeSpan]:
+class _Found(NamedTuple):
+    start: int
+    end: int
+    resolved: Resolved
+    ahead: Resolved | None
+    """The forward reading when it differs from ``resolved`` (the backward one)."""
+
+
+def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tense") -> list[TimeSpan]:
     """All expressions found, in order of appearance, non-overlapping (longest match wins).
 
     Relative phrases resolve against ``anchor``: the message's own time when mining, now when
     recalling. A naive anchor is taken as UTC; spans come back in the anchor's zone, whole local days.
+    ``prefer`` settles unqualified names (see `Prefer`): mining reads the tense ("Maria is visiting
+    on June 14th" is the coming one), recall asks "past" (a question about "September" asks about
+    one that happened). Spans reaching outside `MIN_YEAR`-`MAX_YEAR` are dropped, as the API
+    refuses such times.
     """
     tz = anchor.tzinfo if anchor.tzinfo is not None and anchor.utcoffset() is not None else UTC
     anchor = anchor.replace(tzinfo=tz)
-    found = _candidates(text, anchor)
-    return [
-        TimeSpan(_midnight(r.start, tz), _midnight(r.end, tz), text[s:e], r.granularity)
-        for s, e, r in _longest_first(found)
-    ]
+    kept = _longest_first(_candidates(text, anchor))
+    today = anchor.date()
+    # every expression, in text order, with the side of today it lies on when that is its own
+    others = [(k.start, k.end, None if k.ahead else _side(k.resolved, today)) for k in kept]
+    reader = TenseReader(text)
+    spans = []
+    for f in kept:
+        r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer) else f.ahead
+        if r.start.year >= MIN_YEAR and (r.end - _ONE_DAY).year <= MAX_YEAR:
+            spans.append(TimeSpan(_midnight(r.start, tz), _midnight(r.end, tz), text[f.start : f.end], r.granularity))
+    return spans
 
 
-def _candidates(text: str, anchor: datetime) -> list[tuple[int, int, Resolved]]:
+def _forward(reader: TenseReader, found: _Found, others: list[Other], prefer: Prefer) -> bool:
+    if prefer != "tense":
+        return prefer == "future"
+    return reader.direction(found.start, found.end, others) == "future"
+
+
+def _side(r: Resolved, today: date) -> Direction | None:
+    """Where a span whose direction is its own lies from today: wholly ahead, wholly behind, or neither."""
+    return "future" if r.start > today else "past" if r.end <= today else None
+
+
+def _candidates(text: str, anchor: datetime) -> list[_Found]:
     low = text.lower()
     if len(low) != len(text):  # a few non-ASCII letters change length when lowered
         low = text.translate(_ASCII_LOWER)
     words = [(w.start(), w.group()) for w in _WORD.finditer(low)]
-    found: list[tuple[int, int, Resolved]] = []
+    found: list[_Found] = []
     covered = 0
     for i, (at, word) in enumerate(words):
         rules = RULES_BY_WORD.get(word) or (DIGIT_RULES if word[0].isdigit() else ())
@@ -61,11 +97,12 @@ def _candidates(text: str, anchor: datetime) -> list[tuple[int, int, Resolved]]:
             if m is None or _asks_how_long(low, m.start()):
                 continue
             try:
-                resolved = rule.resolve(m, anchor)
+                resolved = rule.resolve(m, anchor, False)
+                ahead = rule.resolve(m, anchor, True) if rule.directional and resolved is not None else None
             except (ValueError, OverflowError):
                 continue  # "Feb 30", "900 decades ago": the shape matched but no such date exists
             if resolved is not None:
-                found.append((m.start(), m.end(), resolved))
+                found.append(_Found(m.start(), m.end(), resolved, ahead if ahead != resolved else None))
                 covered = max(covered, m.end())
     return found
 
@@ -92,15 +129,16 @@ def _is_lead(word: str) -> bool:
     return word in LEADS or word[0].isdigit()
 
 
-def _longest_first(found: list[tuple[int, int, Resolved]]) -> list[tuple[int, int, Resolved]]:
+def _longest_first(found: list[_Found]) -> list[_Found]:
     """Greedy by length so "last Tuesday" beats "Tuesday" and "the summer of 2022" beats "2022"."""
-    kept: list[tuple[int, int, Resolved]] = []
-    for item in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
-        if all(item[1] <= k[0] or item[0] >= k[1] for k in kept):
+    kept: list[_Found] = []
+    for item in sorted(found, key=lambda f: (f.start - f.end, f.start)):
+        if all(item.end <= k.start or item.start >= k.end for k in kept):
             kept.append(item)
-    return sorted(kept, key=lambda f: f[0])
+    return sorted(kept, key=lambda f: f.start)
 
 
+_ONE_DAY = timedelta(days=1)
 _WORD = re.compile(r"[a-z0-9]+")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 

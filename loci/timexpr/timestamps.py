@@ -27,7 +27,10 @@ def check_in_range(at: datetime, *, field: str | None = None) -> datetime:
     Every time that enters the system (a turn's date, an import, recall's ``now``) passes
     here, so no job ever meets a date it cannot compute with.
     """
-    year = at.astimezone(UTC).year if at.tzinfo is not None else at.year
+    try:
+        year = at.astimezone(UTC).year if at.tzinfo is not None else at.year
+    except OverflowError:  # "9999-12-31T23:00-05:00" has no UTC year datetime can hold
+        year = at.year
     if not MIN_YEAR <= year <= MAX_YEAR:
         raise InvalidInput(
             f"{at.isoformat()} is out of range: the year must be between {MIN_YEAR} and {MAX_YEAR}", field=field

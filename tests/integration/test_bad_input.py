@@ -76,6 +76,32 @@ async def test_recall_times_outside_the_range_are_a_400_naming_them(client: Clie
 
 
 @pytest.mark.parametrize(
+    "as_of",
+    [
+        "9999-12-31T23:59:59Z",
+        "1899-12-31T23:59:59Z",
+        "2201-01-01T00:00:00+00:00",
+        "9999-12-31T23:00:00-05:00",  # past datetime's range once in UTC: was an OverflowError, a 500
+        "0001-01-01T00:00:00+01:00",
+    ],
+)
+async def test_as_of_outside_1900_2200_is_a_400_on_every_route(client: Client, new_user: NewUser, as_of: str) -> None:
+    user = await new_user()
+    answers = {
+        "recall": await client.post(
+            "/v1/recall", json={"message": "where do I live?", "as_of": as_of}, headers=user.headers
+        ),
+        "context": await client.get("/v1/context", params={"as_of": as_of}, headers=user.headers),
+        "memories": await client.get("/v1/memories", params={"as_of": as_of}, headers=user.headers),
+        "memory": await client.get("/v1/memories/1", params={"as_of": as_of}, headers=user.headers),
+    }
+    for route, answer in answers.items():
+        assert answer.status_code == 400, (route, answer.text)
+        assert _field(answer) == "as_of", (route, answer.text)
+        assert "1900" in answer.json()["detail"] and "2200" in answer.json()["detail"], route
+
+
+@pytest.mark.parametrize(
     ("body", "field"),
     [
         ({"id": "a/b 🎉", "turns": [TURN]}, "id"),

@@ -7,6 +7,7 @@ interruption, and the QA stages against a local fake OpenAI server.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -232,3 +233,43 @@ def test_two_runs_in_a_database_without_a_public_schema(env: Env, fresh_database
     env.ok("ingest", "--run-id", f"second_{env.kind}", "--limit", "1")
     env.ok("retrieve", "--run-id", f"second_{env.kind}", "--limit", "1")
     assert _count(env.url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0
+
+
+def _repeated_session_file(path: Path) -> Path:
+    """The published files repeat a session id within some haystacks: here the gold id comes
+    twice, its second occurrence (a later date) holding the evidence."""
+    question = copy.deepcopy(QUESTIONS[0])
+    gold = question["answer_session_ids"][0]
+    question["haystack_session_ids"] = [*question["haystack_session_ids"][:3], gold]
+    question["haystack_dates"][3] = "2023/05/25 (Thu) 08:30"
+    evidence = [turn for turn in question["haystack_sessions"][2] if turn.get("has_answer")]
+    question["haystack_sessions"][2] = [t for t in question["haystack_sessions"][2] if not t.get("has_answer")]
+    question["haystack_sessions"][3] = [*evidence, {"role": "assistant", "content": "A red bicycle, lovely."}]
+    path.write_text(json.dumps([question]), encoding="utf-8")
+    return path
+
+
+def test_a_repeated_session_id_is_ingested_per_occurrence_and_scored_once(env: Env, tmp_path: Path) -> None:
+    env.dataset = _repeated_session_file(tmp_path / "repeated.json")
+    run = f"repeated_{env.kind}"
+    env.ok("ingest", "--run-id", run)
+    env.ok("retrieve", "--run-id", run)
+    env.ok("score-retrieval", "--run-id", run)
+
+    schema, gold = schema_for(run), "answer_q1_1"
+    with psycopg.connect(env.url) as conn:
+        rows = conn.execute(
+            f"SELECT c.external_id, min(t.created_at)::date::text FROM {schema}.conversations c "
+            f"JOIN {schema}.turns t ON t.conversation_id = c.id GROUP BY c.external_id"
+        ).fetchall()
+    dates = dict(rows)
+    assert dates[gold] == "2023-05-22" and dates[f"{gold}@2"] == "2023-05-25"  # each occurrence its own session
+    (record,) = read_jsonl(env.out / run / "retrieval_logs" / f"{run}.jsonl")
+    assert record["ranked_session_ids"][0] == gold and record["foreign_drawers"] == 0
+    assert sorted(record["ranked_session_ids"]) == ["answer_q1_1", "q1_s0", "q1_s1"]  # the gold id counts once
+    top = record["items"][0]
+    assert top["session_id"] == gold and top["session_key"] == f"{gold}@2"
+    scores = json.loads((env.out / run / "scores" / "scores.json").read_text())
+    cells = scores["runs"][0]["evaluation"]["conventions"]["all_questions"]
+    assert cells["session"]["overall"]["metrics"]["recall_any@1"] == 1.0
+    assert cells["turn"]["overall"]["metrics"]["recall_any@5"] == 1.0  # the evidence turn of the second occurrence

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -27,6 +28,13 @@ def test_missing_default_dataset_names_path_and_remedies(tmp_path: Path, monkeyp
     assert "data/longmemeval/longmemeval_s_cleaned.json not found" in out
     assert "download" in out and "--dataset" in out
     assert "Traceback" not in out
+
+
+def test_download_fetches_s_and_oracle_unless_m_is_named() -> None:
+    longmemeval = bench.commands["longmemeval"]
+    assert isinstance(longmemeval, click.Group)
+    (files,) = [p for p in longmemeval.commands["download"].params if p.name == "keys"]
+    assert tuple(files.default) == ("s", "oracle")  # type: ignore[arg-type]
 
 
 def test_missing_given_dataset(tmp_path: Path) -> None:

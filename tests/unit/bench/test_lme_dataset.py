@@ -16,6 +16,7 @@ from bench.longmemeval.dataset import (
     file_sha256,
     format_date,
     load_questions,
+    occurrence_keys,
     parse_date,
     parse_turn_id,
     turn_id,
@@ -96,7 +97,6 @@ _DELETE = object()
         ("question_date", "2023-05-23 19:11", "field 'question_date': expected a date"),
         ("question_date", "2023/05/23 (Mon) 19:11", "does not match"),
         ("haystack_dates", ["2023/05/20 (Sat) 02:21"], "length mismatch"),
-        ("haystack_session_ids", ["a", "a"], "duplicate session ids"),
         ("answer_session_ids", ["ok", 5], "field 'answer_session_ids[1]'"),
         ("haystack_sessions", "nope", "expected a list"),
     ],
@@ -134,6 +134,27 @@ def test_file_level_errors(tmp_path: Path) -> None:
         load_questions(broken)
     with pytest.raises(DatasetError, match="cannot read file"):
         load_questions(tmp_path / "missing.json")
+
+
+def test_a_repeated_session_id_is_kept_once_per_occurrence(tmp_path: Path) -> None:
+    body = [{"role": "user", "content": "hello again"}]
+    item = _item(
+        haystack_session_ids=["answer_1", "noise_1", "answer_1"],
+        haystack_dates=["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 11:54", "2023/05/22 (Mon) 08:00"],
+        haystack_sessions=[*_item()["haystack_sessions"], body],
+    )
+    (question,) = load_questions(_write(tmp_path, [item]))
+    assert [s.session_id for s in question.sessions] == ["answer_1", "noise_1", "answer_1"]
+    assert [s.key for s in question.sessions] == ["answer_1", "noise_1", "answer_1@2"]
+    assert question.sessions[2].date == datetime(2023, 5, 22, 8, 0, tzinfo=UTC)
+    assert question.sessions[2].turns[0].content == "hello again"
+
+
+def test_occurrence_keys_are_unique_even_against_ids_that_look_like_keys() -> None:
+    assert occurrence_keys(["a", "b", "a", "a"]) == ["a", "b", "a@2", "a@3"]
+    assert occurrence_keys(["a", "a", "a@2"]) == ["a", "a@3", "a@2"]
+    keys = occurrence_keys(["x", "x@2", "x", "x", "x@2"])
+    assert len(set(keys)) == 5 and keys[:2] == ["x", "x@2"]
 
 
 def test_turn_ids_round_trip() -> None:

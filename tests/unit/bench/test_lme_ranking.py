@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.longmemeval.dataset import load_questions
-from bench.longmemeval.ranking import drawer_record, rank_sessions, stratified_subset, unsurfaced_order
+from bench.longmemeval.dataset import Session, load_questions
+from bench.longmemeval.ranking import (
+    drawer_record,
+    rank_sessions,
+    session_ids_by_key,
+    stratified_subset,
+    unsurfaced_order,
+)
 from tests.fakes.lme_synthetic import write_dataset
 
 WHEN = datetime(2023, 5, 20, tzinfo=UTC)
@@ -61,6 +67,20 @@ def test_no_drawers_ranks_every_session(tmp_path: Path) -> None:
     ranking = rank_sessions(q, [])
     assert ranking.surfaced == 0 and ranking.turn_ids == ()
     assert len(ranking.session_ids) == len(q.sessions)
+
+
+def test_occurrences_of_a_repeated_session_rank_as_its_published_id(tmp_path: Path) -> None:
+    q = _question(tmp_path)
+    again = Session("answer_q1_1", WHEN, q.sessions[2].turns, key="answer_q1_1@2")
+    q = replace(q, sessions=(*q.sessions, again))
+    drawers = [Drawer("answer_q1_1@2", 1, 0.9), Drawer("q1_s0", 1, 0.5), Drawer("answer_q1_1", 1, 0.4)]
+    ranking = rank_sessions(q, drawers)
+    assert ranking.session_ids[:2] == ("answer_q1_1", "q1_s0") and ranking.surfaced == 2
+    assert len(ranking.session_ids) == len(set(ranking.session_ids)) == 4 and ranking.foreign == 0
+    assert ranking.turn_ids == ("answer_q1_1:0", "q1_s0:0")
+    record = drawer_record(drawers[0], rank=1, published=session_ids_by_key(q))
+    assert record["session_id"] == "answer_q1_1" and record["session_key"] == "answer_q1_1@2"
+    assert record["turn_id"] == "answer_q1_1:0"
 
 
 def test_drawer_record_has_ids_scores_and_ranks() -> None:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loci.errors import InvalidInput
-from loci.timexpr import TimeSpan, find_time_expressions, parse_timestamp
+from loci.timexpr import TimeSpan, check_in_range, find_time_expressions, parse_timestamp
 
 # A Tuesday late in May: "in May" is the current month, "in June" last year's.
 ANCHOR = datetime(2023, 5, 30, 10, 0, tzinfo=UTC)
@@ -340,3 +340,18 @@ def test_parse_timestamp_truncates_huge_values_and_passes_field() -> None:
         parse_timestamp("x" * 10_000, field="created_at")
     assert len(str(info.value)) < 200
     assert info.value.field == "created_at"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))),
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))),
+        datetime(2201, 1, 1, tzinfo=UTC),
+        datetime(1899, 12, 31, 23, 59),
+    ],
+)
+def test_check_in_range_refuses_with_the_field_even_where_utc_overflows(value: datetime) -> None:
+    with pytest.raises(InvalidInput) as info:
+        check_in_range(value, field="as_of")
+    assert info.value.field == "as_of"

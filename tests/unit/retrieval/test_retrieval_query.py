@@ -99,3 +99,13 @@ def test_filter_sql_binds_every_filter_and_nothing_else() -> None:
     sql, params = filter_sql(RecallFilters(wing="work", entity="ingrid", since=since, until=NOW, role="user"))
     assert sql.count(" AND ") >= 5 and "w.user_id = :uid" in sql and "fe.user_id = :uid" in sql
     assert params == {"f_wing": "work", "f_entity": "ingrid", "f_since": since, "f_until": NOW, "f_role": "user"}
+
+
+def test_a_question_asks_about_the_past_even_in_a_future_tense() -> None:
+    """Recall reads a question's dates backward: "Where is Maria visiting on June 14th?" asked
+    in May asks about the June 14th that happened, whatever its tense (mining reads tense)."""
+    now = datetime(2024, 5, 20, 9, 0, tzinfo=UTC)
+    (span,) = analyse("Where is Maria visiting on June 14th?", now).spans
+    assert span.start.date().isoformat() == "2023-06-14"
+    (span,) = analyse("What trip am I planning in September?", now).spans
+    assert span.start.date().isoformat() == "2023-09-01"
