@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from loci.db import Database
-from loci.errors import InvalidInput
+from loci.errors import InvalidInput, NotFound
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import TOP_K_MAX
 from loci.settings import CATEGORY_PATTERN
@@ -141,10 +141,13 @@ def _out(row: Any) -> AgentAccessOut:
 
 
 async def get_agent_access(db: Database, user_id: int, agent_id: str) -> AgentAccessOut:
-    """An agent's access; an agent never configured (or never seen) allows everything."""
+    """An agent's access (an agent never configured allows everything); `NotFound` for an
+    id the user has no agent by, as `preferences.get_agent`."""
     async with db.user_session(user_id) as s:
         row = (await s.execute(_AGENTS, {"uid": user_id, "aid": agent_id})).first()
-    return _out(row) if row is not None else AgentAccessOut(agent_id, None, None, {})
+    if row is None:
+        raise NotFound(f"agent {agent_id!r} not found")
+    return _out(row)
 
 
 async def put_agent_access(

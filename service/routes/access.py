@@ -53,8 +53,12 @@ class AccessController(Controller):
         "/v1/agents/{external_id:str}/access",
         operation_id="getAgentAccess",
         summary="What one agent may see, and how each category reaches it",
-        description="`null` categories or wings: all of them. An agent never configured allows everything.",
-        responses=errors(),
+        description=(
+            "`null` categories or wings: all of them; `modes` are the agent's own (the user's defaults, "
+            "`GET /v1/access`, apply to the categories it does not name). An agent never configured "
+            "allows everything; 404 when the caller has no agent with this id."
+        ),
+        responses=errors(404),
     )
     async def get_agent_access(
         self, external_id: FromPath[str], app_state: StateDep, caller: CallerDep
@@ -88,6 +92,10 @@ class AccessController(Controller):
         "/v1/access",
         operation_id="getAccess",
         summary="Every agent's access and the user's default context modes",
+        description=(
+            "`defaults.modes`: the user's context mode per category, which every agent starts from; "
+            "`agents`: each agent with an access list or modes of its own (others see everything)."
+        ),
         responses=errors(),
     )
     async def get_access(self, app_state: StateDep, caller: CallerDep) -> AccessDoc:
@@ -107,6 +115,7 @@ class AccessController(Controller):
         "/v1/access.yaml",
         operation_id="exportAccessYaml",
         summary="The access configuration as YAML",
+        description="The `GET /v1/access` document as YAML, to keep, edit and import with `PUT /v1/access.yaml`.",
         media_type=YAML,
         responses=errors(),
     )

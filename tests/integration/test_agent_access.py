@@ -80,9 +80,11 @@ def forbidden(response: Any, name: str, field: str) -> None:
 
 async def test_defaults_allow_everything(client: Client, db: Database, embedder: Embedder, new_user: NewUser) -> None:
     p = await seed(db, embedder, await new_user("access-defaults"))
-    access = await ok(await client.get("/v1/agents/never-seen/access", headers=p.user.headers))
-    assert access == {"agent_id": "never-seen", "categories": None, "wings": None, "modes": {}}
-    for agent in (None, "never-seen"):
+    assert (await client.get("/v1/agents/never-seen/access", headers=p.user.headers)).status_code == 404
+    await ok(await client.put("/v1/agents/named/access", json={}, headers=p.user.headers))
+    access = await ok(await client.get("/v1/agents/named/access", headers=p.user.headers))
+    assert access == {"agent_id": "named", "categories": None, "wings": None, "modes": {}}
+    for agent in (None, "never-seen", "named"):
         memories, drawers = found(await recall(client, p.user, **({"agent_id": agent} if agent else {})))
         assert {p.tea, p.allergy} <= memories and {p.work_drawer, p.family_drawer} <= drawers
     block = await ok(await client.get("/v1/context", params={"agent_id": "never-seen"}, headers=p.user.headers))
