@@ -223,11 +223,11 @@ def dump_yaml(doc: AccessDoc) -> str:
 class _LooseAgent(msgspec.Struct, forbid_unknown_fields=True):
     categories: list[Category] | None = None
     wings: list[WingSlug] | None = None
-    modes: Any = None
+    modes: Any = msgspec.UNSET
 
 
 class _LooseDefaults(msgspec.Struct, forbid_unknown_fields=True):
-    modes: Any = None
+    modes: Any = msgspec.UNSET
 
 
 class _LooseDoc(msgspec.Struct, forbid_unknown_fields=True):
@@ -248,7 +248,7 @@ def _convert(raw: Any, kind: Any, at: str) -> Any:
 
 
 def _modes_in(raw: Any, at: str) -> dict[str, ModeSpec]:
-    modes: dict[str, Any] = _convert(raw if raw is not None else {}, dict[Category, Any], at)
+    modes: dict[str, Any] = _convert({} if raw is msgspec.UNSET else raw, dict[Category, Any], at)
     return {c: _convert(m, ModeSpec, f"{at}.{c}") for c, m in modes.items()}
 
 
@@ -260,10 +260,12 @@ def load_yaml(source: bytes | str) -> AccessDoc:
         where = getattr(e, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
         raise InvalidInput(f"not valid YAML{at}", field="body") from e
-    loose: _LooseDoc = _convert(raw if raw is not None else {}, _LooseDoc, "")
+    if raw is None:
+        raise InvalidInput("the document is empty: send {} for no configuration", field="body")
+    loose: _LooseDoc = _convert(raw, _LooseDoc, "")
     agents: dict[str, AgentAccess] = {}
     for agent_id, spec in loose.agents.items():
-        agent: _LooseAgent = _convert(spec if spec is not None else {}, _LooseAgent, f"agents.{agent_id}")
+        agent: _LooseAgent = _convert(spec, _LooseAgent, f"agents.{agent_id}")
         agents[agent_id] = AgentAccess(
             agent.categories, agent.wings, _modes_in(agent.modes, f"agents.{agent_id}.modes")
         )

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, put
-from litestar.openapi.spec import Example, OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example, OpenAPIMediaType, Operation, Reference, RequestBody
 from litestar.params import Body, FromPath, JSONBody
 
 from domain.agent_access_edit import (
@@ -25,6 +26,7 @@ from domain.agent_access_edit import (
     put_access,
     put_agent_access,
 )
+from loci.errors import InvalidInput
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
@@ -35,7 +37,14 @@ AGENT_EXAMPLE = Example(
     summary="Only preferences and the work wing; goals by recall only, two at most",
     value={"categories": ["preference", "goal"], "wings": ["work"], "modes": {"goal": {"mode": "rag", "cap": 2}}},
 )
-_YAML_SCHEMA = Schema(type=OpenAPIType.STRING, description="the document GET /v1/access.yaml answers")
+_YAML_SCHEMA = Reference("#/components/schemas/AccessDoc")
+"""The YAML document has the JSON document's shape (`GET /v1/access`)."""
+_YAML_ANSWER = ResponseSpec(
+    AccessDoc,
+    generate_examples=False,
+    media_type=YAML,
+    description="The configuration as YAML (null and empty keys left out)",
+)
 
 
 @dataclass
@@ -117,7 +126,7 @@ class AccessController(Controller):
         summary="The access configuration as YAML",
         description="The `GET /v1/access` document as YAML, to keep, edit and import with `PUT /v1/access.yaml`.",
         media_type=YAML,
-        responses=errors(),
+        responses={200: _YAML_ANSWER, **errors()},
     )
     async def export_yaml(self, app_state: StateDep, caller: CallerDep) -> Response[str]:
         doc = await get_access(app_state.db, caller.user_id)
@@ -127,14 +136,20 @@ class AccessController(Controller):
         "/v1/access.yaml",
         operation_id="importAccessYaml",
         summary="Replace the access configuration with a YAML document",
-        description="The document `GET /v1/access.yaml` answers; a 400 names what is wrong in it.",
+        description=(
+            "The document `GET /v1/access.yaml` answers; a 400 names what is wrong in it. An empty body is a "
+            "400 (send `{}` to clear the configuration), so a mistaken empty upload cannot reset every agent."
+        ),
         media_type=YAML,
-        responses=errors(400),
+        responses={200: _YAML_ANSWER, **errors(400)},
         operation_class=_YamlOperation,
     )
     async def import_yaml(
         self, request: Request[Any, Any, Any], app_state: StateDep, caller: CallerDep
     ) -> Response[str]:
-        doc = load_yaml(await request.body())
+        source = await request.body()
+        if not source.strip():
+            raise InvalidInput("the body is empty: send the YAML document ({} for no configuration)", field="body")
+        doc = load_yaml(source)
         saved = await put_access(app_state.db, caller.user_id, doc, app_state.settings.memory.categories)
         return Response(dump_yaml(saved), media_type=YAML)

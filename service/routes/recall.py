@@ -268,9 +268,11 @@ class RecallController(Controller):
             "`revision` is the user's memory revision; passing the last one seen as `since_rev` puts at "
             "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `− faded`, "
             "`↔ merged`) "
-            "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`."
+            "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`. Only what "
+            "`agent_id` may see comes back (its access list, `PUT /v1/agents/{id}/access`); asking for a "
+            "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it."
         ),
-        responses=errors(400),
+        responses=errors(400, 403),
     )
     async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
         return await recall_for(app_state, caller.user_id, data)
@@ -279,8 +281,11 @@ class RecallController(Controller):
         "/v1/search",
         operation_id="searchMemories",
         summary="Search the palace with the recall pipeline",
-        description="The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall.",
-        responses=errors(400),
+        description=(
+            "The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall. "
+            "With `agent_id`, only the wings that agent may see; a `wing` outside them is a 403."
+        ),
+        responses=errors(400, 403),
     )
     async def search(
         self,

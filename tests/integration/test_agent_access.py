@@ -140,6 +140,10 @@ async def test_asking_for_a_disallowed_category_or_wing_is_403_naming_it(
     denied = await client.get("/v1/palace", params={"agent_id": "coder", "wing": p.family_wing}, headers=h)
     forbidden(denied, "family", "wing")
 
+    save = {"content": "Runs on Tuesdays", "category": "fact", "agent_id": "coder"}
+    forbidden(await client.post("/v1/memories", json=save, headers=h), "fact", "category")
+    assert (await client.post("/v1/memories", json=save | {"agent_id": "chef"}, headers=h)).status_code == 201
+
 
 async def test_rag_mode_keeps_a_category_out_of_the_block_and_caps_recall(
     client: Client, db: Database, embedder: Embedder, new_user: NewUser

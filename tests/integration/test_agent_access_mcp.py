@@ -55,5 +55,10 @@ async def test_mcp_tools_filter_and_refuse_what_the_agent_may_not_see(
         refused = await session.call_tool("search_palace", {"q": MESSAGE, "agent_id": "coder", "wing": "family"})
         assert refused.is_error and "'family'" in text(refused), text(refused)
 
+        refused = await session.call_tool(
+            "save_memory", {"content": "Runs on Tuesdays", "category": "fact", "agent_id": "coder"}
+        )
+        assert refused.is_error and "'fact'" in text(refused), text(refused)
+
         unrestricted = await call(session, "recall", message=MESSAGE)
         assert {p.tea, p.allergy} <= {m["id"] for m in unrestricted["memories"]}
