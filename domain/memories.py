@@ -16,6 +16,7 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.agent_access import agent_scope
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
 from domain.memory_lookup import active_by_id, any_version, resolve
 from domain.memory_rows import (
@@ -98,6 +99,8 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
     detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
+    if body.agent_id:  # an agent may not write what its access list would not let it read back
+        (await agent_scope(store.db, user_id, body.agent_id)).check_category(body.category, field="category")
     source = body.source or ("agent" if body.agent_id else "user")
     async with (
         embedding_beside(store.embedder, [content]) as vectors,

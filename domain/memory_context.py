@@ -3,8 +3,9 @@
 One read, one snapshot: the revision and the memories come from a single statement, so
 a block can never pair one revision with rows of another (two statements in READ
 COMMITTED could, when a write lands between them). The text is built by
-`domain.memory_block`, what is visible is decided by `domain.memory_scope`, and the list
-of changes since the caller's last revision by `domain.memory_delta`.
+`domain.memory_block`, what is visible is decided by `domain.memory_scope` and, per agent,
+`domain.agent_access` (categories it may not see, or gets by recall only, are never read),
+and the list of changes since the caller's last revision by `domain.memory_delta`.
 
 The delta is **not** part of the block: the block must stay byte-identical until a memory
 changes, so that the provider's prompt-prefix cache keeps hitting, while the delta
@@ -26,6 +27,7 @@ from typing import Annotated
 import msgspec
 from sqlalchemy import text
 
+from domain.agent_access import AgentScope, agent_scope
 from domain.fields import When
 from domain.memory_block import Block, BlockBudget, BlockEntry, TokenCounter, render_block
 from domain.memory_delta import memory_delta, render_delta
@@ -96,6 +98,8 @@ FROM (SELECT max(h.id) AS revision FROM memory_history h
 LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))
      AND (m.source <> 'extracted' OR m.confidence >= :conf)
+     AND (CAST(:cats AS text[]) IS NULL OR m.category = ANY(CAST(:cats AS text[])))
+     AND m.category <> ALL(CAST(:rag AS text[]))
 """
 _READ_NOW = text(_READ.format(history_as_of="", valid=_ROWS_NOW))
 _READ_AS_OF = text(_READ.format(history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
@@ -106,12 +110,15 @@ the 2-core dev VM, 72 memories). A NULL ``aid`` leaves only the shared memories,
 ``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
 
 
-async def _read(db: Database, query: ContextQuery, settings: MemorySettings) -> tuple[int, list[BlockEntry]]:
+async def _read(
+    db: Database, query: ContextQuery, settings: MemorySettings, scope: AgentScope
+) -> tuple[int, list[BlockEntry]]:
     """The revision and the visible rows, in one statement (see the module docstring)."""
     statement = _READ_NOW if query.as_of is None else _READ_AS_OF
     bind = {
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "as_of": query.as_of,
         "layers": list(BLOCK_LAYERS), "aid": query.agent_id, "conf": settings.context_min_confidence,
+        "cats": None if scope.categories is None else sorted(scope.categories), "rag": sorted(scope.rag_only),
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]
@@ -142,7 +149,8 @@ async def session_context(
     db: Database, settings: MemorySettings, count_tokens: TokenCounter, query: ContextQuery
 ) -> SessionContext:
     """The block for ``query`` (see the module docstring), with its delta and ETag."""
-    revision, entries = await _read(db, query, settings)
+    scope = await agent_scope(db, query.user_id, query.agent_id)
+    revision, entries = await _read(db, query, settings, scope)
     block: Block = render_block(entries, revision, budget_of(settings), count_tokens)
     delta: list[str] = []
     if query.since_rev is not None and query.since_rev < revision:
@@ -153,6 +161,8 @@ async def session_context(
             agent_id=query.agent_id,
             until_rev=revision,
             min_confidence=settings.context_min_confidence,
+            categories=scope.categories,
+            left_out=scope.rag_only,
         )
     delta_text = render_delta(delta, query.since_rev or 0, revision)
     body = ContextOut(

@@ -186,10 +186,13 @@ async def memory_delta(
     agent_id: str | None = None,
     until_rev: int | None = None,
     min_confidence: float | None = None,
+    categories: frozenset[str] | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> list[str]:
     """At most `MAX_BULLETS` bullets of what changed after ``since_rev`` (up to ``until_rev``,
     default: now) in what ``agent_id`` may see; ``min_confidence`` as the block's floor
-    (None: extracted memories of any confidence count, as recall shows them all)."""
+    (None: extracted memories of any confidence count, as recall shows them all);
+    ``categories`` and ``left_out`` as `memory_scope.visible` takes them."""
     window = select(MemoryHistory.lineage_id).where(
         MemoryHistory.user_id == user_id,
         MemoryHistory.id > since_rev,
@@ -209,7 +212,7 @@ async def memory_delta(
         ids = {i for e in events for i in (e.old_id, e.new_id) if i is not None}
         found = await s.execute(
             select(Memory.id, Memory.lineage_id, Memory.content, Memory.valid_until.is_(None),
-                   visible(agent_id, min_confidence).label("shown"))
+                   visible(agent_id, min_confidence, categories, left_out).label("shown"))
             .where(Memory.user_id == user_id, Memory.id.in_(ids))
         )  # fmt: skip
         rows = {r[0]: Row(*r) for r in found}
@@ -227,12 +230,20 @@ class Changes:
     """`render_delta` of the bullets; "" when nothing changed or no ``since_rev`` was given."""
 
 
-async def changes_since(db: Database, user_id: int, since_rev: int | None, *, agent_id: str | None) -> Changes:
+async def changes_since(
+    db: Database,
+    user_id: int,
+    since_rev: int | None,
+    *,
+    agent_id: str | None,
+    categories: frozenset[str] | None = None,
+) -> Changes:
     """The current revision (0 before any write) and the delta from ``since_rev`` to it,
-    over everything recall may show (extracted memories of any confidence)."""
+    over everything recall may show (extracted memories of any confidence, in the agent's
+    allowed ``categories``: None for all)."""
     async with db.user_session(user_id) as s:
         revision = (await s.execute(revision_query(user_id, None))).scalar_one_or_none() or 0
     if since_rev is None or since_rev >= revision:
         return Changes(revision, [], "")
-    bullets = await memory_delta(db, user_id, since_rev, agent_id=agent_id, until_rev=revision)
+    bullets = await memory_delta(db, user_id, since_rev, agent_id=agent_id, until_rev=revision, categories=categories)
     return Changes(revision, bullets, render_delta(bullets, since_rev, revision))

@@ -9,6 +9,8 @@ what changed in it can never disagree about what is visible:
   the asking agent's. An agent never sees another agent's agent-scoped memories, and a
   caller that names no agent sees only the shared ones: what an agent saved for itself
   (its working notes, its persona) would mislead a different assistant;
+* agent access (`domain.agent_access`): only the categories the agent may see, and in the
+  block not those it gets by recall only (mode ``rag``);
 * trust: a memory the user or an agent saved on purpose is always shown; one extracted
   by automation only at ``confidence >= min_confidence``, since a wrong guess placed in
   every prompt costs more than a missing one (recall still finds it).
@@ -38,13 +40,24 @@ __all__ = [
 ]
 
 
-def visible(agent_id: str | None, min_confidence: float | None) -> ColumnElement[bool]:
+def visible(
+    agent_id: str | None,
+    min_confidence: float | None,
+    categories: frozenset[str] | None = None,
+    left_out: frozenset[str] = frozenset(),
+) -> ColumnElement[bool]:
     """Rows a block for ``agent_id`` may show (see the module docstring); ``min_confidence``
-    None shows extracted memories of any confidence (recall's delta, which recalls them all)."""
+    None shows extracted memories of any confidence (recall's delta, which recalls them all).
+    ``categories`` (None: all) and ``left_out`` are `agent_access.AgentScope`'s allowlist
+    and recall-only categories."""
     scope = (
         Memory.agent_id.is_(None) if agent_id is None else or_(Memory.agent_id.is_(None), Memory.agent_id == agent_id)
     )
     parts = [Memory.layer.in_(BLOCK_LAYERS), scope]
+    if categories is not None:
+        parts.append(Memory.category.in_(sorted(categories)))
+    if left_out:
+        parts.append(Memory.category.not_in(sorted(left_out)))
     if min_confidence is not None:
         parts.append(or_(Memory.source != "extracted", Memory.confidence >= min_confidence))
     return and_(*parts)

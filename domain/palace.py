@@ -2,7 +2,9 @@
 
 Every function takes the caller's user id, runs in `db.user_session` (row-level
 security) AND filters by ``user_id`` in SQL (scoping in code), and leaves out what
-sits in the trash. Another user's id reads as "not found", never as "forbidden".
+sits in the trash. Another user's id reads as "not found", never as "forbidden"; a wing
+the browsing agent may not see (`domain.agent_access`) is left out of the wings, and
+opening it, or anything in it, is "forbidden" naming the wing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import msgspec
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.agent_access import ALLOW_ALL, AgentScope
 from domain.fields import AAAK, Content, Count, Id, Label, Tags, When
 from domain.fields import Level as KindText
 from loci.db import Database
@@ -146,14 +149,25 @@ async def _live(s: AsyncSession, model: Any, user_id: int, item_id: int, what: s
     return row
 
 
+async def _check_wing(s: AsyncSession, user_id: int, wing_id: int, scope: AgentScope, field: str) -> None:
+    """`Forbidden` naming the wing when the agent may not see it (no query for an open scope)."""
+    if scope.wings is None:
+        return
+    slug = (await s.execute(select(Wing.slug).where(Wing.id == wing_id, Wing.user_id == user_id))).scalar_one()
+    scope.check_wing(slug, field=field)
+
+
 async def _containers(
-    s: AsyncSession, user_id: int, level: Level, parent_id: int | None, limit: int, offset: int
+    s: AsyncSession, user_id: int, level: Level, parent_id: int | None, page: tuple[int, int], scope: AgentScope
 ) -> tuple[list[Node], int]:
+    limit, offset = page
     if level == "wings":
         model: Any = Wing
         stats = _drawer_stats(Drawer.wing_id, user_id)
         kids = _child_counts(Room.wing_id, Room, user_id)
         where = [Wing.user_id == user_id, Wing.deleted_at.is_(None)]
+        if scope.wings is not None:  # in SQL, so counts and pages hold only the allowed wings
+            where.append(Wing.slug.in_(sorted(scope.wings)))
         order: list[Any] = [Wing.seq]
     elif level == "rooms":
         model = Room
@@ -228,27 +242,31 @@ async def list_level(
     closet: int | None = None,
     limit: int = 50,
     offset: int = 0,
+    scope: AgentScope = ALLOW_ALL,
 ) -> PalacePage:
-    """Wings (no parent given), or the children of exactly one wing, room or closet."""
+    """Wings (no parent given), or the children of exactly one wing, room or closet, within
+    the wings ``scope`` allows."""
     _page_args(limit, offset)
     if sum(x is not None for x in (wing, room, closet)) > 1:
         raise InvalidInput("give at most one of wing, room, closet", field="wing")
     async with db.user_session(user_id) as s:
         if closet is not None:
-            await _live(s, Closet, user_id, closet, "closet")
+            c = await _live(s, Closet, user_id, closet, "closet")
+            await _check_wing(s, user_id, (await _live(s, Room, user_id, c.room_id, "room")).wing_id, scope, "closet")
             level: Level = "drawers"
             parent: int | None = closet
             items, total = await _drawers(s, user_id, closet, limit, offset)
         else:
             if room is not None:
-                await _live(s, Room, user_id, room, "room")
+                await _check_wing(s, user_id, (await _live(s, Room, user_id, room, "room")).wing_id, scope, "room")
                 level, parent = "closets", room
             elif wing is not None:
                 await _live(s, Wing, user_id, wing, "wing")
+                await _check_wing(s, user_id, wing, scope, "wing")
                 level, parent = "rooms", wing
             else:
                 level, parent = "wings", None
-            items, total = await _containers(s, user_id, level, parent, limit, offset)
+            items, total = await _containers(s, user_id, level, parent, (limit, offset), scope)
     more = offset + len(items) < total
     return PalacePage(level, parent, items, total, limit, offset, offset + len(items) if more else None)
 
@@ -311,9 +329,10 @@ async def browse(
     closet: int | None = None,
     limit: int = 50,
     offset: int = 0,
+    scope: AgentScope = ALLOW_ALL,
 ) -> Browse:
     """`list_level` with the breadcrumbs from the wing down to the level's parent."""
-    page = await list_level(db, user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset)
+    page = await list_level(db, user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset, scope=scope)
     crumbs: list[Crumb] = []
     if page.parent_id is not None:
         crumbs = await parent_path(db, user_id, PARENT_OF[page.level], page.parent_id)

@@ -41,6 +41,7 @@ from ingest.graph import (
 from ingest.memory_candidates import MemoryCandidate
 from ingest.memory_mining import embed_statements
 from ingest.memory_rules import extract_memory_candidates
+from ingest.names import slugify
 from ingest.pipeline import mine_conversation
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
@@ -72,6 +73,7 @@ __all__ = [
     "mine_conversation",
     "search_entities",
     "sentence_pieces",
+    "slugify",
     "store_conversation",
     "timeline",
 ]

@@ -11,6 +11,7 @@ __all__ = [
     "Ambiguous",
     "ConfigurationError",
     "Conflict",
+    "Forbidden",
     "InvalidInput",
     "LociError",
     "NotFound",
@@ -27,6 +28,16 @@ class LociError(Exception):
 
 class NotFound(LociError):
     """The thing does not exist for this caller (also used for other users' ids)."""
+
+
+class Forbidden(LociError):
+    """The caller exists and the thing may exist, but this agent is not allowed it (an
+    agent's category or wing allowlist, `domain.agent_access`). ``field`` names the input
+    that asked for it; the message names the category or wing."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Conflict(LociError):

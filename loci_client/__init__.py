@@ -23,6 +23,7 @@ from loci_client.errors import (
     Unauthorized,
     Unavailable,
 )
+from loci_client.models_access import AccessDefaults, AccessDoc, AgentAccess, AgentAccessOut, ModeSpec
 from loci_client.models_conversations import (
     ConversationMoved,
     ConversationOut,
@@ -68,8 +69,12 @@ from loci_client.models_recall import (
 from loci_client.requests import ProfileEntry, RecallFilters, Turn
 
 __all__ = [
+    "AccessDefaults",
+    "AccessDoc",
     "ActivityOut",
     "ActivityPage",
+    "AgentAccess",
+    "AgentAccessOut",
     "AgentOut",
     "AsyncLociClient",
     "CategoryOut",
@@ -94,6 +99,7 @@ __all__ = [
     "MemoryOut",
     "MemoryPage",
     "MiningQueued",
+    "ModeSpec",
     "Moved",
     "Node",
     "NotFound",

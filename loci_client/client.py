@@ -11,6 +11,7 @@ from typing import Self
 
 import httpx
 
+from loci_client import ops_access as acc
 from loci_client import ops_conversations as conv
 from loci_client import ops_memories as mem
 from loci_client import ops_recall as rec
@@ -81,6 +82,13 @@ class Operations:
     export_text = cfg.export_text
     import_memory = cfg.import_memory
     import_ndjson = cfg.import_ndjson
+
+    get_agent_access = acc.get_agent_access
+    put_agent_access = acc.put_agent_access
+    get_access = acc.get_access
+    put_access = acc.put_access
+    export_access_yaml = acc.export_access_yaml
+    import_access_yaml = acc.import_access_yaml
 
 
 def _headers(api_key: str) -> dict[str, str]:

@@ -54,7 +54,7 @@ class Unauthorized(LociError):
 
 
 class Forbidden(LociError):
-    """403: the key may not do this."""
+    """403: the key (or the agent, by its access list) may not do this; `field` names what it asked for."""
 
 
 class NotFound(LociError):

@@ -43,10 +43,17 @@ def recall(
 
 @operation("searchMemories", model(RecallOut))
 def search(
-    q: str, *, top_k: int | None = None, preset: str | None = None, wing: str | None = None, role: str | None = None
+    q: str,
+    *,
+    top_k: int | None = None,
+    preset: str | None = None,
+    wing: str | None = None,
+    role: str | None = None,
+    agent_id: str | None = None,
 ) -> Request:
-    """Search the palace for ``q`` (recall as a GET, for browsing)."""
-    return Request("GET", "/v1/search", params={"q": q, "top_k": top_k, "preset": preset, "wing": wing, "role": role})
+    """Search the palace for ``q`` (recall as a GET, for browsing); as ``agent_id``, in its wings only."""
+    params = {"q": q, "top_k": top_k, "preset": preset, "wing": wing, "role": role, "agent_id": agent_id}
+    return Request("GET", "/v1/search", params=params)
 
 
 @operation("getSessionContext", Decoder(_context_or_unchanged, ContextOut))
@@ -67,9 +74,11 @@ def get_palace(
     closet: int | None = None,
     limit: int | None = None,
     offset: int | None = None,
+    agent_id: str | None = None,
 ) -> Request:
-    """The wings, or the children of one wing, room or closet (give at most one)."""
-    params = {"wing": wing, "room": room, "closet": closet, "limit": limit, "offset": offset}
+    """The wings, or the children of one wing, room or closet (give at most one); as
+    ``agent_id``, only the wings it may see."""
+    params = {"wing": wing, "room": room, "closet": closet, "limit": limit, "offset": offset, "agent_id": agent_id}
     return Request("GET", "/v1/palace", params=params)
 
 

@@ -28,13 +28,14 @@ class Turn(_In):
 
 
 class RecallFilters(_In):
-    """Narrow recall to a wing, an entity, a role or a time range."""
+    """Narrow recall to a wing, an entity, a role or a time range; saved memories to a category."""
 
     wing: str | None = None
     entity: str | None = None
     since: str | None = None
     until: str | None = None
     role: str | None = None
+    category: str | None = None
 
 
 class ProfileEntry(_In):

@@ -11,13 +11,27 @@ __all__ = ["RecallFilters", "filter_sql"]
 
 @dataclass(frozen=True, slots=True)
 class RecallFilters:
-    """Narrow every signal: wing (slug or name), entity (slug or name), time range, role."""
+    """Narrow every signal: wing (slug or name), entity (slug or name), time range, role;
+    and what the asking agent may see, decided by `domain.agent_access` and passed by value.
+
+    ``category`` narrows the saved memories only (a drawer has no category), as the time,
+    role and entity filters narrow the drawers only."""
 
     wing: str | None = None
     entity: str | None = None
     since: datetime | None = None
     until: datetime | None = None
     role: str | None = None
+    category: str | None = None
+    wings: frozenset[str] | None = None
+    """Wing slugs the agent may see; drawers in any other wing never come back (None: all)."""
+    categories: frozenset[str] | None = None
+    """Memory categories the agent may see (None: all)."""
+
+    @property
+    def narrows_wings(self) -> bool:
+        """Whether a wing restriction applies (a scan cap taken before it would starve it)."""
+        return bool(self.wing) or self.wings is not None
 
 
 def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
@@ -30,6 +44,9 @@ def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
             "AND (w.slug = :f_wing OR lower(w.name) = lower(:f_wing)))"
         )
         params["f_wing"] = filters.wing
+    if filters.wings is not None:  # the agent's allowlist, by slug (unique per user: one index probe each)
+        clauses.append("d.wing_id IN (SELECT w.id FROM wings w WHERE w.user_id = :uid AND w.slug = ANY(:f_wings))")
+        params["f_wings"] = sorted(filters.wings)
     if filters.entity:
         clauses.append(
             "EXISTS (SELECT 1 FROM drawer_entities fde JOIN entities fe ON fe.id = fde.entity_id "

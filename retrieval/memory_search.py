@@ -78,6 +78,10 @@ class MemoryScope:
     """The user's memory rows (every version), capped: the exact scan's size and the IDF's N."""
     graph_size: float
     """Rows in the whole ``memories`` table (every user's), from the planner's statistics."""
+    categories: frozenset[str] | None = None
+    """The categories the asking agent may see (None: all); `RecallFilters.categories`."""
+    category: str | None = None
+    """Only this category (`RecallFilters.category`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,8 @@ class MemoryPlan:
     semantic: SemanticParams
     rrf_k: int
     min_similarity: float
+    caps: Mapping[str, int]
+    """Most memories of a category in the answer (`RecallRequest.category_caps`)."""
 
 
 def plan_memories(
@@ -115,11 +121,14 @@ def plan_memories(
     if params is None or controls.memory_rows == 0:
         return None
     layers = params.layers + (params.past_layers if analysis.about_past else ())
+    filters = request.filters
     scope = MemoryScope(
         request.user_id, request.agent_id, request.as_of, layers, params.candidate_limit,
-        controls.memory_rows, controls.memory_table,
+        controls.memory_rows, controls.memory_table, filters.categories, filters.category,
     )  # fmt: skip
-    return MemoryPlan(scope, params, config.keyword, config.semantic, config.rrf_k, config.min_similarity)
+    return MemoryPlan(
+        scope, params, config.keyword, config.semantic, config.rrf_k, config.min_similarity, request.category_caps
+    )
 
 
 def trust_rank(source: str) -> int:
@@ -138,6 +147,12 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
         "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))"
     )
     bind = {"uid": scope.user_id, "as_of": scope.as_of, "layers": list(scope.layers), "aid": scope.agent_id}
+    if scope.categories is not None:  # the agent's allowlist: other categories are never read
+        sql += " AND m.category = ANY(:cats)"
+        bind["cats"] = sorted(scope.categories)
+    if scope.category is not None:
+        sql += " AND m.category = :cat"
+        bind["cat"] = scope.category
     return sql, bind | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
 
 
@@ -243,9 +258,14 @@ async def search_aside(
 
 
 def fuse_memories(
-    lists: Mapping[str, Sequence[MemoryCandidate]], params: MemorySearchParams, rrf_k: int, min_similarity: float
+    lists: Mapping[str, Sequence[MemoryCandidate]],
+    params: MemorySearchParams,
+    rrf_k: int,
+    min_similarity: float,
+    caps: Mapping[str, int] | None = None,
 ) -> list[RecalledMemory]:
-    """RRF over the memory lists, the relevance floor, then the best ``max_items``.
+    """RRF over the memory lists, the relevance floor, then the best ``max_items`` with at
+    most ``caps[category]`` of a capped category.
 
     A memory passes the floor with a keyword match or a cosine similarity of at least
     ``min_similarity``, as a drawer does; equal fused scores go to the more trusted source.
@@ -258,6 +278,7 @@ def fuse_memories(
     keyword = set(ids.get(KEYWORD, ())) if params.keyword_weight > 0 else set()
     passing = [i for i in scores if i in keyword or sims.get(i, 0.0) >= min_similarity]
     passing.sort(key=lambda i: (-scores[i], trust_rank(rows[i].source), min(ranks[i].values()), i))
+    passing = _capped(passing, {i: rows[i].category for i in passing}, caps or {})
     return [
         RecalledMemory(
             memory_id=i, layer=rows[i].layer, category=rows[i].category, content=rows[i].content,
@@ -266,6 +287,21 @@ def fuse_memories(
         )
         for i in passing[: params.max_items]
     ]  # fmt: skip
+
+
+def _capped(ordered: list[int], category_of: Mapping[int, str], caps: Mapping[str, int]) -> list[int]:
+    """``ordered`` without the memories past their category's cap (the best ones stay)."""
+    if not caps:
+        return ordered
+    taken: dict[str, int] = {}
+    kept: list[int] = []
+    for memory_id in ordered:
+        category = category_of[memory_id]
+        if category in caps and taken.get(category, 0) >= caps[category]:
+            continue
+        taken[category] = taken.get(category, 0) + 1
+        kept.append(memory_id)
+    return kept
 
 
 def count_recalled(db: Database, user_id: int, memory_ids: Sequence[int]) -> None:
@@ -324,4 +360,4 @@ def recalled_memories(plan: MemoryPlan | None, lists: Mapping[str, Sequence[Memo
     """The fused memories that pass the floor (none without a plan)."""
     if plan is None:
         return []
-    return fuse_memories(lists, plan.params, plan.rrf_k, plan.min_similarity)
+    return fuse_memories(lists, plan.params, plan.rrf_k, plan.min_similarity, plan.caps)

@@ -40,6 +40,9 @@ class RecallRequest:
     as_of: datetime | None = None
     """Recall the explicit memories valid at this moment (`loci.models.valid_at`) instead of
     the current ones; the drawers are searched as always (a palace keeps no versions)."""
+    category_caps: Mapping[str, int] = field(default_factory=dict)
+    """At most this many recalled memories of a category: the agent's ``rag`` categories
+    with a cap (`domain.agent_access`); a category not named is capped by ``max_items`` only."""
 
 
 @dataclass(frozen=True, slots=True)

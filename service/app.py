@@ -31,6 +31,7 @@ from service.mcp import McpMount, mcp_route
 from service.request_id import RequestIdMiddleware, add_request_id_header
 from service.routes._api_docs import docs_assets_router, openapi_config
 from service.routes._openapi import StrictStructSchemaPlugin, allow_header
+from service.routes.access import AccessController
 from service.routes.admin import AdminController
 from service.routes.context import ContextController
 from service.routes.conversations import ConversationController
@@ -65,6 +66,7 @@ ROUTE_HANDLERS: list[Any] = [
     PalaceController,
     *TRASH_CONTROLLERS,
     PreferencesController,
+    AccessController,
     PortabilityController,
     MemoryController,
     ProfileController,

@@ -25,6 +25,7 @@ from loci.errors import (
     Ambiguous,
     ConfigurationError,
     Conflict,
+    Forbidden,
     InvalidInput,
     LociError,
     NotFound,
@@ -45,6 +46,7 @@ _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (PayloadTooLarge, 413),
     (InvalidInput, 400),
     (NotFound, 404),
+    (Forbidden, 403),
     (OverLimit, 422),
     (Conflict, 409),
     (UpstreamUnavailable, 503),
@@ -85,7 +87,7 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
     if status == 503:
         log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
         return _unavailable(str(exc))
-    field = exc.field if isinstance(exc, InvalidInput) else None
+    field = exc.field if isinstance(exc, InvalidInput | Forbidden) else None
     body = error_body(status, str(exc), field)
     if isinstance(exc, Ambiguous):
         body["extra"] = exc.candidates

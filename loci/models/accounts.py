@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -16,6 +17,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from loci.models._base import (
@@ -55,6 +57,12 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(TS)
 
 
+MODES_COMMENT = 'per category: {"mode": "all" | "rag", "cap": int | null}; a category not named is "all"'
+AGENT_MODES = " (overrides the user's default for that category)"
+USER_MODES = " (every agent's default)"
+"""Column comments, as migration 0015 writes them (the schema test compares them)."""
+
+
 class Agent(Base):
     __tablename__ = "agents"
     __table_args__ = (UniqueConstraint("user_id", "external_id"),)
@@ -64,6 +72,15 @@ class Agent(Base):
     external_id: Mapped[str] = mapped_column(String(200), nullable=False)
     name: Mapped[str | None] = mapped_column(String(200))
     recall_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    allowed_categories: Mapped[list[str] | None] = mapped_column(
+        ARRAY(Text), comment="memory categories it may see; NULL: all"
+    )
+    allowed_wings: Mapped[list[str] | None] = mapped_column(
+        ARRAY(Text), comment="palace wing slugs it may see; NULL: all"
+    )
+    context_modes: Mapped[dict[str, Any]] = mapped_column(
+        JSONB, nullable=False, server_default=text("'{}'::jsonb"), comment=MODES_COMMENT + AGENT_MODES
+    )
     created_at: Mapped[datetime] = created_column()
 
 
@@ -84,6 +101,9 @@ class MemorySettings(Base):
     use_rerank: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
     rerank_model: Mapped[str | None] = mapped_column(String(200))
     auto_mine: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    context_modes: Mapped[dict[str, Any]] = mapped_column(
+        JSONB, nullable=False, server_default=text("'{}'::jsonb"), comment=MODES_COMMENT + USER_MODES
+    )
     updated_at: Mapped[datetime] = created_column()
 
 

@@ -28,6 +28,11 @@ class ErrorBody(msgspec.Struct):
 _TEXT = {
     400: ("Invalid input; `extra` names the offending field", "limit must be between 1 and 200", "limit"),
     401: ("Missing, invalid or revoked API key", "invalid or revoked API key", None),
+    403: (
+        "This agent is not allowed that category or wing (its access list); `extra` names the field",
+        "agent 'support-bot' may not see category 'goal'",
+        "filters.category",
+    ),
     404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
     409: ("Conflicts with stored state", "import needs an empty memory", None),
     413: (

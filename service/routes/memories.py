@@ -126,11 +126,12 @@ class MemoryController(Controller):
             "Content identical (trimmed, ignoring case) to an active memory of the same category returns that "
             "memory with event `unchanged` and status 200, writing nothing. `category` must be one of "
             "LOCI_MEMORY_CATEGORIES; content at most LOCI_MEMORY_CONTENT_MAX_CHARS. A core memory that would take "
-            "the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422. " + _EVENT
+            "the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422; a category outside the `agent_id`'s "
+            "access list is a 403. " + _EVENT
         ),
         responses={
             200: ResponseSpec(MemoryEvent, description="Already saved: nothing written"),
-            **_errors(400, 404, 422),
+            **_errors(400, 403, 404, 422),
         },
     )
     async def save(

@@ -8,9 +8,11 @@ from litestar import Controller, delete, get, post
 from litestar.params import QueryParameter
 
 from domain import forget, palace, trash
+from domain.agent_access import ALLOW_ALL, agent_scope
 from domain.forget import Purged
 from domain.palace import DrawerOut, PalacePage
 from domain.trash import Moved, TrashPage
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, Limit, Offset, errors
 from service.routes._openapi import at_most_one_of
@@ -29,9 +31,10 @@ class PalaceController(Controller):
             "Without parameters: the wings. With `wing`, `room` or `closet` (one of them): that item's "
             "children (rooms, closets or drawers) with drawer counts and the first/last date of their "
             "drawers. Paginated by `limit`/`offset`; `next_offset` is null on the last page. Trashed "
-            "items are left out."
+            "items are left out. With `agent_id`, only the wings that agent may see (its access list): "
+            "opening another wing, or a room or closet in it, is a 403 naming the wing."
         ),
-        responses=errors(400, 404),
+        responses=errors(400, 403, 404),
         operation_class=at_most_one_of("parent", ("wing", "room", "closet"), "the wing, room or closet to open"),
     )
     async def get_palace(
@@ -43,9 +46,14 @@ class PalaceController(Controller):
         closet: IdQuery = None,
         limit: Limit = 50,
         offset: Offset = 0,
+        agent_id: Annotated[
+            str | None,
+            QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="browse as this agent"),
+        ] = None,
     ) -> PalacePage:
+        scope = ALLOW_ALL if agent_id is None else await agent_scope(app_state.db, caller.user_id, agent_id)
         return await palace.list_level(
-            app_state.db, caller.user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset
+            app_state.db, caller.user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset, scope=scope
         )
 
     @get(

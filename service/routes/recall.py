@@ -15,11 +15,12 @@ import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
+from domain.agent_access import ALLOW_ALL, agent_scope
 from domain.memory_delta import Changes, changes_since
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import ROLES, TOP_K_MAX
-from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
+from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 from loci.timexpr import parse_timestamp
 from retrieval import (
     MAX_MESSAGE_CHARS,
@@ -76,6 +77,10 @@ class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     since: str | None = None
     until: str | None = None
     role: Role | None = None
+    category: (
+        Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="saved memories of this category only")]
+        | None
+    ) = None
 
 
 class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -146,6 +151,7 @@ def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
         since=_time(raw.since, "filters.since"),
         until=_time(raw.until, "filters.until"),
         role=raw.role or None,
+        category=raw.category or None,
     )
 
 
@@ -197,21 +203,25 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
 
 
 async def recall_for(state: AppState, user_id: int, data: RecallIn) -> RecallOut:
-    """`POST /v1/recall` and the MCP `recall` tool: one recall plus what changed since ``since_rev``."""
+    """`POST /v1/recall` and the MCP `recall` tool: one recall plus what changed since ``since_rev``,
+    both within what the agent may see (`domain.agent_access`; 403 for a category or wing it may not)."""
+    filters = _filters(data.filters)
+    scope = await agent_scope(state.db, user_id, data.agent_id or None)
     request = RecallRequest(
         user_id=user_id,
         message=data.message,
         agent_id=data.agent_id or None,
         top_k=data.top_k,
-        filters=_filters(data.filters),
+        filters=scope.recall_filters(filters),
         now=_time(data.now, "now"),
         budget_tokens=data.budget_tokens,
         config=_config(data.preset),
         as_of=parse_as_of(data.as_of),
+        category_caps=scope.recall_caps,
     )
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
-        changes_since(state.db, user_id, data.since_rev, agent_id=request.agent_id),
+        changes_since(state.db, user_id, data.since_rev, agent_id=request.agent_id, categories=scope.categories),
     )
     return _out(recalled, changes)
 
@@ -224,15 +234,18 @@ class SearchIn(msgspec.Struct, forbid_unknown_fields=True):
     preset: str | None = None
     wing: str | None = None
     role: Role | None = None
+    agent_id: AgentId | None = None
 
 
 async def search_palace(state: AppState, user_id: int, data: SearchIn) -> RecallOut:
-    """`GET /v1/search` and the MCP `search_palace` tool: the recall pipeline over drawers only."""
+    """`GET /v1/search` and the MCP `search_palace` tool: the recall pipeline over drawers only,
+    within the wings ``agent_id`` may see (403 for a ``wing`` it may not)."""
+    scope = await agent_scope(state.db, user_id, data.agent_id) if data.agent_id else ALLOW_ALL
     request = RecallRequest(
         user_id=user_id,
         message=data.q,
         top_k=data.top_k or SEARCH_TOP_K,
-        filters=RecallFilters(wing=data.wing or None, role=data.role or None),
+        filters=scope.recall_filters(RecallFilters(wing=data.wing or None, role=data.role or None), prefix=""),
         config=browsing_config(state, data.preset),
     )
     return _out(await recall(_deps(state), request))
@@ -255,9 +268,11 @@ class RecallController(Controller):
             "`revision` is the user's memory revision; passing the last one seen as `since_rev` puts at "
             "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `− faded`, "
             "`↔ merged`) "
-            "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`."
+            "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`. Only what "
+            "`agent_id` may see comes back (its access list, `PUT /v1/agents/{id}/access`); asking for a "
+            "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it."
         ),
-        responses=errors(400),
+        responses=errors(400, 403),
     )
     async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
         return await recall_for(app_state, caller.user_id, data)
@@ -266,8 +281,11 @@ class RecallController(Controller):
         "/v1/search",
         operation_id="searchMemories",
         summary="Search the palace with the recall pipeline",
-        description="The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall.",
-        responses=errors(400),
+        description=(
+            "The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall. "
+            "With `agent_id`, only the wings that agent may see; a `wing` outside them is a 403."
+        ),
+        responses=errors(400, 403),
     )
     async def search(
         self,
@@ -280,5 +298,9 @@ class RecallController(Controller):
         role: Annotated[
             str | None, QueryParameter(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))
         ] = None,
+        agent_id: Annotated[
+            str | None,
+            QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="search as this agent"),
+        ] = None,
     ) -> RecallOut:
-        return await search_palace(app_state, caller.user_id, SearchIn(q, top_k, preset, wing, role))
+        return await search_palace(app_state, caller.user_id, SearchIn(q, top_k, preset, wing, role, agent_id))

@@ -11,13 +11,14 @@ from litestar.template.config import TemplateConfig
 from domain.trash import TRASH_DAYS
 from loci.models import TOP_K_MAX
 from service.web import activity_text, humanize, memory_text
+from service.web.access_pages import AccessPages
 from service.web.memory_pages import MemoryViews
 from service.web.pages import MemoryPages
 
 __all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "template_config"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-WEB_HANDLERS = [MemoryPages, MemoryViews]
+WEB_HANDLERS = [MemoryPages, MemoryViews, AccessPages]
 
 
 class Section(NamedTuple):
@@ -37,6 +38,7 @@ SECTIONS = (
     Section("activity", "Activity", "/memory/activity"),
     Section("trash", "Trash", "/memory/trash"),
     Section("settings", "Settings", "/memory/settings"),
+    Section("agents", "Agents", "/memory/agents"),
 )
 """The page's tabs, in order: a new view (memories, profile) is one row here."""
 

@@ -104,6 +104,14 @@ def _agent(p: Payload) -> str:
     return f"Turned recall {state} for the agent {_quote(p.get('agent') or '?')}"
 
 
+def _access(p: Payload) -> str:
+    if p.get("agent"):
+        return f"Changed what the agent {_quote(p['agent'])} may see"
+    agents = p.get("agents")
+    names = [_quote(str(a)) for a in agents] if isinstance(agents, list) else []
+    return "Replaced the agent access settings" + (f" ({', '.join(names)})" if names else "")
+
+
 def _mining_failed(p: Payload) -> str:
     attempts = _count(p, "attempts")
     tries = f" after {plural(attempts, 'attempt')}" if attempts else ""
@@ -118,6 +126,7 @@ SENTENCES: dict[str, Sentence] = {
     "purged": _purged,
     "settings_changed": _settings,
     "agent_changed": _agent,
+    "agent_access_changed": _access,
     **{f"{kind}_deleted": _deleted(kind) for kind in PALACE_KINDS},
     **{f"{kind}_restored": _restored(kind) for kind in PALACE_KINDS},
 }

@@ -67,6 +67,13 @@ checks.positive_data_acceptance.enabled = false
 [[operations]]
 include-operation-id = ["saveMemory", "updateMemory", "putProfile"]
 checks.positive_data_acceptance.enabled = false
+
+# Per-agent access: categories must be LOCI_MEMORY_CATEGORIES, a cap goes with mode rag
+# only, and the YAML import's body is a string to the schema (its document is checked
+# like the JSON one's).
+[[operations]]
+include-operation-id = ["putAgentAccess", "putAccess", "importAccessYaml"]
+checks.positive_data_acceptance.enabled = false
 """
 
 

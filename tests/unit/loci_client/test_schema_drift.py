@@ -104,6 +104,9 @@ def _nested_schema(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
         found = _nested_schema(spec, option)
         if found is not None:
             return found
+    values = schema.get("additionalProperties")
+    if "properties" not in schema and isinstance(values, dict):  # a map: its values' schema
+        return _nested_schema(spec, values)
     return _object_schema(spec, schema)
 
 

@@ -131,6 +131,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("settings_changed", {"fields": []}, "Saved settings (nothing changed)"),
     ("agent_changed", {"agent": "cli", "recall_enabled": False}, "Turned recall off for the agent “cli”"),
     ("agent_changed", {"agent": "cli", "recall_enabled": True}, "Turned recall on for the agent “cli”"),
+    ("agent_access_changed", {"agent": "cli"}, "Changed what the agent “cli” may see"),
+    ("agent_access_changed", {"agents": ["a", "b"]}, "Replaced the agent access settings (“a”, “b”)"),
     ("wing_deleted", {"id": 3, "label": "Garden", "drawers": 8}, "Deleted the wing “Garden” with 8 drawers"),
     ("room_deleted", {"id": 3, "label": "Beds", "drawers": 1}, "Deleted the room “Beds” with 1 drawer"),
     ("closet_deleted", {"id": 3, "label": "tomatoes", "drawers": 2}, "Deleted the closet “tomatoes” with 2 drawers"),

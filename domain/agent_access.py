@@ -1,0 +1,135 @@
+"""What an agent may see: the ONE place that answers it, for every path that reads memory.
+
+Per user, each agent (the ``agent_id`` apps send) may have
+
+* an allowlist of memory **categories** and one of palace **wings** (by slug); ``None``
+  allows everything, which is what every agent has until someone says otherwise;
+* per category a **context mode**: ``all`` puts the category in the session-start block
+  (`GET /v1/context`), ``rag`` leaves it out of the block so only recall finds it, at
+  most ``cap`` memories of it per recall (no cap: recall's usual ``max_items``).
+
+Modes have a user-level default (``memory_settings.context_modes``) that every agent
+starts from; an agent's own entry for a category wins. A caller that names no agent, or
+an agent nobody configured, gets the user's default modes and no allowlist: the
+allowlists are for agents a person has chosen to restrict, and an app that sends an
+unknown id is not one of them (documented in README "Per-agent access").
+
+Enforcement is by value: `agent_scope` reads the scope in one indexed statement and each
+path passes it into its SQL (recall's `RecallFilters`, the block's read, the palace
+browse), so a disallowed row is never read, not filtered out afterwards. Asking by name
+for a category or wing outside the allowlist raises `Forbidden` (HTTP 403) naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from sqlalchemy import text
+
+from ingest import slugify
+from loci.db import Database
+from loci.errors import Forbidden
+from retrieval import RecallFilters
+
+__all__ = ["ALLOW_ALL", "AgentScope", "CategoryMode", "Mode", "agent_scope", "modes_from_json"]
+
+Mode = Literal["all", "rag"]
+MODES: tuple[Mode, ...] = ("all", "rag")
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryMode:
+    """How one category reaches an agent: in the block (``all``) or by recall only (``rag``,
+    at most ``cap`` per recall when set)."""
+
+    mode: Mode = "all"
+    cap: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentScope:
+    """One agent's view of a user's memory, passed by value to whatever reads it."""
+
+    agent_id: str | None = None
+    categories: frozenset[str] | None = None
+    """Memory categories it may see; None: every category."""
+    wings: frozenset[str] | None = None
+    """Palace wing slugs it may see; None: every wing."""
+    modes: Mapping[str, CategoryMode] = field(default_factory=dict)
+    """The effective mode per category (user default, then the agent's own); not named: ``all``."""
+
+    def _who(self) -> str:
+        return f"agent {self.agent_id!r}" if self.agent_id else "this caller"
+
+    def allows_category(self, category: str) -> bool:
+        return self.categories is None or category in self.categories
+
+    def allows_wing(self, slug: str) -> bool:
+        return self.wings is None or slug in self.wings
+
+    def check_category(self, category: str, *, field: str = "category") -> None:
+        """Raise `Forbidden` naming ``category`` when the agent may not see it."""
+        if not self.allows_category(category):
+            raise Forbidden(f"{self._who()} may not see category {category!r}", field=field)
+
+    def check_wing(self, wing: str, *, field: str = "wing") -> None:
+        """Raise `Forbidden` naming ``wing`` (a slug or a wing's name) when it is not allowed."""
+        if self.wings is not None and wing not in self.wings and slugify(wing) not in self.wings:
+            raise Forbidden(f"{self._who()} may not see wing {wing!r}", field=field)
+
+    @property
+    def rag_only(self) -> frozenset[str]:
+        """Categories left out of the session-start block."""
+        return frozenset(c for c, m in self.modes.items() if m.mode == "rag")
+
+    @property
+    def recall_caps(self) -> dict[str, int]:
+        """Most memories of each capped ``rag`` category one recall returns."""
+        return {c: m.cap for c, m in self.modes.items() if m.mode == "rag" and m.cap is not None}
+
+    def recall_filters(self, filters: RecallFilters, *, prefix: str = "filters.") -> RecallFilters:
+        """``filters`` checked against the scope (403 for an asked-for category or wing it may
+        not see) and narrowed to it, for `retrieval.recall`."""
+        if filters.category is not None:
+            self.check_category(filters.category, field=f"{prefix}category")
+        if filters.wing is not None:
+            self.check_wing(filters.wing, field=f"{prefix}wing")
+        return replace(filters, wings=self.wings, categories=self.categories)
+
+
+ALLOW_ALL = AgentScope()
+"""Everything, in the block: the scope of a user who configured nothing."""
+
+
+def modes_from_json(raw: Mapping[str, Any] | None) -> dict[str, CategoryMode]:
+    """A stored ``context_modes`` object (checked when written) as records."""
+    out: dict[str, CategoryMode] = {}
+    for category, spec in (raw or {}).items():
+        mode = spec.get("mode", "all") if isinstance(spec, Mapping) else "all"
+        cap = spec.get("cap") if isinstance(spec, Mapping) else None
+        out[category] = CategoryMode("rag" if mode == "rag" else "all", int(cap) if cap is not None else None)
+    return out
+
+
+_SCOPE = text(
+    "SELECT ms.context_modes, a.allowed_categories, a.allowed_wings, a.context_modes "
+    "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid "
+    "LEFT JOIN agents a ON a.user_id = :uid AND a.external_id = CAST(:aid AS text)"
+)
+"""By primary key and by the unique (user_id, external_id): two index probes, one round trip."""
+
+
+async def agent_scope(db: Database, user_id: int, agent_external_id: str | None) -> AgentScope:
+    """What ``agent_external_id`` may see of ``user_id``'s memory (see the module docstring)."""
+    async with db.user_session(user_id) as s:
+        row = (await s.execute(_SCOPE, {"uid": user_id, "aid": agent_external_id})).one()
+    user_modes, categories, wings, agent_modes = row
+    modes = modes_from_json(user_modes) | modes_from_json(agent_modes)
+    return AgentScope(
+        agent_id=agent_external_id,
+        categories=None if categories is None else frozenset(categories),
+        wings=None if wings is None else frozenset(wings),
+        modes=modes,
+    )
