@@ -259,7 +259,7 @@ RULES: tuple[Rule, ...] = (
 _STOP = re.compile(
     r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
     r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
-    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or)\b).*$",
+    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here)\b).*$",
     re.I,
 )
 _LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)

@@ -103,5 +103,10 @@ class Relation(Base):
     valid_to: Mapped[datetime | None] = mapped_column(TS)
     source_drawer_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("drawers.id", ondelete="SET NULL"))
     confidence: Mapped[float] = mapped_column(Float, nullable=False, server_default=text("1.0"))
-    multi: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))
+    multi: Mapped[bool] = mapped_column(
+        Boolean,
+        nullable=False,
+        server_default=text("false"),
+        comment="the predicate holds several values at once: a new value adds a row instead of closing the current one",
+    )
     created_at: Mapped[datetime] = created_column()
