@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ingest.extract_llm import WindowSchema, to_extraction
 from ingest.extract_offline import USER_ENTITY, extract_window
 from ingest.extraction import EntityMention, Extraction, TurnView
 from ingest.names import name_key
@@ -115,3 +116,30 @@ def test_predicates_fold_synonyms_and_know_which_hold_several_values() -> None:
     assert canonical_predicate("Moved  to") == "lives in" and canonical_predicate("mum") == "mother"
     assert is_multi_valued("sister") and is_multi_valued("visited") and is_multi_valued("allergic to")
     assert not is_multi_valued("lives in") and not is_multi_valued("is") and not is_multi_valued("favorite color")
+
+
+def test_the_llm_answer_is_held_to_the_same_kinds_and_predicates() -> None:
+    turns = [TurnView(1, 1, "user", "We swapped the battery for a 44V 30Ah pack. I moved to Porto.", AT)]
+    parsed = WindowSchema.model_validate(
+        {
+            "entities": [
+                {"name": "User", "kind": "p", "turns": [1]},
+                {"name": "battery", "kind": "i", "turns": [1]},
+                {"name": "Porto", "kind": "l", "turns": [1]},
+            ],
+            "relations": [
+                {"subject": "battery", "predicate": "is", "object": "44V 30Ah pack", "turn": 1},
+                {"subject": "user", "predicate": "Moved to", "object": "Porto", "object_kind": "l", "turn": 1},
+            ],
+        }
+    )
+    llm = to_extraction(parsed, turns)
+    assert set(llm.mentions[1]) == {EntityMention("i", "battery"), EntityMention("l", "Porto")}
+    assert (
+        facts(llm)
+        == facts(one(turns[0].content))
+        == {
+            ("battery", "is", "44V 30Ah pack"),
+            ("User", "lives in", "Porto"),
+        }
+    )
