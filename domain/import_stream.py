@@ -56,6 +56,7 @@ from domain.stream_format import (
     decode_line,
     line_kind,
 )
+from ingest import is_multi_valued
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.errors import InvalidInput
@@ -175,6 +176,7 @@ def _relation(r: RelationLine, ids: _Ids) -> Any:
         user_id=ids.user_id, subject_id=ids("entity", r.subject_id), predicate=r.predicate,
         object_entity_id=ids("entity", r.object_entity_id), object_value=r.object_value, valid_from=r.valid_from,
         valid_to=r.valid_to, source_drawer_id=ids("drawer", r.source_drawer_id), confidence=r.confidence,
+        multi=is_multi_valued(r.predicate),
     )  # fmt: skip
     return _dated(row, r.created_at)
 

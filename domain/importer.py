@@ -24,6 +24,7 @@ from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
 from domain.import_checks import check_like_the_api, mined_seqs
 from domain.import_embed import embed_imported, embed_memories
 from domain.import_memories import check_memory_tables, write_memory_tables
+from ingest import is_multi_valued
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.errors import Conflict, InvalidInput
@@ -330,6 +331,7 @@ async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict
             valid_to=r.valid_to,
             source_drawer_id=_ref(drawer_ids, r.source_drawer_id, f"relations[{i}].source_drawer_id", optional=True),
             confidence=r.confidence,
+            multi=is_multi_valued(r.predicate),
         )
         if r.created_at is not None:
             row.created_at = r.created_at

@@ -43,6 +43,7 @@ from ingest.memory_mining import embed_statements
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
 from ingest.pipeline import mine_conversation
+from ingest.predicates import is_multi_valued
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
 
@@ -67,6 +68,7 @@ __all__ = [
     "extract_memory_candidates",
     "get_conversation",
     "get_entity",
+    "is_multi_valued",
     "list_turns",
     "live_entity",
     "live_relation",

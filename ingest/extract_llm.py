@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ingest.entity_scan import not_a_name
 from ingest.extract_offline import USER_ENTITY, extract_window
 from ingest.extraction import (
     EntityMention,
@@ -26,6 +27,7 @@ from ingest.extraction import (
     Subject,
     TurnView,
 )
+from ingest.predicates import canonical_predicate
 from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, JSONOutputError, LLMClient
 from loci.timexpr import parse_timestamp
@@ -34,7 +36,7 @@ __all__ = ["EntityKind", "LLMExtractor", "WindowSchema", "WingKind"]
 
 log = logging.getLogger("loci.ingest.llm")
 
-EntityKind = Literal["p", "l", "e", "i", "t"]
+EntityKind = Literal["p", "l", "o", "e", "i", "t"]
 """`loci.models.ENTITY_KINDS` spelled as a type for the JSON schema (a unit test keeps them equal)."""
 WingKind = Literal["person", "place", "project", "topic", "agent"]
 """`loci.models.WING_KINDS` likewise."""
@@ -70,12 +72,18 @@ class WindowSchema(BaseModel):
 SYSTEM_PROMPT = """You extract long-term memory from a chat. Reply with JSON only, matching:
 {"subject": {"kind": "person|place|project|topic|agent", "name": str} | null,
  "topics": [str] (1-3 short lower-case topics),
- "entities": [{"name": str, "kind": "p|l|e|i|t", "turns": [seq]}],
+ "entities": [{"name": str, "kind": "p|l|o|e|i|t", "turns": [seq]}],
  "relations": [{"subject": "user" or entity name, "predicate": str, "object": str,
-                "object_kind": "p|l|e|i|t" | null, "turn": seq, "valid_from": "YYYY-MM-DD" | null}]}
-Kinds: p person, l location, e event, i item, t time. Relations are durable facts about the user or
-people they know (e.g. "lives in", "works at", "favorite color"), with the date they became true
-when the text says so. Use the turn seq numbers shown in brackets."""
+                "object_kind": "p|l|o|e|i|t" | null, "turn": seq, "valid_from": "YYYY-MM-DD" | null}]}
+Kinds: p person (with a title if used: "Dr. Sousa"), l place, o organisation (employer, brand,
+club), e event, i item (an owned thing or product: "battery", "Pixel 8"), t time. Never an
+entity: "user", "assistant", pronouns, bare titles. Relations are durable facts about the user,
+people they know or things they own, with the date they became true when the text says so.
+Use these predicates where they fit: lives in, works at, works as, worked at, visited, likes,
+dislikes, prefers, diet, diagnosed with, allergic to, takes, injury, a family or work role
+("brother", "partner", "manager", "friend", "doctor"), and for an item "is" (what it is now:
+the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost, repaired, no longer
+used). Use the turn seq numbers shown in brackets."""
 
 
 def _render(turns: Sequence[TurnView]) -> str:
@@ -98,6 +106,8 @@ def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction
     mentions: dict[int, list[EntityMention]] = {seq: [] for seq in by_seq}
     kinds: dict[str, str] = {}
     for ent in parsed.entities:
+        if not_a_name(ent.name):
+            continue  # "User", "Dr", "she": what the offline extractor would not store either
         kinds[ent.name.lower()] = ent.kind
         for seq in ent.turns:
             if seq in mentions:
@@ -115,7 +125,7 @@ def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction
         relations.append(
             RelationFact(
                 who,
-                rel.predicate,
+                canonical_predicate(rel.predicate),
                 rel.object,
                 value_kind,
                 _valid_from(rel.valid_from, turn.created_at),

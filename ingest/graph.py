@@ -33,6 +33,7 @@ from sqlalchemy.orm import aliased
 
 from ingest.extraction import EntityMention
 from ingest.names import name_key, slugify
+from ingest.predicates import canonical_predicate, is_multi_valued
 from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -89,19 +90,22 @@ async def upsert_entities(
     """Insert or bump entities; returns ({mention: entity id}, how many were new).
 
     Each distinct mention's slug is worked out once, here; callers look entities up by
-    the mention itself, so spellings that share a slug share the id.
+    the mention itself, so spellings that share a slug share the id. A name keeps the
+    kind it was first stored with (`_settled_kinds`), so "Lisbon" is one entity even
+    when a later window guesses another kind for it.
     """
+    seen = list(seen)
+    keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _ in seen}
+    settled = await _settled_kinds(s, user_id, keys.values())
+    keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    keys: dict[EntityMention, tuple[str, str]] = {}
     for mention, at in seen:
-        key = keys.get(mention)
-        if key is None:
-            key = keys[mention] = (mention.kind, entity_slug(mention))
+        key = keys[mention]
         row = rows.get(key)
         if row is None:
             rows[key] = {
                 "user_id": user_id,
-                "kind": mention.kind,
+                "kind": key[0],
                 "name": mention.name[:300],
                 "slug": key[1][:300],
                 "aliases": [mention.name.lower()],
@@ -119,6 +123,23 @@ async def upsert_entities(
         return {}, 0
     ids, created = await _upsert_rows(s, list(rows.values()))
     return {mention: ids[key] for mention, key in keys.items()}, created
+
+
+async def _settled_kinds(s: AsyncSession, user_id: int, keys: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """slug → the one kind its entity has: the stored one (the oldest, should two exist),
+    else the first kind this batch gives it. Times keep their own kind and slugs."""
+    keys = [k for k in keys if k[0] != "t"]
+    if not keys:
+        return {}
+    stored = await s.execute(
+        select(Entity.slug, Entity.kind)
+        .where(Entity.user_id == user_id, Entity.kind != "t", Entity.slug.in_({slug[:300] for _, slug in keys}))
+        .order_by(Entity.id.desc())
+    )
+    kinds = {slug: kind for slug, kind in stored}
+    for kind, slug in keys:
+        kinds.setdefault(slug, kind)
+    return kinds
 
 
 async def _upsert_rows(s: AsyncSession, rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], int], int]:
@@ -148,6 +169,22 @@ def _same(a: str | None, b: str | None) -> bool:
     return " ".join((a or "").lower().split()) == " ".join((b or "").lower().split())
 
 
+async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicate: str) -> list[Relation]:
+    """The subject's current rows of the predicate, newest first, locked until the window commits."""
+    stmt = (
+        select(Relation)
+        .where(
+            Relation.user_id == user_id,
+            Relation.subject_id == subject_id,
+            Relation.predicate == predicate,
+            Relation.valid_to.is_(None),
+        )
+        .order_by(Relation.valid_from.desc(), Relation.id.desc())
+        .with_for_update()
+    )
+    return list((await s.execute(stmt)).scalars().all())
+
+
 async def record_relation(
     s: AsyncSession,
     user_id: int,
@@ -160,26 +197,23 @@ async def record_relation(
     source_drawer_id: int | None,
     confidence: float,
 ) -> bool:
-    """Add a fact, superseding the current value; False when it only repeats the current value."""
-    predicate = " ".join(predicate.lower().split())[:200]
-    current = (
-        await s.execute(
-            select(Relation)
-            .where(
-                Relation.user_id == user_id,
-                Relation.subject_id == subject_id,
-                Relation.predicate == predicate,
-                Relation.valid_to.is_(None),
-            )
-            .with_for_update()
-        )
-    ).scalar_one_or_none()
+    """Add a fact; False when it only repeats a current value.
+
+    A single-valued predicate (`ingest.predicates`) supersedes: the current row is closed
+    at the new ``valid_from`` and the new one opened, in the caller's transaction. A
+    multi-valued one ("sister", "visited") only adds a row beside the current ones.
+    """
+    predicate = canonical_predicate(predicate)[:200]
+    rows = await _current_rows(s, user_id, subject_id, predicate)
+    if any(
+        _same(r.object_value, value) or (object_entity_id is not None and r.object_entity_id == object_entity_id)
+        for r in rows
+    ):
+        return False
+    multi = is_multi_valued(predicate)
+    current = None if multi or not rows else rows[0]
     valid_to: datetime | None = None
     if current is not None:
-        if _same(current.object_value, value) or (
-            object_entity_id is not None and current.object_entity_id == object_entity_id
-        ):
-            return False
         if valid_from >= current.valid_from:
             await s.execute(update(Relation).where(Relation.id == current.id).values(valid_to=valid_from))
         else:
@@ -195,6 +229,7 @@ async def record_relation(
             valid_to=valid_to,
             source_drawer_id=source_drawer_id,
             confidence=confidence,
+            multi=multi,
         )
     )
     await s.flush()

@@ -9,6 +9,7 @@ __all__ = ["compact_key", "name_key", "slugify"]
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _INITIAL = re.compile(r"^[A-Za-z]\.?$")
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|prof|sr|sra|fr)\.?$", re.I)
 
 
 def slugify(text: str) -> str:
@@ -18,8 +19,11 @@ def slugify(text: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """The dedupe key: case-insensitive, trailing initials dropped ("Derek M." → "derek")."""
+    """The dedupe key: case-insensitive, a leading title and trailing initials dropped
+    ("Derek M." → "derek", "Dr. Sousa" → "sousa")."""
     words = name.split()
+    if len(words) > 1 and _TITLE.match(words[0]):
+        words.pop(0)
     while len(words) > 1 and _INITIAL.match(words[-1]):
         words.pop()
     return slugify(" ".join(words))

@@ -32,7 +32,10 @@ __all__ = [
 T = TypeVar("T")
 TokenCounter = Callable[[Sequence[str]], list[int]]
 SPECIAL_TOKENS = 2  # [CLS] and [SEP], counted once per embedded text
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n\s*")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?…])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)[\"')\]]*\s+|\n\s*"
+)
+"""A sentence ends after . ! ? … (not after a title such as "Dr.", which starts a name) or a line break."""
 _SPACE = re.compile(r"\s+")
 
 

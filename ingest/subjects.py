@@ -48,7 +48,7 @@ from ingest.subject_rules import SUBJECT_RULES, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
-NAMED_KINDS = {"p": "person", "l": "place", "i": "project", "e": "topic"}
+NAMED_KINDS = {"p": "person", "l": "place", "o": "topic", "i": "project", "e": "topic"}
 """Extractor entity kinds that can name a wing, and the wing kind each becomes (time never)."""
 CENTRALITY_POOL = 12
 """Only the best candidates before centrality are embedded: a handful of short phrases

@@ -27,8 +27,9 @@ EMBEDDING_DIM = 384
 """Locked by migration: a model of another size needs a migration and a re-embed."""
 
 ROLES = ("user", "assistant", "system", "tool")
-ENTITY_KINDS = ("p", "l", "e", "i", "t")
-"""person, location, event, item, time: in this order in a drawer's flattened tags."""
+ENTITY_KINDS = ("p", "l", "o", "e", "i", "t")
+"""person, location (place), organisation, event, item (thing, product), time: in this order
+in a drawer's flattened tags. Organisations came with migration 0016."""
 WING_KINDS = ("person", "place", "project", "topic", "agent")
 COST_SOURCES = ("memory_embed", "memory_extract", "memory_rerank", "memory_qa")
 

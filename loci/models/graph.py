@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Float,
     ForeignKey,
@@ -62,7 +63,11 @@ class DrawerEntity(Base):
 
 
 class Relation(Base):
-    """A fact with a validity interval; superseding closes the old row, never overwrites."""
+    """A fact with a validity interval; superseding closes the old row, never overwrites.
+
+    A single-valued predicate has at most one current row per subject; a multi-valued one
+    (``multi``: siblings, trips, allergies) one current row per value (migration 0016).
+    """
 
     __tablename__ = "relations"
     __table_args__ = (
@@ -72,7 +77,16 @@ class Relation(Base):
             "subject_id",
             "predicate",
             unique=True,
-            postgresql_where=text("valid_to IS NULL"),
+            postgresql_where=text("valid_to IS NULL AND NOT multi"),
+        ),
+        Index(
+            "uq_relations_current_multi",
+            "user_id",
+            "subject_id",
+            "predicate",
+            text("lower(coalesce(object_value, ''))"),
+            unique=True,
+            postgresql_where=text("valid_to IS NULL AND multi"),
         ),
         Index("ix_relations_subject", "subject_id", "valid_from"),
     )
@@ -89,4 +103,10 @@ class Relation(Base):
     valid_to: Mapped[datetime | None] = mapped_column(TS)
     source_drawer_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("drawers.id", ondelete="SET NULL"))
     confidence: Mapped[float] = mapped_column(Float, nullable=False, server_default=text("1.0"))
+    multi: Mapped[bool] = mapped_column(
+        Boolean,
+        nullable=False,
+        server_default=text("false"),
+        comment="the predicate holds several values at once: a new value adds a row instead of closing the current one",
+    )
     created_at: Mapped[datetime] = created_column()

@@ -35,7 +35,7 @@ IRREGULAR = {"person": "people", "child": "children"}
 """Nouns whose plural no spelling rule gives."""
 ROLES = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 """Who spoke a drawer's words, as the page names them."""
-ENTITY_KINDS = {"p": "person", "l": "place", "e": "event", "i": "thing", "t": "time"}
+ENTITY_KINDS = {"p": "person", "l": "place", "o": "organisation", "e": "event", "i": "thing", "t": "time"}
 """The knowledge graph's one-letter entity kinds (`loci.models.ENTITY_KINDS` order), in words."""
 
 _POINTER = re.compile(r"^(§\s*W-\d+/R-\d+/D-\d+)(?::\s*|\s+|$)")

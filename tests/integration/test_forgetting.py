@@ -135,7 +135,9 @@ def _showing(reads: dict[str, str]) -> set[str]:
 
 async def _current(client: Client, m: Mined) -> list[str]:
     answer = await client.get(f"/v1/entities/{m.speaker}/timeline", headers=m.user.headers)
-    return [r["object"] for r in answer.json()["relations"] if r["current"]] if answer.status_code == 200 else []
+    if answer.status_code != 200:
+        return []
+    return [r["object"] for r in answer.json()["relations"] if r["current"] and r["predicate"] == "lives in"]
 
 
 async def _left_in_database(db: Database, user_id: int) -> dict[str, int]:

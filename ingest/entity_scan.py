@@ -1,0 +1,293 @@
+"""Named and owned things in one turn, typed person / place / organisation / item / event.
+
+A name is a run of capitalised words (a title joins the name after it: "Dr. Sousa"), or
+an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
+
+1. its own words: an event, organisation or place head ("… Festival", "… Labs",
+   "Rua …", "… Palace"), or a title (a person);
+2. the words before or after it: "my brother X", "with X", "X said" (person); "moved to /
+   visiting / in X" (place); "work at / joined X" (organisation); "a / my / use X" (item);
+3. the gazetteer (`ingest.gazetteer`): a known place, then a known first name;
+4. otherwise an item for one word (brands and products: "Kindle", "Ventolin"), a person
+   when the first word is a first name, else an item.
+
+Steps 1-3 are "sure" (`Found.sure`); a window settles each name on its sure kinds, so a
+place named once with a cue is a place everywhere in the window.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ingest.entity_vocab import (
+    EVENT_HEADS,
+    NOT_NAMES,
+    ORG_HEADS,
+    PEOPLE_ROLES,
+    PLACE_HEADS,
+    PLACE_LEADS,
+    POSSESSIONS,
+    TITLES,
+)
+from ingest.extraction import EntityMention
+from ingest.gazetteer import is_first_name, place_weight
+
+__all__ = ["Found", "clean_name", "not_a_name", "scan_turn", "sentence_starts"]
+
+_ROLE_WORDS = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
+_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
+_CAP_RUN = re.compile(
+    rf"(?<![\w'’]){_NAME_WORD}"
+    rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
+    r"(?:\s+\d{1,4}[a-z]?\b)?"
+)
+_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:hotel|ryokan|hostel|guesthouse|inn|restaurant|bar|cafe|café|pub|bakery|shop|store|gym|park|beach|"
+            r"museum|temple|shrine|village|town|city|neighbou?rhood|street|trail|island)\b[^.,;]{0,30}?"
+            r"\b(?:called|named)\s+$",
+            re.I,
+        ),
+        "l",
+    ),
+    (
+        re.compile(
+            rf"(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
+            rf"(?:{_ROLE_WORDS}),?\s+$",
+            re.I,
+        ),
+        "p",
+    ),
+    (
+        re.compile(
+            r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bdear|\bthank)\s+$",
+            re.I,
+        ),
+        "p",
+    ),
+    (
+        re.compile(
+            r"(?:\bin|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\blives in|\btrip to|\bwent to|\bflew to|"
+            r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bback to|\bheading to|\bholiday in|\bvacation in|"
+            r"\bbased in|\bborn in|\bgrew up in|\bnear|\baround|\bthrough|\bacross|\boutside)\s+(?:the\s+)?$",
+            re.I,
+        ),
+        "l",
+    ),
+    (
+        re.compile(
+            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\bhired by|\binterview(?:ed|ing)? (?:at|with)|"
+            r"\bintern(?:ed|ing)? at)\s+$",
+            re.I,
+        ),
+        "o",
+    ),
+    (
+        re.compile(
+            r"(?:\b(?:a|an|my|our|your|the|this|that)(?:\s+(?:old|new|used|second-hand|broken|spare|first))?|"
+            r"\buse|\busing|\binstall(?:ed)?|\bdownload(?:ed)?|\bon my)\s+$",
+            re.I,
+        ),
+        "i",
+    ),
+)
+"""Words before a name that decide its kind, first match wins. A place cue loses to a
+known first name ("from Rui's shop"), an item cue to a country or big city ("the Lisbon
+of the 1990s")."""
+_ORG_AFTER = re.compile(r"^\s+(?:group|club|team|community|company|charity|band|league)\b")
+_ITEM_AFTER = re.compile(
+    r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"
+)
+_ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
+_PERSON_AFTER = re.compile(
+    r"^(?:\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|"
+    r"is flying|is coming|is visiting|called|texted|recommended|suggested|invited)|"
+    r"(?:'s|’s)\s+(?:(?:\w+\s+)?(?:parents|wife|husband|birthday|house|place|kids|son|daughter|mom|dad|partner)))",
+    re.I,
+)
+_POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
+_TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
+_HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
+_POSSESSED = re.compile(
+    r"\b(?i:my|our|the|his|her|their)\s+(?:(?:old|new|current|used|second-hand|broken|first)\s+)?"
+    r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
+)
+_BOUGHT = re.compile(
+    r"\b(?:bought|purchased|ordered|adopted|got)\s+(?:(?:a|an|the|my|some|new|brand|second-hand|used)\s+)+"
+    r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
+)
+_SENTENCE_START = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*")
+_GENERIC_WORDS = frozenset({"a", "an", "the", "some", "new", "used"})
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    mention: EntityMention
+    sure: bool
+    """A cue, its own words or the gazetteer decided the kind (else it is the default guess)."""
+    initial: bool
+    """A lone capitalised word opening a sentence: a name only if seen elsewhere too."""
+
+
+def sentence_starts(text: str) -> set[int]:
+    return {0, *(m.end() for m in _SENTENCE_START.finditer(text))}
+
+
+def _fold(word: str) -> str:
+    return word.lower().rstrip(".")
+
+
+def _titled(words: list[str]) -> list[str]:
+    """``["Dr", "Sousa"]`` → ``["Dr.", "Sousa"]``; a bare title leaves nothing."""
+    if words and _fold(words[0]) in TITLES:
+        if len(words) == 1:
+            return []
+        return [TITLES[_fold(words[0])], *words[1:]]
+    return words
+
+
+def clean_name(raw: str) -> str:
+    name = re.sub(r"(?:'s|’s)$", "", raw.strip())
+    words = name.split()
+    while words and _fold(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES:
+        words.pop(0)
+    while words and (_fold(words[-1]) in NOT_NAMES or words[-1].lower() in {"of", "de", "the", "and", "&"}):
+        words.pop()
+    words = _titled(words)
+    if words and words[-1].endswith(".") and not re.fullmatch(r"(?:[A-Z]\.|\w+\.)", words[-1]):
+        words[-1] = words[-1].rstrip(".")
+    return " ".join(words).rstrip(".") if len(words) > 1 or not words else words[0].rstrip(".")
+
+
+def not_a_name(name: str) -> bool:
+    """A speaker label, pronoun, chat word or bare title: never an entity, whoever found it."""
+    folded = " ".join(name.lower().split()).rstrip(".")
+    return not folded or folded in NOT_NAMES or folded in TITLES
+
+
+def _own_kind(name: str) -> str | None:
+    words = name.split()
+    first, last = _fold(words[0]), _fold(words[-1])
+    if last in EVENT_HEADS:
+        return "e"
+    if first in _TITLE_WORDS and len(words) > 1:
+        return "p"
+    if len(words) > 1 and last in ORG_HEADS:
+        return "o"
+    if len(words) > 1 and (last in PLACE_HEADS or first in PLACE_LEADS):
+        return "l"
+    return None
+
+
+def _gazetteer_kind(name: str) -> str | None:
+    weight = place_weight(name)
+    if weight >= 2:
+        return "l"
+    if is_first_name(name.split()[0]):
+        return "p"
+    return "l" if weight else None
+
+
+def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
+    """The kind, and whether something decided it (else it is the default guess)."""
+    own = _own_kind(name)
+    if own:
+        return own, True
+    before, after = text[max(0, start - 48) : start], text[end : end + 40]
+    if _ORG_AFTER.match(after):
+        return "o", True
+    if _ITEM_AFTER.match(after):
+        return "i", True
+    known = _gazetteer_kind(name)
+    for pattern, kind in _BEFORE:
+        if pattern.search(before):
+            if (kind == "l" and known == "p") or (kind == "i" and place_weight(name) >= 2):
+                return known or kind, True
+            return kind, True
+    if _PERSON_AFTER.match(after) and known != "l":
+        return "p", True
+    if known:
+        return known, True
+    return "i", False
+
+
+def _adjective(text: str, end: int, name: str) -> bool:
+    """ "Indian food", "Buddhist cuisine": a demonym or creed before a noun, not a name."""
+    if " " in name or not _ADJECTIVE_END.search(name) or not re.match(r"\s+[a-z]", text[end : end + 3]):
+        return False
+    return not is_first_name(name) and not place_weight(name)
+
+
+def _possessions(text: str) -> list[Found]:
+    found: list[Found] = []
+    for pattern in (_POSSESSED, _BOUGHT):
+        for m in pattern.finditer(text):
+            thing = _possession(m.group(1))
+            if thing:
+                found.append(Found(EntityMention("i", thing), True, False))
+    return found
+
+
+def _possession(phrase: str) -> str | None:
+    """The owned thing a phrase starts with ("rice cooker", "battery"), if it is one."""
+    words = [w for w in phrase.split() if w not in _GENERIC_WORDS]
+    if len(words) >= 2 and "-".join(words[:2]) in POSSESSIONS:
+        return " ".join(words[:2])
+    return words[0] if words and words[0] in POSSESSIONS else None
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """Capitalised runs as (start, end), cut after a possessive ("Sintra's | Pena Palace")."""
+    spans: list[tuple[int, int]] = []
+    for m in _CAP_RUN.finditer(text):
+        start = m.start()
+        for cut in _POSSESSIVE_CUT.finditer(m.group()):
+            owner = m.group()[: cut.start()].split()[-1][:-2]
+            if _gazetteer_kind(owner):  # "Sintra's Pena Palace", not "Philosopher's Path"
+                spans.append((start, m.start() + cut.start()))
+                start = m.start() + cut.end()
+        spans.append((start, m.end()))
+    return spans
+
+
+def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], starts: set[int]) -> int:
+    """Drop the common words a sentence opens with ("Does Derek", "Then the Oceanário")."""
+    while start in starts:
+        m = re.match(r"\S+\s+", text[start:end])
+        if m is None or _fold(m.group().strip()) not in common:
+            break
+        start += m.end()
+        starts = starts | {start}
+    return start
+
+
+def scan_turn(text: str, common: frozenset[str]) -> list[Found]:
+    """Entity mentions in one turn, in order (duplicates kept: they count mentions).
+
+    ``common`` holds the words the window uses in lower case (and stop words): such a word
+    opening a sentence is not a name.
+    """
+    found: list[Found] = []
+    starts = sentence_starts(text)
+    for run_start, end in _runs(text):
+        start = _lead_trimmed(text, run_start, end, common, starts)
+        raw = text[start:end]
+        initial = start in starts and " " not in raw
+        if initial and _fold(raw) in common:
+            continue
+        if _HEADING_AFTER.match(text[end : end + 4]) and (start in starts or text[:start].endswith("**")):
+            continue  # a list label ("**Check the rating**:"), not a name
+        name = clean_name(raw)
+        if not _plausible(name) or _adjective(text, end, name):
+            continue
+        kind, sure = classify(text, start, end, name)
+        found.append(Found(EntityMention(kind, name), sure, initial))
+    return found + _possessions(text)
+
+
+def _plausible(name: str) -> bool:
+    if _fold(name) in NOT_NAMES or name.replace(" ", "").replace(".", "").isupper():
+        return False
+    return len(name) >= 3 or is_first_name(name)

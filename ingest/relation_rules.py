@@ -1,0 +1,274 @@
+"""What users say about their lives, as relation rules: one table row per way of saying it.
+
+Each `Rule` is a pattern over one sentence of a user turn with named groups: ``value``
+(what the relation points at), optionally ``pred`` (a people word: "my *manager* Tiago"),
+``thing`` (an owned item that is the subject: "the *battery* is a 44V pack"), ``who`` (a
+named person who is the subject) and ``verb`` (mapped through `VERB_VALUES`). Without
+``thing`` or ``who`` the subject is the user, or, for third-person rules (``he`` / ``she``
+/ ``his`` / ``her``), the last person the sentence named. Predicates are the names of
+`ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, POSSESSIONS
+
+__all__ = ["NOT_ATTRIBUTES", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
+
+_ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
+_ADJ = (
+    r"(?:(?:best|older|younger|little|big|new|old|former|current|eldest|youngest)\s+)?"
+    rf"(?:[a-z]+\s+(?=(?i:{_ROLE})\b))?"
+)
+"""Words that may stand between "my" and a people word: "my older brother", "my thesis supervisor"."""
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’\-]*"
+_NAME = (
+    rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
+    rf"(?:\s+(?:(?:de|da|das|do|dos|of|van|von)\s+)?{_NAME_WORD}){{0,3}}"
+)
+_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|\d{{1,4}}[a-z]?))*)"
+_POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
+_THING = (
+    rf"(?:my|our|the|his|her)\s+(?:(?:old|new|current|used|trusty|first)\s+)?"
+    rf"(?:(?:{_NAMED_THING})\s+(?=(?:{_POSS})\b))?(?P<thing>{_POSS}|{_NAMED_THING})"
+)
+"""An owned thing: "my old battery", "the Golf", or a brand before the thing ("my Canon camera" → camera)."""
+_PHRASE = r"(?P<value>[^.,;:!?\n()]{1,80})"
+_BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
+_DIETS = r"vegetarian|vegan|pescatarian|gluten-free|lactose intolerant|coeliac|celiac|keto|halal|kosher"
+
+NOT_ATTRIBUTES = frozenset(
+    [
+        "question",
+        "point",
+        "guess",
+        "bad",
+        "pleasure",
+        "apologies",
+        "thoughts",
+        "goal",
+        "plan",
+        "problem",
+        "issue",
+        "concern",
+        "understanding",
+        "hope",
+        "idea",
+        "life",
+        "day",
+        "time",
+        "head",
+        "mind",
+        "way",
+        "own",
+        "one",
+        "fault",
+        "turn",
+        "bet",
+        "advice",
+        "answer",
+    ]
+)
+"""Words after "my" that do not name a lasting attribute ("my guess is …", "my plan is …")."""
+
+VERB_VALUES = {
+    "sold": "sold",
+    "gave away": "given away",
+    "got rid of": "gone",
+    "donated": "donated",
+    "returned": "returned",
+    "lost": "lost",
+    "broke": "broken",
+    "crashed": "crashed",
+    "wrecked": "wrecked",
+    "totaled": "wrecked",
+    "totalled": "wrecked",
+    "repaired": "repaired",
+    "fixed": "repaired",
+    "died": "dead",
+    "stopped working": "broken",
+    "is broken": "broken",
+    "was stolen": "stolen",
+    "got stolen": "stolen",
+    "bought": "bought",
+    "purchased": "bought",
+    "ordered": "bought",
+    "got": "bought",
+    "picked up": "bought",
+    "use": "no longer used",
+    "have": "no longer owned",
+    "own": "no longer owned",
+    "drive": "no longer driven",
+    "ride": "no longer ridden",
+    "play": "no longer played",
+    "fractured": "fractured",
+    "sprained": "sprained",
+    "twisted": "twisted",
+    "hurt": "hurt",
+    "injured": "injured",
+    "tore": "torn",
+    "pulled": "pulled",
+    "dislocated": "dislocated",
+}
+"""A verb as said → the value it records (an item's status, or an injury's adjective)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    pattern: re.Pattern[str]
+    predicate: str | None  # None: the ``pred`` group, through `PEOPLE_ROLES`
+    value_kind: str | None = None  # the value's entity kind when the rule knows it
+    value: str | None = None  # a fixed value ("sold"), or ``{verb}`` / ``{verb} {value}`` templates
+    third_person: bool = False  # the subject is the last person the sentence named
+    needs_kind: str | None = None  # the value must be an entity of this kind (else no fact)
+    named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
+    attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
+
+
+def _r(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.I)
+
+
+def _cs(text: str) -> re.Pattern[str]:
+    """Case-sensitive where a name must be capitalised; ``(?i:…)`` marks the words around it."""
+    return re.compile(text)
+
+
+_NOW = r"(?i:(?:just|recently|finally|also|now|currently|still)\s+)*"
+"""Adverbs that may stand before the verb of a fact ("I just moved to …")."""
+_WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{_NOW}"
+_OWNED_VERBS = r"sold|gave away|got rid of|donated|returned|lost|broke|crashed|wrecked|totall?ed|repaired|fixed"
+_BROKE_VERBS = r"broke|died|stopped working|is broken|was stolen|got stolen"
+_BODY_VERBS = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|dislocated"
+_MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
+_DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
+_TRAVEL = (
+    r"visiting|visit|travell?ing to|flying to|heading to|going to|trip to|holiday in|vacation in|off to|"
+    r"arrived in|we're in|I'm in"
+)
+_JOINED = r"joined|got a job at|started a new job at|started at|got hired at|got hired by"
+_DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
+_CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
+
+RULES: tuple[Rule, ...] = (
+    # people
+    Rule(_cs(rf"\b(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p"),
+    Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:is|was)\s+(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))\b"), None, "p"),
+    Rule(
+        _cs(rf"\b(?i:my)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:'s name)?\s+(?i:is called|is named|is)\s+(?P<value>{_NAME})"),
+        None,
+        "p",
+    ),
+    Rule(_cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", third_person=True),
+    Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
+    # places
+    Rule(_cs(rf"{_WHO_VERB}(?i:moved|relocated)\s+(?i:to)\s+(?P<value>{_NAME})"), "lives in", "l"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:live|living)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"),
+    Rule(
+        _cs(rf"\b(?P<who>{_NAME})\s+{_NOW}(?i:lives\s+in|has\s+moved\s+to|moved\s+to)\s+(?P<value>{_NAME})"),
+        "lives in",
+        "l",
+    ),
+    Rule(
+        _cs(rf"\b(?i:he|she)\s+{_NOW}(?i:lives\s+in|has\s+moved\s+to|moved\s+to)\s+(?P<value>{_NAME})"),
+        "lives in",
+        "l",
+        third_person=True,
+    ),
+    Rule(
+        _cs(rf"\b(?i:I|we|I'm|we're|and I)\b[^.?!]{{0,40}}?\b(?i:{_TRAVEL})\s+(?P<value>{_NAME})"),
+        "visited",
+        "l",
+        needs_kind="l",
+    ),
+    Rule(_cs(rf"\b(?i:we're|we are|I'm|I am)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME})"), "visited", "l", needs_kind="l"),
+    # work
+    Rule(_cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"), "works at", "o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED})\s+(?P<value>{_NAME})"), "works at", "o"),
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:used to work|previously worked|worked)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
+        "worked at",
+        "o",
+    ),
+    Rule(_r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b[^.?!]*?\bas an?\s+{_PHRASE}"), "works as"),
+    Rule(_r(rf"\b(?:promoted to|my new (?:role|title|job) is)\s+(?:an?\s+)?{_PHRASE}"), "works as"),
+    Rule(_r(r"\bI(?:'m| am) (?:now )?an?\s+(?P<value>[a-z][a-z\- ]{2,40}?)\s+(?:at|for)\s+[A-Z]"), "works as"),
+    # health
+    Rule(_r(rf"\bdiagnosed with\s+{_PHRASE}"), "diagnosed with"),
+    Rule(_r(rf"\ballergic to\s+{_PHRASE}"), "allergic to"),
+    Rule(_r(rf"\b(?:{_MEDICATION})\s+(?:an?\s+|some\s+)?{_PHRASE}"), "takes"),
+    Rule(
+        _r(rf"\bI\s+(?:just\s+)?(?P<verb>{_BODY_VERBS})\s+(?:my\s+)?(?:left\s+|right\s+)?(?P<value>{_BODY})\b"),
+        "injury",
+        value="{verb} {value}",
+    ),
+    Rule(_r(rf"\b(?:I(?:'m| am)|we(?:'re| are))\s+{_NOW}(?:strictly\s+)?(?P<value>{_DIETS})\b"), "diet"),
+    Rule(_cs(rf"\b(?P<who>{_NAME})\s+(?i:is)\s+{_NOW}(?i:strictly\s+)?(?P<value>(?i:{_DIETS}))\b"), "diet"),
+    Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True),
+    # preferences
+    Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_PHRASE}"), "likes"),
+    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+{_PHRASE}"), "dislikes"),
+    Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
+    Rule(
+        _r(
+            rf"\bmy\s+(?P<pred>(?-i:(?:[a-z]+\s+){{0,2}}[a-z]+))\s+(?:is|was|are)\s+(?:now\s+|called\s+|named\s+)?{_PHRASE}"
+        ),
+        None,
+        attribute=True,
+    ),
+    Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from [^.,;!?]+?\s+)?to\s+{_PHRASE}"), "uses"),
+    # things: state, swaps, status
+    Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
+    Rule(
+        _r(
+            rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+)?{_THING}\s+(?:for|with)\s+"
+            rf"(?:an?\s+|the\s+|my\s+)?(?:new\s+)?{_PHRASE}"
+        ),
+        "is",
+        named_thing_predicate="replaced by",
+    ),
+    Rule(
+        _r(rf"\bupgraded\s+{_THING}\s+to\s+(?:an?\s+|the\s+)?(?:new\s+)?{_PHRASE}"),
+        "is",
+        named_thing_predicate="replaced by",
+    ),
+    Rule(_r(rf"\b(?P<verb>{_OWNED_VERBS})\s+{_THING}"), "status", value="{verb}"),
+    Rule(_r(rf"\b{_THING}\s+(?:just\s+|finally\s+)?(?P<verb>{_BROKE_VERBS})"), "status", value="{verb}"),
+    Rule(
+        _r(
+            rf"\b(?P<verb>bought|purchased|ordered|got|picked up)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*"
+            rf"(?P<thing>{_POSS}|{_NAMED_THING})"
+        ),
+        "status",
+        value="{verb}",
+    ),
+    Rule(
+        _r(
+            rf"\bI\s+(?:no longer|don't|do not)\s+(?P<verb>use|have|own|drive|ride|play)\s+(?:my\s+|the\s+|an?\s+)?"
+            rf"(?P<thing>{_POSS}|{_NAMED_THING})"
+        ),
+        "status",
+        value="{verb}",
+    ),
+)
+"""Every way of saying a fact the offline extractor knows; order does not matter."""
+
+_STOP = re.compile(
+    r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
+    r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
+    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here)\b).*$",
+    re.I,
+)
+_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
+_BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
+
+
+def trim_phrase(value: str, *, max_words: int = 5) -> str:
+    """The head of a free-text value: articles off the front, a following clause off the end."""
+    value = _STOP.sub("", _LEADING.sub("", value.strip()))
+    if _BAD_VALUE_START.match(value):
+        return ""
+    return " ".join(value.split()[:max_words]).strip(" \"'’")
