@@ -34,6 +34,7 @@ from loci.db import Database
 from loci.models import MEMORY_SOURCES
 from retrieval.candidates import sql_with_vector
 from retrieval.config import RetrievalConfig
+from retrieval.filters import MemoryFilters, memory_filter_sql
 from retrieval.fusion import rrf_scores
 from retrieval.params import KeywordParams, MemorySearchParams, SearchMode, SemanticParams
 from retrieval.query import QueryAnalysis, or_tsquery
@@ -77,6 +78,8 @@ class MemoryScope:
     """The user's memory rows (every version), capped: the exact scan's size and the IDF's N."""
     graph_size: float
     """Rows in the whole ``memories`` table (every user's), from the planner's statistics."""
+    filters: MemoryFilters | None = None
+    """The scoped query's filters (`retrieval.scoped`), in every statement's WHERE clause."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +140,8 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
         "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))"
     )
     bind = {"uid": scope.user_id, "as_of": scope.as_of, "layers": list(scope.layers), "aid": scope.agent_id}
-    return sql, bind | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
+    extra, filtered = memory_filter_sql(scope.filters)
+    return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
 
 
 def _rows(result: Any) -> list[MemoryCandidate]:
