@@ -45,6 +45,7 @@ from loci_client.models_memories import (
     ProfileWrite,
     UndoRef,
 )
+from loci_client.models_query import QueryBullet, QueryDrawer, QueryItem, QueryOut
 from loci_client.models_recall import (
     ActivityOut,
     ActivityPage,
@@ -65,7 +66,7 @@ from loci_client.models_recall import (
     TrashEntry,
     TrashPage,
 )
-from loci_client.requests import ProfileEntry, RecallFilters, Turn
+from loci_client.requests import ProfileEntry, QueryFilters, RecallFilters, Turn
 
 __all__ = [
     "ActivityOut",
@@ -106,6 +107,11 @@ __all__ = [
     "ProfileOut",
     "ProfileWrite",
     "Purged",
+    "QueryBullet",
+    "QueryDrawer",
+    "QueryFilters",
+    "QueryItem",
+    "QueryOut",
     "RateLimited",
     "RecallFilters",
     "RecallOut",
