@@ -25,6 +25,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 """The target (p95 <= 50 ms at 100k memories) is for plain bullets; the others show what a
 filter or the full rows cost. ``role`` searches drawers only, the categories memories only."""
+BASELINE = "recall (baseline)"
+"""`POST /v1/recall` with the same question, interleaved: what the machine's load does to the
+hot path the query shares its signals with, so a figure can be read against it."""
+
+
+def _one(client: httpx.Client, name: str, question: str) -> tuple[float, Any]:
+    if name == BASELINE:
+        return timed(client, "POST", "/v1/recall", {"message": question, "agent_id": "bench"}, 200)
+    return timed(client, "POST", PATH, {"agent": "bench", "query": question, **VARIANTS[name]}, 200)
 
 
 def measure_query(base: str, admin_key: str, qs: list[tuple[int, str]]) -> None:
@@ -33,24 +42,27 @@ def measure_query(base: str, admin_key: str, qs: list[tuple[int, str]]) -> None:
     keys = user_keys(base, admin_key, sorted({uid for uid, _ in qs}))
     clients = {uid: httpx.Client(base_url=base, headers={"Authorization": f"Bearer {k}"}) for uid, k in keys.items()}
     try:
-        for uid, question in qs[:WARM_UP]:
-            for extra in VARIANTS.values():
-                timed(clients[uid], "POST", PATH, {"agent": "bench", "query": question, **extra}, 200)
-        times: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        server: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        found: dict[str, int] = dict.fromkeys(VARIANTS, 0)
+        for i, (uid, question) in enumerate(qs[:WARM_UP] * 2):
+            _one(clients[uid], [*VARIANTS, BASELINE][i % (len(VARIANTS) + 1)], question)
+        names = [*VARIANTS, BASELINE]
+        times: dict[str, list[float]] = {name: [] for name in names}
+        server: dict[str, list[float]] = {name: [] for name in names}
+        stages: dict[str, list[float]] = {}
+        found: dict[str, int] = dict.fromkeys(names, 0)
         for i, (uid, question) in enumerate(qs):
-            names = list(VARIANTS)
             for name in names[i % len(names) :] + names[: i % len(names)]:
-                body = {"agent": "bench", "query": question, **VARIANTS[name]}
-                ms, out = timed(clients[uid], "POST", PATH, body, 200)
+                ms, out = _one(clients[uid], name, question)
                 times[name].append(ms)
                 server[name].append(float(out["timings_ms"]["total"]))
-                found[name] += len(out["bullets"]) + len(out["items"])
+                found[name] += len(out.get("bullets") or out.get("items") or [])
+                if name == "bullets":
+                    for stage, value in out["timings_ms"].items():
+                        stages.setdefault(stage, []).append(float(value))
         print_latencies("memory query over HTTP, sequential", times)
-        for name in VARIANTS:
+        for name in names:
             print(f"    {name:<22} server total p50={pct(server[name], 50):7.2f} p95={pct(server[name], 95):7.2f} "
                   f"results/query={found[name] / max(len(qs), 1):.1f}", flush=True)  # fmt: skip
+        print("    bullets' stages p50 ms: " + ", ".join(f"{k}={pct(v, 50):.2f}" for k, v in stages.items()))
     finally:
         for client in clients.values():
             client.close()
