@@ -32,7 +32,7 @@ hot path the query shares its signals with, so a figure can be read against it."
 
 def _one(client: httpx.Client, name: str, question: str) -> tuple[float, Any]:
     if name == BASELINE:
-        return timed(client, "POST", "/v1/recall", {"message": question, "agent_id": "bench"}, 200)
+        return timed(client, "POST", "/v1/recall", {"message": question, "agent_id": "bench"}, 201)
     return timed(client, "POST", PATH, {"agent": "bench", "query": question, **VARIANTS[name]}, 200)
 
 
