@@ -46,6 +46,7 @@ from loci_client.models_memories import (
     ProfileWrite,
     UndoRef,
 )
+from loci_client.models_query import QueryBullet, QueryDrawer, QueryItem, QueryOut
 from loci_client.models_recall import (
     ActivityOut,
     ActivityPage,
@@ -66,7 +67,7 @@ from loci_client.models_recall import (
     TrashEntry,
     TrashPage,
 )
-from loci_client.requests import ProfileEntry, RecallFilters, Turn
+from loci_client.requests import ProfileEntry, QueryFilters, RecallFilters, Turn
 
 __all__ = [
     "AccessDefaults",
@@ -112,6 +113,11 @@ __all__ = [
     "ProfileOut",
     "ProfileWrite",
     "Purged",
+    "QueryBullet",
+    "QueryDrawer",
+    "QueryFilters",
+    "QueryItem",
+    "QueryOut",
     "RateLimited",
     "RecallFilters",
     "RecallOut",

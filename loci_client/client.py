@@ -70,6 +70,7 @@ class Operations:
     get_memory_history = mem.get_memory_history
     get_profile = mem.get_profile
     put_profile = mem.put_profile
+    memory_query = mem.memory_query
 
     list_agents = cfg.list_agents
     list_tools = cfg.list_tools

@@ -8,7 +8,8 @@ from typing import Any
 
 from loci_client._transport import Request, model, operation
 from loci_client.models_memories import HistoryOut, MemoryDetail, MemoryEvent, MemoryPage, ProfileOut, ProfileWrite
-from loci_client.requests import ProfileEntry, body, dump_all, path
+from loci_client.models_query import QueryOut
+from loci_client.requests import ProfileEntry, QueryFilters, body, dump_all, path
 
 
 @operation("saveMemory", model(MemoryEvent))
@@ -143,3 +144,26 @@ def put_profile(
 
 def _list(items: Sequence[Any] | None) -> list[Any] | None:
     return None if items is None else list(items)
+
+
+@operation("queryMemory", model(QueryOut))
+def memory_query(
+    agent: str,
+    query: str,
+    *,
+    categories: Sequence[str] | None = None,
+    filters: QueryFilters | Mapping[str, Any] | None = None,
+    top_k: int | None = None,
+    threshold: float | None = None,
+    mode: str | None = None,
+    budget_tokens: int | None = None,
+) -> Request:
+    """Saved memories and conversation excerpts ``agent`` may see about ``query``, best first:
+    bullets within ``budget_tokens``, or every field with ``mode="full"`` (the API's ``return``)."""
+    fields = body(
+        agent=agent, query=query, categories=_list(categories), filters=filters, top_k=top_k, threshold=threshold,
+        budget_tokens=budget_tokens,
+    )  # fmt: skip
+    if mode is not None:
+        fields["return"] = mode
+    return Request("POST", "/v1/memory/query", json=fields)

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ProfileEntry", "RecallFilters", "Turn", "body", "dump_all", "path"]
+__all__ = ["ProfileEntry", "QueryFilters", "RecallFilters", "Turn", "body", "dump_all", "path"]
 
 
 class _In(BaseModel):
@@ -36,6 +36,20 @@ class RecallFilters(_In):
     until: str | None = None
     role: str | None = None
     category: str | None = None
+
+
+class QueryFilters(_In):
+    """Narrow a memory query (`LociClient.memory_query`); times are ISO 8601 with a zone."""
+
+    agent_id: str | None = None
+    conversation_id: str | None = None
+    role: str | None = None
+    pinned: bool | None = None
+    importance_min: int | None = None
+    importance_max: int | None = None
+    updated_after: str | None = None
+    updated_before: str | None = None
+    source: str | None = None
 
 
 class ProfileEntry(_In):

@@ -2,13 +2,15 @@
 
 The public surface is the request/response records, `recall`, the configuration
 records (a `RetrievalConfig` with per-signal parameters), the named presets and the
-`Reranker` protocol with its LLM implementation, and `plain`, the escaping of stored text
+`Reranker` protocol with its LLM implementation, the scoped query (`scoped_query`: one
+ranked list over memories and drawers under SQL filters), and `plain`, the escaping of stored text
 that every block put in front of a model uses (the session-start block too); everything
 else is an internal stage.
 """
 
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain
+from retrieval.filters import MemoryFilters
 from retrieval.params import (
     KeywordParams,
     MemorySearchParams,
@@ -22,6 +24,7 @@ from retrieval.pipeline import MAX_MESSAGE_CHARS, recall, validate_request
 from retrieval.presets import HYBRID, PRESETS, get_preset
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory, RecallFilters, RecallRequest, RecallResponse
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
+from retrieval.scoped import ScopedHit, ScopedQuery, ScopedResult, scoped_query
 from retrieval.store import DEFAULT_TOP_K
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "PRESETS",
     "KeywordParams",
     "LLMReranker",
+    "MemoryFilters",
     "MemorySearchParams",
     "PreferenceParams",
     "RecallDeps",
@@ -45,6 +49,9 @@ __all__ = [
     "Reranker",
     "RerankerKind",
     "RetrievalConfig",
+    "ScopedHit",
+    "ScopedQuery",
+    "ScopedResult",
     "SearchMode",
     "SemanticParams",
     "Signal",
@@ -52,5 +59,6 @@ __all__ = [
     "get_preset",
     "plain",
     "recall",
+    "scoped_query",
     "validate_request",
 ]

@@ -1,18 +1,27 @@
-"""Caller filters that narrow every signal, and the SQL each signal appends for them."""
+"""Caller filters that narrow every signal, and the SQL each signal appends for them.
+
+Drawers (`RecallFilters`, on alias ``d``) and explicit memories (`MemoryFilters`, on alias
+``m``) each get their own record: a filter is written into every candidate statement's
+WHERE clause, so a row outside it is never ranked, counted or returned (never filtered
+after the fact, where a short list would come back instead of the next-best rows).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["RecallFilters", "filter_sql"]
+__all__ = ["MemoryFilters", "RecallFilters", "filter_sql", "memory_filter_sql"]
 
 
 @dataclass(frozen=True, slots=True)
 class RecallFilters:
     """Narrow every signal: wing (slug or name), entity (slug or name), time range, role;
-    and what the asking agent may see, decided by `domain.agent_access` and passed by value.
+    what the asking agent may see, decided by `domain.agent_access` and passed by value;
+    and for the scoped query (`retrieval.scoped`) one conversation (its external id) and
+    the agent that held the conversation.
 
     ``category`` narrows the saved memories only (a drawer has no category), as the time,
     role and entity filters narrow the drawers only."""
@@ -23,15 +32,23 @@ class RecallFilters:
     until: datetime | None = None
     role: str | None = None
     category: str | None = None
-    wings: frozenset[str] | None = None
+    wings: Set[str] | None = None
     """Wing slugs the agent may see; drawers in any other wing never come back (None: all)."""
     categories: frozenset[str] | None = None
     """Memory categories the agent may see (None: all)."""
+    conversation: str | None = None
+    agent: str | None = None
 
     @property
     def narrows_wings(self) -> bool:
-        """Whether a wing restriction applies (a scan cap taken before it would starve it)."""
+        """Whether a wing restriction applies."""
         return bool(self.wing) or self.wings is not None
+
+    @property
+    def after_cap(self) -> bool:
+        """True when a filter applies after the keyword signal's capped match list
+        (`keyword_matches` only knows time and role), which must then lift its cap."""
+        return bool(self.wing or self.entity or self.conversation or self.agent or self.wings is not None)
 
 
 def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
@@ -54,6 +71,8 @@ def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
             "AND (fe.slug = :f_entity OR lower(fe.name) = lower(:f_entity)))"
         )
         params["f_entity"] = filters.entity
+    if filters.conversation or filters.agent:
+        clauses.append(_conversation_sql(filters, params))
     if filters.since:
         clauses.append("d.occurred_at >= :f_since")
         params["f_since"] = filters.since
@@ -63,4 +82,73 @@ def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:
     if filters.role:
         clauses.append("d.role = :f_role")
         params["f_role"] = filters.role
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _conversation_sql(filters: RecallFilters, params: dict[str, Any]) -> str:
+    """The drawer's room comes from one of the user's conversations with that external id
+    and/or held by that agent (by the agent's external id)."""
+    where = ["fc.user_id = :uid"]
+    if filters.conversation:
+        where.append("fc.external_id = :f_conversation")
+        params["f_conversation"] = filters.conversation
+    if filters.agent:
+        where.append(
+            "fc.agent_id IN (SELECT fa.id FROM agents fa WHERE fa.user_id = :uid AND fa.external_id = :f_agent)"
+        )
+        params["f_agent"] = filters.agent
+    return (
+        "d.room_id IN (SELECT fr.id FROM rooms fr JOIN conversations fc ON fc.id = fr.conversation_id "
+        f"WHERE fr.user_id = :uid AND {' AND '.join(where)})"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilters:
+    """Narrow the explicit-memory lists (`retrieval.memory_search`): categories (None: all),
+    pinned, an importance range, when the version was written (``valid_from``), its source,
+    the agent that wrote it and the conversation it came from (external ids)."""
+
+    categories: Set[str] | None = None
+    pinned: bool | None = None
+    importance_min: int | None = None
+    importance_max: int | None = None
+    written_after: datetime | None = None
+    written_before: datetime | None = None
+    source: str | None = None
+    agent: str | None = None
+    conversation: str | None = None
+
+
+_MEMORY_CLAUSES = (
+    ("pinned", "m.pinned = :mf_pinned"),
+    ("importance_min", "m.importance >= :mf_importance_min"),
+    ("importance_max", "m.importance <= :mf_importance_max"),
+    ("written_after", "m.valid_from >= :mf_written_after"),
+    ("written_before", "m.valid_from < :mf_written_before"),
+    ("source", "m.source = :mf_source"),
+    ("agent", "m.agent_id = :mf_agent"),
+    (
+        "conversation",
+        "m.conversation_id IN (SELECT mc.id FROM conversations mc WHERE mc.user_id = :uid "
+        "AND mc.external_id = :mf_conversation)",
+    ),
+)
+"""Each set field's clause, bound as ``:mf_<field>``."""
+
+
+def memory_filter_sql(filters: MemoryFilters | None) -> tuple[str, dict[str, Any]]:
+    """Extra WHERE clauses (on alias ``m``) and their parameters; nothing for None."""
+    if filters is None:
+        return "", {}
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if filters.categories is not None:
+        clauses.append("m.category = ANY(:mf_categories)")
+        params["mf_categories"] = sorted(filters.categories)
+    for name, clause in _MEMORY_CLAUSES:
+        value = getattr(filters, name)
+        if value is not None:
+            clauses.append(clause)
+            params[f"mf_{name}"] = value
     return "".join(f" AND {c}" for c in clauses), params

@@ -25,7 +25,7 @@ def _sql(terms: int, extra: str, params: KeywordParams) -> str:
     Every tsquery is built once in ``qs``: written inline, the STABLE to_tsquery would be
     re-evaluated for every candidate row. ``keyword_matches`` returns only this user's
     undeleted rows, most recent first, with the time and role filters applied before its
-    cap (wing, allowed-wings and entity filters are applied here, so the cap is lifted when they are set).
+    cap (the other filters are applied here, so the cap is lifted when one is set).
     A long drawer's tsv is TOASTed, and every ``tsv @@ q{i}`` would fetch and decompress it
     again: ``tsv || ''`` (the same tsvector) detoasts it once per row for all the per-term
     tests (measured on a 19k-drawer palace: half the buffer reads, keyword 57 -> 33 ms).
@@ -73,5 +73,5 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext, params: 
     bind |= {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
     bind |= {"n": float(max(ctx.palace_size, 1)), "scan": params.scan_cap, "idf_floor": params.idf_floor}
     bind |= {"kw_since": filters.since, "kw_until": filters.until, "kw_role": filters.role}
-    bind["kw_cap"] = None if filters.narrows_wings or filters.entity else params.scan_cap
+    bind["kw_cap"] = None if filters.after_cap else params.scan_cap
     return rows(await session.execute(text(_sql(len(terms), extra, params)), bind))

@@ -34,6 +34,7 @@ from loci.db import Database
 from loci.models import MEMORY_SOURCES
 from retrieval.candidates import sql_with_vector
 from retrieval.config import RetrievalConfig
+from retrieval.filters import MemoryFilters, memory_filter_sql
 from retrieval.fusion import rrf_scores
 from retrieval.params import KeywordParams, MemorySearchParams, SearchMode, SemanticParams
 from retrieval.query import QueryAnalysis, or_tsquery
@@ -82,6 +83,8 @@ class MemoryScope:
     """The categories the asking agent may see (None: all); `RecallFilters.categories`."""
     category: str | None = None
     """Only this category (`RecallFilters.category`)."""
+    filters: MemoryFilters | None = None
+    """The scoped query's filters (`retrieval.scoped`), in every statement's WHERE clause."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +156,8 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
     if scope.category is not None:
         sql += " AND m.category = :cat"
         bind["cat"] = scope.category
-    return sql, bind | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
+    extra, filtered = memory_filter_sql(scope.filters)
+    return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
 
 
 def _rows(result: Any) -> list[MemoryCandidate]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -26,7 +24,7 @@ from loci.models import ROLES
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
-from retrieval.fusion import Fused, Scored, pool_rooms, rrf
+from retrieval.fusion import Scored
 from retrieval.memory_search import (
     MemoryCandidate,
     MemoryPlan,
@@ -42,7 +40,8 @@ from retrieval.render import RenderItem, render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
-from retrieval.signals import SIGNALS, relevant_signals
+from retrieval.signals import SIGNALS
+from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, passes_floor
 from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs, write_log
 
 __all__ = ["recall", "validate_request"]
@@ -53,28 +52,6 @@ MAX_MESSAGE_CHARS = 20_000
 MAX_TOP_K = 500
 MAX_CANDIDATES = 1000
 NO_RERANKER = "fallback to RRF: no LLM endpoint configured"
-_RELEVANT = relevant_signals()
-
-
-class _Clock:
-    """Stage timings plus the one structured log record per stage (DEBUG: a recall runs
-    before every LLM call, and the timings also travel in the response and the log row)."""
-
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.mark = self.start
-        self.timings: dict[str, float] = {}
-
-    def stage(self, name: str, count_in: int, count_out: int) -> None:
-        now = time.perf_counter()
-        ms = (now - self.mark) * 1000.0
-        self.mark = now
-        self.timings[name] = self.timings.get(name, 0.0) + ms
-        log.debug("retrieval.stage", extra={"stage": name, "count_in": count_in, "count_out": count_out, "ms": ms})
-
-    def total(self) -> dict[str, float]:
-        self.timings["total"] = (time.perf_counter() - self.start) * 1000.0
-        return {k: round(v, 3) for k, v in self.timings.items()}
 
 
 def validate_request(request: RecallRequest) -> None:
@@ -103,61 +80,13 @@ def validate_request(request: RecallRequest) -> None:
             raise InvalidInput("timestamps need a timezone (e.g. 2024-05-01T10:00:00Z)", field=name)
 
 
-def _skip(reason: str, config: RetrievalConfig, clock: _Clock) -> RecallResponse:
+def _skip(reason: str, config: RetrievalConfig, clock: Clock) -> RecallResponse:
     log.debug("retrieval.skipped", extra={"reason": reason})
     return RecallResponse(items=(), context=None, timings_ms=clock.total(), preset=config.name, skipped=reason)
 
 
-def _recency_prior(lists: Mapping[str, list[Scored]]) -> list[Scored]:
-    pool: dict[int, Scored] = {}
-    for items in lists.values():
-        for item in items:
-            if item.occurred_at is not None:
-                pool.setdefault(item.drawer_id, item)
-    return sorted(pool.values(), key=lambda s: (s.occurred_at, s.drawer_id), reverse=True)
-
-
-def _passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConfig) -> bool:
-    if not _RELEVANT.isdisjoint(fused.ranks):
-        return True
-    return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
-
-
 def _wants_sub_queries(config: RetrievalConfig, analysis: QueryAnalysis) -> bool:
     return bool(analysis.sub_queries) and config.sub_query_weight > 0 and Signal.SEMANTIC in config.signals
-
-
-async def _embed(deps: RecallDeps, texts: list[str]) -> np.ndarray:
-    """The query vectors, one row per text (the message, then its clauses if searched):
-    tokenized here, in the caller's thread, embedded in a worker (`Embedder.query_job`)."""
-    return await asyncio.to_thread(deps.embedder.query_job(texts))
-
-
-def _fuse(
-    lists: dict[str, list[Scored]],
-    sims: Mapping[int, float],
-    analysis: QueryAnalysis,
-    config: RetrievalConfig,
-    sub_weights: Mapping[str, float],
-) -> tuple[list[Fused], dict[str, float]]:
-    weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
-    weights.update(sub_weights)
-    recency = config.temporal.recency_weight
-    if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
-        lists["recency"] = _recency_prior(lists)
-        weights["recency"] = recency
-    multipliers: dict[int, float] = {}
-    if not analysis.about_assistant and config.assistant_weight != 1.0:
-        for items in lists.values():
-            for item in items:
-                if item.role == "assistant":
-                    multipliers[item.drawer_id] = config.assistant_weight
-    fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
-    if config.room_pool_depth > 1:
-        room_of = {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
-        relevant = {f.drawer_id for f in fused if _passes_floor(f, sims, config)}
-        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant)
-    return fused, weights
 
 
 async def _rerank(
@@ -202,25 +131,12 @@ class _Candidates:
     """Explicit memories' keyword and semantic lists (empty without a memory plan)."""
 
 
-async def _run_signals(
-    session: AsyncSession, ctx: SignalContext, config: RetrievalConfig, vector_ready: bool, clock: _Clock
-) -> dict[Signal, list[Scored]]:
-    """The enabled signals whose `needs_vector` equals ``vector_ready``, in table order."""
-    found: dict[Signal, list[Scored]] = {}
-    for signal in config.signals:
-        spec = SIGNALS[signal]
-        if spec.needs_vector == vector_ready:
-            found[signal] = await spec.candidates(session, ctx, config.params(signal))
-            clock.stage(str(signal), ctx.limit, len(found[signal]))
-    return found
-
-
 async def _candidates(
     session: AsyncSession,
     ctx: SignalContext,
     config: RetrievalConfig,
     embedding: asyncio.Task[np.ndarray] | None,
-    clock: _Clock,
+    clock: Clock,
     memories: MemoryPlan | None,
     db: Database,
 ) -> _Candidates:
@@ -230,7 +146,7 @@ async def _candidates(
     if memories is not None:
         aside = asyncio.create_task(search_aside(db, memories, ctx.query, embedding))
     try:
-        found, vectors, ctx = await _drawer_signals(session, ctx, config, embedding, clock)
+        found, vectors, ctx = await drawer_signals(session, ctx, config, embedding, clock)
         lists = {str(signal): found[signal] for signal in config.signals}
         sub_weights: dict[str, float] = {}
         if vectors is not None and len(vectors) > 1:
@@ -254,26 +170,8 @@ async def _candidates(
     return _Candidates(lists, sims, sub_weights, memory_lists)
 
 
-async def _drawer_signals(
-    session: AsyncSession,
-    ctx: SignalContext,
-    config: RetrievalConfig,
-    embedding: asyncio.Task[np.ndarray] | None,
-    clock: _Clock,
-) -> tuple[dict[Signal, list[Scored]], np.ndarray | None, SignalContext]:
-    """Signals that need no query vector run while it is computed in its thread (the model
-    runs outside the GIL, Postgres in its own process), then the ones that do."""
-    found = await _run_signals(session, ctx, config, False, clock)
-    vectors = await embedding if embedding is not None else None
-    if vectors is not None:
-        ctx = replace(ctx, vector=vectors[0])
-    clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
-    found |= await _run_signals(session, ctx, config, True, clock)
-    return found, vectors, ctx
-
-
 def _finish(
-    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, state: _Ranked, clock: _Clock
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, state: _Ranked, clock: Clock
 ) -> RecallResponse:
     items = state.items[: state.top_k]
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
@@ -306,7 +204,7 @@ async def _rank(
     config: RetrievalConfig,
     analysis: QueryAnalysis,
     embedding: asyncio.Task[np.ndarray] | None,
-    clock: _Clock,
+    clock: Clock,
     db: Database,
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
@@ -325,7 +223,7 @@ async def _rank(
     plan = plan_memories(config, request, analysis, controls)
     found = await _candidates(session, ctx, config, embedding, clock, plan, db)
     lists, sims = found.lists, found.sims
-    fused, weights = _fuse(lists, sims, analysis, config, found.sub_weights)
+    fused, weights = fuse_drawers(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     top_k = request.top_k or controls.top_k
     rerank = _use_rerank(config, controls)
@@ -336,7 +234,7 @@ async def _rank(
     notes["weights"] = weights
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
-    floor_ok = {f.drawer_id for f in pool if _passes_floor(f, sims, config)}
+    floor_ok = {f.drawer_id for f in pool if passes_floor(f, sims, config)}
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
@@ -360,7 +258,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     the LLM call happens after it closes (never hold a connection across an LLM call)
     and the log and cost rows go in a second, short one.
     """
-    clock = _Clock()
+    clock = Clock()
     validate_request(request)
     config = request.config if request.config is not None else get_preset(deps.settings.retrieval.preset)
     if is_trivial(request.message):
@@ -368,7 +266,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     analysis = analyse(request.message, request.now or datetime.now(UTC), config.query_terms)
     texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
     needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
-    embedding = asyncio.create_task(_embed(deps, texts)) if needs_vector else None
+    embedding = asyncio.create_task(embed_texts(deps.embedder, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
     response: RecallResponse | None = None
     try:

@@ -40,6 +40,7 @@ from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
 from service.routes.memories import MemoryController, ProfileController
+from service.routes.memory_query import MemoryQueryController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
@@ -69,6 +70,7 @@ ROUTE_HANDLERS: list[Any] = [
     AccessController,
     PortabilityController,
     MemoryController,
+    MemoryQueryController,
     ProfileController,
     ToolsController,
     *WEB_HANDLERS,

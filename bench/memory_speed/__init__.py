@@ -10,4 +10,8 @@ before, 14.8 / 18.8 and 21.0 / 24.6 after; update 19.0 / 27.5 and 24.0 / 29.1 be
 8.3 / 10.7 after; context 5.8 / 10.0 and 8.8 / 12.1 before, 5.5 / 8.6 and 7.3 / 10.4 after.
 Recall p95 with memories over without: +0.6 % and +13.2 % before, +7.6 % and +10.5 % after,
 so issue 17's 10 % is still missed in some runs. The README's "Explicit memories" section has
-the interleaved comparison and where the time goes."""
+the interleaved comparison and where the time goes.
+
+`POST /v1/memory/query` (``--only query`` times just it, with recall interleaved as a
+baseline): 2026-11-25, same VM at load average 8–14, bullets 81.7 / 129.2 ms p50 / p95 over
+HTTP against recall's 101.3 / 161.2 beside it; issue 19's 50 ms p95 is not met at that load."""

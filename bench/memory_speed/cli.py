@@ -17,6 +17,7 @@ from bench import stopping
 from bench.memory_speed.corpus import build_memory_pool
 from bench.memory_speed.http import measure_api, serving
 from bench.memory_speed.load import load_memories
+from bench.memory_speed.query import measure_query
 from bench.memory_speed.recall import compare_recall
 from bench.recall_speed.cli import _embedded
 from bench.recall_speed.corpus import build_pool, questions
@@ -35,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ops", type=int, default=300, help="saves (then updates, forgets) and context calls")
     parser.add_argument("--queries", type=int, default=200, help="recalls with and without memories")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--only", choices=("all", "query"), default="all", help="query: time only POST /v1/memory/query (issue 19)"
+    )
     parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
     return parser
 
@@ -71,10 +75,13 @@ def _run(base_url: str, args: argparse.Namespace, data_dir: Path) -> None:
     counts = load_memories(url, args.memories, users, memory_pool, args.seed)
     print(f"  memories per user: median={sorted(counts.values())[len(counts) // 2]} max={max(counts.values())}")
     qs = questions(pool, args.queries, palace, args.seed)
-    stopping.run(compare_recall(url, qs))
+    if args.only == "all":
+        stopping.run(compare_recall(url, qs))
     sample = random.Random(args.seed).sample(users, min(20, len(users)))
     with serving(url, data_dir) as (base, admin_key):
-        measure_api(base, admin_key, sample, args.ops)
+        measure_query(base, admin_key, qs)
+        if args.only == "all":
+            measure_api(base, admin_key, sample, args.ops)
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ import httpx
 
 from bench.memory_speed.report import print_latencies
 
-__all__ = ["measure_api", "serving"]
+__all__ = ["measure_api", "serving", "timed", "user_keys"]
 
 READY_TIMEOUT_S = 180.0
 
@@ -61,7 +61,7 @@ def serving(database_url: str, data_dir: Path) -> Iterator[tuple[str, str]]:
             proc.kill()
 
 
-def _keys(base: str, admin_key: str, users: list[int]) -> dict[int, str]:
+def user_keys(base: str, admin_key: str, users: list[int]) -> dict[int, str]:
     admin = {"Authorization": f"Bearer {admin_key}"}
     keys = {}
     for uid in users:
@@ -71,7 +71,7 @@ def _keys(base: str, admin_key: str, users: list[int]) -> dict[int, str]:
     return keys
 
 
-def _timed(client: httpx.Client, method: str, path: str, body: dict[str, Any] | None, expect: int) -> tuple[float, Any]:
+def timed(client: httpx.Client, method: str, path: str, body: dict[str, Any] | None, expect: int) -> tuple[float, Any]:
     began = time.perf_counter()
     response = client.request(method, path, json=body)
     ms = (time.perf_counter() - began) * 1000.0
@@ -83,13 +83,13 @@ def _timed(client: httpx.Client, method: str, path: str, body: dict[str, Any] | 
 def measure_api(base: str, admin_key: str, users: list[int], ops: int) -> None:
     """``ops`` saves, then an update and a forget of each saved memory, then ``ops``
     session-start blocks, round-robin over ``users``; prints p50/p95/p99 of each."""
-    keys = _keys(base, admin_key, users)
+    keys = user_keys(base, admin_key, users)
     clients = {
         uid: httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}) for uid, key in keys.items()
     }
     try:
         for client in clients.values():  # warm-up: connections, the model, the plans
-            _timed(client, "GET", "/v1/context", None, 200)
+            timed(client, "GET", "/v1/context", None, 200)
         times: dict[str, list[float]] = {"save": [], "update": [], "forget": [], "context": []}
         saved: list[tuple[int, int]] = []
         order = [users[i % len(users)] for i in range(ops)]
@@ -98,19 +98,19 @@ def measure_api(base: str, admin_key: str, users: list[int], ops: int) -> None:
                 "content": f"My colleague number {i} prefers tea at {i % 24:02d}:00",
                 "category": "fact",
             }
-            ms, out = _timed(clients[uid], "POST", "/v1/memories", body, 201)
+            ms, out = timed(clients[uid], "POST", "/v1/memories", body, 201)
             times["save"].append(ms)
             saved.append((uid, int(out["memory"]["id"])))
         for i, (uid, mid) in enumerate(saved):
             body = {"id_or_text": mid, "content": f"My colleague number {i} now prefers coffee"}
-            ms, out = _timed(clients[uid], "POST", "/v1/memories/update", body, 200)
+            ms, out = timed(clients[uid], "POST", "/v1/memories/update", body, 200)
             times["update"].append(ms)
             saved[i] = (uid, int(out["memory"]["id"]))
         for uid, mid in saved:
-            ms, _ = _timed(clients[uid], "POST", "/v1/memories/forget", {"id_or_text": mid}, 200)
+            ms, _ = timed(clients[uid], "POST", "/v1/memories/forget", {"id_or_text": mid}, 200)
             times["forget"].append(ms)
         for uid in order:
-            ms, _ = _timed(clients[uid], "GET", "/v1/context", None, 200)
+            ms, _ = timed(clients[uid], "GET", "/v1/context", None, 200)
             times["context"].append(ms)
         print_latencies("HTTP, sequential", times)
     finally:

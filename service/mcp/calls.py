@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from domain import memories, memory_profile, memory_read
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, ProfileIn
+from domain.memory_query_dto import QueryMemoryIn
 from domain.memory_read import MemoryQuery
 from domain.memory_rows import MemoryStore
 from domain.memory_scope import parse_as_of
@@ -20,6 +21,7 @@ from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
 from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
 from service.routes.entities import entity_timeline
+from service.routes.memory_query import query_for
 from service.routes.recall import RecallIn, RecallOut, SearchIn, recall_for, search_palace
 from service.state import AppState
 
@@ -68,6 +70,18 @@ async def recall(state: AppState, user_id: int, args: RecallIn) -> Answer:
 async def search(state: AppState, user_id: int, args: SearchIn) -> Answer:
     out = await search_palace(state, user_id, args)
     return Answer(out, _recall_summary(out, "drawers"))
+
+
+async def memory_query(state: AppState, user_id: int, args: QueryMemoryIn) -> Answer:
+    out = await query_for(state, user_id, args)
+    if out.skipped:
+        return Answer(out, f"Nothing found ({out.skipped}).")
+    if out.mode == "full":
+        lines = [f"- {i.kind} {i.id} [{i.category}]" for i in out.items]
+        return Answer(out, "\n".join([f"{len(out.items)} results", *lines]))
+    lines = [f"- {b.kind} {b.id} [{b.category}] {b.text}" for b in out.bullets]
+    more = f"\n({out.omitted} more left out by budget_tokens)" if out.omitted else ""
+    return Answer(out, "\n".join([f"{len(out.bullets)} results", *lines]) + more)
 
 
 def _recall_summary(out: RecallOut, what: str) -> str:

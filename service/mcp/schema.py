@@ -1,7 +1,8 @@
 """JSON schemas of the tools' arguments, derived from the msgspec records the routes decode.
 
 One derivation serves MCP's ``inputSchema`` and the function-calling formats of
-`GET /v1/tools`, so the three cannot drift from each other or from the HTTP API.
+`GET /v1/tools`, so the three cannot drift from each other or from the HTTP API; MCP's
+``outputSchema`` is derived the same way from the record a tool answers.
 msgspec writes nested records as ``$ref``s into ``$defs``; function-calling APIs want
 one self-contained object, so the references are inlined (no argument type is recursive).
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["FORMATS", "function_schema", "input_schema"]
+__all__ = ["FORMATS", "function_schema", "input_schema", "output_schema"]
 
 FORMATS = ("openai", "anthropic")
 """The function-calling shapes `GET /v1/tools` answers in."""
@@ -46,6 +47,17 @@ def input_schema(args: type[msgspec.Struct]) -> dict[str, Any]:
     schema.pop("description", None)  # the record's docstring is for developers; the tool has its own
     schema.setdefault("properties", {})
     schema["additionalProperties"] = False
+    return schema
+
+
+def output_schema(result: type[msgspec.Struct]) -> dict[str, Any]:
+    """The object schema of one tool's structured result (MCP's ``outputSchema``): what
+    `msgspec.to_builtins` makes of the record the call answers, which the SDK's client
+    checks every successful result against. Unknown fields are allowed: a client written
+    against this schema keeps working when a field is added."""
+    raw = msgspec.json.schema(result)
+    schema: dict[str, Any] = _inline(raw, raw.get("$defs", {}))
+    schema.pop("$defs", None)
     return schema
 
 

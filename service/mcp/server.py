@@ -64,7 +64,13 @@ INSTRUCTIONS = (
 
 def _mcp_tool(tool: Tool) -> McpTool:
     hints = ToolAnnotations(read_only_hint=tool.read_only, destructive_hint=False)
-    return McpTool(name=tool.name, description=tool.description, input_schema=tool.schema, annotations=hints)
+    return McpTool(
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.schema,
+        output_schema=tool.output,
+        annotations=hints,
+    )
 
 
 def _refusal(message: str, **detail: Any) -> CallToolResult:

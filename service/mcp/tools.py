@@ -6,8 +6,8 @@ schemas whichever way it connects. A row names its arguments' msgspec record (th
 one its HTTP route decodes, so the schema is derived, not written twice) and the
 call (`service.mcp.calls`), which makes the same domain call as the route.
 
-`memory_query` (issue 19) is not a tool yet: its route, `POST /v1/memory/query`, does
-not exist. Add its row here when it does.
+Each row also names the record its call answers (``returns``), from which the MCP
+``outputSchema`` is derived: the structured result a client can rely on and check.
 """
 
 from __future__ import annotations
@@ -18,12 +18,25 @@ from typing import Any
 
 import msgspec
 
-from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryIn, MemoryUpdateIn, ProfileIn
+from domain.memory_dto import (
+    ConfirmIn,
+    ForgetIn,
+    LinkIn,
+    MemoryEvent,
+    MemoryIn,
+    MemoryPage,
+    MemoryUpdateIn,
+    ProfileIn,
+    ProfileOut,
+    ProfileWrite,
+)
+from domain.memory_query_dto import QueryMemoryIn, QueryOut
 from service.mcp import calls
 from service.mcp.calls import Answer
 from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
-from service.mcp.schema import input_schema
-from service.routes.recall import RecallIn, SearchIn
+from service.mcp.schema import input_schema, output_schema
+from service.routes.entities import TimelineDTO
+from service.routes.recall import RecallIn, RecallOut, SearchIn
 from service.state import AppState
 
 __all__ = ["TOOLS", "Tool", "tool_named"]
@@ -37,12 +50,16 @@ class Tool:
     description: str
     """Written for a model: when to use the tool, what it answers, what to pass."""
     args: type[msgspec.Struct]
+    returns: type[msgspec.Struct]
+    """The record the call answers as its structured result."""
     call: Call
     read_only: bool
     schema: dict[str, Any] = field(init=False)
+    output: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "schema", input_schema(self.args))
+        object.__setattr__(self, "output", output_schema(self.returns))
 
 
 _WRITE = (
@@ -58,7 +75,23 @@ TOOLS: tuple[Tool, ...] = (
         "(saved memories first, then past conversation excerpts), the memories and drawers with their ids, and "
         "`revision`: pass it back as `since_rev` next time to also learn what changed since.",
         RecallIn,
+        RecallOut,
         calls.recall,
+        read_only=True,
+    ),
+    Tool(
+        "memory_query",
+        "Look up what you may know about the user on one subject, as short bullets: saved memories (facts, "
+        "preferences, instructions) and excerpts of past conversations, best first. Pass `agent` (your agent "
+        "id) and `query` (what to look for). Narrow with `categories` (memories only), `filters` (agent_id, "
+        "conversation_id, role, pinned, importance_min/max 1-5, updated_after/updated_before as ISO times "
+        "with a zone, source user|agent|extracted), `top_k` (default 10) and `threshold` (0-1 minimum "
+        "similarity). Answers `bullets` `{id, kind, category, text}` within `budget_tokens` (a conversation "
+        "excerpt has category `conversation`); `return: full` answers every field instead. Use recall before "
+        "answering a message; use this to look something specific up.",
+        QueryMemoryIn,
+        QueryOut,
+        calls.memory_query,
         read_only=True,
     ),
     Tool(
@@ -67,6 +100,7 @@ TOOLS: tuple[Tool, ...] = (
         "third person (e.g. 'Prefers answers in metric units'). Saving the same content again writes nothing. "
         "`layer` core is the always-shown profile; knowledge (default) is recalled when relevant." + _WRITE,
         MemoryIn,
+        MemoryEvent,
         calls.save,
         read_only=False,
     ),
@@ -75,6 +109,7 @@ TOOLS: tuple[Tool, ...] = (
         "Correct or change a saved memory when the user says it is wrong or has changed. Fields left out keep "
         "their value; the old version stays in history." + _WRITE,
         MemoryUpdateIn,
+        MemoryEvent,
         calls.update,
         read_only=False,
     ),
@@ -83,6 +118,7 @@ TOOLS: tuple[Tool, ...] = (
         "Forget a saved memory when the user asks you to, or it is no longer true. It stops being recalled "
         "(kept in history, restorable)." + _WRITE,
         ForgetIn,
+        MemoryEvent,
         calls.forget,
         read_only=False,
     ),
@@ -91,6 +127,7 @@ TOOLS: tuple[Tool, ...] = (
         "Mark a saved memory as still true now, when the user confirms it; confirmed memories stay fresh "
         "and confident." + _WRITE,
         ConfirmIn,
+        MemoryEvent,
         calls.confirm,
         read_only=False,
     ),
@@ -98,6 +135,7 @@ TOOLS: tuple[Tool, ...] = (
         "link_memories",
         "Link two saved memories by id, e.g. one that supersedes, contradicts or relates to another." + _WRITE,
         LinkIn,
+        MemoryEvent,
         calls.link,
         read_only=False,
     ),
@@ -107,6 +145,7 @@ TOOLS: tuple[Tool, ...] = (
         "Paginated: pass the answer's `next_before` as `before` for older ones. Use recall to find memories "
         "about a topic; use this to browse or to find ids.",
         ListMemoriesIn,
+        MemoryPage,
         calls.list_memories,
         read_only=True,
     ),
@@ -115,6 +154,7 @@ TOOLS: tuple[Tool, ...] = (
         "Read the user's core profile: the always-relevant facts and preferences, as Markdown with one "
         "`## Category` section per category and one bullet per memory.",
         NoArgs,
+        ProfileOut,
         calls.read_profile,
         read_only=True,
     ),
@@ -124,6 +164,7 @@ TOOLS: tuple[Tool, ...] = (
         "entries. Lines kept are unchanged, lines removed are forgotten, new lines are saved. Read it first "
         "and send it back edited; prefer save_memory or update_memory for one change.",
         ProfileIn,
+        ProfileWrite,
         calls.write_profile,
         read_only=False,
     ),
@@ -133,6 +174,7 @@ TOOLS: tuple[Tool, ...] = (
         "within one wing or by one role. Answers the matching excerpts with their palace address; saved "
         "memories are not included (use recall for those).",
         SearchIn,
+        RecallOut,
         calls.search,
         read_only=True,
     ),
@@ -141,6 +183,7 @@ TOOLS: tuple[Tool, ...] = (
         "The history of one person, place or thing the user has talked about: every relation learned about "
         "it (current and ended), newest first, with the dates each held.",
         EntityRef,
+        TimelineDTO,
         calls.timeline,
         read_only=True,
     ),

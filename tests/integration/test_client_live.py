@@ -11,7 +11,7 @@ import pytest
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
-from loci_client import AsyncLociClient, InvalidInput, LociClient, NotFound, Turn
+from loci_client import AsyncLociClient, InvalidInput, LociClient, NotFound, QueryFilters, Turn
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 from tests.palace_seed import seed_palace
@@ -86,6 +86,23 @@ async def test_memories_and_profile_sync(base_url: str, new_user: NewUser) -> No
         with pytest.raises(InvalidInput) as bad:
             loci.save_memory("x", "Not A Category")
         assert bad.value.field == "category"
+
+
+async def test_memory_query_sync_and_async(base_url: str, new_user: NewUser) -> None:
+    user = await new_user("client-query")
+    with LociClient(base_url, user.key) as loci:
+        saved = loci.save_memory("Prefers window seats on long flights", "preference", importance=4)
+        loci.save_memory("Flies from Lisbon", "fact", importance=1)
+        assert saved.memory is not None
+        found = loci.memory_query("assistant", "seats on flights", filters=QueryFilters(importance_min=4))
+        assert found.mode == "bullets" and [(b.kind, b.id) for b in found.bullets] == [("memory", saved.memory.id)]
+        with pytest.raises(InvalidInput) as bad:
+            loci.memory_query("assistant", "seats", categories=["colour"])
+        assert bad.value.field == "categories"
+    async with AsyncLociClient(base_url, user.key) as aloci:
+        full = await aloci.memory_query("assistant", "seats on flights", categories=["preference"], mode="full")
+        assert full.mode == "full" and full.bullets == []
+        assert [i.memory.content for i in full.items if i.memory] == ["Prefers window seats on long flights"]
 
 
 async def test_recall_palace_entities_async(base_url: str, new_user: NewUser, db: Database) -> None:

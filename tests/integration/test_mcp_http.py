@@ -57,7 +57,7 @@ async def test_save_recall_forget_and_bad_arguments_over_http(base_url: str, new
     user, other = await new_user("mcp-http"), await new_user("mcp-http-other")
     async with mcp_session(base_url, user.key) as session:
         names = await tool_names(session)
-        assert "recall" in names and "save_memory" in names and "memory_query" not in names
+        assert "recall" in names and "save_memory" in names and "memory_query" in names
         memory_id = await save_recall_forget(session)
         kept = await call(session, "save_memory", content=FACT, category="relationship")
     async with mcp_session(base_url, other.key) as session:  # another user's key sees nothing of it
@@ -167,3 +167,59 @@ async def test_palace_search_and_entity_timeline_answer_what_the_routes_answer(
             refused = await session.call_tool("entity_timeline", {"entity": ref})
             assert refused.is_error and refused.structured_content["kind"] == "NotFound", text(refused)
         assert (await call(session, "search_palace", q="zephyrmcp wing"))["items"] == []
+
+
+async def test_memory_query_answers_what_the_route_answers(base_url: str, new_user: NewUser) -> None:
+    user, other = await new_user("mcp-query"), await new_user("mcp-query-other")
+    body = {"agent": "assistant", "query": "Where does my sister Ingrid live?", "top_k": 5}
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        saved = await http.post("/v1/memories", json={"content": FACT, "category": "relationship"})
+        assert saved.status_code == 201, saved.text
+        routed = (await http.post("/v1/memory/query", json=body)).json()
+    async with mcp_session(base_url, user.key) as session:
+        answer = await session.call_tool("memory_query", body)
+        assert not answer.is_error and isinstance(answer.structured_content, dict), text(answer)
+        assert answer.structured_content["bullets"] == routed["bullets"]
+        assert routed["bullets"] == [
+            {"id": saved.json()["memory"]["id"], "kind": "memory", "category": "relationship", "text": FACT}
+        ]
+        assert text(answer).splitlines() == [
+            "1 results",
+            f"- memory {routed['bullets'][0]['id']} [relationship] {FACT}",
+        ]
+        full = await call(session, "memory_query", **body, **{"return": "full"})
+        assert full["items"][0]["memory"]["content"] == FACT and full["bullets"] == []
+        bad = await session.call_tool("memory_query", {**body, "categories": ["colour"]})
+        assert bad.is_error and text(bad).startswith("categories must be one of"), text(bad)
+    async with mcp_session(base_url, other.key) as session:
+        assert (await call(session, "memory_query", **body))["bullets"] == []
+
+
+async def test_every_tool_states_its_output_schema_and_answers_by_it(base_url: str, new_user: NewUser) -> None:
+    """The SDK's client checks each successful result against the tool's output schema (a
+    mismatch raises), so calling every tool here checks every schema against a real answer."""
+    user = await new_user("mcp-output")
+    async with mcp_session(base_url, user.key) as session:
+        tools = (await session.list_tools()).tools
+        for tool in tools:
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
+            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+            assert "$ref" not in str(tool.output_schema)
+        first = (await call(session, "save_memory", content=FACT, category="relationship"))["memory"]["id"]
+        second = (await call(session, "save_memory", content="Prefers tea", category="preference"))["memory"]["id"]
+        updated = await call(session, "update_memory", id_or_text=first, content="Ingrid moved to Oslo.")
+        assert updated["event"] == "update" and updated["previous"]["id"] == first
+        assert (await call(session, "confirm_memory", id_or_text=second))["event"] == "confirm"
+        linked = await call(
+            session, "link_memories", from_id=updated["memory"]["id"], to_id=second, relation="relates_to"
+        )
+        assert linked["link"]["to_id"] == second
+        written = await call(session, "write_profile", markdown="## Profile\n- Lives in Oslo\n")
+        assert written["events"]
+        assert (await call(session, "read_profile"))["markdown"]
+        assert (await call(session, "list_memories"))["items"]
+        assert (await call(session, "recall", message="Where does Ingrid live?"))["revision"] > 0
+        assert (await call(session, "search_palace", q="Ingrid"))["items"] == []
+        assert (await call(session, "memory_query", agent="a", query="Oslo"))["bullets"]
+        forgot = await session.call_tool("forget_memory", {"id_or_text": second})
+        assert not forgot.is_error and text(forgot).startswith(f"Forgot memory {second} [preference]")

@@ -63,9 +63,11 @@ checks.positive_data_acceptance.enabled = false
 
 # Explicit memories: a category must be one of LOCI_MEMORY_CATEGORIES and content within
 # LOCI_MEMORY_CONTENT_MAX_CHARS (settings: the schema states only their outer bounds), the
-# core profile's total is capped (a 422), and a profile's headings must name categories.
+# core profile's total is capped (a 422), and a profile's headings must name categories;
+# a memory query's categories are those settings' too, its times need a zone and its ranges
+# (importance, updated) must not be reversed.
 [[operations]]
-include-operation-id = ["saveMemory", "updateMemory", "putProfile"]
+include-operation-id = ["saveMemory", "updateMemory", "putProfile", "queryMemory"]
 checks.positive_data_acceptance.enabled = false
 
 # Per-agent access: categories must be LOCI_MEMORY_CATEGORIES, a cap goes with mode rag

@@ -77,7 +77,7 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 def _compare(spec: dict[str, Any], model: type[BaseModel], schema: dict[str, Any], where: str) -> list[str]:
     props = schema["properties"]
     required = set(schema.get("required", []))
-    fields = model.model_fields
+    fields = {info.alias or name: info for name, info in model.model_fields.items()}  # JSON names
     problems = [f"{where}: {model.__name__} lacks {name!r}" for name in props if name not in fields]
     problems += [f"{where}: {model.__name__}.{name} is not in the schema" for name in fields if name not in props]
     for name, info in fields.items():

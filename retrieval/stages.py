@@ -1,0 +1,136 @@
+"""The stages recall and the scoped query (`retrieval.scoped`) share: stage timing, the
+drawer signals in table order around the query vector, and the drawers' RRF fusion.
+
+Moved out of `retrieval.pipeline` so a second caller ranks drawers with exactly recall's
+machinery (weights, recency prior, assistant prior, room pooling, relevance floor)
+instead of a copy of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.embedder import Embedder
+from retrieval.candidates import SignalContext
+from retrieval.config import RetrievalConfig
+from retrieval.fusion import Fused, Scored, pool_rooms, rrf
+from retrieval.params import Signal
+from retrieval.query import QueryAnalysis
+from retrieval.signals import SIGNALS, relevant_signals
+
+__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "passes_floor", "run_signals"]
+
+log = logging.getLogger("loci.retrieval")
+
+_RELEVANT = relevant_signals()
+
+
+class Clock:
+    """Stage timings plus the one structured log record per stage (DEBUG: a recall runs
+    before every LLM call, and the timings also travel in the response and the log row)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.mark = self.start
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str, count_in: int, count_out: int) -> None:
+        now = time.perf_counter()
+        ms = (now - self.mark) * 1000.0
+        self.mark = now
+        self.timings[name] = self.timings.get(name, 0.0) + ms
+        log.debug("retrieval.stage", extra={"stage": name, "count_in": count_in, "count_out": count_out, "ms": ms})
+
+    def total(self) -> dict[str, float]:
+        self.timings["total"] = (time.perf_counter() - self.start) * 1000.0
+        return {k: round(v, 3) for k, v in self.timings.items()}
+
+
+async def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """The query vectors, one row per text (the message, then its clauses if searched):
+    tokenized here, in the caller's thread, embedded in a worker (`Embedder.query_job`)."""
+    return await asyncio.to_thread(embedder.query_job(texts))
+
+
+def _recency_prior(lists: Mapping[str, list[Scored]]) -> list[Scored]:
+    pool: dict[int, Scored] = {}
+    for items in lists.values():
+        for item in items:
+            if item.occurred_at is not None:
+                pool.setdefault(item.drawer_id, item)
+    return sorted(pool.values(), key=lambda s: (s.occurred_at, s.drawer_id), reverse=True)
+
+
+def passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConfig) -> bool:
+    """Recall's relevance floor: found by a signal that counts as evidence (keyword, a named
+    time or entity), or at least ``min_similarity`` to the message."""
+    if not _RELEVANT.isdisjoint(fused.ranks):
+        return True
+    return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
+
+
+def fuse_drawers(
+    lists: dict[str, list[Scored]],
+    sims: Mapping[int, float],
+    analysis: QueryAnalysis,
+    config: RetrievalConfig,
+    sub_weights: Mapping[str, float],
+) -> tuple[list[Fused], dict[str, float]]:
+    """The drawer lists fused by RRF with the config's weights, the recency and assistant
+    priors and room pooling; also answers the weights used (for the log)."""
+    weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
+    weights.update(sub_weights)
+    recency = config.temporal.recency_weight
+    if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
+        lists["recency"] = _recency_prior(lists)
+        weights["recency"] = recency
+    multipliers: dict[int, float] = {}
+    if not analysis.about_assistant and config.assistant_weight != 1.0:
+        for items in lists.values():
+            for item in items:
+                if item.role == "assistant":
+                    multipliers[item.drawer_id] = config.assistant_weight
+    fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
+    if config.room_pool_depth > 1:
+        room_of = {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
+        relevant = {f.drawer_id for f in fused if passes_floor(f, sims, config)}
+        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant)
+    return fused, weights
+
+
+async def run_signals(
+    session: AsyncSession, ctx: SignalContext, config: RetrievalConfig, vector_ready: bool, clock: Clock
+) -> dict[Signal, list[Scored]]:
+    """The enabled signals whose `needs_vector` equals ``vector_ready``, in table order."""
+    found: dict[Signal, list[Scored]] = {}
+    for signal in config.signals:
+        spec = SIGNALS[signal]
+        if spec.needs_vector == vector_ready:
+            found[signal] = await spec.candidates(session, ctx, config.params(signal))
+            clock.stage(str(signal), ctx.limit, len(found[signal]))
+    return found
+
+
+async def drawer_signals(
+    session: AsyncSession,
+    ctx: SignalContext,
+    config: RetrievalConfig,
+    embedding: asyncio.Task[np.ndarray] | None,
+    clock: Clock,
+) -> tuple[dict[Signal, list[Scored]], np.ndarray | None, SignalContext]:
+    """Signals that need no query vector run while it is computed in its thread (the model
+    runs outside the GIL, Postgres in its own process), then the ones that do."""
+    found = await run_signals(session, ctx, config, False, clock)
+    vectors = await embedding if embedding is not None else None
+    if vectors is not None:
+        ctx = replace(ctx, vector=vectors[0])
+    clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
+    found |= await run_signals(session, ctx, config, True, clock)
+    return found, vectors, ctx
