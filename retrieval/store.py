@@ -97,12 +97,12 @@ async def load_controls(
 
 _HYDRATE = text(
     "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
-    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content "
+    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content, d.speaker, nb.speaker "
     "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
     "JOIN closets cl ON cl.id = d.closet_id "
     "LEFT JOIN conversations c ON c.id = r.conversation_id LEFT JOIN turns t ON t.id = d.turn_id "
     # The neighbouring turn rides along (one round trip, not two): see `_wanted_neighbour`.
-    "LEFT JOIN LATERAL (SELECT n.role, n.content FROM drawers n "
+    "LEFT JOIN LATERAL (SELECT n.role, n.content, n.speaker FROM drawers n "
     " WHERE CAST(:neighbours AS boolean) AND n.room_id = d.room_id AND n.user_id = :uid AND n.deleted_at IS NULL"
     " AND n.seq = CASE d.role WHEN 'user' THEN d.seq + 1 WHEN 'assistant' THEN d.seq - 1 END"
     " ORDER BY n.id LIMIT 1) nb ON true "
@@ -123,7 +123,7 @@ def _neighbour(row: Any) -> Neighbour | None:
     want = _wanted_neighbour(row[8], int(row[13]))
     if want is None or row[14] != want[1]:
         return None
-    return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]))
+    return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]), speaker=row[17])
 
 
 async def hydrate(
@@ -143,7 +143,7 @@ async def hydrate(
         drawer = RecalledDrawer(
             drawer_id=int(r[0]), aaak=r[1], wing=r[2], room_id=int(r[3]), room_label=r[4],
             conversation_external_id=r[5], turn_seq=r[6], part=int(r[7]), role=r[8], content=r[9],
-            occurred_at=r[10], ranks=dict(f.ranks), score=f.score,
+            occurred_at=r[10], ranks=dict(f.ranks), score=f.score, speaker=r[16],
         )  # fmt: skip
         items.append(RenderItem(drawer, int(r[11]), r[12], _neighbour(r)))
     return items
