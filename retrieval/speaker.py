@@ -9,7 +9,8 @@ the message, or by a speaker's first name alone ("Priya" finds "Priya Sharma").
 
 Served by the partial index ``ix_drawers_user_speaker`` (``user_id, speaker`` where a
 speaker is set, migration 0017): a palace without named turns (every LongMemEval one)
-answers from an empty index range.
+answers from an empty index range, and recall's controls query already found that out
+(`SignalContext.named_speakers`), so such a palace costs no statement here.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _sql(with_vector: bool, extra: str) -> str:
 
 async def speaker_candidates(session: AsyncSession, ctx: SignalContext, params: SpeakerParams) -> list[Scored]:
     """Drawers spoken by a person the message names, most similar to the message first."""
-    names = speaker_phrases(ctx.query.message, params)
+    names = speaker_phrases(ctx.query.message, params) if ctx.named_speakers else []
     if not names:
         return []
     extra, bind = filter_sql(ctx.filters)

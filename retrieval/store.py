@@ -42,6 +42,9 @@ class Controls:
     the config searches no memories): recall skips the memory search at 0."""
     memory_table: float = 0.0
     """Rows of ``memories`` across users, from the planner's statistics (exact vs HNSW)."""
+    named_speakers: bool = False
+    """Some drawer of the user names its speaker (one probe of ``ix_drawers_user_speaker``):
+    without one the speaker signal has nothing to find and sends no statement."""
 
 
 _GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('ix_drawers_user_vectors')"
@@ -58,8 +61,9 @@ _MEMORY_TABLE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = t
 async def load_controls(
     session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int, memory_cap: int = 0
 ) -> Controls:
-    """The user's memory settings, the agent's recall switch, the palace size and the
-    user's count of explicit memories (``ix_memories_user_lineage``), in one round trip.
+    """The user's memory settings, the agent's recall switch, the palace size, the
+    user's count of explicit memories (``ix_memories_user_lineage``) and whether any
+    drawer names its speaker, in one round trip.
     It also turns off waiting for the WAL flush in this transaction: its only
     writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
     disk sync would otherwise sit on the hot path."""
@@ -74,13 +78,14 @@ async def load_controls(
                 f"({_GRAPH_SIZE}), "
                 "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = :uid LIMIT :mcap) x), "
                 f"({_MEMORY_TABLE}), "
+                "EXISTS (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.speaker IS NOT NULL), "
                 "set_config('synchronous_commit', 'off', true) "
                 "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
             ),
             {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap},
         )
     ).one()
-    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, _ = row
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, named, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
@@ -92,6 +97,7 @@ async def load_controls(
         graph_size=float(graph or 0.0),
         memory_rows=int(memories),
         memory_table=float(table or 0.0),
+        named_speakers=bool(named),
     )
 
 
