@@ -110,24 +110,25 @@ _HYDRATE = text(
     # The neighbouring turn rides along (one round trip, not two): see `_wanted_neighbour`.
     "LEFT JOIN LATERAL (SELECT n.role, n.content, n.speaker FROM drawers n "
     " WHERE CAST(:neighbours AS boolean) AND n.room_id = d.room_id AND n.user_id = :uid AND n.deleted_at IS NULL"
-    " AND n.seq = CASE d.role WHEN 'user' THEN d.seq + 1 WHEN 'assistant' THEN d.seq - 1 END"
+    " AND n.seq = CASE WHEN d.role = 'user' THEN d.seq + 1 WHEN d.role IN ('assistant', 'other') THEN d.seq - 1 END"
     " ORDER BY n.id LIMIT 1) nb ON true "
     "WHERE d.user_id = :uid AND d.id = ANY(:ids) AND d.deleted_at IS NULL AND r.deleted_at IS NULL"
 )
 
 
-def _wanted_neighbour(role: str, seq: int) -> tuple[int, str] | None:
-    """A user turn is completed by the next assistant turn; an answer by the question before."""
+def _wanted_neighbour(role: str, seq: int) -> tuple[int, tuple[str, ...]] | None:
+    """A user turn is completed by the next turn, the assistant's or another person's
+    reply; an answer (the assistant's or another person's) by the user's turn before it."""
     if role == "user":
-        return seq + 1, "assistant"
-    if role == "assistant":
-        return seq - 1, "user"
+        return seq + 1, ("assistant", "other")
+    if role in ("assistant", "other"):
+        return seq - 1, ("user",)
     return None
 
 
 def _neighbour(row: Any) -> Neighbour | None:
     want = _wanted_neighbour(row[8], int(row[13]))
-    if want is None or row[14] != want[1]:
+    if want is None or row[14] not in want[1]:
         return None
     return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]), speaker=row[17])
 
