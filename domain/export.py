@@ -86,7 +86,7 @@ async def _agents_and_conversations(s: AsyncSession, user_id: int) -> tuple[list
     turns = await _rows(s, Turn, user_id, Turn.conversation_id, Turn.seq)
     by_conv: dict[int, list[TurnDoc]] = {}
     for t in turns:
-        by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at))
+        by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at, t.name))
     return (
         [AgentDoc(a.external_id, a.name, a.recall_enabled, a.created_at) for a in agents],
         [
@@ -125,6 +125,7 @@ def drawer_doc(d: Drawer, *, embeddings: bool) -> DrawerDoc:
         _vector(d.embedding) if embeddings else None,
         d.created_at,
         d.deleted_at,
+        d.speaker,
     )
 
 

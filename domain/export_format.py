@@ -70,6 +70,8 @@ class TurnDoc(msgspec.Struct):
     role: str
     content: str
     created_at: datetime
+    name: str | None = None
+    """Who wrote the turn (``turns.name``); absent in exports made before speakers had names."""
 
 
 class ConversationDoc(msgspec.Struct):
@@ -132,6 +134,7 @@ class DrawerDoc(msgspec.Struct):
     embedding: list[float] | None = None
     created_at: datetime | None = None
     deleted_at: datetime | None = None
+    speaker: str | None = None
 
 
 class EntityDoc(msgspec.Struct):

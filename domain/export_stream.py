@@ -104,7 +104,9 @@ async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterato
         yield out.line("conversation", row, c.id)
     async for t in await s.stream_scalars(_live(Turn, user_id, Turn.conversation_id, Turn.seq)):
         if out.has("conversation", t.conversation_id):
-            yield out.line("turn", TurnLine(t.id, t.conversation_id, t.seq, t.role, t.content, t.created_at), t.id)
+            yield out.line(
+                "turn", TurnLine(t.id, t.conversation_id, t.seq, t.role, t.content, t.created_at, t.name), t.id
+            )
 
 
 async def _palace(s: AsyncSession, user_id: int, out: _Exported, *, embeddings: bool) -> AsyncIterator[bytes]:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-__all__ = ["AAAK", "Content", "Count", "Id", "Label", "Level", "Tags", "When"]
+__all__ = ["AAAK", "Content", "Count", "Id", "Label", "Level", "Speaker", "Tags", "When"]
 
 Id = Annotated[int, msgspec.Meta(examples=[42], description="row id")]
 Count = Annotated[int, msgspec.Meta(examples=[12])]
@@ -21,3 +21,7 @@ Level = Annotated[str, msgspec.Meta(examples=["wing"], description="wing, room, 
 Content = Annotated[str, msgspec.Meta(examples=["We planted the tomatoes on May 3rd, next to the basil."])]
 Tags = Annotated[dict[str, Any], msgspec.Meta(examples=[{"t": ["2026-05-03"], "p": ["alice"], "topic": "garden"}])]
 When = Annotated[datetime, msgspec.Meta(examples=["2026-05-03T10:15:00Z"])]
+Speaker = Annotated[
+    str,
+    msgspec.Meta(examples=["Priya"], description="who said it (its turn's name); absent when the turn named nobody"),
+]

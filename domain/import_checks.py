@@ -24,7 +24,7 @@ import msgspec
 
 from domain.export_format import ExportDoc
 from loci.errors import InvalidInput, PayloadTooLarge
-from loci.inputs import check_id, check_text
+from loci.inputs import check_id, check_speaker, check_text
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
 
@@ -83,8 +83,10 @@ def check_like_the_api(doc: ExportDoc, limits: MiningSettings) -> None:
             raise InvalidInput("title must be at most 500 characters", field=f"conversations[{i}].title")
         for j, t in enumerate(c.turns):
             check_content(t.content, limits, f"conversations[{i}].turns[{j}].content")
+            check_speaker(t.name, field=f"conversations[{i}].turns[{j}].name")
     for i, d in enumerate(doc.drawers):
         check_content(d.content, limits, f"drawers[{i}].content")
+        check_speaker(d.speaker, field=f"drawers[{i}].speaker")
 
 
 def mined_seqs(doc: ExportDoc) -> dict[int, int]:

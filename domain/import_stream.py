@@ -125,8 +125,8 @@ def _conversation(r: ConversationLine, ids: _Ids) -> Any:
 def _turn(r: TurnLine, ids: _Ids) -> Any:
     conversation = ids("conversation", r.conversation_id)
     return Turn(
-        user_id=ids.user_id, conversation_id=conversation, seq=r.seq, role=r.role, content=r.content,
-        created_at=r.created_at,
+        user_id=ids.user_id, conversation_id=conversation, seq=r.seq, role=r.role, name=r.name,
+        content=r.content, created_at=r.created_at,
     )  # fmt: skip
 
 
@@ -153,7 +153,7 @@ def _drawer(r: DrawerLine, ids: _Ids) -> Any:
     row = Drawer(
         user_id=ids.user_id, wing_id=ids("wing", r.wing_id), room_id=ids("room", r.room_id),
         closet_id=ids("closet", r.closet_id), turn_id=ids("turn", r.turn_id), part=r.part, seq=r.seq,
-        role=r.role, content=r.content, aaak=r.aaak, tags=r.tags, tag_text=r.tag_text,
+        role=r.role, speaker=r.speaker, content=r.content, aaak=r.aaak, tags=r.tags, tag_text=r.tag_text,
         occurred_at=r.occurred_at, content_hash=content_hash(r.content), embedding=r.embedding,
         deleted_at=r.deleted_at,
     )  # fmt: skip

@@ -48,7 +48,7 @@ from domain.stream_format import (
     line_kind,
 )
 from loci.errors import InvalidInput
-from loci.inputs import check_id
+from loci.inputs import check_id, check_speaker
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MemorySettings, MiningSettings
 
@@ -133,6 +133,7 @@ def _turn(row: TurnLine, seen: _Seen) -> None:
     seen.define("turn", row.id)
     seen.ref("conversation", "conversation_id", row.conversation_id)
     seen.one_of(row.role, ROLES, "role")
+    check_speaker(row.name, field=f"{seen.where}.name")
     check_content(row.content, seen.limits, f"{seen.where}.content")
     seen.turns[row.id] = (row.conversation_id, row.seq)
 
@@ -159,6 +160,7 @@ def _drawer(row: DrawerLine, seen: _Seen) -> None:
         seen.ref(kind, f"{kind}_id", getattr(row, f"{kind}_id"))
     seen.ref("turn", "turn_id", row.turn_id, optional=True)
     seen.one_of(row.role, ROLES, "role")
+    check_speaker(row.speaker, field=f"{seen.where}.speaker")
     check_content(row.content, seen.limits, f"{seen.where}.content")
     if row.embedding is not None and len(row.embedding) != EMBEDDING_DIM:
         raise seen.fail(f"embedding must have {EMBEDDING_DIM} numbers")

@@ -18,7 +18,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access import ALLOW_ALL, AgentScope
-from domain.fields import AAAK, Content, Count, Id, Label, Tags, When
+from domain.fields import AAAK, Content, Count, Id, Label, Speaker, Tags, When
 from domain.fields import Level as KindText
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -63,6 +63,7 @@ class Node(msgspec.Struct, omit_defaults=True):
     kind: str | None = None
     aaak: AAAK | None = None
     role: str | None = None
+    speaker: Speaker | None = None
     tags: Tags | None = None
     preview: Content | None = None
 
@@ -101,6 +102,7 @@ class DrawerOut(msgspec.Struct):
     closet: Annotated[str, msgspec.Meta(examples=["tomatoes"])]
     part: int
     seq: int
+    speaker: Speaker | None = None
 
 
 def _page_args(limit: int, offset: int) -> None:
@@ -225,6 +227,7 @@ async def _drawers(s: AsyncSession, user_id: int, closet_id: int, limit: int, of
             seq=d.seq,
             aaak=d.aaak,
             role=d.role,
+            speaker=d.speaker,
             tags=d.tags,
             preview=d.content if len(d.content) <= 280 else d.content[:277] + "...",
         )
@@ -301,6 +304,7 @@ async def get_drawer(db: Database, user_id: int, drawer_id: int) -> DrawerOut:
         row[3],
         d.part,
         d.seq,
+        d.speaker,
     )
 
 

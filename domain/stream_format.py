@@ -110,6 +110,7 @@ class TurnLine(msgspec.Struct, tag_field="type", tag="turn"):
     role: str
     content: str
     created_at: datetime
+    name: str | None = None
 
 
 class WingLine(WingDoc, tag_field="type", tag="wing"):

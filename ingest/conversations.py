@@ -1,8 +1,9 @@
 """Storing conversations: validate everything first, then write in one transaction.
 
-The write path must never store half a request, so every turn is checked (role,
-non-empty content within ``max_turn_chars`` free of control characters, an aware
-timestamp within `loci.timexpr.MIN_YEAR`-`MAX_YEAR`; ids of `loci.inputs`' alphabet)
+The write path must never store half a request, so every turn is checked (role, the
+speaker's name (`loci.inputs.check_speaker`), non-empty content within ``max_turn_chars``
+free of control characters, an aware timestamp within `loci.timexpr.MIN_YEAR`-`MAX_YEAR`;
+ids of `loci.inputs`' alphabet)
 before anything touches the database, and the turns are inserted in the same transaction as the
 conversation row. A client-supplied external id makes the call idempotent: sending
 the same turns again is a no-op, sending more appends the new ones, and sending other
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.records import ConversationRef, TurnIn
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
-from loci.inputs import check_id, check_text
+from loci.inputs import check_id, check_speaker, check_text
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
@@ -69,7 +70,8 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
         if at.tzinfo is None or at.utcoffset() is None:
             at = at.replace(tzinfo=UTC)
         at = check_in_range(at, field=f"turns[{i}].created_at")
-        checked.append(TurnIn(turn.role, turn.content, at.astimezone(UTC)))
+        name = check_speaker(turn.name, field=f"turns[{i}].name")
+        checked.append(TurnIn(turn.role, turn.content, at.astimezone(UTC), name))
     return checked
 
 
@@ -120,13 +122,15 @@ async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[Turn
     """Insert turns from ``start_seq``; identical re-sends are no-ops, different ones conflict."""
     seqs = range(start_seq, start_seq + len(turns))
     rows = await s.execute(
-        select(Turn.seq, Turn.role, Turn.content).where(Turn.conversation_id == conv.id, Turn.seq.in_(list(seqs)))
+        select(Turn.seq, Turn.role, Turn.content, Turn.name).where(
+            Turn.conversation_id == conv.id, Turn.seq.in_(list(seqs))
+        )
     )
-    stored = {seq: (role, content) for seq, role, content in rows}
+    stored = {seq: (role, content, name) for seq, role, content, name in rows}
     added = 0
     for seq, turn in zip(seqs, turns, strict=True):
         if seq in stored:
-            if stored[seq] != (turn.role, turn.content):
+            if stored[seq] != (turn.role, turn.content, turn.name):
                 raise Conflict(
                     f"conversation {conv.external_id!r} already has a different turn {seq}; turns are never rewritten"
                 )
@@ -138,6 +142,7 @@ async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[Turn
                 conversation_id=conv.id,
                 seq=seq,
                 role=turn.role,
+                name=turn.name,
                 content=turn.content,
                 created_at=turn.created_at,
             )

@@ -30,6 +30,7 @@ from ingest.extraction import (
 from ingest.predicates import canonical_predicate
 from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, JSONOutputError, LLMClient
+from loci.speakers import speaker_label
 from loci.timexpr import parse_timestamp
 
 __all__ = ["EntityKind", "LLMExtractor", "WindowSchema", "WingKind"]
@@ -87,7 +88,9 @@ used). Use the turn seq numbers shown in brackets."""
 
 
 def _render(turns: Sequence[TurnView]) -> str:
-    return "\n\n".join(f"[{t.seq}] {t.role} ({t.created_at.isoformat()}): {t.content}" for t in turns)
+    return "\n\n".join(
+        f"[{t.seq}] {speaker_label(t.role, t.name)} ({t.created_at.isoformat()}): {t.content}" for t in turns
+    )
 
 
 def _valid_from(raw: str | None, fallback: datetime) -> datetime:

@@ -37,6 +37,8 @@ class TurnView:
     role: str
     content: str
     created_at: datetime
+    name: str | None = None
+    """Who wrote it, when the caller said (``turns.name``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,9 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversati
         # A trashed conversation is not mined (its watermark stays, so a restore mines it then).
         live = conv.deleted_at is None
         turns = [
-            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at) for t in rows.scalars() if live
+            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at, t.name)
+            for t in rows.scalars()
+            if live
         ]
     agent_name = (agent.name or agent.external_id) if agent else None
     return MinedConversation(conv.id, int(user_id), conv.external_id, conv.title, agent_name), turns

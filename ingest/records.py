@@ -16,11 +16,15 @@ __all__ = ["ConversationRef", "MiningDeps", "MiningResult", "TurnIn"]
 
 @dataclass(frozen=True, slots=True)
 class TurnIn:
-    """One message as a caller sends it; ``created_at`` None means now."""
+    """One message as a caller sends it; ``created_at`` None means now.
+
+    ``name`` tells the speakers of one role apart, as the OpenAI message's ``name`` does:
+    ``user`` "Sam" (the account owner) and ``other`` "Priya" in a chat between two people."""
 
     role: str
     content: str
     created_at: datetime | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

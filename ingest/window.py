@@ -187,7 +187,7 @@ async def _place_drawers(
             tags, tag_text = tags_for(found)
             drawer = Drawer(
                 user_id=conv.user_id, wing_id=wing.id, room_id=room.id, closet_id=closets[plan.day], turn_id=t.id,
-                part=part.index, seq=next_seq[room.id], role=t.role, content=part.content,
+                part=part.index, seq=next_seq[room.id], role=t.role, speaker=t.name, content=part.content,
                 aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
                 occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
                 sentences_done=part.sentences is not None,

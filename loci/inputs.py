@@ -23,9 +23,12 @@ __all__ = [
     "ID_ALPHABET",
     "ID_PATTERN",
     "MAX_ID_CHARS",
+    "MAX_SPEAKER_CHARS",
     "NONBLANK_TEXT_PATTERN",
+    "SPEAKER_PATTERN",
     "TEXT_PATTERN",
     "check_id",
+    "check_speaker",
     "check_text",
 ]
 
@@ -42,6 +45,27 @@ TEXT_PATTERN = rf"^[^{_CONTROL}]*$"
 NONBLANK_TEXT_PATTERN = rf"^[^{_CONTROL}]*[^{_CONTROL}\s][^{_CONTROL}]*$"
 """`check_text`'s rule (TEXT_PATTERN), and that plus "not blank", as a regular expression for schemas (JSON cannot
 carry the lone surrogates `check_text` also refuses)."""
+
+MAX_SPEAKER_CHARS = 100
+"""A speaker's name (a turn's ``name``): the width of ``turns.name`` and ``drawers.speaker``."""
+SPEAKER_PATTERN = rf"^[^{_CONTROL}\n\r\t]*[^{_CONTROL}\s][^{_CONTROL}\n\r\t]*$"
+"""`check_speaker`'s rule for schemas: one line, not blank, no control characters."""
+_SPEAKER = re.compile(SPEAKER_PATTERN)
+
+
+def check_speaker(value: str | None, *, field: str) -> str | None:
+    """A speaker's name with its spaces collapsed (None stays None): 1-`MAX_SPEAKER_CHARS`
+    characters on one line, not blank. A name is printed as a label before what that person said (``Priya:``),
+    so a newline or a control character in it could forge a line of the memory block."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must not be blank", field=field)
+    if len(value) > MAX_SPEAKER_CHARS:
+        raise InvalidInput(f"{field} must be at most {MAX_SPEAKER_CHARS} characters", field=field)
+    if _UNSAFE.search(value) or not _SPEAKER.fullmatch(value):
+        raise InvalidInput(f"{field} must be one line without control characters", field=field)
+    return " ".join(value.split())
 
 
 def check_id(value: str, *, field: str) -> str:

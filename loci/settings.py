@@ -18,6 +18,7 @@ from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from loci.errors import ConfigurationError
+from loci.models._base import PERSON_ROLES
 
 __all__ = [
     "BUDGET_TOKENS_MAX",
@@ -141,11 +142,13 @@ class MiningSettings(BaseSettings):
     window_turns: int = Field(default=8, ge=2, le=32)
     max_turn_chars: int = Field(default=100_000, ge=100)
     max_turns_per_request: int = Field(default=2_000, ge=1)
-    embed_roles: Annotated[tuple[Literal["user", "assistant", "system", "tool"], ...], NoDecode] = Field(
-        default=("user",),
+    embed_roles: Annotated[tuple[Literal["user", "other", "assistant", "system", "tool"], ...], NoDecode] = Field(
+        default=PERSON_ROLES,
         description="roles whose drawers get a vector; the others are found by keyword, time and room "
-        "pooling. Assistant replies are 87% of the embedder's work on LongMemEval (bench/README.md); add "
-        "'assistant' to embed them too (the backfill job then embeds those already stored)",
+        "pooling. The default embeds every turn a person wrote (the user and other people, `other`) and "
+        "leaves the AI assistant's replies to those signals: they were 87% of the embedder's work on "
+        "LongMemEval (bench/README.md); add 'assistant' to embed them too (the backfill job then embeds "
+        "those already stored)",
     )
     sentence_vectors: bool = Field(
         default=True,

@@ -48,6 +48,7 @@ class TurnOut(Model):
     role: str
     content: str
     created_at: datetime
+    name: str | None = None
 
 
 class MiningQueued(Model):

@@ -45,6 +45,7 @@ class RecalledOut(Model):
     occurred_at: datetime
     ranks: dict[str, int]
     score: float
+    speaker: str | None = None
 
 
 class RecalledMemoryOut(Model):
@@ -109,6 +110,7 @@ class Node(Model):
     kind: str | None = None
     aaak: str | None = None
     role: str | None = None
+    speaker: str | None = None
     tags: dict[str, Any] | None = None
     preview: str | None = None
 
@@ -178,6 +180,7 @@ class DrawerOut(Model):
     closet: str
     part: int
     seq: int
+    speaker: str | None = None
 
 
 class Moved(Model):

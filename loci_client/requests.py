@@ -20,11 +20,15 @@ class _In(BaseModel):
 
 
 class Turn(_In):
-    """One conversation turn; `created_at` is ISO 8601 (no zone means UTC)."""
+    """One conversation turn; `created_at` is ISO 8601 (no zone means UTC).
+
+    `name` says who wrote it, as in the OpenAI message format: in a chat between people the
+    account owner's turns are role `user` and everyone else's `other`, each with a name."""
 
     role: str
     content: str
     created_at: str | None = None
+    name: str | None = None
 
 
 class RecallFilters(_In):

@@ -42,6 +42,9 @@ class SignalContext:
     """The user's drawers with a vector, same cap (picks exact vs HNSW)."""
     graph_size: float = 0.0
     """Vectors in the HNSW graph across all users (planner statistics)."""
+    named_speakers: bool = True
+    """Some drawer of the user names its speaker (`store.Controls`); the speaker signal
+    skips its statement when none does."""
 
 
 def sql_with_vector(sql: str) -> TextClause:

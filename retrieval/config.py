@@ -20,6 +20,7 @@ from retrieval.params import (
     PreferenceParams,
     SemanticParams,
     Signal,
+    SpeakerParams,
     TemporalParams,
 )
 from retrieval.signals import SIGNALS, default_weights
@@ -77,8 +78,9 @@ class RetrievalConfig:
     keyword: KeywordParams = field(default_factory=lambda: _default(Signal.KEYWORD))
     temporal: TemporalParams = field(default_factory=lambda: _default(Signal.TEMPORAL))
     preference: PreferenceParams = field(default_factory=lambda: _default(Signal.PREFERENCE))
+    speaker: SpeakerParams = field(default_factory=lambda: _default(Signal.SPEAKER))
     memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)
-    """Explicit memories as a fifth candidate source, rendered ahead of the drawers; None
+    """Explicit memories as a candidate source of their own, rendered ahead of the drawers; None
     searches the palace only (`dataclasses.replace(config, memories=None)`)."""
 
     @property
@@ -93,5 +95,6 @@ class RetrievalConfig:
             Signal.KEYWORD: self.keyword,
             Signal.TEMPORAL: self.temporal,
             Signal.PREFERENCE: self.preference,
+            Signal.SPEAKER: self.speaker,
         }
         return by_signal[signal]

@@ -18,6 +18,7 @@ __all__ = [
     "SearchMode",
     "SemanticParams",
     "Signal",
+    "SpeakerParams",
     "TemporalParams",
 ]
 
@@ -29,6 +30,7 @@ class Signal(enum.StrEnum):
     KEYWORD = "keyword"
     TEMPORAL = "temporal"
     PREFERENCE = "preference"
+    SPEAKER = "speaker"
 
 
 class SearchMode(enum.StrEnum):
@@ -108,6 +110,18 @@ class PreferenceParams:
     """Entity names are looked up as 1- to this-many-word runs of the message."""
     max_phrases: int = 64
     """Slugs (and names) looked up at most, so a long message stays one cheap index probe."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerParams:
+    max_name_words: int = 3
+    """Speakers are looked up by 1- to this-many-word runs of the message ("Priya", "Mary
+    Ann Lee"); a speaker also matches by the first word of their name alone."""
+    max_phrases: int = 64
+    """Runs looked up at most, so a long message stays one cheap probe of the names."""
+    speaker_cap: int = 2_000
+    """A named speaker's drawers scored per recall at most (the most recent): bounds the
+    cost of a person who wrote thousands of turns."""
 
 
 @dataclass(frozen=True, slots=True)

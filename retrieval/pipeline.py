@@ -218,7 +218,7 @@ async def _rank(
     limit = max(request.candidate_limit, request.top_k or 0)
     ctx = SignalContext(
         request.user_id, analysis, None, request.filters, limit, config.min_similarity,
-        controls.palace_size, controls.palace_vectors, controls.graph_size,
+        controls.palace_size, controls.palace_vectors, controls.graph_size, controls.named_speakers,
     )  # fmt: skip
     plan = plan_memories(config, request, analysis, controls)
     found = await _candidates(session, ctx, config, embedding, clock, plan, db)

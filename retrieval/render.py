@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from loci.speakers import speaker_label
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer, RecalledMemory
 
@@ -47,6 +48,7 @@ class Neighbour:
     content: str
     before: bool
     """True when the neighbour is the question that came before the recalled answer."""
+    speaker: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,11 @@ def _snippet(content: str, max_chars: int) -> str:
     return plain(content, max_chars)
 
 
+def _said_by(role: str, speaker: str | None) -> str:
+    """Who said a line: "user", or "Priya (other)" when the turn named its speaker."""
+    return speaker_label(plain(role, LABEL_CHARS), plain(speaker, LABEL_CHARS) if speaker else None)
+
+
 def _group_header(item: RenderItem) -> str:
     d = item.drawer
     topic = f" › {plain(item.closet_topic, LABEL_CHARS)}" if item.closet_topic else ""
@@ -74,11 +81,13 @@ def _group_header(item: RenderItem) -> str:
 
 def _lines(item: RenderItem, max_chars: int, with_neighbour: bool) -> list[str]:
     d = item.drawer
-    main = f"{d.aaak} · {d.occurred_at:%Y-%m-%d %H:%M} · {plain(d.role, LABEL_CHARS)}: {_snippet(d.content, max_chars)}"
+    main = (
+        f"{d.aaak} · {d.occurred_at:%Y-%m-%d %H:%M} · {_said_by(d.role, d.speaker)}: {_snippet(d.content, max_chars)}"
+    )
     n = item.neighbour
     if not (with_neighbour and n):
         return [main]
-    said = f"{plain(n.role, LABEL_CHARS)}: {_snippet(n.content, max_chars // 2)}"
+    said = f"{_said_by(n.role, n.speaker)}: {_snippet(n.content, max_chars // 2)}"
     extra = f"  ({'asked before' if n.before else 'reply'}) {said}"
     return [extra, main] if n.before else [main, extra]
 

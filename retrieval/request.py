@@ -62,6 +62,8 @@ class RecalledDrawer:
     occurred_at: datetime
     ranks: Mapping[str, int]
     score: float
+    speaker: str | None = None
+    """Who said it (its turn's ``name``), when the caller named the speaker."""
 
 
 @dataclass(frozen=True, slots=True)

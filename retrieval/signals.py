@@ -19,9 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from retrieval.candidates import SignalContext
 from retrieval.fusion import Scored
 from retrieval.keyword import keyword_candidates
-from retrieval.params import KeywordParams, PreferenceParams, SemanticParams, Signal, TemporalParams
+from retrieval.params import KeywordParams, PreferenceParams, SemanticParams, Signal, SpeakerParams, TemporalParams
 from retrieval.preference import preference_candidates
 from retrieval.semantic import semantic_candidates
+from retrieval.speaker import speaker_candidates
 from retrieval.temporal import temporal_candidates
 
 __all__ = ["SIGNALS", "SignalSpec", "default_weights", "relevant_signals"]
@@ -84,6 +85,20 @@ SIGNALS: Mapping[Signal, SignalSpec[Any]] = MappingProxyType(
             default_weight=0.3,
             needs_vector=True,
             counts_as_relevant=True,
+        ),
+        # The turns of a person the message names: a name says who spoke, not what about,
+        # so half a content signal. Enough to lift Priya's turn about the venue over Sam's
+        # (tests/integration/test_speakers.py), little enough that "what did I tell Priya?"
+        # still ranks the user's own words by content. Untuned: LongMemEval names no
+        # speakers, so it never changes a benchmark ranking. Its drawers must still pass
+        # the similarity floor: being Priya's does not make a turn relevant.
+        Signal.SPEAKER: SignalSpec(
+            signal=Signal.SPEAKER,
+            candidates=speaker_candidates,
+            params=SpeakerParams(),
+            default_weight=0.5,
+            needs_vector=True,
+            counts_as_relevant=False,
         ),
     }
 )

@@ -42,6 +42,9 @@ class Controls:
     the config searches no memories): recall skips the memory search at 0."""
     memory_table: float = 0.0
     """Rows of ``memories`` across users, from the planner's statistics (exact vs HNSW)."""
+    named_speakers: bool = False
+    """Some drawer of the user names its speaker (one probe of ``ix_drawers_user_speaker``):
+    without one the speaker signal has nothing to find and sends no statement."""
 
 
 _GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('ix_drawers_user_vectors')"
@@ -58,8 +61,9 @@ _MEMORY_TABLE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = t
 async def load_controls(
     session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int, memory_cap: int = 0
 ) -> Controls:
-    """The user's memory settings, the agent's recall switch, the palace size and the
-    user's count of explicit memories (``ix_memories_user_lineage``), in one round trip.
+    """The user's memory settings, the agent's recall switch, the palace size, the
+    user's count of explicit memories (``ix_memories_user_lineage``) and whether any
+    drawer names its speaker, in one round trip.
     It also turns off waiting for the WAL flush in this transaction: its only
     writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
     disk sync would otherwise sit on the hot path."""
@@ -74,13 +78,14 @@ async def load_controls(
                 f"({_GRAPH_SIZE}), "
                 "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = :uid LIMIT :mcap) x), "
                 f"({_MEMORY_TABLE}), "
+                "EXISTS (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.speaker IS NOT NULL), "
                 "set_config('synchronous_commit', 'off', true) "
                 "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
             ),
             {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap},
         )
     ).one()
-    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, _ = row
+    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, named, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
@@ -92,38 +97,40 @@ async def load_controls(
         graph_size=float(graph or 0.0),
         memory_rows=int(memories),
         memory_table=float(table or 0.0),
+        named_speakers=bool(named),
     )
 
 
 _HYDRATE = text(
     "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
-    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content "
+    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content, d.speaker, nb.speaker "
     "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
     "JOIN closets cl ON cl.id = d.closet_id "
     "LEFT JOIN conversations c ON c.id = r.conversation_id LEFT JOIN turns t ON t.id = d.turn_id "
     # The neighbouring turn rides along (one round trip, not two): see `_wanted_neighbour`.
-    "LEFT JOIN LATERAL (SELECT n.role, n.content FROM drawers n "
+    "LEFT JOIN LATERAL (SELECT n.role, n.content, n.speaker FROM drawers n "
     " WHERE CAST(:neighbours AS boolean) AND n.room_id = d.room_id AND n.user_id = :uid AND n.deleted_at IS NULL"
-    " AND n.seq = CASE d.role WHEN 'user' THEN d.seq + 1 WHEN 'assistant' THEN d.seq - 1 END"
+    " AND n.seq = CASE WHEN d.role = 'user' THEN d.seq + 1 WHEN d.role IN ('assistant', 'other') THEN d.seq - 1 END"
     " ORDER BY n.id LIMIT 1) nb ON true "
     "WHERE d.user_id = :uid AND d.id = ANY(:ids) AND d.deleted_at IS NULL AND r.deleted_at IS NULL"
 )
 
 
-def _wanted_neighbour(role: str, seq: int) -> tuple[int, str] | None:
-    """A user turn is completed by the next assistant turn; an answer by the question before."""
+def _wanted_neighbour(role: str, seq: int) -> tuple[int, tuple[str, ...]] | None:
+    """A user turn is completed by the next turn, the assistant's or another person's
+    reply; an answer (the assistant's or another person's) by the user's turn before it."""
     if role == "user":
-        return seq + 1, "assistant"
-    if role == "assistant":
-        return seq - 1, "user"
+        return seq + 1, ("assistant", "other")
+    if role in ("assistant", "other"):
+        return seq - 1, ("user",)
     return None
 
 
 def _neighbour(row: Any) -> Neighbour | None:
     want = _wanted_neighbour(row[8], int(row[13]))
-    if want is None or row[14] != want[1]:
+    if want is None or row[14] not in want[1]:
         return None
-    return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]))
+    return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]), speaker=row[17])
 
 
 async def hydrate(
@@ -143,7 +150,7 @@ async def hydrate(
         drawer = RecalledDrawer(
             drawer_id=int(r[0]), aaak=r[1], wing=r[2], room_id=int(r[3]), room_label=r[4],
             conversation_external_id=r[5], turn_seq=r[6], part=int(r[7]), role=r[8], content=r[9],
-            occurred_at=r[10], ranks=dict(f.ranks), score=f.score,
+            occurred_at=r[10], ranks=dict(f.ranks), score=f.score, speaker=r[16],
         )  # fmt: skip
         items.append(RenderItem(drawer, int(r[11]), r[12], _neighbour(r)))
     return items

@@ -9,7 +9,16 @@ One module per area (`accounts`, `palace`, `graph`, `memories`, `bookkeeping`); 
 every name from ``loci.models`` itself.
 """
 
-from loci.models._base import COST_SOURCES, EMBEDDING_DIM, ENTITY_KINDS, ROLES, WING_KINDS, Base
+from loci.models._base import (
+    COST_SOURCES,
+    EMBEDDING_DIM,
+    ENTITY_KINDS,
+    MAX_SPEAKER_CHARS,
+    PERSON_ROLES,
+    ROLES,
+    WING_KINDS,
+    Base,
+)
 from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
 from loci.models.bookkeeping import Activity, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation
@@ -30,11 +39,13 @@ __all__ = [
     "COST_SOURCES",
     "EMBEDDING_DIM",
     "ENTITY_KINDS",
+    "MAX_SPEAKER_CHARS",
     "MEMORY_END_REASONS",
     "MEMORY_EVENTS",
     "MEMORY_LAYERS",
     "MEMORY_LINK_RELATIONS",
     "MEMORY_SOURCES",
+    "PERSON_ROLES",
     "PREFERENCE_PATTERN",
     "ROLES",
     "TOP_K_DEFAULT",

@@ -5,14 +5,19 @@ the same tuples, so a kind is listed in one place only)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import BigInteger, DateTime, ForeignKey, Identity, Index, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from loci.inputs import MAX_SPEAKER_CHARS
 
 __all__ = [
     "COST_SOURCES",
     "EMBEDDING_DIM",
     "ENTITY_KINDS",
+    "MAX_SPEAKER_CHARS",
+    "PERSON_ROLES",
     "ROLES",
     "TS",
     "WING_KINDS",
@@ -26,7 +31,14 @@ __all__ = [
 EMBEDDING_DIM = 384
 """Locked by migration: a model of another size needs a migration and a re-embed."""
 
-ROLES = ("user", "assistant", "system", "tool")
+ROLES = ("user", "assistant", "system", "tool", "other")
+"""Who wrote a turn. The first four are the OpenAI message roles; ``other`` is another
+person in the conversation (a friend in a two-person chat, a member of a group chat),
+told apart by the turn's ``name``. ``user`` is always the account owner, whose memory
+this is: what only the owner says about themself (preferences, stated facts) is read
+from ``user`` turns alone, never from another person's "I ..."."""
+PERSON_ROLES: tuple[Literal["user", "other"], ...] = ("user", "other")
+"""The roles a human writes: mining embeds them by default (``LOCI_MINING_EMBED_ROLES``)."""
 ENTITY_KINDS = ("p", "l", "o", "e", "i", "t")
 """person, location (place), organisation, event, item (thing, product), time: in this order
 in a drawer's flattened tags. Organisations came with migration 0016."""

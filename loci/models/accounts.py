@@ -21,6 +21,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from loci.models._base import (
+    MAX_SPEAKER_CHARS,
     ROLES,
     TS,
     Base,
@@ -151,6 +152,9 @@ class Turn(Base):
     )
     seq: Mapped[int] = mapped_column(Integer, nullable=False)
     role: Mapped[str] = mapped_column(String(16), nullable=False)
+    name: Mapped[str | None] = mapped_column(
+        String(MAX_SPEAKER_CHARS), comment="who wrote it (the OpenAI message's name): tells people of one role apart"
+    )
     content: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(TS, nullable=False)
     deleted_at: Mapped[datetime | None] = mapped_column(

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from loci.models._base import (
     EMBEDDING_DIM,
+    MAX_SPEAKER_CHARS,
     ROLES,
     TS,
     WING_KINDS,
@@ -117,6 +118,7 @@ class Drawer(Base):
         Index("ix_drawers_content_hash", "content_hash"),
         Index("ix_drawers_null_embedding", "id", postgresql_where=text("embedding IS NULL")),
         Index("ix_drawers_unembedded_user", "id", postgresql_where=text("embedding IS NULL AND role = 'user'")),
+        Index("ix_drawers_user_speaker", "user_id", "speaker", postgresql_where=text("speaker IS NOT NULL")),
         Index("ix_drawers_user_preference", "user_id", "occurred_at", postgresql_where=text("states_preference")),
         Index("ix_drawers_user_vectors", "user_id", postgresql_where=text("embedding IS NOT NULL")),
         Index(
@@ -139,6 +141,9 @@ class Drawer(Base):
     part: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     seq: Mapped[int] = mapped_column(Integer, nullable=False, comment="position within the room")
     role: Mapped[str] = mapped_column(String(16), nullable=False)
+    speaker: Mapped[str | None] = mapped_column(
+        String(MAX_SPEAKER_CHARS), comment="its turn's name: who said it (the speaker signal matches it to a question)"
+    )
     content: Mapped[str] = mapped_column(Text, nullable=False)
     aaak: Mapped[str] = mapped_column(String(64), nullable=False)
     tags: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))

@@ -14,7 +14,7 @@ version the next time the page is read. Pages written before this migration keep
 old layout until rewritten (``VACUUM FULL memories`` or the next dump and restore).
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-11-25 14:00:00
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from alembic import op
 
 revision: str = "0018"
-down_revision: str | None = "0016"
+down_revision: str | None = "0017"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -18,7 +18,7 @@ import ingest
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
 from ingest import MAX_TITLE_CHARS
-from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS, MAX_SPEAKER_CHARS, SPEAKER_PATTERN
 from loci.models import ROLES
 from loci.timexpr import parse_timestamp
 from service.deps import CallerDep, StateDep
@@ -29,18 +29,34 @@ __all__ = ["ConversationController"]
 
 # What `ingest` checks, stated in the schema from the same definitions (ingest keeps its
 # checks: the CLI, import and the benchmark store turns without HTTP).
-Role = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))]
+Role = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"^({'|'.join(ROLES)})$",
+        description=f"{', '.join(ROLES)}: `user` is the account owner, `other` another person in the conversation",
+    ),
+]
 Content = Annotated[str, msgspec.Meta(pattern=r"\S", description="the turn's text; not blank")]
 ClientId = Annotated[
     str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"1-{MAX_ID_CHARS} of {ID_ALPHABET}")
 ]
 Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)]
+Speaker = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=SPEAKER_PATTERN,
+        max_length=MAX_SPEAKER_CHARS,
+        description=f"who wrote the turn (as in the OpenAI message format), 1-{MAX_SPEAKER_CHARS} characters on"
+        " one line: tells people apart, e.g. user 'Sam' and other 'Priya'",
+    ),
+]
 
 
 class TurnBody(msgspec.Struct):
     role: Role
     content: Content
     created_at: str | None = None
+    name: Speaker | None = None
 
 
 class NewConversation(msgspec.Struct):
@@ -59,6 +75,7 @@ class TurnOut(msgspec.Struct):
     role: str
     content: str
     created_at: datetime
+    name: str | None = None
 
 
 class ConversationOut(msgspec.Struct):
@@ -87,6 +104,7 @@ def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
             t.role,
             t.content,
             parse_timestamp(t.created_at, field=f"turns[{i}].created_at") if t.created_at is not None else None,
+            t.name,
         )
         for i, t in enumerate(body, start=offset)
     ]
@@ -116,7 +134,9 @@ class ConversationController(Controller):
             " stored turn is a 409. Nothing is stored when any turn is invalid. `id` and `agent_id` are"
             " 1-128 characters of `A-Z a-z 0-9 . _ : @ -` starting with a letter or digit; `created_at`"
             " must fall in the years 1900-2200; control characters other than tab, newline and carriage"
-            " return are refused in content and title."
+            " return are refused in content and title. A turn's optional `name` says who wrote it (the"
+            " OpenAI message's `name`): in a chat between people the account owner's turns are `user` and"
+            " everyone else's `other`, each with their name."
         ),
         responses=errors(400, 409, 413),
     )
@@ -193,7 +213,7 @@ class ConversationController(Controller):
     )
     async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
         ref, turns = await conversation_with_turns(app_state.db, caller.user_id, conversation_id)
-        return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at) for t in turns])
+        return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at, t.name) for t in turns])
 
     @delete(
         "/{conversation_id:str}",

@@ -111,6 +111,8 @@ class RecalledOut(msgspec.Struct):
     occurred_at: datetime
     ranks: dict[str, int]
     score: float
+    speaker: str | None = None
+    """Who said it (the turn's ``name``); null when the turn named nobody."""
 
 
 class RecalledMemoryOut(msgspec.Struct):
@@ -178,7 +180,7 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
     def item(d: RecalledDrawer) -> RecalledOut:
         return RecalledOut(
             d.drawer_id, d.aaak, d.wing, d.room_id, d.room_label, d.conversation_external_id, d.turn_seq,
-            d.part, d.role, d.content, d.occurred_at, dict(d.ranks), round(d.score, 6),
+            d.part, d.role, d.content, d.occurred_at, dict(d.ranks), round(d.score, 6), d.speaker,
         )  # fmt: skip
 
     def memory(m: RecalledMemory) -> RecalledMemoryOut:

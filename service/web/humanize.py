@@ -33,7 +33,7 @@ __all__ = [
 DATE_UNKNOWN = "date unknown"
 IRREGULAR = {"person": "people", "child": "children"}
 """Nouns whose plural no spelling rule gives."""
-ROLES = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+ROLES = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool", "other": "Someone else"}
 """Who spoke a drawer's words, as the page names them."""
 ENTITY_KINDS = {"p": "person", "l": "place", "o": "organisation", "e": "event", "i": "thing", "t": "time"}
 """The knowledge graph's one-letter entity kinds (`loci.models.ENTITY_KINDS` order), in words."""
@@ -114,8 +114,10 @@ def room_name(label: str) -> str:
     return _ROOM_DAY.sub("", label, count=1) or label
 
 
-def role_label(role: str | None) -> str:
-    """ "You", "Assistant", …: who said a drawer's words."""
+def role_label(role: str | None, speaker: str | None = None) -> str:
+    """ "You", "Assistant", …: who said a drawer's words; their name when the turn gave one."""
+    if speaker:
+        return speaker
     if not role:
         return ""
     return ROLES.get(role, role.replace("_", " ").capitalize())

@@ -126,6 +126,19 @@ def test_backfill_lookup_of_user_turns_can_use_its_partial_index(migrated_url: s
     assert "ix_drawers_unembedded_user" in plan
 
 
+def test_speaker_lookups_can_use_their_partial_index(migrated_url: str) -> None:
+    """Recall's controls ask whether any drawer names a speaker, and the speaker signal which
+    names there are: both must be probes of ``ix_drawers_user_speaker``, not palace scans."""
+    with psycopg.connect(migrated_url) as conn:
+        _ordered_index_scans_only(conn)
+        for sql in (
+            "SELECT EXISTS (SELECT 1 FROM drawers d WHERE d.user_id = 1 AND d.speaker IS NOT NULL)",
+            "SELECT DISTINCT d.speaker FROM drawers d WHERE d.user_id = 1 AND d.speaker IS NOT NULL",
+        ):
+            plan = "\n".join(r[0] for r in conn.execute(f"EXPLAIN {sql}"))
+            assert "ix_drawers_user_speaker" in plan, plan
+
+
 def test_sentence_backfill_lookup_can_use_its_partial_index(migrated_url: str) -> None:
     """The statement `backfill_sentence_vectors` sends, compiled as SQLAlchemy writes it."""
     from sqlalchemy import select

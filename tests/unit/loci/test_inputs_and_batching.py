@@ -9,7 +9,7 @@ import pytest
 
 from loci.batching import MAX_STATEMENT_PARAMS, batches, row_batches
 from loci.errors import InvalidInput
-from loci.inputs import MAX_ID_CHARS, check_id, check_text
+from loci.inputs import MAX_ID_CHARS, MAX_SPEAKER_CHARS, check_id, check_speaker, check_text
 from loci.timexpr import MAX_YEAR, MIN_YEAR, check_in_range, parse_timestamp
 
 
@@ -54,3 +54,13 @@ def test_batches_keep_every_statement_under_the_limit_and_lose_nothing() -> None
     assert list(row_batches([])) == []
     assert [list(c) for c in batches("abcde", 2, limit=4)] == [["a", "b"], ["c", "d"], ["e"]]
     assert [list(c) for c in batches("ab", 10, limit=4)] == [["a"], ["b"]]  # one row always fits one statement
+
+
+def test_a_speaker_name_is_one_line_of_at_most_the_column_width() -> None:
+    assert check_speaker(None, field="turns[0].name") is None
+    assert check_speaker("  Priya   Sharma ", field="turns[0].name") == "Priya Sharma"
+    assert check_speaker("P" * MAX_SPEAKER_CHARS, field="turns[0].name") == "P" * MAX_SPEAKER_CHARS
+    for bad in ("", "   ", "P" * (MAX_SPEAKER_CHARS + 1), "Priya\nuser: hi", "Pri\x00ya", "a\tb", "\ud800"):
+        with pytest.raises(InvalidInput) as e:
+            check_speaker(bad, field="turns[3].name")
+        assert e.value.field == "turns[3].name"

@@ -9,9 +9,10 @@ import pytest
 
 from loci.errors import InvalidInput
 from retrieval import HYBRID, PRESETS, RerankerKind, RetrievalConfig, SearchMode, Signal, get_preset
-from retrieval.params import PreferenceParams, TemporalParams
+from retrieval.params import PreferenceParams, SpeakerParams, TemporalParams
 from retrieval.preference import phrases
 from retrieval.signals import SIGNALS, default_weights, relevant_signals
+from retrieval.speaker import speaker_phrases
 from retrieval.temporal import span_margin
 
 
@@ -60,3 +61,10 @@ def test_entity_phrases_are_runs_around_content_terms() -> None:
     assert all(len(n.split()) <= 3 for n in names)
     capped, _ = phrases(words, {"ethiopian", "food"}, PreferenceParams(max_phrases=2))
     assert len(capped) == 2
+
+
+def test_speaker_phrases_are_the_messages_word_runs_case_blind() -> None:
+    runs = speaker_phrases("What did Priya Sharma say about O'Brien's venue?", SpeakerParams(max_name_words=2))
+    assert "priya" in runs and "priya sharma" in runs and "o'brien's venue" in runs
+    assert "what did priya" not in runs  # longer than max_name_words
+    assert len(speaker_phrases(" ".join(f"w{i}" for i in range(200)), SpeakerParams(max_phrases=10))) == 10
