@@ -67,6 +67,10 @@ class RetrievalConfig:
     1 turns pooling off."""
     room_pool_decay: float = 0.5
     """Each further drawer of a room adds this power of its score (0.5, 0.25, …)."""
+    room_bonus_spread: float = 1.0
+    """Share of the pooled room bonus each further drawer of a room keeps (geometric, by
+    its place in the room: 1, spread, spread², …); 1 lifts all of a room's drawers
+    alike, 0 only its best (`fusion.pool_rooms`)."""
     room_turns: int = 3
     """Drawers each room brings when recall groups by room (`GroupBy.ROOM`): the turn that
     matched plus enough of its context to read it, as room pooling counts 3."""

@@ -124,7 +124,9 @@ def _fuse(
     if config.room_pool_depth > 1:
         room_of = _room_of(lists)
         relevant = {f.drawer_id for f in fused if passes_absolute(f, sims, config)}
-        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant)
+        fused = pool_rooms(
+            fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant, config.room_bonus_spread
+        )
     return fused, weights
 
 
