@@ -27,7 +27,7 @@ with the block's floor.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
@@ -57,15 +57,23 @@ def _matched(fused: Fused, sims: Mapping[int, float], ceiling: float | None, con
     return sim is None or sim >= config.floor.lexical_min_similarity
 
 
+def _vectorless_match(fused: Fused, vectorless: Collection[int]) -> bool:
+    return fused.drawer_id in vectorless and not _RELEVANT.isdisjoint(fused.ranks)
+
+
 def block_relevant(
-    ranked: Sequence[Fused], sims: Mapping[int, float], ceiling: float | None, config: RetrievalConfig
+    ranked: Sequence[Fused],
+    sims: Mapping[int, float],
+    ceiling: float | None,
+    vectorless: Collection[int],
+    config: RetrievalConfig,
 ) -> set[int]:
     """The ids of ``ranked`` (recall's top ``top_k``) that may enter the block.
 
     ``sims`` holds the best cosine similarity to the message (or a clause) of each drawer
     the semantic signal returned; ``ceiling`` is None when that list held every drawer
-    with a vector (so a drawer absent from it has none), else its last similarity, which
-    bounds every drawer it left out.
+    with a vector, else its last similarity, which bounds every drawer with a vector it
+    left out; ``vectorless`` are the ranked drawers without one.
     """
     best = max(sims.values(), default=0.0)
     gate_open = best >= config.floor.gate_similarity
@@ -74,6 +82,6 @@ def block_relevant(
     for fused in ranked:
         sim = sims.get(fused.drawer_id)
         close = sim is not None and (sim >= config.min_similarity or (gate_open and sim >= near))
-        if close or _matched(fused, sims, ceiling, config):
+        if close or _vectorless_match(fused, vectorless) or _matched(fused, sims, ceiling, config):
             passed.add(fused.drawer_id)
     return passed

@@ -307,7 +307,7 @@ async def _rank(
         top_k = len(pool)
     else:
         pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
-    items = await hydrate(session, request.user_id, pool, with_neighbours=True)
+    items, vectorless = await hydrate(session, request.user_id, pool, with_neighbours=True)
     clock.stage("hydrate", len(pool), len(items))
     notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
     notes["weights"] = weights
@@ -315,7 +315,7 @@ async def _rank(
         notes["sub_queries"] = list(analysis.sub_queries)
     semantic = lists.get(str(Signal.SEMANTIC), [])
     ceiling = semantic[-1].score if len(semantic) >= ctx.limit else None  # cut off: bounds the rest
-    floor_ok = block_relevant(pool, sims, ceiling, config)
+    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config)
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
