@@ -52,10 +52,11 @@ A room's pooled bonus lifts its best drawer fully and each further one by half a
 (``room_bonus_spread`` 0.5): rooms rank exactly as before (session metrics unchanged by
 construction), but one conversation's lesser turns no longer crowd the other
 conversations' best turns out of the top 5, which is what the block shows. On a
-21-question stratified dev subset: block recall (gold session / gold turn in the served
-block) 0.952 / 0.895 -> 1.000 / 0.947, paper turn recall_any@5 0.933 -> 1.000; turn
-recall_all@5 drops (paper 0.800 -> 0.733: several gold turns of one session no longer
-fill the top 5 together). ``hybrid-rooms-alike`` keeps the old 1.0 for comparison.
+33-question stratified dev subset (`bench/README.md`): block recall (gold session / gold turn
+in the served block, paper) 0.960 / 0.960 -> 1.000 / 1.000, paper turn recall_any@5 0.960 ->
+1.000, NDCG@10 0.833 -> 0.866; the cost: turn recall_all@5 0.880 -> 0.840 and assistant-reply
+questions' turn recall_any@5 0.600 -> 0.200 (the reply is the room's second drawer; the block
+still shows it as its question's neighbour). ``hybrid-rooms-alike`` keeps the old 1.0 for comparison.
 """
 
 PRESETS: Mapping[str, RetrievalConfig] = MappingProxyType(
