@@ -219,10 +219,9 @@ def retrieve_cmd(**flags: Any) -> None:
 @run_options
 @one_line_errors
 def score_retrieval_cmd(**flags: Any) -> None:
-    """Session/turn recall, NDCG and MRR under both conventions → scores/ (JSON, Markdown, PNG)."""
+    """Session/turn recall, NDCG, MRR and the served block's recall, both conventions → scores/."""
     run = make_run(**flags)
-    evaluation = stages.score_retrieval(run)
-    click.echo(stages.headline(evaluation))
+    click.echo(stages.headline(stages.score_retrieval(run)))
     click.echo(f"report: {run.paths.scores_dir / 'report.md'}")
 
 
@@ -311,5 +310,5 @@ def sweep_cmd(presets: str, **flags: Any) -> None:
     with running_services(run.settings, run.paths.services_dir):
         results = stages.sweep(run, names)
     for result in results:
-        click.echo(f"[{result.preset}]\n{stages.headline(result.evaluation)}")
+        click.echo(f"[{result.preset}]\n{stages.headline(result)}")
     click.echo(f"report: {run.paths.root / 'sweep' / 'report' / 'report.md'}")

@@ -32,11 +32,13 @@ def recall(
     preset: str | None = None,
     as_of: str | None = None,
     since_rev: int | None = None,
+    group_by: str | None = None,
 ) -> Request:
-    """What to remember before answering ``message``: put `RecallOut.context` before the LLM call."""
+    """What to remember before answering ``message``: put `RecallOut.context` before the LLM call.
+    ``group_by="room"`` returns ``top_k`` distinct conversations, each with its best drawers."""
     fields = body(
         message=message, agent_id=agent_id, top_k=top_k, filters=filters, now=now,
-        budget_tokens=budget_tokens, preset=preset, as_of=as_of, since_rev=since_rev,
+        budget_tokens=budget_tokens, preset=preset, as_of=as_of, since_rev=since_rev, group_by=group_by,
     )  # fmt: skip
     return Request("POST", "/v1/recall", json=fields)
 

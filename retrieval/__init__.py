@@ -12,6 +12,8 @@ from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.filters import MemoryFilters
 from retrieval.params import (
+    BlockFloor,
+    GroupBy,
     KeywordParams,
     MemorySearchParams,
     PreferenceParams,
@@ -20,12 +22,13 @@ from retrieval.params import (
     Signal,
     TemporalParams,
 )
-from retrieval.pipeline import MAX_MESSAGE_CHARS, recall, validate_request
+from retrieval.pipeline import recall
 from retrieval.presets import HYBRID, PRESETS, get_preset
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory, RecallFilters, RecallRequest, RecallResponse
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
 from retrieval.scoped import ScopedHit, ScopedQuery, ScopedResult, scoped_query
 from retrieval.store import DEFAULT_TOP_K
+from retrieval.validate import MAX_MESSAGE_CHARS, validate_request
 
 __all__ = [
     "DEFAULT_TOP_K",
@@ -33,6 +36,8 @@ __all__ = [
     "LABEL_CHARS",
     "MAX_MESSAGE_CHARS",
     "PRESETS",
+    "BlockFloor",
+    "GroupBy",
     "KeywordParams",
     "LLMReranker",
     "MemoryFilters",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.params import (
+    BlockFloor,
     KeywordParams,
     MemorySearchParams,
     PreferenceParams,
@@ -56,13 +57,24 @@ class RetrievalConfig:
     """Scales assistant turns unless the message asks about what the assistant said: a
     user asking "what did I…" is after their own past turns."""
     min_similarity: float = 0.30
-    """Relevance floor: a drawer enters the context block only with at least this cosine
-    similarity or a match by a signal that `counts_as_relevant`."""
+    """Absolute relevance floor: a drawer with at least this cosine similarity, or a match
+    by a signal that `counts_as_relevant`, is relevant on its own (room pooling counts
+    only those; stated likes and saved memories must pass it)."""
+    floor: BlockFloor = field(default_factory=BlockFloor)
+    """Which of the top ``top_k`` the block shows beyond the absolute floor: those close
+    to the best hit when the message has memories at all (`retrieval.floor`)."""
     room_pool_depth: int = 1
     """How many of a room's best drawers add up to the room's score (`fusion.pool_rooms`);
     1 turns pooling off."""
     room_pool_decay: float = 0.5
     """Each further drawer of a room adds this power of its score (0.5, 0.25, …)."""
+    room_bonus_spread: float = 1.0
+    """Share of the pooled room bonus each further drawer of a room keeps (geometric, by
+    its place in the room: 1, spread, spread², …); 1 lifts all of a room's drawers
+    alike, 0 only its best (`fusion.pool_rooms`)."""
+    room_turns: int = 3
+    """Drawers each room brings when recall groups by room (`GroupBy.ROOM`): the turn that
+    matched plus enough of its context to read it, as room pooling counts 3."""
     sub_query_weight: float = 0.0
     """Weight of each clause's own semantic list when the message joins two
     (`query.sub_queries`), scaled by how far the clause's vector is from the whole

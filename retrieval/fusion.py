@@ -86,6 +86,7 @@ def pool_rooms(
     depth: int,
     decay: float,
     relevant: Collection[int] | None = None,
+    spread: float = 1.0,
 ) -> list[Fused]:
     """Let a room's other strong drawers vouch for it: evidence pooling per conversation.
 
@@ -99,6 +100,13 @@ def pool_rooms(
     Only drawers in ``relevant`` (when given: those past recall's relevance floor) count
     towards a room or gain from it; otherwise a room's many weak matches would add up
     and outrank one strong drawer, which in a small palace is every room's case.
+
+    ``spread`` < 1 gives the room's n-th drawer (0-based, in fused order) only
+    ``spread**n`` of the bonus: the pool says the *conversation* is about the question,
+    not which of its turns holds the fact, and lifting all of them equally lets one
+    conversation's lesser turns crowd the other conversations' best ones out of the top
+    ranks. The room's best drawer still carries the room's score (rooms rank as before)
+    and the order inside a room is unchanged.
     """
     if depth <= 1 or not fused:
         return list(fused)
@@ -111,6 +119,11 @@ def pool_rooms(
     for room, scores in by_room.items():
         top = sorted(scores, reverse=True)[:depth]
         bonus[room] = sum(s * decay**i for i, s in enumerate(top[1:], start=1))
-    pooled = [Fused(f.drawer_id, f.score + bonus.get(room_of.get(f.drawer_id, -1), 0.0), f.ranks) for f in fused]
+    seen: dict[int, int] = {}
+    pooled: list[Fused] = []
+    for f in fused:
+        room = room_of.get(f.drawer_id, -1)
+        position = seen[room] = seen.get(room, -1) + 1
+        pooled.append(Fused(f.drawer_id, f.score + bonus.get(room, 0.0) * spread**position, f.ranks))
     pooled.sort(key=lambda f: (-f.score, min(f.ranks.values(), default=0), f.drawer_id))
     return pooled

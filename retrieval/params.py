@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "BlockFloor",
+    "GroupBy",
     "KeywordParams",
     "MemorySearchParams",
     "PreferenceParams",
@@ -33,6 +35,14 @@ class Signal(enum.StrEnum):
     SPEAKER = "speaker"
 
 
+class GroupBy(enum.StrEnum):
+    """How recall groups its results (`RecallRequest.group_by`; None ranks drawers)."""
+
+    ROOM = "room"
+    """``top_k`` distinct rooms (one per conversation), each with its best drawers
+    (`retrieval.grouping`)."""
+
+
 class SearchMode(enum.StrEnum):
     """How the semantic signal finds nearest vectors."""
 
@@ -40,6 +50,25 @@ class SearchMode(enum.StrEnum):
     """Exact scan or HNSW walk, whichever reads fewer rows (`semantic.use_exact_search`)."""
     EXACT = "exact"
     HNSW = "hnsw"
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFloor:
+    """Which ranked drawers the block may show (`retrieval.floor`); the absolute
+    `RetrievalConfig.min_similarity` still admits a drawer on its own."""
+
+    gate_similarity: float = 0.20
+    """The message has memories at all only when its best semantic hit reaches this.
+    MiniLM puts a paraphrased fact at ~0.2-0.35 from its question and an unrelated
+    message's best hit near 0.05-0.15 (probes in `test_recall_block_probes`)."""
+    relative_share: float = 0.75
+    """With the gate open, a ranked drawer counts when its similarity is at least this
+    share of the best hit's (and the gate): the answer often ranks first or second with
+    a cosine just under the best one's ("Where do I work now?": 0.21 against 0.23)."""
+    lexical_min_similarity: float = 0.10
+    """A drawer matched by the keyword signal alone counts only with at least this
+    similarity when it has a vector: one shared stem with a drawer about something else
+    (cosine ~0) is not relevance."""
 
 
 @dataclass(frozen=True, slots=True)

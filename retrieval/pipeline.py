@@ -19,12 +19,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
-from loci.errors import InvalidInput
-from loci.models import ROLES
-from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
+from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
+from retrieval.grouping import group_rooms, order_by_room
 from retrieval.memory_search import (
     MemoryCandidate,
     MemoryPlan,
@@ -33,7 +32,7 @@ from retrieval.memory_search import (
     recalled_memories,
     search_aside,
 )
-from retrieval.params import Signal
+from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse, is_trivial
 from retrieval.render import RenderItem, render_context
@@ -41,43 +40,15 @@ from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallR
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS
-from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, passes_floor
+from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, room_of
 from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs, write_log
+from retrieval.validate import validate_request
 
-__all__ = ["recall", "validate_request"]
+__all__ = ["recall"]
 
 log = logging.getLogger("loci.retrieval")
 
-MAX_MESSAGE_CHARS = 20_000
-MAX_TOP_K = 500
-MAX_CANDIDATES = 1000
 NO_RERANKER = "fallback to RRF: no LLM endpoint configured"
-
-
-def validate_request(request: RecallRequest) -> None:
-    """Reject what no stage could honour, naming the field (→ HTTP 400)."""
-    if not request.message or not request.message.strip():
-        raise InvalidInput("message must not be empty", field="message")
-    if len(request.message) > MAX_MESSAGE_CHARS:
-        raise InvalidInput(f"message is longer than {MAX_MESSAGE_CHARS} characters", field="message")
-    if request.top_k is not None and not 1 <= request.top_k <= MAX_TOP_K:
-        raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}", field="top_k")
-    if not 1 <= request.candidate_limit <= MAX_CANDIDATES:
-        raise InvalidInput(f"candidate_limit must be between 1 and {MAX_CANDIDATES}", field="candidate_limit")
-    budget = request.budget_tokens
-    if budget is not None and not BUDGET_TOKENS_MIN <= budget <= BUDGET_TOKENS_MAX:
-        raise InvalidInput(
-            f"budget_tokens must be between {BUDGET_TOKENS_MIN} and {BUDGET_TOKENS_MAX}", field="budget_tokens"
-        )
-    f = request.filters
-    if f.role is not None and f.role not in ROLES:
-        raise InvalidInput(f"role must be one of {', '.join(ROLES)}", field="filters.role")
-    if f.since and f.until and f.since >= f.until:
-        raise InvalidInput("filters.since must be before filters.until", field="filters.since")
-    stamps = (("filters.since", f.since), ("filters.until", f.until), ("now", request.now), ("as_of", request.as_of))
-    for name, value in stamps:
-        if value is not None and value.tzinfo is None:
-            raise InvalidInput("timestamps need a timezone (e.g. 2024-05-01T10:00:00Z)", field=name)
 
 
 def _skip(reason: str, config: RetrievalConfig, clock: Clock) -> RecallResponse:
@@ -174,6 +145,8 @@ def _finish(
     deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, state: _Ranked, clock: Clock
 ) -> RecallResponse:
     items = state.items[: state.top_k]
+    if request.group_by is GroupBy.ROOM:
+        items = order_by_room(items)  # a rerank may have moved a drawer ahead of its room
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
     context = render_context(relevant, budget, deps.embedder.count_tokens, memories=state.memories)
@@ -215,7 +188,8 @@ async def _rank(
         return "memory disabled for this user"
     if not controls.agent_enabled:
         return "recall disabled for this agent"
-    limit = max(request.candidate_limit, request.top_k or 0)
+    per_room = config.room_turns if request.group_by is GroupBy.ROOM else 1
+    limit = max(request.candidate_limit, (request.top_k or 0) * per_room)
     ctx = SignalContext(
         request.user_id, analysis, None, request.filters, limit, config.min_similarity,
         controls.palace_size, controls.palace_vectors, controls.graph_size, controls.named_speakers,
@@ -227,14 +201,20 @@ async def _rank(
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     top_k = request.top_k or controls.top_k
     rerank = _use_rerank(config, controls)
-    pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
-    items = await hydrate(session, request.user_id, pool, with_neighbours=True)
+    if request.group_by is GroupBy.ROOM:  # top_k rooms: the cut is per room, not per drawer
+        pool = group_rooms(fused, room_of(lists), top_k, config.room_turns)
+        top_k = len(pool)
+    else:
+        pool = fused[: max(top_k, config.rerank_top_n) if rerank else top_k]
+    items, vectorless = await hydrate(session, request.user_id, pool, with_neighbours=True)
     clock.stage("hydrate", len(pool), len(items))
     notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
     notes["weights"] = weights
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
-    floor_ok = {f.drawer_id for f in pool if passes_floor(f, sims, config)}
+    semantic = lists.get(str(Signal.SEMANTIC), [])
+    ceiling = semantic[-1].score if len(semantic) >= ctx.limit else None  # cut off: bounds the rest
+    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config)
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]

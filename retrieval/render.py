@@ -136,19 +136,21 @@ def _admit_memories(
 def _admit_drawers(
     items: Sequence[RenderItem], cost_of: _Counts, used: int, budget_tokens: int, max_snippet_chars: int
 ) -> list[tuple[RenderItem, list[str]]]:
+    """Ranked drawers first, every one before any neighbour: a drawer recall ranked is
+    worth more than the turn beside another one, so a neighbour never takes the budget a
+    lower-ranked drawer needed (`_add_neighbours` spends what is left)."""
     headers: set[tuple[int, int]] = set()
     chosen: list[tuple[RenderItem, list[str]]] = []
     for item in items:
         key = (item.drawer.room_id, item.closet_id)
         header_cost = 0 if key in headers else cost_of([_group_header(item)])
-        # Whole pair, then without the neighbour, then a snippet cut to what is left
-        # (about 3 characters per token, re-checked with the real counter below).
+        # Whole, then a snippet cut to what is left (about 3 characters per token,
+        # re-checked with the real counter below).
         room = (budget_tokens - used - header_cost - 24) * 3
-        attempts = ((max_snippet_chars, True), (max_snippet_chars, False), (min(room, max_snippet_chars), False))
-        for chars, neighbour in attempts:
+        for chars in (max_snippet_chars, min(room, max_snippet_chars)):
             if chars < _MIN_SNIPPET_CHARS:
                 continue
-            lines = _lines(item, chars, neighbour)
+            lines = _lines(item, chars, False)
             cost = header_cost + cost_of(lines)
             if used + cost <= budget_tokens:
                 used += cost
@@ -157,7 +159,27 @@ def _admit_drawers(
                 break
         if budget_tokens - used < _MIN_SNIPPET_CHARS // 4:
             break
-    return chosen
+    return _add_neighbours(chosen, cost_of, used, budget_tokens, max_snippet_chars)
+
+
+def _add_neighbours(
+    chosen: list[tuple[RenderItem, list[str]]], cost_of: _Counts, used: int, budget_tokens: int, max_chars: int
+) -> list[tuple[RenderItem, list[str]]]:
+    """Each shown drawer's question/answer neighbour, best-ranked first, while the budget
+    lasts; not one already shown as a drawer of its own (it would be there twice)."""
+    shown = {(item.drawer.room_id, item.drawer.content) for item, _ in chosen}
+    out: list[tuple[RenderItem, list[str]]] = []
+    for item, lines in chosen:
+        n = item.neighbour
+        whole = lines == _lines(item, max_chars, False)
+        if n is not None and whole and (item.drawer.room_id, n.content) not in shown:
+            pair = _lines(item, max_chars, True)
+            extra = cost_of(pair) - cost_of(lines)
+            if used + extra <= budget_tokens:
+                used += extra
+                lines = pair
+        out.append((item, lines))
+    return out
 
 
 def render_context(

@@ -15,6 +15,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from retrieval.config import RetrievalConfig
 from retrieval.filters import RecallFilters
+from retrieval.params import GroupBy
 from retrieval.rerank import Reranker
 
 __all__ = ["RecallDeps", "RecallFilters", "RecallRequest", "RecallResponse", "RecalledDrawer", "RecalledMemory"]
@@ -43,6 +44,9 @@ class RecallRequest:
     category_caps: Mapping[str, int] = field(default_factory=dict)
     """At most this many recalled memories of a category: the agent's ``rag`` categories
     with a cap (`domain.agent_access`); a category not named is capped by ``max_items`` only."""
+    group_by: GroupBy | None = None
+    """`GroupBy.ROOM`: ``top_k`` distinct rooms, each with up to `RetrievalConfig.room_turns`
+    of its best drawers, room by room (`retrieval.grouping`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from loci.models import MEMORY_LAYERS
 from retrieval.candidates import SignalContext
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, RecallFilters
+from retrieval.floor import passes_absolute
 from retrieval.fusion import Fused
 from retrieval.memory_search import (
     SEMANTIC,
@@ -40,12 +41,12 @@ from retrieval.memory_search import (
     search_aside,
 )
 from retrieval.params import MemorySearchParams, Signal
-from retrieval.pipeline import MAX_CANDIDATES, MAX_MESSAGE_CHARS, MAX_TOP_K
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory
-from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, passes_floor
+from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers
 from retrieval.store import Controls, hydrate, load_controls
+from retrieval.validate import MAX_CANDIDATES, MAX_MESSAGE_CHARS, MAX_TOP_K
 
 __all__ = ["ScopedHit", "ScopedQuery", "ScopedResult", "scoped_query"]
 
@@ -148,7 +149,7 @@ async def _drawer_hits(
     fused, _ = fuse_drawers(lists, sims, analysis, config, {})
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     kept = [(f, sims.get(f.drawer_id)) for f in fused]
-    return [(f, sim) for f, sim in kept if _keep(sim, passes_floor(f, sims, config), request.threshold)]
+    return [(f, sim) for f, sim in kept if _keep(sim, passes_absolute(f, sims, config), request.threshold)]
 
 
 def _memory_hits(
@@ -193,7 +194,8 @@ async def _ranked(
     hits = memories + [ScopedHit(f.score, sim) for f, sim in drawers]
     order = sorted(range(len(hits)), key=lambda i: (-hits[i].score, hits[i].memory is None, i))[: request.top_k]
     kept_drawers = [drawers[i - len(memories)][0] for i in order if i >= len(memories)]
-    rows = {item.drawer.drawer_id: item.drawer for item in await hydrate(session, request.user_id, kept_drawers, False)}
+    hydrated, _ = await hydrate(session, request.user_id, kept_drawers, False)
+    rows = {item.drawer.drawer_id: item.drawer for item in hydrated}
     clock.stage("hydrate", len(kept_drawers), len(rows))
     out: list[ScopedHit] = []
     for i in order:

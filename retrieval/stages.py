@@ -20,16 +20,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.embedder import Embedder
 from retrieval.candidates import SignalContext
 from retrieval.config import RetrievalConfig
+from retrieval.floor import passes_absolute
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
-from retrieval.signals import SIGNALS, relevant_signals
+from retrieval.signals import SIGNALS
 
-__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "passes_floor", "run_signals"]
+__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
 
 log = logging.getLogger("loci.retrieval")
-
-_RELEVANT = relevant_signals()
 
 
 class Clock:
@@ -68,12 +67,9 @@ def _recency_prior(lists: Mapping[str, list[Scored]]) -> list[Scored]:
     return sorted(pool.values(), key=lambda s: (s.occurred_at, s.drawer_id), reverse=True)
 
 
-def passes_floor(fused: Fused, sims: Mapping[int, float], config: RetrievalConfig) -> bool:
-    """Recall's relevance floor: found by a signal that counts as evidence (keyword, a named
-    time or entity), or at least ``min_similarity`` to the message."""
-    if not _RELEVANT.isdisjoint(fused.ranks):
-        return True
-    return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
+def room_of(lists: Mapping[str, list[Scored]]) -> dict[int, int]:
+    """Each listed drawer's room: what pooling and grouping by room read."""
+    return {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
 
 
 def fuse_drawers(
@@ -99,9 +95,10 @@ def fuse_drawers(
                     multipliers[item.drawer_id] = config.assistant_weight
     fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
     if config.room_pool_depth > 1:
-        room_of = {i.drawer_id: i.room_id for items in lists.values() for i in items if i.room_id is not None}
-        relevant = {f.drawer_id for f in fused if passes_floor(f, sims, config)}
-        fused = pool_rooms(fused, room_of, config.room_pool_depth, config.room_pool_decay, relevant)
+        relevant = {f.drawer_id for f in fused if passes_absolute(f, sims, config)}
+        fused = pool_rooms(
+            fused, room_of(lists), config.room_pool_depth, config.room_pool_decay, relevant, config.room_bonus_spread
+        )
     return fused, weights
 
 

@@ -103,7 +103,7 @@ async def load_controls(
 
 _HYDRATE = text(
     "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
-    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content, d.speaker, nb.speaker "
+    "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content, d.speaker, nb.speaker, d.embedding IS NULL "
     "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
     "JOIN closets cl ON cl.id = d.closet_id "
     "LEFT JOIN conversations c ON c.id = r.conversation_id LEFT JOIN turns t ON t.id = d.turn_id "
@@ -135,14 +135,16 @@ def _neighbour(row: Any) -> Neighbour | None:
 
 async def hydrate(
     session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
-) -> list[RenderItem]:
-    """Full rows for the fused ids, in fused order; rows trashed meanwhile drop out."""
+) -> tuple[list[RenderItem], set[int]]:
+    """Full rows for the fused ids, in fused order (rows trashed meanwhile drop out), and
+    the ids of those without a vector (only the keyword-like signals can find them)."""
     if not fused:
-        return []
+        return [], set()
     ids = [f.drawer_id for f in fused]
     bind = {"uid": user_id, "ids": ids, "neighbours": with_neighbours}
     rows = {int(r[0]): r for r in await session.execute(_HYDRATE, bind)}
     items: list[RenderItem] = []
+    vectorless = {i for i, r in rows.items() if r[18]}
     for f in fused:
         r = rows.get(f.drawer_id)
         if r is None:
@@ -153,7 +155,7 @@ async def hydrate(
             occurred_at=r[10], ranks=dict(f.ranks), score=f.score, speaker=r[16],
         )  # fmt: skip
         items.append(RenderItem(drawer, int(r[11]), r[12], _neighbour(r)))
-    return items
+    return items, vectorless
 
 
 def write_log(

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.longmemeval.block import BlockEvaluation, BlockSummary
 from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import Convention, Evaluation, Level, LevelResult, Summary, metric_names
 
@@ -21,6 +22,7 @@ __all__ = [
     "SCORES_FORMAT",
     "ReportFiles",
     "RunResult",
+    "block_line",
     "load_scores",
     "plot_recall_curves",
     "render_markdown",
@@ -39,6 +41,8 @@ class RunResult:
     preset: str
     evaluation: Evaluation
     manifest: RunManifest | None = None
+    block: BlockEvaluation | None = None
+    """Recall of the block the service would serve (`bench.longmemeval.block`), when logged."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ def write_scores(runs: Sequence[RunResult], path: Path | str) -> Path:
                 "preset": run.preset,
                 "evaluation": run.evaluation.to_dict(),
                 "manifest": run.manifest.to_dict() if run.manifest is not None else None,
+                "block": run.block.to_dict() if run.block is not None else None,
             }
             for run in runs
         ],
@@ -93,6 +98,7 @@ def load_scores(path: Path | str) -> list[RunResult]:
             preset=str(run["preset"]),
             evaluation=Evaluation.from_dict(run["evaluation"]),
             manifest=RunManifest.from_dict(run["manifest"]) if run.get("manifest") else None,
+            block=BlockEvaluation.from_dict(run["block"]) if run.get("block") else None,
         )
         for run in data["runs"]
     ]
@@ -150,6 +156,9 @@ def render_markdown(runs: Sequence[RunResult], *, headline_k: int = 5, chart_nam
         for level in run.evaluation.levels():
             lines += ["", f"### Per question type ({level} level, k={headline_k})", ""]
             lines += _per_type_table(run.evaluation, level, headline_k)
+        if run.block is not None:
+            lines += ["", f"### The served block beside recall@{headline_k} (paper convention)", ""]
+            lines += _block_table(run.evaluation, run.block, headline_k)
         lines.append("")
     lines += [
         "Conventions: `all_questions` counts every question (abstention included) with "
@@ -259,3 +268,44 @@ def _type_row(name: str, a: Summary, p: Summary, k: int) -> list[str]:
         _fmt(p.means, f"ndcg_any@{k}"),
         _excluded(p),
     ]
+
+
+def _share(value: float | None) -> str:
+    return _MISSING if value is None else f"{value:.3f}"
+
+
+def block_line(summary: BlockSummary) -> str:
+    """One line for the terminal: block recall (session, turn), mean tokens, share empty."""
+    tokens = _MISSING if summary.tokens is None else f"{summary.tokens:.0f}"
+    return (
+        f"session {_share(summary.session_recall)}  turn {_share(summary.turn_recall)} (n={summary.turn_n})  "
+        f"tokens {tokens}  empty {_share(summary.empty)}"
+    )
+
+
+def _block_table(evaluation: Evaluation, block: BlockEvaluation, k: int) -> list[str]:
+    """Per type: session and turn recall@k of the ranking next to the served block's, its
+    mean size; then the abstention questions' blocks (which should stay small or empty)."""
+    header = [
+        "question type", "n", f"session recall_any@{k}", "block has gold session", f"turn recall_any@{k}",
+        "block has gold turn", "block tokens", "block empty",
+    ]  # fmt: skip
+    convention = Convention.PAPER
+    sessions = evaluation.get(convention, Level.SESSION)
+    turns = evaluation.get(convention, Level.TURN) if Level.TURN in evaluation.levels() else None
+    name = f"recall_any@{k}"
+
+    def row(label: str, b: BlockSummary, s: Summary | None, t: Summary | None) -> list[str]:
+        tokens = _MISSING if b.tokens is None else f"{b.tokens:.0f}"
+        ranked_s = _MISSING if s is None else _fmt(s.means, name)
+        ranked_t = _MISSING if t is None else _fmt(t.means, name)
+        return [label, str(b.n), ranked_s, _share(b.session_recall), ranked_t, _share(b.turn_recall), tokens,
+                _share(b.empty)]  # fmt: skip
+
+    rows = [
+        row(t, b, sessions.by_type.get(t), turns.by_type.get(t) if turns else None)
+        for t, b in block.by_type[convention].items()
+    ]
+    rows.append(row("**overall**", block.overall[convention], sessions.overall, turns.overall if turns else None))
+    rows.append(row("abstention (no answer)", block.abstention, None, None))
+    return _table(header, rows)

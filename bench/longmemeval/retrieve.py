@@ -7,6 +7,11 @@ per question records the session and turn rankings (see
 `bench.longmemeval.ranking` for the order of sessions no drawer surfaced),
 each drawer's fused score and per-signal ranks, the rendered context, and
 latencies, so an outside scorer can recompute every number.
+
+Each question is then recalled once more with the service's defaults (the user's
+``top_k``, the default candidate depth and token budget): that block, what an
+assistant would actually read, is logged as ``block`` with the sessions and turns
+it shows and its size in tokens (`bench.longmemeval.block`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bench.longmemeval.block import block_record
 from bench.longmemeval.dataset import Question
 from bench.longmemeval.ingest import find_users, unfinished
 from bench.longmemeval.ranking import drawer_record, rank_sessions, session_ids_by_key
@@ -58,7 +64,12 @@ def uses_llm_reranker(preset: str) -> bool:
 
 
 def retrieval_record(
-    question: Question, user_id: int, preset: str, response: RecallResponse, wall_ms: float
+    question: Question,
+    user_id: int,
+    preset: str,
+    response: RecallResponse,
+    wall_ms: float,
+    block: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The log line of one question (pure)."""
     ranking = rank_sessions(question, response.items)
@@ -84,6 +95,7 @@ def retrieval_record(
         "reranked": any("rerank" in drawer.ranks for drawer in response.items),
         "timings_ms": dict(response.timings_ms),
         "wall_ms": round(wall_ms, 3),
+        "block": block,
     }
 
 
@@ -132,8 +144,13 @@ async def retrieve_questions(
             started = time.perf_counter()
             response = await recall(deps, request)
             wall_ms = (time.perf_counter() - started) * 1000.0
+            # As the service serves it: no top_k, depth or budget of the benchmark's own.
+            served = RecallRequest(request.user_id, request.message, now=request.now, config=config, log=False)
+            as_served = await recall(deps, served)
+        tokens = embedder.count_tokens([as_served.context])[0] if as_served.context else 0
+        block = block_record(as_served.context, as_served.items, tokens)
         advance(1)
-        return retrieval_record(question, users[question.question_id], preset, response, wall_ms)
+        return retrieval_record(question, users[question.question_id], preset, response, wall_ms, block)
 
     tasks = [asyncio.create_task(one(q)) for q in questions]
     try:

@@ -8,13 +8,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.longmemeval.block import BlockEvaluation, evaluate_blocks
 from bench.longmemeval.dataset import Question
 from bench.longmemeval.manifest import RunManifest
-from bench.longmemeval.metrics import Evaluation, QuestionRanking, evaluate
+from bench.longmemeval.metrics import QuestionRanking, evaluate
 from bench.longmemeval.report import ReportFiles, RunResult, write_report
 from bench.longmemeval.runs import read_jsonl
 
 __all__ = [
+    "blocks_from_log",
     "qa_accuracy",
     "rankings_from_log",
     "render_qa_markdown",
@@ -52,14 +54,21 @@ def rankings_from_log(path: Path, questions: Sequence[Question]) -> tuple[list[Q
     return chosen, [rankings[q.question_id] for q in chosen]
 
 
+def blocks_from_log(path: Path, questions: Sequence[Question]) -> BlockEvaluation | None:
+    """Block recall of the served blocks the log recorded (None for a log without them)."""
+    blocks = {str(r["question_id"]): r["block"] for r in read_jsonl(path) if r.get("block")}
+    return evaluate_blocks(questions, blocks)
+
+
 def score_log(
     log: Path, questions: Sequence[Question], out_dir: Path, *, preset: str, manifest: RunManifest | None
-) -> tuple[Evaluation, ReportFiles]:
+) -> tuple[RunResult, ReportFiles]:
     """Score one retrieval log and write scores.json, report.md and recall_any.png into `out_dir`."""
     chosen, rankings = rankings_from_log(log, questions)
     evaluation = evaluate(chosen, rankings)
-    files = write_report([RunResult(preset=preset, evaluation=evaluation, manifest=manifest)], out_dir)
-    return evaluation, files
+    result = RunResult(preset=preset, evaluation=evaluation, manifest=manifest, block=blocks_from_log(log, chosen))
+    files = write_report([result], out_dir)
+    return result, files
 
 
 def write_sweep_report(runs: Sequence[RunResult], out_dir: Path) -> ReportFiles:

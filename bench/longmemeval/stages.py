@@ -27,9 +27,9 @@ from bench.longmemeval import qa as qa_mod
 from bench.longmemeval import retrieve as retrieve_mod
 from bench.longmemeval.dataset import Question, load_questions
 from bench.longmemeval.manifest import RunManifest
-from bench.longmemeval.metrics import Convention, Evaluation, Level
+from bench.longmemeval.metrics import Convention
 from bench.longmemeval.ranking import stratified_subset
-from bench.longmemeval.report import RunResult
+from bench.longmemeval.report import RunResult, block_line
 from bench.longmemeval.runs import RunPaths, read_jsonl, write_jsonl
 from bench.longmemeval.score import qa_accuracy, render_qa_markdown, score_log, write_json, write_sweep_report
 from bench.longmemeval.services import database_url, shared_embedder
@@ -213,30 +213,37 @@ def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {name: stats(values) for name, values in series.items() if values}
 
 
-def score_retrieval(run: Run) -> Evaluation:
+def score_retrieval(run: Run) -> RunResult:
     questions = load_questions(run.dataset)
     manifest = RunManifest.load(run.paths.manifest) if run.paths.manifest.exists() else None
     with_manifest = manifest or run.manifest()
     with with_manifest.stage("score-retrieval", save_to=run.paths.manifest):
-        evaluation, _files = score_log(
+        result, _files = score_log(
             run.paths.retrieval_log, questions, run.paths.scores_dir, preset=run.preset, manifest=with_manifest
         )
-    return evaluation
+    return result
 
 
-def headline(evaluation: Evaluation) -> str:
-    """A few lines for the terminal: both conventions at session level."""
+def headline(result: RunResult) -> str:
+    """A few lines for the terminal: both conventions, session and turn level, and the
+    served block's recall beside them (with the abstention questions' block size)."""
     lines = []
     for convention in Convention:
-        cell = evaluation.get(convention, Level.SESSION).overall
-        m = cell.means
-        if not m:
-            continue
-        lines.append(
-            f"{convention} (n={cell.n}) session: recall_any@1 {m['recall_any@1']:.3f}  @5 {m['recall_any@5']:.3f}  "
-            f"@10 {m['recall_any@10']:.3f}  recall_all@5 {m['recall_all@5']:.3f}  "
-            f"ndcg_any@10 {m['ndcg_any@10']:.3f}  mrr {m['mrr']:.3f}"
-        )
+        for level in result.evaluation.levels():
+            cell = result.evaluation.get(convention, level).overall
+            m = cell.means
+            if not m:
+                continue
+            lines.append(
+                f"{convention} (n={cell.n}) {level}: recall_any@1 {m['recall_any@1']:.3f}  "
+                f"@5 {m['recall_any@5']:.3f}  @10 {m['recall_any@10']:.3f}  recall_all@5 {m['recall_all@5']:.3f}  "
+                f"ndcg_any@10 {m['ndcg_any@10']:.3f}  mrr {m['mrr']:.3f}"
+            )
+        if result.block is not None:
+            b = result.block.overall[convention]
+            lines.append(f"{convention} (n={b.n}) block: {block_line(b)}")
+    if result.block is not None:
+        lines.append(f"abstention (n={result.block.abstention.n}) block: {block_line(result.block.abstention)}")
     return "\n".join(lines)
 
 
@@ -313,8 +320,8 @@ def sweep(run: Run, presets: Sequence[str]) -> list[RunResult]:
         sub_paths = _SharedSchemaPaths(sub.paths.out, sub.paths.run_id, run.paths.schema, run.paths.services_dir)
         sub = dataclasses.replace(sub, paths=sub_paths)
         retrieve(sub)
-        evaluation = score_retrieval(sub)
-        results.append(RunResult(preset=preset, evaluation=evaluation, manifest=RunManifest.load(sub.paths.manifest)))
+        scored = score_retrieval(sub)
+        results.append(dataclasses.replace(scored, manifest=RunManifest.load(sub.paths.manifest)))
     write_sweep_report(results, run.paths.root / "sweep" / "report")
     return results
 

@@ -24,6 +24,7 @@ from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 from loci.timexpr import parse_timestamp
 from retrieval import (
     MAX_MESSAGE_CHARS,
+    GroupBy,
     LLMReranker,
     RecallDeps,
     RecalledDrawer,
@@ -95,6 +96,8 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
     since_rev: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1, description="the memory revision last seen")] | None = (
         None
     )
+    group_by: GroupBy | None = None
+    """"room": ``top_k`` distinct conversations, each with its best few drawers, room by room."""
 
 
 class RecalledOut(msgspec.Struct):
@@ -220,6 +223,7 @@ async def recall_for(state: AppState, user_id: int, data: RecallIn) -> RecallOut
         config=_config(data.preset),
         as_of=parse_as_of(data.as_of),
         category_caps=scope.recall_caps,
+        group_by=data.group_by,
     )
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
@@ -272,7 +276,9 @@ class RecallController(Controller):
             "`↔ merged`) "
             "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`. Only what "
             "`agent_id` may see comes back (its access list, `PUT /v1/agents/{id}/access`); asking for a "
-            "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it."
+            "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it. "
+            '`group_by: "room"` returns `top_k` distinct conversations instead of `top_k` drawers, each '
+            "with its best few drawers (items room by room)."
         ),
         responses=errors(400, 403),
     )

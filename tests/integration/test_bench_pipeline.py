@@ -95,6 +95,7 @@ def test_ingest_retrieve_score_writes_the_run_in_its_own_schema(env: Env) -> Non
     env.ok("retrieve", "--run-id", run)
     scored = env.ok("score-retrieval", "--run-id", run)
     assert "all_questions" in scored.output and "paper" in scored.output
+    assert "paper (n=3) block: session 1.000" in scored.output and "abstention (n=1) block:" in scored.output
 
     root = env.out / run
     users = json.loads((root / "users.json").read_text())
@@ -110,6 +111,12 @@ def test_ingest_retrieve_score_writes_the_run_in_its_own_schema(env: Env) -> Non
         assert all(":" in t for t in record["ranked_turn_ids"])
         assert record["items"] and {"score", "ranks", "turn_id"} <= record["items"][0].keys()
         assert record["question_type"] and "timings_ms" in record and record["wall_ms"] > 0
+        block = record["block"]  # the block as served: the user's top_k (5), the default budget
+        assert block["drawers"] <= 5 and (block["tokens"] > 0) == (block["context"] is not None)
+        if not record["is_abstention"]:
+            gold = QUESTIONS[[q["question_id"] for q in QUESTIONS].index(qid)]["answer_session_ids"][0]
+            assert gold in block["sessions"] and block["turns"]
+    assert "The served block beside recall@5" in (root / "scores" / "report.md").read_text()
     for name in ("scores.json", "report.md", "recall_any.png"):
         assert (root / "scores" / name).stat().st_size > 0
     manifest = json.loads((root / "manifest.json").read_text())

@@ -80,6 +80,7 @@ async def test_recall_bad_input_is_400_with_field(client: AsyncTestClient, new_u
         "filters.since": {"message": "hi there friend", "filters": {"since": "2024-05-01", "until": "2024-04-01"}},
         "message": {"message": "   "},
         "budget_tokens": {"message": "hi there friend", "budget_tokens": 5},
+        "group_by": {"message": "hi there friend", "group_by": "conversation"},
     }
     for field, body in cases.items():
         r = await client.post("/v1/recall", json=body, headers=user.headers)

@@ -77,3 +77,19 @@ def test_pool_rooms_ignores_drawers_below_the_relevance_floor() -> None:
     assert pool_rooms(fused, room_of, 3, 0.5)[0].drawer_id == 2  # ungated: the weak room wins
     gated = pool_rooms(fused, room_of, 3, 0.5, relevant={1, 2})
     assert [f.drawer_id for f in gated] == [1, 2, 3, 4] and gated[1].score == pytest.approx(0.022)
+
+
+def test_pool_rooms_spread_lifts_a_rooms_best_drawer_more_than_its_others() -> None:
+    """Spread 0: the room still ranks by its pooled score, but its lesser drawers keep their
+    own, so another room's best drawer is not pushed below them."""
+    from retrieval.fusion import Fused, pool_rooms
+
+    fused = [Fused(1, 0.50, {"a": 1}), Fused(2, 0.45, {"a": 2}), Fused(4, 0.445, {"a": 3}), Fused(3, 0.44, {"a": 4})]
+    room_of = {1: 10, 2: 10, 3: 10, 4: 20}  # room 10 has three good drawers, room 20 one
+    alike = pool_rooms(fused, room_of, depth=3, decay=0.5)
+    assert [f.drawer_id for f in alike] == [1, 2, 3, 4]  # all of room 10 lifted above room 20's best
+    best_only = pool_rooms(fused, room_of, depth=3, decay=0.5, spread=0.0)
+    assert [f.drawer_id for f in best_only] == [1, 2, 4, 3]
+    assert best_only[0].score == pytest.approx(alike[0].score)  # the room's score is unchanged
+    half = pool_rooms(fused, room_of, depth=3, decay=0.5, spread=0.5)
+    assert half[1].score == pytest.approx(0.45 + 0.5 * (0.5 * 0.45 + 0.25 * 0.44))
