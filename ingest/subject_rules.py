@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SUBJECT_RULES", "SubjectRules", "Weights"]
+__all__ = ["DOMAINS", "SUBJECT_RULES", "Domain", "SubjectRules", "Weights"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -36,6 +36,75 @@ class Weights:
     centrality: float = 0.2
     """Cosine of its name to the conversation's mean vector, relative to the best candidate's
     (KeyBERT's test of what a text is about, as closets use in `ingest.keyphrases`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A life domain (work, health, travel…): the wing for a conversation that stays in it
+    without one named subject dominating, recognised from the domain's everyday words.
+
+    Its words are details inside the domain, never subjects of their own: a job title
+    ("engineer"), the office or the manager are the user's work; an inhaler, a diagnosis
+    or a doctor their health. Specific subjects are not listed (a condition such as
+    "asthma", a sport such as "marathon", "sleep"): they stay candidates and win when the
+    conversation keeps to them.
+    """
+
+    name: str
+    words: frozenset[str]
+    titles: frozenset[str] = frozenset()
+    """A person named with one of these ("Dr. Sousa") is this domain's detail (the
+    clinician of a health conversation), not a subject."""
+    place_frame: str = ""
+    """When the domain frames the conversation and its subject is a place, the wing is
+    named "<place> <frame>" ("Japan trip"), the place kept as an alias so later chats
+    about the place join it."""
+
+
+DOMAINS: tuple[Domain, ...] = (
+    Domain(
+        "work",
+        _words(
+            "job jobs office manager managers colleague colleagues coworker coworkers boss employer employers "
+            "promoted promotion salary career hired interview interviews resume workplace intern internship "
+            "engineer engineers developer developers designer designers analyst analysts consultant accountant "
+            "lawyer teacher architect programmer"
+        ),
+    ),
+    Domain(
+        "health",
+        _words(
+            "health doctor doctors dr gp clinic hospital diagnosed diagnosis symptom symptoms prescription "
+            "prescribed medication medicine pharmacy inhaler inhalers allergy allergic treatment therapy nurse "
+            "fracture illness"
+        ),
+        titles=_words("dr doctor"),
+    ),
+    Domain(
+        "travel",
+        _words(
+            "travel travelling traveling trip trips flight flights fly flying hotel hotels ryokan hostel airbnb "
+            "itinerary sightseeing holiday holidays vacation passport airport tourist tourists"
+        ),
+        place_frame="trip",
+    ),
+    Domain(
+        "home",
+        _words(
+            "home flat apartment house kitchen bedroom bathroom landlord rent moved moving furniture neighbour neighbor"
+        ),
+    ),
+    Domain(
+        "cooking",
+        _words("cooking cook cooked recipe recipes food meal meals dish dishes spice spices ingredients baking bake"),
+    ),
+    Domain(
+        "money",
+        _words("money budget savings bank loan mortgage debt tax taxes invest investment investing pension insurance"),
+    ),
+    Domain("family", _words("family families parents relatives kids children")),
+)
+"""Life domains a person files chats under; a single relative is a person wing, not family."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +171,14 @@ class SubjectRules:
     """A common-noun subject is a project or thing (not a topic) when the user builds, makes,
     fixes, buys or owns it ("building an efoil"), or frames it as a build or project."""
     thing_frames: frozenset[str] = _words("build project setup")
+    domains: tuple[Domain, ...] = DOMAINS
+    domain_handicap: float = 0.1
+    """Taken from a domain's score: a specific subject about as central as the domain it
+    falls in names the wing ("Kyoto" over travel, "Derek" over family)."""
+    min_user_turns: int = 2
+    """A subject is mentioned in at least this many of the user's turns (capped at how
+    many they wrote): what the user keeps coming back to, not a name in their opening
+    only ("we sold our Golf and bought a Renault", then three turns about the phone)."""
     opening_user_turns: int = 1
     """How many of the user's first turns count as the opening."""
 

@@ -37,14 +37,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
+from ingest.gazetteer import country_key, country_of
 from ingest.names import compact_key
-from ingest.subject_rules import SUBJECT_RULES, SubjectRules
+from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
@@ -93,10 +94,13 @@ class Candidate:
     thing: bool = False
     possessive: bool = False
     opening: bool = False
+    domain: Domain | None = None
     score: float = 0.0
 
     @property
     def name(self) -> str:
+        if self.domain is not None:
+            return self.domain.name.capitalize()
         form = self.forms.most_common(1)[0][0]
         if self.kin and not self.kinds:
             return f"My {form}"
@@ -104,11 +108,15 @@ class Candidate:
 
     @property
     def kind(self) -> str:
+        if self.domain is not None:
+            return "topic"
         if self.kinds:
             return NAMED_KINDS[self.kinds.most_common(1)[0][0]]
         return "person" if self.kin else "project" if self.thing else "topic"
 
     def subject(self) -> WingSubject:
+        if self.domain is not None:
+            return WingSubject(self.kind, self.name, (self.domain.name,), round(self.score, 3))
         spelled = {f.lower() for f in self.forms} | {f"my {k}" for k in self.kin} | {self.key}
         return WingSubject(self.kind, self.name, tuple(sorted(spelled)), round(self.score, 3))
 
@@ -131,6 +139,8 @@ class _Gatherer:
         self.rules = rules
         self.name_words = name_words
         self.found: dict[str, Candidate] = {}
+        self.domain_of = {w: d for d in rules.domains for w in d.words}
+        self.titles = {t: d for d in rules.domains for t in d.titles}
 
     def at(self, key: str, turn: TurnView, opening: bool) -> Candidate:
         c = self.found.setdefault(key, Candidate(key))
@@ -142,6 +152,9 @@ class _Gatherer:
 
     def named(self, turn: TurnView, mentions: Iterable[EntityMention], opening: bool) -> None:
         for m in mentions:
+            title = m.name.split()[0].rstrip(".").lower() if " " in m.name else ""
+            if m.kind == "p" and title in self.titles:
+                continue  # "Dr. Sousa": the clinician is a detail of the health domain's conversation
             if m.kind in NAMED_KINDS and m.name.lower() not in self.rules.time_words:
                 c = self.at(subject_key(m.name, fold_plural=False), turn, opening)
                 c.forms[m.name] += 1
@@ -152,6 +165,9 @@ class _Gatherer:
         rules = self.rules
         tokens = [t.lower().replace("’", "'") for t in _TOKEN.findall(turn.content)]
         for i, word in enumerate(tokens):
+            if word in self.domain_of:
+                self.in_domain(self.domain_of[word], turn, opening, turn.role == "user" and _owned(tokens, i, rules))
+                continue
             if word in self.name_words or _skip(word, rules):
                 continue
             before = tokens[max(0, i - 2) : i]
@@ -165,6 +181,13 @@ class _Gatherer:
             c.possessive = c.possessive or mine
             if word in rules.kin and mine:
                 c.kin.add(word)
+
+    def in_domain(self, domain: Domain, turn: TurnView, opening: bool, mine: bool) -> None:
+        """A domain's word: evidence for the domain, never a candidate of its own."""
+        c = self.at(f"~{domain.name}", turn, opening)
+        c.domain = domain
+        c.forms[domain.name] += 1
+        c.possessive = c.possessive or mine
 
     def every_mention(self, turns: Sequence[TurnView], opening: set[int]) -> None:
         """A name the extractor spotted once is mentioned wherever it is written (the
@@ -215,14 +238,38 @@ def _merge_kin(found: dict[str, Candidate], named: Mapping[str, str]) -> None:
         target.kin.add(word)
         target.possessive = True
         if kin is not None and kin is not target:
-            target.turns |= kin.turns
-            target.user_turns |= kin.user_turns
-            target.opening = target.opening or kin.opening
-            del found[kin.key]
+            _absorb(found, target, kin)
 
 
-def _eligible(c: Candidate, min_turns: int) -> bool:
-    return len(c.turns) >= min_turns and bool(c.user_turns) and (bool(c.kinds) or c.noun or bool(c.kin))
+def _absorb(found: dict[str, Candidate], target: Candidate, detail: Candidate) -> None:
+    """``detail``'s mentions count for ``target``, and it is no longer a candidate."""
+    target.turns |= detail.turns
+    target.user_turns |= detail.user_turns
+    target.opening = target.opening or detail.opening
+    target.possessive = target.possessive or detail.possessive
+    del found[detail.key]
+
+
+def _fold_cities(found: dict[str, Candidate]) -> None:
+    """A country the user names takes in the cities of it the conversation names: in
+    "visiting Japan, ten days between Tokyo and Kyoto" the trip is Japan's, each city a
+    detail of it. A city the country is never named with stays a subject ("Kyoto"). The
+    country also settles a name the extractor could not ("Florence" next to Italy is the
+    city, not a person)."""
+    countries: dict[str, Candidate] = {}
+    for c in found.values():
+        key = country_key(c.name) if c.kinds.get("l") and c.user_turns else None
+        if key is not None:
+            countries[key] = c
+    for c in [c for c in found.values() if c.kinds and c not in countries.values()]:
+        country = countries.get(country_of(c.name) or "")
+        if country is not None:
+            _absorb(found, country, c)
+
+
+def _eligible(c: Candidate, min_turns: int, min_user_turns: int) -> bool:
+    named = bool(c.kinds) or c.noun or bool(c.kin) or c.domain is not None
+    return len(c.turns) >= min_turns and len(c.user_turns) >= max(min_user_turns, 1) and named
 
 
 def rank_candidates(
@@ -244,8 +291,9 @@ def rank_candidates(
         gather.words(t, t.seq in opening)
     gather.every_mention(turns, opening)
     _merge_kin(gather.found, kin_names(turns, rules))
-    min_turns = min(rules.min_turns, len(turns))
-    ranked = [c for c in gather.found.values() if _eligible(c, min_turns)]
+    _fold_cities(gather.found)
+    min_turns, min_user = min(rules.min_turns, len(turns)), min(rules.min_user_turns, len(user_seqs))
+    ranked = [c for c in gather.found.values() if _eligible(c, min_turns, min_user)]
     w = rules.weights
     for c in ranked:
         c.score = (
@@ -257,7 +305,10 @@ def rank_candidates(
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     if embed is not None and document is not None and ranked:
         _add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
-        ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
+    for c in ranked:
+        if c.domain is not None:
+            c.score -= rules.domain_handicap
+    ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     return ranked
 
 
@@ -291,4 +342,9 @@ def choose_subject(
     ranked = rank_candidates(turns, mentions, embed, document, rules)
     if not ranked or ranked[0].score < rules.min_score:
         return None
-    return ranked[0].subject()
+    subject = ranked[0].subject()
+    frame = next((c.domain.place_frame for c in ranked if c.domain is not None and c.domain.place_frame), "")
+    if subject.kind != "place" or not frame:
+        return subject
+    framed = f"{subject.name} {frame}"  # "Japan trip": the place a travel conversation is about
+    return replace(subject, name=framed, aliases=(*subject.aliases, framed.lower()))

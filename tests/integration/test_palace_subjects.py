@@ -54,9 +54,13 @@ def matches(wing: tuple[str, str, tuple[str, ...]], keys: list[str]) -> bool:
     return any(key.lower() in spelled for key in keys for spelled in spellings)
 
 
-@pytest.fixture(scope="module")
-async def palace(db: Database, embedder: Embedder, settings: Settings) -> MinedPalace:
-    fixture = json.loads(FIXTURE.read_text())
+def load_fixture(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.read_text())
+    return loaded
+
+
+async def mine_palace(db: Database, embedder: Embedder, settings: Settings, fixture: dict[str, Any]) -> MinedPalace:
+    """A fresh user's palace after the fixture's conversations are mined in date order."""
     user = await create_user(db, f"subjects-{secrets.token_hex(3)}")
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     ids: dict[str, int] = {}
@@ -74,7 +78,13 @@ async def palace(db: Database, embedder: Embedder, settings: Settings) -> MinedP
     return MinedPalace(user.id, wings, wing_of, fixture)
 
 
-def test_wings_match_the_labelled_subjects(palace: MinedPalace) -> None:
+@pytest.fixture(scope="module")
+async def palace(db: Database, embedder: Embedder, settings: Settings) -> MinedPalace:
+    return await mine_palace(db, embedder, settings, load_fixture(FIXTURE))
+
+
+def palace_scores(palace: MinedPalace) -> tuple[float, float, float, str]:
+    """Precision, recall and wing-subject match (see the module doc), and a report."""
     subjects: dict[str, dict[str, Any]] = palace.fixture["subjects"]
     wings = palace.wings
     matched_wings = [w for w in wings.values() if any(matches(w, s["keys"]) for s in subjects.values())]
@@ -91,6 +101,11 @@ def test_wings_match_the_labelled_subjects(palace: MinedPalace) -> None:
         f"wings {sorted(w[1] for w in wings.values())}: precision {precision:.2f}, recall {recall:.2f}, "
         f"wing-subject match {match:.2f} (wrong: {sorted({c['id'] for c in convs} - set(right))})"
     )
+    return precision, recall, match, report
+
+
+def test_wings_match_the_labelled_subjects(palace: MinedPalace) -> None:
+    precision, recall, match, report = palace_scores(palace)
     print(report)
     assert min(precision, recall, match) >= THRESHOLD, report
 

@@ -107,3 +107,57 @@ def test_nothing_central_enough_gives_no_subject() -> None:
     turns = convo("Hi!", "Hello, how can I help?")
     assert choose_subject(turns, {}, rules=strict) is None
     assert subject_of(convo("ok", "sure")) is None
+
+
+def test_a_job_chat_is_filed_under_work_not_the_job_title() -> None:
+    turns = convo(
+        "I start a new job on Monday as a product designer at a fintech.",
+        "Congratulations! In the first weeks, meet your manager often and learn how the team ships.",
+        "My manager already sent me a 30-day plan. The office is a long commute though.",
+        "A long commute is a good time for reading the onboarding docs.",
+        "True. I hope the designer role leads to a promotion within a year.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    assert all(c.key not in {"designer", "manager", "office"} for c in ranked if c.domain is None)
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("topic", "Work")
+
+
+def test_a_doctor_named_by_title_is_a_detail_of_the_health_conversation() -> None:
+    turns = convo(
+        "Dr. Okafor says my blood pressure is high and prescribed a medication.",
+        "Many blood pressure medications take a few weeks to settle; Dr. Okafor will check the dose.",
+        "Should I tell the pharmacy about my other medication?",
+        "Yes, the pharmacy checks interactions between medications.",
+        "Dr. Okafor wants to see me at the clinic again in May.",
+    )
+    names = [c.name for c in rank_candidates(turns, extract_window(turns).mentions)]
+    assert "Dr. Okafor" not in names
+    subject = subject_of(turns)
+    assert subject is not None and subject.name == "Health"
+
+
+def test_a_named_country_takes_in_its_cities_and_a_trip_is_named_so() -> None:
+    turns = convo(
+        "We're visiting Italy in June: four days in Rome, then Florence by train.",
+        "Rome and Florence pair well; the fast train takes about 90 minutes.",
+        "We booked a hotel near the Pantheon in Rome. Is the flight from Lisbon long?",
+        "About three hours. In Florence, book the Uffizi ahead.",
+        "Great, the whole trip is planned except Florence.",
+    )
+    keys = {c.key for c in rank_candidates(turns, extract_window(turns).mentions)}
+    assert "italy" in keys and not {"rome", "florence"} & keys
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("place", "Italy trip")
+    assert {"italy", "italy trip"} <= set(subject.aliases)
+
+
+def test_a_name_only_in_the_users_opening_is_not_the_subject() -> None:
+    turns = convo(
+        "We traded in our Peugeot last week. Now my laptop won't boot.",
+        "Does the laptop show anything on screen when you press the power button?",
+        "Nothing. The laptop fan spins but the screen stays black.",
+        "That often means a RAM or display fault; try an external monitor.",
+    )
+    subject = subject_of(turns)
+    assert subject is not None and subject.name == "Laptop"
