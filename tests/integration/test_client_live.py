@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -13,6 +14,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import AsyncLociClient, InvalidInput, LociClient, NotFound, QueryFilters, Turn
 from tests.conftest import UserHandle
+from tests.integration.palace_fixture import ConversationSpec, place_conversation
 from tests.live_server import live_server
 from tests.palace_seed import seed_palace
 
@@ -105,18 +107,22 @@ async def test_memory_query_sync_and_async(base_url: str, new_user: NewUser) -> 
         assert [i.memory.content for i in full.items if i.memory] == ["Prefers window seats on long flights"]
 
 
-async def test_recall_palace_entities_async(base_url: str, new_user: NewUser, db: Database) -> None:
+async def test_recall_palace_entities_async(base_url: str, new_user: NewUser, db: Database, embedder: Embedder) -> None:
     user = await new_user("client")
     marker = "zq" + secrets.token_hex(3)
-    seeded = await seed_palace(db, user.id, marker)
+    seeded = await seed_palace(db, user.id, marker)  # random vectors: the palace's shape, not its meaning
+    said = f"My locker at the climbing gym is number {marker}, next to the chalk station."
+    await place_conversation(
+        db, embedder, user.id, ConversationSpec([("user", said, datetime(2026, 3, 2, tzinfo=UTC))])
+    )
     async with AsyncLociClient(base_url, user.key) as loci:
-        recalled = await loci.recall(f"what about {marker}?", top_k=5)
-        assert recalled.items and recalled.context and marker in recalled.context
+        recalled = await loci.recall("Which locker do I use at the climbing gym?", top_k=5)
+        assert recalled.items and recalled.context and said in recalled.context
         assert (await loci.search(marker, top_k=3)).items
         context = await loci.get_context()
         assert context is not None and context.revision >= 0
         wings = await loci.get_palace()
-        assert {n.id for n in wings.items} == set(seeded.wings)
+        assert set(seeded.wings) < {n.id for n in wings.items}  # and the spoken conversation's
         rooms = await loci.get_palace(wing=seeded.wings[0])
         assert set(seeded.rooms) >= {n.id for n in rooms.items}
         drawer = await loci.get_drawer(seeded.drawers[0])
