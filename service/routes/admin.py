@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 
 from domain.accounts import MAX_NAME_CHARS, create_key, create_user, revoke_key
 from domain.forget import delete_user
-from loci.inputs import NONBLANK_TEXT_PATTERN, TEXT_PATTERN
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import IdPath, errors
@@ -39,6 +39,16 @@ class UserOut(msgspec.Struct):
 
 class NewKey(msgspec.Struct):
     name: str = "default"
+    agent_id: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=ID_PATTERN, max_length=MAX_ID_CHARS,
+                description="bind the key to this agent: every request acts as it, within its access list",
+            ),
+        ]
+        | None
+    ) = None  # fmt: skip
 
 
 class KeyOut(msgspec.Struct):
@@ -48,6 +58,8 @@ class KeyOut(msgspec.Struct):
     prefix: str
     key: str
     created_at: datetime
+    agent_id: str | None = None
+    """The agent the key acts as; null: a user key."""
 
 
 class AdminController(Controller):
@@ -71,13 +83,17 @@ class AdminController(Controller):
         operation_id="adminCreateKey",
         summary="Issue an API key (shown once)",
         description="Admin key only. The key is returned once and stored only as a hash; rotate by issuing a new "
-        "key and revoking the old one (both take effect on the next request).",
+        "key and revoking the old one (both take effect on the next request). With `agent_id` it is an agent "
+        "key: every request made with it acts as that agent, within the agent's access list.",
         responses=errors(400, 404),
         operation_class=OptionalBody,
     )
     async def create_key(self, user_id: IdPath, app_state: StateDep, data: JSONBody[NewKey | None] = None) -> KeyOut:
-        issued = await create_key(app_state.db, user_id, (data or NewKey()).name)
-        return KeyOut(issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at)
+        body = data or NewKey()
+        issued = await create_key(app_state.db, user_id, body.name, body.agent_id)
+        return KeyOut(
+            issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at, issued.agent_id
+        )
 
     @delete(
         "/users/{user_id:int}/keys/{key_id:int}",
