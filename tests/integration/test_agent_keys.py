@@ -15,6 +15,7 @@ import pytest
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
+from service.auth import AGENT_KEYS
 from tests.conftest import UserHandle
 from tests.integration.test_agent_access import CODER, MESSAGE, Client, Palace, found, ok, seed
 from tests.integration.test_mcp_http import mcp_session
@@ -125,6 +126,58 @@ async def test_naming_another_agent_is_403_and_user_keys_behave_as_before(
 
     bad = await client.post(f"/v1/admin/users/{p.user.id}/keys", json={"agent_id": "no spaces"}, headers=admin_headers)
     assert bad.status_code == 400 and "agent_id" in bad.text, bad.text
+
+
+async def test_an_agent_key_posts_its_agents_conversations_only(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user = await new_user("agentkey-chats")
+    coder_key = await agent_key(client, admin_headers, user.id, "coder")
+    planner_key = await agent_key(client, admin_headers, user.id, "planner")
+    turns = [{"role": "user", "content": "Let us plan the offsite budget"}]
+    stored = await client.post("/v1/conversations", json={"id": "c1", "turns": turns}, headers=coder_key.headers)
+    assert stored.status_code == 201, stored.text
+    more = {"turns": [{"role": "assistant", "content": "Sure."}]}
+    assert (await client.post("/v1/conversations/c1/turns", json=more, headers=coder_key.headers)).status_code == 201
+    # another agent's key does not find it, nor may it store one as someone else
+    assert (await client.post("/v1/conversations/c1/turns", json=more, headers=planner_key.headers)).status_code == 404
+    assert (await client.post("/v1/conversations/c1/complete", headers=planner_key.headers)).status_code == 404
+    other = {"id": "c2", "agent_id": "coder", "turns": turns}
+    refused(await client.post("/v1/conversations", json=other, headers=planner_key.headers), "agent_id")
+    done = await client.post("/v1/conversations/c1/complete", headers=coder_key.headers)
+    assert done.status_code == 202, done.text
+    read = await ok(await client.get("/v1/conversations/c1", headers=user.headers))
+    assert read["turn_count"] == 2 and read["status"] == "completed"
+    refused(await client.get("/v1/conversations/c1", headers=coder_key.headers), "authorization")
+
+
+OPEN_TO_AGENT_KEYS = {
+    "recall", "searchMemories", "queryMemory", "getSessionContext", "getPalace", "getMe",
+    "saveMemory", "updateMemory", "forgetMemory", "confirmMemory", "linkMemories",
+    "listMemories", "getMemory", "getMemoryHistory", "getProfile", "putProfile",
+    "createConversation", "appendTurns", "completeConversation",
+}  # fmt: skip
+"""The routes that apply the key's agent: every other one is a 403 for an agent key (`service.auth`)."""
+
+
+def test_only_routes_that_apply_the_agent_are_open_to_agent_keys(client: Client) -> None:
+    opened: set[str] = set()
+    for route in client.app.routes:
+        for handler in getattr(route, "route_handlers", [getattr(route, "route_handler", None)]):
+            if handler is not None and handler.opt.get(AGENT_KEYS):
+                operation = getattr(handler, "operation_id", None)
+                opened.add(operation if isinstance(operation, str) else route.path)
+    assert opened == OPEN_TO_AGENT_KEYS | {"/mcp"}
+
+
+async def test_an_agent_key_does_not_sign_in_to_the_pages(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user = await new_user("agentkey-pages")
+    coder = await agent_key(client, admin_headers, user.id, "coder")
+    answer = await client.post("/memory/login", data={"key": coder.key}, follow_redirects=False)
+    assert answer.status_code == 401 and "agent" in answer.text
+    assert (await client.post("/memory/login", data={"key": user.key}, follow_redirects=False)).status_code == 303
 
 
 @pytest.fixture(scope="module")
