@@ -152,7 +152,7 @@ async def test_an_agent_key_posts_its_agents_conversations_only(
 
 
 OPEN_TO_AGENT_KEYS = {
-    "recall", "searchMemories", "queryMemory", "getSessionContext", "getPalace", "getMe",
+    "recall", "searchMemories", "queryMemory", "getSessionContext", "getPalace", "getMe", "listTools",
     "saveMemory", "updateMemory", "forgetMemory", "confirmMemory", "linkMemories",
     "listMemories", "getMemory", "getMemoryHistory", "getProfile", "putProfile",
     "createConversation", "appendTurns", "completeConversation",
