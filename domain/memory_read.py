@@ -83,6 +83,15 @@ def _ends_valid(end: type[Memory], when: datetime | None) -> ColumnElement[bool]
     return and_(end.valid_from <= when, or_(end.valid_until.is_(None), end.valid_until > when))
 
 
+def _ends_within(
+    source: type[Memory], target: type[Memory], within: frozenset[str] | None
+) -> list[ColumnElement[bool]]:
+    """A link shows only when the caller may see both its ends (an agent key's categories)."""
+    if within is None:
+        return []
+    return [source.category.in_(sorted(within)), target.category.in_(sorted(within))]
+
+
 async def get_memory(
     db: Database, user_id: int, memory_id: int, as_of: datetime | None = None, within: frozenset[str] | None = None
 ) -> MemoryDetail:
@@ -104,6 +113,7 @@ async def get_memory(
                     _link_valid(when),
                     _ends_valid(source, when),
                     _ends_valid(target, when),
+                    *_ends_within(source, target, within),
                 )
                 .order_by(MemoryLink.id)
             )

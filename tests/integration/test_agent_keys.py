@@ -72,7 +72,11 @@ async def test_an_agent_key_reads_as_its_agent_without_naming_it(
     assert {m["id"] for m in listed["items"]} == {p.tea}
     assert (await client.get(f"/v1/memories/{p.allergy}", headers=h)).status_code == 404
     assert (await client.get(f"/v1/memories/{p.allergy}/history", headers=h)).status_code == 404
-    assert (await ok(await client.get(f"/v1/memories/{p.tea}", headers=h)))["memory"]["id"] == p.tea
+    link = {"from_id": p.tea, "to_id": p.allergy, "relation": "relates_to"}
+    await ok(await client.post("/v1/memories/links", json=link, headers=p.user.headers))
+    assert len((await ok(await client.get(f"/v1/memories/{p.tea}", headers=p.user.headers)))["links"]) == 1
+    detail = await ok(await client.get(f"/v1/memories/{p.tea}", headers=h))
+    assert detail["memory"]["id"] == p.tea and detail["links"] == []  # its other end is not the agent's
     refused(await client.get("/v1/memories", params={"category": "fact"}, headers=h), "category")
 
 
