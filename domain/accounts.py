@@ -27,12 +27,14 @@ __all__ = [
     "MAX_NAME_CHARS",
     "Account",
     "IssuedKey",
+    "KeyInfo",
     "KeyOwner",
     "authenticate",
     "create_key",
     "create_user",
     "get_account",
     "hash_key",
+    "list_keys",
     "revoke_key",
 ]
 
@@ -47,6 +49,19 @@ class IssuedKey:
     created_at: datetime
     agent_id: str | None = None
     """The agent the key acts as; None: a user key."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """A key as listings show it: never the secret, always whom it acts as."""
+
+    id: int
+    name: str
+    prefix: str
+    agent_id: str | None
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +133,15 @@ async def create_key(db: Database, user_id: int, name: str = "default", agent: s
         await s.flush()
         await s.refresh(row)
     return IssuedKey(row.id, user_id, row.name, prefix, key, row.created_at, row.agent_id)
+
+
+async def list_keys(db: Database, user_id: int) -> list[KeyInfo]:
+    """Every key of ``user_id``, revoked ones included, oldest first (404 for an unknown user)."""
+    async with db.system_session() as s:
+        if await s.get(User, user_id) is None:
+            raise NotFound(f"user {user_id} not found")
+        rows = (await s.execute(select(ApiKey).where(ApiKey.user_id == user_id).order_by(ApiKey.id))).scalars()
+        return [KeyInfo(k.id, k.name, k.prefix, k.agent_id, k.created_at, k.last_used_at, k.revoked_at) for k in rows]
 
 
 async def revoke_key(db: Database, user_id: int, key_id: int) -> None:

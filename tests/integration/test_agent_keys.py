@@ -128,6 +128,8 @@ async def test_naming_another_agent_is_403_and_user_keys_behave_as_before(
     missing = await client.post("/v1/memory/query", json={"query": MESSAGE}, headers=p.user.headers)
     assert missing.status_code == 400 and "agent" in missing.text, missing.text
 
+    keys = await ok(await client.get(f"/v1/admin/users/{p.user.id}/keys", headers=admin_headers))
+    assert [k["agent_id"] for k in keys] == [None, "coder"] and all("key" not in k for k in keys)
     bad = await client.post(f"/v1/admin/users/{p.user.id}/keys", json={"agent_id": "no spaces"}, headers=admin_headers)
     assert bad.status_code == 400 and "agent_id" in bad.text, bad.text
 
