@@ -3,6 +3,10 @@
 Keys are ``loci_<prefix>_<secret>`` with 256 bits of randomness; only their sha256 is
 stored (a slow hash adds nothing for random secrets and would tax every request). The
 prefix is kept in clear so people can tell keys apart in listings.
+
+A key is a **user key** (``agent_id`` NULL: it acts as the user, with whatever agent a
+request declares) or an **agent key**, bound to one agent's external id: every request
+made with it acts as that agent, within its access list (`domain.agent_access.effective_agent`).
 """
 
 from __future__ import annotations
@@ -16,18 +20,21 @@ from sqlalchemy import select, text, update
 
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.inputs import check_text
+from loci.inputs import check_id, check_text
 from loci.models import ApiKey, MemorySettings, User
 
 __all__ = [
     "MAX_NAME_CHARS",
     "Account",
     "IssuedKey",
+    "KeyInfo",
+    "KeyOwner",
     "authenticate",
     "create_key",
     "create_user",
     "get_account",
     "hash_key",
+    "list_keys",
     "revoke_key",
 ]
 
@@ -40,6 +47,29 @@ class IssuedKey:
     prefix: str
     key: str  # shown once, never stored
     created_at: datetime
+    agent_id: str | None = None
+    """The agent the key acts as; None: a user key."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """A key as listings show it: never the secret, always whom it acts as."""
+
+    id: int
+    name: str
+    prefix: str
+    agent_id: str | None
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyOwner:
+    """Who a live key acts as: its user and, for an agent key, the agent."""
+
+    user_id: int
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,17 +116,32 @@ async def get_account(db: Database, user_id: int) -> Account:
     return Account(user.id, user.name, user.email, user.created_at)
 
 
-async def create_key(db: Database, user_id: int, name: str = "default") -> IssuedKey:
+async def create_key(db: Database, user_id: int, name: str = "default", agent: str | None = None) -> IssuedKey:
+    """A new key for ``user_id``; with ``agent`` (an agent's external id, as apps send it in
+    ``agent_id``) the key acts as that agent on every request (400 naming ``agent_id`` if malformed)."""
+    if agent is not None:
+        check_id(agent, field="agent_id")
     prefix = secrets.token_hex(4)
     key = f"loci_{prefix}_{secrets.token_urlsafe(32)}"
     async with db.system_session() as s:
         if await s.get(User, user_id) is None:
             raise NotFound(f"user {user_id} not found")
-        row = ApiKey(user_id=user_id, name=name[:200] or "default", prefix=prefix, key_hash=hash_key(key))
+        row = ApiKey(
+            user_id=user_id, name=name[:200] or "default", prefix=prefix, key_hash=hash_key(key), agent_id=agent
+        )
         s.add(row)
         await s.flush()
         await s.refresh(row)
-    return IssuedKey(row.id, user_id, row.name, prefix, key, row.created_at)
+    return IssuedKey(row.id, user_id, row.name, prefix, key, row.created_at, row.agent_id)
+
+
+async def list_keys(db: Database, user_id: int) -> list[KeyInfo]:
+    """Every key of ``user_id``, revoked ones included, oldest first (404 for an unknown user)."""
+    async with db.system_session() as s:
+        if await s.get(User, user_id) is None:
+            raise NotFound(f"user {user_id} not found")
+        rows = (await s.execute(select(ApiKey).where(ApiKey.user_id == user_id).order_by(ApiKey.id))).scalars()
+        return [KeyInfo(k.id, k.name, k.prefix, k.agent_id, k.created_at, k.last_used_at, k.revoked_at) for k in rows]
 
 
 async def revoke_key(db: Database, user_id: int, key_id: int) -> None:
@@ -110,14 +155,15 @@ async def revoke_key(db: Database, user_id: int, key_id: int) -> None:
             raise NotFound(f"key {key_id} not found")
 
 
-async def authenticate(db: Database, key: str) -> int | None:
-    """The user id a live key belongs to, or None. No cache: revocation is immediate."""
+async def authenticate(db: Database, key: str) -> KeyOwner | None:
+    """Who a live key acts as (its user, and its agent for an agent key), or None.
+    No cache: revocation is immediate."""
     if not key.startswith("loci_") or len(key) > 200:
         return None
     async with db.system_session() as s:
         row = (
             await s.execute(
-                select(ApiKey.id, ApiKey.user_id, ApiKey.last_used_at)
+                select(ApiKey.id, ApiKey.user_id, ApiKey.agent_id, ApiKey.last_used_at)
                 .join(User, User.id == ApiKey.user_id)
                 .where(ApiKey.key_hash == hash_key(key), ApiKey.revoked_at.is_(None), User.is_active)
             )
@@ -134,4 +180,4 @@ async def authenticate(db: Database, key: str) -> int | None:
                 ),
                 {"id": row.id, "stale": KEY_TOUCH_INTERVAL},
             )
-        return int(row.user_id)
+        return KeyOwner(int(row.user_id), row.agent_id)

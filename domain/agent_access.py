@@ -14,6 +14,11 @@ an agent nobody configured, gets the user's default modes and no allowlist: the
 allowlists are for agents a person has chosen to restrict, and an app that sends an
 unknown id is not one of them (documented in README "Per-agent access").
 
+Who the agent is comes from the API key when the key is bound to one (an **agent key**,
+`domain.accounts`): `effective_agent` is the one rule every path applies to the agent a
+request names. With a user key the named agent is taken at its word, a convenience for
+apps, not a boundary: leaving it out sees everything.
+
 Enforcement is by value: `agent_scope` reads the scope in one indexed statement and each
 path passes it into its SQL (recall's `RecallFilters`, the block's read, the palace
 browse), so a disallowed row is never read, not filtered out afterwards. Asking by name
@@ -33,7 +38,17 @@ from loci.db import Database
 from loci.errors import Forbidden
 from retrieval import RecallFilters
 
-__all__ = ["ALLOW_ALL", "AgentScope", "CategoryMode", "Mode", "agent_scope", "modes_from_json"]
+__all__ = [
+    "ALLOW_ALL",
+    "AgentScope",
+    "CategoryMode",
+    "Mode",
+    "agent_scope",
+    "effective_agent",
+    "key_scope",
+    "modes_from_json",
+    "refuse_agent_key",
+]
 
 Mode = Literal["all", "rag"]
 MODES: tuple[Mode, ...] = ("all", "rag")
@@ -103,6 +118,25 @@ ALLOW_ALL = AgentScope()
 """Everything, in the block: the scope of a user who configured nothing."""
 
 
+def effective_agent(bound: str | None, asked: str | None, field: str) -> str | None:
+    """The agent a request acts as. ``bound`` is the API key's agent (None for a user key),
+    ``asked`` the agent the request names in ``field``. An agent key acts as its agent whether
+    or not the request names it, and naming another is a 403 on ``field``; a user key acts as
+    whichever agent it names (or none)."""
+    if bound is None:
+        return asked
+    if asked is not None and asked != bound:
+        raise Forbidden(f"this API key acts as agent {bound!r}; it may not act as {asked!r}", field=field)
+    return bound
+
+
+def refuse_agent_key(bound: str | None, what: str) -> None:
+    """403 for an agent key on a path that reaches past any agent's access list (export,
+    import, editing access lists): those are the user's, through a user key."""
+    if bound is not None:
+        raise Forbidden(f"an agent's API key (agent {bound!r}) may not {what}; use a user key", field="authorization")
+
+
 def modes_from_json(raw: Mapping[str, Any] | None) -> dict[str, CategoryMode]:
     """A stored ``context_modes`` object (checked when written) as records."""
     out: dict[str, CategoryMode] = {}
@@ -133,3 +167,9 @@ async def agent_scope(db: Database, user_id: int, agent_external_id: str | None)
         wings=None if wings is None else frozenset(wings),
         modes=modes,
     )
+
+
+async def key_scope(db: Database, user_id: int, bound: str | None) -> AgentScope:
+    """What a key may see on paths where the agent is not a request's choice (a memory's
+    page, the list, the profile): its agent's scope for an agent key, everything for a user key."""
+    return ALLOW_ALL if bound is None else await agent_scope(db, user_id, bound)

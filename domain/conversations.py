@@ -60,14 +60,17 @@ async def auto_mine_on(db: Database, user_id: int) -> bool:
     return True if value is None else bool(value)
 
 
-async def complete_and_mine(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> Mining:
+async def complete_and_mine(
+    db: Database, queue: ArqRedis | None, user_id: int, external_id: str, agent: str | None = None
+) -> Mining:
     """Mark the conversation finished, then enqueue its mining when ``auto_mine`` is on.
 
     The completion is committed before the enqueue, so a queue outage must not turn it
     into an error: the caller would retry something that already happened. The sweep
-    (`domain.mining_jobs.unmined_conversations`) finds it completed and unmined.
+    (`domain.mining_jobs.unmined_conversations`) finds it completed and unmined. With
+    ``agent`` (an agent key's), only that agent's conversation is found.
     """
-    ref = await ingest.complete_conversation(db, user_id, external_id)
+    ref = await ingest.complete_conversation(db, user_id, external_id, agent)
     if not await auto_mine_on(db, user_id):
         return Mining(ref, None, AUTO_MINE_OFF)
     try:

@@ -16,7 +16,7 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from domain.agent_access import agent_scope
+from domain.agent_access import ALLOW_ALL, AgentScope, agent_scope
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
 from domain.memory_lookup import active_by_id, any_version, resolve
 from domain.memory_rows import (
@@ -87,6 +87,12 @@ async def _conversation_id(s: AsyncSession, user_id: int, external_id: str | Non
     return int(conv_id)
 
 
+async def _writer_scope(store: MemoryStore, user_id: int, agent_id: str | None) -> AgentScope:
+    """What the writing agent may see: it finds (and so changes) only memories of those
+    categories, as `domain.memory_lookup.resolve` reads them; the user: everything."""
+    return ALLOW_ALL if agent_id is None else await agent_scope(store.db, user_id, agent_id)
+
+
 def unchanged(memory: Any) -> MemoryEvent:
     return MemoryEvent(None, "unchanged", memory, None, None)
 
@@ -99,8 +105,8 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
     detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
-    if body.agent_id:  # an agent may not write what its access list would not let it read back
-        (await agent_scope(store.db, user_id, body.agent_id)).check_category(body.category, field="category")
+    # an agent may not write what its access list would not let it read back
+    (await _writer_scope(store, user_id, body.agent_id)).check_category(body.category, field="category")
     source = body.source or ("agent" if body.agent_id else "user")
     async with (
         embedding_beside(store.embedder, [content]) as vectors,
@@ -145,13 +151,16 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
     """A new version (same lineage) with the fields given; the old one is end-dated
     (``update``, superseded by the new) and its links are copied to the new one."""
     changes = _requested_changes(body, store)
+    scope = await _writer_scope(store, user_id, body.agent_id)
+    if "category" in changes:  # not into a category the agent could not read back
+        scope.check_category(changes["category"], field="category")
     texts = [changes["content"]] if "content" in changes else []
     async with (
         embedding_beside(store.embedder, texts) as vectors,
         store.db.user_session(user_id, lock=user_lock(user_id)) as s,
     ):
         await lock_user(s, user_id)
-        old = await resolve(s, user_id, body.id_or_text)
+        old = await resolve(s, user_id, body.id_or_text, scope.categories)
         diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
         if not diff:
             return unchanged((await memory_outs(s, [old]))[0])
@@ -179,9 +188,10 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
 
 async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> MemoryEvent:
     """End-date the memory (``forget``); the row stays for history, ``as_of`` reads and restore."""
+    scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text)
+        row = await resolve(s, user_id, body.id_or_text, scope.categories)
         end_row(row, await transaction_now(s), "forget")
         history = await record_event(
             s, user_id, "forget", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
@@ -196,9 +206,10 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
     returned, `domain.memory_decay`). Bookkeeping, so the revision stays, unless the
     confidence comes back over the block's floor (`memory_scope.BLOCK_CHANGE`). The
     previous timestamp and confidence go into the event, so an undo can put both back."""
+    scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text)
+        row = await resolve(s, user_id, body.id_or_text, scope.categories)
         previous, was = row.last_confirmed_at, row.confidence
         row.last_confirmed_at = await transaction_now(s)
         meta: dict[str, Any] = {"previous_confirmed_at": previous.isoformat() if previous else None}
@@ -248,10 +259,11 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
 
 async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> MemoryEvent:
     """Link two active memories; an existing active link is ``unchanged``, a removed one comes back."""
+    scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        source = await active_by_id(s, user_id, body.from_id)  # unknown ids first: 404 before any 400
-        await active_by_id(s, user_id, body.to_id)
+        source = await active_by_id(s, user_id, body.from_id, scope.categories)  # unknown ids first: 404
+        await active_by_id(s, user_id, body.to_id, scope.categories)
         if body.from_id == body.to_id:
             raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
         link = (

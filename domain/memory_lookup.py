@@ -8,7 +8,7 @@ are a 409 listing the candidates, and the caller retries with an id.
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import MAX_ID
@@ -17,7 +17,7 @@ from loci.inputs import check_text
 from loci.models import Memory
 from loci.settings import CONTENT_MAX_CHARS_MAX
 
-__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "resolve"]
+__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "resolve"]
 
 MAX_CANDIDATES = 10
 """Candidates a 409 lists: enough to pick from, few enough to read; more means "be more specific"."""
@@ -40,12 +40,19 @@ def _searchable(text: str) -> str | None:
         return None
 
 
-async def active_by_id(s: AsyncSession, user_id: int, memory_id: int) -> Memory:
-    """The active version with this id; an ended version, or another user's id, is a 404."""
+def in_categories(categories: frozenset[str] | None) -> ColumnElement[bool]:
+    """Rows of ``categories`` only (an agent's allowlist, `domain.agent_access`); None: every row.
+    In the SQL, so a row the agent may not see is never read: it is simply not found."""
+    return true() if categories is None else Memory.category.in_(sorted(categories))
+
+
+async def active_by_id(s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None) -> Memory:
+    """The active version with this id; an ended version, another user's id, or a category
+    outside ``within`` is a 404."""
     if not 1 <= memory_id <= MAX_ID:  # beyond a bigint the database would refuse the query
         raise NotFound(f"memory {memory_id} not found")
     row = (
-        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id))
+        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id, in_categories(within)))
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
@@ -57,20 +64,21 @@ async def active_by_id(s: AsyncSession, user_id: int, memory_id: int) -> Memory:
     return row
 
 
-async def any_version(s: AsyncSession, user_id: int, memory_id: int) -> Memory:
+async def any_version(s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None) -> Memory:
     row = (
-        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id))
+        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id, in_categories(within)))
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
     return row
 
 
-async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str) -> Memory:
-    """The one active memory ``id_or_text`` names (see the module). A text equal to one
-    memory's whole content (ignoring case) picks it even when others contain it too."""
+async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str, within: frozenset[str] | None = None) -> Memory:
+    """The one active memory ``id_or_text`` names (see the module), among the categories
+    ``within`` (None: all). A text equal to one memory's whole content (ignoring case) picks
+    it even when others contain it too."""
     if isinstance(id_or_text, int):
-        return await active_by_id(s, user_id, id_or_text)
+        return await active_by_id(s, user_id, id_or_text, within)
     needle = _searchable(id_or_text)
     if needle is None:
         raise NotFound(f"no active memory contains {id_or_text[:40]!r}")
@@ -79,6 +87,7 @@ async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str) -> Memor
         .where(
             Memory.user_id == user_id,
             Memory.valid_until.is_(None),
+            in_categories(within),
             Memory.content.ilike(_like_pattern(needle), escape="\\"),
         )
         .order_by(Memory.id.desc())

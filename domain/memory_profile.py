@@ -25,6 +25,7 @@ import re
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.agent_access import ALLOW_ALL, AgentScope
 from domain.memories import new_memory_row
 from domain.memory_dto import MemoryEvent, ProfileIn, ProfileOut, ProfileWrite
 from domain.memory_rows import (
@@ -43,7 +44,7 @@ from domain.memory_rows import (
 )
 from domain.memory_scope import revision_query
 from loci.db import Database
-from loci.errors import InvalidInput
+from loci.errors import Forbidden, InvalidInput
 from loci.models import Memory
 from loci.settings import MemorySettings
 
@@ -135,8 +136,10 @@ async def _revision(s: AsyncSession, user_id: int) -> int:
     return int((await s.execute(revision_query(user_id, None))).scalar_one() or 0)
 
 
-async def _profile(s: AsyncSession, user_id: int, settings: MemorySettings) -> ProfileOut:
-    rows = _order(await core_rows(s, user_id), settings)
+async def _profile(
+    s: AsyncSession, user_id: int, settings: MemorySettings, scope: AgentScope = ALLOW_ALL
+) -> ProfileOut:
+    rows = _order(await core_rows(s, user_id, scope.categories), settings)
     return ProfileOut(
         render_profile(rows, settings),
         sum(len(r.content) for r in rows),
@@ -146,13 +149,24 @@ async def _profile(s: AsyncSession, user_id: int, settings: MemorySettings) -> P
     )
 
 
-async def get_profile(db: Database, settings: MemorySettings, user_id: int) -> ProfileOut:
+async def get_profile(
+    db: Database, settings: MemorySettings, user_id: int, scope: AgentScope = ALLOW_ALL
+) -> ProfileOut:
+    """The core profile; for an agent with a category allowlist, the part of it in those categories."""
     async with db.user_session(user_id) as s:
-        return await _profile(s, user_id, settings)
+        return await _profile(s, user_id, settings, scope)
 
 
-async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn) -> ProfileWrite:
-    """Make the active core memories what ``body`` lists (see the module), in one transaction."""
+async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: AgentScope = ALLOW_ALL) -> ProfileWrite:
+    """Make the active core memories what ``body`` lists (see the module), in one transaction.
+    A PUT replaces the whole profile, so an agent that may not see every category may not
+    make one (403): it saves core memories one at a time instead."""
+    if scope.categories is not None:
+        raise Forbidden(
+            f"agent {scope.agent_id!r} may see only some categories, so it may not replace the whole profile; "
+            "save core memories one at a time instead",
+            field="profile",
+        )
     wanted = _wanted(body, store.settings)
     vectors = dict(zip((_key(*w) for w in wanted), await embed_texts(store.embedder, [c for _, c in wanted]),
                        strict=True))  # fmt: skip

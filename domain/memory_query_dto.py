@@ -110,10 +110,11 @@ class QueryFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     source: Source | None = None
 
 
-class QueryMemoryIn(msgspec.Struct, forbid_unknown_fields=True):
-    """One scoped query over the saved memories and the past conversations an agent may see."""
+class QueryMemoryIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One scoped query over the saved memories and the past conversations an agent may see.
+    ``agent`` may be left out only with an agent key, which always asks as its own agent."""
 
-    agent: Agent
+    agent: Agent | None = None
     query: Query
     categories: Categories | None = None
     filters: QueryFiltersIn | None = None

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import aliased
 
 from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
-from domain.memory_lookup import any_version
+from domain.memory_lookup import any_version, in_categories
 from domain.memory_rows import link_out, memory_outs
 from loci.db import Database
 from loci.errors import InvalidInput
@@ -38,6 +38,8 @@ class MemoryQuery:
     as_of: datetime | None = None
     limit: int = 50
     before: int | None = None
+    within: frozenset[str] | None = None
+    """The categories the caller may see (an agent key's allowlist); None: all. Applied in SQL."""
 
 
 def _check(query: MemoryQuery) -> None:
@@ -52,7 +54,7 @@ def _check(query: MemoryQuery) -> None:
 async def list_memories(db: Database, user_id: int, query: MemoryQuery) -> MemoryPage:
     """Active memories (or those valid at ``as_of``), newest first, keyset-paged by id."""
     _check(query)
-    stmt = select(Memory).where(Memory.user_id == user_id, valid_at(query.as_of))
+    stmt = select(Memory).where(Memory.user_id == user_id, valid_at(query.as_of), in_categories(query.within))
     for column, value in (
         (Memory.layer, query.layer),
         (Memory.category, query.category),
@@ -81,11 +83,23 @@ def _ends_valid(end: type[Memory], when: datetime | None) -> ColumnElement[bool]
     return and_(end.valid_from <= when, or_(end.valid_until.is_(None), end.valid_until > when))
 
 
-async def get_memory(db: Database, user_id: int, memory_id: int, as_of: datetime | None = None) -> MemoryDetail:
+def _ends_within(
+    source: type[Memory], target: type[Memory], within: frozenset[str] | None
+) -> list[ColumnElement[bool]]:
+    """A link shows only when the caller may see both its ends (an agent key's categories)."""
+    if within is None:
+        return []
+    return [source.category.in_(sorted(within)), target.category.in_(sorted(within))]
+
+
+async def get_memory(
+    db: Database, user_id: int, memory_id: int, as_of: datetime | None = None, within: frozenset[str] | None = None
+) -> MemoryDetail:
     """Any version of the caller's memory, with the links valid at ``as_of`` (or, without it,
-    at the last moment this version was valid: now for an active one)."""
+    at the last moment this version was valid: now for an active one). A category outside
+    ``within`` (an agent key's allowlist) is a 404, as for an id that is not the caller's."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id)
+        row = await any_version(s, user_id, memory_id, within)
         when = as_of if as_of is not None else (row.valid_until - _JUST_BEFORE if row.valid_until else None)
         source, target = aliased(Memory), aliased(Memory)
         links = (
@@ -99,6 +113,7 @@ async def get_memory(db: Database, user_id: int, memory_id: int, as_of: datetime
                     _link_valid(when),
                     _ends_valid(source, when),
                     _ends_valid(target, when),
+                    *_ends_within(source, target, within),
                 )
                 .order_by(MemoryLink.id)
             )
@@ -108,10 +123,13 @@ async def get_memory(db: Database, user_id: int, memory_id: int, as_of: datetime
     return MemoryDetail(memory, out)
 
 
-async def memory_history(db: Database, user_id: int, memory_id: int) -> list[HistoryOut]:
-    """Every event of the memory's lineage (any of its versions' ids finds it), oldest first."""
+async def memory_history(
+    db: Database, user_id: int, memory_id: int, within: frozenset[str] | None = None
+) -> list[HistoryOut]:
+    """Every event of the memory's lineage (any of its versions' ids finds it), oldest first;
+    a 404 for a version outside ``within``, as `get_memory`."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id)
+        row = await any_version(s, user_id, memory_id, within)
         events = (
             await s.execute(
                 select(MemoryHistory)

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import LinkOut, MemoryEvent, MemoryOut, UndoRef
+from domain.memory_lookup import in_categories
 from ingest import embed_statements
 from loci.db import Database
 from loci.embedder import Embedder
@@ -113,8 +114,11 @@ async def embedding_beside(embedder: Embedder, texts: Sequence[str]) -> AsyncIte
             task.exception()
 
 
-async def core_rows(s: AsyncSession, user_id: int) -> list[Memory]:
-    query = select(Memory).where(Memory.user_id == user_id, Memory.layer == "core", Memory.valid_until.is_(None))
+async def core_rows(s: AsyncSession, user_id: int, within: frozenset[str] | None = None) -> list[Memory]:
+    """The active core profile; with ``within``, its memories of those categories only (an agent's allowlist)."""
+    query = select(Memory).where(
+        Memory.user_id == user_id, Memory.layer == "core", Memory.valid_until.is_(None), in_categories(within)
+    )
     return list((await s.execute(query.order_by(Memory.id))).scalars())
 
 

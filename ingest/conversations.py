@@ -151,10 +151,15 @@ async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[Turn
     return added
 
 
-async def _find(s: AsyncSession, user_id: int, external_id: str, *, lock: bool = False) -> Conversation | None:
+async def _find(
+    s: AsyncSession, user_id: int, external_id: str, *, lock: bool = False, agent: str | None = None
+) -> Conversation | None:
+    """The conversation; with ``agent`` (an agent key's), only one that agent holds."""
     stmt = select(Conversation).where(Conversation.user_id == user_id, Conversation.external_id == external_id)
+    if agent is not None:
+        stmt = stmt.join(Agent, Agent.id == Conversation.agent_id).where(Agent.external_id == agent)
     if lock:
-        stmt = stmt.with_for_update()
+        stmt = stmt.with_for_update(of=Conversation)
     return (await s.execute(stmt)).scalar_one_or_none()
 
 
@@ -195,14 +200,21 @@ async def store_conversation(
 
 
 async def append_turns(
-    db: Database, user_id: int, external_id: str, turns: Sequence[TurnIn], *, limits: MiningSettings | None = None
+    db: Database,
+    user_id: int,
+    external_id: str,
+    turns: Sequence[TurnIn],
+    *,
+    limits: MiningSettings | None = None,
+    agent: str | None = None,
 ) -> ConversationRef:
-    """Add turns after the last stored one; appending reopens a completed conversation."""
+    """Add turns after the last stored one; appending reopens a completed conversation.
+    With ``agent``, another agent's conversation is not found."""
     checked = validate_turns(turns, limits or MiningSettings())
     if not checked:
         raise InvalidInput("turns must not be empty", field="turns")
     async with db.user_session(user_id) as s:
-        conv = await _find(s, user_id, external_id, lock=True)
+        conv = await _find(s, user_id, external_id, lock=True, agent=agent)
         if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         top = await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id))
@@ -212,10 +224,13 @@ async def append_turns(
         return await _ref(s, conv)
 
 
-async def complete_conversation(db: Database, user_id: int, external_id: str) -> ConversationRef:
-    """Mark finished (idempotent); mining is the caller's decision (auto_mine, on demand)."""
+async def complete_conversation(
+    db: Database, user_id: int, external_id: str, agent: str | None = None
+) -> ConversationRef:
+    """Mark finished (idempotent); mining is the caller's decision (auto_mine, on demand).
+    With ``agent``, another agent's conversation is not found."""
     async with db.user_session(user_id) as s:
-        conv = await _find(s, user_id, external_id, lock=True)
+        conv = await _find(s, user_id, external_id, lock=True, agent=agent)
         if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         if conv.status != "completed":

@@ -92,8 +92,9 @@ class AdminApi:
         result: dict[str, Any] = self._call("POST", "/v1/admin/users", body)
         return result
 
-    def create_key(self, user_id: int, name: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call("POST", f"/v1/admin/users/{user_id}/keys", {"name": name})
+    def create_key(self, user_id: int, name: str, agent: str | None = None) -> dict[str, Any]:
+        body = {"name": name} if agent is None else {"name": name, "agent_id": agent}
+        result: dict[str, Any] = self._call("POST", f"/v1/admin/users/{user_id}/keys", body)
         return result
 
     def revoke_key(self, user_id: int, key_id: int) -> None:

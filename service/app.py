@@ -24,7 +24,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.runtime import freeze_startup_heap
 from loci.settings import Settings
-from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware
+from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware, agent_key_guard
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.mcp import McpMount, mcp_route
@@ -157,6 +157,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
     return Litestar(
         route_handlers=[*ROUTE_HANDLERS, docs_assets_router(), mcp_route(mcp)],
         dependencies=DEPENDENCIES,
+        guards=[agent_key_guard],  # agent keys only where a route applies the agent's access list
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
         before_request=decode_strictly,

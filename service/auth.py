@@ -2,6 +2,11 @@
 
 A middleware, not a per-route dependency, so a new route cannot forget it. Admin routes
 (/v1/admin/…) take the admin key from settings instead; public paths are listed here.
+
+An **agent key** (bound to one agent, `domain.accounts`) is served only by the routes that
+apply that agent's access list and mark it with ``opt={AGENT_KEYS: True}``; `agent_key_guard`,
+an app-wide guard, answers 403 on every other route, so a new route is closed to agent
+keys until someone makes it honour the agent.
 """
 
 from __future__ import annotations
@@ -11,14 +16,19 @@ from typing import Any
 
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
+from litestar.handlers import BaseRouteHandler
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
 
 from domain.accounts import authenticate
+from domain.agent_access import refuse_agent_key
 from service.state import AppState, Caller
 
-__all__ = ["ADMIN", "BearerAuthMiddleware", "bearer_token"]
+__all__ = ["ADMIN", "AGENT_KEYS", "AGENT_KEY_OPT", "BearerAuthMiddleware", "agent_key_guard", "bearer_token"]
 
 ADMIN = "admin"
+AGENT_KEYS = "agent_keys"
+"""A route handler's ``opt`` key: True where an agent key is served as its agent."""
+AGENT_KEY_OPT = {AGENT_KEYS: True}
 PUBLIC_PREFIXES = ("/healthz", "/readyz", "/schema", "/memory", "/static", "/favicon")
 
 
@@ -41,7 +51,14 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
             if admin_key and hmac.compare_digest(token.encode(), admin_key.encode()):
                 return AuthenticationResult(user=ADMIN, auth=None)
             raise NotAuthorizedException("invalid admin key")
-        user_id = await authenticate(state.db, token)
-        if user_id is None:
+        owner = await authenticate(state.db, token)
+        if owner is None:
             raise NotAuthorizedException("invalid or revoked API key")
-        return AuthenticationResult(user=Caller(user_id), auth=None)
+        return AuthenticationResult(user=Caller(owner.user_id, owner.agent_id), auth=None)
+
+
+def agent_key_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """403 for an agent key on a route that does not apply its agent's access list."""
+    caller = connection.scope.get("user")
+    if isinstance(caller, Caller) and not handler.opt.get(AGENT_KEYS):
+        refuse_agent_key(caller.agent_id, f"use {connection.scope.get('method', '')} {connection.url.path}".strip())

@@ -315,9 +315,10 @@ def users() -> None:
 @click.argument("name")
 @click.option("--email", default=None)
 @click.option("--with-key/--no-key", default=True, help="also issue an API key")
+@click.option("--agent", default=None, help="make the key an agent key (see `loci keys create --help`)")
 @data_dir_option
 @friendly_errors
-def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | None) -> None:
+def users_create(name: str, email: str | None, with_key: bool, agent: str | None, data_dir: Path | None) -> None:
     """Create a user (and, by default, an API key for it)."""
     from domain.accounts import create_key, create_user
 
@@ -328,14 +329,14 @@ def users_create(name: str, email: str | None, with_key: bool, data_dir: Path | 
             user = api.create_user(name, email)
             click.echo(f"user {user['id']} created: {user['name']}")
             if with_key:
-                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default')['key']}")
+                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default', agent)['key']}")
         return
 
     async def action(database: Database) -> None:
         user = await create_user(database, name, email)
         click.echo(f"user {user.id} created: {user.name}")
         if with_key:
-            issued = await create_key(database, user.id)
+            issued = await create_key(database, user.id, agent=agent)
             click.echo(f"api key (shown once): {issued.key}")
 
     _with_db(settings, action)
@@ -349,23 +350,24 @@ def keys() -> None:
 @keys.command("create")
 @click.argument("user_id", type=int)
 @click.option("--name", default="default")
+@click.option("--agent", default=None, help="bind the key to this agent id: it acts as it, within its access list")
 @data_dir_option
 @friendly_errors
-def keys_create(user_id: int, name: str, data_dir: Path | None) -> None:
-    """Issue an API key for USER_ID (printed once)."""
+def keys_create(user_id: int, name: str, agent: str | None, data_dir: Path | None) -> None:
+    """Issue an API key for USER_ID (printed once); with --agent, an agent key."""
     from domain.accounts import create_key
 
-    settings = settings_from(data_dir)
+    settings, whose = settings_from(data_dir), f"user {user_id}" + (f", agent {agent}" if agent else "")
     api = _running_api(settings)
     if api is not None:
         with api:
-            issued = api.create_key(user_id, name)
-        click.echo(f"key {issued['id']} for user {user_id} (shown once): {issued['key']}")
+            issued = api.create_key(user_id, name, agent)
+        click.echo(f"key {issued['id']} for {whose} (shown once): {issued['key']}")
         return
 
     async def action(database: Database) -> None:
-        issued = await create_key(database, user_id, name)
-        click.echo(f"key {issued.id} for user {user_id} (shown once): {issued.key}")
+        issued = await create_key(database, user_id, name, agent)
+        click.echo(f"key {issued.id} for {whose} (shown once): {issued.key}")
 
     _with_db(settings, action)
 

@@ -7,8 +7,11 @@ handed to handlers through dependency injection, never imported as globals.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
+
+from domain.agent_access import effective_agent
 from domain.memory_rows import MemoryStore
 from loci.db import Database
 from loci.embedder import Embedder
@@ -18,12 +21,26 @@ from service.supervisor import WorkerSupervisor
 
 __all__ = ["AppState", "Caller", "build_llm"]
 
+Body = TypeVar("Body", bound=msgspec.Struct)
+
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """The one user a request acts as."""
+    """The one user a request acts as and, for an agent key, the agent it acts as."""
 
     user_id: int
+    agent_id: str | None = None
+    """The key's agent (`domain.accounts.KeyOwner`); None: a user key, which may declare any agent."""
+
+    def agent(self, asked: str | None, field: str = "agent_id") -> str | None:
+        """The agent this request acts as, given the one it names in ``field`` (403 when an agent
+        key names another): `domain.agent_access.effective_agent`."""
+        return effective_agent(self.agent_id, asked, field)
+
+    def acting(self, body: Body) -> Body:
+        """A write's ``body`` with its ``agent_id`` the agent this request acts as: an agent key
+        writes as its agent whether or not the body names it (another is a 403)."""
+        return msgspec.structs.replace(body, agent_id=self.agent(getattr(body, "agent_id", None)))
 
 
 @dataclass

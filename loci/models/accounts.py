@@ -56,6 +56,9 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = created_column()
     last_used_at: Mapped[datetime | None] = mapped_column(TS)
     revoked_at: Mapped[datetime | None] = mapped_column(TS)
+    agent_id: Mapped[str | None] = mapped_column(
+        String(200), comment="the agent (external id) this key acts as; NULL: a user key"
+    )
 
 
 MODES_COMMENT = 'per category: {"mode": "all" | "rag", "cap": int | null}; a category not named is "all"'

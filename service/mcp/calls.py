@@ -1,6 +1,6 @@
 """What each tool does: one call into the same function its HTTP route calls.
 
-Every function takes the running service's state, the caller's user id and the decoded
+Every function takes the running service's state, the caller (its user and, for an agent key, its agent) and the decoded
 arguments, and answers a `Answer`: the structured result (what the route would answer)
 and one line for the model. Nothing here holds SQL or re-checks what the domain checks.
 """
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from domain import memories, memory_profile, memory_read
+from domain.agent_access import key_scope, refuse_agent_key
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, ProfileIn
 from domain.memory_query_dto import QueryMemoryIn
 from domain.memory_read import MemoryQuery
@@ -23,7 +24,7 @@ from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
 from service.routes.entities import entity_timeline
 from service.routes.memory_query import query_for
 from service.routes.recall import RecallIn, RecallOut, SearchIn, recall_for, search_palace
-from service.state import AppState
+from service.state import AppState, Caller
 
 __all__ = ["Answer"]
 
@@ -62,18 +63,18 @@ def event_summary(event: MemoryEvent) -> str:
     return f"{verb} {what}{undo}"
 
 
-async def recall(state: AppState, user_id: int, args: RecallIn) -> Answer:
-    out = await recall_for(state, user_id, args)
+async def recall(state: AppState, caller: Caller, args: RecallIn) -> Answer:
+    out = await recall_for(state, caller, args)
     return Answer(out, _recall_summary(out, "memories and drawers"))
 
 
-async def search(state: AppState, user_id: int, args: SearchIn) -> Answer:
-    out = await search_palace(state, user_id, args)
+async def search(state: AppState, caller: Caller, args: SearchIn) -> Answer:
+    out = await search_palace(state, caller, args)
     return Answer(out, _recall_summary(out, "drawers"))
 
 
-async def memory_query(state: AppState, user_id: int, args: QueryMemoryIn) -> Answer:
-    out = await query_for(state, user_id, args)
+async def memory_query(state: AppState, caller: Caller, args: QueryMemoryIn) -> Answer:
+    out = await query_for(state, caller, args)
     if out.skipped:
         return Answer(out, f"Nothing found ({out.skipped}).")
     if out.mode == "full":
@@ -96,11 +97,11 @@ Write = TypeVar("Write", MemoryIn, MemoryUpdateIn, ForgetIn, ConfirmIn, LinkIn)
 
 def _write(
     write: Callable[[MemoryStore, int, Write], Awaitable[MemoryEvent]],
-) -> Callable[[AppState, int, Write], Awaitable[Answer]]:
+) -> Callable[[AppState, Caller, Write], Awaitable[Answer]]:
     """A write tool: the domain write the route calls, answered with its event and a summary."""
 
-    async def call(state: AppState, user_id: int, args: Write) -> Answer:
-        event = await write(state.memory_store(), user_id, args)
+    async def call(state: AppState, caller: Caller, args: Write) -> Answer:
+        event = await write(state.memory_store(), caller.user_id, caller.acting(args))
         return Answer(event, event_summary(event))
 
     return call
@@ -113,29 +114,38 @@ confirm = _write(memories.confirm_memory)
 link = _write(memories.link_memories)
 
 
-async def list_memories(state: AppState, user_id: int, args: ListMemoriesIn) -> Answer:
+async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -> Answer:
+    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    if args.category is not None:
+        scope.check_category(args.category)
     query = MemoryQuery(
-        args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before
-    )
-    page = await memory_read.list_memories(state.db, user_id, query)
+        args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before,
+        scope.categories,
+    )  # fmt: skip
+    page = await memory_read.list_memories(state.db, caller.user_id, query)
     lines = [f"- {m.id} [{m.layer}/{m.category}] {m.content}" for m in page.items]
     more = f"\n(more: pass before={page.next_before})" if page.next_before is not None else ""
     return Answer(page, "\n".join([f"{len(page.items)} memories", *lines]) + more)
 
 
-async def read_profile(state: AppState, user_id: int, _: NoArgs) -> Answer:
-    profile = await memory_profile.get_profile(state.db, state.settings.memory, user_id)
+async def read_profile(state: AppState, caller: Caller, _: NoArgs) -> Answer:
+    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    profile = await memory_profile.get_profile(state.db, state.settings.memory, caller.user_id, scope)
     return Answer(profile, profile.markdown or "The core profile is empty.")
 
 
-async def write_profile(state: AppState, user_id: int, args: ProfileIn) -> Answer:
-    written = await memory_profile.put_profile(state.memory_store(), user_id, args)
+async def write_profile(state: AppState, caller: Caller, args: ProfileIn) -> Answer:
+    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    written = await memory_profile.put_profile(state.memory_store(), caller.user_id, args, scope)
     changed = [e for e in written.events if e.event != "unchanged"]
     lines = [event_summary(e) for e in changed]
     return Answer(written, "\n".join([f"Profile written: {len(changed)} changes", *lines]))
 
 
-async def timeline(state: AppState, user_id: int, args: EntityRef) -> Answer:
+async def timeline(state: AppState, caller: Caller, args: EntityRef) -> Answer:
+    # entities and relations are learned from drawers of every wing: not within any agent's access list
+    refuse_agent_key(caller.agent_id, "read entity timelines")
+    user_id = caller.user_id
     entity_id = args.entity if isinstance(args.entity, int) else await _entity_id(state, user_id, args.entity)
     out = await entity_timeline(state.db, user_id, entity_id)
     lines = [f"- {r.subject} {r.predicate} {r.object} ({r.valid_from:%Y-%m-%d}{'' if r.current else ', ended'})"

@@ -35,17 +35,18 @@ async def _serve(settings: Settings, key: str) -> None:
     from domain.accounts import authenticate
     from service.app import build_state
     from service.mcp.server import build_server
-    from service.state import build_llm
+    from service.state import Caller, build_llm
 
     state = build_state(settings)
     try:
-        user_id = await authenticate(state.db, key)
-        if user_id is None:
+        owner = await authenticate(state.db, key)
+        if owner is None:
             fail(f"{API_KEY_ENV} is not a valid API key (unknown or revoked)")
             return
         await asyncio.to_thread(state.embedder.load)
         state.llm = build_llm(settings)
-        server = build_server(state, lambda _ctx: user_id)
+        caller = Caller(owner.user_id, owner.agent_id)  # an agent key serves as its agent throughout
+        server = build_server(state, lambda _ctx: caller)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:

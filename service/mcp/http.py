@@ -26,6 +26,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 
+from service.auth import AGENT_KEY_OPT
 from service.mcp.server import build_server
 from service.state import AppState, Caller
 
@@ -38,15 +39,17 @@ class CallerUser(AuthenticatedUser):
     """The authenticated Loci user, in the shape the SDK compares sessions by (its client id)."""
 
     def __init__(self, caller: Caller) -> None:
-        super().__init__(AccessToken(token="", client_id=f"loci-user:{caller.user_id}", scopes=[]))
-        self.user_id = caller.user_id
+        # the agent is part of the identity: a session opened with one agent's key serves only that agent
+        who = f"loci-user:{caller.user_id}" + (f":agent:{caller.agent_id}" if caller.agent_id else "")
+        super().__init__(AccessToken(token="", client_id=who, scopes=[]))
+        self.caller = caller
 
 
-def _http_user(ctx: ServerRequestContext[Any, Any]) -> int:
+def _http_user(ctx: ServerRequestContext[Any, Any]) -> Caller:
     scope = getattr(ctx.request, "scope", None) or {}
     user = scope.get("user")
     if isinstance(user, CallerUser):
-        return user.user_id
+        return user.caller
     raise MCPError(INVALID_REQUEST, "this request carries no authenticated user")
 
 
@@ -79,9 +82,10 @@ class McpMount:
 
 
 def mcp_route(mount: McpMount) -> ASGIRouteHandler:
-    """The Litestar handler for ``/mcp`` (and below), bearer-authenticated like /v1."""
+    """The Litestar handler for ``/mcp`` (and below), bearer-authenticated like /v1; open to
+    agent keys, since every tool and resource acts as the caller's agent."""
 
-    @asgi(MCP_PATH, is_mount=True, copy_scope=True)
+    @asgi(MCP_PATH, is_mount=True, copy_scope=True, opt=AGENT_KEY_OPT)
     async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
         await mount(scope, receive, send)
 

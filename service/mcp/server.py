@@ -38,20 +38,22 @@ from mcp_types import (
 from mcp_types import Tool as McpTool
 from sqlalchemy.exc import DataError
 
+from domain.agent_access import key_scope
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
 from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, OverLimit
 from service.errors import DATABASE_DOWN, QUEUE_DOWN
 from service.mcp.tools import TOOLS, Tool, tool_named
-from service.state import AppState
+from service.state import AppState, Caller
 from service.strict_body import convert_strictly
 
 __all__ = ["PROFILE_URI", "SESSION_CONTEXT_URI", "UserOf", "build_server", "run_tool"]
 
 log = logging.getLogger("loci.mcp")
 
-UserOf = Callable[[ServerRequestContext[Any, Any]], int]
-"""The user a request acts as (raises when there is none, which the transport prevents)."""
+UserOf = Callable[[ServerRequestContext[Any, Any]], Caller]
+"""Who a request acts as: the user and, for an agent key, the agent (raises when there is
+none, which the transport prevents)."""
 
 PROFILE_URI = "loci://profile"
 SESSION_CONTEXT_URI = "loci://context"
@@ -93,14 +95,14 @@ def _domain_refusal(error: LociError) -> CallToolResult:
     return _refusal(message, kind=type(error).__name__, **({"field": field} if field else {}))
 
 
-async def run_tool(state: AppState, user_id: int, name: str, arguments: dict[str, Any]) -> CallToolResult:
+async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[str, Any]) -> CallToolResult:
     """One tool call, never raising: the result, or a refusal the model can act on."""
     tool = tool_named(name)
     if tool is None:
         return _refusal(f"unknown tool {name!r}; the tools are: {', '.join(t.name for t in TOOLS)}")
     try:
         args = convert_strictly(arguments, tool.args)
-        answer = await tool.call(state, user_id, args)
+        answer = await tool.call(state, caller, args)
     except LociError as e:
         return _domain_refusal(e)
     except DataError as e:
@@ -134,12 +136,15 @@ _RESOURCES = [
 ]
 
 
-async def _read(state: AppState, user_id: int, uri: str) -> ReadResourceResult:
+async def _read(state: AppState, caller: Caller, uri: str) -> ReadResourceResult:
+    """A resource as the caller sees it: an agent key reads its agent's part of the profile
+    and its agent's session-start block."""
     if uri == PROFILE_URI:
-        profile = await get_profile(state.db, state.settings.memory, user_id)
+        scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+        profile = await get_profile(state.db, state.settings.memory, caller.user_id, scope)
         text, mime = profile.markdown, "text/markdown"
     elif uri == SESSION_CONTEXT_URI:
-        query = ContextQuery(user_id, None, None, None)
+        query = ContextQuery(caller.user_id, caller.agent_id, None, None)
         found = await session_context(state.db, state.settings.memory, state.embedder.count_tokens, query)
         text, mime = found.body.block, "text/plain"
     else:

@@ -37,11 +37,11 @@ from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
 from service.mcp.schema import input_schema, output_schema
 from service.routes.entities import TimelineDTO
 from service.routes.recall import RecallIn, RecallOut, SearchIn
-from service.state import AppState
+from service.state import AppState, Caller
 
 __all__ = ["TOOLS", "Tool", "tool_named"]
 
-Call = Callable[[AppState, int, Any], Awaitable[Answer]]
+Call = Callable[[AppState, Caller, Any], Awaitable[Answer]]
 
 
 @dataclass(frozen=True, slots=True)

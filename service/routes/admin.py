@@ -6,12 +6,12 @@ from datetime import datetime
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, delete, post
+from litestar import Controller, delete, get, post
 from litestar.params import JSONBody
 
-from domain.accounts import MAX_NAME_CHARS, create_key, create_user, revoke_key
+from domain.accounts import MAX_NAME_CHARS, create_key, create_user, list_keys, revoke_key
 from domain.forget import delete_user
-from loci.inputs import NONBLANK_TEXT_PATTERN, TEXT_PATTERN
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import IdPath, errors
@@ -39,6 +39,16 @@ class UserOut(msgspec.Struct):
 
 class NewKey(msgspec.Struct):
     name: str = "default"
+    agent_id: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=ID_PATTERN, max_length=MAX_ID_CHARS,
+                description="bind the key to this agent: every request acts as it, within its access list",
+            ),
+        ]
+        | None
+    ) = None  # fmt: skip
 
 
 class KeyOut(msgspec.Struct):
@@ -48,6 +58,19 @@ class KeyOut(msgspec.Struct):
     prefix: str
     key: str
     created_at: datetime
+    agent_id: str | None = None
+    """The agent the key acts as; null: a user key."""
+
+
+class KeyListed(msgspec.Struct):
+    id: int
+    name: str
+    prefix: str
+    agent_id: str | None
+    """The agent the key acts as; null: a user key."""
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
 
 
 class AdminController(Controller):
@@ -71,13 +94,30 @@ class AdminController(Controller):
         operation_id="adminCreateKey",
         summary="Issue an API key (shown once)",
         description="Admin key only. The key is returned once and stored only as a hash; rotate by issuing a new "
-        "key and revoking the old one (both take effect on the next request).",
+        "key and revoking the old one (both take effect on the next request). With `agent_id` it is an agent "
+        "key: every request made with it acts as that agent, within the agent's access list.",
         responses=errors(400, 404),
         operation_class=OptionalBody,
     )
     async def create_key(self, user_id: IdPath, app_state: StateDep, data: JSONBody[NewKey | None] = None) -> KeyOut:
-        issued = await create_key(app_state.db, user_id, (data or NewKey()).name)
-        return KeyOut(issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at)
+        body = data or NewKey()
+        issued = await create_key(app_state.db, user_id, body.name, body.agent_id)
+        return KeyOut(
+            issued.id, issued.user_id, issued.name, issued.prefix, issued.key, issued.created_at, issued.agent_id
+        )
+
+    @get(
+        "/users/{user_id:int}/keys",
+        operation_id="adminListKeys",
+        summary="A user's API keys (never their secrets)",
+        description="Admin key only. Every key, revoked ones too, with the agent an agent key acts as.",
+        responses=errors(400, 404),
+    )
+    async def list_keys(self, user_id: IdPath, app_state: StateDep) -> list[KeyListed]:
+        return [
+            KeyListed(k.id, k.name, k.prefix, k.agent_id, k.created_at, k.last_used_at, k.revoked_at)
+            for k in await list_keys(app_state.db, user_id)
+        ]
 
     @delete(
         "/users/{user_id:int}/keys/{key_id:int}",

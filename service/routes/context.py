@@ -18,6 +18,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from domain.memory_context import ContextOut, ContextQuery, etag_matches, session_context
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import MAX_ID, errors
 
@@ -33,6 +34,7 @@ class ContextController(Controller):
     @get(
         "/v1/context",
         operation_id="getSessionContext",
+        opt=AGENT_KEY_OPT,
         summary="The session-start block: core profile and confident memories",
         description=(
             'A `<user_memory revision="N">` block to put at the start of the system prompt: the core '
@@ -68,7 +70,7 @@ class ContextController(Controller):
             str | None, HeaderParameter(name="If-None-Match", description="an ETag from an earlier answer")
         ] = None,
     ) -> Response[ContextOut | None]:
-        query = ContextQuery(caller.user_id, agent_id, parse_as_of(as_of), since_rev)
+        query = ContextQuery(caller.user_id, caller.agent(agent_id), parse_as_of(as_of), since_rev)
         found = await session_context(app_state.db, app_state.settings.memory, app_state.embedder.count_tokens, query)
         headers = {"ETag": found.etag, "Cache-Control": CACHE_CONTROL}
         if etag_matches(if_none_match, found.etag):

@@ -21,6 +21,7 @@ from ingest import MAX_TITLE_CHARS
 from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS, MAX_SPEAKER_CHARS, SPEAKER_PATTERN
 from loci.models import ROLES
 from loci.timexpr import parse_timestamp
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
@@ -127,6 +128,7 @@ class ConversationController(Controller):
     @post(
         "",
         operation_id="createConversation",
+        opt=AGENT_KEY_OPT,
         summary="Store a conversation (idempotent by id)",
         description=(
             "Stores a conversation and its turns. A client-supplied `id` makes the call idempotent: the"
@@ -136,7 +138,9 @@ class ConversationController(Controller):
             " must fall in the years 1900-2200; control characters other than tab, newline and carriage"
             " return are refused in content and title. A turn's optional `name` says who wrote it (the"
             " OpenAI message's `name`): in a chat between people the account owner's turns are `user` and"
-            " everyone else's `other`, each with their name."
+            " everyone else's `other`, each with their name. An agent key stores the conversation as its"
+            " agent (`agent_id` may be left out; another agent is a 403), and appends to and completes"
+            " only its agent's conversations (another's is a 404)."
         ),
         responses=errors(400, 409, 413),
     )
@@ -145,7 +149,7 @@ class ConversationController(Controller):
             app_state.db,
             caller.user_id,
             external_id=data.id,
-            agent_id=data.agent_id,
+            agent_id=caller.agent(data.agent_id),
             turns=_turns(data.turns),
             title=data.title,
             limits=app_state.settings.mining,
@@ -155,6 +159,7 @@ class ConversationController(Controller):
     @post(
         "/{conversation_id:str}/turns",
         operation_id="appendTurns",
+        opt=AGENT_KEY_OPT,
         summary="Append turns",
         description=(
             "Appends turns to an open or completed conversation; completing it again mines only the new turns."
@@ -165,13 +170,15 @@ class ConversationController(Controller):
         self, conversation_id: FromPath[str], data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
     ) -> ConversationOut:
         ref = await ingest.append_turns(
-            app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining
-        )
+            app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining,
+            agent=caller.agent_id,
+        )  # fmt: skip
         return _out(ref)
 
     @post(
         "/{conversation_id:str}/complete",
         operation_id="completeConversation",
+        opt=AGENT_KEY_OPT,
         summary="Mark finished; mines in the background when auto_mine is on",
         description=(
             "Marks the conversation finished. With the user's `auto_mine` setting on, mining is "
@@ -184,7 +191,8 @@ class ConversationController(Controller):
         status_code=202,
     )
     async def complete(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
-        return _queued(await complete_and_mine(app_state.db, app_state.queue, caller.user_id, conversation_id))
+        db, queue = app_state.db, app_state.queue
+        return _queued(await complete_and_mine(db, queue, caller.user_id, conversation_id, caller.agent_id))
 
     @post(
         "/{conversation_id:str}/mine",

@@ -11,6 +11,7 @@ from litestar.params import QueryParameter
 
 from domain.accounts import get_account
 from domain.forget import delete_account
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
@@ -28,6 +29,7 @@ class MeController(Controller):
     @get(
         "/v1/me",
         operation_id="getMe",
+        opt=AGENT_KEY_OPT,
         summary="The user this API key acts as",
         description="Lets a client (and the /memory sign-in) check a key and see whose memory it opens.",
         responses=errors(),

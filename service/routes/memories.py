@@ -17,6 +17,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, JSONBody, QueryParameter
 
 from domain import memories, memory_profile, memory_read, memory_undo
+from domain.agent_access import key_scope
 from domain.memory_dto import (
     ConfirmIn,
     ForgetIn,
@@ -36,6 +37,7 @@ from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, errors
 
@@ -121,6 +123,7 @@ class MemoryController(Controller):
     @post(
         "",
         operation_id="saveMemory",
+        opt=AGENT_KEY_OPT,
         summary="Save a memory (idempotent by content)",
         description=(
             "Content identical (trimmed, ignoring case) to an active memory of the same category returns that "
@@ -137,41 +140,44 @@ class MemoryController(Controller):
     async def save(
         self, app_state: StateDep, caller: CallerDep, data: Annotated[MemoryIn, Body(examples=[SAVE_EXAMPLE])]
     ) -> Response[MemoryEvent]:
-        event = await memories.save_memory(app_state.memory_store(), caller.user_id, data)
+        event = await memories.save_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
         return Response(event, status_code=200 if event.event == "unchanged" else 201)
 
     @post(
         "/update",
         operation_id="updateMemory",
+        opt=AGENT_KEY_OPT,
         status_code=200,
         summary="Change a memory (a new version; the old one stays in history)",
         description="Fields left out keep their value; the memory's links follow the new version. " + _EVENT,
         responses=_errors(400, 404, 409, 422),
     )
     async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
-        return await memories.update_memory(app_state.memory_store(), caller.user_id, data)
+        return await memories.update_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @post(
         "/forget",
         operation_id="forgetMemory",
+        opt=AGENT_KEY_OPT,
         status_code=200,
         summary="Forget a memory (kept for history and restore)",
         description=_EVENT,
         responses=_errors(400, 404, 409),
     )
     async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
-        return await memories.forget_memory(app_state.memory_store(), caller.user_id, data)
+        return await memories.forget_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @post(
         "/confirm",
         operation_id="confirmMemory",
+        opt=AGENT_KEY_OPT,
         status_code=200,
         summary="Mark a memory as still true now",
         description="Sets `last_confirmed_at` only. " + _EVENT,
         responses=_errors(400, 404, 409),
     )
     async def confirm(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ConfirmIn]) -> MemoryEvent:
-        return await memories.confirm_memory(app_state.memory_store(), caller.user_id, data)
+        return await memories.confirm_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @post(
         "/{memory_id:int}/restore",
@@ -187,13 +193,14 @@ class MemoryController(Controller):
     @post(
         "/links",
         operation_id="linkMemories",
+        opt=AGENT_KEY_OPT,
         status_code=200,
         summary="Link two active memories",
         description=_EVENT + " `link` holds the link.",
         responses=_errors(400, 404),
     )
     async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
-        return await memories.link_memories(app_state.memory_store(), caller.user_id, data)
+        return await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @delete(
         "/links/{link_id:int}",
@@ -224,6 +231,7 @@ class MemoryController(Controller):
     @get(
         "",
         operation_id="listMemories",
+        opt=AGENT_KEY_OPT,
         summary="Active memories (or those valid at as_of), newest first",
         description="Keyset-paginated: pass `next_before` as `before`.",
         responses=_errors(400),
@@ -241,12 +249,16 @@ class MemoryController(Controller):
         before: IdQuery = None,
     ) -> MemoryPage:
         when = parse_as_of(as_of)
-        query = MemoryQuery(layer, category, source, agent_id, when, limit, before)
+        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        if category is not None:
+            scope.check_category(category)
+        query = MemoryQuery(layer, category, source, agent_id, when, limit, before, scope.categories)
         return await memory_read.list_memories(app_state.db, caller.user_id, query)
 
     @get(
         "/{memory_id:int}",
         operation_id="getMemory",
+        opt=AGENT_KEY_OPT,
         summary="One version of a memory, with its links",
         description="Any version of the caller's memories; links valid at `as_of` (default: when it was valid).",
         responses=_errors(400, 404),
@@ -255,17 +267,20 @@ class MemoryController(Controller):
         self, app_state: StateDep, caller: CallerDep, memory_id: IdPath, as_of: AsOf = None
     ) -> MemoryDetail:
         when = parse_as_of(as_of)
-        return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when)
+        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when, scope.categories)
 
     @get(
         "/{memory_id:int}/history",
         operation_id="getMemoryHistory",
+        opt=AGENT_KEY_OPT,
         summary="Every write of a memory, oldest first",
         description="The history event ids are what `POST /v1/memories/undo/{event_id}` takes.",
         responses=_errors(400, 404),
     )
     async def history(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> list[HistoryOut]:
-        return await memory_read.memory_history(app_state.db, caller.user_id, memory_id)
+        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        return await memory_read.memory_history(app_state.db, caller.user_id, memory_id, scope.categories)
 
 
 PROFILE_EXAMPLE = Example(
@@ -280,16 +295,19 @@ class ProfileController(Controller):
     @get(
         "",
         operation_id="getProfile",
+        opt=AGENT_KEY_OPT,
         summary="The core profile as Markdown",
         description="`## Category` sections with one `- ` bullet per core memory; `size` against `limit`.",
         responses=_errors(),
     )
     async def get_profile(self, app_state: StateDep, caller: CallerDep) -> ProfileOut:
-        return await memory_profile.get_profile(app_state.db, app_state.settings.memory, caller.user_id)
+        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        return await memory_profile.get_profile(app_state.db, app_state.settings.memory, caller.user_id, scope)
 
     @put(
         "",
         operation_id="putProfile",
+        opt=AGENT_KEY_OPT,
         summary="Replace the core profile (Markdown or entries)",
         description=(
             "Diffed against the active core memories: unchanged lines are kept, removed ones forgotten, new ones "
@@ -300,4 +318,5 @@ class ProfileController(Controller):
     async def put_profile(
         self, app_state: StateDep, caller: CallerDep, data: Annotated[ProfileIn, Body(examples=[PROFILE_EXAMPLE])]
     ) -> ProfileWrite:
-        return await memory_profile.put_profile(app_state.memory_store(), caller.user_id, data)
+        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        return await memory_profile.put_profile(app_state.memory_store(), caller.user_id, data, scope)

@@ -13,6 +13,7 @@ from domain.forget import Purged
 from domain.palace import DrawerOut, PalacePage
 from domain.trash import Moved, TrashPage
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, Limit, Offset, errors
 from service.routes._openapi import at_most_one_of
@@ -26,6 +27,7 @@ class PalaceController(Controller):
     @get(
         "/v1/palace",
         operation_id="getPalace",
+        opt=AGENT_KEY_OPT,
         summary="Browse the palace one level at a time",
         description=(
             "Without parameters: the wings. With `wing`, `room` or `closet` (one of them): that item's "
@@ -51,7 +53,8 @@ class PalaceController(Controller):
             QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="browse as this agent"),
         ] = None,
     ) -> PalacePage:
-        scope = ALLOW_ALL if agent_id is None else await agent_scope(app_state.db, caller.user_id, agent_id)
+        agent = caller.agent(agent_id)
+        scope = ALLOW_ALL if agent is None else await agent_scope(app_state.db, caller.user_id, agent)
         return await palace.list_level(
             app_state.db, caller.user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset, scope=scope
         )

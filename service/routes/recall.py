@@ -36,9 +36,10 @@ from retrieval import (
     get_preset,
     recall,
 )
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
-from service.state import AppState
+from service.state import AppState, Caller
 
 __all__ = [
     "SEARCH_TOP_K",
@@ -207,15 +208,17 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
     )
 
 
-async def recall_for(state: AppState, user_id: int, data: RecallIn) -> RecallOut:
+async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallOut:
     """`POST /v1/recall` and the MCP `recall` tool: one recall plus what changed since ``since_rev``,
-    both within what the agent may see (`domain.agent_access`; 403 for a category or wing it may not)."""
+    both within what the agent may see (`domain.agent_access`; 403 for a category or wing it may not,
+    or for an agent key naming another agent)."""
     filters = _filters(data.filters)
-    scope = await agent_scope(state.db, user_id, data.agent_id or None)
+    user_id, agent_id = caller.user_id, caller.agent(data.agent_id or None)
+    scope = await agent_scope(state.db, user_id, agent_id)
     request = RecallRequest(
         user_id=user_id,
         message=data.message,
-        agent_id=data.agent_id or None,
+        agent_id=agent_id,
         top_k=data.top_k,
         filters=scope.recall_filters(filters),
         now=_time(data.now, "now"),
@@ -243,12 +246,13 @@ class SearchIn(msgspec.Struct, forbid_unknown_fields=True):
     agent_id: AgentId | None = None
 
 
-async def search_palace(state: AppState, user_id: int, data: SearchIn) -> RecallOut:
+async def search_palace(state: AppState, caller: Caller, data: SearchIn) -> RecallOut:
     """`GET /v1/search` and the MCP `search_palace` tool: the recall pipeline over drawers only,
-    within the wings ``agent_id`` may see (403 for a ``wing`` it may not)."""
-    scope = await agent_scope(state.db, user_id, data.agent_id) if data.agent_id else ALLOW_ALL
+    within the wings ``agent_id`` (or the key's agent) may see (403 for a ``wing`` it may not)."""
+    agent_id = caller.agent(data.agent_id or None)
+    scope = await agent_scope(state.db, caller.user_id, agent_id) if agent_id else ALLOW_ALL
     request = RecallRequest(
-        user_id=user_id,
+        user_id=caller.user_id,
         message=data.q,
         top_k=data.top_k or SEARCH_TOP_K,
         filters=scope.recall_filters(RecallFilters(wing=data.wing or None, role=data.role or None), prefix=""),
@@ -263,6 +267,7 @@ class RecallController(Controller):
     @post(
         "/v1/recall",
         operation_id="recall",
+        opt=AGENT_KEY_OPT,
         summary="Recall memories for a message before an LLM call",
         description=(
             "Runs the hybrid pipeline (semantic, keyword, temporal and preference signals fused by RRF, "
@@ -278,20 +283,22 @@ class RecallController(Controller):
             "`agent_id` may see comes back (its access list, `PUT /v1/agents/{id}/access`); asking for a "
             "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it. "
             '`group_by: "room"` returns `top_k` distinct conversations instead of `top_k` drawers, each '
-            "with its best few drawers (items room by room)."
+            "with its best few drawers (items room by room). "
+            "An agent key always recalls as its agent: `agent_id` may be left out, and naming another is a 403."
         ),
         responses=errors(400, 403),
     )
     async def recall_memories(self, caller: CallerDep, app_state: StateDep, data: JSONBody[RecallIn]) -> RecallOut:
-        return await recall_for(app_state, caller.user_id, data)
+        return await recall_for(app_state, caller, data)
 
     @get(
         "/v1/search",
         operation_id="searchMemories",
+        opt=AGENT_KEY_OPT,
         summary="Search the palace with the recall pipeline",
         description=(
             "The recall pipeline for people browsing their palace: the same signals and fusion as /v1/recall. "
-            "With `agent_id`, only the wings that agent may see; a `wing` outside them is a 403."
+            "With `agent_id` (or an agent key), only the wings that agent may see; a `wing` outside them is a 403."
         ),
         responses=errors(400, 403),
     )
@@ -311,4 +318,4 @@ class RecallController(Controller):
             QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="search as this agent"),
         ] = None,
     ) -> RecallOut:
-        return await search_palace(app_state, caller.user_id, SearchIn(q, top_k, preset, wing, role, agent_id))
+        return await search_palace(app_state, caller, SearchIn(q, top_k, preset, wing, role, agent_id))

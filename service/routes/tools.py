@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
+from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep
 from service.mcp.schema import FORMATS, function_schema
 from service.mcp.tools import TOOLS
@@ -28,6 +29,7 @@ class ToolsController(Controller):
     @get(
         "/v1/tools",
         operation_id="listTools",
+        opt=AGENT_KEY_OPT,  # reads no memory: the schemas an agent key's app calls the routes with
         summary="The agent tools as function-calling schemas",
         description=(
             "Every tool the MCP server at `/mcp` offers, with the same names, descriptions and JSON Schemas "

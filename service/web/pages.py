@@ -18,7 +18,6 @@ from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
 from domain import activity, palace, preferences, trash
-from domain.accounts import authenticate
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
 from ingest import search_entities, timeline
@@ -31,6 +30,7 @@ from service.routes.recall import SEARCH_TOP_K, browsing_config
 from service.web.session import (
     SignInNeeded,
     clear_cookie,
+    person_of,
     redirect_to_sign_in,
     safe_back,
     session_cookie,
@@ -101,9 +101,11 @@ class MemoryPages(Controller):
         self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
     ) -> Response[Any]:
         key = (data.get("key") or "").strip()
-        if not key or await authenticate(app_state.db, key) is None:
+        if not key or await person_of(app_state, key) is None:
             return Template(
-                "login.html", context={"error": "That API key is not valid (or was revoked)."}, status_code=401
+                "login.html",
+                context={"error": "That API key is not valid (or was revoked, or is an agent's key)."},
+                status_code=401,
             )
         cookie = session_cookie(key, secure=request.url.scheme == "https")
         return Redirect("/memory", status_code=303, cookies=[cookie])

@@ -22,6 +22,7 @@ __all__ = [
     "SignInNeeded",
     "clear_cookie",
     "page_user",
+    "person_of",
     "redirect_to_sign_in",
     "safe_back",
     "session_cookie",
@@ -43,11 +44,18 @@ def clear_cookie(response: Response[Any]) -> Response[Any]:
     return response
 
 
+async def person_of(state: AppState, key: str) -> int | None:
+    """The user a key signs in as, or None: the pages show a person everything of theirs,
+    so an agent key (bound to one agent's access list) does not open them."""
+    owner = await authenticate(state.db, key)
+    return owner.user_id if owner is not None and owner.agent_id is None else None
+
+
 async def page_user(request: Request[Any, Any, Any], state: AppState) -> int | None:
     key = request.cookies.get(COOKIE)
     if not key:
         return None
-    return await authenticate(state.db, key)
+    return await person_of(state, key)
 
 
 class SignInNeeded(Exception):

@@ -16,9 +16,13 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from domain.accounts import create_key
+from domain.agent_access_edit import AgentAccess, put_agent_access
+from loci.db import Database
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.mcp_flow import call, recalled_ids, save_recall_forget, tool_names
+from tests.memory_seed import seed_memory
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +63,25 @@ async def test_save_recall_forget_over_stdio(settings: Settings, new_user: NewUs
         assert await recalled_ids(session) == []
         listed = await call(session, "list_memories")
         assert kept["memory"]["id"] not in [m["id"] for m in listed["items"]]
+
+
+async def test_an_agent_key_in_loci_api_key_serves_as_its_agent(
+    settings: Settings, db: Database, new_user: NewUser, tmp_path: Path
+) -> None:
+    user = await new_user("mcp-stdio-agent")
+    await put_agent_access(db, user.id, "coder", AgentAccess(categories=["preference"]), settings.memory.categories)
+    tea = await seed_memory(db, user.id, "Prefers green tea", category="preference")
+    await seed_memory(db, user.id, "Has a peanut allergy", category="fact")
+    coder = await create_key(db, user.id, "desktop", agent="coder")
+    async with stdio_session(settings, tmp_path, coder.key) as session:
+        listed = await call(session, "list_memories")
+        assert [m["id"] for m in listed["items"]] == [tea]
+        saved = await call(session, "save_memory", content="Likes tabs", category="preference")
+        assert saved["memory"]["agent_id"] == "coder"
+        refused = await session.call_tool("save_memory", {"content": "Born 1990", "category": "fact"})
+        assert refused.is_error and refused.structured_content and refused.structured_content["field"] == "category"
+        profile = await session.read_resource("loci://context")
+        assert "peanut" not in profile.contents[0].text  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("key", [None, "", "loci_not_a_real_key"])

@@ -240,7 +240,13 @@ async def test_scope_excludes_disallowed_categories_and_wings_in_sql(
     out = await query_memories(deps, settings.memory, user.id, body, nothing)
     assert out.bullets == [] and out.skipped == "nothing in scope"
     with pytest.raises(Forbidden) as refused:
-        await query_memories(deps, settings.memory, user.id, QueryMemoryIn("planner", QUERY, ["preference"]), scope)
+        await query_memories(
+            deps,
+            settings.memory,
+            user.id,
+            QueryMemoryIn(agent="planner", query=QUERY, categories=["preference"]),
+            scope,
+        )
     assert refused.value.field == "categories" and "preference" in str(refused.value)
     await settle_recall_counts()
 

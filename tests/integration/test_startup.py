@@ -79,6 +79,13 @@ def test_admin_cli_talks_to_the_running_service(data_dir: Path) -> None:
         key_id = second.stdout.split()[1]
         revoked = cli("keys", "revoke", user_id, key_id, data_dir=data_dir)
         assert revoked.returncode == 0 and revoked.stdout.strip() == f"key {key_id} revoked", revoked.stderr
+        bound = cli("keys", "create", user_id, "--agent", "coder", data_dir=data_dir)
+        assert bound.returncode == 0 and "agent coder" in bound.stdout, bound.stderr
+        agent_key = bound.stdout.strip().rsplit(" ", 1)[1]
+        closed = httpx.get(f"http://127.0.0.1:{port}/v1/export", headers={"Authorization": f"Bearer {agent_key}"})
+        assert closed.status_code == 403 and "coder" in closed.text, closed.text
+        bad = cli("keys", "create", user_id, "--agent", "no spaces", data_dir=data_dir)
+        assert bad.returncode == 2 and "agent_id" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
         missing = cli("keys", "create", "999999", data_dir=data_dir)
         assert missing.returncode == 2 and "Traceback" not in missing.stderr
         assert missing.stderr.startswith("loci: error: ") and "HTTP 404" in missing.stderr

@@ -1,0 +1,216 @@
+"""Agent keys over real HTTP and a real MCP session: an API key bound to an agent acts as
+that agent on every path, whether or not the request names it, so its allowlist cannot be
+bypassed by leaving out ``agent_id``; naming another agent is a 403 naming the field.
+
+The palace is `test_agent_access.seed`'s: ``coder`` may see preferences and the work wing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+
+import httpx
+import pytest
+
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from service.auth import AGENT_KEYS
+from tests.conftest import UserHandle
+from tests.integration.test_agent_access import CODER, MESSAGE, Client, Palace, found, ok, seed
+from tests.integration.test_mcp_http import mcp_session
+from tests.live_server import live_server
+from tests.mcp_flow import call, text
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+
+
+async def agent_key(client: Client, admin: dict[str, str], user_id: int, agent: str) -> UserHandle:
+    issued = await ok(
+        await client.post(f"/v1/admin/users/{user_id}/keys", json={"name": "bot", "agent_id": agent}, headers=admin)
+    )
+    assert issued["agent_id"] == agent
+    return UserHandle(user_id, issued["key"])
+
+
+async def coder_palace(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin: dict[str, str], name: str
+) -> tuple[Palace, UserHandle]:
+    p = await seed(db, embedder, await new_user(name))
+    await ok(await client.put("/v1/agents/coder/access", json=CODER, headers=p.user.headers))
+    return p, await agent_key(client, admin, p.user.id, "coder")
+
+
+def refused(response: httpx.Response, field: str) -> None:
+    assert response.status_code == 403, response.text
+    assert response.json()["extra"][0]["key"] == field, response.text
+
+
+async def test_an_agent_key_reads_as_its_agent_without_naming_it(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    p, coder = await coder_palace(client, db, embedder, new_user, admin_headers, "agentkey-reads")
+    h = coder.headers
+    memories, drawers = found(await ok(await client.post("/v1/recall", json={"message": MESSAGE}, headers=h)))
+    assert p.tea in memories and p.allergy not in memories
+    assert p.work_drawer in drawers and p.family_drawer not in drawers
+
+    block = await ok(await client.get("/v1/context", headers=h))
+    assert "green tea" in block["block"] and "peanut" not in block["block"]
+
+    queried = await ok(await client.post("/v1/memory/query", json={"query": MESSAGE, "return": "full"}, headers=h))
+    kinds = {(i["kind"], i["id"]) for i in queried["items"]}
+    assert ("memory", p.tea) in kinds and ("memory", p.allergy) not in kinds
+    assert ("drawer", p.family_drawer) not in kinds
+
+    search = await ok(await client.get("/v1/search", params={"q": MESSAGE}, headers=h))
+    assert p.work_drawer in found(search)[1] and p.family_drawer not in found(search)[1]
+    wings = await ok(await client.get("/v1/palace", headers=h))
+    assert [w["label"] for w in wings["items"]] == ["work"]
+
+    listed = await ok(await client.get("/v1/memories", headers=h))
+    assert {m["id"] for m in listed["items"]} == {p.tea}
+    assert (await client.get(f"/v1/memories/{p.allergy}", headers=h)).status_code == 404
+    assert (await client.get(f"/v1/memories/{p.allergy}/history", headers=h)).status_code == 404
+    link = {"from_id": p.tea, "to_id": p.allergy, "relation": "relates_to"}
+    await ok(await client.post("/v1/memories/links", json=link, headers=p.user.headers))
+    assert len((await ok(await client.get(f"/v1/memories/{p.tea}", headers=p.user.headers)))["links"]) == 1
+    detail = await ok(await client.get(f"/v1/memories/{p.tea}", headers=h))
+    assert detail["memory"]["id"] == p.tea and detail["links"] == []  # its other end is not the agent's
+    refused(await client.get("/v1/memories", params={"category": "fact"}, headers=h), "category")
+
+
+async def test_profile_writes_and_closed_routes_for_an_agent_key(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    p, coder = await coder_palace(client, db, embedder, new_user, admin_headers, "agentkey-writes")
+    user, h = p.user.headers, coder.headers
+    profile = {"markdown": "## Preference\n- Short answers\n\n## Fact\n- Born in Lyon\n"}
+    await ok(await client.put("/v1/profile", json=profile, headers=user))
+    seen = await ok(await client.get("/v1/profile", headers=h))
+    assert "Short answers" in seen["markdown"] and "Lyon" not in seen["markdown"]
+    refused(await client.put("/v1/profile", json=profile, headers=h), "profile")
+
+    saved = await ok(
+        await client.post("/v1/memories", json={"content": "Likes tabs", "category": "preference"}, headers=h)
+    )
+    assert saved["memory"]["source"] == "agent" and saved["memory"]["agent_id"] == "coder"
+    refused(await client.post("/v1/memories", json={"content": "Born 1990", "category": "fact"}, headers=h), "category")
+    gone = await client.post("/v1/memories/forget", json={"id_or_text": p.allergy}, headers=h)
+    assert gone.status_code == 404, gone.text  # a memory it may not see is not found, so not forgotten
+
+    # routes that reach past any agent's access list are closed to agent keys
+    for method, path in (("GET", "/v1/export"), ("PUT", "/v1/agents/coder/access"), ("GET", "/v1/access")):
+        answer = await client.request(method, path, json=CODER if method == "PUT" else None, headers=h)
+        refused(answer, "authorization")
+    assert (await client.get("/v1/export", headers=user)).status_code == 200  # the user key as before
+
+
+async def test_naming_another_agent_is_403_and_user_keys_behave_as_before(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    p, coder = await coder_palace(client, db, embedder, new_user, admin_headers, "agentkey-other")
+    h = coder.headers
+    refused(await client.post("/v1/recall", json={"message": MESSAGE, "agent_id": "planner"}, headers=h), "agent_id")
+    refused(await client.get("/v1/context", params={"agent_id": "planner"}, headers=h), "agent_id")
+    refused(await client.get("/v1/search", params={"q": MESSAGE, "agent_id": "planner"}, headers=h), "agent_id")
+    refused(await client.get("/v1/palace", params={"agent_id": "planner"}, headers=h), "agent_id")
+    refused(await client.post("/v1/memory/query", json={"query": MESSAGE, "agent": "planner"}, headers=h), "agent")
+    body = {"content": "Likes vim", "category": "preference", "agent_id": "planner"}
+    refused(await client.post("/v1/memories", json=body, headers=h), "agent_id")
+    same = await client.post("/v1/recall", json={"message": MESSAGE, "agent_id": "coder"}, headers=h)
+    assert same.status_code == 201 or same.status_code == 200, same.text
+
+    memories, drawers = found(
+        await ok(await client.post("/v1/recall", json={"message": MESSAGE}, headers=p.user.headers))
+    )
+    assert {p.tea, p.allergy} <= memories and p.family_drawer in drawers  # a user key naming no agent sees all
+    missing = await client.post("/v1/memory/query", json={"query": MESSAGE}, headers=p.user.headers)
+    assert missing.status_code == 400 and "agent" in missing.text, missing.text
+
+    keys = await ok(await client.get(f"/v1/admin/users/{p.user.id}/keys", headers=admin_headers))
+    assert [k["agent_id"] for k in keys] == [None, "coder"] and all("key" not in k for k in keys)
+    bad = await client.post(f"/v1/admin/users/{p.user.id}/keys", json={"agent_id": "no spaces"}, headers=admin_headers)
+    assert bad.status_code == 400 and "agent_id" in bad.text, bad.text
+
+
+async def test_an_agent_key_posts_its_agents_conversations_only(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user = await new_user("agentkey-chats")
+    coder_key = await agent_key(client, admin_headers, user.id, "coder")
+    planner_key = await agent_key(client, admin_headers, user.id, "planner")
+    turns = [{"role": "user", "content": "Let us plan the offsite budget"}]
+    stored = await client.post("/v1/conversations", json={"id": "c1", "turns": turns}, headers=coder_key.headers)
+    assert stored.status_code == 201, stored.text
+    more = {"turns": [{"role": "assistant", "content": "Sure."}]}
+    assert (await client.post("/v1/conversations/c1/turns", json=more, headers=coder_key.headers)).status_code == 201
+    # another agent's key does not find it, nor may it store one as someone else
+    assert (await client.post("/v1/conversations/c1/turns", json=more, headers=planner_key.headers)).status_code == 404
+    assert (await client.post("/v1/conversations/c1/complete", headers=planner_key.headers)).status_code == 404
+    other = {"id": "c2", "agent_id": "coder", "turns": turns}
+    refused(await client.post("/v1/conversations", json=other, headers=planner_key.headers), "agent_id")
+    done = await client.post("/v1/conversations/c1/complete", headers=coder_key.headers)
+    assert done.status_code == 202, done.text
+    read = await ok(await client.get("/v1/conversations/c1", headers=user.headers))
+    assert read["turn_count"] == 2 and read["status"] == "completed"
+    refused(await client.get("/v1/conversations/c1", headers=coder_key.headers), "authorization")
+
+
+OPEN_TO_AGENT_KEYS = {
+    "recall", "searchMemories", "queryMemory", "getSessionContext", "getPalace", "getMe", "listTools",
+    "saveMemory", "updateMemory", "forgetMemory", "confirmMemory", "linkMemories",
+    "listMemories", "getMemory", "getMemoryHistory", "getProfile", "putProfile",
+    "createConversation", "appendTurns", "completeConversation",
+}  # fmt: skip
+"""The routes that apply the key's agent: every other one is a 403 for an agent key (`service.auth`)."""
+
+
+def test_only_routes_that_apply_the_agent_are_open_to_agent_keys(client: Client) -> None:
+    opened: set[str] = set()
+    for route in client.app.routes:
+        for handler in getattr(route, "route_handlers", [getattr(route, "route_handler", None)]):
+            if handler is not None and handler.opt.get(AGENT_KEYS):
+                operation = getattr(handler, "operation_id", None)
+                opened.add(operation if isinstance(operation, str) else route.path)
+    assert opened == OPEN_TO_AGENT_KEYS | {"/mcp"}
+
+
+async def test_an_agent_key_does_not_sign_in_to_the_pages(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user = await new_user("agentkey-pages")
+    coder = await agent_key(client, admin_headers, user.id, "coder")
+    answer = await client.post("/memory/login", data={"key": coder.key}, follow_redirects=False)
+    assert answer.status_code == 401 and "agent" in answer.text
+    assert (await client.post("/memory/login", data={"key": user.key}, follow_redirects=False)).status_code == 303
+
+
+@pytest.fixture(scope="module")
+def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
+    with live_server(settings, embedder) as url:
+        yield url
+
+
+async def test_mcp_over_http_with_an_agent_key_is_scoped(
+    base_url: str, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    p = await seed(db, embedder, await new_user("agentkey-mcp"))
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        assert (await http.put("/v1/agents/coder/access", json=CODER, headers=p.user.headers)).status_code == 200
+        issued = await http.post(f"/v1/admin/users/{p.user.id}/keys", json={"agent_id": "coder"}, headers=admin_headers)
+        key = issued.json()["key"]
+    async with mcp_session(base_url, key) as session:
+        recalled = await call(session, "recall", message=MESSAGE)
+        assert {m["id"] for m in recalled["memories"]} == {p.tea}
+        assert p.family_drawer not in {d["drawer_id"] for d in recalled["items"]}
+        listed = await call(session, "list_memories")
+        assert {m["id"] for m in listed["items"]} == {p.tea}
+        searched = await call(session, "search_palace", q=MESSAGE)
+        assert p.family_drawer not in {d["drawer_id"] for d in searched["items"]}
+        other = await session.call_tool("recall", {"message": MESSAGE, "agent_id": "planner"})
+        assert other.is_error and other.structured_content is not None, text(other)
+        assert other.structured_content["field"] == "agent_id"
+        context = await session.read_resource("loci://context")
+        block = context.contents[0].text  # type: ignore[union-attr]
+        assert "green tea" in block and "peanut" not in block
