@@ -31,6 +31,8 @@ the whole process's user time (``/usr/bin/time``, start-up included):
   the two jobs).
 * similar-length batches (`loci.embedder.length_batches`): 12.4 and 8.9 turns/s, 33.4 and
   34.9 CPU s, embed stage 78 and 106 s.
+* 200 sessions (2,084 turns), load 10: main 8.7 turns/s, 84.2 CPU s, embed stage 275 s;
+  this change 12.9 turns/s, 69.3 CPU s, embed stage 152 s.
 * Where the time went before (py-spy, 100 sessions): ONNX Runtime's ``Session.run`` 40% of
   the samples, the event loop 25% (SQL 7%, waiting on Postgres 7%, offline extraction 3%,
   key phrases 3%), idle pool threads most of the rest. And 63% of the model's input was
