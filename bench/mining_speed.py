@@ -33,6 +33,10 @@ the whole process's user time (``/usr/bin/time``, start-up included):
   34.9 CPU s, embed stage 78 and 106 s.
 * 200 sessions (2,084 turns), load 10: main 8.7 turns/s, 84.2 CPU s, embed stage 275 s;
   this change 12.9 turns/s, 69.3 CPU s, embed stage 152 s.
+* LongMemEval dev, ``loci bench longmemeval full --no-qa --subset 20`` (950 sessions,
+  15,517 drawers), main then this change: ingest 742.6 s (load 3.7 at its start) and
+  472.3 s (load 10); every session- and turn-level metric identical, and the same session
+  and turn rankings for all 20 questions.
 * Where the time went before (py-spy, 100 sessions): ONNX Runtime's ``Session.run`` 40% of
   the samples, the event loop 25% (SQL 7%, waiting on Postgres 7%, offline extraction 3%,
   key phrases 3%), idle pool threads most of the rest. And 63% of the model's input was
