@@ -19,19 +19,53 @@ Conversations are mined ``--concurrency`` at a time (default: the worker's
 ``LOCI_QUEUE_WORKER_CONCURRENCY``, 2), each concurrent job for its own user, as an arq
 worker runs them; ``--concurrency 1`` measures one job at a time.
 
-Measured 2026-11-23 on the idle 2-core machine, 200 sessions, 2,084 turns, 3,165 drawers,
-defaults (user turns embedded, ONNX Runtime, batch 8):
+``cpu_s`` is this process's CPU time (model, tokenizer, Python; not Postgres's): on a
+shared machine it moves far less with load than the wall time does, so compare it too.
+
+Measured 2026-11-25 on the 2-core machine shared by other jobs (load average 10-14 all
+along, so the wall figures are far below an idle machine's), 100 sessions, 1,020 turns,
+1,521 drawers, defaults, main (168e62c) and this change run alternately, A B A B; CPU is
+the whole process's user time (``/usr/bin/time``, start-up included):
+
+* main: 8.2 and 6.4 turns/s, 39.2 and 42.1 CPU s, embed stage 142 and 186 s (summed over
+  the two jobs).
+* similar-length batches (`loci.embedder.length_batches`): 12.4 and 8.9 turns/s, 33.4 and
+  34.9 CPU s, embed stage 78 and 106 s.
+* 200 sessions (2,084 turns), load 10: main 8.7 turns/s, 84.2 CPU s, embed stage 275 s;
+  this change 12.9 turns/s, 69.3 CPU s, embed stage 152 s.
+* LongMemEval dev, ``loci bench longmemeval full --no-qa --subset 20`` (950 sessions,
+  15,517 drawers), main then this change: ingest 742.6 s (load 3.7 at its start) and
+  472.3 s (load 10); every session- and turn-level metric identical, and the same session
+  and turn rankings for all 20 questions.
+* Where the time went before (py-spy, 100 sessions): ONNX Runtime's ``Session.run`` 40% of
+  the samples, the event loop 25% (SQL 7%, waiting on Postgres 7%, offline extraction 3%,
+  key phrases 3%), idle pool threads most of the rest. And 63% of the model's input was
+  padding: a drawer (100-250 tokens) and its sentences (20-40) went in fixed batches of 8,
+  each padded to its longest text. Cutting where token lengths drop below 0.8x leaves ~7%;
+  the embedder alone then reads 3.1k tokens per CPU second instead of 2.0k (40 sessions),
+  and batch sizes 8, 16 and 32 cost the same (2.9k on 60 sessions). ``embedder_tokens``
+  counts real tokens only, so its "tokens/s" understated the model's work by the padding.
+* After it, ``--no-model`` (everything but the model) ran 32.5 turns/s at load 11, its
+  write stage 31 of the 50 stage seconds: what is left is mostly round trips to Postgres
+  per window.
+* Not taken: int8 (ONNX Runtime dynamic quantization, per channel) reads 6.2k tokens per
+  CPU second, 2.1x, but moves vectors (cosine to fp32 min 0.961, top-10 neighbour overlap
+  0.934, nearest neighbour kept 0.921 on 580 dev texts): not without a dev run showing
+  every metric within 0.005.
+
+2026-11-23 on the idle machine, 200 sessions, 2,084 turns, 3,165 drawers, defaults (user
+turns embedded, ONNX Runtime, batch 8), before sentence vectors:
 
 * concurrency 2: 53.3 turns/s, 81 drawers/s, 1.3k embedder tokens/s (user turns only),
   peak RSS 916 MB; with ``--runtime torch`` 41.0 turns/s (torch's threads spin against
-  Postgres and the other job; ORT's are told not to).
+  Postgres and the other job; ORT's are told not to). With sentence vectors: 42.0 turns/s.
 * concurrency 1: 42.7 turns/s (model and database work never overlap).
 * History: 9.3 turns/s on 2026-11-22 under load with every turn embedded by torch. What
   moved it: embedding only the user's turns (assistant replies were 87% of the
   embedder's tokens; LongMemEval recall did not drop, see bench/README.md), the ONNX
   Runtime export, tokenizing each turn once when splitting, and an LRU cache plus one
-  batch for the closet key phrases. int8 quantization (``bench.embed_int8``) stays out:
-  it moved 12-17% of nearest neighbours. The content-hash cache saves ~5% on the
+  batch for the closet key phrases. int8 quantization (``bench.embed_int8``, torch's)
+  stays out: it moved 12-17% of nearest neighbours. The content-hash cache saves ~5% on the
   LongMemEval dev file (45,899 distinct turn texts of 48,531) and much more on re-sent
   conversations.
 """
@@ -187,6 +221,7 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     db = Database(url, schema=schema)
     embedder, load_s = _loaded_embedder(args, settings)
     concurrency = args.concurrency or settings.queue.worker_concurrency
+    cpu_start = _cpu_seconds()
     results, elapsed = await _mine_all(MiningDeps(db, embedder, settings), sessions, concurrency)
     async with db.system_session() as s:
         events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
@@ -194,12 +229,18 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     return {
         **_throughput(sessions, results, events, elapsed),
         "model_load_s": round(load_s, 1),
+        "cpu_s": round(_cpu_seconds() - cpu_start, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "runtime": "none (--no-model)" if args.no_model else embedder.runtime,
         "batch_size": settings.embedding.batch_size,
         "concurrency": concurrency,
         "torch_threads": _torch_threads(),
     }
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _torch_threads() -> int:

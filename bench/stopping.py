@@ -22,15 +22,14 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TypeVar
 
 import numpy as np
 
-from loci.embedder import Embedder, EmbeddingBatch
-from loci.settings import EmbeddingSettings
+from loci.embedder import Embedder
 
 __all__ = ["STOP", "STOP_SIGNALS", "Interrupted", "StoppableEmbedder", "run", "stop_on_signals"]
 
@@ -121,39 +120,20 @@ class StoppableEmbedder(Embedder):
 
     A thread in the middle of an ONNX call cannot be interrupted, and `Embedder.embed`
     runs every batch of its texts in one call: a long session's window took tens of
-    seconds after Ctrl-C. This cuts the texts into the very batches `Embedder.embed`
-    would run (longest first, ``batch_size`` each; each slice is already sorted, so
-    the model sees the same padded batches and the vectors are identical) and checks
-    `STOP` before each. A thread waiting for its turn at the model (mining runs two
-    questions at once) looks at `STOP` while it waits, instead of running one more batch.
+    seconds after Ctrl-C. This checks `STOP` before each of the very batches
+    `Embedder.embed` runs (so the vectors are identical), and a thread waiting for its
+    turn at the model (mining runs two questions at once) looks at `STOP` while it
+    waits, instead of running one more batch.
     """
 
-    def __init__(self, settings: EmbeddingSettings) -> None:
-        super().__init__(settings)
-        self._turn = threading.Lock()
-
-    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
-        size = batch_size or self.settings.batch_size
-        if len(texts) <= size:
-            return self._batch(texts, size)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
-        tokens, seconds = 0, 0.0
-        for first in range(0, len(order), size):
-            chunk = order[first : first + size]
-            batch = self._batch([texts[i] for i in chunk], size)
-            out[chunk] = batch.vectors
-            tokens, seconds = tokens + batch.tokens, seconds + batch.seconds
-        return EmbeddingBatch(out, tokens, seconds)
-
-    def _batch(self, texts: Sequence[str], size: int) -> EmbeddingBatch:
-        while not self._turn.acquire(timeout=STOP_POLL_S):
+    def _encode_batch(self, batch: list[str]) -> np.ndarray:
+        while not self._infer_lock.acquire(timeout=STOP_POLL_S):
             _check_stop()
         try:
             _check_stop()
-            return super().embed(texts, batch_size=size)
+            return self._model_call(batch)
         finally:
-            self._turn.release()
+            self._infer_lock.release()
 
 
 def _check_stop() -> None:

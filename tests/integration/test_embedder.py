@@ -275,3 +275,15 @@ def test_counting_answers_every_text_when_the_cache_resets_midway(
     expected = embedder.count_tokens(["1. ", "a new line", "another new line", "1. "])
     counter.count_tokens(["1. ", "warm"])  # the cache now holds more than the cap allows
     assert counter.count_tokens(["1. ", "a new line", "another new line", "1. "]) == expected
+
+
+def test_length_batched_vectors_are_each_texts_own_and_tokens_are_counted_once(embedder: Embedder) -> None:
+    """A drawer and its sentences go in one call, cut by length (`length_batches`): each
+    vector must be the one the text gets alone, and the usage figure the truncated count."""
+    drawer = " ".join(["We moved the quarterly planning meeting to Thursday afternoon."] * 30)
+    texts = [drawer, *QUERIES, "ok", "Thanks!", drawer[:300], "the garden", drawer]
+    got = embedder.embed(texts, batch_size=4)
+    alone = np.vstack([embedder.embed([t]).vectors for t in texts])
+    assert float(np.max(np.abs(got.vectors - alone))) <= onnx_encoder.TOLERANCE
+    assert got.tokens == sum(min(n, embedder.max_seq_tokens) for n in embedder.count_tokens(texts))
+    assert embedder.embed([]).vectors.shape == (0, 384)
