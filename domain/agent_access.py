@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest import slugify
 from loci.db import Database
@@ -47,6 +48,7 @@ __all__ = [
     "effective_agent",
     "key_scope",
     "modes_from_json",
+    "read_scope",
     "refuse_agent_key",
 ]
 
@@ -158,7 +160,13 @@ _SCOPE = text(
 async def agent_scope(db: Database, user_id: int, agent_external_id: str | None) -> AgentScope:
     """What ``agent_external_id`` may see of ``user_id``'s memory (see the module docstring)."""
     async with db.user_session(user_id) as s:
-        row = (await s.execute(_SCOPE, {"uid": user_id, "aid": agent_external_id})).one()
+        return await read_scope(s, user_id, agent_external_id)
+
+
+async def read_scope(session: AsyncSession, user_id: int, agent_external_id: str | None) -> AgentScope:
+    """`agent_scope` inside the caller's transaction, for a read that needs the scope first
+    and can share the round trips that open and close a transaction."""
+    row = (await session.execute(_SCOPE, {"uid": user_id, "aid": agent_external_id})).one()
     user_modes, categories, wings, agent_modes = row
     modes = modes_from_json(user_modes) | modes_from_json(agent_modes)
     return AgentScope(
