@@ -9,7 +9,7 @@ import msgspec
 from litestar import Controller, delete, get, post
 from litestar.params import JSONBody
 
-from domain.accounts import MAX_NAME_CHARS, create_key, create_user, list_keys, revoke_key
+from domain.accounts import MAX_NAME_CHARS, KeyInfo, create_key, create_user, list_keys, revoke_key
 from domain.forget import delete_user
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from service.deps import StateDep
@@ -62,17 +62,6 @@ class KeyOut(msgspec.Struct):
     """The agent the key acts as; null: a user key."""
 
 
-class KeyListed(msgspec.Struct):
-    id: int
-    name: str
-    prefix: str
-    agent_id: str | None
-    """The agent the key acts as; null: a user key."""
-    created_at: datetime
-    last_used_at: datetime | None
-    revoked_at: datetime | None
-
-
 class AdminController(Controller):
     path = "/v1/admin"
     tags = ("admin",)
@@ -113,11 +102,8 @@ class AdminController(Controller):
         description="Admin key only. Every key, revoked ones too, with the agent an agent key acts as.",
         responses=errors(400, 404),
     )
-    async def list_keys(self, user_id: IdPath, app_state: StateDep) -> list[KeyListed]:
-        return [
-            KeyListed(k.id, k.name, k.prefix, k.agent_id, k.created_at, k.last_used_at, k.revoked_at)
-            for k in await list_keys(app_state.db, user_id)
-        ]
+    async def list_keys(self, user_id: IdPath, app_state: StateDep) -> list[KeyInfo]:
+        return await list_keys(app_state.db, user_id)
 
     @delete(
         "/users/{user_id:int}/keys/{key_id:int}",
