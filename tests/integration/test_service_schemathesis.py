@@ -51,6 +51,12 @@ checks.negative_data_rejection.enabled = false
 include-operation-id = ["createConversation", "appendTurns", "recall", "listMemories", "getMemory", "getSessionContext"]
 checks.positive_data_acceptance.enabled = false
 
+# a preset must be one of the named presets (`retrieval/presets.py`, which the schema
+# states only as a string),
+[[operations]]
+include-operation-id = "searchMemories"
+checks.positive_data_acceptance.enabled = false
+
 # `confirm` must equal the caller's own name,
 [[operations]]
 include-operation-id = "deleteMe"
