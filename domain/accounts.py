@@ -155,29 +155,28 @@ async def revoke_key(db: Database, user_id: int, key_id: int) -> None:
             raise NotFound(f"key {key_id} not found")
 
 
+_KEY_OWNER = text("SELECT key_id, user_id, agent_id, last_used_at FROM loci_key_owner(:hash)")
+"""Migration 0025's function: the lookup scopes itself, so it runs as one statement alone,
+one round trip where a system transaction took three, on the path every request takes."""
+
+
 async def authenticate(db: Database, key: str) -> KeyOwner | None:
     """Who a live key acts as (its user, and its agent for an agent key), or None.
     No cache: revocation is immediate."""
     if not key.startswith("loci_") or len(key) > 200:
         return None
-    async with db.system_session() as s:
-        row = (
-            await s.execute(
-                select(ApiKey.id, ApiKey.user_id, ApiKey.agent_id, ApiKey.last_used_at)
-                .join(User, User.id == ApiKey.user_id)
-                .where(ApiKey.key_hash == hash_key(key), ApiKey.revoked_at.is_(None), User.is_active)
-            )
-        ).first()
-        if row is None:
-            return None
-        # Touch last_used_at at most every few minutes: a write per recall would be waste,
-        # and so would the round trip of an UPDATE that matches nothing, so look first.
-        if row.last_used_at is None or row.last_used_at < datetime.now(UTC) - KEY_TOUCH_INTERVAL:
+    row = await db.first_row_alone(_KEY_OWNER, {"hash": hash_key(key)})
+    if row is None:
+        return None
+    # Touch last_used_at at most every few minutes: a write per recall would be waste,
+    # and so would the round trip of an UPDATE that matches nothing, so look first.
+    if row.last_used_at is None or row.last_used_at < datetime.now(UTC) - KEY_TOUCH_INTERVAL:
+        async with db.system_session() as s:
             await s.execute(
                 text(
                     "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
                     "AND (last_used_at IS NULL OR last_used_at < now() - :stale)"
                 ),
-                {"id": row.id, "stale": KEY_TOUCH_INTERVAL},
+                {"id": row.key_id, "stale": KEY_TOUCH_INTERVAL},
             )
-        return KeyOwner(int(row.user_id), row.agent_id)
+    return KeyOwner(int(row.user_id), row.agent_id)

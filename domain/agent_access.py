@@ -27,7 +27,7 @@ for a category or wing outside the allowlist raises `Forbidden` (HTTP 403) namin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -41,6 +41,7 @@ from retrieval import RecallFilters
 
 __all__ = [
     "ALLOW_ALL",
+    "SCOPE_SQL",
     "AgentScope",
     "CategoryMode",
     "Mode",
@@ -50,6 +51,7 @@ __all__ = [
     "modes_from_json",
     "read_scope",
     "refuse_agent_key",
+    "scope_of",
 ]
 
 Mode = Literal["all", "rag"]
@@ -149,12 +151,31 @@ def modes_from_json(raw: Mapping[str, Any] | None) -> dict[str, CategoryMode]:
     return out
 
 
-_SCOPE = text(
-    "SELECT ms.context_modes, a.allowed_categories, a.allowed_wings, a.context_modes "
+SCOPE_SQL = (
+    "SELECT ms.context_modes AS user_modes, a.allowed_categories, a.allowed_wings, a.context_modes AS agent_modes "
     "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid "
     "LEFT JOIN agents a ON a.user_id = :uid AND a.external_id = CAST(:aid AS text)"
 )
-"""By primary key and by the unique (user_id, external_id): two index probes, one round trip."""
+"""By primary key and by the unique (user_id, external_id): two index probes. A read that
+needs the scope first may embed it (as the session-start block does) and build the
+`AgentScope` with `scope_of` from these four columns, saving the scope's round trip."""
+_SCOPE = text(SCOPE_SQL)
+
+
+def scope_of(
+    agent_external_id: str | None,
+    user_modes: Mapping[str, Any] | None,
+    categories: Sequence[str] | None,
+    wings: Sequence[str] | None,
+    agent_modes: Mapping[str, Any] | None,
+) -> AgentScope:
+    """The scope from `SCOPE_SQL`'s columns: the agent's modes over the user's defaults."""
+    return AgentScope(
+        agent_id=agent_external_id,
+        categories=None if categories is None else frozenset(categories),
+        wings=None if wings is None else frozenset(wings),
+        modes=modes_from_json(user_modes) | modes_from_json(agent_modes),
+    )
 
 
 async def agent_scope(db: Database, user_id: int, agent_external_id: str | None) -> AgentScope:
@@ -167,14 +188,7 @@ async def read_scope(session: AsyncSession, user_id: int, agent_external_id: str
     """`agent_scope` inside the caller's transaction, for a read that needs the scope first
     and can share the round trips that open and close a transaction."""
     row = (await session.execute(_SCOPE, {"uid": user_id, "aid": agent_external_id})).one()
-    user_modes, categories, wings, agent_modes = row
-    modes = modes_from_json(user_modes) | modes_from_json(agent_modes)
-    return AgentScope(
-        agent_id=agent_external_id,
-        categories=None if categories is None else frozenset(categories),
-        wings=None if wings is None else frozenset(wings),
-        modes=modes,
-    )
+    return scope_of(agent_external_id, *row)
 
 
 async def key_scope(db: Database, user_id: int, bound: str | None) -> AgentScope:

@@ -4,7 +4,8 @@ One read, one snapshot: the revision and the memories come from a single stateme
 a block can never pair one revision with rows of another (two statements in READ
 COMMITTED could, when a write lands between them). The text is built by
 `domain.memory_block`, what is visible is decided by `domain.memory_scope` and, per agent,
-`domain.agent_access` (categories it may not see, or gets by recall only, are never read),
+`domain.agent_access` (categories it may not see are never read; those it gets by recall
+only are dropped),
 and the list of changes since the caller's last revision by `domain.memory_delta`.
 
 The delta is **not** part of the block: the block must stay byte-identical until a memory
@@ -27,7 +28,7 @@ from typing import Annotated
 import msgspec
 from sqlalchemy import text
 
-from domain.agent_access import AgentScope, read_scope
+from domain.agent_access import SCOPE_SQL, AgentScope, scope_of
 from domain.fields import When
 from domain.memory_block import Block, BlockBudget, BlockEntry, TokenCounter, render_block
 from domain.memory_delta import memory_delta, render_delta
@@ -92,30 +93,35 @@ def budget_of(settings: MemorySettings) -> BlockBudget:
 _ROWS_NOW = "m.valid_until IS NULL"
 _ROWS_AS_OF = "m.valid_from <= :as_of AND (m.valid_until IS NULL OR m.valid_until > :as_of)"
 _READ = """
-SELECT r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from
-FROM (SELECT max(h.id) AS revision FROM memory_history h
+WITH scope AS ({scope})
+SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from
+FROM scope
+CROSS JOIN (SELECT max(h.id) AS revision FROM memory_history h
       WHERE h.user_id = :uid AND (h.event <> ALL(:quiet) OR h.meta ? :moved) {history_as_of}) AS r
 LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))
      AND (m.source <> 'extracted' OR m.confidence >= :conf)
-     AND (CAST(:cats AS text[]) IS NULL OR m.category = ANY(CAST(:cats AS text[])))
-     AND m.category <> ALL(CAST(:rag AS text[]))
+     AND (scope.allowed_categories IS NULL OR m.category = ANY(scope.allowed_categories))
 """
-_READ_NOW = text(_READ.format(history_as_of="", valid=_ROWS_NOW))
-_READ_AS_OF = text(_READ.format(history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
-"""`memory_scope.revision_query`, `loci.models.valid_at` and `memory_scope.visible` written
-out as SQL: this read runs before every LLM call, and building, caching and
-ORM-processing the same statement from expressions took 2-3 ms of its ~4 (measured on
-the 2-core dev VM, 72 memories). A NULL ``aid`` leaves only the shared memories, as
+_READ_NOW = text(_READ.format(scope=SCOPE_SQL, history_as_of="", valid=_ROWS_NOW))
+_READ_AS_OF = text(_READ.format(scope=SCOPE_SQL, history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
+"""`agent_access.read_scope`, `memory_scope.revision_query`, `loci.models.valid_at` and
+`memory_scope.visible` written out as one SQL statement: this read runs before every LLM
+call. Building, caching and ORM-processing the same statement from expressions took 2-3 ms
+of its ~4 (measured on the 2-core dev VM, 72 memories), and reading the agent's scope
+first was one more round trip. A NULL ``aid`` leaves only the shared memories, as
 ``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
+
+_SCOPE_COLUMNS = 4
+"""`SCOPE_SQL`'s columns, first in every row of `_READ`."""
 
 
 async def _read(
     db: Database, query: ContextQuery, settings: MemorySettings
 ) -> tuple[AgentScope, int, list[BlockEntry]]:
-    """The agent's scope, then the revision and the visible rows in one statement (see the
-    module docstring), in one transaction: a transaction of its own for the scope was two
-    more round trips on the path that runs before every LLM call."""
+    """The agent's scope, the revision and the visible rows in one statement (see the
+    module docstring). Categories the agent may not see are never read; those it gets by
+    recall only (``rag``) are dropped here, by the scope the same row carries."""
     statement = _READ_NOW if query.as_of is None else _READ_AS_OF
     bind = {
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "as_of": query.as_of,
@@ -124,16 +130,17 @@ async def _read(
     if query.as_of is None:
         del bind["as_of"]
     async with db.user_session(query.user_id) as s:
-        scope = await read_scope(s, query.user_id, query.agent_id)
-        bind["cats"] = None if scope.categories is None else sorted(scope.categories)
-        bind["rag"] = sorted(scope.rag_only)
         result = (await s.execute(statement, bind)).all()
+    scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS])
+    left_out = scope.rag_only
     entries = [
         BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from)
-        for _, mid, category, layer, content, summary, pinned, importance, valid_from in result
-        if mid is not None
+        for mid, category, layer, content, summary, pinned, importance, valid_from in (
+            row[_SCOPE_COLUMNS + 1 :] for row in result
+        )
+        if mid is not None and category not in left_out
     ]
-    return scope, int(result[0][0] or 0) if result else 0, entries
+    return scope, int(result[0][_SCOPE_COLUMNS] or 0), entries
 
 
 def _etag(block: str, delta_text: str) -> str:

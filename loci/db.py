@@ -14,12 +14,12 @@ the path for the ``vector`` type.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import event, text
+from sqlalchemy import Row, TextClause, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -183,6 +183,21 @@ class Database:
         """A transaction across users, for admin, auth lookup, sweeps and purges only."""
         async with _scoped(self._sessions, _SYSTEM) as session:
             yield session
+
+    async def first_row_alone(self, statement: TextClause, params: Mapping[str, Any]) -> Row[Any] | None:
+        """The first row of one statement run on its own, outside any transaction: one round
+        trip, with no BEGIN and no COMMIT. Neither RLS setting is on, so the tables answer
+        nothing unless the statement scopes itself (as ``loci_key_owner`` does, for the key
+        lookup every request makes). Retried once when the pooled connection was dead, as
+        sessions are (see `_opened`)."""
+        for attempt in (1, 2):
+            try:
+                async with self.engine.connect() as conn:
+                    return (await conn.execute(statement, dict(params))).first()
+            except DBAPIError as e:
+                if attempt == 2 or not e.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")
 
     async def ping(self) -> str:
         """Round-trip to the server; returns its version string (for /readyz). Retried once

@@ -72,3 +72,25 @@ async def test_admin_input_errors_are_clear(client: Client, admin_headers: dict[
     assert unknown.status_code == 404
     malformed = await client.post("/v1/admin/users", content=b"{not json", headers=admin_headers)
     assert malformed.status_code == 400
+
+
+async def test_the_key_lookup_never_leaves_system_visibility_behind(
+    db: Any, new_user: Callable[..., Awaitable[UserHandle]]
+) -> None:
+    """``loci_key_owner`` turns system visibility on for its own query only: called inside
+    a user's transaction it finds the key, and the transaction still sees only that user."""
+    from sqlalchemy import text
+
+    from domain.accounts import authenticate, hash_key
+
+    user, other = await new_user(), await new_user()
+    owner = await authenticate(db, user.key)
+    assert owner is not None and owner.user_id == user.id
+    assert await authenticate(db, user.key + "x") is None
+    async with db.user_session(user.id) as s:
+        found = (await s.execute(text("SELECT user_id FROM loci_key_owner(:h)"), {"h": hash_key(other.key)})).one()
+        assert found.user_id == other.id
+        setting = (await s.execute(text("SELECT current_setting('loci.system', true)"))).scalar_one()
+        assert setting != "on"
+        visible = (await s.execute(text("SELECT DISTINCT user_id FROM api_keys"))).scalars().all()
+        assert visible == [user.id]
