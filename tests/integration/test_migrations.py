@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 from alembic.autogenerate import compare_metadata
@@ -97,6 +98,21 @@ def test_embedded_server_runs_with_sized_shared_buffers(migrated_url: str) -> No
             "SELECT setting::bigint * 8192 / 1048576, pending_restart FROM pg_settings WHERE name = 'shared_buffers'"
         ).fetchone()
     assert row == (shared_buffers_mb(_memory_bytes()), False)
+
+
+def test_embedded_server_prewarms_its_pages_after_a_restart(migrated_url: str) -> None:
+    """pg_prewarm's autoprewarm leader runs (a background worker with no database, so not in
+    pg_stat_activity: found among the postmaster's children), so the buffer cache a restart
+    empties comes back."""
+    with psycopg.connect(migrated_url) as conn:
+        libraries = conn.execute("SHOW shared_preload_libraries").fetchone()
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()
+    assert libraries == ("pg_prewarm",)
+    assert backend is not None
+    postmaster = Path(f"/proc/{backend[0]}/stat").read_text().rsplit(")", 1)[1].split()[1]
+    children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    titles = [Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace") for pid in children]
+    assert any("autoprewarm leader" in title for title in titles), titles
 
 
 def _ordered_index_scans_only(conn: psycopg.Connection[tuple[object, ...]]) -> None:
