@@ -124,9 +124,9 @@ async def _read(
     if query.as_of is None:
         del bind["as_of"]
     async with db.user_session(query.user_id) as s:
-        scope = await read_scope(s, query.user_id, query.agent_id)
+        scope = await read_scope(s, query.user_id, query.agent_id, agent_only=settings.agent_only_categories)
         bind["cats"] = None if scope.categories is None else sorted(scope.categories)
-        bind["rag"] = sorted(scope.rag_only)
+        bind["rag"] = sorted(_left_out(scope, settings))
         result = (await s.execute(statement, bind)).all()
     entries = [
         BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from)
@@ -134,6 +134,12 @@ async def _read(
         if mid is not None
     ]
     return scope, int(result[0][0] or 0) if result else 0, entries
+
+
+def _left_out(scope: AgentScope, settings: MemorySettings) -> frozenset[str]:
+    """Categories the block never shows for this agent: its recall-only (``rag``) ones and
+    every one `MemorySettings.category_reach` names (procedures, insights)."""
+    return scope.rag_only | settings.unblocked_categories
 
 
 def _etag(block: str, delta_text: str) -> str:
@@ -165,7 +171,7 @@ async def session_context(
             until_rev=revision,
             min_confidence=settings.context_min_confidence,
             categories=scope.categories,
-            left_out=scope.rag_only,
+            left_out=_left_out(scope, settings),
         )
     delta_text = render_delta(delta, query.since_rev or 0, revision)
     body = ContextOut(
