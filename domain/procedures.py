@@ -52,7 +52,9 @@ def numbered_steps(body: str | None, field: str = "body") -> str:
     lines = [line for line in (body or "").splitlines() if line.strip()]
     steps = _steps(lines)
     if not steps:
-        raise InvalidInput(f"{field} must hold the procedure's steps, one per line (e.g. '1. Open the door')", field=field)
+        raise InvalidInput(
+            f"{field} must hold the procedure's steps, one per line (e.g. '1. Open the door')", field=field
+        )
     if len(steps) > MAX_STEPS:
         raise InvalidInput(f"{field} has {len(steps)} steps; a procedure has at most {MAX_STEPS}", field=field)
     for i, step in enumerate(steps, 1):

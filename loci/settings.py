@@ -194,6 +194,7 @@ Reach = Literal["recall", "agent"]
 ``agent`` (only `POST /v1/memory/query` and its MCP tool, for an agent whose allowlist
 names the category; never the block nor ordinary recall). A category not named reaches
 everywhere, as configured per agent."""
+DEFAULT_CATEGORY_REACH: dict[str, Reach] = {"procedure": "agent", "insight": "recall"}
 CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 CONTENT_MAX_CHARS_MAX = 5_000
 """The largest `content_max_chars` may be set to: the API schema states this bound, the setting a tighter one."""
@@ -262,7 +263,7 @@ class MemorySettings(BaseSettings):
         default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
     )
     category_reach: dict[str, Reach] = Field(
-        default_factory=lambda: {"procedure": "agent", "insight": "recall"},
+        default_factory=lambda: dict(DEFAULT_CATEGORY_REACH),
         description="JSON object: categories that never enter the session-start block, and how far they "
         "reach instead: 'recall' (recall and the scoped query) or 'agent' (only the scoped query and its "
         "MCP tool, for an agent whose access list names the category). The one place that says it",
