@@ -20,7 +20,10 @@ NewUser = Callable[..., Awaitable[UserHandle]]
 
 TITLE = "How to deploy the website to production"
 QUERY = "deploy the website to production"
-STEPS = "1) Run the test suite\n  - Build the release image\nStep 3: push the image\n   to the registry\n\n4. Restart the web service"
+STEPS = (
+    "1) Run the test suite\n  - Build the release image\nStep 3: push the image\n   to the registry\n\n"
+    "4. Restart the web service"
+)
 NUMBERED = (
     "1. Run the test suite\n2. Build the release image\n3. push the image to the registry\n4. Restart the web service"
 )
