@@ -19,6 +19,13 @@ Who the agent is comes from the API key when the key is bound to one (an **agent
 request names. With a user key the named agent is taken at its word, a convenience for
 apps, not a boundary: leaving it out sees everything.
 
+Some categories reach no agent by default (`MemorySettings.category_reach`, the one place
+that says which): an **agent-only** category (``procedure``) is never in the block nor in
+ordinary recall, and the scoped query (`POST /v1/memory/query`, its MCP tool) returns it
+only to an agent whose allowlist *names* it. "No allowlist" means every category except
+those: an agent must be given procedures on purpose. ``agent_only`` travels in the scope
+(`read_scope` takes it from the settings) so every path reads the same rule.
+
 Enforcement is by value: `agent_scope` reads the scope in one indexed statement and each
 path passes it into its SQL (recall's `RecallFilters`, the block's read, the palace
 browse), so a disallowed row is never read, not filtered out afterwards. Asking by name
@@ -27,7 +34,7 @@ for a category or wing outside the allowlist raises `Forbidden` (HTTP 403) namin
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -78,12 +85,27 @@ class AgentScope:
     """Palace wing slugs it may see; None: every wing."""
     modes: Mapping[str, CategoryMode] = field(default_factory=dict)
     """The effective mode per category (user default, then the agent's own); not named: ``all``."""
+    agent_only: frozenset[str] = frozenset()
+    """Agent-only categories (`MemorySettings.agent_only_categories`): seen only when
+    ``categories`` names them, and never by recall or the block."""
 
     def _who(self) -> str:
         return f"agent {self.agent_id!r}" if self.agent_id else "this caller"
 
+    @property
+    def hidden(self) -> frozenset[str]:
+        """Agent-only categories this scope may not read: those its allowlist does not name."""
+        return self.agent_only - (self.categories or frozenset())
+
+    def within(self, configured: Iterable[str]) -> frozenset[str] | None:
+        """The categories a listing or lookup by this scope reads, as one allowlist for SQL:
+        its own; with none, every ``configured`` category but the hidden ones (None: all)."""
+        if self.categories is not None or not self.hidden:
+            return self.categories
+        return frozenset(configured) - self.hidden
+
     def allows_category(self, category: str) -> bool:
-        return self.categories is None or category in self.categories
+        return category not in self.hidden and (self.categories is None or category in self.categories)
 
     def allows_wing(self, slug: str) -> bool:
         return self.wings is None or slug in self.wings
@@ -113,9 +135,13 @@ class AgentScope:
         not see) and narrowed to it, for `retrieval.recall`."""
         if filters.category is not None:
             self.check_category(filters.category, field=f"{prefix}category")
+            if filters.category in self.agent_only:  # named or not, recall never reads them
+                raise Forbidden(
+                    f"category {filters.category!r} is reached only by the memory query", field=f"{prefix}category"
+                )
         if filters.wing is not None:
             self.check_wing(filters.wing, field=f"{prefix}wing")
-        return replace(filters, wings=self.wings, categories=self.categories)
+        return replace(filters, wings=self.wings, categories=self.categories, excluded_categories=self.agent_only)
 
 
 ALLOW_ALL = AgentScope()
@@ -168,30 +194,40 @@ def scope_of(
     categories: Sequence[str] | None,
     wings: Sequence[str] | None,
     agent_modes: Mapping[str, Any] | None,
+    *,
+    agent_only: frozenset[str],
 ) -> AgentScope:
-    """The scope from `SCOPE_SQL`'s columns: the agent's modes over the user's defaults."""
+    """The scope from `SCOPE_SQL`'s columns: the agent's modes over the user's defaults;
+    ``agent_only`` is `MemorySettings.agent_only_categories`."""
     return AgentScope(
         agent_id=agent_external_id,
         categories=None if categories is None else frozenset(categories),
         wings=None if wings is None else frozenset(wings),
         modes=modes_from_json(user_modes) | modes_from_json(agent_modes),
+        agent_only=agent_only,
     )
 
 
-async def agent_scope(db: Database, user_id: int, agent_external_id: str | None) -> AgentScope:
-    """What ``agent_external_id`` may see of ``user_id``'s memory (see the module docstring)."""
+async def agent_scope(
+    db: Database, user_id: int, agent_external_id: str | None, *, agent_only: frozenset[str]
+) -> AgentScope:
+    """What ``agent_external_id`` may see of ``user_id``'s memory (see the module docstring);
+    ``agent_only`` is `MemorySettings.agent_only_categories`."""
     async with db.user_session(user_id) as s:
-        return await read_scope(s, user_id, agent_external_id)
+        return await read_scope(s, user_id, agent_external_id, agent_only=agent_only)
 
 
-async def read_scope(session: AsyncSession, user_id: int, agent_external_id: str | None) -> AgentScope:
+async def read_scope(
+    session: AsyncSession, user_id: int, agent_external_id: str | None, *, agent_only: frozenset[str]
+) -> AgentScope:
     """`agent_scope` inside the caller's transaction, for a read that needs the scope first
     and can share the round trips that open and close a transaction."""
     row = (await session.execute(_SCOPE, {"uid": user_id, "aid": agent_external_id})).one()
-    return scope_of(agent_external_id, *row)
+    return scope_of(agent_external_id, *row, agent_only=agent_only)
 
 
-async def key_scope(db: Database, user_id: int, bound: str | None) -> AgentScope:
+async def key_scope(db: Database, user_id: int, bound: str | None, *, agent_only: frozenset[str]) -> AgentScope:
     """What a key may see on paths where the agent is not a request's choice (a memory's
-    page, the list, the profile): its agent's scope for an agent key, everything for a user key."""
-    return ALLOW_ALL if bound is None else await agent_scope(db, user_id, bound)
+    page, the list, the profile): its agent's scope for an agent key; everything for a user
+    key, agent-only categories included: the user owns and edits them."""
+    return ALLOW_ALL if bound is None else await agent_scope(db, user_id, bound, agent_only=agent_only)

@@ -38,6 +38,7 @@ from domain.memory_rows import (
     user_lock,
 )
 from domain.memory_scope import BLOCK_CHANGE, moves_block
+from domain.procedures import numbered_steps, steps_checked
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.memory_writes import new_memory_row
 from loci.models import Conversation, Memory, MemoryLink
@@ -90,7 +91,11 @@ async def _conversation_id(s: AsyncSession, user_id: int, external_id: str | Non
 async def _writer_scope(store: MemoryStore, user_id: int, agent_id: str | None) -> AgentScope:
     """What the writing agent may see: it finds (and so changes) only memories of those
     categories, as `domain.memory_lookup.resolve` reads them; the user: everything."""
-    return ALLOW_ALL if agent_id is None else await agent_scope(store.db, user_id, agent_id)
+    return (
+        ALLOW_ALL
+        if agent_id is None
+        else await agent_scope(store.db, user_id, agent_id, agent_only=store.settings.agent_only_categories)
+    )
 
 
 def unchanged(memory: Any) -> MemoryEvent:
@@ -105,6 +110,8 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
     detail = (body.body or "").strip() or None  # a blank body says nothing: stored as none
     check_category(body.category, settings)
+    if body.category in settings.step_categories:  # a procedure: its body is the steps, renumbered
+        detail = numbered_steps(body.body)
     # an agent may not write what its access list would not let it read back
     (await _writer_scope(store, user_id, body.agent_id)).check_category(body.category, field="category")
     source = body.source or ("agent" if body.agent_id else "user")
@@ -160,7 +167,8 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         store.db.user_session(user_id, lock=user_lock(user_id)) as s,
     ):
         await lock_user(s, user_id)
-        old = await resolve(s, user_id, body.id_or_text, scope.categories)
+        old = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
+        changes = steps_checked(changes, old.category, old.body, store.settings)
         diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
         if not diff:
             return unchanged((await memory_outs(s, [old]))[0])
@@ -191,7 +199,7 @@ async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> Mem
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text, scope.categories)
+        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
         end_row(row, await transaction_now(s), "forget")
         history = await record_event(
             s, user_id, "forget", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
@@ -209,7 +217,7 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text, scope.categories)
+        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
         previous, was = row.last_confirmed_at, row.confidence
         row.last_confirmed_at = await transaction_now(s)
         meta: dict[str, Any] = {"previous_confirmed_at": previous.isoformat() if previous else None}
@@ -262,8 +270,10 @@ async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> Memor
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        source = await active_by_id(s, user_id, body.from_id, scope.categories)  # unknown ids first: 404
-        await active_by_id(s, user_id, body.to_id, scope.categories)
+        source = await active_by_id(
+            s, user_id, body.from_id, scope.within(store.settings.categories)
+        )  # unknown ids first: 404
+        await active_by_id(s, user_id, body.to_id, scope.within(store.settings.categories))
         if body.from_id == body.to_id:
             raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
         link = (

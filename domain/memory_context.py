@@ -102,6 +102,7 @@ LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))
      AND (m.source <> 'extracted' OR m.confidence >= :conf)
      AND (scope.allowed_categories IS NULL OR m.category = ANY(scope.allowed_categories))
+     AND m.category <> ALL(CAST(:unblocked AS text[]))
 """
 _READ_NOW = text(_READ.format(scope=SCOPE_SQL, history_as_of="", valid=_ROWS_NOW))
 _READ_AS_OF = text(_READ.format(scope=SCOPE_SQL, history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
@@ -120,19 +121,21 @@ async def _read(
     db: Database, query: ContextQuery, settings: MemorySettings
 ) -> tuple[AgentScope, int, list[BlockEntry]]:
     """The agent's scope, the revision and the visible rows in one statement (see the
-    module docstring). Categories the agent may not see are never read; those it gets by
-    recall only (``rag``) are dropped here, by the scope the same row carries."""
+    module docstring). Categories the agent may not see, and those no block shows
+    (`MemorySettings.category_reach`), are never read; those it gets by recall only
+    (``rag``) are dropped here, by the scope the same row carries."""
     statement = _READ_NOW if query.as_of is None else _READ_AS_OF
     bind = {
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "as_of": query.as_of,
         "layers": list(BLOCK_LAYERS), "aid": query.agent_id, "conf": settings.context_min_confidence,
+        "unblocked": sorted(settings.unblocked_categories),
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]
     async with db.user_session(query.user_id) as s:
         result = (await s.execute(statement, bind)).all()
-    scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS])
-    left_out = scope.rag_only
+    scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS], agent_only=settings.agent_only_categories)
+    left_out = _left_out(scope, settings)
     entries = [
         BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from)
         for mid, category, layer, content, summary, pinned, importance, valid_from in (
@@ -141,6 +144,12 @@ async def _read(
         if mid is not None and category not in left_out
     ]
     return scope, int(result[0][_SCOPE_COLUMNS] or 0), entries
+
+
+def _left_out(scope: AgentScope, settings: MemorySettings) -> frozenset[str]:
+    """Categories the block never shows for this agent: its recall-only (``rag``) ones and
+    every one `MemorySettings.category_reach` names (procedures, insights)."""
+    return scope.rag_only | settings.unblocked_categories
 
 
 def _etag(block: str, delta_text: str) -> str:
@@ -172,7 +181,7 @@ async def session_context(
             until_rev=revision,
             min_confidence=settings.context_min_confidence,
             categories=scope.categories,
-            left_out=scope.rag_only,
+            left_out=_left_out(scope, settings),
         )
     delta_text = render_delta(delta, query.since_rev or 0, revision)
     body = ContextOut(

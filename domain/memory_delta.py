@@ -237,13 +237,16 @@ async def changes_since(
     *,
     agent_id: str | None,
     categories: frozenset[str] | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> Changes:
     """The current revision (0 before any write) and the delta from ``since_rev`` to it,
     over everything recall may show (extracted memories of any confidence, in the agent's
-    allowed ``categories``: None for all)."""
+    allowed ``categories``: None for all; never those ``left_out``: the agent-only ones)."""
     async with db.user_session(user_id) as s:
         revision = (await s.execute(revision_query(user_id, None))).scalar_one_or_none() or 0
     if since_rev is None or since_rev >= revision:
         return Changes(revision, [], "")
-    bullets = await memory_delta(db, user_id, since_rev, agent_id=agent_id, until_rev=revision, categories=categories)
+    bullets = await memory_delta(
+        db, user_id, since_rev, agent_id=agent_id, until_rev=revision, categories=categories, left_out=left_out
+    )
     return Changes(revision, bullets, render_delta(bullets, since_rev, revision))

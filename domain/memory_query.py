@@ -22,6 +22,10 @@ Which filter applies to which kind, and why:
 * ``updated_after``/``updated_before``: a memory version's ``valid_from`` (when it was
   written); a drawer's ``occurred_at`` (when it was said: a drawer never changes).
 
+Agent-only categories (``procedure``: `MemorySettings.category_reach`) are searched only for
+an agent whose allowlist names them (`AgentScope.hidden` is in the SQL otherwise), and
+asking for one by name without that is the same 403.
+
 An agent sees the memories nobody scoped (``agent_id`` NULL) and its own, as in recall
 and the session-start block (`domain.memory_scope`).
 """
@@ -108,7 +112,7 @@ def scoped_request(user_id: int, data: QueryMemoryIn, settings: MemorySettings, 
     if f.role is None and categories != frozenset():
         memories = MemoryFilters(
             categories, f.pinned, f.importance_min, f.importance_max, after, before, f.source, f.agent_id,
-            f.conversation_id,
+            f.conversation_id, excluded=scope.hidden,
         )  # fmt: skip
     return ScopedQuery(user_id, data.query, data.agent, drawers, memories, data.top_k, data.threshold)
 

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import When
+from domain.insights import InsightsOut
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.models import TOP_K_MAX, Agent, MemorySettings
@@ -41,6 +42,8 @@ class SettingsOut(msgspec.Struct):
     rerank_model: Annotated[str, msgspec.Meta(examples=["gpt-4o-mini"])] | None
     auto_mine: Annotated[bool, msgspec.Meta(examples=[True])]
     updated_at: When
+    insights: InsightsOut
+    """Whether the daily insight job runs (it needs an LLM), and why not (`domain.insights`)."""
 
 
 class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
@@ -65,8 +68,10 @@ class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
     name: Annotated[str, msgspec.Meta(max_length=200)] | msgspec.UnsetType | None = msgspec.UNSET
 
 
-def _settings_out(row: MemorySettings) -> SettingsOut:
-    return SettingsOut(row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.updated_at)
+def _settings_out(row: MemorySettings, insights: InsightsOut) -> SettingsOut:
+    return SettingsOut(
+        row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.updated_at, insights
+    )
 
 
 async def _settings_row(s: AsyncSession, user_id: int) -> MemorySettings:
@@ -79,12 +84,13 @@ async def _settings_row(s: AsyncSession, user_id: int) -> MemorySettings:
     return row
 
 
-async def get_settings(db: Database, user_id: int) -> SettingsOut:
+async def get_settings(db: Database, user_id: int, insights: InsightsOut) -> SettingsOut:
+    """The user's settings, with the service's ``insights`` status (`domain.insights.insights_status`)."""
     async with db.user_session(user_id) as s:
-        return _settings_out(await _settings_row(s, user_id))
+        return _settings_out(await _settings_row(s, user_id), insights)
 
 
-async def put_settings(db: Database, user_id: int, update: SettingsUpdate) -> SettingsOut:
+async def put_settings(db: Database, user_id: int, update: SettingsUpdate, insights: InsightsOut) -> SettingsOut:
     changes = {f: v for f in SettingsUpdate.__struct_fields__ if (v := getattr(update, f)) is not msgspec.UNSET}
     if "top_k" in changes and not 1 <= int(changes["top_k"]) <= 50:  # also enforced by the DTO
         raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="top_k")
@@ -96,7 +102,7 @@ async def put_settings(db: Database, user_id: int, update: SettingsUpdate) -> Se
             row.updated_at = (await s.execute(select(func.now()))).scalar_one()
             await record(s, user_id, "settings_changed", fields=sorted(changes))
         await s.flush()
-        return _settings_out(row)
+        return _settings_out(row, insights)
 
 
 def _agent_out(a: Agent) -> AgentOut:

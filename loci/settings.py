@@ -185,7 +185,16 @@ class RetrievalSettings(BaseSettings):
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
 
 
-DEFAULT_MEMORY_CATEGORIES = ("profile", "preference", "response_style", "fact", "goal", "relationship", "procedure")
+DEFAULT_MEMORY_CATEGORIES = (
+    "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "insight",
+)  # fmt: skip
+Reach = Literal["recall", "agent"]
+"""How far a category reaches when `MemorySettings.category_reach` names it: ``recall``
+(recall and the scoped query find it, the session-start block never shows it) or
+``agent`` (only `POST /v1/memory/query` and its MCP tool, for an agent whose allowlist
+names the category; never the block nor ordinary recall). A category not named reaches
+everywhere, as configured per agent."""
+DEFAULT_CATEGORY_REACH: dict[str, Reach] = {"procedure": "agent", "insight": "recall"}
 CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 CONTENT_MAX_CHARS_MAX = 5_000
 """The largest `content_max_chars` may be set to: the API schema states this bound, the setting a tighter one."""
@@ -253,8 +262,25 @@ class MemorySettings(BaseSettings):
     consolidate_max_per_user: int = Field(
         default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
     )
+    category_reach: dict[str, Reach] = Field(
+        default_factory=lambda: dict(DEFAULT_CATEGORY_REACH),
+        description="JSON object: categories that never enter the session-start block, and how far they "
+        "reach instead: 'recall' (recall and the scoped query) or 'agent' (only the scoped query and its "
+        "MCP tool, for an agent whose access list names the category). The one place that says it",
+    )
+    step_categories: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("procedure",),
+        description="categories whose body is numbered steps: checked and renumbered on save ('1. ...')",
+    )
+    insights_per_day: int = Field(
+        default=3, ge=0, le=3, description="insights the daily job may derive per user (LLM only; 0: off)"
+    )
+    insight_max_chars: int = Field(default=200, ge=20, le=500, description="one insight's length at most")
+    insights_lookback_days: int = Field(
+        default=7, ge=1, le=90, description="how far back the insight job reads a user's activity"
+    )
 
-    @field_validator("categories", mode="before")
+    @field_validator("categories", "step_categories", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -268,6 +294,16 @@ class MemorySettings(BaseSettings):
         if bad or not value:
             raise ValueError(f"categories must be lowercase names ([a-z][a-z0-9_]*, up to 32), got {bad or 'none'}")
         return value
+
+    @property
+    def agent_only_categories(self) -> frozenset[str]:
+        """Categories only an agent that names them in its allowlist reaches, by the scoped query."""
+        return frozenset(c for c, reach in self.category_reach.items() if reach == "agent")
+
+    @property
+    def unblocked_categories(self) -> frozenset[str]:
+        """Categories the session-start block never shows (every one `category_reach` names)."""
+        return frozenset(self.category_reach)
 
 
 class Settings(BaseModel):

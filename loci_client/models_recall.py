@@ -16,6 +16,7 @@ __all__ = [
     "DrawerOut",
     "ExportDoc",
     "ImportResult",
+    "InsightsOut",
     "Moved",
     "Node",
     "PalacePage",
@@ -201,6 +202,14 @@ class AgentOut(Model):
     created_at: datetime
 
 
+class InsightsOut(Model):
+    """Whether the daily insight job runs for this user (it needs an LLM), and why not."""
+
+    enabled: bool
+    reason: str | None
+    per_day: int
+
+
 class SettingsOut(Model):
     """The user's memory settings."""
 
@@ -210,6 +219,7 @@ class SettingsOut(Model):
     rerank_model: str | None
     auto_mine: bool
     updated_at: datetime
+    insights: InsightsOut
 
 
 class ActivityOut(Model):

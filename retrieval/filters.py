@@ -38,6 +38,9 @@ class RecallFilters:
     """Memory categories the agent may see (None: all)."""
     conversation: str | None = None
     agent: str | None = None
+    excluded_categories: frozenset[str] = frozenset()
+    """Memory categories never read, whatever ``categories`` says: the agent-only ones
+    (`MemorySettings.category_reach`), which recall leaves to the scoped query."""
 
     @property
     def narrows_wings(self) -> bool:
@@ -118,6 +121,8 @@ class MemoryFilters:
     source: str | None = None
     agent: str | None = None
     conversation: str | None = None
+    excluded: frozenset[str] = frozenset()
+    """Categories never read: the agent-only ones its allowlist does not name."""
 
 
 _MEMORY_CLAUSES = (
@@ -146,6 +151,9 @@ def memory_filter_sql(filters: MemoryFilters | None) -> tuple[str, dict[str, Any
     if filters.categories is not None:
         clauses.append("m.category = ANY(:mf_categories)")
         params["mf_categories"] = sorted(filters.categories)
+    if filters.excluded:
+        clauses.append("m.category <> ALL(:mf_excluded)")
+        params["mf_excluded"] = sorted(filters.excluded)
     for name, clause in _MEMORY_CLAUSES:
         value = getattr(filters, name)
         if value is not None:

@@ -85,6 +85,8 @@ class MemoryScope:
     """Only this category (`RecallFilters.category`)."""
     filters: MemoryFilters | None = None
     """The scoped query's filters (`retrieval.scoped`), in every statement's WHERE clause."""
+    excluded: frozenset[str] = frozenset()
+    """Categories never read (`RecallFilters.excluded_categories`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,7 @@ def plan_memories(
     scope = MemoryScope(
         request.user_id, request.agent_id, request.as_of, layers, params.candidate_limit,
         controls.memory_rows, controls.memory_table, filters.categories, filters.category,
+        excluded=filters.excluded_categories,
     )  # fmt: skip
     return MemoryPlan(
         scope, params, config.keyword, config.semantic, config.rrf_k, config.min_similarity, request.category_caps
@@ -156,6 +159,9 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
     if scope.category is not None:
         sql += " AND m.category = :cat"
         bind["cat"] = scope.category
+    if scope.excluded:  # agent-only categories: recall never reads them
+        sql += " AND m.category <> ALL(:xcats)"
+        bind["xcats"] = sorted(scope.excluded)
     extra, filtered = memory_filter_sql(scope.filters)
     return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
 
@@ -278,6 +284,9 @@ def fuse_memories(
     ids = {name: [c.memory_id for c in items] for name, items in lists.items()}
     scores, ranks = rrf_scores(ids, weights, rrf_k)
     rows = {c.memory_id: c for items in lists.values() for c in items}
+    category_weight = dict(params.category_weights)  # insights: a guess about the user, ranked low
+    for i in scores:
+        scores[i] *= category_weight.get(rows[i].category, 1.0)
     sims = {c.memory_id: c.score for c in lists.get(SEMANTIC, ())}
     keyword = set(ids.get(KEYWORD, ())) if params.keyword_weight > 0 else set()
     passing = [i for i in scores if i in keyword or sims.get(i, 0.0) >= min_similarity]

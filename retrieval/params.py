@@ -179,3 +179,8 @@ class MemorySearchParams:
     a saved fact is short, and more than a handful would crowd out the conversations."""
     scan_cap: int = 2_000
     """Keyword matches scored per recall at most (the newest), as the drawers' ``scan_cap``."""
+    category_weights: tuple[tuple[str, float], ...] = (("insight", 0.3),)
+    """Multiplies a memory's fused score by its category's weight (not named: 1). An
+    ``insight`` is the model's third-person guess from recent activity (`domain.insights`),
+    not something the user said: at 0.3 it ranks below a memory found by one list alone at
+    rank 1 (``1/(k+1)`` with both lists at 1.0) and only fills what the user's own words leave."""

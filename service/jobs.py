@@ -10,12 +10,13 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from arq import Retry
 
 import ingest
-from domain import memory_consolidate, mining_failures, trash
+from domain import insights, memory_consolidate, mining_failures, trash
 from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
@@ -28,6 +29,7 @@ __all__ = [
     "TRASH_DAYS",
     "backfill_embeddings",
     "consolidate_memories",
+    "derive_insights",
     "memory_lifecycle",
     "mine_conversation",
     "purge_trash",
@@ -171,3 +173,13 @@ async def consolidate_memories(ctx: dict[str, Any]) -> dict[str, Any]:
         state.memory_store(), llm=state.llm, model=state.settings.llm.extract_model
     )
     return dataclasses.asdict(result)
+
+
+@_skip_during_outage
+async def derive_insights(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The day's insights per user (`domain.insights`): only with the process's LLM client;
+    without one it logs that it skipped, and why, and does nothing."""
+    state: AppState = ctx["state"]
+    runs = await insights.derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC))
+    status = insights.insights_status(state.settings)
+    return {"users": len(runs), "written": sum(len(r.written) for r in runs), "off": status.reason}

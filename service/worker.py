@@ -44,6 +44,8 @@ BACKFILL_OFFSET_MINUTES = 2
 CONSOLIDATE_TIMEOUT_S = 3600
 """The daily consolidation visits every user and may ask the LLM about each cluster; one
 user's merges are one transaction, so a run cut short loses nothing but time."""
+INSIGHTS_TIMEOUT_S = 3600
+"""The daily insights ask the LLM once per active user; each user's run is one transaction."""
 LEASE_S = 30
 """A dead worker's job is started again this long after its last renewal at most (well
 inside the 60 s the issue allows), while a live worker's event loop may stall for up to
@@ -65,8 +67,9 @@ FUNCTIONS: list[Any] = [
 
 
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
-    """The periodic jobs: the trash purge and the memory lifecycle nightly (at different
-    minutes, so the two never compete for the database); the unmined sweep and the embedding
+    """The periodic jobs: the trash purge, the memory lifecycle, the consolidation and the
+    insights nightly (at different minutes, so they never compete for the database; the
+    insights run skips itself without an LLM); the unmined sweep and the embedding
     backfill every ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on the minutes of the hour that
     are multiples of it, as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
@@ -74,6 +77,7 @@ def cron_jobs(queue: QueueSettings) -> list[CronJob]:
         cron(jobs.purge_trash, hour={3}, minute={17}, run_at_startup=False),
         cron(jobs.memory_lifecycle, hour={3}, minute={41}, run_at_startup=False, unique=True),
         cron(jobs.consolidate_memories, hour={4}, minute={43}, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
+        cron(jobs.derive_insights, hour={5}, minute={13}, unique=True, timeout=INSIGHTS_TIMEOUT_S),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
         cron(
             jobs.backfill_embeddings,

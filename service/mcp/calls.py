@@ -115,12 +115,14 @@ link = _write(memories.link_memories)
 
 
 async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -> Answer:
-    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    scope = await key_scope(
+        state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
+    )
     if args.category is not None:
         scope.check_category(args.category)
     query = MemoryQuery(
         args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before,
-        scope.categories,
+        scope.within(state.settings.memory.categories),
     )  # fmt: skip
     page = await memory_read.list_memories(state.db, caller.user_id, query)
     lines = [f"- {m.id} [{m.layer}/{m.category}] {m.content}" for m in page.items]
@@ -129,13 +131,17 @@ async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -
 
 
 async def read_profile(state: AppState, caller: Caller, _: NoArgs) -> Answer:
-    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    scope = await key_scope(
+        state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
+    )
     profile = await memory_profile.get_profile(state.db, state.settings.memory, caller.user_id, scope)
     return Answer(profile, profile.markdown or "The core profile is empty.")
 
 
 async def write_profile(state: AppState, caller: Caller, args: ProfileIn) -> Answer:
-    scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+    scope = await key_scope(
+        state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
+    )
     written = await memory_profile.put_profile(state.memory_store(), caller.user_id, args, scope)
     changed = [e for e in written.events if e.event != "unchanged"]
     lines = [event_summary(e) for e in changed]

@@ -140,7 +140,9 @@ async def _read(state: AppState, caller: Caller, uri: str) -> ReadResourceResult
     """A resource as the caller sees it: an agent key reads its agent's part of the profile
     and its agent's session-start block."""
     if uri == PROFILE_URI:
-        scope = await key_scope(state.db, caller.user_id, caller.agent_id)
+        scope = await key_scope(
+            state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
+        )
         profile = await get_profile(state.db, state.settings.memory, caller.user_id, scope)
         text, mime = profile.markdown, "text/markdown"
     elif uri == SESSION_CONTEXT_URI:

@@ -249,10 +249,14 @@ class MemoryController(Controller):
         before: IdQuery = None,
     ) -> MemoryPage:
         when = parse_as_of(as_of)
-        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        scope = await key_scope(
+            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
+        )
         if category is not None:
             scope.check_category(category)
-        query = MemoryQuery(layer, category, source, agent_id, when, limit, before, scope.categories)
+        query = MemoryQuery(
+            layer, category, source, agent_id, when, limit, before, scope.within(app_state.settings.memory.categories)
+        )
         return await memory_read.list_memories(app_state.db, caller.user_id, query)
 
     @get(
@@ -267,8 +271,12 @@ class MemoryController(Controller):
         self, app_state: StateDep, caller: CallerDep, memory_id: IdPath, as_of: AsOf = None
     ) -> MemoryDetail:
         when = parse_as_of(as_of)
-        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
-        return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when, scope.categories)
+        scope = await key_scope(
+            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
+        )
+        return await memory_read.get_memory(
+            app_state.db, caller.user_id, memory_id, when, scope.within(app_state.settings.memory.categories)
+        )
 
     @get(
         "/{memory_id:int}/history",
@@ -279,8 +287,12 @@ class MemoryController(Controller):
         responses=_errors(400, 404),
     )
     async def history(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> list[HistoryOut]:
-        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
-        return await memory_read.memory_history(app_state.db, caller.user_id, memory_id, scope.categories)
+        scope = await key_scope(
+            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
+        )
+        return await memory_read.memory_history(
+            app_state.db, caller.user_id, memory_id, scope.within(app_state.settings.memory.categories)
+        )
 
 
 PROFILE_EXAMPLE = Example(
@@ -301,7 +313,9 @@ class ProfileController(Controller):
         responses=_errors(),
     )
     async def get_profile(self, app_state: StateDep, caller: CallerDep) -> ProfileOut:
-        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        scope = await key_scope(
+            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
+        )
         return await memory_profile.get_profile(app_state.db, app_state.settings.memory, caller.user_id, scope)
 
     @put(
@@ -318,5 +332,7 @@ class ProfileController(Controller):
     async def put_profile(
         self, app_state: StateDep, caller: CallerDep, data: Annotated[ProfileIn, Body(examples=[PROFILE_EXAMPLE])]
     ) -> ProfileWrite:
-        scope = await key_scope(app_state.db, caller.user_id, caller.agent_id)
+        scope = await key_scope(
+            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
+        )
         return await memory_profile.put_profile(app_state.memory_store(), caller.user_id, data, scope)

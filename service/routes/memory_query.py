@@ -30,7 +30,7 @@ async def query_for(state: AppState, caller: Caller, data: QueryMemoryIn) -> Que
     if agent is None:
         raise InvalidInput("agent is required: the agent whose access list applies", field="agent")
     deps = RecallDeps(db=state.db, embedder=state.embedder, settings=state.settings)
-    scope = await agent_scope(state.db, caller.user_id, agent)
+    scope = await agent_scope(state.db, caller.user_id, agent, agent_only=state.settings.memory.agent_only_categories)
     data = msgspec.structs.replace(data, agent=agent)
     return await query_memories(deps, state.settings.memory, caller.user_id, data, scope)
 

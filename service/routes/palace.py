@@ -54,7 +54,13 @@ class PalaceController(Controller):
         ] = None,
     ) -> PalacePage:
         agent = caller.agent(agent_id)
-        scope = ALLOW_ALL if agent is None else await agent_scope(app_state.db, caller.user_id, agent)
+        scope = (
+            ALLOW_ALL
+            if agent is None
+            else await agent_scope(
+                app_state.db, caller.user_id, agent, agent_only=app_state.settings.memory.agent_only_categories
+            )
+        )
         return await palace.list_level(
             app_state.db, caller.user_id, wing=wing, room=room, closet=closet, limit=limit, offset=offset, scope=scope
         )

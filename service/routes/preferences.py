@@ -10,6 +10,7 @@ from litestar.params import Body, FromPath, FromQuery, QueryParameter
 
 from domain import activity, preferences
 from domain.activity import ActivityPage
+from domain.insights import insights_status
 from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdQuery, errors
@@ -50,7 +51,7 @@ class PreferencesController(Controller):
         responses=errors(),
     )
     async def get_settings(self, app_state: StateDep, caller: CallerDep) -> SettingsOut:
-        return await preferences.get_settings(app_state.db, caller.user_id)
+        return await preferences.get_settings(app_state.db, caller.user_id, insights_status(app_state.settings))
 
     @put(
         "/v1/settings",
@@ -65,7 +66,7 @@ class PreferencesController(Controller):
         caller: CallerDep,
         data: Annotated[SettingsUpdate, Body(examples=[SETTINGS_EXAMPLE])],
     ) -> SettingsOut:
-        return await preferences.put_settings(app_state.db, caller.user_id, data)
+        return await preferences.put_settings(app_state.db, caller.user_id, data, insights_status(app_state.settings))
 
     @get(
         "/v1/agents",

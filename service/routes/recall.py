@@ -214,7 +214,7 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
     or for an agent key naming another agent)."""
     filters = _filters(data.filters)
     user_id, agent_id = caller.user_id, caller.agent(data.agent_id or None)
-    scope = await agent_scope(state.db, user_id, agent_id)
+    scope = await agent_scope(state.db, user_id, agent_id, agent_only=state.settings.memory.agent_only_categories)
     request = RecallRequest(
         user_id=user_id,
         message=data.message,
@@ -230,7 +230,14 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
     )
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
-        changes_since(state.db, user_id, data.since_rev, agent_id=request.agent_id, categories=scope.categories),
+        changes_since(
+            state.db,
+            user_id,
+            data.since_rev,
+            agent_id=request.agent_id,
+            categories=scope.categories,
+            left_out=scope.agent_only,
+        ),
     )
     return _out(recalled, changes)
 
@@ -250,7 +257,11 @@ async def search_palace(state: AppState, caller: Caller, data: SearchIn) -> Reca
     """`GET /v1/search` and the MCP `search_palace` tool: the recall pipeline over drawers only,
     within the wings ``agent_id`` (or the key's agent) may see (403 for a ``wing`` it may not)."""
     agent_id = caller.agent(data.agent_id or None)
-    scope = await agent_scope(state.db, caller.user_id, agent_id) if agent_id else ALLOW_ALL
+    scope = ALLOW_ALL
+    if agent_id:
+        scope = await agent_scope(
+            state.db, caller.user_id, agent_id, agent_only=state.settings.memory.agent_only_categories
+        )
     request = RecallRequest(
         user_id=caller.user_id,
         message=data.q,

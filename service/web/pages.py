@@ -18,6 +18,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
 from domain import activity, palace, preferences, trash
+from domain.insights import insights_status
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
 from ingest import search_entities, timeline
@@ -163,7 +164,7 @@ class MemoryPages(Controller):
     @get("/settings", name="memory:settings")
     async def settings_form(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await signed_in_user(request, app_state)
-        current = await preferences.get_settings(app_state.db, user_id)
+        current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
         return Template("settings.html", context={"s": current, "error": None, "saved": False})
 
     @post("/settings", name="memory:settings-post", status_code=200)
@@ -174,9 +175,9 @@ class MemoryPages(Controller):
         try:
             update = _settings_from_form(data)
         except InvalidInput as e:
-            current = await preferences.get_settings(app_state.db, user_id)
+            current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
             return Template("settings.html", context={"s": current, "error": str(e), "saved": False}, status_code=400)
-        saved = await preferences.put_settings(app_state.db, user_id, update)
+        saved = await preferences.put_settings(app_state.db, user_id, update, insights_status(app_state.settings))
         return Template("settings.html", context={"s": saved, "error": None, "saved": True})
 
     @get("/activity", name="memory:activity")

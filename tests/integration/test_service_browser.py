@@ -25,6 +25,7 @@ from playwright.async_api import BrowserContext, Locator, Page, async_playwright
 from sqlalchemy import text
 
 from domain import preferences
+from domain.insights import InsightsOut
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
@@ -175,7 +176,7 @@ async def change_settings(page: Page, db: Database, user_id: int) -> None:
     await expect(page.locator("text=Saved.")).to_be_visible()
     await check_readable(page)
     await shot(page, "05-settings")
-    stored = await preferences.get_settings(db, user_id)
+    stored = await preferences.get_settings(db, user_id, InsightsOut(False, None, 0))
     assert (stored.top_k, stored.auto_mine) == (9, False)
 
 
