@@ -10,10 +10,12 @@
    against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
    window is extracted before the first is written, so the wing reflects the whole
    conversation, not its first window (a crash meanwhile repeats only extraction).
-5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
+5. Summarise the whole conversation for the archive layer (`archive`: the LLM when
+   configured, else the sentences that carry its decisions).
+6. Per window: propose memories (`memory_mining`), then in ONE transaction place the
    drawers, upsert entities and relations, settle the memories and advance the
-   watermark (`window`).
-6. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
+   watermark (`window`); the last window's transaction files the archive summary too.
+7. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 from sqlalchemy import select
 
 from ingest.accounting import record_run
+from ingest.archive import PendingArchive, propose_archive
 from ingest.echo_guard import strip_echoed_blocks
 from ingest.extraction import ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
@@ -112,7 +115,8 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     clock = time.perf_counter()
     subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
     totals.seconds["subject"] = time.perf_counter() - clock
-    for window, window_plans, outcome in extracted:
+    archive = await _archive(deps, conv, turns, totals)
+    for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         clock = time.perf_counter()
         memories = await propose(deps, conv.user_id, window.items)
         if memories is not None:
@@ -125,7 +129,8 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject)
+        last = archive if n == len(extracted) else None
+        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, last)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
     result = MiningResult(
@@ -159,6 +164,20 @@ async def _subject(
     mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
     vectors = [part.vector for plan in plans.values() for part in plan.parts]
     return await conversation_subject(deps, (conv.user_id, conv.id), turns, mentions, vectors)
+
+
+async def _archive(
+    deps: MiningDeps, conv: MinedConversation, turns: Sequence[TurnView], totals: MiningTotals
+) -> PendingArchive | None:
+    """The conversation's archive summary (`ingest.archive`), its LLM cost and fallback counted."""
+    clock = time.perf_counter()
+    archive = await propose_archive(deps, conv, turns)
+    totals.seconds["extract"] += time.perf_counter() - clock
+    if archive is not None:
+        totals.calls.extend(archive.calls)
+        if archive.fallback:
+            totals.fallbacks.append({"archive": archive.fallback})
+    return archive
 
 
 async def _extract(

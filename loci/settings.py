@@ -163,6 +163,13 @@ class MiningSettings(BaseSettings):
         description="propose memories (stated facts, preferences, corrections) from the user's turns while "
         "mining and reconcile them with the saved ones; extracted memories never overwrite explicit ones",
     )
+    archive: bool = Field(
+        default=True,
+        description="with extract_memories, also file a short summary of each mined conversation (what was "
+        "discussed, decided, done) as an archive memory of category 'summary', written by the LLM when the "
+        "extractor is 'llm', else from the turns that carry the decisions; re-mining updates it. Archive "
+        "memories are recalled only for questions about the past or with a layer filter",
+    )
 
     @field_validator("embed_roles", mode="before")
     @classmethod
@@ -185,7 +192,10 @@ class RetrievalSettings(BaseSettings):
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
 
 
-DEFAULT_MEMORY_CATEGORIES = ("profile", "preference", "response_style", "fact", "goal", "relationship", "procedure")
+DEFAULT_MEMORY_CATEGORIES = (
+    "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "summary",
+)  # fmt: skip
+"""``summary``: the archive summaries mining files for each conversation (`ingest.archive`)."""
 CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
 CONTENT_MAX_CHARS_MAX = 5_000
 """The largest `content_max_chars` may be set to: the API schema states this bound, the setting a tighter one."""
