@@ -10,11 +10,12 @@
    against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
    window is extracted before the first is written, so the wing reflects the whole
    conversation, not its first window (a crash meanwhile repeats only extraction).
-5. Summarise the whole conversation for the archive layer (`archive`: the LLM when
-   configured, else the sentences that carry its decisions).
-6. Per window: propose memories (`memory_mining`), then in ONE transaction place the
+5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
    drawers, upsert entities and relations, settle the memories and advance the
-   watermark (`window`); the last window's transaction files the archive summary too.
+   watermark (`window`).
+6. Before the last window's transaction, summarise the whole conversation for the
+   archive layer (`archive`: the LLM when configured, else the sentences that carry its
+   decisions); that transaction files the summary with the last watermark.
 7. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
@@ -115,7 +116,6 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     clock = time.perf_counter()
     subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
     totals.seconds["subject"] = time.perf_counter() - clock
-    archive = await _archive(deps, conv, turns, totals)
     for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         clock = time.perf_counter()
         memories = await propose(deps, conv.user_id, window.items)
@@ -129,8 +129,8 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        last = archive if n == len(extracted) else None
-        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, last)
+        archive = await _archive(deps, conv, turns, totals) if n == len(extracted) else None
+        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, archive)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
     result = MiningResult(
