@@ -12,7 +12,7 @@ Cues, each a named number in `SummaryParams`:
 * **facts**: numbers, dates and times (`loci.timexpr`), names (capitalised words not
   opening a sentence);
 * **the request and the answer**: the user's first substantive sentence says what was
-  discussed (it leads the summary), the assistant's last turn is the answer to it;
+  discussed, the assistant's last turn is the answer to it;
 * questions, pleasantries and sentences under `min_words` carry little and score less or
   nothing.
 
@@ -97,7 +97,7 @@ class ScoredSentence:
     text: str
     score: float
     lead: bool = False
-    """The request sentence, which opens the summary whatever its score."""
+    """The request sentence (scored up by ``SummaryParams.request``), kept even without cues."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +135,8 @@ def score_sentences(turns: Sequence[TurnView], params: SummaryParams) -> list[Sc
     for turn in turns:
         for piece in split_sentences(turn.content):
             text = _clean(piece)
-            if _words(text) < params.min_words or _PLEASANTRY_RE.match(text):
-                continue
+            if _words(text) < params.min_words or (_PLEASANTRY_RE.match(text) and not DECISION_RE.search(text)):
+                continue  # "Thanks, have a great day" goes; "Ok, we're going with X" stays
             score = _score(text, turn, params)
             lead = not lead_found and turn.role == "user"
             if lead:
@@ -167,8 +167,9 @@ def _within(ranked: Sequence[ScoredSentence], budget: int, cap: int) -> list[Sco
 
 
 def _ranked(scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """The lead first, then by score (ties: the later sentence, nearer the outcome)."""
-    return sorted(scored, key=lambda s: (not s.lead, -s.score, -s.position))
+    """Best first (ties: the later sentence, nearer the outcome). The request's bonus
+    usually puts it near the top, but a tight budget keeps the decision over it."""
+    return sorted(scored, key=lambda s: (-s.score, -s.position))
 
 
 def _date_range(turns: Sequence[TurnView]) -> str:
