@@ -15,9 +15,7 @@ PARAMS = SummaryParams()
 
 
 def conversation(*said: tuple[str, str], start: datetime = T0) -> list[TurnView]:
-    return [
-        TurnView(seq, seq, role, text, start + timedelta(minutes=seq)) for seq, (role, text) in enumerate(said, 1)
-    ]
+    return [TurnView(seq, seq, role, text, start + timedelta(minutes=seq)) for seq, (role, text) in enumerate(said, 1)]
 
 
 LOGIN = conversation(
