@@ -18,6 +18,7 @@ from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
+from domain.memory_consolidate import consolidate_memories
 from ingest import TurnIn, mine_conversation, store_conversation
 from ingest.archive import ARCHIVE_TAG
 from loci.db import Database
@@ -152,6 +153,18 @@ async def test_a_summary_a_person_edited_is_not_overwritten_by_re_mining(
     [kept] = await archives(client, user)
     assert kept["content"] == edit["content"] and kept["source"] == "user"
     assert [h["event"] for h in await history(client, user, kept["id"])][-1] == "skip"
+
+
+async def test_consolidation_never_merges_two_conversations_summaries(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user()
+    await mine(client, app_state, user, "login", LOGIN)
+    await mine(client, app_state, user, "login-again", LOGIN)  # the same words, another conversation
+    both = await archives(client, user)
+    assert len(both) == 2 and both[0]["content"] == both[1]["content"]
+    result = await consolidate_memories(app_state.memory_store(), users=[user.id])
+    assert result.merged == 0 and len(await archives(client, user)) == 2
 
 
 @pytest.fixture
