@@ -68,7 +68,9 @@ ORDER BY {RANK_ORDER}
 """)
 
 # A self-join over one user's active extracted memories (ix_memories_extracted_active finds
-# them); the distances are computed for pairs of one category and layer only. A daily job over
+# them) but the archive: each summary stands for its own conversation (`ingest.archive`),
+# and two alike are two conversations, not one fact said twice. The distances are
+# computed for pairs of one category and layer only. A daily job over
 # a few hundred memories a user needs no index for that, and the HNSW index, built across all
 # users, would filter out most of what it returns.
 _PAIRS = text("""
@@ -77,7 +79,7 @@ WITH m AS (
            lower(regexp_replace(btrim(content), '\\s+', ' ', 'g')) AS norm,
            (SELECT t FROM unnest(tags) AS t WHERE t LIKE 'slot:%' ORDER BY t LIMIT 1) AS slot
     FROM memories
-    WHERE user_id = :uid AND source = 'extracted' AND valid_until IS NULL
+    WHERE user_id = :uid AND source = 'extracted' AND valid_until IS NULL AND layer <> 'archive'
 )
 SELECT a.id, b.id, coalesce(1 - (a.embedding <=> b.embedding), 1.0) AS similarity
 FROM m AS a JOIN m AS b ON a.id < b.id AND a.category = b.category AND a.layer = b.layer

@@ -32,7 +32,7 @@ from domain.agent_access import SCOPE_SQL, AgentScope, scope_of
 from domain.fields import When
 from domain.memory_block import Block, BlockBudget, BlockEntry, TokenCounter, render_block
 from domain.memory_delta import memory_delta, render_delta
-from domain.memory_scope import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, shown_text
+from domain.memory_scope import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, OUTSIDE_BLOCK, shown_text
 from loci.db import Database
 from loci.settings import MemorySettings
 
@@ -97,7 +97,8 @@ WITH scope AS ({scope})
 SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from
 FROM scope
 CROSS JOIN (SELECT max(h.id) AS revision FROM memory_history h
-      WHERE h.user_id = :uid AND (h.event <> ALL(:quiet) OR h.meta ? :moved) {history_as_of}) AS r
+      WHERE h.user_id = :uid AND ((h.event <> ALL(:quiet) AND NOT h.meta ? :outside) OR h.meta ? :moved)
+            {history_as_of}) AS r
 LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))
      AND (m.source <> 'extracted' OR m.confidence >= :conf)
@@ -126,9 +127,9 @@ async def _read(
     (``rag``) are dropped here, by the scope the same row carries."""
     statement = _READ_NOW if query.as_of is None else _READ_AS_OF
     bind = {
-        "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "as_of": query.as_of,
-        "layers": list(BLOCK_LAYERS), "aid": query.agent_id, "conf": settings.context_min_confidence,
-        "unblocked": sorted(settings.unblocked_categories),
+        "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "outside": OUTSIDE_BLOCK,
+        "as_of": query.as_of, "layers": list(BLOCK_LAYERS), "aid": query.agent_id,
+        "conf": settings.context_min_confidence, "unblocked": sorted(settings.unblocked_categories),
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]

@@ -14,8 +14,10 @@ Which filter applies to which kind, and why:
 
 * ``categories``: memories only (a drawer is a conversation excerpt, it has none): asking
   for categories leaves drawers out;
-* ``pinned``, ``importance_min``/``importance_max``, ``source``: properties only memories
-  have, so setting one leaves drawers out;
+* ``pinned``, ``importance_min``/``importance_max``, ``source``, ``layer``: properties only
+  memories have, so setting one leaves drawers out. Without ``layer`` the profile and
+  knowledge are searched, and the archive (conversation summaries) too when the query asks
+  about the past ("how did we fix…"), as in recall; ``layer`` searches that layer alone;
 * ``role`` (who spoke a turn): only drawers have one, so it leaves memories out;
 * ``agent_id``: memories that agent wrote; drawers of conversations it held;
 * ``conversation_id``: memories saved from that conversation; its drawers;
@@ -33,6 +35,7 @@ and the session-start block (`domain.memory_scope`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import select
@@ -91,7 +94,7 @@ def _stamps(f: QueryFiltersIn) -> tuple[datetime | None, datetime | None]:
 
 def _memory_only(data: QueryMemoryIn, f: QueryFiltersIn) -> bool:
     """A filter only memories can satisfy is set: drawers are left out."""
-    properties = (f.pinned, f.importance_min, f.importance_max, f.source)
+    properties = (f.pinned, f.importance_min, f.importance_max, f.source, f.layer)
     return data.categories is not None or any(p is not None for p in properties)
 
 
@@ -114,7 +117,8 @@ def scoped_request(user_id: int, data: QueryMemoryIn, settings: MemorySettings, 
             categories, f.pinned, f.importance_min, f.importance_max, after, before, f.source, f.agent_id,
             f.conversation_id, excluded=scope.hidden,
         )  # fmt: skip
-    return ScopedQuery(user_id, data.query, data.agent, drawers, memories, data.top_k, data.threshold)
+    request = ScopedQuery(user_id, data.query, data.agent, drawers, memories, data.top_k, data.threshold)
+    return request if f.layer is None else replace(request, layers=(f.layer,), past_layers=())
 
 
 def _bullet(hit: ScopedHit) -> QueryBullet:

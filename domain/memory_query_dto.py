@@ -15,7 +15,7 @@ import msgspec
 from domain.fields import Id
 from domain.memory_dto import MemoryOut
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
-from loci.models import MEMORY_SOURCES, ROLES, TOP_K_MAX
+from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 
 __all__ = [
@@ -62,6 +62,14 @@ Source = Annotated[
         description=", ".join(MEMORY_SOURCES) + ": memories saved by this source; leaves drawers out",
     ),
 ]
+Layer = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"^({'|'.join(MEMORY_LAYERS)})$",
+        description="memories of this layer only, whatever the query asks (archive: conversation summaries, "
+        "otherwise searched only for questions about the past); leaves drawers out",
+    ),
+]
 Stamp = Annotated[
     str,
     msgspec.Meta(
@@ -97,7 +105,7 @@ Budget = Annotated[
 
 class QueryFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     """Every filter is applied in SQL. Memory-only filters (``pinned``, ``importance_*``,
-    ``source``) leave drawers out; ``role`` (who spoke a turn) leaves memories out."""
+    ``source``, ``layer``) leave drawers out; ``role`` (who spoke a turn) leaves memories out."""
 
     agent_id: FilterAgent | None = None
     conversation_id: FilterConversation | None = None
@@ -108,6 +116,7 @@ class QueryFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     updated_after: Stamp | None = None
     updated_before: Stamp | None = None
     source: Source | None = None
+    layer: Layer | None = None
 
 
 class QueryMemoryIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

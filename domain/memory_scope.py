@@ -24,7 +24,7 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.sql import Select
 
 from loci.errors import InvalidInput
-from loci.memory_revision import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, moves_block
+from loci.memory_revision import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, OUTSIDE_BLOCK, moves_block
 from loci.models import Memory, MemoryHistory
 from loci.timexpr import check_in_range
 
@@ -32,6 +32,7 @@ __all__ = [
     "BLOCK_CHANGE",
     "BLOCK_LAYERS",
     "NON_REVISION_EVENTS",
+    "OUTSIDE_BLOCK",
     "moves_block",
     "parse_as_of",
     "revision_query",
@@ -75,7 +76,10 @@ def revision_query(user_id: int, as_of: datetime | None) -> Select[int]:
     before). NULL when nothing was ever written."""
     query = select(func.max(MemoryHistory.id)).where(
         MemoryHistory.user_id == user_id,
-        or_(MemoryHistory.event.not_in(NON_REVISION_EVENTS), MemoryHistory.meta.has_key(BLOCK_CHANGE)),
+        or_(
+            and_(MemoryHistory.event.not_in(NON_REVISION_EVENTS), ~MemoryHistory.meta.has_key(OUTSIDE_BLOCK)),
+            MemoryHistory.meta.has_key(BLOCK_CHANGE),
+        ),
     )
     if as_of is not None:
         query = query.where(MemoryHistory.created_at <= as_of)

@@ -58,6 +58,7 @@ def _payload(ref: dict[str, Any], result: MiningResult, totals: MiningTotals, em
         "extractor": result.extractor,
         "fallbacks": totals.fallbacks,
         "memories": totals.memories.as_dict(),
+        "archive": totals.archive,
         "embedding_error": embedded.error,
         "embeddings_cached": embedded.cached,
         "duration_s": round(result.duration_s, 3),

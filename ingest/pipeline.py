@@ -13,7 +13,10 @@
 5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
    drawers, upsert entities and relations, settle the memories and advance the
    watermark (`window`).
-6. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
+6. Before the last window's transaction, summarise the whole conversation for the
+   archive layer (`archive`: the LLM when configured, else the sentences that carry its
+   decisions); that transaction files the summary with the last watermark.
+7. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 from sqlalchemy import select
 
 from ingest.accounting import record_run
+from ingest.archive import PendingArchive, propose_archive
 from ingest.echo_guard import strip_echoed_blocks
 from ingest.extraction import ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
@@ -112,7 +116,7 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     clock = time.perf_counter()
     subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
     totals.seconds["subject"] = time.perf_counter() - clock
-    for window, window_plans, outcome in extracted:
+    for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         clock = time.perf_counter()
         memories = await propose(deps, conv.user_id, window.items)
         if memories is not None:
@@ -125,7 +129,8 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         if outcome.fallback:
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject)
+        archive = await _archive(deps, conv, turns, totals) if n == len(extracted) else None
+        await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, archive)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
     result = MiningResult(
@@ -159,6 +164,20 @@ async def _subject(
     mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
     vectors = [part.vector for plan in plans.values() for part in plan.parts]
     return await conversation_subject(deps, (conv.user_id, conv.id), turns, mentions, vectors)
+
+
+async def _archive(
+    deps: MiningDeps, conv: MinedConversation, turns: Sequence[TurnView], totals: MiningTotals
+) -> PendingArchive | None:
+    """The conversation's archive summary (`ingest.archive`), its LLM cost and fallback counted."""
+    clock = time.perf_counter()
+    archive = await propose_archive(deps, conv, turns)
+    totals.seconds["extract"] += time.perf_counter() - clock
+    if archive is not None:
+        totals.calls.extend(archive.calls)
+        if archive.fallback:
+            totals.fallbacks.append({"archive": archive.fallback})
+    return archive
 
 
 async def _extract(

@@ -71,6 +71,8 @@ class MiningTotals:
     fallbacks: list[dict[str, object]] = field(default_factory=list)
     calls: list[ChatResult] = field(default_factory=list)
     memories: MemoryTally = field(default_factory=MemoryTally)
+    archive: dict[str, object] | None = None
+    """What the run did to the conversation's archive summary (`ingest.archive.settle_archive`)."""
     seconds: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(("embed", "extract", "subject", "write"), 0.0)
     )

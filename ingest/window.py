@@ -16,6 +16,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest.archive import PendingArchive, settle_archive
 from ingest.embed import sentence_rows
 from ingest.extraction import EntityMention, Extraction, ExtractionOutcome, RelationFact, Subject
 from ingest.graph import record_relation, upsert_entities
@@ -54,13 +55,17 @@ async def commit_window(
     totals: MiningTotals,
     memories: PendingMemories | None = None,
     subject: WingSubject | None = None,
+    archive: PendingArchive | None = None,
 ) -> None:
     """Write one window in its own transaction, with the memories it proposed, into the
-    wing of the conversation's ``subject``; committed when this returns."""
+    wing of the conversation's ``subject``, and (the last window) the conversation's
+    ``archive`` summary; committed when this returns."""
     async with deps.db.user_session(conv.user_id) as s:
         written = await write_window(s, conv, plans, outcome, totals, subject)
         if memories is not None and written:
             await settle(s, conv.user_id, conv.id, memories.only(written), deps, totals.memories)
+        if archive is not None and written:
+            totals.archive = await settle_archive(s, conv.user_id, conv.id, archive)
 
 
 async def write_window(

@@ -6,12 +6,13 @@ change under an unchanged revision.
 
 The revision (`domain.memory_scope.revision_query`, and the session-start block's own SQL
 in `domain.memory_context`) is the largest id of an event not in `NON_REVISION_EVENTS`, or
-of one whose ``meta`` has `BLOCK_CHANGE`.
+of one whose ``meta`` has `BLOCK_CHANGE`; an event whose ``meta`` has `OUTSIDE_BLOCK` does not
+count (unless it has `BLOCK_CHANGE` too).
 """
 
 from __future__ import annotations
 
-__all__ = ["BLOCK_CHANGE", "BLOCK_LAYERS", "NON_REVISION_EVENTS", "moves_block"]
+__all__ = ["BLOCK_CHANGE", "BLOCK_LAYERS", "NON_REVISION_EVENTS", "OUTSIDE_BLOCK", "moves_block"]
 
 BLOCK_LAYERS = ("core", "knowledge")
 """The layers a session-start block shows; the archive never goes in."""
@@ -26,6 +27,12 @@ BLOCK_CHANGE = "block"
 the block's confidence floor (``"left"`` or ``"entered"``): the block shows another set
 of memories, so that event moves the revision after all. Only a confidence change can do
 that, and the writer knows it as it writes (`moves_block`), so the read stays one filter."""
+OUTSIDE_BLOCK = "outside_block"
+"""The history ``meta`` key of an event that only touches memories no block shows, set by a
+writer that knows so as it writes: mining filing or updating a conversation's archive
+summary (`ingest.archive`). Such an event leaves the revision where it was, so mining a
+conversation does not change every session-start block (and its provider's prompt cache)
+for a summary the block never carries."""
 
 
 def moves_block(layer: str, before: float | None, after: float | None, floor: float) -> str | None:

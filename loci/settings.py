@@ -163,6 +163,13 @@ class MiningSettings(BaseSettings):
         description="propose memories (stated facts, preferences, corrections) from the user's turns while "
         "mining and reconcile them with the saved ones; extracted memories never overwrite explicit ones",
     )
+    archive: bool = Field(
+        default=True,
+        description="with extract_memories, also file a short summary of each mined conversation (what was "
+        "discussed, decided, done) as an archive memory of category 'summary', written by the LLM when the "
+        "extractor is 'llm', else from the turns that carry the decisions; re-mining updates it. Archive "
+        "memories are recalled only for questions about the past or with a layer filter",
+    )
 
     @field_validator("embed_roles", mode="before")
     @classmethod
@@ -186,8 +193,9 @@ class RetrievalSettings(BaseSettings):
 
 
 DEFAULT_MEMORY_CATEGORIES = (
-    "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "insight",
+    "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "insight", "summary",
 )  # fmt: skip
+"""``summary``: the archive summaries mining files for each conversation (`ingest.archive`)."""
 Reach = Literal["recall", "agent"]
 """How far a category reaches when `MemorySettings.category_reach` names it: ``recall``
 (recall and the scoped query find it, the session-start block never shows it) or

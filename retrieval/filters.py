@@ -23,8 +23,11 @@ class RecallFilters:
     and for the scoped query (`retrieval.scoped`) one conversation (its external id) and
     the agent that held the conversation.
 
-    ``category`` narrows the saved memories only (a drawer has no category), as the time,
-    role and entity filters narrow the drawers only."""
+    ``category`` and ``layer`` narrow the saved memories only (a drawer has neither), as
+    the time, role and entity filters narrow the drawers only. ``layer`` replaces the
+    layers recall searches by default (`MemorySearchParams.layers`, and ``past_layers``
+    for a question about the past): ``archive`` reads the conversation summaries whatever
+    the message asks."""
 
     wing: str | None = None
     entity: str | None = None
@@ -32,6 +35,7 @@ class RecallFilters:
     until: datetime | None = None
     role: str | None = None
     category: str | None = None
+    layer: str | None = None
     wings: Set[str] | None = None
     """Wing slugs the agent may see; drawers in any other wing never come back (None: all)."""
     categories: frozenset[str] | None = None

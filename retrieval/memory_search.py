@@ -125,8 +125,10 @@ def plan_memories(
     params = config.memories
     if params is None or controls.memory_rows == 0:
         return None
-    layers = params.layers + (params.past_layers if analysis.about_past else ())
     filters = request.filters
+    layers = params.layers + (params.past_layers if analysis.about_past else ())
+    if filters.layer is not None:  # asked for by name: that layer alone, whatever the message
+        layers = (filters.layer,)
     scope = MemoryScope(
         request.user_id, request.agent_id, request.as_of, layers, params.candidate_limit,
         controls.memory_rows, controls.memory_table, filters.categories, filters.category,

@@ -50,10 +50,15 @@ _ASSISTANT_REF_RE = re.compile(
 )
 
 # Words that ask about what happened rather than what holds: with a time phrase that lies
-# before now, they open the archive layer of explicit memories (session summaries).
+# before now, they open the archive layer of explicit memories (conversation summaries):
+# "how did we fix…", "what did we decide…", "last time…", "remind me what we chose…",
+# "what was the fix…", "in our previous chat…".
 _PAST_RE = re.compile(
-    r"\b(?:ago|previously|earlier|back then|last time|used to|history|happened|so far|recap|"
-    r"(?:did|have|had)\s+(?:we|i|you)|we\s+(?:discussed|talked|worked|decided|agreed|did|went))\b",
+    r"\b(?:ago|previously|earlier|back then|last (?:time|session|conversation|chat)|used to|history|happened|"
+    r"so far|recap|(?:previous|last|earlier|other) (?:session|conversation|chat|discussion)s?|"
+    r"what was the (?:fix|solution|outcome|decision|plan|conclusion)|"
+    r"(?:did|have|had)\s+(?:we|i|you)|we\s+(?:discussed|talked|spoke|worked|decided|agreed|did|went|chose|"
+    r"picked|settled|fixed|solved|resolved|booked|ended up|came up with|figured out))\b",
     re.IGNORECASE,
 )
 

@@ -25,7 +25,7 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.errors import InvalidInput
-from loci.models import MEMORY_LAYERS
+from loci.memory_revision import BLOCK_LAYERS
 from retrieval.candidates import SignalContext
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, RecallFilters
@@ -69,7 +69,12 @@ class ScopedQuery:
     list's score), replacing recall's relevance floor: an item only found by its words
     has no similarity and is left out. None: recall's floor (a keyword match, or at
     least ``min_similarity``)."""
-    layers: tuple[str, ...] = MEMORY_LAYERS
+    layers: tuple[str, ...] = BLOCK_LAYERS
+    """The memory layers searched for any query: the profile and the knowledge."""
+    past_layers: tuple[str, ...] = ("archive",)
+    """Added when the query asks about the past (`QueryAnalysis.about_past`), as in recall:
+    the conversation summaries answer "how did we fix…" and crowd out facts otherwise. A
+    caller filtering by layer sets ``layers`` to it and this to nothing."""
     candidate_limit: int = 50
     """Depth of each signal's list (at least ``top_k``), as `RecallRequest.candidate_limit`."""
     config: RetrievalConfig | None = None
@@ -107,13 +112,16 @@ def _validate(request: ScopedQuery) -> None:
         raise InvalidInput("threshold must be between 0 and 1", field="threshold")
 
 
-def _memory_plan(request: ScopedQuery, config: RetrievalConfig, controls: Controls, limit: int) -> MemoryPlan | None:
+def _memory_plan(
+    request: ScopedQuery, config: RetrievalConfig, controls: Controls, limit: int, about_past: bool
+) -> MemoryPlan | None:
     """The memory search over every layer asked, as deep as the drawers' lists."""
     if request.memories is None or controls.memory_rows == 0:
         return None
+    layers = request.layers + (request.past_layers if about_past else ())
     params = replace(config.memories or MemorySearchParams(), candidate_limit=limit, max_items=limit)
     scope = MemoryScope(
-        request.user_id, request.agent_id, None, request.layers, limit, controls.memory_rows,
+        request.user_id, request.agent_id, None, layers, limit, controls.memory_rows,
         controls.memory_table, filters=request.memories,
     )  # fmt: skip
     floor = config.min_similarity if request.threshold is None else request.threshold
@@ -181,7 +189,7 @@ async def _ranked(
     clock.stage("controls", 1, 1)
     if not controls.enabled:
         return ScopedResult((), clock.total(), MEMORY_DISABLED)
-    plan = _memory_plan(request, config, controls, max(request.candidate_limit, request.top_k))
+    plan = _memory_plan(request, config, controls, max(request.candidate_limit, request.top_k), analysis.about_past)
     aside = asyncio.create_task(search_aside(deps.db, plan, analysis, embedding)) if plan is not None else None
     try:
         drawers = await _drawer_hits(session, request, config, analysis, controls, embedding, clock)

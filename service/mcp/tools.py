@@ -85,7 +85,9 @@ TOOLS: tuple[Tool, ...] = (
         "preferences, instructions) and excerpts of past conversations, best first. Pass `agent` (your agent "
         "id) and `query` (what to look for). Narrow with `categories` (memories only), `filters` (agent_id, "
         "conversation_id, role, pinned, importance_min/max 1-5, updated_after/updated_before as ISO times "
-        "with a zone, source user|agent|extracted), `top_k` (default 10) and `threshold` (0-1 minimum "
+        "with a zone, source user|agent|extracted, layer core|knowledge|archive: archive holds summaries of "
+        "past conversations, otherwise searched only when the query asks about the past), `top_k` (default "
+        "10) and `threshold` (0-1 minimum "
         "similarity). Answers `bullets` `{id, kind, category, text}` within `budget_tokens` (a conversation "
         "excerpt has category `conversation`); `return: full` answers every field instead. Use recall before "
         "answering a message; use this to look something specific up.",

@@ -19,7 +19,7 @@ from domain.agent_access import ALLOW_ALL, agent_scope
 from domain.memory_delta import Changes, changes_since
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS
-from loci.models import ROLES, TOP_K_MAX
+from loci.models import MEMORY_LAYERS, ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 from loci.timexpr import parse_timestamp
 from retrieval import (
@@ -81,6 +81,17 @@ class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
     role: Role | None = None
     category: (
         Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="saved memories of this category only")]
+        | None
+    ) = None
+    layer: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=f"^({'|'.join(MEMORY_LAYERS)})$",
+                description="saved memories of this layer only, whatever the message asks (archive: the "
+                "conversation summaries, otherwise recalled only for questions about the past)",
+            ),
+        ]
         | None
     ) = None
 
@@ -158,6 +169,7 @@ def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
         until=_time(raw.until, "filters.until"),
         role=raw.role or None,
         category=raw.category or None,
+        layer=raw.layer or None,
     )
 
 

@@ -12,6 +12,7 @@ submit, so the page works either way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -23,8 +24,9 @@ from litestar.response import Redirect, Template
 from domain import memories, memory_profile, memory_read, memory_undo
 from domain.memory_browse import EndedQuery, ended_memories, lineage_view
 from domain.memory_context import ContextQuery, session_context
-from domain.memory_dto import ConfirmIn, ForgetIn, MemoryEvent, MemoryUpdateIn, ProfileIn
+from domain.memory_dto import ConfirmIn, ForgetIn, MemoryEvent, MemoryOut, MemoryUpdateIn, ProfileIn
 from domain.memory_read import MemoryQuery
+from domain.memory_rooms import rooms_of_conversations
 from loci.errors import Conflict, InvalidInput, LociError, NotFound, OverLimit
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from service.deps import StateDep
@@ -93,6 +95,11 @@ def _update_from_form(memory_id: int, form: dict[str, str]) -> MemoryUpdateIn:
         raise InvalidInput(f"This cannot be saved as written: {e}", field="content") from e
 
 
+def _archived_from(items: Iterable[MemoryOut]) -> list[str]:
+    """The conversations of the archive memories shown, whose rooms the page links to."""
+    return [m.conversation_id for m in items if m.layer == "archive" and m.conversation_id]
+
+
 def _over_limit(exc: OverLimit, submitted: int) -> dict[str, Any]:
     return {"would_be": submitted, "size": exc.size, "limit": exc.limit, "entries": exc.entries}
 
@@ -124,9 +131,10 @@ class MemoryViews(Controller):
         else:
             query = MemoryQuery(layer=layer or None, source=source or None, limit=PAGE_SIZE, before=before)
             page = await memory_read.list_memories(app_state.db, user_id, query)
+        rooms = await rooms_of_conversations(app_state.db, user_id, _archived_from(page.items))
         context = {
             "page": page, "past": past, "current_lineages": current, "layer": layer or "", "source": source or "",
-            "here": _here(request), "older": _older(request, page.next_before),
+            "here": _here(request), "older": _older(request, page.next_before), "rooms": rooms,
             "categories": app_state.settings.memory.categories, "layers": MEMORY_LAYERS, "sources": MEMORY_SOURCES,
             **_flash(done, event),
         }  # fmt: skip
@@ -143,7 +151,9 @@ class MemoryViews(Controller):
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
         view = await lineage_view(app_state.db, user_id, memory_id)
-        return Template("memory.html", context={"view": view, "here": _here(request), **_flash(done, event)})
+        rooms = await rooms_of_conversations(app_state.db, user_id, _archived_from([view.current]))
+        context = {"view": view, "here": _here(request), "rooms": rooms, **_flash(done, event)}
+        return Template("memory.html", context=context)
 
     @get("/memories/{memory_id:int}/edit", name="memory:edit")
     async def edit_form(self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath) -> Template:

@@ -66,7 +66,8 @@ async def test_stated_facts_become_extracted_memories_with_provenance(
 ) -> None:
     user = await new_user()
     await mine(client, app_state, user, "first", FIRST)
-    found = {m["content"]: m for m in await memories(client, user, source="extracted")}
+    # The conversation's summary is filed in the archive layer (test_mining_archive).
+    found = {m["content"]: m for m in await memories(client, user, source="extracted", layer="knowledge")}
     assert "Lives in Lisbon" in found, found
     lisbon = found["Lives in Lisbon"]
     assert (lisbon["conversation_id"], lisbon["turn_seqs"], lisbon["category"]) == ("first", [1], "profile")

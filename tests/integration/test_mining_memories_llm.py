@@ -47,8 +47,9 @@ def operations(*ops: dict[str, Any]) -> FakeReply:
 
 
 async def active(db: Database, user_id: int) -> dict[str, Memory]:
+    """The active memories but the conversation's archive summary (test_mining_archive)."""
     async with db.user_session(user_id) as s:
-        rows = await s.execute(select(Memory).where(Memory.valid_until.is_(None)))
+        rows = await s.execute(select(Memory).where(Memory.valid_until.is_(None), Memory.layer != "archive"))
         return {m.content: m for m in rows.scalars()}
 
 

@@ -1,0 +1,208 @@
+"""The archive layer: one summary memory per mined conversation, kept up to date.
+
+Two steps, as memory extraction (`ingest.memory_mining`), because the slow one must not
+hold locks. `propose_archive` runs before the windows are written: it reads the whole
+conversation (the turns mined before too, so a re-mine after appended turns summarises
+all of it), summarises it with the LLM when one is configured (`ingest.archive_llm`),
+else extractively (`ingest.archive_summary`), and embeds the summary line.
+`settle_archive` runs inside the last window's transaction, so the summary commits with
+the watermark that says those turns are mined: a crash before it repeats both.
+
+The memory: layer ``archive``, category `ArchiveParams.category` (``summary``), source
+``extracted`` with a confidence, tagged `ARCHIVE_TAG`, citing its conversation and the
+turns it quotes (so deleting those turns trashes it, `domain.memory_trash`). A re-mine
+finds it by tag and conversation and *updates* it (a new version, history kept); one a
+person edited since is theirs, and mining records a skip instead. Its history events
+carry `loci.memory_revision.OUTSIDE_BLOCK`: the archive is never in a session-start
+block, so filing a summary leaves the block's revision, and a cached block, as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.archive_llm import ask_for_summary
+from ingest.archive_summary import ArchiveSummary, SummaryParams, extractive_summary
+from ingest.echo_guard import strip_echoed_blocks
+from ingest.extraction import TurnView
+from ingest.memory_mining import embed_statements
+from ingest.memory_reconcile import normalise
+from ingest.memory_store import ACTOR
+from ingest.plan import MinedConversation
+from ingest.records import MiningDeps
+from loci.llm import ChatResult
+from loci.memory_revision import OUTSIDE_BLOCK
+from loci.memory_writes import copy_links, copy_row, end_row, lock_user, new_memory_row, record_event, transaction_now
+from loci.models import Memory, Turn
+
+__all__ = ["ARCHIVE", "ARCHIVE_TAG", "ArchiveParams", "PendingArchive", "propose_archive", "settle_archive"]
+
+ARCHIVE_TAG = "archive:conversation"
+"""Marks the memory mining files for a conversation (a person may file archive memories too)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveParams:
+    """What an archive memory is filed as, and how much of a conversation is read."""
+
+    summary: SummaryParams = field(default_factory=SummaryParams)
+    category: str = "summary"
+    """A category of its own (in `loci.settings.DEFAULT_MEMORY_CATEGORIES`), so an agent's
+    allowlist can admit or leave out conversation summaries as a kind."""
+    extractive_confidence: float = 0.6
+    """Picked sentences are the conversation's own words, but which ones matter is a guess."""
+    llm_confidence: float = 0.8
+    """As an LLM-extracted memory starts (`ingest.memory_llm`)."""
+    importance: int = 3
+    """Above `LOCI_MEMORY_EXPIRE_MAX_IMPORTANCE`'s default: a summary is rarely recalled
+    (only for questions about the past) and must not expire for that."""
+    max_turns: int = 400
+    """Turns summarised at most: the first (the request) and the latest (the outcome)."""
+
+
+ARCHIVE = ArchiveParams()
+
+
+@dataclass(frozen=True, slots=True)
+class PendingArchive:
+    """A summary with its vector, waiting for the last window's transaction."""
+
+    summary: ArchiveSummary
+    vector: np.ndarray | None
+    extractor: str
+    """``llm`` or ``extractive``: which wrote it."""
+    confidence: float
+    calls: tuple[ChatResult, ...] = ()
+    fallback: str | None = None
+
+
+async def _conversation(deps: MiningDeps, conv: MinedConversation, upto: int, params: ArchiveParams) -> list[TurnView]:
+    """The live turns up to ``upto`` (the last being mined), the first and the latest."""
+    async with deps.db.user_session(conv.user_id) as s:
+        rows = await s.execute(
+            select(Turn)
+            .where(Turn.conversation_id == conv.id, Turn.seq <= upto, Turn.deleted_at.is_(None))
+            .order_by(Turn.seq)
+        )
+        turns = [
+            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at, t.name) for t in rows.scalars()
+        ]
+    if len(turns) > params.max_turns:
+        turns = [turns[0], *turns[-(params.max_turns - 1) :]]
+    return turns
+
+
+async def propose_archive(
+    deps: MiningDeps, conv: MinedConversation, mined: Sequence[TurnView], params: ArchiveParams = ARCHIVE
+) -> PendingArchive | None:
+    """The conversation's summary, embedded; None when archiving is off or there is nothing
+    worth one. With an LLM the model writes it, and the extractive summary stands in when
+    the model fails."""
+    mining = deps.settings.mining
+    if not (mining.archive and mining.extract_memories) or not mined:
+        return None
+    turns = await _conversation(deps, conv, max(t.seq for t in mined), params)
+    if not any(t.role == "user" for t in turns):
+        return None
+    calls: tuple[ChatResult, ...] = ()
+    why: str | None = None
+    if deps.llm is not None:
+        found, made, why = await ask_for_summary(deps.llm, deps.settings.llm.extract_model, turns, params.summary)
+        calls = tuple(made)
+        if found is not None:
+            return await _embedded(deps, found, "llm", params.llm_confidence, calls)
+    summary = extractive_summary(turns, params.summary, conv.title)
+    if summary is None:
+        return None
+    return await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why)
+
+
+async def _embedded(
+    deps: MiningDeps,
+    summary: ArchiveSummary,
+    extractor: str,
+    confidence: float,
+    calls: tuple[ChatResult, ...],
+    fallback: str | None = None,
+) -> PendingArchive:
+    content = summary.content[: deps.settings.memory.content_max_chars]
+    summary = ArchiveSummary(content, summary.body, summary.turn_seqs)
+    [vector] = await embed_statements(deps.embedder, [content])
+    return PendingArchive(summary, vector, extractor, confidence, calls, fallback)
+
+
+def _values(pending: PendingArchive, params: ArchiveParams) -> dict[str, object]:
+    s = pending.summary
+    return {
+        "category": params.category, "content": s.content, "body": s.body or None, "summary": None,
+        "confidence": pending.confidence, "confidence_base": pending.confidence, "importance": params.importance,
+        "turn_seqs": list(s.turn_seqs), "embedding": None if pending.vector is None else pending.vector.tolist(),
+    }  # fmt: skip
+
+
+async def _filed(s: AsyncSession, user_id: int, conversation_id: int) -> Memory | None:
+    """The active memory mining filed for this conversation before (by tag, in any layer)."""
+    query = (
+        select(Memory)
+        .where(
+            Memory.user_id == user_id,
+            Memory.conversation_id == conversation_id,
+            Memory.valid_until.is_(None),
+            Memory.tags.contains([ARCHIVE_TAG]),
+        )
+        .order_by(Memory.id.desc())
+        .limit(1)
+    )
+    return (await s.execute(query)).scalar_one_or_none()
+
+
+async def settle_archive(
+    s: AsyncSession, user_id: int, conversation_id: int, pending: PendingArchive, params: ArchiveParams = ARCHIVE
+) -> dict[str, object]:
+    """Add, update or (for one a person changed) skip the conversation's archive memory, in
+    the caller's transaction; returns what it did, for the ``memory_mined`` event."""
+    await lock_user(s, user_id)
+    now = await transaction_now(s)
+    meta: dict[str, Any] = {
+        "extractor": pending.extractor, "turn_seqs": list(pending.summary.turn_seqs), OUTSIDE_BLOCK: True,
+    }  # fmt: skip
+    old = await _filed(s, user_id, conversation_id)
+    if old is None:
+        row = await new_memory_row(
+            s, user_id, layer="archive", source="extracted", conversation_id=conversation_id, valid_from=now,
+            tags=[ARCHIVE_TAG], **_values(pending, params),
+        )  # fmt: skip
+        await record_event(
+            s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer="archive",
+            category=row.category, **meta,
+        )  # fmt: skip
+        return {"op": "add", "memory_id": row.id, "by": pending.extractor}
+    if old.source != "extracted" or old.layer != "archive":
+        reason = "the archive summary was changed by a person, not overwritten"
+        await record_event(
+            s, user_id, "skip", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id,
+            candidate=pending.summary.content, category=params.category, reason=reason,
+            conversation_id=conversation_id, **meta,
+        )  # fmt: skip
+        return {"op": "skip", "memory_id": old.id, "by": pending.extractor}
+    if normalise(old.content) == normalise(pending.summary.content) and (old.body or "") == pending.summary.body:
+        return {"op": "same", "memory_id": old.id, "by": pending.extractor}
+    new = await copy_row(
+        s, old, **_values(pending, params), source="extracted", conversation_id=conversation_id, valid_from=now,
+        last_confirmed_at=None,
+    )  # fmt: skip
+    s.add(new)
+    await s.flush()
+    end_row(old, now, "update", superseded_by=new.id)
+    await copy_links(s, user_id, old.id, new.id)
+    await record_event(
+        s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
+        changed=["content", "body"], reason="the conversation went on", **meta,
+    )  # fmt: skip
+    return {"op": "update", "memory_id": new.id, "by": pending.extractor}

@@ -1,0 +1,84 @@
+"""The extractive archive summary (no database, no model): which sentences it keeps, in
+what order, within which budgets, and that it is deterministic."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from ingest.archive_llm import transcript
+from ingest.archive_summary import SummaryParams, extractive_summary, score_sentences
+from ingest.extraction import TurnView
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+PARAMS = SummaryParams()
+
+
+def conversation(*said: tuple[str, str], start: datetime = T0) -> list[TurnView]:
+    return [TurnView(seq, seq, role, text, start + timedelta(minutes=seq)) for seq, (role, text) in enumerate(said, 1)]
+
+
+LOGIN = conversation(
+    ("user", "Hi! After the deploy our Django login page keeps redirecting in a loop. Can you help?"),
+    ("assistant", "Sure. Which session backend do you use, and is the app behind a proxy?"),
+    ("user", "Cookie sessions, and nginx terminates TLS in front of gunicorn."),
+    ("assistant", "Then Django thinks every request is plain HTTP. It happens a lot with proxies and it is annoying."),
+    ("user", "That worked! The fix was adding SECURE_PROXY_SSL_HEADER to settings.py and restarting gunicorn."),
+    ("assistant", "Glad it works now. Thanks for letting me know, and have a great day."),
+)
+
+
+def test_the_request_leads_and_the_decision_is_kept_in_conversation_order() -> None:
+    summary = extractive_summary(LOGIN, PARAMS, "Login loop")
+    assert summary is not None
+    assert summary.content.startswith("Conversation 2024-03-01 (Login loop): After the deploy our Django login page")
+    assert "The fix was adding SECURE_PROXY_SSL_HEADER" in summary.content
+    assert summary.content.index("After the deploy") < summary.content.index("The fix was")
+    # Pleasantries and questions that only ask carry nothing worth a summary.
+    assert "have a great day" not in summary.content and "Which session backend" not in summary.content
+    assert summary.body.splitlines()[0].startswith("user: After the deploy")
+    assert 5 in summary.turn_seqs and 2 not in summary.turn_seqs
+
+
+def test_decision_cues_outrank_chatter() -> None:
+    said = conversation(
+        ("user", "We need somewhere to stay in Lisbon for the conference."),
+        ("assistant", "There are many nice neighbourhoods and lots of options to look at."),
+        ("assistant", "The weather there is usually very pleasant in that season of the year."),
+        ("user", "Ok we're going with the Memmo Alfama hotel, booked for 3 nights from 14 May."),
+    )
+    scores = {s.seq: s.score for s in score_sentences(said, PARAMS)}
+    assert scores[4] > scores[1] > scores[2] and scores[4] > scores[3]
+    tight = extractive_summary(said, replace(PARAMS, content_words=20))
+    assert tight is not None and "Memmo Alfama" in tight.content and "weather" not in tight.content
+
+
+def test_budgets_hold_and_a_long_sentence_is_cut() -> None:
+    long = "We decided to " + " ".join(f"step{i}" for i in range(200)) + "."
+    said = conversation(("user", "Please plan the migration of the billing database."), ("user", long))
+    summary = extractive_summary(said, PARAMS)
+    assert summary is not None
+    words = summary.content.split(": ", 1)[1].split()
+    assert len(words) <= PARAMS.content_words and summary.content.endswith("…")
+    assert all(len(line.split()) <= PARAMS.length_cap * 2 + 1 for line in summary.body.splitlines())
+    assert len(summary.body.split()) <= PARAMS.body_words + 2 * len(summary.body.splitlines())
+
+
+def test_nothing_worth_a_summary_is_none_and_the_result_is_deterministic() -> None:
+    assert extractive_summary(conversation(("user", "ok"), ("assistant", "Thanks!")), PARAMS) is None
+    assert extractive_summary([], PARAMS) is None
+    assert extractive_summary(LOGIN, PARAMS) == extractive_summary(list(LOGIN), PARAMS)
+
+
+def test_a_conversation_over_days_names_its_span() -> None:
+    later = conversation(("user", "We booked the Porto flight for 12 June, seat 14C."), start=T0 + timedelta(days=2))
+    summary = extractive_summary([*LOGIN, *later], PARAMS)
+    assert summary is not None and summary.content.startswith("Conversation 2024-03-01 to 2024-03-03:")
+
+
+def test_the_llm_transcript_keeps_the_request_and_the_latest_turns() -> None:
+    said = conversation(*[("user", f"Message number {i} " + "x" * 50) for i in range(1, 41)])
+    text = transcript(said, limit=1_000)
+    lines = text.splitlines()
+    assert lines[0].startswith("[1] user: Message number 1 ") and lines[-1].startswith("[40] user: Message number 40")
+    assert "turns left out" in lines[1] and len(text) <= 1_000 + len(lines[1]) + 1
