@@ -38,7 +38,7 @@ from ingest.graph import (
     search_entities,
     timeline,
 )
-from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_candidates import MemoryCandidate, slot_tag
 from ingest.memory_mining import embed_statements
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
@@ -75,6 +75,7 @@ __all__ = [
     "mine_conversation",
     "search_entities",
     "sentence_pieces",
+    "slot_tag",
     "slugify",
     "store_conversation",
     "timeline",

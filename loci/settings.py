@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 
 from loci.errors import ConfigurationError
 from loci.models._base import PERSON_ROLES
+from loci.sensitive_fields import field_names
 
 __all__ = [
     "BUDGET_TOKENS_MAX",
@@ -253,8 +254,16 @@ class MemorySettings(BaseSettings):
     consolidate_max_per_user: int = Field(
         default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
     )
+    consent_fields: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=field_names(),
+        description="sensitive profile fields (loci/sensitive_fields.py) whose changes mining proposes for the "
+        "user's approval instead of writing, comma-separated; empty: mining writes them at once",
+    )
+    proposal_days: int = Field(
+        default=7, ge=1, le=365, description="a proposal nobody approves or rejects lapses after this many days"
+    )
 
-    @field_validator("categories", mode="before")
+    @field_validator("categories", "consent_fields", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -267,6 +276,14 @@ class MemorySettings(BaseSettings):
         bad = [c for c in value if not re.match(CATEGORY_PATTERN, c)]
         if bad or not value:
             raise ValueError(f"categories must be lowercase names ([a-z][a-z0-9_]*, up to 32), got {bad or 'none'}")
+        return value
+
+    @field_validator("consent_fields")
+    @classmethod
+    def _field_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [f for f in value if f not in field_names()]
+        if unknown:
+            raise ValueError(f"unknown sensitive fields {unknown}; known: {', '.join(field_names())}")
         return value
 
 

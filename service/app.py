@@ -40,6 +40,7 @@ from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
 from service.routes.memories import MemoryController, ProfileController
+from service.routes.proposals import ProposalController
 from service.routes.memory_query import MemoryQueryController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
@@ -72,6 +73,7 @@ ROUTE_HANDLERS: list[Any] = [
     MemoryController,
     MemoryQueryController,
     ProfileController,
+    ProposalController,
     ToolsController,
     *WEB_HANDLERS,
 ]

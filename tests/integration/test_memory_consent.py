@@ -1,0 +1,159 @@
+"""Consent for sensitive profile fields, end to end: mining through the real job (arq on
+embedded Valkey), the proposals API over HTTP, the daily job with a moved clock.
+
+What mining learns about a name, pronouns, a home city, a language or a health condition
+waits as a proposal; approving writes it as the user's own core memory, rejecting writes
+nothing and is remembered, and an unanswered proposal lapses after its days.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+from sqlalchemy import select
+
+from domain.memory_lifecycle import memory_lifecycle
+from loci.db import Database
+from loci.models import MemoryHistory
+from service.state import AppState
+from tests.conftest import UserHandle
+from tests.integration.test_memory_lifecycle import db_now
+from tests.integration.test_mining_memories import history, memories, mine, turns
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+Client = AsyncTestClient  # type: ignore[type-arg]
+PROPOSALS = "/v1/memories/proposals"
+INTRO = turns(
+    ("user", "Hi, my name is Ana Sousa. I moved to Lisbon last month and I love Italian food."),
+    ("assistant", "Welcome! Noted."),
+)
+
+
+async def proposals(client: Client, user: UserHandle, status: str = "pending") -> list[dict[str, Any]]:
+    answer = await client.get(PROPOSALS, params={"status": status}, headers=user.headers)
+    assert answer.status_code == 200, answer.text
+    found: list[dict[str, Any]] = answer.json()
+    return found
+
+
+async def decide(client: Client, user: UserHandle, proposal_id: int, verdict: str, expect: int = 200) -> Any:
+    answer = await client.post(f"{PROPOSALS}/{proposal_id}/{verdict}", headers=user.headers)
+    assert answer.status_code == expect, answer.text
+    return answer.json()
+
+
+def by_field(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {p["field"]: p for p in found}
+
+
+async def test_mining_a_name_and_a_move_proposes_them_instead_of_writing(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user("consent-mine")
+    await mine(client, app_state, user, "intro", INTRO)
+    pending = by_field(await proposals(client, user))
+    assert {f: p["content"] for f, p in pending.items()} == {"name": "Name is Ana Sousa", "city": "Lives in Lisbon"}
+    city = pending["city"]
+    assert (city["kind"], city["status"], city["conversation_id"], city["turn_seqs"]) == ("add", "pending", "intro", [1])
+    contents = [m["content"] for m in await memories(client, user)]
+    assert contents == ["Loves Italian food"]  # the taste is written at once; the name and the city wait
+    block = (await client.get("/v1/context", headers=user.headers)).json()["block"] or ""
+    assert "Lisbon" not in block and "Ana" not in block
+
+
+async def test_approving_writes_the_users_own_core_memory_with_history(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user("consent-approve")
+    await mine(client, app_state, user, "intro", INTRO)
+    city = by_field(await proposals(client, user))["city"]
+    decision = await decide(client, user, city["id"], "approve")
+    assert decision["proposal"]["status"] == "approved" and decision["event"]["event"] == "add"
+    memory = decision["event"]["memory"]
+    assert (memory["content"], memory["layer"], memory["source"]) == ("Lives in Lisbon", "core", "user")
+    assert decision["proposal"]["memory_id"] == memory["id"]
+    events = [(h["event"], h["actor"]) for h in await history(client, user, memory["id"])]
+    assert events == [("approve", "user"), ("add", "user")]
+    assert "Lives in Lisbon" in (await client.get("/v1/context", headers=user.headers)).json()["block"]
+    assert [p["field"] for p in await proposals(client, user)] == ["name"]
+    await decide(client, user, city["id"], "approve", expect=409)  # answered once
+    await decide(client, user, city["id"], "reject", expect=409)
+    # Said again later: the approved memory already says it, so nothing is asked again.
+    await mine(client, app_state, user, "again", turns(("user", "I live in Lisbon."), ("assistant", "Yes.")))
+    assert [p["field"] for p in await proposals(client, user)] == ["name"]
+
+
+async def test_rejecting_writes_nothing_and_mining_does_not_ask_again(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user("consent-reject")
+    await mine(client, app_state, user, "intro", INTRO)
+    name = by_field(await proposals(client, user))["name"]
+    decision = await decide(client, user, name["id"], "reject")
+    assert decision["proposal"]["status"] == "rejected" and decision["event"] is None
+    said = turns(("user", "As I said, my name is Ana Sousa."), ("assistant", "Got it."), day="2024-03-09")
+    await mine(client, app_state, user, "later", said)
+    assert [p["field"] for p in await proposals(client, user)] == ["city"]  # the name is not back
+    assert [p["status"] for p in await proposals(client, user, "rejected")] == ["rejected"]
+    assert not [m for m in await memories(client, user) if "Ana" in m["content"]]
+
+
+async def test_a_correction_of_a_saved_city_is_proposed_as_an_update(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user("consent-update")
+    saved = await client.post(
+        "/v1/memories", json={"content": "Lives in Berlin", "category": "profile", "layer": "core"}, headers=user.headers
+    )
+    assert saved.status_code == 201, saved.text  # an explicit write applies at once: no proposal
+    assert await proposals(client, user) == []
+    berlin = saved.json()["memory"]
+    await mine(client, app_state, user, "move", turns(("user", "Update: I moved to Lisbon."), ("assistant", "Ok!")))
+    [move] = await proposals(client, user)
+    assert (move["kind"], move["content"], move["current"]) == ("update", "Lives in Lisbon", "Lives in Berlin")
+    decision = await decide(client, user, move["id"], "approve")
+    assert decision["event"]["event"] == "update"
+    assert decision["event"]["memory"]["lineage_id"] == berlin["lineage_id"]
+    located = [(m["content"], m["layer"]) for m in await memories(client, user) if m["content"].startswith("Lives")]
+    assert located == [("Lives in Lisbon", "core")]
+    events = [h["event"] for h in await history(client, user, decision["event"]["memory"]["id"])]
+    assert events == ["add", "propose", "approve", "update"]
+
+
+async def test_unanswered_proposals_lapse_after_their_days(
+    client: Client, app_state: AppState, db: Database, new_user: NewUser
+) -> None:
+    user = await new_user("consent-lapse")
+    await mine(client, app_state, user, "intro", INTRO)
+    days = app_state.settings.memory.proposal_days
+    now = await db_now(db)
+    early = await memory_lifecycle(db, app_state.settings.memory, now + timedelta(days=days) - timedelta(hours=1))
+    assert len(await proposals(client, user)) == 2 and early.lapsed == 0
+    late = await memory_lifecycle(db, app_state.settings.memory, now + timedelta(days=days, hours=1))
+    assert late.lapsed >= 2
+    assert await proposals(client, user) == []
+    lapsed = await proposals(client, user, "lapsed")
+    assert sorted(p["field"] for p in lapsed) == ["city", "name"] and all(p["decided_at"] for p in lapsed)
+    async with db.user_session(user.id) as s:
+        found = await s.execute(select(MemoryHistory).where(MemoryHistory.user_id == user.id))
+        events = [(h.event, h.actor, h.meta.get("proposal_id")) for h in found.scalars() if h.event == "lapse"]
+    assert sorted(events) == sorted(("lapse", "system", p["id"]) for p in lapsed)
+    await decide(client, user, lapsed[0]["id"], "approve", expect=409)
+
+
+async def test_another_user_can_neither_see_nor_answer_a_proposal(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    owner, other = await new_user("consent-owner"), await new_user("consent-other")
+    await mine(client, app_state, owner, "intro", INTRO)
+    [first, *_] = await proposals(client, owner)
+    assert await proposals(client, other, "all") == []
+    for verdict in ("approve", "reject"):
+        answer = await decide(client, other, first["id"], verdict, expect=404)
+        assert "proposal" in answer["detail"]
+    assert first["id"] in [p["id"] for p in await proposals(client, owner)]  # untouched
+    bad = await client.get(PROPOSALS, params={"status": "maybe"}, headers=owner.headers)
+    assert bad.status_code == 400 and "status" in bad.text
