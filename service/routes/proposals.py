@@ -65,6 +65,8 @@ class ProposalController(Controller):
         operation_id="rejectMemoryProposal",
         status_code=200,
         summary="Reject: nothing is written, and mining will not propose it again",
+        description="The rejection is kept (and recorded in history) so the same words are never proposed again; "
+        "409 once decided.",
         responses=errors(400, 404, 409),
     )
     async def reject(self, app_state: StateDep, caller: CallerDep, proposal_id: IdPath) -> ProposalDecision:

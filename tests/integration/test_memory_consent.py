@@ -8,6 +8,7 @@ nothing and is remembered, and an unanswered proposal lapses after its days.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -16,15 +17,24 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
 from domain.memory_lifecycle import memory_lifecycle
+from domain.memory_proposals import list_proposals
+from ingest import mine_conversation, store_conversation
 from loci.db import Database
+from loci.embedder import Embedder
+from loci.llm import LLMClient
 from loci.models import MemoryHistory
+from loci.settings import Settings
 from service.state import AppState
 from tests.conftest import UserHandle
+from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.test_memory_lifecycle import db_now
+from tests.integration.test_mining_llm import GOOD, TURNS, llm_deps, mined_event
+from tests.integration.test_mining_memories_llm import active, llm, operations
 from tests.integration.test_mining_memories import history, memories, mine, turns
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
+__all__ = ["llm"]  # the LLM client fixture, used by name
 PROPOSALS = "/v1/memories/proposals"
 INTRO = turns(
     ("user", "Hi, my name is Ana Sousa. I moved to Lisbon last month and I love Italian food."),
@@ -157,3 +167,23 @@ async def test_another_user_can_neither_see_nor_answer_a_proposal(
     assert first["id"] in [p["id"] for p in await proposals(client, owner)]  # untouched
     bad = await client.get(PROPOSALS, params={"status": "maybe"}, headers=owner.headers)
     assert bad.status_code == 400 and "status" in bad.text
+
+
+async def test_the_llm_extractor_proposes_sensitive_fields_too(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+) -> None:
+    user = await new_user("consent-llm")
+    fake_openai.queue(
+        FakeReply(content=json.dumps(GOOD)),
+        operations(
+            {"op": "add", "category": "profile", "content": "Speaks Portuguese", "turns": [1]},
+            {"op": "add", "category": "profile", "content": "Uses they/them pronouns", "turns": [1]},
+            {"op": "add", "category": "preference", "content": "Loves hiking", "turns": [1]},
+        ),
+    )
+    ref = await store_conversation(db, user.id, external_id="llm-consent", agent_id=None, turns=TURNS)
+    await mine_conversation(llm_deps(settings, db, embedder, llm, memories=True), ref.id)
+    assert set(await active(db, user.id)) == {"Loves hiking"}
+    found = {p.field: (p.content, p.status) for p in await list_proposals(db, user.id)}
+    assert found == {"language": ("Speaks Portuguese", "pending"), "pronouns": ("Uses they/them pronouns", "pending")}
+    assert (await mined_event(db, user.id)).payload["memories"]["proposed"] == 2
