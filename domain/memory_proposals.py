@@ -95,15 +95,16 @@ async def _outs(s: AsyncSession, user_id: int, rows: list[MemoryProposal]) -> li
             )
         )
         current = {int(lin): str(c) for lin, c in found}
-    return [
-        ProposalOut(
-            r.id, r.field, r.kind, r.category, r.content,
-            current.get(r.target_lineage_id) if r.target_lineage_id is not None else None, r.status,
-            names.get(r.conversation_id) if r.conversation_id is not None else None, list(r.turn_seqs or []),
-            r.confidence, r.created_at, r.expires_at, r.decided_at, r.memory_id,
-        )  # fmt: skip
-        for r in rows
-    ]
+    return [_out(r, current, names) for r in rows]
+
+
+def _out(r: MemoryProposal, current: dict[int, str], names: dict[int, str]) -> ProposalOut:
+    return ProposalOut(
+        r.id, r.field, r.kind, r.category, r.content,
+        current.get(r.target_lineage_id) if r.target_lineage_id is not None else None, r.status,
+        names.get(r.conversation_id) if r.conversation_id is not None else None, list(r.turn_seqs or []),
+        r.confidence, r.created_at, r.expires_at, r.decided_at, r.memory_id,
+    )  # fmt: skip
 
 
 async def list_proposals(db: Database, user_id: int, status: str | None = "pending") -> list[ProposalOut]:
@@ -143,7 +144,7 @@ async def _target(s: AsyncSession, user_id: int, p: MemoryProposal) -> Memory | 
 
 def _tags(p: MemoryProposal, kept: list[str] | None = None) -> list[str]:
     tags = list(kept or [])
-    return tags + [slot_tag(p.slot)] if p.slot and slot_tag(p.slot) not in tags else tags
+    return [*tags, slot_tag(p.slot)] if p.slot and slot_tag(p.slot) not in tags else tags
 
 
 async def _write(
@@ -217,11 +218,12 @@ async def lapse_user(db: Database, user_id: int, now: datetime) -> int:
     async with db.user_session(user_id) as s:
         await lock_user(s, user_id)
         when = await transaction_now(s)  # the real decision time: ``now`` may be a test's moved clock
+        P = MemoryProposal
         lapsed = await s.execute(
-            update(MemoryProposal)
-            .where(MemoryProposal.user_id == user_id, MemoryProposal.status == "pending", MemoryProposal.expires_at <= now)
+            update(P)
+            .where(P.user_id == user_id, P.status == "pending", P.expires_at <= now)
             .values(status="lapsed", decided_at=when)
-            .returning(MemoryProposal.id, MemoryProposal.target_lineage_id, MemoryProposal.field, MemoryProposal.content)
+            .returning(P.id, P.target_lineage_id, P.field, P.content)
         )
         rows = lapsed.all()
         s.add_all(

@@ -36,6 +36,15 @@ def _words(*alternatives: str) -> re.Pattern[str]:
     return re.compile(r"(?i)\b(?:" + "|".join(alternatives) + r")\b")
 
 
+_HEALTH_WORDS = (
+    r"allerg\w*", r"intoleran\w*", r"diabet\w*", r"asthma\w*", r"c[o]?eliac", r"epilep\w*", r"diagnos\w*",
+    r"disease", r"disorder", r"syndrome", r"condition", r"adhd", r"autis\w*", r"dyslexi\w*", r"depress\w*",
+    r"anxiety", r"migraines?", r"arthritis", r"blood pressure", r"pregnan\w*", r"deaf", r"hard of hearing",
+    r"colou?r-?blind", r"ibs", r"crohn'?s", r"pcos", r"apnea", r"tinnitus", r"covid", r"medication",
+    r"cancer", r"therapy", r"disabilit\w*", r"surgery",
+)  # fmt: skip
+"""Conditions, allergies and care: what a health statement names."""
+
 SENSITIVE_FIELDS: tuple[SensitiveField, ...] = (
     SensitiveField(
         "name",
@@ -56,14 +65,8 @@ SENSITIVE_FIELDS: tuple[SensitiveField, ...] = (
     SensitiveField(
         "health",
         (),
-        _words(
-            r"allerg\w*", r"intoleran\w*", r"diabet\w*", r"asthma\w*", r"c[o]?eliac", r"epilep\w*", r"diagnos\w*",
-            r"disease", r"disorder", r"syndrome", r"condition", r"adhd", r"autis\w*", r"dyslexi\w*", r"depress\w*",
-            r"anxiety", r"migraines?", r"arthritis", r"blood pressure", r"pregnan\w*", r"deaf", r"hard of hearing",
-            r"colou?r-?blind", r"ibs", r"crohn'?s", r"pcos", r"apnea", r"tinnitus", r"covid", r"medication",
-            r"cancer", r"therapy", r"disabilit\w*", r"surgery",
-        ),
-    ),  # fmt: skip
+        _words(*_HEALTH_WORDS),
+    ),
 )
 """Every sensitive field, in the order the proposals list shows them."""
 SENSITIVE_CATEGORIES = ("profile",)

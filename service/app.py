@@ -40,11 +40,11 @@ from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
 from service.routes.memories import MemoryController, ProfileController
-from service.routes.proposals import ProposalController
 from service.routes.memory_query import MemoryQueryController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
+from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
 from service.routes.tools import ToolsController
 from service.state import AppState, build_llm

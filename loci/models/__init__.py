@@ -33,8 +33,8 @@ from loci.models.memories import (
     MemoryLink,
     valid_at,
 )
-from loci.models.proposals import PROPOSAL_KINDS, PROPOSAL_STATUSES, MemoryProposal
 from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
+from loci.models.proposals import PROPOSAL_KINDS, PROPOSAL_STATUSES, MemoryProposal
 
 __all__ = [
     "COST_SOURCES",

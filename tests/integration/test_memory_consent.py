@@ -29,8 +29,8 @@ from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.test_memory_lifecycle import db_now
 from tests.integration.test_mining_llm import GOOD, TURNS, llm_deps, mined_event
-from tests.integration.test_mining_memories_llm import active, llm, operations
 from tests.integration.test_mining_memories import history, memories, mine, turns
+from tests.integration.test_mining_memories_llm import active, llm, operations
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
@@ -67,7 +67,8 @@ async def test_mining_a_name_and_a_move_proposes_them_instead_of_writing(
     pending = by_field(await proposals(client, user))
     assert {f: p["content"] for f, p in pending.items()} == {"name": "Name is Ana Sousa", "city": "Lives in Lisbon"}
     city = pending["city"]
-    assert (city["kind"], city["status"], city["conversation_id"], city["turn_seqs"]) == ("add", "pending", "intro", [1])
+    where = (city["kind"], city["status"], city["conversation_id"], city["turn_seqs"])
+    assert where == ("add", "pending", "intro", [1])
     contents = [m["content"] for m in await memories(client, user)]
     assert contents == ["Loves Italian food"]  # the taste is written at once; the name and the city wait
     block = (await client.get("/v1/context", headers=user.headers)).json()["block"] or ""
@@ -115,9 +116,8 @@ async def test_a_correction_of_a_saved_city_is_proposed_as_an_update(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
     user = await new_user("consent-update")
-    saved = await client.post(
-        "/v1/memories", json={"content": "Lives in Berlin", "category": "profile", "layer": "core"}, headers=user.headers
-    )
+    berlin_body = {"content": "Lives in Berlin", "category": "profile", "layer": "core"}
+    saved = await client.post("/v1/memories", json=berlin_body, headers=user.headers)
     assert saved.status_code == 201, saved.text  # an explicit write applies at once: no proposal
     assert await proposals(client, user) == []
     berlin = saved.json()["memory"]
@@ -187,3 +187,40 @@ async def test_the_llm_extractor_proposes_sensitive_fields_too(
     found = {p.field: (p.content, p.status) for p in await list_proposals(db, user.id)}
     assert found == {"language": ("Speaks Portuguese", "pending"), "pronouns": ("Uses they/them pronouns", "pending")}
     assert (await mined_event(db, user.id)).payload["memories"]["proposed"] == 2
+
+
+async def test_proposals_travel_in_both_exports_and_a_rejection_stays_a_rejection(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    source = await new_user("consent-export")
+    await mine(client, app_state, source, "intro", INTRO)
+    name = by_field(await proposals(client, source))["name"]
+    await decide(client, source, name["id"], "reject")
+    exported = (await client.get("/v1/export", headers=source.headers)).json()
+    assert sorted((p["field"], p["status"]) for p in exported["memory_proposals"]) == [
+        ("city", "pending"),
+        ("name", "rejected"),
+    ]
+    target = await new_user("consent-import")
+    answer = await client.post("/v1/import", headers=target.headers, json=exported)
+    assert answer.status_code == 201 and answer.json()["memory_proposals"] == 2, answer.text
+    moved = {
+        p["field"]: (p["content"], p["status"], p["conversation_id"]) for p in await proposals(client, target, "all")
+    }
+    assert moved == {
+        "city": ("Lives in Lisbon", "pending", "intro"),
+        "name": ("Name is Ana Sousa", "rejected", "intro"),
+    }
+    said = turns(("user", "My name is Ana Sousa."), ("assistant", "Hello Ana."), day="2024-04-01")
+    await mine(client, app_state, target, "hello", said)
+    assert [p["field"] for p in await proposals(client, target)] == ["city"]  # the rejection came along
+    body = (await client.get("/v1/export?format=ndjson", headers=source.headers)).content
+    assert body.count(b'"type":"memory_proposal"') == 2
+    lines = await new_user("consent-ndjson")
+    headers = {**lines.headers, "Content-Type": "application/x-ndjson"}
+    answer = await client.post("/v1/import", headers=headers, content=body)
+    assert answer.status_code == 201 and answer.json()["memory_proposals"] == 2, answer.text
+    assert len(await proposals(client, lines, "all")) == 2
+    broken = {**exported, "memory_proposals": [{**exported["memory_proposals"][0], "field": "shoe size"}]}
+    refused = await client.post("/v1/import", headers=(await new_user("consent-bad")).headers, json=broken)
+    assert refused.status_code == 400 and "memory_proposals[0].field" in refused.text, refused.text

@@ -76,7 +76,8 @@ async def test_the_llm_updates_by_id_and_an_id_it_was_not_shown_is_refused(
     assert mine["Lives in Porto"].lineage_id == lisbon and mine["Lives in Porto"].source == "extracted"
     assert (await active(db, other.id))["Lives in Oslo"].id == foreign  # the other user's memory is untouched
     event = await mined_event(db, user.id)
-    assert event.payload["memories"] == {"added": 1, "updated": 1, "confirmed": 0, "skipped": 0, "refused": 1, "proposed": 0}
+    counts = {"added": 1, "updated": 1, "confirmed": 0, "skipped": 0, "refused": 1, "proposed": 0}
+    assert event.payload["memories"] == counts
 
 
 async def test_an_llm_update_of_an_explicit_memory_is_a_recorded_skip(
