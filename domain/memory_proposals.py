@@ -207,7 +207,7 @@ async def reject_proposal(db: Database, user_id: int, proposal_id: int) -> Propo
         p.status, p.decided_at = "rejected", await transaction_now(s)
         await record_event(
             s, user_id, "reject", actor="user", lineage_id=p.target_lineage_id, proposal_id=p.id, field=p.field,
-            candidate=p.content,
+            candidate=p.content, conversation_id=p.conversation_id, turn_seqs=list(p.turn_seqs),
         )  # fmt: skip
         [out] = await _outs(s, user_id, [p])
         return ProposalDecision(out, None)
@@ -223,15 +223,18 @@ async def lapse_user(db: Database, user_id: int, now: datetime) -> int:
             update(P)
             .where(P.user_id == user_id, P.status == "pending", P.expires_at <= now)
             .values(status="lapsed", decided_at=when)
-            .returning(P.id, P.target_lineage_id, P.field, P.content)
+            .returning(P.id, P.target_lineage_id, P.field, P.content, P.conversation_id, P.turn_seqs)
         )
         rows = lapsed.all()
         s.add_all(
             MemoryHistory(
                 user_id=user_id, event="lapse", lineage_id=lineage, actor="system",
-                meta={"proposal_id": int(pid), "field": field, "candidate": content},
+                meta={
+                    "proposal_id": int(pid), "field": field, "candidate": content, "conversation_id": conv,
+                    "turn_seqs": list(seqs),
+                },
             )
-            for pid, lineage, field, content in rows
+            for pid, lineage, field, content, conv, seqs in rows
         )  # fmt: skip
     return len(rows)
 

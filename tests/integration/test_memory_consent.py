@@ -224,3 +224,19 @@ async def test_proposals_travel_in_both_exports_and_a_rejection_stays_a_rejectio
     broken = {**exported, "memory_proposals": [{**exported["memory_proposals"][0], "field": "shoe size"}]}
     refused = await client.post("/v1/import", headers=(await new_user("consent-bad")).headers, json=broken)
     assert refused.status_code == 400 and "memory_proposals[0].field" in refused.text, refused.text
+
+
+async def test_purging_the_conversation_removes_what_was_proposed_from_it(
+    client: Client, app_state: AppState, db: Database, new_user: NewUser
+) -> None:
+    user = await new_user("consent-purge")
+    await mine(client, app_state, user, "intro", INTRO)
+    name = by_field(await proposals(client, user))["name"]
+    await decide(client, user, name["id"], "reject")
+    assert (await client.delete("/v1/conversations/intro", headers=user.headers)).status_code == 200
+    assert (await client.post("/v1/trash/purge", headers=user.headers)).status_code == 200
+    assert await proposals(client, user, "all") == []
+    async with db.user_session(user.id) as s:
+        found = await s.execute(select(MemoryHistory).where(MemoryHistory.user_id == user.id))
+        quoting = [h.event for h in found.scalars() if "Ana" in str(h.meta) or "Lisbon" in str(h.meta)]
+    assert quoting == []  # no event still says what the purged turns said
