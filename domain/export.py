@@ -36,7 +36,7 @@ from domain.export_format import (
     TurnDoc,
     WingDoc,
 )
-from domain.export_memories import memory_docs
+from domain.export_memories import memory_docs, proposal_docs
 from ingest import effective_valid_to, live_entity, live_relation
 from loci.db import Database
 from loci.models import (
@@ -220,6 +220,7 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})
         conversation_ids = {c.id for c in conversations}
         memories, memory_links, memory_history = await memory_docs(s, user_id, conversation_ids, embeddings=embeddings)
+        memory_proposals = await proposal_docs(s, user_id, conversation_ids)
     _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(
         format="loci-export",
@@ -238,6 +239,7 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         memories=memories,
         memory_links=memory_links,
         memory_history=memory_history,
+        memory_proposals=memory_proposals,
     )
 
 

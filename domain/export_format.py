@@ -33,6 +33,7 @@ __all__ = [
     "MemoryDoc",
     "MemoryHistoryDoc",
     "MemoryLinkDoc",
+    "MemoryProposalDoc",
     "RelationDoc",
     "RoomDoc",
     "SettingsDoc",
@@ -221,6 +222,30 @@ class MemoryHistoryDoc(msgspec.Struct):
     created_at: datetime | None = None
 
 
+class MemoryProposalDoc(msgspec.Struct):
+    """A change mining proposed to a sensitive profile field (`loci.models.MemoryProposal`),
+    waiting or answered: a rejected one keeps mining from asking again. ``target_lineage_id``
+    and ``memory_id`` are memory ids of this file (null when that memory is not in it)."""
+
+    id: int
+    field: str
+    kind: str
+    category: str
+    content: str
+    confidence: float
+    expires_at: datetime
+    status: str = "pending"
+    slot: str | None = None
+    target_lineage_id: int | None = None
+    importance: int = 3
+    conversation_id: int | None = None
+    turn_seqs: list[int] = []
+    extractor: str = "offline"
+    created_at: datetime | None = None
+    decided_at: datetime | None = None
+    memory_id: int | None = None
+
+
 class ExportDoc(msgspec.Struct):
     format: Literal["loci-export"]
     version: int
@@ -238,3 +263,4 @@ class ExportDoc(msgspec.Struct):
     memories: list[MemoryDoc] = []
     memory_links: list[MemoryLinkDoc] = []
     memory_history: list[MemoryHistoryDoc] = []
+    memory_proposals: list[MemoryProposalDoc] = []

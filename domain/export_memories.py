@@ -21,11 +21,21 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import undefer
 
-from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc, MemoryProposalDoc
 from domain.memory_trash import TRASH_REASON
-from loci.models import Memory, MemoryHistory, MemoryLink
+from loci.models import Memory, MemoryHistory, MemoryLink, MemoryProposal
 
-__all__ = ["history_doc", "link_doc", "memory_doc", "memory_docs", "memory_queries", "trashed_ids"]
+__all__ = [
+    "history_doc",
+    "link_doc",
+    "memory_doc",
+    "memory_docs",
+    "memory_queries",
+    "proposal_doc",
+    "proposal_docs",
+    "proposals_query",
+    "trashed_ids",
+]
 
 
 def memory_doc(
@@ -95,3 +105,23 @@ async def memory_docs(
         [link_doc(link) for link in (await s.execute(links)).scalars()],
         [history_doc(h) for h in (await s.execute(history)).scalars()],
     )
+
+
+def proposal_doc(p: MemoryProposal, conversations: Container[int]) -> MemoryProposalDoc:
+    """A proposal as the export has it; its conversation only when that is exported too."""
+    conversation = p.conversation_id if p.conversation_id in conversations else None
+    return MemoryProposalDoc(
+        id=p.id, field=p.field, kind=p.kind, category=p.category, content=p.content, confidence=p.confidence,
+        expires_at=p.expires_at, status=p.status, slot=p.slot, target_lineage_id=p.target_lineage_id,
+        importance=p.importance, conversation_id=conversation, turn_seqs=list(p.turn_seqs), extractor=p.extractor,
+        created_at=p.created_at, decided_at=p.decided_at, memory_id=p.memory_id,
+    )  # fmt: skip
+
+
+def proposals_query(user_id: int) -> Select[Any]:
+    """Every proposal of the user, answered or not (a rejection is what stops mining asking again)."""
+    return select(MemoryProposal).where(MemoryProposal.user_id == user_id).order_by(MemoryProposal.id)
+
+
+async def proposal_docs(s: AsyncSession, user_id: int, conversations: Container[int]) -> list[MemoryProposalDoc]:
+    return [proposal_doc(p, conversations) for p in (await s.execute(proposals_query(user_id))).scalars()]

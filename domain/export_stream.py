@@ -21,7 +21,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from domain.export import drawer_doc, relation_doc, settings_doc
-from domain.export_memories import history_doc, link_doc, memory_doc, memory_queries, trashed_ids
+from domain.export_memories import (
+    history_doc,
+    link_doc,
+    memory_doc,
+    memory_queries,
+    proposal_doc,
+    proposals_query,
+    trashed_ids,
+)
 from domain.stream_format import (
     VERSION,
     AgentLine,
@@ -35,6 +43,7 @@ from domain.stream_format import (
     MemoryHistoryLine,
     MemoryLine,
     MemoryLinkLine,
+    MemoryProposalLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -155,7 +164,7 @@ async def _graph(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterator
 
 
 async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings: bool) -> AsyncIterator[bytes]:
-    """Every memory version, then the links, then the history, each in id order."""
+    """Every memory version, then the links, the history and the proposals, each in id order."""
     memories, links, history = (
         q.execution_options(yield_per=CURSOR_BATCH) for q in memory_queries(user_id, embeddings=embeddings)
     )
@@ -168,6 +177,8 @@ async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings
         yield out.line("memory_link", MemoryLinkLine(**_fields(link_doc(link))))
     async for h in await s.stream_scalars(history):
         yield out.line("memory_history", MemoryHistoryLine(**_fields(history_doc(h))))
+    async for p in await s.stream_scalars(proposals_query(user_id).execution_options(yield_per=CURSOR_BATCH)):
+        yield out.line("memory_proposal", MemoryProposalLine(**_fields(proposal_doc(p, conversations))))
 
 
 def _fields(struct: Any) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.export_format import ExportDoc, MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
+from domain.import_proposals import check_proposals, write_proposals
 from domain.memory_dto import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 from loci.errors import InvalidInput
 from loci.inputs import check_id
@@ -306,7 +307,7 @@ def _check_memory_rows(doc: ExportDoc, memory: MemorySettings) -> set[int]:
 
 
 def check_memory_tables(doc: ExportDoc, memory: MemorySettings) -> None:
-    """The three memory lists of a JSON document, before anything is written."""
+    """The memory lists of a JSON document (and its proposals), before anything is written."""
     defined = _check_memory_rows(doc, memory)
     _unique("memory_links", [link.id for link in doc.memory_links])
     for i, link in enumerate(doc.memory_links):
@@ -324,12 +325,13 @@ def check_memory_tables(doc: ExportDoc, memory: MemorySettings) -> None:
             check_history(h)
         except InvalidInput as e:
             raise _at("memory_history", i, e) from e
+    check_proposals(doc.memory_proposals, {c.id for c in doc.conversations}, memory)
 
 
 async def write_memory_tables(
     s: AsyncSession, user_id: int, doc: ExportDoc, conversations: dict[int, int], memory: MemorySettings
 ) -> None:
-    """Memories, then ``superseded_by``, links and history (module doc); checked first."""
+    """Memories, then ``superseded_by``, links, history and proposals (module doc); checked first."""
     ids = await reserve_ids(
         s,
         memory_space(doc.memories, doc.memory_history),
@@ -344,6 +346,7 @@ async def write_memory_tables(
     s.add_all([history_row(h, user_id, ids) for h in doc.memory_history])
     await s.flush()
     await check_core_cap(s, user_id, memory)
+    await write_proposals(s, user_id, doc.memory_proposals, conversations, ids.memories)
 
 
 def _conversation(conversations: dict[int, int], m: MemoryDoc) -> int | None:

@@ -36,6 +36,7 @@ from domain.import_memories import (
     reserve_ids,
     set_superseded,
 )
+from domain.import_proposals import proposal_row
 from domain.import_stream_checks import Plan, check_stream
 from domain.importer import ImportResult, refuse_unless_empty
 from domain.stream_format import (
@@ -48,6 +49,7 @@ from domain.stream_format import (
     MemoryHistoryLine,
     MemoryLine,
     MemoryLinkLine,
+    MemoryProposalLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -195,6 +197,10 @@ def _memory_history(r: MemoryHistoryLine, ids: _Ids) -> Any:
     return history_row(r, ids.user_id, ids.memories)
 
 
+def _memory_proposal(r: MemoryProposalLine, ids: _Ids) -> Any:
+    return proposal_row(r, ids.user_id, ids.memories.memories, ids("conversation", r.conversation_id))
+
+
 _ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
     ConversationLine: _conversation,
     TurnLine: _turn,
@@ -208,6 +214,7 @@ _ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
     MemoryLine: _memory,
     MemoryLinkLine: _memory_link,
     MemoryHistoryLine: _memory_history,
+    MemoryProposalLine: _memory_proposal,
 }
 
 
@@ -315,7 +322,7 @@ def _result(plan: Plan) -> ImportResult:
     n = plan.counts
     return ImportResult(
         n["conversation"], n["turn"], n["wing"], n["room"], n["closet"], n["drawer"], n["entity"], n["relation"],
-        n["memory"], n["memory_link"], n["memory_history"],
+        n["memory"], n["memory_link"], n["memory_history"], n["memory_proposal"],
     )  # fmt: skip
 
 

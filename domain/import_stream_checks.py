@@ -25,6 +25,7 @@ import msgspec
 
 from domain.import_checks import check_content, check_leaves
 from domain.import_memories import check_history, check_link, check_memory
+from domain.import_proposals import check_proposal
 from domain.stream_format import (
     ROW_LINES,
     SUPPORTED_VERSIONS,
@@ -39,6 +40,7 @@ from domain.stream_format import (
     MemoryHistoryLine,
     MemoryLine,
     MemoryLinkLine,
+    MemoryProposalLine,
     RelationLine,
     RoomLine,
     SettingsLine,
@@ -224,6 +226,16 @@ def _memory_history(row: MemoryHistoryLine, seen: _Seen) -> None:
     seen.plan.history_ids.add(row.id)
 
 
+def _memory_proposal(row: MemoryProposalLine, seen: _Seen) -> None:
+    """Its memories may be absent (purged, or not in the file): the import drops those references."""
+    seen.define("memory_proposal", row.id)
+    try:
+        check_proposal(row, seen.memory)
+    except InvalidInput as e:
+        raise seen.fail(str(e)) from e
+    seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)
+
+
 _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
     SettingsLine: _settings,
     AgentLine: _agent,
@@ -239,6 +251,7 @@ _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
     MemoryLine: _memory,
     MemoryLinkLine: _memory_link,
     MemoryHistoryLine: _memory_history,
+    MemoryProposalLine: _memory_proposal,
 }
 assert set(_CHECKS) == set(ROW_LINES)
 

@@ -64,6 +64,7 @@ class ImportResult(msgspec.Struct):
     memories: int = 0
     memory_links: int = 0
     memory_history: int = 0
+    memory_proposals: int = 0
 
 
 def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
@@ -385,7 +386,7 @@ async def import_json(
             result = ImportResult(
                 len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),
                 len(drawer_ids), len(doc.entities), len(doc.relations), len(doc.memories), len(doc.memory_links),
-                len(doc.memory_history),
+                len(doc.memory_history), len(doc.memory_proposals),
             )  # fmt: skip
             await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
     except IntegrityError as e:

@@ -1,4 +1,5 @@
-"""The daily upkeep of extracted memories: decay, then expiry, then purge.
+"""The daily upkeep of extracted memories: decay, then expiry, then purge; and proposals
+nobody answered lapse (`domain.memory_proposals`).
 
 In that order so one run sees its own effects: confidences are current before anything
 is judged, and what expires today is not purged until ``trash_days`` later. Each step
@@ -12,6 +13,7 @@ from datetime import datetime
 
 from domain.memory_decay import decay_memories
 from domain.memory_expiry import expire_memories, purge_expired_memories
+from domain.memory_proposals import lapse_proposals
 from domain.memory_sweep import database_now
 from loci.db import Database
 from loci.settings import MemorySettings
@@ -26,13 +28,16 @@ class LifecycleCounts:
     decayed: int
     expired: int
     purged: int
+    lapsed: int = 0
+    """Proposals for sensitive fields left unanswered past ``LOCI_MEMORY_PROPOSAL_DAYS``."""
 
 
 async def memory_lifecycle(db: Database, settings: MemorySettings, now: datetime | None = None) -> LifecycleCounts:
-    """Run the three steps for every user as of ``now`` (default: the database's now, read
-    once, so all three judge by the same clock)."""
+    """Run the steps for every user as of ``now`` (default: the database's now, read once,
+    so all of them judge by the same clock)."""
     when = await database_now(db, now)
     decayed = await decay_memories(db, settings, when)
     expired = await expire_memories(db, settings, when)
     purged = await purge_expired_memories(db, settings, when)
-    return LifecycleCounts(decayed, expired, purged)
+    lapsed = await lapse_proposals(db, when)
+    return LifecycleCounts(decayed, expired, purged, lapsed)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import InstrumentedAttribute
 
 from loci.db import Database
 from loci.models import Memory
@@ -34,18 +35,20 @@ async def database_now(db: Database, now: datetime | None) -> datetime:
     return found
 
 
-async def users_with(db: Database, condition: ColumnElement[bool], batch: int = USER_BATCH) -> AsyncIterator[int]:
-    """The ids of users owning a memory row that meets ``condition``, ascending, read
-    ``batch`` at a time (keyset paging: each batch starts after the last id seen)."""
+async def users_with(
+    db: Database,
+    condition: ColumnElement[bool],
+    owner: InstrumentedAttribute[int] = Memory.user_id,
+    batch: int = USER_BATCH,
+) -> AsyncIterator[int]:
+    """The ids of users owning a row that meets ``condition`` (a memory, or of the table
+    ``owner`` is the user column of), ascending, read ``batch`` at a time (keyset paging:
+    each batch starts after the last id seen)."""
     after = 0
     while True:
         async with db.system_session() as s:
             found = await s.execute(
-                select(Memory.user_id)
-                .where(condition, Memory.user_id > after)
-                .group_by(Memory.user_id)
-                .order_by(Memory.user_id)
-                .limit(batch)
+                select(owner).where(condition, owner > after).group_by(owner).order_by(owner).limit(batch)
             )
             ids = [int(i) for i in found.scalars()]
         for user_id in ids:

@@ -8,7 +8,7 @@ they back end with reason ``trash`` at that same stamp, with a ``forget`` event 
 them back as they were and removes those events, so a delete followed by a restore leaves
 memory exactly as it was. A purge deletes them for good with their history, keeping one
 ``purge`` row per memory that says only that it happened; a ``skip`` event that quoted
-what a purged turn said goes too.
+what a purged turn said goes too, as do the proposals made from it and their events.
 
 Only extracted rows follow their turns: a version the user or an agent wrote (even an
 update of an extracted memory, which keeps its provenance) is theirs, not the transcript's.
@@ -24,11 +24,27 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.expression import Exists
 
 from loci.memory_writes import end_row, lock_user, record_event
-from loci.models import Memory, MemoryHistory, Turn
+from loci.models import Memory, MemoryHistory, MemoryProposal, Turn
 
 __all__ = ["purge_derived", "restore_derived", "trash_derived"]
 
 TRASH_REASON = "trash"
+QUOTING_EVENTS = ("skip", "propose", "reject", "lapse")
+"""Events whose ``meta`` quotes what a turn said (``candidate``, with ``conversation_id`` and
+``turn_seqs``) without a memory row of their own: a purge of that turn removes them."""
+
+
+async def _purge_proposals(s: AsyncSession, user_id: int, turns: Sequence[tuple[int, int]]) -> None:
+    """Proposals (`loci.models.MemoryProposal`) built from purged ``(conversation, seq)`` turns
+    go with them, answered or not: what they say came from those turns."""
+    for conversation_id, seq in turns:
+        await s.execute(
+            delete(MemoryProposal).where(
+                MemoryProposal.user_id == user_id,
+                MemoryProposal.conversation_id == conversation_id,
+                MemoryProposal.turn_seqs.contains([seq]),
+            )
+        )
 
 
 def _backed_by(turns: Sequence[int] | None, stamp: datetime | None) -> Exists:
@@ -105,8 +121,11 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
     ]
     if quoted:
         await s.execute(
-            delete(MemoryHistory).where(MemoryHistory.user_id == user_id, MemoryHistory.event == "skip", or_(*quoted))
+            delete(MemoryHistory).where(
+                MemoryHistory.user_id == user_id, MemoryHistory.event.in_(QUOTING_EVENTS), or_(*quoted)
+            )
         )
+        await _purge_proposals(s, user_id, turns)
     if not ids:
         return 0
     await s.execute(

@@ -36,6 +36,7 @@ from domain.export_format import (
     MemoryDoc,
     MemoryHistoryDoc,
     MemoryLinkDoc,
+    MemoryProposalDoc,
     RelationDoc,
     RoomDoc,
     SettingsDoc,
@@ -61,6 +62,7 @@ __all__ = [
     "MemoryHistoryLine",
     "MemoryLine",
     "MemoryLinkLine",
+    "MemoryProposalLine",
     "RelationLine",
     "RoomLine",
     "SettingsLine",
@@ -153,6 +155,10 @@ class MemoryHistoryLine(MemoryHistoryDoc, tag_field="type", tag="memory_history"
     pass
 
 
+class MemoryProposalLine(MemoryProposalDoc, tag_field="type", tag="memory_proposal"):
+    pass
+
+
 class EndLine(msgspec.Struct, tag_field="type", tag="end"):
     counts: dict[str, int] = {}
 
@@ -173,6 +179,7 @@ Line = (
     | MemoryLine
     | MemoryLinkLine
     | MemoryHistoryLine
+    | MemoryProposalLine
     | EndLine
 )
 
@@ -191,6 +198,7 @@ ROW_LINES: tuple[type[msgspec.Struct], ...] = (
     MemoryLine,
     MemoryLinkLine,
     MemoryHistoryLine,
+    MemoryProposalLine,
 )
 """The lines that carry rows, in the order an export writes them."""
 

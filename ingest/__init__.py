@@ -38,8 +38,9 @@ from ingest.graph import (
     search_entities,
     timeline,
 )
-from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_candidates import MemoryCandidate, slot_tag
 from ingest.memory_mining import embed_statements
+from ingest.memory_reconcile import normalise
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
 from ingest.pipeline import mine_conversation
@@ -73,8 +74,10 @@ __all__ = [
     "live_entity",
     "live_relation",
     "mine_conversation",
+    "normalise",
     "search_entities",
     "sentence_pieces",
+    "slot_tag",
     "slugify",
     "store_conversation",
     "timeline",

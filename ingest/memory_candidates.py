@@ -38,6 +38,7 @@ SLOTS = MappingProxyType(
     {
         "name": Slot("profile", "Name is {}"),
         "preferred_name": Slot("profile", "Prefers to be called {}"),
+        "pronouns": Slot("profile", "Pronouns are {}"),
         "age": Slot("profile", "Is {} years old"),
         "location": Slot("profile", "Lives in {}"),
         "hometown": Slot("profile", "Is from {}"),

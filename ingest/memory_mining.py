@@ -4,7 +4,9 @@ Two steps, because the slow one must not hold locks. `propose` runs before the w
 transaction: it asks the memory extractor for candidates (the offline rules, or the LLM
 when one is configured, `ingest.memory_llm`) and embeds them. `settle` runs inside the
 transaction, under the user's memory lock: it reads the active memories near the
-candidates, reconciles (`ingest.memory_reconcile`) and writes (`ingest.memory_store`).
+candidates, reconciles (`ingest.memory_reconcile`), files the changes to sensitive profile
+fields as proposals for the user's consent (`ingest.memory_proposals`) and writes the rest
+(`ingest.memory_store`).
 An LLM's answer is re-checked there against what is active *now*, so an id the model was
 shown but that a person changed meanwhile is not written over.
 """
@@ -21,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.extraction import TurnView
 from ingest.memory_candidates import MemoryCandidate
 from ingest.memory_llm import ask_for_memories, to_ops
+from ingest.memory_proposals import divert
 from ingest.memory_reconcile import KnownMemory, MemoryOp, merge_candidates, reconcile
 from ingest.memory_rules import extract_memory_candidates
 from ingest.memory_store import MemoryTally, apply_ops, known_memories
@@ -151,5 +154,6 @@ async def settle(
     known = await known_memories(s, user_id, vectors, slots) if candidates else []
     taken = {op.target.id for op in decided if op.target is not None}
     ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
-    floor = deps.settings.memory.context_min_confidence
-    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally, floor=floor)
+    memory = deps.settings.memory
+    writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally)
+    await apply_ops(s, user_id, conversation_id, writes, pending.extractor, tally, floor=memory.context_min_confidence)

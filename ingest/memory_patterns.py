@@ -126,6 +126,10 @@ RULES: tuple[Rule, ...] = (
           r"| here\b|,? by the way)", 0.75, 4),
     _slot("preferred_name", "call_me", r"(?i:\b(?:call me|I go by|I prefer to be called|I'd rather be called"
           rf"|I'd prefer to be called|I(?:'m| am) known as) ){NAME}\b", 0.85, 4),
+    _slot("pronouns", "my_pronouns", r"(?i:\bmy pronouns are |\bI use )(?P<v>(?:she|he|they|ze|xe)/[a-z]+"
+          r"(?:/[a-z]+)?)(?i:(?: pronouns)?)\b", 0.9, 4, value="lower"),
+    _rule("speaks", rf"(?i:\bI {ADV}speak )(?P<v>{CAP}(?:(?:,| and|, and) {CAP})*)\b(?! to\b)", "profile",
+          "Speaks {v}", 0.8, 3, "as_typed"),
     _slot("age", "im_age", rf"(?i:{IM}{ADV})(?P<v>[1-9]\d)(?i:(?: years old| yrs old| y/?o| years of age)?){AGE_END}",
           0.85),
     _slot("age", "turned_age", rf"(?i:\bI {ADV}turned )(?P<v>[1-9]\d){AGE_END}", 0.8),

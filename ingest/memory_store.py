@@ -44,10 +44,12 @@ class MemoryTally:
     skipped: int = 0
     refused: int = 0
     """LLM answers naming a memory id it was not shown (`ingest.memory_llm`)."""
+    proposed: int = 0
+    """Changes to sensitive profile fields filed for the user's consent (`ingest.memory_proposals`)."""
     ids: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("added", "updated", "confirmed", "skipped", "refused")}
+        return {k: getattr(self, k) for k in ("added", "updated", "confirmed", "skipped", "refused", "proposed")}
 
 
 def _active(user_id: int) -> Select[Memory]:

@@ -16,10 +16,12 @@ __all__ = ["BLOCK_CHANGE", "BLOCK_LAYERS", "NON_REVISION_EVENTS", "OUTSIDE_BLOCK
 
 BLOCK_LAYERS = ("core", "knowledge")
 """The layers a session-start block shows; the archive never goes in."""
-NON_REVISION_EVENTS = ("confirm", "skip", "decay")
+NON_REVISION_EVENTS = ("confirm", "skip", "decay", "propose", "approve", "reject", "lapse")
 """Events that change no memory's text: a confirmation stamps ``last_confirmed_at`` (and
 puts an extracted memory's confidence back), a skip records what mining chose not to
-write, a decay lowers an extracted memory's confidence in place. They leave the revision
+write, a decay lowers an extracted memory's confidence in place, and the proposal events
+(`loci.models.proposals`) record a question and its answer (an approval's write is its own
+``add`` or ``update``). They leave the revision
 as it was, so the block stays byte-identical (and the provider's prompt cache warm),
 unless the event records `BLOCK_CHANGE`."""
 BLOCK_CHANGE = "block"

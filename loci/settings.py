@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 
 from loci.errors import ConfigurationError
 from loci.models._base import PERSON_ROLES
+from loci.sensitive_fields import field_names
 
 __all__ = [
     "BUDGET_TOKENS_MAX",
@@ -287,8 +288,16 @@ class MemorySettings(BaseSettings):
     insights_lookback_days: int = Field(
         default=7, ge=1, le=90, description="how far back the insight job reads a user's activity"
     )
+    consent_fields: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=field_names(),
+        description="sensitive profile fields (loci/sensitive_fields.py) whose changes mining proposes for the "
+        "user's approval instead of writing, comma-separated; empty: mining writes them at once",
+    )
+    proposal_days: int = Field(
+        default=7, ge=1, le=365, description="a proposal nobody approves or rejects lapses after this many days"
+    )
 
-    @field_validator("categories", "step_categories", mode="before")
+    @field_validator("categories", "step_categories", "consent_fields", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -312,6 +321,14 @@ class MemorySettings(BaseSettings):
     def unblocked_categories(self) -> frozenset[str]:
         """Categories the session-start block never shows (every one `category_reach` names)."""
         return frozenset(self.category_reach)
+
+    @field_validator("consent_fields")
+    @classmethod
+    def _field_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [f for f in value if f not in field_names()]
+        if unknown:
+            raise ValueError(f"unknown sensitive fields {unknown}; known: {', '.join(field_names())}")
+        return value
 
 
 class Settings(BaseModel):

@@ -44,6 +44,7 @@ from service.routes.memory_query import MemoryQueryController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
+from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
 from service.routes.tools import ToolsController
 from service.state import AppState, build_llm
@@ -72,6 +73,7 @@ ROUTE_HANDLERS: list[Any] = [
     MemoryController,
     MemoryQueryController,
     ProfileController,
+    ProposalController,
     ToolsController,
     *WEB_HANDLERS,
 ]

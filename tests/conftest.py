@@ -141,3 +141,16 @@ def new_user(db: Database) -> Callable[..., Awaitable[UserHandle]]:
         return UserHandle(user.id, issued.key)
 
     return make
+
+
+def without_consent(settings: Settings) -> Settings:
+    """``settings`` with consent for sensitive profile fields off: mining writes a name or a
+    city at once, as before consent existed. For tests of what extraction writes (their
+    examples are moves and names); consent itself is tested in test_memory_consent."""
+    return settings.model_copy(update={"memory": settings.memory.model_copy(update={"consent_fields": ()})})
+
+
+@pytest.fixture
+def no_consent(app_state: AppState, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared app (and the jobs it runs) with consent off for one test (`without_consent`)."""
+    monkeypatch.setattr(app_state, "settings", without_consent(app_state.settings))

@@ -34,6 +34,7 @@ from loci.models.memories import (
     valid_at,
 )
 from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
+from loci.models.proposals import PROPOSAL_KINDS, PROPOSAL_STATUSES, MemoryProposal
 
 __all__ = [
     "COST_SOURCES",
@@ -47,6 +48,8 @@ __all__ = [
     "MEMORY_SOURCES",
     "PERSON_ROLES",
     "PREFERENCE_PATTERN",
+    "PROPOSAL_KINDS",
+    "PROPOSAL_STATUSES",
     "ROLES",
     "TOP_K_DEFAULT",
     "TOP_K_MAX",
@@ -66,6 +69,7 @@ __all__ = [
     "Memory",
     "MemoryHistory",
     "MemoryLink",
+    "MemoryProposal",
     "MemorySettings",
     "Relation",
     "RetrievalLog",

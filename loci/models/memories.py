@@ -66,12 +66,15 @@ MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo", "expire", "t
 MEMORY_LINK_RELATIONS = ("relates_to", "supersedes", "contradicts", "part_of", "example_of")
 MEMORY_EVENTS = (
     "add", "update", "forget", "confirm", "link", "unlink", "restore", "decay", "merge", "purge", "undo", "skip",
-    "expire",
+    "expire", "propose", "approve", "reject", "lapse",
 )  # fmt: skip
 """Every write, one history row each (``skip``: mining left an explicit memory alone and
 says what it wanted; ``expire``: not recalled for long, moved to the trash; ``decay``: an
-extracted memory's confidence lowered in place). ``confirm``, ``skip`` and ``decay`` leave
-the revision as it was (`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the block."""
+extracted memory's confidence lowered in place; ``propose``, ``approve``, ``reject`` and
+``lapse``: a change to a sensitive field waiting for consent and what became of it,
+`loci.models.proposals`). ``confirm``, ``skip``, ``decay`` and the proposal events leave
+the revision as it was (`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the
+block; an approval's own write is an ``add`` or ``update`` event beside it."""
 
 
 class Memory(Base):

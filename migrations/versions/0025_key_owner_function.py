@@ -9,7 +9,7 @@ system visibility. It answers only what the key's hash already identifies: the k
 its user, its agent and when it was last used, for a live key of an active user.
 
 Revision ID: 0025
-Revises: 0020
+Revises: 0022
 Create Date: 2026-11-25 16:50:00
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from alembic import op
 
 revision: str = "0025"
-down_revision: str | None = "0020"
+down_revision: str | None = "0022"
 branch_labels: str | None = None
 depends_on: str | None = None
 

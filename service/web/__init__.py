@@ -14,11 +14,12 @@ from service.web import activity_text, humanize, memory_text
 from service.web.access_pages import AccessPages
 from service.web.memory_pages import MemoryViews
 from service.web.pages import MemoryPages
+from service.web.proposal_pages import ProposalPages
 
 __all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "template_config"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-WEB_HANDLERS = [MemoryPages, MemoryViews, AccessPages]
+WEB_HANDLERS = [MemoryPages, MemoryViews, ProposalPages, AccessPages]
 
 
 class Section(NamedTuple):
@@ -33,6 +34,7 @@ SECTIONS = (
     Section("palace", "Palace", "/memory"),
     Section("memories", "Memories", "/memory/memories"),
     Section("profile", "Profile", "/memory/profile"),
+    Section("proposals", "Proposals", "/memory/proposals"),
     Section("search", "Search", "/memory/search"),
     Section("entities", "People & things", "/memory/entities"),
     Section("activity", "Activity", "/memory/activity"),

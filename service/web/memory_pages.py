@@ -35,7 +35,7 @@ from service.state import AppState
 from service.web.memory_text import flash_url, profile_chars
 from service.web.session import SignInNeeded, redirect_to_sign_in, safe_back, signed_in_user
 
-__all__ = ["MemoryViews"]
+__all__ = ["MemoryViews", "error_page"]
 
 PAGE_SIZE = 100
 """Memories per page of the Memories view: most people's whole set, grouped on one page."""
@@ -46,7 +46,7 @@ Form = URLEncodedBody[dict[str, str]]
 _STATUS = ((NotFound, 404, "Not found"), (Conflict, 409, "Cannot do that now"), (OverLimit, 422, "Too long"))
 
 
-def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
+def error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
     status, title = next(((code, t) for kind, code, t in _STATUS if isinstance(exc, kind)), (400, "Cannot do that"))
     back = {"href": "/memory/memories", "label": "Back to your memories"}
     return Template("message.html", context={"title": title, "message": str(exc), "back": back}, status_code=status)
@@ -107,7 +107,7 @@ def _over_limit(exc: OverLimit, submitted: int) -> dict[str, Any]:
 class MemoryViews(Controller):
     path = "/memory"
     include_in_schema = False
-    exception_handlers = {SignInNeeded: redirect_to_sign_in, LociError: _error_page}  # noqa: RUF012
+    exception_handlers = {SignInNeeded: redirect_to_sign_in, LociError: error_page}  # noqa: RUF012
 
     @get("/memories", name="memory:memories")
     async def memories_page(

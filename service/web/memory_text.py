@@ -251,6 +251,12 @@ EVENT_SENTENCES: dict[str, EventSentence] = {
     "expire": lambda _h, _v, on: f"Moved to the trash on {on}: not recalled for a long time",
     "merge": lambda _h, _v, on: f"Merged with another memory on {on}",
     "purge": lambda _h, _v, on: f"Removed for good on {on}",
+    "propose": lambda h, _v, on: (
+        f"A conversation on {on} suggested {_quote(str(h.meta.get('candidate', '')))}: waiting for your approval"
+    ),
+    "approve": lambda h, _v, on: f"You approved {_quote(str(h.meta.get('candidate', '')))} on {on}",
+    "reject": lambda h, _v, on: f"You rejected {_quote(str(h.meta.get('candidate', '')))} on {on}",
+    "lapse": lambda h, _v, on: f"The suggestion {_quote(str(h.meta.get('candidate', '')))} lapsed on {on}, unanswered",
 }
 """One sentence per history event (`loci.models.MEMORY_EVENTS`)."""
 

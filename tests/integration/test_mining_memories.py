@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from domain.memory_decay import DecayRule, decay_user
@@ -18,6 +19,9 @@ from service.state import AppState
 from tests.conftest import UserHandle
 from tests.integration.test_mining_api import post, run_jobs
 
+# What extraction writes, with consent for sensitive fields off (its examples are a city);
+# consent itself: test_memory_consent.
+pytestmark = pytest.mark.usefixtures("no_consent")
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
 

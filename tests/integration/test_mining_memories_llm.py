@@ -17,6 +17,7 @@ from loci.llm import LLMClient, LLMConfig
 from loci.memory_writes import new_memory_row, record_event
 from loci.models import Memory, MemoryHistory
 from loci.settings import Settings
+from tests.conftest import without_consent
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.test_mining_llm import GOOD, TURNS, NewUser, llm_deps, mined_event
 
@@ -68,7 +69,7 @@ async def test_the_llm_updates_by_id_and_an_id_it_was_not_shown_is_refused(
         ),
     )
     ref = await store_conversation(db, user.id, external_id="llm-mem", agent_id=None, turns=TURNS)
-    await mine_conversation(llm_deps(settings, db, embedder, llm, memories=True), ref.id)
+    await mine_conversation(llm_deps(without_consent(settings), db, embedder, llm, memories=True), ref.id)
     shown = fake_openai.requests[1]["body"]["messages"][1]["content"]
     assert f"id {lisbon} (extracted, profile): Lives in Lisbon" in shown and "Oslo" not in shown
     mine = await active(db, user.id)
@@ -76,7 +77,8 @@ async def test_the_llm_updates_by_id_and_an_id_it_was_not_shown_is_refused(
     assert mine["Lives in Porto"].lineage_id == lisbon and mine["Lives in Porto"].source == "extracted"
     assert (await active(db, other.id))["Lives in Oslo"].id == foreign  # the other user's memory is untouched
     event = await mined_event(db, user.id)
-    assert event.payload["memories"] == {"added": 1, "updated": 1, "confirmed": 0, "skipped": 0, "refused": 1}
+    counts = {"added": 1, "updated": 1, "confirmed": 0, "skipped": 0, "refused": 1, "proposed": 0}
+    assert event.payload["memories"] == counts
 
 
 async def test_an_llm_update_of_an_explicit_memory_is_a_recorded_skip(
@@ -89,7 +91,7 @@ async def test_an_llm_update_of_an_explicit_memory_is_a_recorded_skip(
         operations({"op": "update", "id": saved, "category": "profile", "content": "Lives in Lisbon", "turns": [1]}),
     )
     ref = await store_conversation(db, user.id, external_id="llm-explicit", agent_id=None, turns=TURNS)
-    await mine_conversation(llm_deps(settings, db, embedder, llm, memories=True), ref.id)
+    await mine_conversation(llm_deps(without_consent(settings), db, embedder, llm, memories=True), ref.id)
     assert set(await active(db, user.id)) == {"Lives in Berlin"}
     async with db.user_session(user.id) as s:
         skip = (await s.execute(select(MemoryHistory).where(MemoryHistory.event == "skip"))).scalar_one()
@@ -103,7 +105,7 @@ async def test_a_failed_llm_answer_falls_back_to_the_offline_rules(
     fake_openai.queue(FakeReply(content=json.dumps(GOOD)), FakeReply(content="{oops"), FakeReply(content="{oops"))
     said = [TurnIn("user", "I live in Lisbon, by the way.", TURNS[0].created_at)]
     ref = await store_conversation(db, user.id, external_id="llm-fallback", agent_id=None, turns=said)
-    await mine_conversation(llm_deps(settings, db, embedder, llm, memories=True), ref.id)
+    await mine_conversation(llm_deps(without_consent(settings), db, embedder, llm, memories=True), ref.id)
     assert set(await active(db, user.id)) == {"Lives in Lisbon"}
     event = await mined_event(db, user.id)
     assert event.payload["fallbacks"][0]["memories"].startswith("malformed output after retry")

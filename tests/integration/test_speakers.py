@@ -100,7 +100,9 @@ async def test_only_the_owners_own_words_become_their_memories(
     await run_jobs(app_state)
     page = await client.get("/v1/memories", headers=user.headers)
     assert page.status_code == 200, page.text
-    said = " | ".join(m["content"] for m in page.json()["items"])
+    asked = await client.get("/v1/memories/proposals", headers=user.headers)  # health waits for consent
+    assert asked.status_code == 200, asked.text
+    said = " | ".join(m["content"] for m in [*page.json()["items"], *asked.json()])
     assert "shellfish" in said and "peanut" not in said, said
 
 
