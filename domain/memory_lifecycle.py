@@ -1,8 +1,11 @@
-"""The daily upkeep of extracted memories: decay, then expiry, then purge.
+"""The daily upkeep of memories: decay, then the end of those past their kind's time, then
+expiry of unused ones, then purge.
 
 In that order so one run sees its own effects: confidences are current before anything
-is judged, and what expires today is not purged until ``trash_days`` later. Each step
-walks its own users (`domain.memory_sweep`); explicit memories are never touched.
+is judged, a memory past its time ends as that (not as unused), and what expires today
+is not purged until ``trash_days`` later. Each step walks its own users
+(`domain.memory_sweep`). Explicit memories are touched only by their kind's time
+(`domain.memory_ttl`), which their writer (or their text) gave them.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import datetime
 from domain.memory_decay import decay_memories
 from domain.memory_expiry import expire_memories, purge_expired_memories
 from domain.memory_sweep import database_now
+from domain.memory_ttl import expire_ttl_memories
 from loci.db import Database
 from loci.settings import MemorySettings
 
@@ -24,15 +28,18 @@ class LifecycleCounts:
     """Memories each step changed."""
 
     decayed: int
+    timed_out: int
+    """Ended because their kind's time ran out (`domain.memory_ttl`)."""
     expired: int
     purged: int
 
 
 async def memory_lifecycle(db: Database, settings: MemorySettings, now: datetime | None = None) -> LifecycleCounts:
-    """Run the three steps for every user as of ``now`` (default: the database's now, read
-    once, so all three judge by the same clock)."""
+    """Run the four steps for every user as of ``now`` (default: the database's now, read
+    once, so all of them judge by the same clock)."""
     when = await database_now(db, now)
     decayed = await decay_memories(db, settings, when)
+    timed_out = await expire_ttl_memories(db, when)
     expired = await expire_memories(db, settings, when)
     purged = await purge_expired_memories(db, settings, when)
-    return LifecycleCounts(decayed, expired, purged)
+    return LifecycleCounts(decayed, timed_out, expired, purged)

@@ -27,6 +27,7 @@ from ingest.memory_store import MemoryTally, apply_ops, known_memories
 from ingest.records import MiningDeps
 from loci.embedder import Embedder
 from loci.llm import ChatResult, LLMClient
+from loci.memory_kinds import KindRule
 from loci.memory_writes import lock_user
 
 __all__ = ["PendingMemories", "embed_statements", "propose", "settle"]
@@ -152,4 +153,5 @@ async def settle(
     taken = {op.target.id for op in decided if op.target is not None}
     ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
     floor = deps.settings.memory.context_min_confidence
-    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally, floor=floor)
+    kinds = KindRule.of(deps.settings.memory)
+    await apply_ops(s, user_id, conversation_id, [*decided, *ops], pending.extractor, tally, floor=floor, kinds=kinds)

@@ -44,6 +44,10 @@ class MemoryOut(Model):
     superseded_by: int | None
     last_confirmed_at: datetime | None
     created_at: datetime
+    kind: str = "durable"
+    """durable, contextual, temporary or deadline: how long it holds."""
+    expires_at: datetime | None = None
+    """When it leaves the block and recall; None: never."""
 
 
 class LinkOut(Model):

@@ -27,12 +27,14 @@ def save_memory(
     source: str | None = None,
     conversation_id: str | None = None,
     turn_seqs: Sequence[int] | None = None,
+    kind: str | None = None,
 ) -> Request:
-    """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one."""
+    """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one.
+    ``kind`` (durable, contextual, temporary, deadline) sets when it expires; None: the server infers it."""
     fields = body(
         content=content, category=category, layer=layer, summary=summary, body=body_text, importance=importance,
         pinned=pinned, tags=_list(tags), agent_id=agent_id, source=source, conversation_id=conversation_id,
-        turn_seqs=_list(turn_seqs),
+        turn_seqs=_list(turn_seqs), kind=kind,
     )  # fmt: skip
     return Request("POST", "/v1/memories", json=fields)
 
@@ -50,11 +52,12 @@ def update_memory(
     pinned: bool | None = None,
     tags: Sequence[str] | None = None,
     agent_id: str | None = None,
+    kind: str | None = None,
 ) -> Request:
     """Change a memory, found by id or by its text; the old version stays in its history."""
     fields = body(
         id_or_text=id_or_text, content=content, summary=summary, body=body_text, category=category, layer=layer,
-        importance=importance, pinned=pinned, tags=_list(tags), agent_id=agent_id,
+        importance=importance, pinned=pinned, tags=_list(tags), agent_id=agent_id, kind=kind,
     )  # fmt: skip
     return Request("POST", "/v1/memories/update", json=fields)
 
