@@ -59,6 +59,7 @@ FILTERS = {
     "layer_note": memory_text.layer_note,
     "importance_words": memory_text.importance_words,
     "ended_words": memory_text.ended_words,
+    "expiry_words": memory_text.expiry_words,
     "event_sentence": memory_text.event_sentence,
     "by_category": memory_text.by_category,
 }
