@@ -44,9 +44,9 @@ class MemoryOut(Model):
     superseded_by: int | None
     last_confirmed_at: datetime | None
     created_at: datetime
-    kind: str = "durable"
+    kind: str
     """durable, contextual, temporary or deadline: how long it holds."""
-    expires_at: datetime | None = None
+    expires_at: datetime | None
     """When it leaves the block and recall; None: never."""
 
 
