@@ -72,6 +72,7 @@ def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.globals.update(
         flash_words=memory_text.FLASH, layer_labels=memory_text.LAYER_LABELS, source_labels=memory_text.SOURCE_LABELS
     )
+    engine.engine.globals["kind_words"] = memory_text.KIND_WORDS
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:

@@ -254,3 +254,24 @@ async def test_kind_changes_and_bad_kinds(client: Client, new_user: NewUser) -> 
         headers=user.headers,
     )  # fmt: skip
     assert dateless.status_code == 400 and "content" in dateless.text
+
+
+async def test_the_page_edits_the_kind_and_shows_the_time_left(client: Client, new_user: NewUser) -> None:
+    user = await new_user("ttl-page")
+    chess = await save(client, user, "Likes chess")
+    async with AsyncClient(transport=ASGITransport(app=client.app), base_url="http://testserver.local") as browser:
+        assert (await browser.post("/memory/login", data={"key": user.key})).status_code == 303
+        form = await browser.get(f"/memory/memories/{chess['id']}/edit")
+        assert '<option value="durable" selected>lasting</option>' in form.text
+        no_date = await browser.post(
+            f"/memory/memories/{chess['id']}/edit", data={"content": "Likes chess", "kind": "deadline"}
+        )
+        assert no_date.status_code == 400 and "a deadline needs a date" in html.unescape(no_date.text)
+        edited = await browser.post(
+            f"/memory/memories/{chess['id']}/edit", data={"content": "Likes chess", "kind": "temporary"}
+        )
+        assert edited.status_code == 303, edited.text
+        page = await browser.get(edited.headers["location"])
+        assert "for the moment (a day) · expires in 24 hours" in html.unescape(page.text)
+        listing = await browser.get("/memory/memories")
+        assert "for the moment (a day) · expires in 24 hours" in html.unescape(listing.text)
