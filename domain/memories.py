@@ -42,7 +42,7 @@ from domain.memory_scope import BLOCK_CHANGE, moves_block
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.memory_kinds import KindRule, deadline_of, expiry_of, kind_of
 from loci.memory_writes import new_memory_row
-from loci.models import Conversation, Memory, MemoryLink
+from loci.models import Conversation, Memory, MemoryLink, unexpired_at
 from loci.settings import MemorySettings
 
 __all__ = [
@@ -67,10 +67,12 @@ def clean_tags(tags: list[str]) -> list[str]:
 
 
 async def same_content(s: AsyncSession, user_id: int, category: str, content: str) -> Memory | None:
-    """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer space)."""
+    """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer
+    space), not past its time: said again after it expired, it is a new memory."""
     query = select(Memory).where(
         Memory.user_id == user_id,
         Memory.valid_until.is_(None),
+        unexpired_at(None),
         Memory.category == category,
         func.lower(func.btrim(Memory.content)) == content.lower(),
     )

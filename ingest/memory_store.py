@@ -25,7 +25,7 @@ from ingest.memory_reconcile import KnownMemory, MemoryOp
 from loci.memory_kinds import KindRule, kind_of
 from loci.memory_revision import BLOCK_CHANGE, moves_block
 from loci.memory_writes import copy_links, copy_row, end_row, new_memory_row, record_event, transaction_now
-from loci.models import Memory
+from loci.models import Memory, unexpired_at
 
 __all__ = ["ACTOR", "MemoryTally", "apply_ops", "known_memories"]
 
@@ -56,7 +56,7 @@ def _active(user_id: int) -> Select[Memory]:
     return (
         select(Memory)
         .options(undefer(Memory.embedding))
-        .where(Memory.user_id == user_id, Memory.valid_until.is_(None), Memory.layer != "archive")
+        .where(Memory.user_id == user_id, Memory.valid_until.is_(None), unexpired_at(None), Memory.layer != "archive")
     )
 
 

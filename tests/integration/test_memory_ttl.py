@@ -169,6 +169,12 @@ async def test_an_expired_memory_leaves_at_once_then_the_sweep_trashes_it_with_h
     assert berlin["id"] in await recalled(client, user, "Am I in Berlin?")
     query = await call(client, user, "POST", "/v1/memory/query", json=ask)
     assert headache["id"] not in {b["id"] for b in query["bullets"]}
+    again = await call(
+        client, user, "POST", "/v1/memories", json={"content": "has a headache today", "category": "fact"}
+    )
+    assert again["event"] == "add" and again["memory"]["id"] != headache["id"]  # said again: a new memory
+    gone = await client.post("/v1/memories/forget", json={"id_or_text": "headache"}, headers=user.headers)
+    assert gone.status_code == 200 and gone.json()["memory"]["id"] == again["memory"]["id"]  # text finds the live one
 
     revision = (await call(client, user, "GET", "/v1/context"))["revision"]
     assert await expire_ttl_user(db, user.id, await db_now(db)) == 1
