@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Awaitable, Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from httpx import ASGITransport, AsyncClient
@@ -27,6 +27,7 @@ from loci.settings import Settings
 from service import jobs
 from service.state import AppState
 from tests.conftest import UserHandle
+from tests.integration.test_mining_memories import mine, turns
 
 Client = AsyncTestClient  # type: ignore[type-arg]
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -281,3 +282,22 @@ async def test_the_page_edits_the_kind_and_shows_the_time_left(client: Client, n
         assert "for the moment (a day) · expires in 24 hours" in html.unescape(page.text)
         listing = await browser.get("/memory/memories")
         assert "for the moment (a day) · expires in 24 hours" in html.unescape(listing.text)
+
+
+async def test_mining_infers_the_kind_of_what_it_extracts(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    user = await new_user("ttl-mined")
+    said = turns(
+        ("user", "I live in Lisbon. My goal is to finish the thesis by Friday."), day=f"{datetime.now(UTC):%Y-%m-%d}"
+    )
+    await mine(client, app_state, user, "thesis", said)
+    found = {m["content"]: m for m in (await call(client, user, "GET", "/v1/memories"))["items"]}
+    thesis, lisbon = found["Goal is to finish the thesis by Friday"], found["Lives in Lisbon"]
+    start = at(thesis["valid_from"])
+    assert start is not None and thesis["source"] == "extracted"
+    friday = start.date() + timedelta(days=(4 - start.weekday()) % 7)  # said on a Friday: that same day
+    assert (thesis["kind"], at(thesis["expires_at"])) == ("deadline", datetime.combine(friday, time(), UTC) + DAY)
+    assert (lisbon["kind"], lisbon["expires_at"]) == ("durable", None)
+    [added] = await call(client, user, "GET", f"/v1/memories/{thesis['id']}/history")
+    assert added["meta"]["kind"] == "deadline"
