@@ -197,6 +197,9 @@ class MemoryDoc(msgspec.Struct):
     last_recalled_at: datetime | None = None
     created_at: datetime | None = None
     embedding: list[float] | None = None
+    kind: str = "durable"
+    """How long it holds (`loci.memory_kinds`); absent in older files: durable, as they were."""
+    expires_at: datetime | None = None
 
 
 class MemoryLinkDoc(msgspec.Struct):

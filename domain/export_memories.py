@@ -53,7 +53,8 @@ def memory_doc(
         turn_seqs=list(m.turn_seqs), valid_until=m.valid_until, end_reason=m.end_reason,
         superseded_by=None if m.superseded_by in left_out else m.superseded_by,
         last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
-        last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector,
+        last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector, kind=m.kind,
+        expires_at=m.expires_at,
     )  # fmt: skip
 
 

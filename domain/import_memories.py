@@ -47,6 +47,7 @@ from loci.models import (
     EMBEDDING_DIM,
     MEMORY_END_REASONS,
     MEMORY_EVENTS,
+    MEMORY_KINDS,
     MEMORY_LAYERS,
     MEMORY_LINK_RELATIONS,
     MEMORY_SOURCES,
@@ -113,6 +114,7 @@ def _check_texts(m: MemoryDoc, memory: MemorySettings) -> None:
         check_id(m.agent_id, field="agent_id")
     if m.end_reason is not None:
         _one_of(m.end_reason, MEMORY_END_REASONS, "end_reason")
+    _one_of(m.kind, MEMORY_KINDS, "kind")
 
 
 def _utc(at: datetime) -> datetime:
@@ -138,6 +140,8 @@ def _check_numbers(m: MemoryDoc) -> None:
         raise InvalidInput(f"recall_count must be between 0 and {INTEGER_MAX}", field="recall_count")
     if not all(0 <= seq <= INTEGER_MAX for seq in m.turn_seqs):
         raise InvalidInput(f"turn_seqs must be between 0 and {INTEGER_MAX}", field="turn_seqs")
+    if m.kind == "durable" and m.expires_at is not None:
+        raise InvalidInput("a durable memory never expires: expires_at must be absent", field="expires_at")
     if m.embedding is not None and len(m.embedding) != EMBEDDING_DIM:
         raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field="embedding")
 
@@ -212,7 +216,8 @@ def memory_row(m: MemoryDoc, user_id: int, ids: MemoryIdMap, conversation_id: in
         tags=m.tags, agent_id=m.agent_id,
         conversation_id=conversation_id, turn_seqs=m.turn_seqs, valid_from=m.valid_from,
         valid_until=m.valid_until, end_reason=m.end_reason, last_confirmed_at=m.last_confirmed_at,
-        recall_count=m.recall_count, last_recalled_at=m.last_recalled_at, embedding=m.embedding,
+        recall_count=m.recall_count, last_recalled_at=m.last_recalled_at, embedding=m.embedding, kind=m.kind,
+        expires_at=m.expires_at,
     )  # fmt: skip
     if m.created_at is not None:
         row.created_at = m.created_at

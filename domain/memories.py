@@ -10,6 +10,7 @@ so nothing is half-written and every write can be listed and undone
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -40,8 +41,9 @@ from domain.memory_rows import (
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from domain.procedures import numbered_steps, steps_checked
 from loci.errors import Conflict, InvalidInput, NotFound
+from loci.memory_kinds import KindRule, deadline_of, expiry_of, kind_of
 from loci.memory_writes import new_memory_row
-from loci.models import Conversation, Memory, MemoryLink
+from loci.models import Conversation, Memory, MemoryLink, unexpired_at
 from loci.settings import MemorySettings
 
 __all__ = [
@@ -57,7 +59,7 @@ __all__ = [
     "update_memory",
 ]
 
-_UPDATABLE = ("content", "summary", "body", "category", "layer", "importance", "pinned", "tags")
+_UPDATABLE = ("content", "summary", "body", "category", "layer", "importance", "pinned", "tags", "kind")
 
 
 def clean_tags(tags: list[str]) -> list[str]:
@@ -66,10 +68,12 @@ def clean_tags(tags: list[str]) -> list[str]:
 
 
 async def same_content(s: AsyncSession, user_id: int, category: str, content: str) -> Memory | None:
-    """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer space)."""
+    """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer
+    space), not past its time: said again after it expired, it is a new memory."""
     query = select(Memory).where(
         Memory.user_id == user_id,
         Memory.valid_until.is_(None),
+        unexpired_at(None),
         Memory.category == category,
         func.lower(func.btrim(Memory.content)) == content.lower(),
     )
@@ -125,16 +129,18 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
         if body.layer == "core":
             await check_core_room(s, user_id, settings, adding=[content])
         now = await transaction_now(s)
+        kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
         row = await new_memory_row(
             s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
             body=detail, source=source, importance=body.importance, pinned=body.pinned,
             tags=clean_tags(body.tags), agent_id=body.agent_id,
             conversation_id=await _conversation_id(s, user_id, body.conversation_id),
             turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=(await vectors)[0],
+            kind=kind, expires_at=expires_at,
         )  # fmt: skip
         history = await record_event(
             s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
-            layer=row.layer, category=row.category,
+            layer=row.layer, category=row.category, kind=kind,
         )  # fmt: skip
         return await event_out(s, history, row)
 
@@ -177,6 +183,12 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
                 s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id]
             )
         now = await transaction_now(s)
+        if "content" in diff or "kind" in diff:  # the kind's time restarts with this version
+            kind = diff.get("kind", old.kind)
+            field = "kind" if "kind" in diff else "content"
+            diff["expires_at"] = expiry_of(
+                KindRule.of(store.settings), kind, diff.get("content", old.content), now, field
+            )
         if "content" in diff:
             diff["embedding"] = (await vectors)[0]
         source = "agent" if body.agent_id else "user"
@@ -189,7 +201,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         await copy_links(s, user_id, old.id, new.id)
         history = await record_event(
             s, user_id, "update", actor=actor_of(body.agent_id), lineage_id=old.lineage_id, old_id=old.id,
-            new_id=new.id, changed=sorted(k for k in diff if k != "embedding"),
+            new_id=new.id, changed=sorted(k for k in diff if k not in ("embedding", "expires_at")),
         )  # fmt: skip
         return await event_out(s, history, new, old)
 
@@ -234,6 +246,19 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
         return await event_out(s, history, row)
 
 
+def fresh_expiry(row: Memory, settings: MemorySettings, now: datetime) -> datetime | None:
+    """The expiry of ``row`` brought back at ``now``: its own while that is still ahead; once
+    passed, a fresh period of its kind from ``now`` (a deadline is read again from ``now``,
+    and one whose date lies behind even so gets a temporary period, to be seen and changed)."""
+    if row.expires_at is None or row.expires_at > now:
+        return row.expires_at
+    rule = KindRule.of(settings)
+    if row.kind == "deadline":
+        again = deadline_of(row.content, now)
+        return again if again is not None and again > now else now + rule.periods["temporary"]
+    return expiry_of(rule, row.kind, row.content, now)
+
+
 async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: MemorySettings) -> Memory:
     """A copy of the ended ``row`` as the lineage's active version, with its links; a lineage
     that already has an active version is a 409 (one active version per memory)."""
@@ -246,7 +271,8 @@ async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: Memor
         raise Conflict(f"memory {row.id} has an active version already ({current}): update that one instead")
     if row.layer == "core":
         await check_core_room(s, user_id, settings, adding=[row.content])
-    new = await copy_row(s, row, valid_from=await transaction_now(s))
+    now = await transaction_now(s)
+    new = await copy_row(s, row, valid_from=now, expires_at=fresh_expiry(row, settings, now))
     s.add(new)
     await s.flush()
     await copy_links(s, user_id, row.id, new.id)

@@ -14,6 +14,11 @@ depends on the caller's ``since_rev`` and would differ per session. It comes bac
 list (``delta``) and as ready text (``delta_text``) an app may place after the block,
 or in the first user turn, where it costs no cached prefix.
 
+A memory whose kind's time has run out (`loci.memory_kinds`) leaves the block at that
+moment, by the ``expires_at`` test in the read, not when the daily sweep ends it: the
+block then changes before the revision does (the sweep's ``expire`` event moves it), and
+the ETag, a hash of the text, changes with it.
+
 The ETag is a hash of the block and the delta only, so a client that sends it back in
 ``If-None-Match`` gets a 304 exactly while both are unchanged.
 """
@@ -90,8 +95,11 @@ def budget_of(settings: MemorySettings) -> BlockBudget:
     return BlockBudget(settings.categories, settings.context_tokens, dict(settings.context_budgets))
 
 
-_ROWS_NOW = "m.valid_until IS NULL"
-_ROWS_AS_OF = "m.valid_from <= :as_of AND (m.valid_until IS NULL OR m.valid_until > :as_of)"
+_ROWS_NOW = "m.valid_until IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())"
+_ROWS_AS_OF = (
+    "m.valid_from <= :as_of AND (m.valid_until IS NULL OR m.valid_until > :as_of) "
+    "AND (m.expires_at IS NULL OR m.expires_at > :as_of)"
+)
 _READ = """
 WITH scope AS ({scope})
 SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from
@@ -107,11 +115,11 @@ LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
 """
 _READ_NOW = text(_READ.format(scope=SCOPE_SQL, history_as_of="", valid=_ROWS_NOW))
 _READ_AS_OF = text(_READ.format(scope=SCOPE_SQL, history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
-"""`agent_access.read_scope`, `memory_scope.revision_query`, `loci.models.valid_at` and
-`memory_scope.visible` written out as one SQL statement: this read runs before every LLM
-call. Building, caching and ORM-processing the same statement from expressions took 2-3 ms
-of its ~4 (measured on the 2-core dev VM, 72 memories), and reading the agent's scope
-first was one more round trip. A NULL ``aid`` leaves only the shared memories, as
+"""`agent_access.read_scope`, `memory_scope.revision_query`, `loci.models.valid_at` with
+`unexpired_at` and `memory_scope.visible` written out as one SQL statement: this read runs
+before every LLM call. Building, caching and ORM-processing the same statement from
+expressions took 2-3 ms of its ~4 (measured on the 2-core dev VM, 72 memories), and reading
+the agent's scope first was one more round trip. A NULL ``aid`` leaves only the shared memories, as
 ``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
 
 _SCOPE_COLUMNS = 4

@@ -16,7 +16,7 @@ import msgspec
 
 from domain.fields import Id, When
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
-from loci.models import MEMORY_LAYERS, MEMORY_LINK_RELATIONS
+from loci.models import MEMORY_KINDS, MEMORY_LAYERS, MEMORY_LINK_RELATIONS
 from loci.settings import CATEGORY_PATTERN, CONTENT_MAX_CHARS_MAX
 
 __all__ = [
@@ -71,6 +71,16 @@ Layer = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(MEMORY_LAYERS)})$", de
 Relation = Annotated[
     str, msgspec.Meta(pattern=f"^({'|'.join(MEMORY_LINK_RELATIONS)})$", description=", ".join(MEMORY_LINK_RELATIONS))
 ]
+Kind = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=f"^({'|'.join(MEMORY_KINDS)})$",
+        description="how long it holds: durable (never expires), contextual (7 days), temporary (1 day), "
+        "deadline (when the date in its content has passed); left out: inferred from the category and the "
+        "text's time words (loci.memory_kinds)",
+        examples=["contextual"],
+    ),
+]
 Importance = Annotated[int, msgspec.Meta(ge=1, le=5, description="1 (trivia) to 5 (essential)")]
 Tag = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TAG_CHARS, pattern=NONBLANK_TEXT_PATTERN)]
 Tags = Annotated[list[Tag], msgspec.Meta(max_length=MAX_TAGS)]
@@ -105,6 +115,7 @@ class MemoryIn(msgspec.Struct, forbid_unknown_fields=True):
     source: Source | None = None
     conversation_id: Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)] | None = None
     turn_seqs: TurnSeqs = msgspec.field(default_factory=list)
+    kind: Kind | None = None
 
 
 class MemoryUpdateIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -119,6 +130,9 @@ class MemoryUpdateIn(msgspec.Struct, forbid_unknown_fields=True):
     importance: Importance | msgspec.UnsetType = msgspec.UNSET
     pinned: bool | msgspec.UnsetType = msgspec.UNSET
     tags: Tags | msgspec.UnsetType = msgspec.UNSET
+    kind: Kind | msgspec.UnsetType = msgspec.UNSET
+    """A new kind restarts its time from this version; new content keeps the kind and
+    restarts it too (a deadline is read again from the new text)."""
     agent_id: AgentId | None = None
 
 
@@ -162,6 +176,9 @@ class MemoryOut(msgspec.Struct):
     superseded_by: int | None
     last_confirmed_at: datetime | None
     created_at: When
+    kind: str
+    expires_at: datetime | None
+    """When it leaves the block and recall (its kind's time); null: never."""
 
 
 class LinkOut(msgspec.Struct):

@@ -15,9 +15,12 @@ an old recall cannot outvote a recent confirmation, as a first-non-NULL pick wou
 deleted, every version of it (a purge that left earlier versions would keep what it
 said), its links by cascade; one ``purge`` event per memory keeps only that it happened
 (the lineage, the expired row's id and how many rows went), no content. A memory restored
-since, or with any version a person or an agent wrote, is never purged here.
+since is never purged here, nor one with any version a person or an agent wrote, unless
+its last version ended because its kind's time ran out (`domain.memory_ttl`: it was saved
+to expire, and the trash period was its last chance to be restored).
 
-Explicit memories are never expired or purged by these jobs: only a person removes them.
+Explicit memories are never expired here for being unused: only a person, or the time
+their kind gave them, removes them.
 """
 
 from __future__ import annotations
@@ -86,14 +89,17 @@ async def expire_memories(db: Database, settings: MemorySettings, now: datetime 
 
 def _purgeable(cutoff: datetime) -> Any:
     """Expired rows past the trash period that are their memory's latest version, in a
-    lineage of extracted rows only (see the module docstring)."""
-    other = aliased(Memory)
-    later_or_explicit = exists().where(
-        other.user_id == Memory.user_id,
-        other.lineage_id == Memory.lineage_id,
-        (other.id > Memory.id) | (other.source != "extracted"),
+    lineage of extracted rows only or ended by their kind's time (see the module docstring;
+    an explicit row ends with ``expire`` only by its time, and an extracted one past its
+    time has ``expires_at`` set too)."""
+    other, newer = aliased(Memory), aliased(Memory)
+    explicit = exists().where(
+        other.user_id == Memory.user_id, other.lineage_id == Memory.lineage_id, other.source != "extracted"
     )
-    return _EXTRACTED & (Memory.end_reason == "expire") & (Memory.valid_until < cutoff) & ~later_or_explicit
+    later = exists().where(newer.user_id == Memory.user_id, newer.lineage_id == Memory.lineage_id, newer.id > Memory.id)
+    timed = ~_EXTRACTED | (Memory.expires_at <= Memory.valid_until)
+    ended = (Memory.end_reason == "expire") & (Memory.valid_until < cutoff) & ~later
+    return ended & (timed | (_EXTRACTED & ~explicit))
 
 
 async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: datetime) -> int:

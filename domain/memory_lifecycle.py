@@ -1,9 +1,11 @@
-"""The daily upkeep of extracted memories: decay, then expiry, then purge; and proposals
-nobody answered lapse (`domain.memory_proposals`).
+"""The daily upkeep of memories: decay, then the end of those past their kind's time, then
+expiry of unused ones, then purge; and proposals nobody answered lapse (`domain.memory_proposals`).
 
 In that order so one run sees its own effects: confidences are current before anything
-is judged, and what expires today is not purged until ``trash_days`` later. Each step
-walks its own users (`domain.memory_sweep`); explicit memories are never touched.
+is judged, a memory past its time ends as that (not as unused), and what expires today
+is not purged until ``trash_days`` later. Each step walks its own users
+(`domain.memory_sweep`). Explicit memories are touched only by their kind's time
+(`domain.memory_ttl`), which their writer (or their text) gave them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from domain.memory_decay import decay_memories
 from domain.memory_expiry import expire_memories, purge_expired_memories
 from domain.memory_proposals import lapse_proposals
 from domain.memory_sweep import database_now
+from domain.memory_ttl import expire_ttl_memories
 from loci.db import Database
 from loci.settings import MemorySettings
 
@@ -26,6 +29,8 @@ class LifecycleCounts:
     """Memories each step changed."""
 
     decayed: int
+    timed_out: int
+    """Ended because their kind's time ran out (`domain.memory_ttl`)."""
     expired: int
     purged: int
     lapsed: int = 0
@@ -37,7 +42,8 @@ async def memory_lifecycle(db: Database, settings: MemorySettings, now: datetime
     so all of them judge by the same clock)."""
     when = await database_now(db, now)
     decayed = await decay_memories(db, settings, when)
+    timed_out = await expire_ttl_memories(db, when)
     expired = await expire_memories(db, settings, when)
     purged = await purge_expired_memories(db, settings, when)
     lapsed = await lapse_proposals(db, when)
-    return LifecycleCounts(decayed, expired, purged, lapsed)
+    return LifecycleCounts(decayed, timed_out, expired, purged, lapsed)

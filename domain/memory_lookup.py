@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.memory_dto import MAX_ID
 from loci.errors import Ambiguous, InvalidInput, NotFound
 from loci.inputs import check_text
-from loci.models import Memory
+from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
 
 __all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "resolve"]
@@ -87,6 +87,7 @@ async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str, within: 
         .where(
             Memory.user_id == user_id,
             Memory.valid_until.is_(None),
+            unexpired_at(None),  # what no list shows, no text finds (by id it still is)
             in_categories(within),
             Memory.content.ilike(_like_pattern(needle), escape="\\"),
         )

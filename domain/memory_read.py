@@ -19,7 +19,7 @@ from domain.memory_lookup import any_version, in_categories
 from domain.memory_rows import link_out, memory_outs
 from loci.db import Database
 from loci.errors import InvalidInput
-from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, valid_at
+from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, unexpired_at, valid_at
 
 __all__ = ["LIST_LIMIT_MAX", "MemoryQuery", "get_memory", "list_memories", "memory_history"]
 
@@ -52,9 +52,13 @@ def _check(query: MemoryQuery) -> None:
 
 
 async def list_memories(db: Database, user_id: int, query: MemoryQuery) -> MemoryPage:
-    """Active memories (or those valid at ``as_of``), newest first, keyset-paged by id."""
+    """Active memories (or those valid at ``as_of``), newest first, keyset-paged by id; one
+    whose kind's time had run out by then is not listed, as the block and recall leave it
+    (the trash shows it once the daily sweep has ended it)."""
     _check(query)
-    stmt = select(Memory).where(Memory.user_id == user_id, valid_at(query.as_of), in_categories(query.within))
+    stmt = select(Memory).where(
+        Memory.user_id == user_id, valid_at(query.as_of), unexpired_at(query.as_of), in_categories(query.within)
+    )
     for column, value in (
         (Memory.layer, query.layer),
         (Memory.category, query.category),

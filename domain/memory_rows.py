@@ -158,6 +158,7 @@ def _out(r: Memory, conversation: str | None) -> MemoryOut:
         r.id, r.lineage_id, r.layer, r.category, r.content, r.summary, r.body, r.source, r.confidence,
         r.importance, r.pinned, list(r.tags or []), r.agent_id, conversation, list(r.turn_seqs or []),
         r.valid_from, r.valid_until, r.end_reason, r.superseded_by, r.last_confirmed_at, r.created_at,
+        r.kind, r.expires_at,
     )  # fmt: skip
 
 

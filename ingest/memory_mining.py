@@ -30,6 +30,7 @@ from ingest.memory_store import MemoryTally, apply_ops, known_memories
 from ingest.records import MiningDeps
 from loci.embedder import Embedder
 from loci.llm import ChatResult, LLMClient
+from loci.memory_kinds import KindRule
 from loci.memory_writes import lock_user
 
 __all__ = ["PendingMemories", "embed_statements", "propose", "settle"]
@@ -156,4 +157,5 @@ async def settle(
     ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
     memory = deps.settings.memory
     writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally)
-    await apply_ops(s, user_id, conversation_id, writes, pending.extractor, tally, floor=memory.context_min_confidence)
+    floor, kinds = memory.context_min_confidence, KindRule.of(memory)
+    await apply_ops(s, user_id, conversation_id, writes, pending.extractor, tally, floor=floor, kinds=kinds)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy import Select, func, or_, select
@@ -21,9 +22,10 @@ from sqlalchemy.orm import undefer
 
 from ingest.memory_candidates import SLOTS, MemoryCandidate, slot_of_content, slot_tag
 from ingest.memory_reconcile import KnownMemory, MemoryOp
+from loci.memory_kinds import KindRule, kind_of
 from loci.memory_revision import BLOCK_CHANGE, moves_block
 from loci.memory_writes import copy_links, copy_row, end_row, new_memory_row, record_event, transaction_now
-from loci.models import Memory
+from loci.models import Memory, unexpired_at
 
 __all__ = ["ACTOR", "MemoryTally", "apply_ops", "known_memories"]
 
@@ -56,7 +58,7 @@ def _active(user_id: int) -> Select[Memory]:
     return (
         select(Memory)
         .options(undefer(Memory.embedding))
-        .where(Memory.user_id == user_id, Memory.valid_until.is_(None), Memory.layer != "archive")
+        .where(Memory.user_id == user_id, Memory.valid_until.is_(None), unexpired_at(None), Memory.layer != "archive")
     )
 
 
@@ -93,35 +95,43 @@ async def known_memories(
     return [_known(found[i]) for i in sorted(found)]
 
 
-def _values(c: MemoryCandidate, vector: np.ndarray | None) -> dict[str, object]:
+def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, now: datetime) -> dict[str, object]:
+    """The row's fields from the candidate; its kind is inferred from what it says, as of
+    ``now`` (its ``valid_from``): extraction never names one (`loci.memory_kinds`)."""
     tags = [slot_tag(c.slot)] if c.slot else []
     embedding = None if vector is None else [float(x) for x in vector]
+    kind, expires_at = kind_of(kinds, None, c.category, c.content, now)
     return {
         "category": c.category, "content": c.content, "confidence": c.confidence, "confidence_base": c.confidence,
         "importance": c.importance, "tags": tags, "turn_seqs": list(c.turn_seqs), "embedding": embedding,
+        "kind": kind, "expires_at": expires_at,
     }  # fmt: skip
 
 
-async def _add(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str) -> int:
+async def _add(
+    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: KindRule
+) -> int:
     now = await transaction_now(s)
     row = await new_memory_row(
         s, user_id, layer="knowledge", source="extracted", conversation_id=conversation_id, valid_from=now,
-        **_values(op.candidate, op.vector),
+        **_values(op.candidate, op.vector, kinds, now),
     )  # fmt: skip
     await record_event(
         s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=row.category,
-        extractor=extractor, turn_seqs=list(op.candidate.turn_seqs),
+        extractor=extractor, turn_seqs=list(op.candidate.turn_seqs), kind=row.kind,
     )  # fmt: skip
     return row.id
 
 
-async def _update(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str) -> int:
+async def _update(
+    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: KindRule
+) -> int:
     assert op.target is not None
     old = await s.get(Memory, op.target.id)
     assert old is not None
     now = await transaction_now(s)
     new = await copy_row(
-        s, old, **_values(op.candidate, op.vector), source="extracted", conversation_id=conversation_id,
+        s, old, **_values(op.candidate, op.vector, kinds, now), source="extracted", conversation_id=conversation_id,
         valid_from=now, last_confirmed_at=None,
     )  # fmt: skip
     s.add(new)
@@ -176,15 +186,17 @@ async def apply_ops(
     tally: MemoryTally,
     *,
     floor: float,
+    kinds: KindRule,
 ) -> None:
     """Write ``ops`` (reconciled under the lock this transaction holds); ``floor`` is the
-    session-start block's confidence floor."""
+    session-start block's confidence floor, ``kinds`` the rule that gives each new
+    version its kind and expiry."""
     for op in ops:
         if op.kind == "add":
-            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor))
+            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor, kinds))
             tally.added += 1
         elif op.kind == "update":
-            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor))
+            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor, kinds))
             tally.updated += 1
         elif op.kind == "confirm":
             tally.ids.append(await _confirm(s, user_id, op, extractor, floor))

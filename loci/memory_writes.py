@@ -85,6 +85,8 @@ _COPIED = [
     "agent_id",
     "conversation_id",
     "turn_seqs",
+    "kind",
+    "expires_at",
     "last_confirmed_at",
     "recall_count",
     "last_recalled_at",

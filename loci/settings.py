@@ -268,6 +268,19 @@ class MemorySettings(BaseSettings):
     trash_days: int = Field(
         default=30, ge=1, description="expired memories are purged (deleted for good) after this many days"
     )
+    contextual_days: float = Field(
+        default=7,
+        gt=0,
+        le=3650,
+        description="a contextual memory leaves the block and recall this long after it "
+        "was saved, then goes to the trash (`loci.memory_kinds`)",
+    )
+    temporary_days: float = Field(default=1, gt=0, le=3650, description="the same for a temporary memory")
+    category_kinds: dict[str, Literal["durable", "contextual", "temporary"]] = Field(
+        default_factory=dict,
+        description="the kind a memory of a category gets when its writer names none and its text has no "
+        'time cue (JSON object, e.g. {"goal": "contextual"}); a category not named is durable',
+    )
     consolidate_max_per_user: int = Field(
         default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
     )

@@ -44,6 +44,8 @@ from loci_client.models_memories import (
     MemoryPage,
     ProfileOut,
     ProfileWrite,
+    ProposalDecision,
+    ProposalOut,
     UndoRef,
 )
 from loci_client.models_query import QueryBullet, QueryDrawer, QueryItem, QueryOut
@@ -114,6 +116,8 @@ __all__ = [
     "ProfileEntry",
     "ProfileOut",
     "ProfileWrite",
+    "ProposalDecision",
+    "ProposalOut",
     "Purged",
     "QueryBullet",
     "QueryDrawer",

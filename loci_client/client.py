@@ -58,6 +58,9 @@ class Operations:
     restore_wing = rec.restore_wing
 
     save_memory = mem.save_memory
+    list_proposals = mem.list_proposals
+    approve_proposal = mem.approve_proposal
+    reject_proposal = mem.reject_proposal
     update_memory = mem.update_memory
     forget_memory = mem.forget_memory
     confirm_memory = mem.confirm_memory

@@ -16,6 +16,8 @@ __all__ = [
     "MemoryPage",
     "ProfileOut",
     "ProfileWrite",
+    "ProposalDecision",
+    "ProposalOut",
     "UndoRef",
 ]
 
@@ -44,6 +46,10 @@ class MemoryOut(Model):
     superseded_by: int | None
     last_confirmed_at: datetime | None
     created_at: datetime
+    kind: str
+    """durable, contextual, temporary or deadline: how long it holds."""
+    expires_at: datetime | None
+    """When it leaves the block and recall; None: never."""
 
 
 class LinkOut(Model):
@@ -118,3 +124,29 @@ class ProfileWrite(Model):
 
     profile: ProfileOut
     events: list[MemoryEvent]
+
+
+class ProposalOut(Model):
+    """A change mining wants to make to a sensitive profile field, waiting for the user."""
+
+    id: int
+    field: str
+    kind: str
+    category: str
+    content: str
+    current: str | None
+    status: str
+    conversation_id: str | None
+    turn_seqs: list[int]
+    confidence: float
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None
+    memory_id: int | None
+
+
+class ProposalDecision(Model):
+    """An approved or rejected proposal, and the write an approval made (None otherwise)."""
+
+    proposal: ProposalOut
+    event: MemoryEvent | None

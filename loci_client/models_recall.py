@@ -252,6 +252,7 @@ class ImportResult(Model):
     memories: int | None = None
     memory_links: int | None = None
     memory_history: int | None = None
+    memory_proposals: int | None = None
 
 
 class ExportDoc(Model):
@@ -273,3 +274,4 @@ class ExportDoc(Model):
     memories: list[dict[str, Any]] | None = None
     memory_links: list[dict[str, Any]] | None = None
     memory_history: list[dict[str, Any]] | None = None
+    memory_proposals: list[dict[str, Any]] | None = None

@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loci_client._transport import Request, model, operation
-from loci_client.models_memories import HistoryOut, MemoryDetail, MemoryEvent, MemoryPage, ProfileOut, ProfileWrite
+from loci_client.models_memories import (
+    HistoryOut,
+    MemoryDetail,
+    MemoryEvent,
+    MemoryPage,
+    ProfileOut,
+    ProfileWrite,
+    ProposalDecision,
+    ProposalOut,
+)
 from loci_client.models_query import QueryOut
 from loci_client.requests import ProfileEntry, QueryFilters, body, dump_all, path
 
@@ -27,12 +36,14 @@ def save_memory(
     source: str | None = None,
     conversation_id: str | None = None,
     turn_seqs: Sequence[int] | None = None,
+    kind: str | None = None,
 ) -> Request:
-    """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one."""
+    """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one.
+    ``kind`` (durable, contextual, temporary, deadline) sets when it expires; None: the server infers it."""
     fields = body(
         content=content, category=category, layer=layer, summary=summary, body=body_text, importance=importance,
         pinned=pinned, tags=_list(tags), agent_id=agent_id, source=source, conversation_id=conversation_id,
-        turn_seqs=_list(turn_seqs),
+        turn_seqs=_list(turn_seqs), kind=kind,
     )  # fmt: skip
     return Request("POST", "/v1/memories", json=fields)
 
@@ -50,11 +61,12 @@ def update_memory(
     pinned: bool | None = None,
     tags: Sequence[str] | None = None,
     agent_id: str | None = None,
+    kind: str | None = None,
 ) -> Request:
     """Change a memory, found by id or by its text; the old version stays in its history."""
     fields = body(
         id_or_text=id_or_text, content=content, summary=summary, body=body_text, category=category, layer=layer,
-        importance=importance, pinned=pinned, tags=_list(tags), agent_id=agent_id,
+        importance=importance, pinned=pinned, tags=_list(tags), agent_id=agent_id, kind=kind,
     )  # fmt: skip
     return Request("POST", "/v1/memories/update", json=fields)
 
@@ -113,6 +125,24 @@ def list_memories(
         "limit": limit, "before": before,
     }  # fmt: skip
     return Request("GET", "/v1/memories", params=params)
+
+
+@operation("listMemoryProposals", model(list[ProposalOut]))
+def list_proposals(*, status: str | None = None) -> Request:
+    """Mined changes to sensitive profile fields; ``status``: pending (default), approved, rejected, lapsed, all."""
+    return Request("GET", "/v1/memories/proposals", params={"status": status})
+
+
+@operation("approveMemoryProposal", model(ProposalDecision))
+def approve_proposal(proposal_id: int) -> Request:
+    """Write a proposal as the user's own core memory."""
+    return Request("POST", path("/v1/memories/proposals/{}/approve", proposal_id))
+
+
+@operation("rejectMemoryProposal", model(ProposalDecision))
+def reject_proposal(proposal_id: int) -> Request:
+    """Refuse a proposal; mining never proposes the same words again."""
+    return Request("POST", path("/v1/memories/proposals/{}/reject", proposal_id))
 
 
 @operation("getMemory", model(MemoryDetail))

@@ -87,6 +87,9 @@ class MemoryScope:
     """The scoped query's filters (`retrieval.scoped`), in every statement's WHERE clause."""
     excluded: frozenset[str] = frozenset()
     """Categories never read (`RecallFilters.excluded_categories`)."""
+    now: datetime | None = None
+    """The request's clock: a memory whose ``expires_at`` is not after ``as_of``, else this,
+    else the database's now, is left out (its kind's time ran out; `loci.memory_kinds`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +135,7 @@ def plan_memories(
     scope = MemoryScope(
         request.user_id, request.agent_id, request.as_of, layers, params.candidate_limit,
         controls.memory_rows, controls.memory_table, filters.categories, filters.category,
-        excluded=filters.excluded_categories,
+        excluded=filters.excluded_categories, now=request.now,
     )  # fmt: skip
     return MemoryPlan(
         scope, params, config.keyword, config.semantic, config.rrf_k, config.min_similarity, request.category_caps
@@ -145,16 +148,19 @@ def trust_rank(source: str) -> int:
 
 
 def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
-    """The scope as SQL: the validity filter is `loci.models.valid_at` written out, so the
-    partial index ``ix_memories_user_active`` (``valid_until IS NULL``) serves "now"."""
+    """The scope as SQL: the validity filter is `loci.models.valid_at` (and `unexpired_at`)
+    written out, so the partial index ``ix_memories_user_active`` (``valid_until IS NULL``)
+    serves "now"."""
     valid = "m.valid_until IS NULL"
     if scope.as_of is not None:
         valid = "m.valid_from <= :as_of AND (m.valid_until IS NULL OR m.valid_until > :as_of)"
     sql = (
         f"{user_column} = :uid AND {valid} AND m.layer = ANY(:layers) "
-        "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))"
+        "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text)) "
+        "AND (m.expires_at IS NULL OR m.expires_at > COALESCE(CAST(:at AS timestamptz), now()))"
     )
-    bind = {"uid": scope.user_id, "as_of": scope.as_of, "layers": list(scope.layers), "aid": scope.agent_id}
+    at = scope.as_of if scope.as_of is not None else scope.now
+    bind = {"uid": scope.user_id, "as_of": scope.as_of, "layers": list(scope.layers), "aid": scope.agent_id, "at": at}
     if scope.categories is not None:  # the agent's allowlist: other categories are never read
         sql += " AND m.category = ANY(:cats)"
         bind["cats"] = sorted(scope.categories)

@@ -122,7 +122,7 @@ def _memory_plan(
     params = replace(config.memories or MemorySearchParams(), candidate_limit=limit, max_items=limit)
     scope = MemoryScope(
         request.user_id, request.agent_id, None, layers, limit, controls.memory_rows,
-        controls.memory_table, filters=request.memories,
+        controls.memory_table, filters=request.memories, now=request.now,
     )  # fmt: skip
     floor = config.min_similarity if request.threshold is None else request.threshold
     return MemoryPlan(scope, params, config.keyword, config.semantic, config.rrf_k, floor, caps={})

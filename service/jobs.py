@@ -75,8 +75,9 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
 
 @_skip_during_outage
 async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
-    """The daily upkeep of extracted memories (`domain.memory_lifecycle`): decay, expiry
-    into the trash, purge of what has sat there past ``LOCI_MEMORY_TRASH_DAYS``."""
+    """The daily upkeep of memories (`domain.memory_lifecycle`): decay, the end of those past
+    their kind's time, expiry of unused ones into the trash, purge of what has sat there
+    past ``LOCI_MEMORY_TRASH_DAYS``."""
     state: AppState = ctx["state"]
     counts = dataclasses.asdict(await run_memory_lifecycle(state.db, state.settings.memory))
     log.info("memory lifecycle: %s", counts)

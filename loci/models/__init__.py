@@ -25,12 +25,14 @@ from loci.models.graph import DrawerEntity, Entity, Relation
 from loci.models.memories import (
     MEMORY_END_REASONS,
     MEMORY_EVENTS,
+    MEMORY_KINDS,
     MEMORY_LAYERS,
     MEMORY_LINK_RELATIONS,
     MEMORY_SOURCES,
     Memory,
     MemoryHistory,
     MemoryLink,
+    unexpired_at,
     valid_at,
 )
 from loci.models.palace import PREFERENCE_PATTERN, Closet, Drawer, DrawerSentence, EmbeddingCache, Room, Wing
@@ -43,6 +45,7 @@ __all__ = [
     "MAX_SPEAKER_CHARS",
     "MEMORY_END_REASONS",
     "MEMORY_EVENTS",
+    "MEMORY_KINDS",
     "MEMORY_LAYERS",
     "MEMORY_LINK_RELATIONS",
     "MEMORY_SOURCES",
@@ -78,6 +81,7 @@ __all__ = [
     "UsageCost",
     "User",
     "Wing",
+    "unexpired_at",
     "valid_at",
 ]
 

@@ -37,6 +37,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     and_,
+    func,
+    literal,
     or_,
     text,
 )
@@ -48,18 +50,23 @@ from loci.models._base import EMBEDDING_DIM, TS, Base, created_column, hnsw_inde
 __all__ = [
     "MEMORY_END_REASONS",
     "MEMORY_EVENTS",
+    "MEMORY_KINDS",
     "MEMORY_LAYERS",
     "MEMORY_LINK_RELATIONS",
     "MEMORY_SOURCES",
     "Memory",
     "MemoryHistory",
     "MemoryLink",
+    "unexpired_at",
     "valid_at",
 ]
 
 MEMORY_LAYERS = ("core", "knowledge", "archive")
 """core: the always-present profile; knowledge: recalled by relevance; archive: session
 and task summaries, recalled only for questions about the past."""
+MEMORY_KINDS = ("durable", "contextual", "temporary", "deadline")
+"""How long a memory holds (`loci.memory_kinds`): durable never expires; contextual and
+temporary after a set period from their ``valid_from``; a deadline at its own date."""
 MEMORY_SOURCES = ("user", "agent", "extracted")
 """Trust order, highest first: a tie in recall goes to the earlier source."""
 MEMORY_END_REASONS = ("update", "forget", "merge", "decay", "undo", "expire", "trash")
@@ -69,12 +76,13 @@ MEMORY_EVENTS = (
     "expire", "propose", "approve", "reject", "lapse",
 )  # fmt: skip
 """Every write, one history row each (``skip``: mining left an explicit memory alone and
-says what it wanted; ``expire``: not recalled for long, moved to the trash; ``decay``: an
-extracted memory's confidence lowered in place; ``propose``, ``approve``, ``reject`` and
-``lapse``: a change to a sensitive field waiting for consent and what became of it,
-`loci.models.proposals`). ``confirm``, ``skip``, ``decay`` and the proposal events leave
-the revision as it was (`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the
-block; an approval's own write is an ``add`` or ``update`` event beside it."""
+says what it wanted; ``expire``: not recalled for long, or past its kind's time
+(``meta.reason = "ttl"``), moved to the trash; ``decay``: an extracted memory's confidence
+lowered in place; ``propose``, ``approve``, ``reject`` and ``lapse``: a change to a sensitive
+field waiting for consent and what became of it, `loci.models.proposals`). ``confirm``,
+``skip``, ``decay`` and the proposal events leave the revision as it was
+(`loci.memory_revision.NON_REVISION_EVENTS`) unless they move the block; an approval's own
+write is an ``add`` or ``update`` event beside it."""
 
 
 class Memory(Base):
@@ -84,6 +92,8 @@ class Memory(Base):
     __table_args__ = (
         CheckConstraint(f"layer IN {MEMORY_LAYERS!r}", name="memory_layer"),
         CheckConstraint(f"source IN {MEMORY_SOURCES!r}", name="memory_source"),
+        CheckConstraint(f"kind IN {MEMORY_KINDS!r}", name="memory_kind"),
+        CheckConstraint("kind <> 'durable' OR expires_at IS NULL", name="memory_durable_never_expires"),
         CheckConstraint(f"end_reason IN {MEMORY_END_REASONS!r}", name="memory_end_reason"),
         CheckConstraint("(source = 'extracted') = (confidence IS NOT NULL)", name="memory_confidence_by_source"),
         CheckConstraint("confidence >= 0 AND confidence <= 1", name="memory_confidence_range"),
@@ -93,6 +103,11 @@ class Memory(Base):
         Index("ix_memories_tsv", "tsv", postgresql_using="gin"),
         Index("ix_memories_user_active", "user_id", "layer", "category", postgresql_where=text("valid_until IS NULL")),
         Index("ix_memories_user_lineage", "user_id", "lineage_id"),
+        Index(
+            "ix_memories_expiring",
+            "expires_at",
+            postgresql_where=text("valid_until IS NULL AND expires_at IS NOT NULL"),
+        ),
         Index(
             "ix_memories_extracted_active", "id", postgresql_where=text("source = 'extracted' AND valid_until IS NULL")
         ),
@@ -123,6 +138,10 @@ class Memory(Base):
     valid_until: Mapped[datetime | None] = mapped_column(TS)
     end_reason: Mapped[str | None] = mapped_column(String(16))
     superseded_by: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("memories.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(16), nullable=False, server_default=text("'durable'"))
+    expires_at: Mapped[datetime | None] = mapped_column(
+        TS, comment="when this version leaves the block and recall (its kind's TTL); NULL: never"
+    )
     last_confirmed_at: Mapped[datetime | None] = mapped_column(TS)
     recall_count: Mapped[int] = mapped_column(Integer, nullable=False, server_default=text("0"))
     last_recalled_at: Mapped[datetime | None] = mapped_column(TS)
@@ -195,3 +214,11 @@ def valid_at(when: datetime | None) -> ColumnElement[bool]:
     if when is None:
         return Memory.valid_until.is_(None)
     return and_(Memory.valid_from <= when, or_(Memory.valid_until.is_(None), Memory.valid_until > when))
+
+
+def unexpired_at(when: datetime | None) -> ColumnElement[bool]:
+    """Rows whose kind's time had not run out at ``when`` (None: the database's now). What
+    reads show is `valid_at` and this: an expired memory leaves them at once, before the
+    daily sweep ends it (`domain.memory_ttl`)."""
+    limit = func.now() if when is None else literal(when)
+    return or_(Memory.expires_at.is_(None), Memory.expires_at > limit)

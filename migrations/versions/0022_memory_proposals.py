@@ -7,7 +7,7 @@ deleting the user cascades to it. ``memory_history.event`` gains ``propose``, ``
 ``reject`` and ``lapse``.
 
 Revision ID: 0022
-Revises: 0020
+Revises: 0021
 Create Date: 2026-11-26 10:00:00
 """
 
@@ -18,7 +18,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0022"
-down_revision: str | None = "0020"
+down_revision: str | None = "0021"
 branch_labels: str | None = None
 depends_on: str | None = None
 

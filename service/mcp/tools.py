@@ -100,7 +100,10 @@ TOOLS: tuple[Tool, ...] = (
         "save_memory",
         "Save one durable fact, preference or instruction about the user, as one short statement in the "
         "third person (e.g. 'Prefers answers in metric units'). Saving the same content again writes nothing. "
-        "`layer` core is the always-shown profile; knowledge (default) is recalled when relevant." + _WRITE,
+        "`layer` core is the always-shown profile; knowledge (default) is recalled when relevant. `kind` says "
+        "how long it holds: durable (never expires), contextual (a week), temporary (a day) or deadline (until "
+        "the date in its text, e.g. 'The report is due Friday'); left out, it is inferred from the text's "
+        "time words." + _WRITE,
         MemoryIn,
         MemoryEvent,
         calls.save,

@@ -61,6 +61,7 @@ FILTERS = {
     "layer_note": memory_text.layer_note,
     "importance_words": memory_text.importance_words,
     "ended_words": memory_text.ended_words,
+    "expiry_words": memory_text.expiry_words,
     "event_sentence": memory_text.event_sentence,
     "by_category": memory_text.by_category,
 }
@@ -73,6 +74,7 @@ def _register(engine: JinjaTemplateEngine) -> None:
     engine.engine.globals.update(
         flash_words=memory_text.FLASH, layer_labels=memory_text.LAYER_LABELS, source_labels=memory_text.SOURCE_LABELS
     )
+    engine.engine.globals["kind_words"] = memory_text.KIND_WORDS
 
 
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:

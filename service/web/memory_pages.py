@@ -89,8 +89,11 @@ def _update_from_form(memory_id: int, form: dict[str, str]) -> MemoryUpdateIn:
     if not content:
         raise InvalidInput("Write what the memory should say (it cannot be empty).", field="content")
     summary = (form.get("summary") or "").strip() or None
+    fields: dict[str, Any] = {"id_or_text": memory_id, "content": content, "summary": summary}
+    if form.get("kind"):  # unchanged, it changes nothing (`domain.memories.update_memory` diffs)
+        fields["kind"] = form["kind"]
     try:
-        return msgspec.convert({"id_or_text": memory_id, "content": content, "summary": summary}, MemoryUpdateIn)
+        return msgspec.convert(fields, MemoryUpdateIn)
     except msgspec.ValidationError as e:
         raise InvalidInput(f"This cannot be saved as written: {e}", field="content") from e
 

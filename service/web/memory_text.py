@@ -10,10 +10,11 @@ A new event type gets one row in `EVENT_SENTENCES` (and a case in the unit test)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from domain.memory_dto import HistoryOut, MemoryOut
-from service.web.humanize import human_date
+from service.web.humanize import human_date, plural
 
 __all__ = [
     "CONFIDENCE_WORDS",
@@ -21,15 +22,18 @@ __all__ = [
     "EVENT_SENTENCES",
     "FLASH",
     "IMPORTANCE_WORDS",
+    "KIND_WORDS",
     "LAYER_LABELS",
     "LAYER_NOTES",
     "SOURCE_LABELS",
+    "TIME_RAN_OUT",
     "actor_words",
     "by_category",
     "category_title",
     "confidence_words",
     "ended_words",
     "event_sentence",
+    "expiry_words",
     "flash_url",
     "importance_words",
     "layer_note",
@@ -57,6 +61,15 @@ END_REASONS = {
     "expire": "Moved to the trash: not recalled for a long time",
     "trash": "In the trash with the conversation it was learned from",
 }
+KIND_WORDS = {
+    "durable": "lasting",
+    "contextual": "for now (about a week)",
+    "temporary": "for the moment (a day)",
+    "deadline": "until its date",
+}
+"""How long a memory holds (`loci.models.MEMORY_KINDS`), as a person says it."""
+TIME_RAN_OUT = "Moved to the trash: its time ran out"
+"""Why a version ended by its kind's time (`domain.memory_ttl`) did."""
 """Why a version ended (`loci.models.MEMORY_END_REASONS`)."""
 FLASH = {
     "add": "Memory saved",
@@ -123,7 +136,31 @@ def ended_words(m: MemoryOut) -> str:
     if m.valid_until is None:
         return ""
     reason = END_REASONS.get(m.end_reason or "", "Ended")
+    if m.end_reason == "expire" and m.expires_at is not None and m.expires_at <= m.valid_until:
+        reason = TIME_RAN_OUT
     return f"{reason} on {human_date(m.valid_until, unknown='an unknown date')}"
+
+
+def _span_words(seconds: float) -> str:
+    """ "6 days", "5 hours", "20 minutes": the largest unit that reads naturally, rounded."""
+    hours = seconds / 3600
+    if hours >= 36:
+        return plural(round(hours / 24), "day")
+    if seconds >= 3600:
+        return plural(round(hours), "hour")
+    return plural(max(1, round(seconds / 60)), "minute")
+
+
+def expiry_words(m: MemoryOut, now: datetime | None = None) -> str:
+    """ "lasting · never expires", "for now (about a week) · expires in 6 days", or for one
+    past its time "… · expired 2 hours ago" (it has left recall; the daily sweep moves it to the trash)."""
+    kind = KIND_WORDS.get(m.kind, m.kind)
+    if m.expires_at is None:
+        return f"{kind} · never expires"
+    left = (m.expires_at - (now or datetime.now(UTC))).total_seconds()
+    if left > 0:
+        return f"{kind} · expires in {_span_words(left)}"
+    return f"{kind} · expired {_span_words(-left)} ago"
 
 
 def actor_words(actor: str) -> str:
@@ -237,6 +274,13 @@ def _skip(h: HistoryOut, _v: Versions, on: str) -> str:
     return f"Left as you saved it on {on}: a conversation seemed to say{said}"
 
 
+def _expire(h: HistoryOut, _v: Versions, on: str) -> str:
+    if h.meta.get("reason") == "ttl":  # `domain.memory_ttl`
+        kind = KIND_WORDS.get(str(h.meta.get("kind")), "its time")
+        return f"{TIME_RAN_OUT} on {on} (it was kept {kind})"
+    return f"Moved to the trash on {on}: not recalled for a long time"
+
+
 EVENT_SENTENCES: dict[str, EventSentence] = {
     "add": _add,
     "update": _update,
@@ -248,7 +292,7 @@ EVENT_SENTENCES: dict[str, EventSentence] = {
     "unlink": lambda h, _v, on: f"Unlinked from another memory{_relation(h)} on {on}",
     "decay": _decay,
     "skip": _skip,
-    "expire": lambda _h, _v, on: f"Moved to the trash on {on}: not recalled for a long time",
+    "expire": _expire,
     "merge": lambda _h, _v, on: f"Merged with another memory on {on}",
     "purge": lambda _h, _v, on: f"Removed for good on {on}",
     "propose": lambda h, _v, on: (

@@ -77,7 +77,8 @@ async def write_story(db: Database, user_id: int, embedder: Embedder) -> Story:
                                  last_confirmed_at=T0 + 2 * DAY),
             "archive": _memory(user_id, embedder, "The 2024 trip to Oslo", layer="archive", summary="Oslo trip",
                                body="Three days in Oslo.\nRain.", agent_id="bot", source="agent"),
-            "forgotten": _memory(user_id, embedder, "Ann has a cat", valid_until=T0 + DAY, end_reason="forget"),
+            "forgotten": _memory(user_id, embedder, "Ann has a cat this week", valid_until=T0 + DAY,
+                                 end_reason="forget", kind="contextual", expires_at=T0 + 7 * DAY),
             "purged": _memory(user_id, embedder, "a secret to purge"),
         }  # fmt: skip
         s.add_all(rows.values())
@@ -165,6 +166,13 @@ async def test_json_round_trip_is_exact(client: Client, db: Database, new_user: 
     assert first["superseded_by"] == newer["id"] and first["valid_until"] == newer["valid_from"]
     talk = next(c["id"] for c in again["conversations"] if c["external_id"] == "talk-1")
     assert first["conversation_id"] == talk != story.conversation
+    cat = by_content["Ann has a cat this week"]  # the kind and its expiry (migration 0021) travel
+    assert (cat["kind"], cat["expires_at"][:19], first["kind"], first["expires_at"]) == (
+        "contextual",
+        "2025-03-08T09:00:00",
+        "durable",
+        None,
+    )
     confirmed = by_content["Ann likes green tea"]
     assert (confirmed["recall_count"], confirmed["confidence"]) == (4, 0.6)
     assert confirmed["last_confirmed_at"].startswith("2025-03-03T09:00:00")

@@ -69,7 +69,8 @@ checks.positive_data_acceptance.enabled = false
 
 # Explicit memories: a category must be one of LOCI_MEMORY_CATEGORIES and content within
 # LOCI_MEMORY_CONTENT_MAX_CHARS (settings: the schema states only their outer bounds), the
-# core profile's total is capped (a 422), and a profile's headings must name categories;
+# core profile's total is capped (a 422), a memory of kind deadline must name a date the
+# date parser reads (`loci/memory_kinds.py`), and a profile's headings must name categories;
 # a memory query's categories are those settings' too, its times need a zone and its ranges
 # (importance, updated) must not be reversed.
 [[operations]]

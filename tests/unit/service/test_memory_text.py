@@ -3,22 +3,24 @@ history event (every event type has one), never a stored code."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
 import pytest
 
 from domain.memory_dto import HistoryOut, MemoryOut
-from loci.models import MEMORY_END_REASONS, MEMORY_EVENTS
+from loci.models import MEMORY_END_REASONS, MEMORY_EVENTS, MEMORY_KINDS
 from service.web.memory_text import (
     END_REASONS,
     EVENT_SENTENCES,
+    KIND_WORDS,
     by_category,
     category_title,
     confidence_words,
     ended_words,
     event_sentence,
+    expiry_words,
     flash_url,
     layer_note,
     origin,
@@ -34,6 +36,7 @@ def memory(id_: int = 1, **fields: Any) -> MemoryOut:
         "summary": None, "body": None, "source": "user", "confidence": None, "importance": 3, "pinned": False,
         "tags": [], "agent_id": None, "conversation_id": None, "turn_seqs": [], "valid_from": WHEN,
         "valid_until": None, "end_reason": None, "superseded_by": None, "last_confirmed_at": None, "created_at": WHEN,
+        "kind": "durable", "expires_at": None,
     }  # fmt: skip
     return msgspec.convert({**base, **fields}, MemoryOut)
 
@@ -108,3 +111,23 @@ def test_profile_count_and_flash_url() -> None:
     assert profile_chars(text) == len("Lives in Lyon") + len("Two") + 1
     assert flash_url("/memory/memories", "forget", 42) == "/memory/memories?done=forget&event=42"
     assert flash_url("/memory/memories?layer=core", "undo", None) == "/memory/memories?layer=core&done=undo"
+
+
+def test_kind_and_expiry_in_plain_words() -> None:
+    assert set(KIND_WORDS) == set(MEMORY_KINDS)
+    assert expiry_words(memory(), WHEN) == "lasting · never expires"
+    week = memory(kind="contextual", expires_at=WHEN + timedelta(days=7))
+    assert expiry_words(week, WHEN + timedelta(days=1)) == "for now (about a week) · expires in 6 days"
+    day = memory(kind="temporary", expires_at=WHEN + timedelta(days=1))
+    assert expiry_words(day, WHEN + timedelta(hours=19)) == "for the moment (a day) · expires in 5 hours"
+    assert expiry_words(day, WHEN + timedelta(hours=23, minutes=59)) == "for the moment (a day) · expires in 1 minute"
+    due = memory(kind="deadline", expires_at=WHEN)
+    assert expiry_words(due, WHEN + timedelta(days=2)) == "until its date · expired 2 days ago"
+    ran_out = memory(kind="temporary", expires_at=WHEN, valid_until=WHEN, end_reason="expire")
+    assert ended_words(ran_out) == "Moved to the trash: its time ran out on 12 March 2026"
+    idle = memory(valid_until=WHEN, end_reason="expire")
+    assert ended_words(idle) == "Moved to the trash: not recalled for a long time on 12 March 2026"
+    ttl = HistoryOut(7, "expire", 1, 1, None, "system", {"reason": "ttl", "kind": "deadline"}, WHEN)
+    assert event_sentence(ttl, {}) == (
+        "Moved to the trash: its time ran out on 12 March 2026 (it was kept until its date)"
+    )
