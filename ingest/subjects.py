@@ -55,6 +55,9 @@ CENTRALITY_POOL = 12
 per conversation (through the embedder's phrase cache), never every word."""
 
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
+CENTRAL_FORMS = 3
+"""Spellings of one candidate measured for centrality (its most frequent), a handful per
+conversation through the phrase cache."""
 _PHRASE_END = re.compile(r"[,.;:!?()]")
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -272,6 +275,8 @@ def rank_candidates(
 def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
     """Closeness of each name to the conversation, relative to the closest.
 
+    A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
+    its closest spelling: the embedder cannot place a model name, but can its category.
     People get full credit unmeasured: a sentence embedder reads a first name as almost
     no meaning ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell
     how central a person is; how often the user names them (the other weights) does.
@@ -282,7 +287,10 @@ def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarra
             c.score += weight
     if not measured:
         return
-    sims = np.clip(embed([c.forms.most_common(1)[0][0] for c in measured]) @ document, 0.0, None)
+    spellings = [[f for f, _ in c.forms.most_common(CENTRAL_FORMS)] for c in measured]
+    flat = embed([f for forms in spellings for f in forms]) @ document
+    ends = np.cumsum([len(forms) for forms in spellings])
+    sims = np.clip([float(part.max()) for part in np.split(flat, ends[:-1])], 0.0, None)
     top = float(sims.max())
     for c, sim in zip(measured, sims, strict=True):
         c.score += weight * (float(sim) / top if top > 0 else 0.0)
