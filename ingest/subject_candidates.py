@@ -55,6 +55,8 @@ class Candidate:
     pet: bool = False
     """An animal of the user's, named and spoken of by its species word ("Biscuit", "the
     dog"): filed as a topic (wings have no animal kind) under its name."""
+    modifiers: Counter[str] = field(default_factory=Counter)
+    """The word written right before each mention ("tax" in "my tax code")."""
     label: str = ""
     """The name a link settled on (a pet's own name), over the most frequent form."""
     score: float = 0.0

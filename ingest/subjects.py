@@ -55,6 +55,8 @@ CENTRALITY_POOL = 12
 per conversation (through the embedder's phrase cache), never every word."""
 
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
+COMPOUND_SHARE = 2
+"""A head is named by its modifier when at least 1 in this many of its mentions carry it."""
 CENTRAL_FORMS = 3
 """Spellings of one candidate measured for centrality (its most frequent), a handful per
 conversation through the phrase cache."""
@@ -118,6 +120,8 @@ class _Gatherer:
             c = self.at(subject_key(word), turn, opening)
             c.forms[word] += 1
             c.noun = c.noun or (_heads(after, gaps[i], rules) and _led(tokens, i, gaps, rules))
+            if i > 0 and not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1]):
+                c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
             mine = turn.role == "user" and _owned(tokens, i, rules)
             c.possessive = c.possessive or mine
@@ -222,6 +226,21 @@ def _fold_cities(found: dict[str, Candidate]) -> None:
             absorb(found, country, c)
 
 
+def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -> None:
+    """A common noun written mostly after one other noun is named by the compound: "my tax
+    code" is about tax, "an allotment plot" about the allotment, where the head alone
+    ("Code", "Plot") names the container, not the subject. The modifier must be a noun
+    (a domain's word or a noun candidate), so adjectives ("old car") never join."""
+    for c in found.values():
+        if c.kinds or c.domain is not None or c.label or not c.modifiers:
+            continue
+        word, n = c.modifiers.most_common(1)[0]
+        other = found.get(subject_key(word))
+        noun = word in domain_words or (other is not None and other.noun and not other.kinds)
+        if noun and n * COMPOUND_SHARE >= sum(c.forms.values()):
+            c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
+
+
 def _eligible(c: Candidate, min_turns: int, min_user_turns: int) -> bool:
     named = bool(c.kinds) or c.noun or bool(c.kin) or c.domain is not None
     return len(c.turns) >= min_turns and len(c.user_turns) >= max(min_user_turns, 1) and named
@@ -252,6 +271,7 @@ def rank_candidates(
     link_pronouns(gather.found, turns, rules)
     link_destination(gather.found, turns, rules)
     _fold_cities(gather.found)
+    _name_compounds(gather.found, frozenset(gather.domain_of))
     min_turns, min_user = min(rules.min_turns, len(turns)), min(rules.min_user_turns, len(user_seqs))
     ranked = [c for c in gather.found.values() if _eligible(c, min_turns, min_user)]
     w = rules.weights
