@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import TurnView
+from ingest.gazetteer import country_key
 from ingest.subject_candidates import Candidate, absorb, subject_key
 from ingest.subject_rules import SubjectRules
 
@@ -195,6 +196,8 @@ def link_destination(found: dict[str, Candidate], turns: Sequence[TurnView], rul
             target = _find(found, m.group(1))
             if target is None or not target.kinds.get("l"):
                 continue
+            if any(country_key(c.name) for c in found.values() if c.kinds.get("l") and c.user_turns):
+                return  # a country the user names frames its cities already (`_fold_cities`)
             target.possessive = True  # "our trip to X": the user's own
             for c in [c for c in found.values() if c is not target and c.kinds.get("l")]:
                 absorb(found, target, c)

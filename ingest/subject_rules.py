@@ -204,6 +204,11 @@ class SubjectRules:
     mass nouns and bare plurals ("getting migraines … with migraine") take no determiner."""
     max_modifiers: int = 2
     """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
+    phrase_breaks: frozenset[str] = _words(
+        "and or but nor so then is are was were be been am has have had do does did will would can could should"
+    )
+    """Conjunctions and auxiliaries: a determiner's phrase ends before them, so "a scarf and
+    started" never makes "started" a head noun."""
     trip_frames: frozenset[str] = _words(
         "trip trips holiday holidays vacation week weekend fortnight break tour getaway journey"
     )

@@ -165,8 +165,14 @@ def _led(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules
     is a unit, not a subject."""
     if i > 0 and any(ch.isdigit() for ch in gaps[i - 1]):
         return False
-    before = tokens[max(0, i - 1 - rules.max_modifiers) : i]
-    return any(b in rules.determiners for b in before) or (i > 0 and tokens[i - 1] in rules.prepositions)
+    if i > 0 and tokens[i - 1] in rules.prepositions:
+        return True
+    for j in range(i - 1, max(-1, i - 2 - rules.max_modifiers), -1):
+        if tokens[j] in rules.determiners:
+            return True
+        if tokens[j] in rules.phrase_breaks or _PHRASE_END.search(gaps[j]):
+            return False  # a determiner's phrase never spans these ("a scarf and started")
+    return False
 
 
 def _owned(tokens: Sequence[str], i: int, rules: SubjectRules) -> bool:
