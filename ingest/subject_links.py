@@ -42,7 +42,7 @@ def _alternation(words: frozenset[str]) -> str:
 def _pet_patterns(rules: SubjectRules) -> list[re.Pattern[str]]:
     species = _alternation(rules.species)
     return [
-        re.compile(rf"\b(?:called|named) {_NAME}"),
+        re.compile(rf"\b(?:called|named) (?:him |her |it )?{_NAME}"),
         re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?:\w+ )?(?:{species}),? {_NAME}"),
         re.compile(rf"{_NAME} is (?:a|an|our|my) (?:[\w\-]+ ){{0,2}}(?:{species})\b"),
     ]
@@ -137,7 +137,8 @@ def link_categories(found: dict[str, Candidate], turns: Sequence[TurnView]) -> N
             heads = [found.get(subject_key(w)) for w in words[:cut]]
             noun = next((c for c in reversed(heads) if c is not None and _common(c)), None)
             if thing is not None and noun is not None and noun is not thing:
-                _merge(found, thing, noun)
+                thing.label = thing.label or next(f for f, _ in thing.forms.most_common() if not f.islower())
+                _merge(found, thing, noun)  # filed under its own name, as a pet is
 
 
 def link_compounds(found: dict[str, Candidate]) -> None:

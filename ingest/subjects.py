@@ -235,14 +235,16 @@ def _fold_cities(found: dict[str, Candidate]) -> None:
 def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -> None:
     """A common noun written mostly after one other noun is named by the compound: "my tax
     code" is about tax, "an allotment plot" about the allotment, where the head alone
-    ("Code", "Plot") names the container, not the subject. The modifier must be a noun
-    (a domain's word or a noun candidate), so adjectives ("old car") never join."""
+    ("Code", "Plot") names the container, not the subject. The modifier must be a noun (a
+    domain's word or a noun candidate) or never written apart from the head ("water
+    bill"), so an adjective the chat uses freely ("old car … old phone") never joins."""
     for c in found.values():
         if c.kinds or c.domain is not None or c.label or not c.modifiers:
             continue
         word, n = c.modifiers.most_common(1)[0]
         other = found.get(subject_key(word))
-        noun = word in domain_words or (other is not None and other.noun and not other.kinds)
+        fixed = other is not None and not other.kinds and (other.noun or sum(other.forms.values()) <= n)
+        noun = word in domain_words or fixed
         if noun and n * COMPOUND_SHARE >= sum(c.forms.values()):
             c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
 
