@@ -143,7 +143,7 @@ class SubjectRules:
     kin: frozenset[str] = _words(
         "brother sister mom mother dad father wife husband partner son daughter cousin aunt uncle "
         "grandma grandpa grandmother grandfather niece nephew boyfriend girlfriend fiance fiancee roommate "
-        "boss friend"
+        "boss friend mum"
     )
     """"my brother" is a person: the one the user names so ("my brother Derek", "Derek is my
     brother", a ``brother`` relation in the graph) when known, else a person wing of its own."""
@@ -181,6 +181,42 @@ class SubjectRules:
     only ("we sold our Golf and bought a Renault", then three turns about the phone)."""
     opening_user_turns: int = 1
     """How many of the user's first turns count as the opening."""
+    he: frozenset[str] = _words("he him his himself")
+    she: frozenset[str] = _words("she her hers herself")
+    """People and pets are named once and then called "he" or "she" ("my dad … he lives
+    on his own"); a turn that says so without naming anyone who fits mentions the last
+    one named who does. "it" and "they" are left alone: they stand for anything."""
+    male_kin: frozenset[str] = _words(
+        "brother dad father husband son uncle grandpa grandfather nephew boyfriend fiance"
+    )
+    female_kin: frozenset[str] = _words(
+        "sister mom mum mother wife daughter aunt grandma grandmother niece girlfriend fiancee"
+    )
+    """Kin words that settle "he" or "she"; the rest (partner, cousin, friend…) and names take either."""
+    species: frozenset[str] = _words(
+        "dog dogs puppy puppies cat cats kitten kittens rabbit rabbits bunny hamster horse pony parrot "
+        "budgie tortoise ferret"
+    )
+    """Animals people keep: "a rescue dog called Biscuit" makes "the dog" and "Biscuit" one
+    subject, named by its name, as people file a pet under its name."""
+    prepositions: frozenset[str] = _words("with about for of on from into in at by without through around")
+    """A word right after a preposition heads a noun phrase as one after a determiner does:
+    mass nouns and bare plurals ("getting migraines … with migraine") take no determiner."""
+    max_modifiers: int = 2
+    """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
+    phrase_breaks: frozenset[str] = _words(
+        "and or but nor so then is are was were be been am has have had do does did will would can could should"
+    )
+    """Conjunctions and auxiliaries: a determiner's phrase ends before them, so "a scarf and
+    started" never makes "started" a head noun."""
+    trip_frames: frozenset[str] = _words(
+        "trip trips holiday holidays vacation week weekend fortnight break tour getaway journey"
+    )
+    travel_verbs: frozenset[str] = _words("going travelling traveling heading flying off")
+    trip_preps: frozenset[str] = _words("to in around through across round")
+    """"a road trip around Scotland", "a week in Cornwall", "going to Kyoto": the place the
+    user frames the trip by is its destination; the towns and sights named after it are
+    stops inside it, so the trip is not filed under the stop mentioned most ("Skye")."""
 
 
 SUBJECT_RULES = SubjectRules()

@@ -34,91 +34,34 @@ existing wing or a new one.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of
-from ingest.names import compact_key
+from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
+from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
-NAMED_KINDS = {"p": "person", "l": "place", "o": "topic", "i": "project", "e": "topic"}
-"""Extractor entity kinds that can name a wing, and the wing kind each becomes (time never)."""
 CENTRALITY_POOL = 12
 """Only the best candidates before centrality are embedded: a handful of short phrases
 per conversation (through the embedder's phrase cache), never every word."""
 
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
+COMPOUND_SHARE = 2
+"""A head is named by its modifier when at least 1 in this many of its mentions carry it."""
+CENTRAL_FORMS = 3
+"""Spellings of one candidate measured for centrality (its most frequent), a handful per
+conversation through the phrase cache."""
+_PHRASE_END = re.compile(r"[,.;:!?()]")
 Embed = Callable[[Sequence[str]], np.ndarray]
-
-
-def subject_key(name: str, fold_plural: bool = True) -> str:
-    """Case, hyphens, spaces and trailing initials ignored ("E-foil" = "efoil"); a plural
-    "s" too for common nouns (not names: "Paris" stays "paris")."""
-    key = compact_key(name)
-    if fold_plural and key.endswith("s") and not key.endswith("ss") and len(key) > 3:
-        key = key[:-1]
-    return key
-
-
-@dataclass(frozen=True, slots=True)
-class WingSubject:
-    """A conversation's subject as placement needs it: the wing's kind, name and aliases."""
-
-    kind: str
-    name: str
-    aliases: tuple[str, ...] = ()
-    """Lower-case spellings seen ("e-foil", "my brother") and the compact key, stored on
-    the wing so later conversations match them."""
-    score: float = 0.0
-
-
-@dataclass
-class Candidate:
-    """One candidate subject gathered over the conversation, then scored."""
-
-    key: str
-    forms: Counter[str] = field(default_factory=Counter)
-    kinds: Counter[str] = field(default_factory=Counter)
-    turns: set[int] = field(default_factory=set)
-    user_turns: set[int] = field(default_factory=set)
-    kin: set[str] = field(default_factory=set)
-    noun: bool = False
-    thing: bool = False
-    possessive: bool = False
-    opening: bool = False
-    domain: Domain | None = None
-    score: float = 0.0
-
-    @property
-    def name(self) -> str:
-        if self.domain is not None:
-            return self.domain.name.capitalize()
-        form = self.forms.most_common(1)[0][0]
-        if self.kin and not self.kinds:
-            return f"My {form}"
-        return form[:1].upper() + form[1:] if form.islower() else form
-
-    @property
-    def kind(self) -> str:
-        if self.domain is not None:
-            return "topic"
-        if self.kinds:
-            return NAMED_KINDS[self.kinds.most_common(1)[0][0]]
-        return "person" if self.kin else "project" if self.thing else "topic"
-
-    def subject(self) -> WingSubject:
-        if self.domain is not None:
-            return WingSubject(self.kind, self.name, (self.domain.name,), round(self.score, 3))
-        spelled = {f.lower() for f in self.forms} | {f"my {k}" for k in self.kin} | {self.key}
-        return WingSubject(self.kind, self.name, tuple(sorted(spelled)), round(self.score, 3))
 
 
 def _skip(word: str, rules: SubjectRules) -> bool:
@@ -163,7 +106,9 @@ class _Gatherer:
     def words(self, turn: TurnView, opening: bool) -> None:
         """Common nouns, the user's possessions ("my X") and their kin."""
         rules = self.rules
-        tokens = [t.lower().replace("’", "'") for t in _TOKEN.findall(turn.content)]
+        found = list(_TOKEN.finditer(turn.content))
+        tokens = [m.group().lower().replace("’", "'") for m in found]
+        gaps = [turn.content[a.end() : b.start()] for a, b in itertools.pairwise(found)] + [""]
         for i, word in enumerate(tokens):
             if word in self.domain_of:
                 self.in_domain(self.domain_of[word], turn, opening, turn.role == "user" and _owned(tokens, i, rules))
@@ -174,8 +119,9 @@ class _Gatherer:
             after = tokens[i + 1] if i + 1 < len(tokens) else ""
             c = self.at(subject_key(word), turn, opening)
             c.forms[word] += 1
-            head = not after or after in STOPWORDS or after in rules.frame_nouns or after in rules.time_words
-            c.noun = c.noun or (head and any(b in rules.determiners for b in before))
+            c.noun = c.noun or (_heads(after, gaps[i], rules) and _led(tokens, i, gaps, rules))
+            if i > 0 and not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1]):
+                c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
             mine = turn.role == "user" and _owned(tokens, i, rules)
             c.possessive = c.possessive or mine
@@ -199,6 +145,34 @@ class _Gatherer:
             for t in turns:
                 if t.seq not in c.turns and pattern.search(t.content):
                     self.at(c.key, t, t.seq in opening)
+
+
+def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
+    """Whether a word ends its noun phrase: punctuation, a function word, a frame or time
+    word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
+    return (
+        bool(_PHRASE_END.search(gap))
+        or not after
+        or after in STOPWORDS
+        or after in rules.frame_nouns
+        or (after in rules.time_words)
+    )
+
+
+def _led(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:
+    """Whether a determiner (a few modifiers back) or a preposition (right before) opens
+    the phrase ``tokens[i]`` heads. A word counted by a number ("10 percent", "30 quid")
+    is a unit, not a subject."""
+    if i > 0 and any(ch.isdigit() for ch in gaps[i - 1]):
+        return False
+    if i > 0 and tokens[i - 1] in rules.prepositions:
+        return True
+    for j in range(i - 1, max(-1, i - 2 - rules.max_modifiers), -1):
+        if tokens[j] in rules.determiners:
+            return True
+        if tokens[j] in rules.phrase_breaks or _PHRASE_END.search(gaps[j]):
+            return False  # a determiner's phrase never spans these ("a scarf and started")
+    return False
 
 
 def _owned(tokens: Sequence[str], i: int, rules: SubjectRules) -> bool:
@@ -238,16 +212,7 @@ def _merge_kin(found: dict[str, Candidate], named: Mapping[str, str]) -> None:
         target.kin.add(word)
         target.possessive = True
         if kin is not None and kin is not target:
-            _absorb(found, target, kin)
-
-
-def _absorb(found: dict[str, Candidate], target: Candidate, detail: Candidate) -> None:
-    """``detail``'s mentions count for ``target``, and it is no longer a candidate."""
-    target.turns |= detail.turns
-    target.user_turns |= detail.user_turns
-    target.opening = target.opening or detail.opening
-    target.possessive = target.possessive or detail.possessive
-    del found[detail.key]
+            absorb(found, target, kin)
 
 
 def _fold_cities(found: dict[str, Candidate]) -> None:
@@ -264,7 +229,24 @@ def _fold_cities(found: dict[str, Candidate]) -> None:
     for c in [c for c in found.values() if c.kinds and c not in countries.values()]:
         country = countries.get(country_of(c.name) or "")
         if country is not None:
-            _absorb(found, country, c)
+            absorb(found, country, c)
+
+
+def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -> None:
+    """A common noun written mostly after one other noun is named by the compound: "my tax
+    code" is about tax, "an allotment plot" about the allotment, where the head alone
+    ("Code", "Plot") names the container, not the subject. The modifier must be a noun (a
+    domain's word or a noun candidate) or never written apart from the head ("water
+    bill"), so an adjective the chat uses freely ("old car … old phone") never joins."""
+    for c in found.values():
+        if c.kinds or c.domain is not None or c.label or not c.modifiers:
+            continue
+        word, n = c.modifiers.most_common(1)[0]
+        other = found.get(subject_key(word))
+        fixed = other is not None and not other.kinds and (other.noun or sum(other.forms.values()) <= n)
+        noun = word in domain_words or fixed
+        if noun and n * COMPOUND_SHARE >= sum(c.forms.values()):
+            c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
 
 
 def _eligible(c: Candidate, min_turns: int, min_user_turns: int) -> bool:
@@ -290,8 +272,14 @@ def rank_candidates(
         gather.named(t, mentions.get(t.seq, ()), t.seq in opening)
         gather.words(t, t.seq in opening)
     gather.every_mention(turns, opening)
+    link_pets(gather.found, turns, rules)
+    link_compounds(gather.found)
+    link_categories(gather.found, turns)
     _merge_kin(gather.found, kin_names(turns, rules))
+    link_pronouns(gather.found, turns, rules)
+    link_destination(gather.found, turns, rules)
     _fold_cities(gather.found)
+    _name_compounds(gather.found, frozenset(gather.domain_of))
     min_turns, min_user = min(rules.min_turns, len(turns)), min(rules.min_user_turns, len(user_seqs))
     ranked = [c for c in gather.found.values() if _eligible(c, min_turns, min_user)]
     w = rules.weights
@@ -315,17 +303,22 @@ def rank_candidates(
 def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
     """Closeness of each name to the conversation, relative to the closest.
 
+    A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
+    its closest spelling: the embedder cannot place a model name, but can its category.
     People get full credit unmeasured: a sentence embedder reads a first name as almost
     no meaning ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell
     how central a person is; how often the user names them (the other weights) does.
     """
-    measured = [c for c in pool if c.kind != "person"]
+    measured = [c for c in pool if c.kind != "person" and not c.pet]
     for c in pool:
-        if c.kind == "person":
+        if c.kind == "person" or c.pet:
             c.score += weight
     if not measured:
         return
-    sims = np.clip(embed([c.forms.most_common(1)[0][0] for c in measured]) @ document, 0.0, None)
+    spellings = [[f for f, _ in c.forms.most_common(CENTRAL_FORMS)] for c in measured]
+    flat = embed([f for forms in spellings for f in forms]) @ document
+    ends = np.cumsum([len(forms) for forms in spellings])
+    sims = np.clip([float(part.max()) for part in np.split(flat, ends[:-1])], 0.0, None)
     top = float(sims.max())
     for c, sim in zip(measured, sims, strict=True):
         c.score += weight * (float(sim) / top if top > 0 else 0.0)
