@@ -96,6 +96,7 @@ from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
 from loci.runtime import EmbeddedServices
 from loci.settings import Settings, load_settings
+from loci.vector_owner import claim_vectors
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_dev.json"
@@ -104,7 +105,7 @@ DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval
 class NoModelEmbedder(Embedder):
     """Random unit vectors instead of the model: what the pipeline costs without embedding."""
 
-    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None, *, query: bool = False) -> EmbeddingBatch:
         started = time.perf_counter()
         rng = np.random.default_rng(len(texts))
         vectors = rng.standard_normal((len(texts), self.settings.dim)).astype(np.float32)
@@ -220,6 +221,7 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
     migrate.upgrade(url, schema=schema)
     db = Database(url, schema=schema)
     embedder, load_s = _loaded_embedder(args, settings)
+    claim_vectors(url, embedder.model_name, schema=schema)
     concurrency = args.concurrency or settings.queue.worker_concurrency
     cpu_start = _cpu_seconds()
     results, elapsed = await _mine_all(MiningDeps(db, embedder, settings), sessions, concurrency)

@@ -126,12 +126,12 @@ class StoppableEmbedder(Embedder):
     waits, instead of running one more batch.
     """
 
-    def _encode_batch(self, batch: list[str]) -> np.ndarray:
+    def _encode_batch(self, batch: list[str], query: bool = False) -> np.ndarray:
         while not self._infer_lock.acquire(timeout=STOP_POLL_S):
             _check_stop()
         try:
             _check_stop()
-            return self._model_call(batch)
+            return self._model_call(batch, query)
         finally:
             self._infer_lock.release()
 

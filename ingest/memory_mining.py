@@ -57,13 +57,13 @@ class PendingMemories:
 
 
 async def embed_statements(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
-    """Memory statements' vectors, through the query path (tokenized here, the model in a
-    thread, as recall embeds queries); saved memories get theirs here too
-    (`domain.memory_rows.embed_texts`), so an extracted statement and a typed one compare
-    like for like."""
+    """Memory statements' vectors, tokenized here and embedded in a thread as recall embeds
+    queries, but as passages (`Embedder.passage_job`): a memory is what a query searches
+    for, like a drawer. Saved memories get theirs here too (`domain.memory_rows.embed_texts`),
+    so an extracted statement and a typed one compare like for like."""
     if not texts:
         return []
-    vectors = await asyncio.to_thread(embedder.query_job(list(texts)))
+    vectors = await asyncio.to_thread(embedder.passage_job(list(texts)))
     return [np.asarray(row, dtype=np.float32) for row in vectors]
 
 

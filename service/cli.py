@@ -169,7 +169,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     with services(settings) as resolved:
         from loci import migrate
 
-        migrate.upgrade(resolved.database.url or "")
+        migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)
         server = http_server(resolved, embedder, run_worker=not no_worker)
         url = f"http://{resolved.server.host}:{listener.getsockname()[1]}"
 

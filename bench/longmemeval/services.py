@@ -18,6 +18,7 @@ from pathlib import Path
 from bench.stopping import StoppableEmbedder
 from loci import migrate
 from loci.embedder import Embedder
+from loci.embedders import embedder_spec
 from loci.runtime import EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
@@ -61,7 +62,8 @@ def database_url(settings: Settings, services_dir: Path, schema: str) -> Iterato
     """Yield a Postgres URL whose `schema` is migrated to head (once per process)."""
     with running_services(settings, services_dir) as url:
         if (url, schema) not in _migrated:
-            migrate.upgrade(url, schema=schema)
+            maker = embedder_spec(settings.embedding.model, settings.embedding.dim).name
+            migrate.upgrade(url, schema=schema, embedder=maker)
             _migrated.add((url, schema))
         yield url
 
