@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import msgspec
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memories import same_content
@@ -111,7 +111,7 @@ async def list_proposals(db: Database, user_id: int, status: str | None = "pendi
     """The user's proposals of ``status`` (None: all), newest first."""
     if status is not None and status not in PROPOSAL_STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(PROPOSAL_STATUSES)}; got {status!r}", field="status")
-    query = select(MemoryProposal).where(MemoryProposal.user_id == user_id)
+    query = select(MemoryProposal).where(MemoryProposal.user_id == user_id, ~_from_trash())
     if status is not None:
         query = query.where(MemoryProposal.status == status)
     async with db.user_session(user_id) as s:
@@ -119,9 +119,21 @@ async def list_proposals(db: Database, user_id: int, status: str | None = "pendi
         return await _outs(s, user_id, rows)
 
 
+def _from_trash() -> ColumnElement[bool]:
+    """Proposals made from a conversation now in the trash: hidden and not approvable while
+    it is there (trashing a conversation withdraws what was learned from it), back with a
+    restore, and deleted with it by a purge."""
+    trashed = select(Conversation.id).where(
+        Conversation.id == MemoryProposal.conversation_id, Conversation.deleted_at.is_not(None)
+    )
+    return trashed.exists()
+
+
 async def _pending(s: AsyncSession, user_id: int, proposal_id: int) -> MemoryProposal:
     found = await s.execute(
-        select(MemoryProposal).where(MemoryProposal.user_id == user_id, MemoryProposal.id == proposal_id)
+        select(MemoryProposal).where(
+            MemoryProposal.user_id == user_id, MemoryProposal.id == proposal_id, ~_from_trash()
+        )
     )
     row = found.scalar_one_or_none()
     if row is None:

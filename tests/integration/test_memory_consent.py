@@ -241,3 +241,19 @@ async def test_purging_the_conversation_removes_what_was_proposed_from_it(
         found = await s.execute(select(MemoryHistory).where(MemoryHistory.user_id == user.id))
         quoting = [h.event for h in found.scalars() if "Ana" in str(h.meta) or "Lisbon" in str(h.meta)]
     assert quoting == []  # no event still says what the purged turns said
+
+
+async def test_a_proposal_from_a_trashed_conversation_waits_for_its_restore(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """Trashing a conversation withdraws what was learned from it: its proposals leave the
+    list and cannot be approved (404) until the conversation comes back."""
+    user = await new_user("consent-trash")
+    await mine(client, app_state, user, "intro", INTRO)
+    name = by_field(await proposals(client, user))["name"]
+    assert (await client.delete("/v1/conversations/intro", headers=user.headers)).status_code == 200
+    assert await proposals(client, user, "all") == []
+    answer = await client.post(f"/v1/memories/proposals/{name['id']}/approve", headers=user.headers)
+    assert answer.status_code == 404, answer.text
+    assert (await client.post("/v1/conversations/intro/restore", headers=user.headers)).status_code == 200
+    assert by_field(await proposals(client, user))["name"]["id"] == name["id"]
