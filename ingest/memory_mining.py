@@ -14,8 +14,9 @@ shown but that a person changed meanwhile is not written over.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -140,9 +141,17 @@ def _guarded(
 
 
 async def settle(
-    s: AsyncSession, user_id: int, conversation_id: int, pending: PendingMemories, deps: MiningDeps, tally: MemoryTally
+    s: AsyncSession,
+    user_id: int,
+    conversation_id: int,
+    pending: PendingMemories,
+    deps: MiningDeps,
+    tally: MemoryTally,
+    said: Mapping[int, datetime] | None = None,
 ) -> None:
-    """Reconcile and write, inside the window's transaction (see the module docstring)."""
+    """Reconcile and write, inside the window's transaction (see the module docstring);
+    ``said`` dates the window's turns by seq, so a memory's kind counts its time from when
+    it was said (`memory_store.apply_ops`)."""
     await lock_user(s, user_id)
     tally.refused += pending.refused
     targets = {op.target.id for op in pending.decided if op.target is not None}
@@ -158,4 +167,6 @@ async def settle(
     memory = deps.settings.memory
     writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally)
     floor, kinds = memory.context_min_confidence, KindRule.of(memory)
-    await apply_ops(s, user_id, conversation_id, writes, pending.extractor, tally, floor=floor, kinds=kinds)
+    await apply_ops(
+        s, user_id, conversation_id, writes, pending.extractor, tally, floor=floor, kinds=kinds, said=said or {}
+    )

@@ -11,7 +11,7 @@ actor ``system:mining`` and the conversation and turns it came from as provenanc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -95,12 +95,25 @@ async def known_memories(
     return [_known(found[i]) for i in sorted(found)]
 
 
-def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, now: datetime) -> dict[str, object]:
+_Kinds = tuple[KindRule, Mapping[int, datetime]]
+"""The kind rule and when the window's turns were said."""
+
+
+def said_at(c: MemoryCandidate, said: Mapping[int, datetime], now: datetime) -> datetime:
+    """When the candidate was said: its latest turn's time (``now`` when none is known).
+    A kind's time counts from there, not from when mining ran: "I'm at the airport today"
+    in a chat mined a month later was temporary a month ago, and "due Friday" means the
+    Friday after the turn, which relative dates resolve against (`loci.timexpr`)."""
+    times = [said[seq] for seq in c.turn_seqs if seq in said]
+    return max(times) if times else now
+
+
+def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, anchor: datetime) -> dict[str, object]:
     """The row's fields from the candidate; its kind is inferred from what it says, as of
-    ``now`` (its ``valid_from``): extraction never names one (`loci.memory_kinds`)."""
+    ``anchor`` (`said_at`): extraction never names one (`loci.memory_kinds`)."""
     tags = [slot_tag(c.slot)] if c.slot else []
     embedding = None if vector is None else [float(x) for x in vector]
-    kind, expires_at = kind_of(kinds, None, c.category, c.content, now)
+    kind, expires_at = kind_of(kinds, None, c.category, c.content, anchor)
     return {
         "category": c.category, "content": c.content, "confidence": c.confidence, "confidence_base": c.confidence,
         "importance": c.importance, "tags": tags, "turn_seqs": list(c.turn_seqs), "embedding": embedding,
@@ -108,13 +121,11 @@ def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, now:
     }  # fmt: skip
 
 
-async def _add(
-    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: KindRule
-) -> int:
+async def _add(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: _Kinds) -> int:
     now = await transaction_now(s)
     row = await new_memory_row(
         s, user_id, layer="knowledge", source="extracted", conversation_id=conversation_id, valid_from=now,
-        **_values(op.candidate, op.vector, kinds, now),
+        **_values(op.candidate, op.vector, kinds[0], said_at(op.candidate, kinds[1], now)),
     )  # fmt: skip
     await record_event(
         s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=row.category,
@@ -124,14 +135,15 @@ async def _add(
 
 
 async def _update(
-    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: KindRule
+    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: _Kinds
 ) -> int:
     assert op.target is not None
     old = await s.get(Memory, op.target.id)
     assert old is not None
     now = await transaction_now(s)
     new = await copy_row(
-        s, old, **_values(op.candidate, op.vector, kinds, now), source="extracted", conversation_id=conversation_id,
+        s, old, **_values(op.candidate, op.vector, kinds[0], said_at(op.candidate, kinds[1], now)),
+        source="extracted", conversation_id=conversation_id,
         valid_from=now, last_confirmed_at=None,
     )  # fmt: skip
     s.add(new)
@@ -187,16 +199,17 @@ async def apply_ops(
     *,
     floor: float,
     kinds: KindRule,
+    said: Mapping[int, datetime],
 ) -> None:
     """Write ``ops`` (reconciled under the lock this transaction holds); ``floor`` is the
     session-start block's confidence floor, ``kinds`` the rule that gives each new
-    version its kind and expiry."""
+    version its kind and expiry, counted from when it was said (``said``: turn seq → time)."""
     for op in ops:
         if op.kind == "add":
-            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor, kinds))
+            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor, (kinds, said)))
             tally.added += 1
         elif op.kind == "update":
-            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor, kinds))
+            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor, (kinds, said)))
             tally.updated += 1
         elif op.kind == "confirm":
             tally.ids.append(await _confirm(s, user_id, op, extractor, floor))

@@ -63,7 +63,8 @@ async def commit_window(
     async with deps.db.user_session(conv.user_id) as s:
         written = await write_window(s, conv, plans, outcome, totals, subject)
         if memories is not None and written:
-            await settle(s, conv.user_id, conv.id, memories.only(written), deps, totals.memories)
+            said = {p.turn.seq: p.turn.created_at for p in plans}
+            await settle(s, conv.user_id, conv.id, memories.only(written), deps, totals.memories, said)
         if archive is not None and written:
             totals.archive = await settle_archive(s, conv.user_id, conv.id, archive)
 

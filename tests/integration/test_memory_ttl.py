@@ -303,3 +303,23 @@ async def test_mining_infers_the_kind_of_what_it_extracts(
     assert (lisbon["kind"], lisbon["expires_at"]) == ("durable", None)
     [added] = await call(client, user, "GET", f"/v1/memories/{thesis['id']}/history")
     assert added["meta"]["kind"] == "deadline"
+
+
+async def test_a_mined_memory_counts_its_time_from_when_it_was_said(
+    client: Client, app_state: AppState, db: Database, new_user: NewUser
+) -> None:
+    """A chat from a Monday long ago, mined today: "by Friday" is that week's Friday, so the
+    memory was past its time before it was mined and never reaches the block or recall."""
+    user = await new_user("ttl-said")
+    await mine(
+        client, app_state, user, "old", turns(("user", "My goal is to finish the thesis by Friday."), day="2025-03-03")
+    )
+    async with db.user_session(user.id) as s:
+        [(kind, expires_at)] = (
+            await s.execute(
+                select(Memory.kind, Memory.expires_at).where(Memory.user_id == user.id, Memory.layer != "archive")
+            )
+        ).all()
+    assert (kind, expires_at) == ("deadline", datetime(2025, 3, 8, tzinfo=UTC))
+    active = (await call(client, user, "GET", "/v1/memories"))["items"]
+    assert [m for m in active if "thesis" in m["content"] and m["layer"] != "archive"] == []
