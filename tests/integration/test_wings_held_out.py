@@ -1,6 +1,6 @@
 """The wing rule on conversations it was never designed or tuned on.
 
-Three fixtures, each written before the change it measures and not looked at while
+Four fixtures, each written before the change it measures and not looked at while
 changing the rule, scored as `test_palace_subjects` scores its own:
 
 * `wings_held_out/` (6 chats, 48 turns: a house move, a friend's wedding, learning
@@ -33,6 +33,19 @@ pass. Still wrong: the first set's tax chat (filed under "Work": its salary, emp
 and job words outnumber the money words) and the third set's second migraine chat
 ("Propranolol": it says "headache diary", never "migraine"). The bars are what each set
 reaches, so a regression fails.
+
+* `wings_held_out_4/` (8 chats, 62 turns: a grandmother in hospital twice, as "my
+  grandmother" then "nana" / "her"; a used electric car twice, as "a used electric car"
+  then "the leaf" / "the car"; sauerkraut and kimchi; a best man speech; a Canadian work
+  permit; a Vietnam trip naming Hanoi, Ha Long Bay and Hoi An), written after the third
+  pass by someone who read neither the rule nor the earlier sets' conversations: the only
+  set still held out. It reaches 0.50 (4 of 8): both grandmother chats join "My
+  grandmother" (whose aliases also take in "my mum", a different person), the speech is
+  filed under "Callum" and the first car chat under "Car"; the fermenting chat and the
+  second car chat ("the leaf", "the car") fall to "general", the work permit chat to
+  "Work" (its transfer and employer words; no "visa"/"permit" wing), and the trip to
+  "Hoi" (a place name cut short; no "Vietnam" wing). So the third pass's 0.83/1.00/0.89
+  does not carry over to unseen chats; 0.5 is pinned as measured, not as a goal.
 """
 
 from __future__ import annotations
@@ -47,8 +60,8 @@ from loci.settings import Settings
 from tests.integration.test_palace_subjects import load_fixture, mine_palace, palace_scores
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-BARS = {"wings_held_out": 0.83, "wings_held_out_2": 1.0, "wings_held_out_3": 0.88}
-"""5 of 6, 6 of 6 and 8 of 9 chats (see the module doc)."""
+BARS = {"wings_held_out": 0.83, "wings_held_out_2": 1.0, "wings_held_out_3": 0.88, "wings_held_out_4": 0.5}
+"""5 of 6, 6 of 6, 8 of 9 and 4 of 8 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
