@@ -59,8 +59,9 @@ async def test_fixture_conversation_builds_hierarchy_entities_and_relations(
     assert (result.turns_mined, result.drawers, result.windows, result.extractor) == (5, 5, 1, "offline")
     async with db.user_session(user.id) as s:
         wing = (await s.execute(select(Wing))).scalar_one()
-        # The place the user moved to, written in three turns, outranks Derek, named in two.
-        assert (wing.kind, wing.name) == ("place", "Berlin")
+        # Derek, named in two turns and meant by "He" in a third (`ingest.subject_links`), and
+        # the one the assistant asks about, outranks Berlin, named in three.
+        assert (wing.kind, wing.name) == ("person", "Derek")
         room = (await s.execute(select(Room))).scalar_one()
         assert room.label.startswith("2023-05-20") and room.conversation_id == ref.id
         drawers = (await s.execute(select(Drawer).order_by(Drawer.seq))).scalars().all()
@@ -102,7 +103,7 @@ async def test_mining_twice_creates_nothing_and_resume_mines_only_new_turns(
     assert after["rooms"] == 2  # a new day is a new room of the same wing
     async with db.user_session(user.id) as s:
         wing = (await s.execute(select(Wing))).scalar_one()
-        assert (wing.kind, wing.name) == ("place", "Berlin")  # the subject, not the agent, names it
+        assert (wing.kind, wing.name) == ("person", "Derek")  # the subject, not the agent, names it
 
 
 async def test_a_conversation_without_a_subject_goes_to_its_agents_wing(

@@ -1,6 +1,6 @@
 """`embedding_beside`: a save's embedding runs while its transaction does its first reads.
 
-A stub stands in for the model (only ``query_job`` is used): what is checked is the
+A stub stands in for the model (only ``passage_job`` is used: a memory is a passage): what is checked is the
 scheduling, not the vectors."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class _Model:
         self.thread: int | None = None
         self.fail = fail
 
-    def query_job(self, texts: Sequence[str]) -> Callable[[], np.ndarray]:
+    def passage_job(self, texts: Sequence[str]) -> Callable[[], np.ndarray]:
         def job() -> np.ndarray:
             self.thread = threading.get_ident()
             self.started.set()
