@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.models import MEMORY_SOURCES
+from loci.write_watch import bookkeeping
 from retrieval.candidates import sql_with_vector
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, memory_filter_sql
@@ -366,6 +367,7 @@ async def bump_recall_counts(session: AsyncSession, user_id: int, memory_ids: Se
 async def _count(db: Database, user_id: int, memory_ids: list[int]) -> None:
     try:
         async with db.user_session(user_id) as session:
+            bookkeeping(session)  # counters: no cached answer changes with them
             await bump_recall_counts(session, user_id, memory_ids)
     except Exception as e:  # any failure: a lost count costs nothing, a failed recall its LLM call
         log.warning("retrieval.recall_count_failed", extra={"error": type(e).__name__, "count": len(memory_ids)})

@@ -1,0 +1,84 @@
+"""A cache hit served: the cached ids re-read by id, re-checked, rendered, logged.
+
+No signal runs and no vector is computed: one transaction reads the drawers (with their
+neighbouring turns, as hydration after a search does) and the memories by id. The reads
+apply the same scope a search would (the agent's wings; its categories, its own and shared
+memories, the current versions only), and rows trashed or forgotten since drop out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.write_watch import bookkeeping
+from retrieval.cache import CachedMemory, CachedRecall
+from retrieval.config import RetrievalConfig
+from retrieval.fusion import Fused
+from retrieval.memory_search import count_recalled
+from retrieval.render import render_context
+from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
+from retrieval.stages import Clock
+from retrieval.store import hydrate, write_log
+
+__all__ = ["serve_cached"]
+
+_MEMORIES = (
+    "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from FROM memories m "
+    "WHERE m.user_id = :uid AND m.id = ANY(:ids) AND m.valid_until IS NULL "
+    "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))"
+)
+
+
+async def _memories(
+    session: AsyncSession, request: RecallRequest, cached: Sequence[CachedMemory]
+) -> list[RecalledMemory]:
+    """The cached memories still current and within the agent's scope, in cached order."""
+    if not cached:
+        return []
+    sql = _MEMORIES
+    bind: dict[str, Any] = {"uid": request.user_id, "ids": [m.memory_id for m in cached], "aid": request.agent_id}
+    if request.filters.categories is not None:
+        sql += " AND m.category = ANY(:cats)"
+        bind["cats"] = sorted(request.filters.categories)
+    if request.filters.category is not None:
+        sql += " AND m.category = :cat"
+        bind["cat"] = request.filters.category
+    rows = {int(r[0]): r for r in await session.execute(text(sql), bind)}
+    return [
+        RecalledMemory(
+            memory_id=m.memory_id, layer=r[1], category=r[2], content=r[3], source=r[4], confidence=r[5],
+            valid_from=r[6], ranks=dict(m.ranks), score=m.score,
+        )
+        for m in cached
+        if (r := rows.get(m.memory_id)) is not None
+    ]  # fmt: skip
+
+
+async def serve_cached(
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, entry: CachedRecall, clock: Clock
+) -> RecallResponse:
+    """The response for a fresh cache entry, in one transaction (its log row included)."""
+    fused = [Fused(d.drawer_id, d.score, d.ranks) for d in entry.drawers]
+    in_block = {d.drawer_id for d in entry.drawers if d.in_block}
+    async with deps.db.user_session(request.user_id) as session:
+        bookkeeping(session)  # the log row is no write to the user's memory
+        items, _ = await hydrate(session, request.user_id, fused, with_neighbours=True, wings=request.filters.wings)
+        clock.stage("hydrate", len(fused), len(items))
+        memories = await _memories(session, request, entry.memories)
+        clock.stage("memories.hydrate", len(entry.memories), len(memories))
+        relevant = [i for i in items if i.drawer.drawer_id in in_block]
+        budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
+        context = render_context(relevant, budget, deps.embedder.count_tokens, memories=memories)
+        clock.stage("render", len(items), len(relevant) if context else 0)
+        stats = RecallStats(entry.depth, entry.top_k, "hit")
+        drawers = tuple(i.drawer for i in items)
+        response = RecallResponse(drawers, context, clock.total(), config.name, memories=tuple(memories), stats=stats)
+        if request.log:
+            notes = {"cache": "hit", "depth": entry.depth, "top_k": entry.top_k, "floor_passed": len(relevant)}
+            write_log(session, request.user_id, request.message, config.name, drawers, response.timings_ms, notes)
+    count_recalled(deps.db, request.user_id, [m.memory_id for m in memories])
+    return response
