@@ -47,9 +47,14 @@ class Generations:
         self.redis = redis
         self.prefix = f"loci:{namespace}"
 
+    @property
+    def global_key(self) -> str:
+        """Set by a system (cross-user) write: every user's entries go stale."""
+        return f"{self.prefix}:gen:all"
+
     def keys(self, user_id: int) -> tuple[str, str]:
         """The user's generation key and the global one, in the order `token` reads them."""
-        return f"{self.prefix}:gen:u:{user_id}", f"{self.prefix}:gen:all"
+        return f"{self.prefix}:gen:u:{user_id}", self.global_key
 
     @staticmethod
     def token(values: Sequence[bytes | str | None]) -> str:
@@ -59,7 +64,7 @@ class Generations:
     async def bump(self, user_id: int | None) -> None:
         """After a write committed: a new token for ``user_id`` (None: for everyone).
         A failure is logged, not raised: the write has committed and must stand."""
-        key = self.keys(user_id)[0] if user_id is not None else self.keys(0)[1]
+        key = self.keys(user_id)[0] if user_id is not None else self.global_key
         token = f"{time.time_ns():x}.{secrets.token_hex(4)}"
         try:
             await self.redis.set(key, token, ex=GENERATION_TTL_S)

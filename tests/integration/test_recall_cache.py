@@ -13,6 +13,7 @@ from typing import Any
 
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
+from sqlalchemy import text
 
 from domain import trash
 from loci.db import Database
@@ -77,8 +78,6 @@ async def test_depth_follows_the_message(client: Client, new_user: NewUser, db: 
     trivial = await _recall(client, user, "ok thanks")
     assert trivial["skipped"] == "trivial message" and trivial["stats"]["depth"] == "skip"
     async with db.user_session(user.id) as s:  # the choice is logged with the recall
-        from sqlalchemy import text
-
         notes = await s.execute(text("SELECT notes FROM retrieval_logs WHERE user_id = :u ORDER BY id"), {"u": user.id})
         depths = [n["depth"] for (n,) in notes]
     assert depths == ["ordinary", "memory", "long", "explicit"]
@@ -122,6 +121,24 @@ async def test_a_write_between_two_recalls_is_seen(
         await redis.aclose()
     seen = await _recall(client, user, conversation_id="w")
     assert seen["stats"]["cache"] == "miss" and drawers[0] not in _ids(seen)
+
+
+async def test_a_system_write_invalidates_every_user(
+    client: Client, new_user: NewUser, db: Database, embedder: Embedder, settings: Settings
+) -> None:
+    user, _ = await _palace(new_user, db, embedder, "system")
+    await _recall(client, user, conversation_id="s")
+    assert (await _recall(client, user, conversation_id="s"))["stats"]["cache"] == "hit"
+    sweeper = Database(settings.database.url or "", app_role=settings.database.app_role)
+    redis = Redis.from_url(settings.queue.url or "")
+    sweeper.on_write = Generations(redis, namespace_of(sweeper.url, sweeper.schema)).bump
+    try:  # a cross-user write (a sweep, a backfill) cannot name whose data it changed
+        async with sweeper.system_session() as s:
+            await s.execute(text("UPDATE drawers SET tags = tags WHERE user_id = :u"), {"u": user.id})
+    finally:
+        await sweeper.dispose()
+        await redis.aclose()
+    assert (await _recall(client, user, conversation_id="s"))["stats"]["cache"] == "miss"
 
 
 class _WriteBeforeStore(RecallCache):
