@@ -8,7 +8,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from bench.recall_speed.measure import pct
+from bench.recall_speed.measure import pct, summary
 
 __all__ = ["CONVERSATION", "measure_cache"]
 
@@ -28,8 +28,8 @@ async def measure_cache(deps: Any, redis_url: str, qs: list[tuple[int, str]]) ->
     cached = type(deps)(db=deps.db, embedder=deps.embedder, settings=deps.settings, cache=cache)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     run = f"{os.getpid()}-{time.time_ns()}"  # a fresh conversation id per run: no entry from a previous one
-    hits: list[float] = []
-    misses: list[float] = []
+    hits: list[dict[str, float]] = []
+    misses: list[dict[str, float]] = []
     pairs = [(qs[i], qs[i + 1]) for i in range(0, len(qs) - 1, 2)]
     for n, pair in enumerate(pairs):
         uid = pair[0][0]
@@ -37,16 +37,14 @@ async def measure_cache(deps: Any, redis_url: str, qs: list[tuple[int, str]]) ->
             request = RecallRequest(uid, pair[which][1], now=now, conversation_id=f"bench-{run}-{n}")
             started = time.perf_counter()
             response = await recall(cached, request)
-            elapsed = (time.perf_counter() - started) * 1000.0
+            timings = {**response.timings_ms, "total": (time.perf_counter() - started) * 1000.0}
             stats = response.stats
-            (hits if stats is not None and stats.cache == "hit" else misses).append(elapsed)
+            (hits if stats is not None and stats.cache == "hit" else misses).append(timings)
     await redis.aclose()
     total = len(hits) + len(misses)
     print(f"  conversation cache: {len(pairs)} conversations, {total} recalls, hit rate {len(hits) / total:.1%}")
-    for label, values in (("hit", hits), ("miss", misses)):
-        if values:
-            print(
-                f"    {label}: n={len(values)} p50={pct(values, 50):.2f}ms p95={pct(values, 95):.2f}ms "
-                f"p99={pct(values, 99):.2f}ms",
-                flush=True,
-            )
+    for label, runs in (("hits", hits), ("misses", misses)):
+        if runs:
+            summary(label, runs)
+            totals = [r["total"] for r in runs]
+            print(f"    {label} p95 to 0.01 ms: {pct(totals, 95):.2f}", flush=True)
