@@ -13,6 +13,9 @@ Why it cannot serve a stale answer:
 * **Another agent** — the key holds the agent and the filters its access list narrowed
   the request to; a hit re-reads memories within the agent's scope and drawers within its
   wings, and drops anything trashed since.
+* **The block** — the rendered block is kept with a digest of everything it was rendered
+  from (`render_digest`); a hit reuses it only when the rows it re-read digest the same,
+  and renders again otherwise (tokenizing the block was a sixth of a hit's time).
 * **Time** — an entry lives ``ttl_s`` (``LOCI_RETRIEVAL_CACHE_TTL_S``, default 300 s) by the
   cache's clock, with Valkey's own expiry as the backstop.
 
@@ -27,7 +30,7 @@ import dataclasses
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +40,19 @@ from redis.exceptions import RedisError
 
 from loci.generations import Generations
 from retrieval.config import RetrievalConfig
-from retrieval.request import RecallRequest, RecallResponse
+from retrieval.render import RenderItem
+from retrieval.request import RecalledMemory, RecallRequest, RecallResponse
 
-__all__ = ["CacheSlot", "CachedDrawer", "CachedMemory", "CachedRecall", "RecallCache", "cache_key", "normalise"]
+__all__ = [
+    "CacheSlot",
+    "CachedDrawer",
+    "CachedMemory",
+    "CachedRecall",
+    "RecallCache",
+    "cache_key",
+    "normalise",
+    "render_digest",
+]
 
 log = logging.getLogger("loci.retrieval")
 
@@ -68,6 +81,9 @@ class CachedRecall(msgspec.Struct, array_like=True, frozen=True):
     top_k: int
     drawers: list[CachedDrawer]
     memories: list[CachedMemory]
+    context: str | None
+    """The block as rendered, reused while `render_digest` of the re-read rows matches."""
+    digest: str
 
 
 _ENCODE = msgspec.json.Encoder()
@@ -77,6 +93,12 @@ _DECODE = msgspec.json.Decoder(CachedRecall)
 def normalise(message: str) -> str:
     """Case, runs of white space and closing punctuation do not make another question."""
     return " ".join(message.casefold().split()).rstrip(" ?!.…")
+
+
+def render_digest(relevant: Sequence[RenderItem], memories: Sequence[RecalledMemory], budget: int) -> str:
+    """What the block is rendered from (the rows with their neighbours, the memories, the
+    budget), as a short digest: equal digests render byte-identical blocks."""
+    return hashlib.blake2b(repr((list(relevant), list(memories), budget)).encode(), digest_size=16).hexdigest()
 
 
 def _filters(request: RecallRequest) -> list[Any]:
@@ -143,13 +165,16 @@ class RecallCache:
             return slot
         return dataclasses.replace(slot, entry=entry)
 
-    async def store(self, slot: CacheSlot, response: RecallResponse, in_block: set[int], depth: str) -> None:
-        """Keep ``response`` under the generations read before its search (``slot``)."""
-        top_k = response.stats.top_k if response.stats is not None else len(response.items)
+    async def store(self, slot: CacheSlot, response: RecallResponse, in_block: set[int], digest: str) -> None:
+        """Keep ``response`` under the generations read before its search (``slot``), with
+        the `render_digest` of its block."""
+        stats = response.stats
+        top_k, depth = (stats.top_k, stats.depth) if stats is not None else (len(response.items), "")
         entry = CachedRecall(
             slot.generation, self.clock(), response.preset, depth, top_k,
             [CachedDrawer(d.drawer_id, d.score, dict(d.ranks), d.drawer_id in in_block) for d in response.items],
             [CachedMemory(m.memory_id, m.score, dict(m.ranks)) for m in response.memories],
+            response.context, digest,
         )  # fmt: skip
         try:
             await self.redis.set(slot.key, _ENCODE.encode(entry), px=max(1, int(self.ttl_s * 1000)))

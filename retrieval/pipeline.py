@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.write_watch import bookkeeping
+from retrieval.cache import render_digest
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.depth import Depth, DepthKind, choose_depth
@@ -154,6 +155,8 @@ def _finish(
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
     context = render_context(relevant, budget, deps.embedder.count_tokens, memories=state.memories)
+    if state.notes.get("cache") == "miss":  # what a later hit checks before reusing the block
+        state.digest = render_digest(relevant, state.memories, budget)
     clock.stage("render", len(items), len(relevant) if context else 0)
     state.notes["floor_passed"] = len(relevant)
     drawers = tuple(i.drawer for i in items)
@@ -174,6 +177,8 @@ class _Ranked:
     rerank_model: str | None
     notes: dict[str, Any]
     memories: list[RecalledMemory]
+    digest: str = ""
+    """`render_digest` of the block, for the cache (computed only when it will keep it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,16 +269,17 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
         clock.stage("cache", 1, int(slot is not None and slot.entry is not None))
     if slot is not None and slot.entry is not None:
         return await serve_cached(deps, request, config, slot.entry, clock)
-    response, in_block = await _search(deps, request, config, depth, clock, "miss" if slot is not None else None)
-    if cache is not None and slot is not None and response.skipped is None:
-        await cache.store(slot, response, in_block, str(depth.kind))
+    response, state = await _search(deps, request, config, depth, clock, "miss" if slot is not None else None)
+    if cache is not None and slot is not None and state is not None:
+        await cache.store(slot, response, state.floor_ok, state.digest)
     return response
 
 
 async def _search(
     deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, depth: Depth, clock: Clock, cache: str | None
-) -> tuple[RecallResponse, set[int]]:
-    """The search itself, and the ids that passed the block's floor (what a cache entry keeps).
+) -> tuple[RecallResponse, _Ranked | None]:
+    """The search itself, and what it ranked (None for a skip): the ids that passed the
+    block's floor and the block's digest are what a cache entry keeps.
 
     Without rerank everything, the log row included, is one transaction; with rerank
     the LLM call happens after it closes (never hold a connection across an LLM call)
@@ -291,7 +297,7 @@ async def _search(
             bookkeeping(session)  # its only write is the log row
             state = await _rank(session, request, search, clock, deps.db)
             if isinstance(state, str):
-                return _skip(state, config, clock), set()
+                return _skip(state, config, clock), None
             if not state.rerank:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:
@@ -301,7 +307,7 @@ async def _search(
             embedding.cancel()
     count_recalled(deps.db, request.user_id, [m.memory_id for m in state.memories])
     if response is not None:
-        return response, state.floor_ok
+        return response, state
     state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))
@@ -313,4 +319,4 @@ async def _search(
             record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
             if request.log:
                 _log(session, request, config, response, state.notes)
-    return response, state.floor_ok
+    return response, state

@@ -198,6 +198,8 @@ async def test_a_trashed_drawer_never_comes_back_from_a_hit(
     await trash.trash(db, user.id, "drawer", gone)
     hit = await _recall(client, user, conversation_id="t")
     assert hit["stats"]["cache"] == "hit" and gone not in _ids(hit) and _ids(hit) == kept
+    pointer = first["items"][0]["aaak"]  # the block is rendered anew, without it
+    assert pointer in first["context"] and pointer not in hit["context"]
     # Through the API the trash is a write: the next recall searches again.
     r = await client.delete(f"/v1/drawers/{kept[0]}", headers=user.headers)
     assert r.status_code == 200, r.text
