@@ -54,6 +54,7 @@ __all__ = [
     "memory_semantic",
     "plan_memories",
     "recalled_memories",
+    "scope_sql",
     "search_aside",
     "settle_recall_counts",
     "trust_rank",
@@ -173,6 +174,12 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
         bind["xcats"] = sorted(scope.excluded)
     extra, filtered = memory_filter_sql(scope.filters)
     return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
+
+
+def scope_sql(scope: MemoryScope) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause (on alias ``m``) every memory statement of a search applies, for a
+    reader that must see exactly what a search would: a cache hit's re-read (`retrieval.rehydrate`)."""
+    return _where(scope, "m.user_id")
 
 
 def _rows(result: Any) -> list[MemoryCandidate]:

@@ -22,11 +22,12 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
+from loci.models import MEMORY_LAYERS
 from loci.write_watch import bookkeeping
 from retrieval.cache import CachedMemory, CachedRecall, render_digest
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
-from retrieval.memory_search import count_recalled
+from retrieval.memory_search import MemoryScope, count_recalled, scope_sql
 from retrieval.render import render_context
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory, RecallRequest, RecallResponse, RecallStats
 from retrieval.stages import Clock
@@ -36,28 +37,24 @@ __all__ = ["serve_cached", "settle_hit_logs"]
 
 log = logging.getLogger("loci.retrieval")
 
-_MEMORIES = (
-    "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from FROM memories m "
-    "WHERE m.user_id = :uid AND m.id = ANY(:ids) AND m.valid_until IS NULL "
-    "AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))"
-)
+_MEMORIES = "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from FROM memories m "
 
 
 async def _memories(
     session: AsyncSession, request: RecallRequest, cached: Sequence[CachedMemory]
 ) -> list[RecalledMemory]:
-    """The cached memories still current and within the agent's scope, in cached order."""
+    """The cached memories still current and within the scope a search would apply (the
+    agent's categories, its own and shared memories, no agent-only category), in cached order."""
     if not cached:
         return []
-    sql = _MEMORIES
-    bind: dict[str, Any] = {"uid": request.user_id, "ids": [m.memory_id for m in cached], "aid": request.agent_id}
-    if request.filters.categories is not None:
-        sql += " AND m.category = ANY(:cats)"
-        bind["cats"] = sorted(request.filters.categories)
-    if request.filters.category is not None:
-        sql += " AND m.category = :cat"
-        bind["cat"] = request.filters.category
-    rows = {int(r[0]): r for r in await session.execute(text(sql), bind)}
+    f = request.filters
+    scope = MemoryScope(
+        request.user_id, request.agent_id, None, (f.layer,) if f.layer else MEMORY_LAYERS, len(cached), 0, 0.0,
+        f.categories, f.category, excluded=f.excluded_categories,
+    )  # fmt: skip
+    where, bind = scope_sql(scope)
+    bind["ids"] = [m.memory_id for m in cached]
+    rows = {int(r[0]): r for r in await session.execute(text(f"{_MEMORIES}WHERE {where} AND m.id = ANY(:ids)"), bind)}
     return [
         RecalledMemory(
             memory_id=m.memory_id, layer=r[1], category=r[2], content=r[3], source=r[4], confidence=r[5],
