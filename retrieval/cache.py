@@ -13,9 +13,10 @@ Why it cannot serve a stale answer:
 * **Another agent** — the key holds the agent and the filters its access list narrowed
   the request to; a hit re-reads memories within the agent's scope and drawers within its
   wings, and drops anything trashed since.
-* **The block** — the rendered block is kept with a digest of everything it was rendered
-  from (`render_digest`); a hit reuses it only when the rows it re-read digest the same,
-  and renders again otherwise (tokenizing the block was a sixth of a hit's time).
+* **No text** — an entry holds ids, ranks, scores and the token counts of the block's lines
+  by a digest of each line (`TokenMemo`), never what was said: a hit renders the block again
+  from the rows it re-read, without the tokenizer (a sixth of a hit's time) unless a line
+  changed, and nothing of a forgotten memory outlives its write in Valkey.
 * **Time** — an entry lives ``ttl_s`` (``LOCI_RETRIEVAL_CACHE_TTL_S``, default 300 s) by the
   cache's clock, with Valkey's own expiry as the backstop.
 
@@ -30,7 +31,7 @@ import dataclasses
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,8 +41,8 @@ from redis.exceptions import RedisError
 
 from loci.generations import Generations
 from retrieval.config import RetrievalConfig
-from retrieval.render import RenderItem
-from retrieval.request import RecalledMemory, RecallRequest, RecallResponse
+from retrieval.render import TokenCounter
+from retrieval.request import RecallRequest, RecallResponse
 
 __all__ = [
     "CacheSlot",
@@ -49,9 +50,9 @@ __all__ = [
     "CachedMemory",
     "CachedRecall",
     "RecallCache",
+    "TokenMemo",
     "cache_key",
     "normalise",
-    "render_digest",
 ]
 
 log = logging.getLogger("loci.retrieval")
@@ -81,9 +82,8 @@ class CachedRecall(msgspec.Struct, array_like=True, frozen=True):
     top_k: int
     drawers: list[CachedDrawer]
     memories: list[CachedMemory]
-    context: str | None
-    """The block as rendered, reused while `render_digest` of the re-read rows matches."""
-    digest: str
+    tokens: dict[str, int]
+    """Token counts of the block's lines by `TokenMemo.key` (what rendering it again needs)."""
 
 
 _ENCODE = msgspec.json.Encoder()
@@ -95,10 +95,24 @@ def normalise(message: str) -> str:
     return " ".join(message.casefold().split()).rstrip(" ?!.…")
 
 
-def render_digest(relevant: Sequence[RenderItem], memories: Sequence[RecalledMemory], budget: int) -> str:
-    """What the block is rendered from (the rows with their neighbours, the memories, the
-    budget), as a short digest: equal digests render byte-identical blocks."""
-    return hashlib.blake2b(repr((list(relevant), list(memories), budget)).encode(), digest_size=16).hexdigest()
+class TokenMemo:
+    """A `TokenCounter` that remembers each line's count by a digest of the line: filled by a
+    miss's render, it lets a hit render the same lines without the tokenizer."""
+
+    def __init__(self, count: TokenCounter, known: Mapping[str, int] | None = None) -> None:
+        self.count = count
+        self.known: dict[str, int] = dict(known or {})
+
+    @staticmethod
+    def key(line: str) -> str:
+        return hashlib.blake2b(line.encode(), digest_size=8).hexdigest()
+
+    def __call__(self, lines: Sequence[str]) -> list[int]:
+        keys = [self.key(line) for line in lines]
+        todo = {k: line for k, line in zip(keys, lines, strict=True) if k not in self.known}
+        if todo:
+            self.known.update(zip(todo, self.count(list(todo.values())), strict=True))
+        return [self.known[k] for k in keys]
 
 
 def _filters(request: RecallRequest) -> list[Any]:
@@ -165,16 +179,18 @@ class RecallCache:
             return slot
         return dataclasses.replace(slot, entry=entry)
 
-    async def store(self, slot: CacheSlot, response: RecallResponse, in_block: set[int], digest: str) -> None:
+    async def store(
+        self, slot: CacheSlot, response: RecallResponse, in_block: set[int], tokens: Mapping[str, int]
+    ) -> None:
         """Keep ``response`` under the generations read before its search (``slot``), with
-        the `render_digest` of its block."""
+        the token counts its block's lines took (`TokenMemo`)."""
         stats = response.stats
         top_k, depth = (stats.top_k, stats.depth) if stats is not None else (len(response.items), "")
         entry = CachedRecall(
             slot.generation, self.clock(), response.preset, depth, top_k,
             [CachedDrawer(d.drawer_id, d.score, dict(d.ranks), d.drawer_id in in_block) for d in response.items],
             [CachedMemory(m.memory_id, m.score, dict(m.ranks)) for m in response.memories],
-            response.context, digest,
+            dict(tokens),
         )  # fmt: skip
         try:
             await self.redis.set(slot.key, _ENCODE.encode(entry), px=max(1, int(self.ttl_s * 1000)))

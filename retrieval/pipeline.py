@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.write_watch import bookkeeping
-from retrieval.cache import render_digest
+from retrieval.cache import TokenMemo
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.depth import Depth, DepthKind, choose_depth
@@ -154,9 +154,8 @@ def _finish(
         items = order_by_room(items)  # a rerank may have moved a drawer ahead of its room
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
-    context = render_context(relevant, budget, deps.embedder.count_tokens, memories=state.memories)
-    if state.notes.get("cache") == "miss":  # what a later hit checks before reusing the block
-        state.digest = render_digest(relevant, state.memories, budget)
+    counter = state.tokens if state.tokens is not None else deps.embedder.count_tokens
+    context = render_context(relevant, budget, counter, memories=state.memories)
     clock.stage("render", len(items), len(relevant) if context else 0)
     state.notes["floor_passed"] = len(relevant)
     drawers = tuple(i.drawer for i in items)
@@ -177,8 +176,8 @@ class _Ranked:
     rerank_model: str | None
     notes: dict[str, Any]
     memories: list[RecalledMemory]
-    digest: str = ""
-    """`render_digest` of the block, for the cache (computed only when it will keep it)."""
+    tokens: TokenMemo | None = None
+    """The lines' token counts, kept when the cache will keep this answer (`TokenMemo`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +270,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
         return await serve_cached(deps, request, config, slot.entry, clock)
     response, state = await _search(deps, request, config, depth, clock, "miss" if slot is not None else None)
     if cache is not None and slot is not None and state is not None:
-        await cache.store(slot, response, state.floor_ok, state.digest)
+        await cache.store(slot, response, state.floor_ok, state.tokens.known if state.tokens else {})
     return response
 
 
@@ -298,6 +297,8 @@ async def _search(
             state = await _rank(session, request, search, clock, deps.db)
             if isinstance(state, str):
                 return _skip(state, config, clock), None
+            if cache is not None:  # the cache keeps the block's token counts for a hit's render
+                state.tokens = TokenMemo(deps.embedder.count_tokens)
             if not state.rerank:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.db import Database
 from loci.models import MEMORY_LAYERS
 from loci.write_watch import bookkeeping
-from retrieval.cache import CachedMemory, CachedRecall, render_digest
+from retrieval.cache import CachedMemory, CachedRecall, TokenMemo
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
 from retrieval.memory_search import MemoryScope, count_recalled, scope_sql
@@ -79,9 +79,8 @@ async def serve_cached(
     clock.stage("memories.hydrate", len(entry.memories), len(memories))
     relevant = [i for i in items if i.drawer.drawer_id in in_block]
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
-    context = entry.context
-    if render_digest(relevant, memories, budget) != entry.digest:  # a row changed or left: render anew
-        context = render_context(relevant, budget, deps.embedder.count_tokens, memories=memories)
+    counter = TokenMemo(deps.embedder.count_tokens, entry.tokens)  # a line not counted before is counted now
+    context = render_context(relevant, budget, counter, memories=memories)
     clock.stage("render", len(items), len(relevant) if context else 0)
     stats = RecallStats(entry.depth, entry.top_k, "hit")
     drawers = tuple(i.drawer for i in items)

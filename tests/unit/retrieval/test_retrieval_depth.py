@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
 
 from retrieval import HYBRID, RecallDepth, RecallFilters, RecallRequest
-from retrieval.cache import cache_key, normalise
+from retrieval.cache import TokenMemo, cache_key, normalise
 from retrieval.depth import DepthKind, choose_depth
 
 RULE = RecallDepth()
@@ -64,3 +65,17 @@ def test_cache_key_covers_what_changes_the_answer() -> None:
     assert cache_key(replace(base, filters=wings), HYBRID) == cache_key(
         replace(base, filters=RecallFilters(wings={"c", "b", "a"})), HYBRID
     )
+
+
+def test_token_memo_counts_each_new_line_once() -> None:
+    asked: list[list[str]] = []
+
+    def count(lines: Sequence[str]) -> list[int]:
+        asked.append(list(lines))
+        return [len(line) for line in lines]
+
+    memo = TokenMemo(count)
+    assert memo(["ab", "abc", "ab"]) == [2, 3, 2] and asked == [["ab", "abc"]]
+    again = TokenMemo(count, memo.known)  # what a hit gets from the entry: counts, no text
+    assert all(len(k) == 16 for k in memo.known) and "ab" not in memo.known
+    assert again(["abc", "abcd"]) == [3, 4] and asked[-1] == ["abcd"]
