@@ -28,7 +28,8 @@ __all__ = ["CACHE_TTL_MAX_S", "GENERATION_TTL_S", "Generations", "namespace_of"]
 log = logging.getLogger("loci.generations")
 
 CACHE_TTL_MAX_S = 3600
-"""The longest a recall cache entry may live (``LOCI_RETRIEVAL_CACHE_TTL_S``'s bound)."""
+"""The longest a recall cache entry may live: ``LOCI_RETRIEVAL_CACHE_TTL_S``'s bound, written
+out in `loci.settings` (which is at its size bound) and checked equal by a unit test."""
 GENERATION_TTL_S = 24 * 3600
 """A generation outlives every entry tagged with it, so an expired generation never meets
 an entry it should have invalidated; a day keeps only active users' keys around."""

@@ -18,7 +18,6 @@ from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from loci.errors import ConfigurationError
-from loci.generations import CACHE_TTL_MAX_S
 from loci.models._base import PERSON_ROLES
 from loci.sensitive_fields import field_names
 
@@ -192,13 +191,7 @@ class RetrievalSettings(BaseSettings):
     preset: str = "hybrid"
     rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
-    cache_ttl_s: float = Field(
-        default=300.0,
-        ge=0,
-        le=CACHE_TTL_MAX_S,
-        description="How long a conversation's recall of a message is reused (any write to the user's "
-        "memory or palace drops it at once); 0 turns the cache off.",
-    )
+    cache_ttl_s: float = Field(default=300.0, ge=0, le=3600)  # recall cache; 0: off (generations.CACHE_TTL_MAX_S)
 
 
 DEFAULT_MEMORY_CATEGORIES = (

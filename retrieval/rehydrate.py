@@ -43,14 +43,15 @@ _MEMORIES = "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence
 async def _memories(
     session: AsyncSession, request: RecallRequest, cached: Sequence[CachedMemory]
 ) -> list[RecalledMemory]:
-    """The cached memories still current and within the scope a search would apply (the
-    agent's categories, its own and shared memories, no agent-only category), in cached order."""
+    """The cached memories still current, unexpired and within the scope a search would apply
+    (the agent's categories, its own and shared memories, no agent-only category), in cached
+    order: a memory whose kind's time ran out since the miss leaves at once, as from a search."""
     if not cached:
         return []
     f = request.filters
     scope = MemoryScope(
         request.user_id, request.agent_id, None, (f.layer,) if f.layer else MEMORY_LAYERS, len(cached), 0, 0.0,
-        f.categories, f.category, excluded=f.excluded_categories,
+        f.categories, f.category, excluded=f.excluded_categories, now=request.now,
     )  # fmt: skip
     where, bind = scope_sql(scope)
     bind["ids"] = [m.memory_id for m in cached]

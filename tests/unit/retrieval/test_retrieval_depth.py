@@ -6,7 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from pydantic import ValidationError
 
+from loci.generations import CACHE_TTL_MAX_S, GENERATION_TTL_S
+from loci.settings import RetrievalSettings
 from retrieval import HYBRID, RecallDepth, RecallFilters, RecallRequest
 from retrieval.cache import TokenMemo, cache_key, normalise
 from retrieval.depth import DepthKind, choose_depth
@@ -79,3 +82,9 @@ def test_token_memo_counts_each_new_line_once() -> None:
     again = TokenMemo(count, memo.known)  # what a hit gets from the entry: counts, no text
     assert all(len(k) == 16 for k in memo.known) and "ab" not in memo.known
     assert again(["abc", "abcd"]) == [3, 4] and asked[-1] == ["abcd"]
+
+
+def test_the_ttl_setting_stays_below_the_generations_lifetime() -> None:
+    assert RetrievalSettings(cache_ttl_s=CACHE_TTL_MAX_S).cache_ttl_s == CACHE_TTL_MAX_S < GENERATION_TTL_S
+    with pytest.raises(ValidationError):
+        RetrievalSettings(cache_ttl_s=CACHE_TTL_MAX_S + 1)
