@@ -22,6 +22,7 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_id, check_text
 from loci.models import ApiKey, MemorySettings, User
+from loci.write_watch import bookkeeping
 
 __all__ = [
     "MAX_NAME_CHARS",
@@ -172,6 +173,7 @@ async def authenticate(db: Database, key: str) -> KeyOwner | None:
     # and so would the round trip of an UPDATE that matches nothing, so look first.
     if row.last_used_at is None or row.last_used_at < datetime.now(UTC) - KEY_TOUCH_INTERVAL:
         async with db.system_session() as s:
+            bookkeeping(s)  # a key's last use is no user's memory: no recall cache to drop
             await s.execute(
                 text(
                     "UPDATE api_keys SET last_used_at = now() WHERE id = :id "

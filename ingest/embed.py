@@ -28,6 +28,7 @@ from loci.batching import batches, row_batches
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
+from loci.write_watch import bookkeeping
 
 __all__ = [
     "EmbedOutcome",
@@ -120,6 +121,7 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         return
     rows = [{"model": model, "content_hash": h, "embedding": v} for h, v in fresh.items()]
     async with db.system_session() as s:
+        bookkeeping(s)  # vectors by content hash: nobody's memory changes
         await s.execute(text("SET LOCAL synchronous_commit = off"))  # a lost cache row is only recomputed
         for batch in row_batches(rows):
             await s.execute(pg_insert(EmbeddingCache).values(batch).on_conflict_do_nothing())

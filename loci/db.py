@@ -13,8 +13,9 @@ the path for the ``vector`` type.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -24,8 +25,15 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from loci.errors import ConfigurationError
+from loci.write_watch import changed_rows, forget_writes, watch
 
-__all__ = ["HELD_LOCK", "Database", "sqlalchemy_url", "valid_schema_name"]
+__all__ = ["HELD_LOCK", "Database", "WriteHook", "sqlalchemy_url", "valid_schema_name"]
+
+log = logging.getLogger("loci.db")
+
+WriteHook = Callable[[int | None], Awaitable[None]]
+"""Called after a transaction that changed rows has committed, with its user's id (None for a
+system session): how the recall cache learns of every write (`loci.generations`)."""
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -91,21 +99,40 @@ async def _opened(sessions: async_sessionmaker[AsyncSession], opening: str) -> t
     raise AssertionError("unreachable")
 
 
+async def _notify(on_write: WriteHook, user_id: int | None) -> None:
+    """The write committed whatever the hook does: its failure is logged, never raised."""
+    try:
+        await on_write(user_id)
+    except Exception as e:
+        log.warning("db.write_hook_failed", extra={"error": type(e).__name__, "user_id": user_id})
+
+
 @asynccontextmanager
 async def _scoped(
-    sessions: async_sessionmaker[AsyncSession], opening: str, lock: str | None = None
+    sessions: async_sessionmaker[AsyncSession],
+    opening: str,
+    lock: str | None = None,
+    *,
+    on_write: WriteHook | None = None,
+    user_id: int | None = None,
 ) -> AsyncIterator[AsyncSession]:
-    """A transaction opened with ``opening``; commits on success, rolls back on error."""
+    """A transaction opened with ``opening``; commits on success, rolls back on error. With
+    ``on_write``, a transaction that changed rows (`loci.write_watch`) calls it once committed,
+    before the caller goes on: a write acknowledged to a client has invalidated the caches."""
     session, row = await _opened(sessions, opening)
     if lock is not None:
         session.info[HELD_LOCK] = (lock, row[2])
+    forget_writes(await session.connection())
     async with session:
         try:
             yield session
+            wrote = on_write is not None and await changed_rows(session)
         except BaseException:
             await session.rollback()
             raise
         await session.commit()
+    if wrote and on_write is not None:
+        await _notify(on_write, user_id)
 
 
 _SYSTEM = _opening("loci.system", "on")
@@ -139,6 +166,8 @@ class Database:
         # request holding one connection while waiting for a second. Here the holders
         # never wait for anything, so a full aside pool only queues.
         self.aside_engine: AsyncEngine = self._engine(url, connect_args, max(2, pool_size // 2))
+        self.on_write: WriteHook | None = None
+        """Set by a process that keeps caches of users' data (the service, the worker)."""
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._aside_sessions = async_sessionmaker(self.aside_engine, expire_on_commit=False)
 
@@ -150,6 +179,7 @@ class Database:
             isolation_level="AUTOCOMMIT",  # transactions are opened by ``_opening``
             connect_args=connect_args,
         )
+        watch(engine)
         if self.app_role:
             role = self.app_role
 
@@ -168,20 +198,22 @@ class Database:
         ``lock`` (``name:number``) is an advisory lock taken in the same round trip as the
         opening, held to the end (see `HELD_LOCK`)."""
         opening = _opening("loci.user_id", str(int(user_id)), lock)
-        async with _scoped(self._sessions, opening, lock) as session:
+        async with _scoped(self._sessions, opening, lock, on_write=self.on_write, user_id=user_id) as session:
             yield session
 
     @asynccontextmanager
     async def aside_session(self, user_id: int) -> AsyncIterator[AsyncSession]:
         """A `user_session` from the aside pool, for reads a request runs concurrently with
         its own transaction (see ``aside_engine``)."""
-        async with _scoped(self._aside_sessions, _opening("loci.user_id", str(int(user_id)))) as session:
+        opening = _opening("loci.user_id", str(int(user_id)))
+        async with _scoped(self._aside_sessions, opening, on_write=self.on_write, user_id=user_id) as session:
             yield session
 
     @asynccontextmanager
     async def system_session(self) -> AsyncIterator[AsyncSession]:
-        """A transaction across users, for admin, auth lookup, sweeps and purges only."""
-        async with _scoped(self._sessions, _SYSTEM) as session:
+        """A transaction across users, for admin, auth lookup, sweeps and purges only (a write
+        here reaches `on_write` with None: any user's data may have changed)."""
+        async with _scoped(self._sessions, _SYSTEM, on_write=self.on_write) as session:
             yield session
 
     async def first_row_alone(self, statement: TextClause, params: Mapping[str, Any]) -> Row[Any] | None:

@@ -191,6 +191,7 @@ class RetrievalSettings(BaseSettings):
     preset: str = "hybrid"
     rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
+    cache_ttl_s: float = Field(default=300.0, ge=0, le=3600)  # recall cache; 0: off (generations.CACHE_TTL_MAX_S)
 
 
 DEFAULT_MEMORY_CATEGORIES = (

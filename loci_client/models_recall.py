@@ -22,6 +22,7 @@ __all__ = [
     "PalacePage",
     "Purged",
     "RecallOut",
+    "RecallStatsOut",
     "RecalledMemoryOut",
     "RecalledOut",
     "SettingsOut",
@@ -63,6 +64,15 @@ class RecalledMemoryOut(Model):
     score: float
 
 
+class RecallStatsOut(Model):
+    """How deep recall went for the message (``depth``, ``top_k``) and whether the answer came
+    from the conversation's cache (``cache``: ``hit``, ``miss``, or None without a conversation)."""
+
+    depth: str
+    top_k: int
+    cache: str | None = None
+
+
 class RecallOut(Model):
     """What recall found: the `<memory_context>` block to put before an LLM call, and its items."""
 
@@ -74,6 +84,7 @@ class RecallOut(Model):
     memories: list[RecalledMemoryOut] | None = None
     revision: int | None = None
     delta: list[str] | None = None
+    stats: RecallStatsOut | None = None
 
 
 class CategoryOut(Model):

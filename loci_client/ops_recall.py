@@ -33,12 +33,16 @@ def recall(
     as_of: str | None = None,
     since_rev: int | None = None,
     group_by: str | None = None,
+    conversation_id: str | None = None,
 ) -> Request:
     """What to remember before answering ``message``: put `RecallOut.context` before the LLM call.
-    ``group_by="room"`` returns ``top_k`` distinct conversations, each with its best drawers."""
+    ``group_by="room"`` returns ``top_k`` distinct conversations, each with its best drawers.
+    With ``conversation_id``, recalling the same message again within it is served from the
+    server's cache until the user's memory changes (`RecallOut.stats`)."""
     fields = body(
         message=message, agent_id=agent_id, top_k=top_k, filters=filters, now=now,
         budget_tokens=budget_tokens, preset=preset, as_of=as_of, since_rev=since_rev, group_by=group_by,
+        conversation_id=conversation_id,
     )  # fmt: skip
     return Request("POST", "/v1/recall", json=fields)
 

@@ -8,6 +8,7 @@ that every block put in front of a model uses (the session-start block too); eve
 else is an internal stage.
 """
 
+from retrieval.cache import RecallCache
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.filters import MemoryFilters
@@ -17,6 +18,7 @@ from retrieval.params import (
     KeywordParams,
     MemorySearchParams,
     PreferenceParams,
+    RecallDepth,
     SearchMode,
     SemanticParams,
     Signal,
@@ -24,7 +26,15 @@ from retrieval.params import (
 )
 from retrieval.pipeline import recall
 from retrieval.presets import HYBRID, PRESETS, get_preset
-from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory, RecallFilters, RecallRequest, RecallResponse
+from retrieval.request import (
+    RecallDeps,
+    RecalledDrawer,
+    RecalledMemory,
+    RecallFilters,
+    RecallRequest,
+    RecallResponse,
+    RecallStats,
+)
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
 from retrieval.scoped import ScopedHit, ScopedQuery, ScopedResult, scoped_query
 from retrieval.store import DEFAULT_TOP_K
@@ -43,10 +53,13 @@ __all__ = [
     "MemoryFilters",
     "MemorySearchParams",
     "PreferenceParams",
+    "RecallCache",
     "RecallDeps",
+    "RecallDepth",
     "RecallFilters",
     "RecallRequest",
     "RecallResponse",
+    "RecallStats",
     "RecalledDrawer",
     "RecalledMemory",
     "RerankCandidate",

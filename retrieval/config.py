@@ -19,6 +19,7 @@ from retrieval.params import (
     KeywordParams,
     MemorySearchParams,
     PreferenceParams,
+    RecallDepth,
     SemanticParams,
     Signal,
     SpeakerParams,
@@ -91,6 +92,8 @@ class RetrievalConfig:
     temporal: TemporalParams = field(default_factory=lambda: _default(Signal.TEMPORAL))
     preference: PreferenceParams = field(default_factory=lambda: _default(Signal.PREFERENCE))
     speaker: SpeakerParams = field(default_factory=lambda: _default(Signal.SPEAKER))
+    depth: RecallDepth = field(default_factory=RecallDepth)
+    """How many drawers a message recalls, from the message (`retrieval.depth`)."""
     memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)
     """Explicit memories as a candidate source of their own, rendered ahead of the drawers; None
     searches the palace only (`dataclasses.replace(config, memories=None)`)."""

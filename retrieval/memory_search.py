@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.models import MEMORY_SOURCES
+from loci.write_watch import bookkeeping
 from retrieval.candidates import sql_with_vector
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, memory_filter_sql
@@ -53,6 +54,7 @@ __all__ = [
     "memory_semantic",
     "plan_memories",
     "recalled_memories",
+    "scope_sql",
     "search_aside",
     "settle_recall_counts",
     "trust_rank",
@@ -172,6 +174,12 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
         bind["xcats"] = sorted(scope.excluded)
     extra, filtered = memory_filter_sql(scope.filters)
     return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
+
+
+def scope_sql(scope: MemoryScope) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause (on alias ``m``) every memory statement of a search applies, for a
+    reader that must see exactly what a search would: a cache hit's re-read (`retrieval.rehydrate`)."""
+    return _where(scope, "m.user_id")
 
 
 def _rows(result: Any) -> list[MemoryCandidate]:
@@ -366,6 +374,7 @@ async def bump_recall_counts(session: AsyncSession, user_id: int, memory_ids: Se
 async def _count(db: Database, user_id: int, memory_ids: list[int]) -> None:
     try:
         async with db.user_session(user_id) as session:
+            bookkeeping(session)  # counters: no cached answer changes with them
             await bump_recall_counts(session, user_id, memory_ids)
     except Exception as e:  # any failure: a lost count costs nothing, a failed recall its LLM call
         log.warning("retrieval.recall_count_failed", extra={"error": type(e).__name__, "count": len(memory_ids)})

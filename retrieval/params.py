@@ -17,6 +17,7 @@ __all__ = [
     "KeywordParams",
     "MemorySearchParams",
     "PreferenceParams",
+    "RecallDepth",
     "SearchMode",
     "SemanticParams",
     "Signal",
@@ -184,3 +185,36 @@ class MemorySearchParams:
     ``insight`` is the model's third-person guess from recent activity (`domain.insights`),
     not something the user said: at 0.3 it ranks below a memory found by one list alone at
     rank 1 (``1/(k+1)`` with both lists at 1.0) and only fills what the user's own words leave."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallDepth:
+    """How many drawers one message recalls, chosen from the message itself
+    (`retrieval.depth`): none for a trivial continuation ("ok", "thanks"), the user's
+    ``top_k`` for an ordinary turn, more when the message asks about memory or is long.
+    A caller's explicit ``top_k`` always wins."""
+
+    ordinary_top_k: int | None = None
+    """Drawers for an ordinary turn; None: the user's ``memory_settings.top_k`` (default 5).
+    Most turns need a little context, and every drawer shown costs prompt tokens."""
+    deep_top_k: int = 10
+    """At least this many for a message that asks about memory or is long: "what did I say
+    about…" wants every trace, and a long message touches several subjects."""
+    memory_phrases: tuple[str, ...] = (
+        "remember",
+        "remind me",
+        "recall",
+        "last time",
+        "what did i say",
+        "what did i tell you",
+        "did i tell you",
+        "did i mention",
+        "i told you",
+        "i mentioned",
+        "we talked about",
+        "we discussed",
+        "you know about me",
+    )
+    """Phrases (matched at a word start, any ending: "remembered") that ask about memory."""
+    long_words: int = 60
+    """A message of at least this many words is long (a pasted text, a detailed request)."""

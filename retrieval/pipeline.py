@@ -19,8 +19,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
+from loci.write_watch import bookkeeping
+from retrieval.cache import TokenMemo
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
+from retrieval.depth import Depth, DepthKind, choose_depth
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
 from retrieval.grouping import group_rooms, order_by_room
@@ -34,9 +37,10 @@ from retrieval.memory_search import (
 )
 from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse, is_trivial
+from retrieval.query import QueryAnalysis, analyse
+from retrieval.rehydrate import serve_cached
 from retrieval.render import RenderItem, render_context
-from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse
+from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS
@@ -51,9 +55,10 @@ log = logging.getLogger("loci.retrieval")
 NO_RERANKER = "fallback to RRF: no LLM endpoint configured"
 
 
-def _skip(reason: str, config: RetrievalConfig, clock: Clock) -> RecallResponse:
+def _skip(reason: str, config: RetrievalConfig, clock: Clock, stats: RecallStats | None = None) -> RecallResponse:
     log.debug("retrieval.skipped", extra={"reason": reason})
-    return RecallResponse(items=(), context=None, timings_ms=clock.total(), preset=config.name, skipped=reason)
+    timings = clock.total()
+    return RecallResponse(items=(), context=None, timings_ms=timings, preset=config.name, skipped=reason, stats=stats)
 
 
 def _wants_sub_queries(config: RetrievalConfig, analysis: QueryAnalysis) -> bool:
@@ -149,13 +154,15 @@ def _finish(
         items = order_by_room(items)  # a rerank may have moved a drawer ahead of its room
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
-    context = render_context(relevant, budget, deps.embedder.count_tokens, memories=state.memories)
+    counter = state.tokens if state.tokens is not None else deps.embedder.count_tokens
+    context = render_context(relevant, budget, counter, memories=state.memories)
     clock.stage("render", len(items), len(relevant) if context else 0)
     state.notes["floor_passed"] = len(relevant)
     drawers = tuple(i.drawer for i in items)
     timings = clock.total()
     memories = tuple(state.memories)
-    return RecallResponse(drawers, context, timings, config.name, memories=memories)
+    stats = RecallStats(str(state.notes["depth"]), state.top_k, state.notes.get("cache"))
+    return RecallResponse(drawers, context, timings, config.name, memories=memories, stats=stats)
 
 
 @dataclass
@@ -169,18 +176,27 @@ class _Ranked:
     rerank_model: str | None
     notes: dict[str, Any]
     memories: list[RecalledMemory]
+    tokens: TokenMemo | None = None
+    """The lines' token counts, kept when the cache will keep this answer (`TokenMemo`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One search's inputs beside the request: the message's analysis and depth, the query
+    vectors being computed, and the cache's state (``miss``, or None without one)."""
+
+    config: RetrievalConfig
+    analysis: QueryAnalysis
+    depth: Depth
+    embedding: asyncio.Task[np.ndarray] | None
+    cache: str | None
 
 
 async def _rank(
-    session: AsyncSession,
-    request: RecallRequest,
-    config: RetrievalConfig,
-    analysis: QueryAnalysis,
-    embedding: asyncio.Task[np.ndarray] | None,
-    clock: Clock,
-    db: Database,
+    session: AsyncSession, request: RecallRequest, search: _Search, clock: Clock, db: Database
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
+    config, analysis, embedding = search.config, search.analysis, search.embedding
     memory_cap = config.palace_count_cap if config.memories is not None else 0
     controls = await load_controls(session, request.user_id, request.agent_id, config.palace_count_cap, memory_cap)
     clock.stage("controls", 1, 1)
@@ -189,7 +205,8 @@ async def _rank(
     if not controls.agent_enabled:
         return "recall disabled for this agent"
     per_room = config.room_turns if request.group_by is GroupBy.ROOM else 1
-    limit = max(request.candidate_limit, (request.top_k or 0) * per_room)
+    top_k = search.depth.resolve(controls.top_k)
+    limit = max(request.candidate_limit, top_k * per_room)
     ctx = SignalContext(
         request.user_id, analysis, None, request.filters, limit, config.min_similarity,
         controls.palace_size, controls.palace_vectors, controls.graph_size, controls.named_speakers,
@@ -199,7 +216,6 @@ async def _rank(
     lists, sims = found.lists, found.sims
     fused, weights = fuse_drawers(lists, sims, analysis, config, found.sub_weights)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
-    top_k = request.top_k or controls.top_k
     rerank = _use_rerank(config, controls)
     if request.group_by is GroupBy.ROOM:  # top_k rooms: the cut is per room, not per drawer
         pool = group_rooms(fused, room_of(lists), top_k, config.room_turns)
@@ -209,7 +225,9 @@ async def _rank(
     items, vectorless = await hydrate(session, request.user_id, pool, with_neighbours=True)
     clock.stage("hydrate", len(pool), len(items))
     notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
-    notes["weights"] = weights
+    notes |= {"weights": weights, "depth": str(search.depth.kind), "top_k": top_k}
+    if search.cache is not None:
+        notes["cache"] = search.cache
     if found.sub_weights:
         notes["sub_queries"] = list(analysis.sub_queries)
     semantic = lists.get(str(Signal.SEMANTIC), [])
@@ -234,26 +252,53 @@ def _log(
 async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     """Rank the caller's drawers for ``request.message`` and render the context block.
 
-    Without rerank everything, the log row included, is one transaction; with rerank
-    the LLM call happens after it closes (never hold a connection across an LLM call)
-    and the log and cost rows go in a second, short one.
+    How many it fetches comes from the message (`retrieval.depth`: a trivial one is skipped);
+    within a conversation, the same message again is served from the cache (`retrieval.cache`)
+    while nothing of the user's has changed.
     """
     clock = Clock()
     validate_request(request)
     config = request.config if request.config is not None else get_preset(deps.settings.retrieval.preset)
-    if is_trivial(request.message):
-        return _skip("trivial message", config, clock)
+    depth = choose_depth(request.message, config.depth, request.top_k)
+    if depth.kind is DepthKind.SKIP:
+        return _skip("trivial message", config, clock, RecallStats(str(depth.kind), 0))
+    cache = deps.cache if deps.cache is not None and deps.cache.usable(request) else None
+    slot = await cache.lookup(request, config) if cache is not None else None
+    if cache is not None:
+        clock.stage("cache", 1, int(slot is not None and slot.entry is not None))
+    if slot is not None and slot.entry is not None:
+        return await serve_cached(deps, request, config, slot.entry, clock)
+    response, state = await _search(deps, request, config, depth, clock, "miss" if slot is not None else None)
+    if cache is not None and slot is not None and state is not None:
+        await cache.store(slot, response, state.floor_ok, state.tokens.known if state.tokens else {})
+    return response
+
+
+async def _search(
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, depth: Depth, clock: Clock, cache: str | None
+) -> tuple[RecallResponse, _Ranked | None]:
+    """The search itself, and what it ranked (None for a skip): the ids that passed the
+    block's floor and the block's digest are what a cache entry keeps.
+
+    Without rerank everything, the log row included, is one transaction; with rerank
+    the LLM call happens after it closes (never hold a connection across an LLM call)
+    and the log and cost rows go in a second, short one.
+    """
     analysis = analyse(request.message, request.now or datetime.now(UTC), config.query_terms)
     texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
     needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
     embedding = asyncio.create_task(embed_texts(deps.embedder, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
+    search = _Search(config, analysis, depth, embedding, cache)
     response: RecallResponse | None = None
     try:
         async with deps.db.user_session(request.user_id) as session:
-            state = await _rank(session, request, config, analysis, embedding, clock, deps.db)
+            bookkeeping(session)  # its only write is the log row
+            state = await _rank(session, request, search, clock, deps.db)
             if isinstance(state, str):
-                return _skip(state, config, clock)
+                return _skip(state, config, clock), None
+            if cache is not None:  # the cache keeps the block's token counts for a hit's render
+                state.tokens = TokenMemo(deps.embedder.count_tokens)
             if not state.rerank:
                 response = _finish(deps, request, config, state, clock)
                 if request.log:
@@ -263,15 +308,16 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
             embedding.cancel()
     count_recalled(deps.db, request.user_id, [m.memory_id for m in state.memories])
     if response is not None:
-        return response
+        return response, state
     state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))
     response = _finish(deps, request, config, state, clock)
     if request.log or outcome.calls:
         async with deps.db.user_session(request.user_id) as session:
+            bookkeeping(session)
             await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as above
             record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
             if request.log:
                 _log(session, request, config, response, state.notes)
-    return response
+    return response, state

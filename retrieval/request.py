@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from loci.db import Database
 from loci.embedder import Embedder
@@ -18,7 +19,18 @@ from retrieval.filters import RecallFilters
 from retrieval.params import GroupBy
 from retrieval.rerank import Reranker
 
-__all__ = ["RecallDeps", "RecallFilters", "RecallRequest", "RecallResponse", "RecalledDrawer", "RecalledMemory"]
+if TYPE_CHECKING:
+    from retrieval.cache import RecallCache
+
+__all__ = [
+    "RecallDeps",
+    "RecallFilters",
+    "RecallRequest",
+    "RecallResponse",
+    "RecallStats",
+    "RecalledDrawer",
+    "RecalledMemory",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +59,20 @@ class RecallRequest:
     group_by: GroupBy | None = None
     """`GroupBy.ROOM`: ``top_k`` distinct rooms, each with up to `RetrievalConfig.room_turns`
     of its best drawers, room by room (`retrieval.grouping`)."""
+    conversation_id: str | None = None
+    """The caller's name for the conversation this message belongs to: within it, the same
+    message recalled again reuses the last result (`retrieval.cache`); None never caches."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallStats:
+    """What recall decided, for the caller and the log: how deep (`retrieval.depth`) and
+    whether the answer came from the conversation's cache."""
+
+    depth: str
+    top_k: int
+    cache: str | None = None
+    """``hit``, ``miss``, or None when the request did not use the cache."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +122,7 @@ class RecallResponse:
     skipped: str | None = None
     memories: tuple[RecalledMemory, ...] = ()
     """Explicit memories past the relevance floor, best first (rendered ahead of the drawers)."""
+    stats: RecallStats | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,3 +135,5 @@ class RecallDeps:
     embedder: Embedder
     settings: Settings
     reranker: Reranker | None = None
+    cache: RecallCache | None = None
+    """The per-conversation cache (Valkey); None recalls every message afresh."""

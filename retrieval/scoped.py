@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.errors import InvalidInput
 from loci.memory_revision import BLOCK_LAYERS
+from loci.write_watch import bookkeeping
 from retrieval.candidates import SignalContext
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, RecallFilters
@@ -228,6 +229,7 @@ async def scoped_query(deps: RecallDeps, request: ScopedQuery) -> ScopedResult:
     clock.stage("analyse", 1, 1)
     try:
         async with deps.db.user_session(request.user_id) as session:
+            bookkeeping(session)  # a read: its log row, if any, changes no memory
             result = await _ranked(session, deps, request, config, analysis, embedding, clock)
     finally:
         if not embedding.done():

@@ -5,7 +5,7 @@ Runs inside the caller's `user_session` like the signals, scoped by ``user_id``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,7 @@ async def load_controls(
     )
 
 
-_HYDRATE = text(
+_HYDRATE_SQL = (
     "SELECT d.id, d.aaak, w.name, d.room_id, r.label, c.external_id, t.seq, d.part, d.role, d.content, "
     "d.occurred_at, d.closet_id, cl.topic, d.seq, nb.role, nb.content, d.speaker, nb.speaker, d.embedding IS NULL "
     "FROM drawers d JOIN rooms r ON r.id = d.room_id JOIN wings w ON w.id = d.wing_id "
@@ -114,6 +114,9 @@ _HYDRATE = text(
     " ORDER BY n.id LIMIT 1) nb ON true "
     "WHERE d.user_id = :uid AND d.id = ANY(:ids) AND d.deleted_at IS NULL AND r.deleted_at IS NULL"
 )
+_HYDRATE = text(_HYDRATE_SQL)
+_HYDRATE_IN_WINGS = text(_HYDRATE_SQL + " AND w.slug = ANY(:wings)")
+"""A cached answer re-read for an agent limited to some wings (`retrieval.rehydrate`)."""
 
 
 def _wanted_neighbour(role: str, seq: int) -> tuple[int, tuple[str, ...]] | None:
@@ -134,15 +137,23 @@ def _neighbour(row: Any) -> Neighbour | None:
 
 
 async def hydrate(
-    session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
+    session: AsyncSession,
+    user_id: int,
+    fused: Sequence[Fused],
+    with_neighbours: bool,
+    wings: Set[str] | None = None,
 ) -> tuple[list[RenderItem], set[int]]:
-    """Full rows for the fused ids, in fused order (rows trashed meanwhile drop out), and
-    the ids of those without a vector (only the keyword-like signals can find them)."""
+    """Full rows for the fused ids, in fused order (rows trashed meanwhile drop out, and with
+    ``wings`` rows outside those wing slugs), and the ids of those without a vector (only the
+    keyword-like signals can find them)."""
     if not fused:
         return [], set()
     ids = [f.drawer_id for f in fused]
-    bind = {"uid": user_id, "ids": ids, "neighbours": with_neighbours}
-    rows = {int(r[0]): r for r in await session.execute(_HYDRATE, bind)}
+    bind: dict[str, Any] = {"uid": user_id, "ids": ids, "neighbours": with_neighbours}
+    statement = _HYDRATE
+    if wings is not None:
+        statement, bind["wings"] = _HYDRATE_IN_WINGS, sorted(wings)
+    rows = {int(r[0]): r for r in await session.execute(statement, bind)}
     items: list[RenderItem] = []
     vectorless = {i for i, r in rows.items() if r[18]}
     for f in fused:

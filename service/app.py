@@ -19,6 +19,7 @@ from arq import create_pool
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.middleware import DefineMiddleware
+from redis.asyncio import Redis
 
 from loci.db import Database
 from loci.embedder import Embedder
@@ -47,7 +48,7 @@ from service.routes.preferences import PreferencesController
 from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
 from service.routes.tools import ToolsController
-from service.state import AppState, build_llm
+from service.state import AppState, build_llm, connect_cache
 from service.strict_body import decode_strictly
 from service.web import WEB_HANDLERS, template_config
 from service.worker import redis_settings, supervise
@@ -115,6 +116,14 @@ async def _stop_worker(app_state: AppState, worker_task: asyncio.Task[None] | No
     app_state.worker = None
 
 
+async def _disconnect_cache(app_state: AppState, redis: Redis | None) -> None:
+    app_state.db.on_write = None
+    app_state.recall_cache = None
+    if redis is not None:
+        with contextlib.suppress(Exception):
+            await redis.aclose()
+
+
 def _lifespan(
     settings: Settings, app_state: AppState, with_worker: bool
 ) -> Callable[[Litestar], contextlib.AbstractAsyncContextManager[None]]:
@@ -130,6 +139,7 @@ def _lifespan(
             app_state.llm = build_llm(settings)
         if settings.queue.url and app_state.queue is None:
             app_state.queue = await create_pool(redis_settings(settings.queue.url))
+        cache_redis = connect_cache(app_state)
         worker_task = await _start_worker(app_state) if with_worker else None
         try:
             yield
@@ -141,6 +151,7 @@ def _lifespan(
                 with contextlib.suppress(Exception):
                     await app_state.queue.aclose()
                 app_state.queue = None
+            await _disconnect_cache(app_state, cache_redis)
             if owns_llm and app_state.llm is not None:
                 await app_state.llm.aclose()
                 app_state.llm = None

@@ -10,16 +10,22 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
+from redis.asyncio import Redis
 
 from domain.agent_access import effective_agent
 from domain.memory_rows import MemoryStore
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.generations import Generations, namespace_of
 from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
+from retrieval import RecallCache
 from service.supervisor import WorkerSupervisor
 
-__all__ = ["AppState", "Caller", "build_llm"]
+__all__ = ["AppState", "Caller", "build_llm", "connect_cache"]
+
+CACHE_SOCKET_TIMEOUT_S = 1.0
+"""A Valkey that stops answering costs a recall at most this (then it is a miss), not a hang."""
 
 Body = TypeVar("Body", bound=msgspec.Struct)
 
@@ -53,6 +59,8 @@ class AppState:
     llm: LLMClient | None = None
     """Made at start-up when an endpoint is configured (rerank, and mining with the LLM
     extractor), closed at shutdown by whoever made it; None means the offline paths."""
+    recall_cache: RecallCache | None = None
+    """The per-conversation recall cache (`retrieval.cache`), once `connect_cache` ran."""
 
     def memory_store(self) -> MemoryStore:
         """What the explicit-memory writes need, for the API routes and the pages alike."""
@@ -65,3 +73,21 @@ def build_llm(settings: Settings) -> LLMClient | None:
     s = settings.llm
     config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
     return LLMClient(config) if config is not None else None
+
+
+def connect_cache(state: AppState) -> Redis | None:
+    """Share write generations through the queue's Valkey (`loci.generations`): every write
+    this process commits invalidates every process's recall cache; with a TTL, also make this
+    process's cache. Returns the client for the caller to close; None without a queue.
+    Does no I/O: the client connects on first use."""
+    url = state.settings.queue.url
+    if not url:
+        return None
+    redis: Redis = Redis.from_url(
+        url, socket_timeout=CACHE_SOCKET_TIMEOUT_S, socket_connect_timeout=CACHE_SOCKET_TIMEOUT_S
+    )
+    generations = Generations(redis, namespace_of(state.db.url, state.db.schema))
+    state.db.on_write = generations.bump
+    ttl = state.settings.retrieval.cache_ttl_s
+    state.recall_cache = RecallCache(redis, generations, ttl) if ttl > 0 else None
+    return redis

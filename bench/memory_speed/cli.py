@@ -95,7 +95,7 @@ def main() -> int:
             if args.database_url:
                 _run(args.database_url, args, Path(tmp) / "serve")
             else:
-                with _embedded(Path(tmp) / "pg") as url:
+                with _embedded(Path(tmp) / "pg") as (url, _redis):
                     _run(url, args, Path(tmp) / "serve")
     except stopping.Interrupted as e:
         print("interrupted", file=sys.stderr)

@@ -25,7 +25,10 @@ What it does, per size:
 5. Measures `retrieval.recall` end to end in process (query embedding, every signal,
    fusion, hydration, rendering, the retrieval_logs insert): sequentially, then with 8
    concurrent clients, and prints p50/p95/p99 overall and p50 per stage.
-6. Prints ``EXPLAIN (ANALYZE, BUFFERS)`` for every SQL statement one recall ran, captured
+6. With a Valkey (the embedded one, or ``--redis-url``), a conversation-cache pass
+   (`bench.recall_speed.cache_pass`): per conversation two questions asked 1 2 1 2 1, so three
+   of five recalls should be hits; prints the hit rate and hit and miss latency with stages.
+7. Prints ``EXPLAIN (ANALYZE, BUFFERS)`` for every SQL statement one recall ran, captured
    from the engine, so the plans are of exactly the production queries.
 
 Timings on a shared 2-core machine are noisy; run when the machine is otherwise idle.

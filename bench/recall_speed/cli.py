@@ -56,17 +56,18 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
     sizes = sorted(users.values())
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
     qs = questions(pool, args.queries, users, args.seed)
-    stopping.run(measure(url, qs, two_clause_questions(qs, args.seed), args.concurrency, users))
+    clause_qs = two_clause_questions(qs, args.seed)
+    stopping.run(measure(url, qs, clause_qs, args.concurrency, users, args.redis_url))
 
 
 @contextlib.contextmanager
-def _embedded(tmp: Path) -> Iterator[str]:
+def _embedded(tmp: Path) -> Iterator[tuple[str, str]]:
     from loci.runtime import EmbeddedServices
 
     services = EmbeddedServices(tmp, ephemeral=True)
     urls = services.start()
     try:
-        yield urls.database_url
+        yield urls.database_url, urls.redis_url
     finally:
         services.stop()
 
@@ -89,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
         help="give multi-sentence drawers a vector per sentence (default: LOCI_MINING_SENTENCE_VECTORS)",
     )
     parser.add_argument("--database-url", default=None, help="a Postgres superuser URL; default: embedded")
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="Valkey for the conversation-cache pass (embedded runs use their own); none skips the pass",
+    )
     parser.add_argument(
         "--reuse", action="store_true", help="with --database-url: measure an already loaded loci_speed_<size> again"
     )
@@ -126,6 +132,7 @@ def _measure_sizes(args: argparse.Namespace) -> None:
         return
     with tempfile.TemporaryDirectory(prefix="loci-speed-") as tmp:
         os.chmod(tmp, 0o755)
-        with _embedded(Path(tmp)) as url:
+        with _embedded(Path(tmp)) as (url, redis_url):
+            args.redis_url = args.redis_url or redis_url
             for size in sizes:
                 run_size(url, size, pool, args)

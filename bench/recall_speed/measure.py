@@ -42,7 +42,12 @@ def by_palace_size(qs: list[tuple[int, str]], runs: list[dict[str, float]], user
 
 
 async def measure(
-    url: str, qs: list[tuple[int, str]], clause_qs: list[tuple[int, str]], concurrency: int, users: dict[int, int]
+    url: str,
+    qs: list[tuple[int, str]],
+    clause_qs: list[tuple[int, str]],
+    concurrency: int,
+    users: dict[int, int],
+    redis_url: str | None = None,
 ) -> None:
     from loci.db import Database
     from loci.embedder import Embedder
@@ -87,6 +92,10 @@ async def measure(
     elapsed = time.perf_counter() - t0
     summary(f"{concurrency} concurrent clients", results)
     print(f"    throughput: {len(results) / elapsed:.1f} recalls/s", flush=True)
+    if redis_url:
+        from bench.recall_speed.cache_pass import measure_cache
+
+        await measure_cache(deps, redis_url, qs)
     uid, message = next(((u, m) for u, m in qs if "last week" in m), qs[0])
     await explain(db, deps, uid, message)  # a typical (small) palace: exact vector search
     largest = max(users, key=lambda u: users[u])

@@ -67,6 +67,14 @@ TopK = Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX, description=f"drawers to 
 AgentId = Annotated[
     str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent's id, as in conversations")
 ]
+ConversationId = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=ID_PATTERN,
+        max_length=MAX_ID_CHARS,
+        description="the caller's id for the conversation; repeated recalls within it are cached",
+    ),
+]
 Budget = Annotated[
     int, msgspec.Meta(ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX, description="token budget of the block")
 ]
@@ -110,6 +118,9 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
     )
     group_by: GroupBy | None = None
     """"room": ``top_k`` distinct conversations, each with its best few drawers, room by room."""
+    conversation_id: ConversationId | None = None
+    """The caller's id for the conversation: the same message recalled again within it reuses
+    the last answer until the TTL or a write to the user's memory (`retrieval.cache`)."""
 
 
 class RecalledOut(msgspec.Struct):
@@ -142,6 +153,16 @@ class RecalledMemoryOut(msgspec.Struct):
     score: float
 
 
+class RecallStatsOut(msgspec.Struct):
+    """What recall decided: how deep the message is (``skip``, ``ordinary``, ``memory``, ``long``
+    or ``explicit`` for a caller's ``top_k``), the ``top_k`` it used, and ``cache``: ``hit``,
+    ``miss`` or null when the request named no ``conversation_id``."""
+
+    depth: str
+    top_k: int
+    cache: str | None = None
+
+
 class RecallOut(msgspec.Struct):
     items: list[RecalledOut]
     context: str | None
@@ -153,6 +174,7 @@ class RecallOut(msgspec.Struct):
     """The user's memory revision now: pass it back as ``since_rev`` on the next call."""
     delta: list[str] = msgspec.field(default_factory=list)
     """At most three bullets of what changed since ``since_rev`` (also at the start of ``context``)."""
+    stats: RecallStatsOut | None = None
 
 
 def _time(value: str | None, field: str) -> datetime | None:
@@ -189,7 +211,9 @@ def _deps(state: AppState) -> RecallDeps:
     reranker = None
     if state.llm is not None:
         reranker = LLMReranker(state.llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
-    return RecallDeps(db=state.db, embedder=state.embedder, settings=settings, reranker=reranker)
+    return RecallDeps(
+        db=state.db, embedder=state.embedder, settings=settings, reranker=reranker, cache=state.recall_cache
+    )
 
 
 def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
@@ -217,6 +241,7 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
         memories=[memory(m) for m in response.memories],
         revision=changes.revision if changes is not None else 0,
         delta=changes.bullets if changes is not None else [],
+        stats=msgspec.convert(response.stats, RecallStatsOut, from_attributes=True) if response.stats else None,
     )
 
 
@@ -239,6 +264,7 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
         as_of=parse_as_of(data.as_of),
         category_caps=scope.recall_caps,
         group_by=data.group_by,
+        conversation_id=data.conversation_id,
     )
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
@@ -307,7 +333,12 @@ class RecallController(Controller):
             "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it. "
             '`group_by: "room"` returns `top_k` distinct conversations instead of `top_k` drawers, each '
             "with its best few drawers (items room by room). "
-            "An agent key always recalls as its agent: `agent_id` may be left out, and naming another is a 403."
+            "An agent key always recalls as its agent: `agent_id` may be left out, and naming another is a 403. "
+            "How many drawers come back follows the message unless `top_k` is given: none for a trivial "
+            "continuation, the user's `top_k` for an ordinary turn, more for a question about memory or a long "
+            "message (`stats.depth`, `stats.top_k`). With `conversation_id`, the same message recalled again "
+            "within the conversation reuses the last answer (re-read by id, `stats.cache` `hit`) for "
+            "`LOCI_RETRIEVAL_CACHE_TTL_S` seconds, until any write to the user's memories or palace."
         ),
         responses=errors(400, 403),
     )
