@@ -19,6 +19,7 @@ block, so filing a summary leaves the block's revision, and a cached block, as t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,8 @@ from loci.memory_writes import copy_links, copy_row, end_row, lock_user, new_mem
 from loci.models import Memory, Turn
 
 __all__ = ["ARCHIVE", "ARCHIVE_TAG", "ArchiveParams", "PendingArchive", "propose_archive", "settle_archive"]
+
+log = logging.getLogger("loci.ingest.archive")
 
 ARCHIVE_TAG = "archive:conversation"
 """Marks the memory mining files for a conversation (a person may file archive memories too)."""
@@ -133,7 +136,11 @@ async def _embedded(
 ) -> PendingArchive:
     content = summary.content[: deps.settings.memory.content_max_chars]
     summary = ArchiveSummary(content, summary.body, summary.turn_seqs)
-    [vector] = await embed_statements(deps.embedder, [content])
+    vector: np.ndarray | None = None
+    try:
+        [vector] = await embed_statements(deps.embedder, [content])
+    except Exception as e:  # the summary is still worth filing: keyword recall finds it
+        log.warning("archive summary not embedded: %s: %s", type(e).__name__, e)
     return PendingArchive(summary, vector, extractor, confidence, calls, fallback)
 
 

@@ -151,7 +151,7 @@ async def test_relation_supersedes_and_keeps_history(
 
 
 class FailingEmbedder(Embedder):
-    def embed(self, texts: Any, batch_size: int | None = None) -> EmbeddingBatch:
+    def embed(self, texts: Any, batch_size: int | None = None, **how: Any) -> EmbeddingBatch:
         raise RuntimeError("simulated embedder outage")
 
 

@@ -45,7 +45,7 @@ DISTRACTOR = "My cousin keeps asking me which university courses are worth takin
 
 
 class FailingEmbedder(Embedder):
-    def embed(self, texts: Any, batch_size: int | None = None) -> EmbeddingBatch:
+    def embed(self, texts: Any, batch_size: int | None = None, **how: Any) -> EmbeddingBatch:
         raise RuntimeError("simulated embedder outage")
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from ingest.archive_llm import transcript
-from ingest.archive_summary import SummaryParams, extractive_summary, score_sentences
+from ingest.archive_summary import ArchiveSummary, SummaryParams, extractive_summary, score_sentences
 from ingest.extraction import TurnView
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
@@ -82,3 +82,24 @@ def test_the_llm_transcript_keeps_the_request_and_the_latest_turns() -> None:
     lines = text.splitlines()
     assert lines[0].startswith("[1] user: Message number 1 ") and lines[-1].startswith("[40] user: Message number 40")
     assert "turns left out" in lines[1] and len(text) <= 1_000 + len(lines[1]) + 1
+
+
+async def test_an_embedder_outage_files_the_summary_without_a_vector() -> None:
+    """Mining must not fail on the archive's one embedding: the summary waits for no vector."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from ingest.archive import _embedded
+    from ingest.records import MiningDeps
+    from loci.settings import Settings
+
+    class _Down:
+        def passage_job(self, texts: object) -> object:
+            def job() -> object:
+                raise RuntimeError("simulated embedder outage")
+
+            return job
+
+    deps = cast(MiningDeps, SimpleNamespace(embedder=_Down(), settings=Settings()))
+    pending = await _embedded(deps, ArchiveSummary("We fixed the boiler.", "", (1,)), "extractive", 0.6, ())
+    assert pending.vector is None and pending.summary.content == "We fixed the boiler."
