@@ -95,10 +95,6 @@ async def known_memories(
     return [_known(found[i]) for i in sorted(found)]
 
 
-_Kinds = tuple[KindRule, Mapping[int, datetime]]
-"""The kind rule and when the window's turns were said."""
-
-
 def said_at(c: MemoryCandidate, said: Mapping[int, datetime], now: datetime) -> datetime:
     """When the candidate was said: its latest turn's time (``now`` when none is known).
     A kind's time counts from there, not from when mining ran: "I'm at the airport today"
@@ -108,9 +104,12 @@ def said_at(c: MemoryCandidate, said: Mapping[int, datetime], now: datetime) -> 
     return max(times) if times else now
 
 
-def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, anchor: datetime) -> dict[str, object]:
+def _values(
+    c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, said: Mapping[int, datetime], now: datetime
+) -> dict[str, object]:
     """The row's fields from the candidate; its kind is inferred from what it says, as of
-    ``anchor`` (`said_at`): extraction never names one (`loci.memory_kinds`)."""
+    when it was said (`said_at`): extraction never names one (`loci.memory_kinds`)."""
+    anchor = said_at(c, said, now)
     tags = [slot_tag(c.slot)] if c.slot else []
     embedding = None if vector is None else [float(x) for x in vector]
     kind, expires_at = kind_of(kinds, None, c.category, c.content, anchor)
@@ -121,11 +120,19 @@ def _values(c: MemoryCandidate, vector: np.ndarray | None, kinds: KindRule, anch
     }  # fmt: skip
 
 
-async def _add(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: _Kinds) -> int:
+async def _add(
+    s: AsyncSession,
+    user_id: int,
+    conversation_id: int,
+    op: MemoryOp,
+    extractor: str,
+    kinds: KindRule,
+    said: Mapping[int, datetime],
+) -> int:
     now = await transaction_now(s)
     row = await new_memory_row(
         s, user_id, layer="knowledge", source="extracted", conversation_id=conversation_id, valid_from=now,
-        **_values(op.candidate, op.vector, kinds[0], said_at(op.candidate, kinds[1], now)),
+        **_values(op.candidate, op.vector, kinds, said, now),
     )  # fmt: skip
     await record_event(
         s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=row.category,
@@ -135,14 +142,20 @@ async def _add(s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp
 
 
 async def _update(
-    s: AsyncSession, user_id: int, conversation_id: int, op: MemoryOp, extractor: str, kinds: _Kinds
+    s: AsyncSession,
+    user_id: int,
+    conversation_id: int,
+    op: MemoryOp,
+    extractor: str,
+    kinds: KindRule,
+    said: Mapping[int, datetime],
 ) -> int:
     assert op.target is not None
     old = await s.get(Memory, op.target.id)
     assert old is not None
     now = await transaction_now(s)
     new = await copy_row(
-        s, old, **_values(op.candidate, op.vector, kinds[0], said_at(op.candidate, kinds[1], now)),
+        s, old, **_values(op.candidate, op.vector, kinds, said, now),
         source="extracted", conversation_id=conversation_id,
         valid_from=now, last_confirmed_at=None,
     )  # fmt: skip
@@ -206,10 +219,10 @@ async def apply_ops(
     version its kind and expiry, counted from when it was said (``said``: turn seq → time)."""
     for op in ops:
         if op.kind == "add":
-            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor, (kinds, said)))
+            tally.ids.append(await _add(s, user_id, conversation_id, op, extractor, kinds, said))
             tally.added += 1
         elif op.kind == "update":
-            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor, (kinds, said)))
+            tally.ids.append(await _update(s, user_id, conversation_id, op, extractor, kinds, said))
             tally.updated += 1
         elif op.kind == "confirm":
             tally.ids.append(await _confirm(s, user_id, op, extractor, floor))
