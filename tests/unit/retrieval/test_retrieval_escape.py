@@ -75,3 +75,42 @@ def test_plain_leaves_ordinary_text_alone() -> None:
     ordinary = "I parked on level 3, spot C12. Café ☕ 👨\u200d👩\u200d👧"
     assert plain(ordinary, 200) == ordinary
     assert plain("a & b < c", 200) == "a &amp; b &lt; c"
+
+
+def _plain_of_whole(text: str, max_chars: int) -> str:
+    """`plain` as it reads without the prefix shortcut: the whole text cleaned, then cut."""
+    from retrieval.escape import _cut, _flat
+
+    escapes = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+    return _cut(_flat(text), max_chars).translate(escapes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "word " * 5_000,
+        " " * 5_000 + "late words after a long run of blanks " * 20,
+        "\u202e" * 3_000 + "hidden behind controls " * 50,
+        ("a" * 37 + "\n\t ") * 400,
+        "x" * 20_000,
+        "short",
+        "ends in blanks" + " " * 5_000,
+    ],
+)
+@pytest.mark.parametrize("max_chars", [1, 40, 300, 1_000])
+def test_plain_cleaning_a_prefix_answers_as_cleaning_the_whole(text: str, max_chars: int) -> None:
+    assert plain(text, max_chars) == _plain_of_whole(text, max_chars)
+
+
+def test_plain_cleaning_a_prefix_answers_as_cleaning_the_whole_for_any_text() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    pieces = st.sampled_from(["a", "bc ", " ", "\n", "\u2028", "\x07", "\u202e", "<", "&", "word"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=600).map("".join), st.integers(min_value=1, max_value=120))
+    def check(text: str, max_chars: int) -> None:
+        assert plain(text, max_chars) == _plain_of_whole(text, max_chars)
+
+    check()
