@@ -13,27 +13,32 @@ the path for the ``vector`` type.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import Row, TextClause, event, text
+import psycopg
+from sqlalchemy import Dialect, Row, TextClause, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from loci.errors import ConfigurationError
 from loci.write_watch import changed_rows, forget_writes, watch
 
-__all__ = ["HELD_LOCK", "Database", "WriteHook", "sqlalchemy_url", "valid_schema_name"]
+__all__ = ["HELD_LOCK", "Database", "Read", "WriteHook", "sqlalchemy_url", "valid_schema_name"]
 
 log = logging.getLogger("loci.db")
 
 WriteHook = Callable[[int | None], Awaitable[None]]
 """Called after a transaction that changed rows has committed, with its user's id (None for a
 system session): how the recall cache learns of every write (`loci.generations`)."""
+
+Read = tuple[TextClause, Mapping[str, Any]]
+"""A read-only statement and its parameters, for `Database.user_reads`."""
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -138,6 +143,13 @@ async def _scoped(
 _SYSTEM = _opening("loci.system", "on")
 
 
+@functools.lru_cache(maxsize=256)
+def _driver_sql(sql: str, dialect: Dialect) -> str:
+    """``sql`` (a `text` statement) with psycopg's ``%(name)s`` placeholders, compiled once
+    per distinct statement."""
+    return str(text(sql).compile(dialect=dialect))
+
+
 class Database:
     """Owns the engine; hands out user-scoped or system sessions."""
 
@@ -230,6 +242,48 @@ class Database:
                 if attempt == 2 or not e.connection_invalidated:
                     raise
         raise AssertionError("unreachable")
+
+    async def user_reads(self, user_id: int, reads: Sequence[Read]) -> list[list[tuple[Any, ...]]]:
+        """The rows of each read, run for ``user_id`` in one read-only transaction sent as one
+        round trip: BEGIN, the RLS setting, the reads and COMMIT go out together in psycopg's
+        pipeline mode, each read as a prepared statement (planned once per connection).
+
+        For the hot path of a few statements whose results do not decide what to read next
+        (a recall cache hit): a `user_session` pays a round trip for its opening, one per
+        statement and one for COMMIT, and plans every statement again. A connection found
+        dead (the server restarted) is dropped and the reads run once more in a
+        `user_session`, whose opening recovers the pool (see `_opened`)."""
+        async with self.engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
+            try:
+                return await self._pipelined(driver, user_id, reads)
+            except psycopg.OperationalError:
+                await conn.invalidate()
+                if not (driver.broken or driver.closed):
+                    raise
+            except BaseException:
+                await conn.invalidate()  # mid-pipeline (cancelled, failed): its state is unknown
+                raise
+        async with self.user_session(user_id) as session:
+            return [[tuple(row) for row in await session.execute(statement, dict(p))] for statement, p in reads]
+
+    async def _pipelined(
+        self, driver: psycopg.AsyncConnection[Any], user_id: int, reads: Sequence[Read]
+    ) -> list[list[tuple[Any, ...]]]:
+        cursors = []
+        async with driver.pipeline():
+            await driver.execute("BEGIN READ ONLY")
+            await driver.execute("SELECT set_config('loci.user_id', %s, true)", (str(int(user_id)),))
+            for statement, params in reads:
+                cursor = driver.cursor()
+                await cursor.execute(self._driver_sql(statement), dict(params), prepare=True)
+                cursors.append(cursor)
+            await driver.execute("COMMIT")
+        return [await cursor.fetchall() for cursor in cursors]
+
+    def _driver_sql(self, statement: TextClause) -> str:
+        return _driver_sql(statement.text, self.engine.dialect)
 
     async def ping(self) -> str:
         """Round-trip to the server; returns its version string (for /readyz). Retried once

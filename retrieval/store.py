@@ -5,20 +5,24 @@ Runs inside the caller's `user_session` like the signals, scoped by ``user_id``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.db import Read
 from loci.llm import ChatResult
 from loci.models import TOP_K_DEFAULT, RetrievalLog, UsageCost
 from retrieval.fusion import Fused
 from retrieval.render import Neighbour, RenderItem
 from retrieval.request import RecalledDrawer
 
-__all__ = ["DEFAULT_TOP_K", "Controls", "hydrate", "load_controls", "record_rerank_costs", "write_log"]
+__all__ = [
+    "DEFAULT_TOP_K", "Controls", "hydrate", "hydrate_read", "hydrated", "load_controls", "log_results",
+    "log_timings", "record_rerank_costs", "write_log",
+]  # fmt: skip
 
 DEFAULT_TOP_K = TOP_K_DEFAULT
 """Drawers recalled when neither the request nor the user's memory settings say."""
@@ -136,28 +140,24 @@ def _neighbour(row: Any) -> Neighbour | None:
     return Neighbour(role=row[14], content=row[15], before=want[0] < int(row[13]), speaker=row[17])
 
 
-async def hydrate(
-    session: AsyncSession,
-    user_id: int,
-    fused: Sequence[Fused],
-    with_neighbours: bool,
-    wings: Set[str] | None = None,
-) -> tuple[list[RenderItem], set[int]]:
-    """Full rows for the fused ids, in fused order (rows trashed meanwhile drop out, and with
-    ``wings`` rows outside those wing slugs), and the ids of those without a vector (only the
-    keyword-like signals can find them)."""
-    if not fused:
-        return [], set()
-    ids = [f.drawer_id for f in fused]
-    bind: dict[str, Any] = {"uid": user_id, "ids": ids, "neighbours": with_neighbours}
-    statement = _HYDRATE
-    if wings is not None:
-        statement, bind["wings"] = _HYDRATE_IN_WINGS, sorted(wings)
-    rows = {int(r[0]): r for r in await session.execute(statement, bind)}
+def hydrate_read(user_id: int, fused: Sequence[Fused], with_neighbours: bool, wings: Set[str] | None = None) -> Read:
+    """The statement reading the full rows of the fused ids (with ``wings``, only those in
+    these wing slugs), for `hydrated`."""
+    bind: dict[str, Any] = {"uid": user_id, "ids": [f.drawer_id for f in fused], "neighbours": with_neighbours}
+    if wings is None:
+        return _HYDRATE, bind
+    bind["wings"] = sorted(wings)
+    return _HYDRATE_IN_WINGS, bind
+
+
+def hydrated(fused: Sequence[Fused], rows: Iterable[Sequence[Any]]) -> tuple[list[RenderItem], set[int]]:
+    """`hydrate_read`'s rows in fused order (rows trashed meanwhile drop out), and the ids of
+    those without a vector (only the keyword-like signals can find them)."""
+    by_id = {int(r[0]): r for r in rows}
     items: list[RenderItem] = []
-    vectorless = {i for i, r in rows.items() if r[18]}
+    vectorless = {i for i, r in by_id.items() if r[18]}
     for f in fused:
-        r = rows.get(f.drawer_id)
+        r = by_id.get(f.drawer_id)
         if r is None:
             continue
         drawer = RecalledDrawer(
@@ -169,6 +169,25 @@ async def hydrate(
     return items, vectorless
 
 
+async def hydrate(
+    session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
+) -> tuple[list[RenderItem], set[int]]:
+    """`hydrated` rows for the fused ids, read in ``session``."""
+    if not fused:
+        return [], set()
+    statement, bind = hydrate_read(user_id, fused, with_neighbours)
+    return hydrated(fused, await session.execute(statement, bind))
+
+
+def log_results(items: Sequence[RecalledDrawer]) -> list[dict[str, Any]]:
+    """A log row's ``results``: what came back, by id, with its score and ranks."""
+    return [{"drawer_id": i.drawer_id, "score": round(i.score, 6), "ranks": dict(i.ranks)} for i in items]
+
+
+def log_timings(timings_ms: Mapping[str, float]) -> dict[str, float]:
+    return {k: round(v, 3) for k, v in timings_ms.items()}
+
+
 def write_log(
     session: AsyncSession,
     user_id: int,
@@ -178,14 +197,13 @@ def write_log(
     timings_ms: Mapping[str, float],
     notes: Mapping[str, Any],
 ) -> None:
-    results = [{"drawer_id": i.drawer_id, "score": round(i.score, 6), "ranks": dict(i.ranks)} for i in items]
     session.add(
         RetrievalLog(
             user_id=user_id,
             query=query,
             preset=preset,
-            results=results,
-            latency_ms={k: round(v, 3) for k, v in timings_ms.items()},
+            results=log_results(items),
+            latency_ms=log_timings(timings_ms),
             notes=dict(notes),
         )
     )
