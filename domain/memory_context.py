@@ -119,8 +119,10 @@ _READ_AS_OF = text(_READ.format(scope=SCOPE_SQL, history_as_of="AND h.created_at
 `unexpired_at` and `memory_scope.visible` written out as one SQL statement: this read runs
 before every LLM call. Building, caching and ORM-processing the same statement from
 expressions took 2-3 ms of its ~4 (measured on the 2-core dev VM, 72 memories), and reading
-the agent's scope first was one more round trip. A NULL ``aid`` leaves only the shared memories, as
-``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
+the agent's scope first was one more round trip. It goes out through `Database.user_reads`:
+the transaction's opening, the read and the COMMIT in one round trip, the statement prepared
+once per connection instead of planned on every call. A NULL ``aid`` leaves only the shared
+memories, as ``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
 
 _SCOPE_COLUMNS = 4
 """`SCOPE_SQL`'s columns, first in every row of `_READ`."""
@@ -141,8 +143,7 @@ async def _read(
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]
-    async with db.user_session(query.user_id) as s:
-        result = (await s.execute(statement, bind)).all()
+    (result,) = await db.user_reads(query.user_id, [(statement, bind)])
     scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS], agent_only=settings.agent_only_categories)
     left_out = _left_out(scope, settings)
     entries = [
