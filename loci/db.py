@@ -142,6 +142,14 @@ async def _scoped(
 
 _SYSTEM = _opening("loci.system", "on")
 
+_READS_OPENING = (
+    "SELECT set_config('loci.user_id', %s, true), set_config('plan_cache_mode', 'force_generic_plan', true)"
+)
+"""`Database.user_reads`' scope, and its plans made once per connection: by default Postgres
+plans a prepared statement afresh for its first five runs on each connection before it
+weighs a generic plan, and a pool of 8 connections replanned a cache hit's reads 40 times.
+Its reads look rows up by user and id, where one plan fits every user."""
+
 _PREPARE_ONLY_WHEN_ASKED = 2**31
 """The pool's connections prepare nothing by themselves (``prepare_threshold=None``), but
 psycopg's ``None`` also ignores ``prepare=True``: `Database.user_reads` sets this threshold,
@@ -283,7 +291,7 @@ class Database:
         cursors = []
         async with driver.pipeline():
             await driver.execute("BEGIN READ ONLY")
-            await driver.execute("SELECT set_config('loci.user_id', %s, true)", (str(int(user_id)),))
+            await driver.execute(_READS_OPENING, (str(int(user_id)),))
             for statement, params in reads:
                 cursor = driver.cursor()
                 await cursor.execute(self._driver_sql(statement), dict(params), prepare=True)
