@@ -65,6 +65,7 @@ log = logging.getLogger("loci.retrieval")
 KEYWORD = "keyword"
 SEMANTIC = "semantic"
 _COLUMNS = "m.id, {score}, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from"
+_SIMILARITY = "1 - (m.embedding <=> CAST(:qv AS vector)) AS sim"
 _TRUST = "array_position(CAST(:trust AS text[]), CAST(m.source AS text))"
 
 
@@ -200,9 +201,10 @@ async def memory_semantic(session: AsyncSession, plan: MemoryPlan, vector: np.nd
     if exact:
         where, bind = _where(scope, "m.user_id")
         sql = sql_with_vector(
-            f"WITH m AS MATERIALIZED (SELECT {_COLUMNS.format(score='m.embedding')} FROM memories m "
-            f"WHERE {where} AND m.embedding IS NOT NULL) "
-            f"SELECT {_COLUMNS.format(score='1 - (m.embedding <=> CAST(:qv AS vector)) AS sim')} FROM m "
+            # the CTE keeps each memory's similarity, not its vector (see `semantic._exact_scan`)
+            f"WITH m AS MATERIALIZED (SELECT {_COLUMNS.format(score=_SIMILARITY)} "
+            f"FROM memories m WHERE {where} AND m.embedding IS NOT NULL) "
+            f"SELECT {_COLUMNS.format(score='m.sim')} FROM m "
             f"ORDER BY sim DESC, {_TRUST}, m.id LIMIT :n"
         )
         return _rows(await session.execute(sql, bind | {"qv": vector}))

@@ -60,13 +60,15 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext, params:
 async def _exact_scan(session: AsyncSession, extra: str, bind: dict[str, Any]) -> list[Scored]:
     """The user's rows come from ``ix_drawers_user_vectors`` and
     ``ix_drawer_sentences_user_id`` and are sorted by similarity (a MATERIALIZED CTE keeps
-    the planner from trading that for the global HNSW graph)."""
+    the planner from trading that for the global HNSW graph). The CTE keeps each drawer's
+    similarity, not its vector: with the vectors, a palace of 4k embedded drawers
+    materialized 6.5 MB, over ``work_mem``, and wrote it to a temporary file on every recall."""
     sql = sql_with_vector(
-        "WITH mine AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
-        f"WHERE {BASE} AND d.embedding IS NOT NULL{extra}), "
+        "WITH mine AS MATERIALIZED (SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, "
+        f"d.role, d.room_id FROM drawers d WHERE {BASE} AND d.embedding IS NOT NULL{extra}), "
         "sentences AS (SELECT s.drawer_id, max(1 - (s.embedding <=> CAST(:qv AS vector))) AS sim "
         "FROM drawer_sentences s WHERE s.user_id = :uid GROUP BY s.drawer_id) "
-        "SELECT m.id, greatest(1 - (m.embedding <=> CAST(:qv AS vector)), sentences.sim) AS sim, "
+        "SELECT m.id, greatest(m.sim, sentences.sim) AS sim, "
         "m.occurred_at, m.role, m.room_id FROM mine m LEFT JOIN sentences ON sentences.drawer_id = m.id "
         "ORDER BY sim DESC, m.id LIMIT :n"
     )
