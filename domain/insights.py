@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.insights_llm import InsightAnswer, Proposed, RecentActivity, accepted, messages
-from domain.memory_rows import MemoryStore, embed_texts
+from domain.memory_rows import MemoryStore, embed_texts, outside_block
 from loci.errors import UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, LLMClient
 from loci.memory_writes import lock_user, new_memory_row, record_event, transaction_now
@@ -188,8 +188,9 @@ async def _write(
                 confidence=item.confidence, importance=2, embedding=vector, valid_from=when,
             )  # fmt: skip
             await record_event(
-                s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=CATEGORY
-            )
+                s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=CATEGORY,
+                **outside_block(store.settings, row),
+            )  # fmt: skip
             ids.append(row.id)
         await record(s, user_id, RUN_EVENT, written=len(ids), dropped=dropped, ids=ids)
         _record_usage(s, user_id, calls)

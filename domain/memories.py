@@ -34,6 +34,7 @@ from domain.memory_rows import (
     link_out,
     lock_user,
     memory_outs,
+    outside_block,
     record_event,
     transaction_now,
     user_lock,
@@ -140,7 +141,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
         )  # fmt: skip
         history = await record_event(
             s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
-            layer=row.layer, category=row.category, kind=kind,
+            layer=row.layer, category=row.category, kind=kind, **outside_block(settings, row),
         )  # fmt: skip
         return await event_out(s, history, row)
 
@@ -202,6 +203,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         history = await record_event(
             s, user_id, "update", actor=actor_of(body.agent_id), lineage_id=old.lineage_id, old_id=old.id,
             new_id=new.id, changed=sorted(k for k in diff if k not in ("embedding", "expires_at")),
+            **outside_block(store.settings, old, new),
         )  # fmt: skip
         return await event_out(s, history, new, old)
 
@@ -215,7 +217,7 @@ async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> Mem
         end_row(row, await transaction_now(s), "forget")
         history = await record_event(
             s, user_id, "forget", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
-            reason=body.reason,
+            reason=body.reason, **outside_block(store.settings, row),
         )  # fmt: skip
         return await event_out(s, history, row)
 
@@ -286,7 +288,8 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
         row = await any_version(s, user_id, memory_id)
         new = await reactivate(s, user_id, row, store.settings)
         history = await record_event(
-            s, user_id, "restore", actor="user", lineage_id=row.lineage_id, old_id=row.id, new_id=new.id
+            s, user_id, "restore", actor="user", lineage_id=row.lineage_id, old_id=row.id, new_id=new.id,
+            **outside_block(store.settings, row, new),
         )
         return await event_out(s, history, new, row)
 

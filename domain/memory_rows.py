@@ -22,6 +22,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import InvalidInput, OverLimit
 from loci.inputs import check_text
+from loci.memory_revision import BLOCK_LAYERS, OUTSIDE_BLOCK
 from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now, user_lock
 from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
 from loci.settings import MemorySettings
@@ -43,6 +44,7 @@ __all__ = [
     "link_out",
     "lock_user",
     "memory_outs",
+    "outside_block",
     "record_event",
     "transaction_now",
     "undo_path",
@@ -60,6 +62,19 @@ class MemoryStore:
     db: Database
     embedder: Embedder
     settings: MemorySettings
+
+
+def outside_block(settings: MemorySettings, *rows: Memory | None) -> dict[str, bool]:
+    """The history ``meta`` of a write that touched only memories no session-start block
+    shows (the archive, and every category `MemorySettings.category_reach` names: procedures,
+    insights): `OUTSIDE_BLOCK`, so the revision, printed in the block, stays where it was and
+    the block stays byte-identical (a provider's prompt cache keeps hitting) when an agent
+    saves a procedure or the daily job files an insight. Empty for any other write."""
+    touched = [r for r in rows if r is not None]
+    unseen = settings.unblocked_categories
+    if touched and all(r.layer not in BLOCK_LAYERS or r.category in unseen for r in touched):
+        return {OUTSIDE_BLOCK: True}
+    return {}
 
 
 def actor_of(agent_id: str | None) -> str:

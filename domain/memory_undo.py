@@ -32,6 +32,7 @@ from domain.memory_rows import (
     end_row,
     event_out,
     lock_user,
+    outside_block,
     record_event,
     transaction_now,
 )
@@ -161,5 +162,6 @@ async def undo_event(store: MemoryStore, user_id: int, event_id: int) -> MemoryE
             s, user_id, "undo", actor="user", lineage_id=event.lineage_id,
             old_id=previous.id if previous is not None else event.new_id,
             new_id=memory.id if memory is not None else None, undoes=event.id, undone=event.event,
+            **outside_block(store.settings, memory, previous),
         )  # fmt: skip
         return await event_out(s, history, memory, previous, link)

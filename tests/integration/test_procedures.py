@@ -133,3 +133,36 @@ async def test_procedures_never_enter_the_block_or_recall(client: Client, new_us
     assert denied.status_code == 403 and denied.json()["extra"][0]["key"] == "filters.category", denied.text
     listed = await ok(await client.get("/v1/memories", params={"category": "procedure"}, headers=h))
     assert {m["id"] for m in listed["items"]} == {shared, own}  # the user's own view lists them
+
+
+async def test_writing_procedures_leaves_the_block_byte_identical(client: Client, new_user: NewUser) -> None:
+    """The block prints its revision: a write it never shows (saving, updating, forgetting,
+    restoring or undoing a procedure) must not move it, or every provider's prompt cache
+    misses for nothing. A fact written afterwards still moves it."""
+    user = await new_user("procedure-revision")
+    h = user.headers
+    await setup(client, user)
+    before = await ok(await client.get("/v1/context", headers=h))
+    saved = await ok(
+        await client.post(
+            "/v1/memories", json={"content": "How to renew the TLS certificate", "category": "procedure",
+                                  "body": "Run certbot\nReload nginx"}, headers=h,
+        )
+    )  # fmt: skip
+    pid = saved["memory"]["id"]
+    updated = await ok(
+        await client.post(
+            "/v1/memories/update", json={"id_or_text": pid, "body": "Run certbot renew\nReload"}, headers=h
+        )
+    )
+    new_id = updated["memory"]["id"]
+    await ok(await client.post("/v1/memories/forget", json={"id_or_text": new_id}, headers=h))
+    restored = await ok(await client.post(f"/v1/memories/{new_id}/restore", headers=h))
+    await ok(await client.post(f"/v1/memories/undo/{restored['event_id']}", headers=h))
+    after = await ok(await client.get("/v1/context", headers=h))
+    assert (after["block"], after["revision"]) == (before["block"], before["revision"])
+    await ok(
+        await client.post("/v1/memories", json={"content": "The website uses Postgres", "category": "fact"}, headers=h)
+    )
+    moved = await ok(await client.get("/v1/context", headers=h))
+    assert moved["revision"] > before["revision"] and "Postgres" in moved["block"]
