@@ -267,7 +267,10 @@ class Database:
         (a recall cache hit): a `user_session` pays a round trip for its opening, one per
         statement and one for COMMIT, and plans every statement again. A connection found
         dead (the server restarted) is dropped and the reads run once more in a
-        `user_session`, whose opening recovers the pool (see `_opened`)."""
+        `user_session`, whose opening recovers the pool (see `_opened`).
+
+        The reads are plain `text` statements whose parameters psycopg adapts itself: a bound
+        parameter's SQLAlchemy type (pgvector's ``Vector``, say) is not applied here."""
         async with self.engine.connect() as conn:
             raw = await conn.get_raw_connection()
             driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
