@@ -290,7 +290,7 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
         history = await record_event(
             s, user_id, "restore", actor="user", lineage_id=row.lineage_id, old_id=row.id, new_id=new.id,
             **outside_block(store.settings, row, new),
-        )
+        )  # fmt: skip
         return await event_out(s, history, new, row)
 
 

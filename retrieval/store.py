@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from loci.db import Read
+from loci.db import Read, prepared_rows
 from loci.llm import ChatResult
 from loci.models import TOP_K_DEFAULT, RetrievalLog, UsageCost
 from retrieval.fusion import Fused
@@ -62,33 +62,32 @@ _MEMORY_TABLE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = t
 """Every version of every user's memories: the rows HNSW's ``ix_memories_embedding_hnsw`` holds."""
 
 
+_CONTROLS = text(
+    "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
+    "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
+    "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
+    "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.embedding IS NOT NULL "
+    "LIMIT :cap) x), "
+    f"({_GRAPH_SIZE}), "
+    "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = :uid LIMIT :mcap) x), "
+    f"({_MEMORY_TABLE}), "
+    "EXISTS (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.speaker IS NOT NULL), "
+    "set_config('synchronous_commit', 'off', true) "
+    "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
+)
+
+
 async def load_controls(
     session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int, memory_cap: int = 0
 ) -> Controls:
     """The user's memory settings, the agent's recall switch, the palace size, the
     user's count of explicit memories (``ix_memories_user_lineage``) and whether any
-    drawer names its speaker, in one round trip.
+    drawer names its speaker, in one round trip, as a prepared statement (`prepared_rows`).
     It also turns off waiting for the WAL flush in this transaction: its only
     writes are the retrieval log row, bookkeeping that may be lost in a crash, and the
     disk sync would otherwise sit on the hot path."""
-    row = (
-        await session.execute(
-            text(
-                "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
-                "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
-                "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
-                "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.embedding IS NOT NULL "
-                "LIMIT :cap) x), "
-                f"({_GRAPH_SIZE}), "
-                "(SELECT count(*) FROM (SELECT 1 FROM memories m WHERE m.user_id = :uid LIMIT :mcap) x), "
-                f"({_MEMORY_TABLE}), "
-                "EXISTS (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.speaker IS NOT NULL), "
-                "set_config('synchronous_commit', 'off', true) "
-                "FROM (SELECT 1) one LEFT JOIN memory_settings ms ON ms.user_id = :uid"
-            ),
-            {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap},
-        )
-    ).one()
+    bind = {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap}
+    (row,) = await prepared_rows(session, _CONTROLS, bind)
     enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, named, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
@@ -172,11 +171,11 @@ def hydrated(fused: Sequence[Fused], rows: Iterable[Sequence[Any]]) -> tuple[lis
 async def hydrate(
     session: AsyncSession, user_id: int, fused: Sequence[Fused], with_neighbours: bool
 ) -> tuple[list[RenderItem], set[int]]:
-    """`hydrated` rows for the fused ids, read in ``session``."""
+    """`hydrated` rows for the fused ids, read in ``session`` (prepared: `prepared_rows`)."""
     if not fused:
         return [], set()
     statement, bind = hydrate_read(user_id, fused, with_neighbours)
-    return hydrated(fused, await session.execute(statement, bind))
+    return hydrated(fused, await prepared_rows(session, statement, bind))
 
 
 def log_results(items: Sequence[RecalledDrawer]) -> list[dict[str, Any]]:
