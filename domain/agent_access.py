@@ -212,9 +212,11 @@ async def agent_scope(
     db: Database, user_id: int, agent_external_id: str | None, *, agent_only: frozenset[str]
 ) -> AgentScope:
     """What ``agent_external_id`` may see of ``user_id``'s memory (see the module docstring);
-    ``agent_only`` is `MemorySettings.agent_only_categories`."""
-    async with db.user_session(user_id) as s:
-        return await read_scope(s, user_id, agent_external_id, agent_only=agent_only)
+    ``agent_only`` is `MemorySettings.agent_only_categories`. One round trip
+    (`Database.user_reads`): a recall or write for an agent reads this before its own
+    transaction, where a session of its own cost three."""
+    ((row,),) = await db.user_reads(user_id, [(_SCOPE, {"uid": user_id, "aid": agent_external_id})])
+    return scope_of(agent_external_id, *row, agent_only=agent_only)
 
 
 async def read_scope(
