@@ -15,7 +15,16 @@ from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
 
-__all__ = ["QueryAnalysis", "about_assistant", "about_past", "analyse", "is_trivial", "keyword_terms", "or_tsquery", "sub_queries"]
+__all__ = [
+    "QueryAnalysis",
+    "about_assistant",
+    "about_past",
+    "analyse",
+    "is_trivial",
+    "keyword_terms",
+    "or_tsquery",
+    "sub_queries",
+]
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
