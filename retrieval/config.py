@@ -20,6 +20,7 @@ from retrieval.params import (
     MemorySearchParams,
     PreferenceParams,
     RecallDepth,
+    ReplyParams,
     SemanticParams,
     Signal,
     SpeakerParams,
@@ -92,6 +93,9 @@ class RetrievalConfig:
     temporal: TemporalParams = field(default_factory=lambda: _default(Signal.TEMPORAL))
     preference: PreferenceParams = field(default_factory=lambda: _default(Signal.PREFERENCE))
     speaker: SpeakerParams = field(default_factory=lambda: _default(Signal.SPEAKER))
+    reply: ReplyParams = field(default_factory=ReplyParams)
+    """When the message asks what the assistant said, the replies of the user turns it
+    matches form a list of their own (`retrieval.reply`)."""
     depth: RecallDepth = field(default_factory=RecallDepth)
     """How many drawers a message recalls, from the message (`retrieval.depth`)."""
     memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)

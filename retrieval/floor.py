@@ -32,11 +32,12 @@ from collections.abc import Collection, Mapping, Sequence
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
 from retrieval.params import Signal
+from retrieval.reply import REPLY_LIST
 from retrieval.signals import relevant_signals
 
 __all__ = ["block_relevant", "passes_absolute"]
 
-_RELEVANT = relevant_signals()
+_RELEVANT = relevant_signals() | {REPLY_LIST}  # a reply of a question past the floor
 _LEXICAL = frozenset({str(Signal.KEYWORD)})
 
 

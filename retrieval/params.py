@@ -18,6 +18,7 @@ __all__ = [
     "MemorySearchParams",
     "PreferenceParams",
     "RecallDepth",
+    "ReplyParams",
     "SearchMode",
     "SemanticParams",
     "Signal",
@@ -140,6 +141,19 @@ class PreferenceParams:
     """Entity names are looked up as 1- to this-many-word runs of the message."""
     max_phrases: int = 64
     """Slugs (and names) looked up at most, so a long message stays one cheap index probe."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyParams:
+    """The replies of the user turns a message about the assistant's words matches
+    (`retrieval.reply`): a question and its answer are one exchange."""
+
+    weight: float = 1.0
+    """RRF weight of the replies' list: the semantic signal's, whose order it carries over
+    to the half of the exchange that holds the answer; 0 turns it off."""
+    max_questions: int = 20
+    """Matching user turns whose replies are looked up at most (the best first): four
+    times the default ``top_k``, one short statement."""
 
 
 @dataclass(frozen=True, slots=True)

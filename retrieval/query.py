@@ -15,7 +15,16 @@ from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
 
-__all__ = ["QueryAnalysis", "about_past", "analyse", "is_trivial", "keyword_terms", "or_tsquery", "sub_queries"]
+__all__ = [
+    "QueryAnalysis",
+    "about_assistant",
+    "about_past",
+    "analyse",
+    "is_trivial",
+    "keyword_terms",
+    "or_tsquery",
+    "sub_queries",
+]
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
@@ -42,12 +51,21 @@ understood agreed continue go on please sounds makes sense that's
 _TRIVIAL = frozenset(_TRIVIAL_TEXT.split())
 _EMOJI_ONLY_RE = re.compile(r"^[\W_\s]*$", re.UNICODE)
 
+# The message asks what the assistant said or made: "what did you recommend", "the move you
+# made", "your advice", or it points back at "our previous conversation" (a conversation with
+# the assistant, whose content is mostly the assistant's replies: "remind me of the store from
+# our last chat").
 _ASSISTANT_REF_RE = re.compile(
     r"\byou\s+(?:\w+\s+)?(?:said|say|told|tell|mention(?:ed)?|suggest(?:ed)?|recommend(?:ed)?|gave|give|"
-    r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with)\b"
-    r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)",
+    r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with|"
+    r"made|make|creat(?:e|ed))\b"
+    r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)"
+    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversation|chat|discussion|session)",
     re.IGNORECASE,
 )
+# "Can you suggest…", "could you tell me…": a request for something new, not a reference to
+# what the assistant said before; dropped before the test above.
+_REQUEST_RE = re.compile(r"\b(?:can|could|would|will)\s+you\b", re.IGNORECASE)
 
 # Words that ask about what happened rather than what holds: with a time phrase that lies
 # before now, they open the archive layer of explicit memories (conversation summaries):
@@ -138,10 +156,17 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         terms=tuple(terms),
         tsquery=or_tsquery(terms),
         spans=spans,
-        about_assistant=bool(_ASSISTANT_REF_RE.search(message)),
+        about_assistant=about_assistant(message),
         sub_queries=sub_queries(message),
         about_past=about_past(message, found, now),
     )
+
+
+def about_assistant(message: str) -> bool:
+    """True when the message asks what the assistant said or made before ("what did you
+    recommend", "remind me of the store you mentioned", "our previous chat"); a request for
+    something new ("can you suggest…") is not about its past words."""
+    return bool(_ASSISTANT_REF_RE.search(_REQUEST_RE.sub(" ", message)))
 
 
 def about_past(message: str, spans: list[TimeSpan], now: datetime) -> bool:

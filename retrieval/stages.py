@@ -24,9 +24,10 @@ from retrieval.floor import passes_absolute
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
+from retrieval.reply import REPLY_LIST, reply_candidates
 from retrieval.signals import SIGNALS
 
-__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
+__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "reply_lists", "room_of", "run_signals"]
 
 log = logging.getLogger("loci.retrieval")
 
@@ -83,6 +84,8 @@ def fuse_drawers(
     priors and room pooling; also answers the weights used (for the log)."""
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
     weights.update(sub_weights)
+    if REPLY_LIST in lists:
+        weights[REPLY_LIST] = config.reply.weight
     recency = config.temporal.recency_weight
     if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
         lists["recency"] = _recency_prior(lists)
@@ -131,3 +134,20 @@ async def drawer_signals(
     clock.stage("embed", 0 if vectors is None else len(vectors), int(ctx.vector is not None))
     found |= await run_signals(session, ctx, config, True, clock)
     return found, vectors, ctx
+
+
+async def reply_lists(
+    session: AsyncSession,
+    ctx: SignalContext,
+    config: RetrievalConfig,
+    found: Mapping[Signal, list[Scored]],
+    clock: Clock,
+) -> dict[str, list[Scored]]:
+    """The replies of the matching user turns (`retrieval.reply`) as a list of their own, when
+    the message asks what the assistant said; empty otherwise."""
+    semantic = found.get(Signal.SEMANTIC, [])
+    if config.reply.weight <= 0 or not semantic or not ctx.query.about_assistant:
+        return {}
+    replies = await reply_candidates(session, ctx, semantic, config.reply)
+    clock.stage(REPLY_LIST, len(semantic), len(replies))
+    return {REPLY_LIST: replies} if replies else {}

@@ -29,6 +29,13 @@ def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
     assert [s.text for s in analysis.spans] == ["last week"]
     assert analyse("what did you recommend for my trip?", NOW).about_assistant
     assert not analyse("what did I buy for my trip?", NOW).about_assistant
+    # What the assistant made, or what was said in an earlier conversation with it.
+    assert analyse("what was the move you made after 27. Kg2?", NOW).about_assistant
+    assert analyse("Back to our previous chat: which store sold the threads?", NOW).about_assistant
+    assert not analyse("What did I make for dinner in our new kitchen?", NOW).about_assistant
+    # A request for something new is not a question about the assistant's past words.
+    assert not analyse("Can you suggest some accessories for my phone?", NOW).about_assistant
+    assert analyse("Can you remind me which case you recommended?", NOW).about_assistant
 
 
 @pytest.mark.parametrize(
