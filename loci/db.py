@@ -280,7 +280,9 @@ class Database:
                     raise
         raise AssertionError("unreachable")
 
-    async def user_reads(self, user_id: int, reads: Sequence[Read]) -> list[list[tuple[Any, ...]]]:
+    async def user_reads(
+        self, user_id: int, reads: Sequence[Read], *, aside: bool = False
+    ) -> list[list[tuple[Any, ...]]]:
         """The rows of each read, run for ``user_id`` in one read-only transaction sent as one
         round trip: BEGIN, the RLS setting, the reads and COMMIT go out together in psycopg's
         pipeline mode, each read as a prepared statement (planned once per connection).
@@ -292,8 +294,10 @@ class Database:
         `user_session`, whose opening recovers the pool (see `_opened`).
 
         The reads are plain `text` statements whose parameters psycopg adapts itself: a bound
-        parameter's SQLAlchemy type (pgvector's ``Vector``, say) is not applied here."""
-        async with self.engine.connect() as conn:
+        parameter's SQLAlchemy type (pgvector's ``Vector``, say) is not applied here. ``aside``
+        takes the connection from the aside pool, for reads a request runs beside its own
+        transaction (see ``aside_engine``)."""
+        async with (self.aside_engine if aside else self.engine).connect() as conn:
             raw = await conn.get_raw_connection()
             driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
             try:
@@ -305,7 +309,7 @@ class Database:
             except BaseException:
                 await conn.invalidate()  # mid-pipeline (cancelled, failed): its state is unknown
                 raise
-        async with self.user_session(user_id) as session:
+        async with (self.aside_session if aside else self.user_session)(user_id) as session:
             return [[tuple(row) for row in await session.execute(statement, dict(p))] for statement, p in reads]
 
     async def _pipelined(

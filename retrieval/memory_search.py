@@ -27,10 +27,11 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from pgvector import Vector
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from loci.db import Database
+from loci.db import Database, Read
 from loci.models import MEMORY_SOURCES
 from loci.write_watch import bookkeeping
 from retrieval.candidates import sql_with_vector
@@ -44,18 +45,21 @@ from retrieval.semantic import use_exact_search
 from retrieval.store import Controls
 
 __all__ = [
+    "KEYWORD",
+    "SEMANTIC",
     "MemoryCandidate",
     "MemoryPlan",
     "MemoryScope",
     "bump_recall_counts",
     "count_recalled",
+    "exact_read",
     "fuse_memories",
-    "memory_keyword",
-    "memory_semantic",
+    "keyword_read",
+    "memory_rows",
+    "memory_walk",
     "plan_memories",
     "recalled_memories",
     "scope_sql",
-    "search_aside",
     "settle_recall_counts",
     "trust_rank",
 ]
@@ -183,35 +187,38 @@ def scope_sql(scope: MemoryScope) -> tuple[str, dict[str, Any]]:
     return _where(scope, "m.user_id")
 
 
-def _rows(result: Any) -> list[MemoryCandidate]:
+def memory_rows(result: Any) -> list[MemoryCandidate]:
     return [
         MemoryCandidate(int(r[0]), float(r[1] or 0.0), r[2], r[3], r[4], r[5], r[6], r[7])
         for r in result
     ]  # fmt: skip
 
 
-async def memory_semantic(session: AsyncSession, plan: MemoryPlan, vector: np.ndarray | None) -> list[MemoryCandidate]:
-    """The memories nearest the query vector (the one the drawers were searched with)."""
-    if vector is None:
-        return []
-    scope, params = plan.scope, plan.semantic
-    exact = params.search is SearchMode.EXACT
+def _exact(plan: MemoryPlan) -> bool:
+    params = plan.semantic
     if params.search is SearchMode.AUTO:
-        exact = use_exact_search(scope.rows, scope.graph_size, scope.limit, params)
-    if exact:
-        where, bind = _where(scope, "m.user_id")
-        sql = sql_with_vector(
-            # the CTE keeps each memory's similarity, not its vector (see `semantic._exact_scan`)
-            f"WITH m AS MATERIALIZED (SELECT {_COLUMNS.format(score=_SIMILARITY)} "
-            f"FROM memories m WHERE {where} AND m.embedding IS NOT NULL) "
-            f"SELECT {_COLUMNS.format(score='m.sim')} FROM m "
-            f"ORDER BY sim DESC, {_TRUST}, m.id LIMIT :n"
-        )
-        return _rows(await session.execute(sql, bind | {"qv": vector}))
-    return await _graph_walk(session, scope, vector, params)
+        return use_exact_search(plan.scope.rows, plan.scope.graph_size, plan.scope.limit, params)
+    return params.search is SearchMode.EXACT
 
 
-async def _graph_walk(
+def exact_read(plan: MemoryPlan, vector: np.ndarray) -> Read | None:
+    """The exact scan's statement for the memories nearest ``vector``; None when the HNSW
+    walk is the cheaper search (`use_exact_search`), which needs a session (`memory_walk`).
+    The vector goes as pgvector's text form, which holds each float32 exactly."""
+    if not _exact(plan):
+        return None
+    where, bind = _where(plan.scope, "m.user_id")
+    sql = text(
+        # the CTE keeps each memory's similarity, not its vector (see `semantic._exact_scan`)
+        f"WITH m AS MATERIALIZED (SELECT {_COLUMNS.format(score=_SIMILARITY)} "
+        f"FROM memories m WHERE {where} AND m.embedding IS NOT NULL) "
+        f"SELECT {_COLUMNS.format(score='m.sim')} FROM m "
+        f"ORDER BY sim DESC, {_TRUST}, m.id LIMIT :n"
+    )
+    return sql, bind | {"qv": Vector(vector).to_text()}
+
+
+async def memory_walk(
     session: AsyncSession, scope: MemoryScope, vector: np.ndarray, params: SemanticParams
 ) -> list[MemoryCandidate]:
     """HNSW with pgvector's iterative scan, as the drawers' walk (`semantic._graph_walk`):
@@ -227,7 +234,7 @@ async def _graph_walk(
         f"WHERE {where} ORDER BY m.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
     try:
-        found = _rows(await session.execute(sql, bind | {"qv": vector}))
+        found = memory_rows(await session.execute(sql, bind | {"qv": vector}))
     finally:
         await session.execute(text("SET LOCAL enable_seqscan = on"))
     return sorted(found, key=lambda c: (-c.score, trust_rank(c.source), c.memory_id))
@@ -255,34 +262,17 @@ def _keyword_sql(terms: int, where: str, params: KeywordParams) -> str:
     )
 
 
-async def memory_keyword(session: AsyncSession, plan: MemoryPlan, analysis: QueryAnalysis) -> list[MemoryCandidate]:
-    """Memories sharing words with the message, scored like the drawers' keyword signal."""
+def keyword_read(plan: MemoryPlan, analysis: QueryAnalysis) -> Read | None:
+    """The statement for memories sharing words with the message, scored like the drawers'
+    keyword signal; None when the message has no words to search."""
     if analysis.tsquery is None:
-        return []
+        return None
     scope, params, keyword = plan.scope, plan.params, plan.keyword
     where, bind = _where(scope, "m.user_id")
     terms = analysis.terms[: keyword.idf_terms]
     bind |= {"tsq": analysis.tsquery, "scan": params.scan_cap, "idf_floor": keyword.idf_floor}
     bind |= {"total": float(max(scope.rows, 1))} | {f"t{i}": or_tsquery([t]) for i, t in enumerate(terms)}
-    return _rows(await session.execute(text(_keyword_sql(len(terms), where, keyword)), bind))
-
-
-async def search_aside(
-    db: Database, plan: MemoryPlan, analysis: QueryAnalysis, embedding: asyncio.Task[np.ndarray] | None
-) -> dict[str, list[MemoryCandidate]]:
-    """Both memory lists on a connection of the aside pool, concurrently with the drawer
-    signals in the recall's own transaction: by keyword at once, semantically once
-    ``embedding`` (the recall's query vectors; shielded: the recall owns that task) is
-    ready. In the recall's transaction they were two more serial statements, +12.7 % on a
-    recall's p95 with 100k memories on the 2-core dev VM (`bench.memory_speed`)."""
-    lists: dict[str, list[MemoryCandidate]] = {}
-    async with db.aside_session(plan.scope.user_id) as session:
-        if plan.params.keyword_weight > 0:
-            lists[KEYWORD] = await memory_keyword(session, plan, analysis)
-        if plan.params.semantic_weight > 0:
-            vector = None if embedding is None else (await asyncio.shield(embedding))[0]
-            lists[SEMANTIC] = await memory_semantic(session, plan, vector)
-    return lists
+    return text(_keyword_sql(len(terms), where, keyword)), bind
 
 
 def fuse_memories(

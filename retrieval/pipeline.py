@@ -27,13 +27,13 @@ from retrieval.depth import Depth, DepthKind, choose_depth
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
 from retrieval.grouping import group_rooms, order_by_room
+from retrieval.memory_aside import search_aside
 from retrieval.memory_search import (
     MemoryCandidate,
     MemoryPlan,
     count_recalled,
     plan_memories,
     recalled_memories,
-    search_aside,
 )
 from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset

@@ -32,6 +32,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, RecallFilters
 from retrieval.floor import passes_absolute
 from retrieval.fusion import Fused
+from retrieval.memory_aside import search_aside
 from retrieval.memory_search import (
     SEMANTIC,
     MemoryCandidate,
@@ -39,7 +40,6 @@ from retrieval.memory_search import (
     MemoryScope,
     count_recalled,
     fuse_memories,
-    search_aside,
 )
 from retrieval.params import MemorySearchParams, Signal
 from retrieval.presets import get_preset
