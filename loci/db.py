@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from sqlalchemy import Dialect, Row, TextClause, event, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from loci.errors import ConfigurationError
 from loci.write_watch import changed_rows, forget_writes, watch
@@ -152,8 +152,8 @@ Its reads look rows up by user and id, where one plan fits every user."""
 
 _PREPARE_ONLY_WHEN_ASKED = 2**31
 """The pool's connections prepare nothing by themselves (``prepare_threshold=None``), but
-psycopg's ``None`` also ignores ``prepare=True``: `Database.user_reads` and `prepared_rows` set this threshold,
-which no statement reaches, so only the reads that ask are prepared. Measured on the 2-core
+psycopg's ``None`` also ignores ``prepare=True``: `Database.user_reads` and `prepared_rows`
+set this threshold, which no statement reaches, so only the reads that ask are prepared. Measured on the 2-core
 dev VM, the cache hit's drawer read took 2.1 ms pipelined without it and 0.9 ms with it (its
 plan took 1.3 ms of the 2.1)."""
 
@@ -165,9 +165,22 @@ def _driver_sql(sql: str, dialect: Dialect) -> str:
     return str(text(sql).compile(dialect=dialect))
 
 
-def _allow_prepare(driver: psycopg.AsyncConnection[Any]) -> None:
+async def _driver_of(connection: AsyncConnection) -> psycopg.AsyncConnection[Any]:
+    """``connection``'s psycopg connection, set to prepare the statements that ask (see
+    `_PREPARE_ONLY_WHEN_ASKED`)."""
+    raw = await connection.get_raw_connection()
+    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
     if driver.prepare_threshold is None:  # None turns ``prepare=True`` off as well
         driver.prepare_threshold = _PREPARE_ONLY_WHEN_ASKED
+    return driver
+
+
+async def _execute_prepared(
+    driver: psycopg.AsyncConnection[Any], dialect: Dialect, statement: TextClause, params: Mapping[str, Any]
+) -> psycopg.AsyncCursor[Any]:
+    cursor = driver.cursor()
+    await cursor.execute(_driver_sql(statement.text, dialect), dict(params), prepare=True)
+    return cursor
 
 
 async def prepared_rows(
@@ -179,11 +192,7 @@ async def prepared_rows(
     hydration: a plan of 0.5-2.5 ms for a run of ~1 ms on the 2-core dev VM); a plain `text`
     read whose parameters psycopg adapts itself (no SQLAlchemy bind types)."""
     connection = await session.connection()
-    raw = await connection.get_raw_connection()
-    driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
-    _allow_prepare(driver)
-    cursor = driver.cursor()
-    await cursor.execute(_driver_sql(statement.text, connection.dialect), dict(params), prepare=True)
+    cursor = await _execute_prepared(await _driver_of(connection), connection.dialect, statement, params)
     return await cursor.fetchall()
 
 
@@ -298,8 +307,7 @@ class Database:
         takes the connection from the aside pool, for reads a request runs beside its own
         transaction (see ``aside_engine``)."""
         async with (self.aside_engine if aside else self.engine).connect() as conn:
-            raw = await conn.get_raw_connection()
-            driver: psycopg.AsyncConnection[Any] = raw.driver_connection  # type: ignore[assignment]
+            driver = await _driver_of(conn)
             try:
                 return await self._pipelined(driver, user_id, reads)
             except psycopg.OperationalError:
@@ -315,15 +323,12 @@ class Database:
     async def _pipelined(
         self, driver: psycopg.AsyncConnection[Any], user_id: int, reads: Sequence[Read]
     ) -> list[list[tuple[Any, ...]]]:
-        _allow_prepare(driver)
         cursors = []
         async with driver.pipeline():
             await driver.execute("BEGIN READ ONLY")
             await driver.execute(_READS_OPENING, (str(int(user_id)),))
             for statement, params in reads:
-                cursor = driver.cursor()
-                await cursor.execute(_driver_sql(statement.text, self.engine.dialect), dict(params), prepare=True)
-                cursors.append(cursor)
+                cursors.append(await _execute_prepared(driver, self.engine.dialect, statement, params))
             await driver.execute("COMMIT")
         return [await cursor.fetchall() for cursor in cursors]
 
