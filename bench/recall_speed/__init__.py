@@ -24,7 +24,10 @@ What it does, per size:
    million rows; the build is much slower once the graph no longer fits), and ANALYZEs.
 5. Measures `retrieval.recall` end to end in process (query embedding, every signal,
    fusion, hydration, rendering, the retrieval_logs insert): sequentially, then with 8
-   concurrent clients, and prints p50/p95/p99 overall and p50 per stage.
+   concurrent clients, and prints p50/p95/p99 overall and p50 per stage. The concurrent
+   clients ask as many *other* questions (another seed, same users): re-asking the
+   sequential pass's would find every rendered line's token count already remembered
+   (`loci.embedder`), which a real stream of questions only partly does.
 6. With a Valkey (the embedded one, or ``--redis-url``), a conversation-cache pass
    (`bench.recall_speed.cache_pass`): per conversation two questions asked 1 2 1 2 1, so three
    of five recalls should be hits; prints the hit rate and hit and miss latency with stages.

@@ -19,7 +19,11 @@ from bench.recall_speed.corpus import Pool, build_pool, questions, two_clause_qu
 from bench.recall_speed.load import load_corpus
 from bench.recall_speed.measure import measure
 
-__all__ = ["main"]
+__all__ = ["FRESH_SEED_OFFSET", "main"]
+
+FRESH_SEED_OFFSET = 1000
+"""The concurrent pass's questions come from this far along the seed: other questions of
+the same users, not a replay of the sequential pass's."""
 
 
 def _loaded(url: str, size: int) -> bool:
@@ -57,7 +61,8 @@ def run_size(base_url: str, size: int, pool: Pool, args: argparse.Namespace) -> 
     print(f"  users={len(users)} drawers/user median={sizes[len(sizes) // 2]} max={sizes[-1]}", flush=True)
     qs = questions(pool, args.queries, users, args.seed)
     clause_qs = two_clause_questions(qs, args.seed)
-    stopping.run(measure(url, qs, clause_qs, args.concurrency, users, args.redis_url))
+    concurrent_qs = questions(pool, args.queries, users, args.seed + FRESH_SEED_OFFSET)
+    stopping.run(measure(url, (qs, clause_qs, concurrent_qs), args.concurrency, users, args.redis_url))
 
 
 @contextlib.contextmanager

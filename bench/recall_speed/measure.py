@@ -43,8 +43,7 @@ def by_palace_size(qs: list[tuple[int, str]], runs: list[dict[str, float]], user
 
 async def measure(
     url: str,
-    qs: list[tuple[int, str]],
-    clause_qs: list[tuple[int, str]],
+    asked: tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str]]],
     concurrency: int,
     users: dict[int, int],
     redis_url: str | None = None,
@@ -55,6 +54,7 @@ async def measure(
     from loci.settings import load_settings
     from retrieval import RecallDeps, RecallRequest, recall
 
+    qs, clause_qs, concurrent_qs = asked  # sequential, two-clause, concurrent
     settings = load_settings(database={"url": url})
     db = Database(url, pool_size=max(2, concurrency))
     embedder = Embedder(settings.embedding)
@@ -79,7 +79,7 @@ async def measure(
     two_clause = [await one(uid, m) for uid, m in clause_qs]
     summary("two-clause questions, sequential", two_clause)
     by_palace_size(clause_qs, two_clause, users)
-    queue = list(qs)
+    queue = list(concurrent_qs)
     results: list[dict[str, float]] = []
 
     async def client() -> None:

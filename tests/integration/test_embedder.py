@@ -277,6 +277,22 @@ def test_counting_answers_every_text_when_the_cache_resets_midway(
     assert counter.count_tokens(["1. ", "a new line", "another new line", "1. "]) == expected
 
 
+def test_long_texts_are_counted_once_and_kept_by_digest(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall's renderer counts the same drawer lines on every recall that shows them; a
+    text over the short-key length is kept under its digest, so the tokenizer runs once."""
+    counter = Embedder(embedder.settings)
+    long_line = "S1/R2/D3 · 2025-01-02 10:00 · user: " + "we planned the Lisbon trip in detail " * 40
+    other = long_line.replace("Lisbon", "Porto")
+    first = counter.count_tokens([long_line, other])
+    assert first == embedder.count_tokens([long_line, other]) and first[0] > 100
+    calls: list[int] = []
+    uncached = counter._count_uncached
+    monkeypatch.setattr(counter, "_count_uncached", lambda texts: calls.append(len(texts)) or uncached(texts))
+    assert counter.count_tokens([other, long_line, other]) == [first[1], first[0], first[1]]
+    assert calls == []  # both answered from the cache
+    assert all(isinstance(key, (str, bytes)) and len(key) <= 600 for key in counter._counts)
+
+
 def test_length_batched_vectors_are_each_texts_own_and_tokens_are_counted_once(embedder: Embedder) -> None:
     """A drawer and its sentences go in one call, cut by length (`length_batches`): each
     vector must be the one the text gets alone, and the usage figure the truncated count."""
