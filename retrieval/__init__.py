@@ -12,7 +12,7 @@ from retrieval.cache import RecallCache
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.filters import MemoryFilters
-from retrieval.hit_log import settle_hit_logs
+from retrieval.log_queue import settle_recall_logs
 from retrieval.params import (
     BlockFloor,
     GroupBy,
@@ -79,6 +79,6 @@ __all__ = [
     "plain",
     "recall",
     "scoped_query",
-    "settle_hit_logs",
+    "settle_recall_logs",
     "validate_request",
 ]

@@ -27,6 +27,7 @@ from retrieval.depth import Depth, DepthKind, choose_depth
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
 from retrieval.grouping import group_rooms, order_by_room
+from retrieval.log_queue import queue_recall_log
 from retrieval.memory_aside import search_aside
 from retrieval.memory_search import (
     MemoryCandidate,
@@ -45,7 +46,7 @@ from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS
 from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, reply_lists, room_of
-from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs, write_log
+from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs
 from retrieval.validate import validate_request
 
 __all__ = ["recall"]
@@ -241,13 +242,12 @@ async def _rank(
 
 
 def _log(
-    session: AsyncSession,
-    request: RecallRequest,
-    config: RetrievalConfig,
-    response: RecallResponse,
-    notes: dict[str, Any],
+    deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, response: RecallResponse, notes: Any
 ) -> None:
-    write_log(session, request.user_id, request.message, config.name, response.items, response.timings_ms, notes)
+    """Queue the recall's ``retrieval_logs`` row (`retrieval.log_queue`), when asked for."""
+    if request.log:
+        items, timings = response.items, response.timings_ms
+        queue_recall_log(deps.db, request.user_id, request.message, config.name, items, timings, notes)
 
 
 async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
@@ -281,9 +281,10 @@ async def _search(
     """The search itself, and what it ranked (None for a skip): the ids that passed the
     block's floor and the block's digest are what a cache entry keeps.
 
-    Without rerank everything, the log row included, is one transaction; with rerank
-    the LLM call happens after it closes (never hold a connection across an LLM call)
-    and the log and cost rows go in a second, short one.
+    Everything is read in one transaction; with rerank the LLM call happens after it
+    closes (never hold a connection across an LLM call) and its cost rows go in a second,
+    short one. The log row is queued (`retrieval.log_queue`), never written in the
+    recall's transaction.
     """
     analysis = analyse(request.message, request.now or datetime.now(UTC), config.query_terms)
     texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
@@ -294,7 +295,7 @@ async def _search(
     response: RecallResponse | None = None
     try:
         async with deps.db.user_session(request.user_id) as session:
-            bookkeeping(session)  # its only write is the log row
+            bookkeeping(session)  # it writes nothing (the log row is queued): no flush, no check
             state = await _rank(session, request, search, clock, deps.db)
             if isinstance(state, str):
                 return _skip(state, config, clock), None
@@ -302,23 +303,21 @@ async def _search(
                 state.tokens = TokenMemo(deps.embedder.count_tokens)
             if not state.rerank:
                 response = _finish(deps, request, config, state, clock)
-                if request.log:
-                    _log(session, request, config, response, state.notes)
     finally:
         if embedding is not None and not embedding.done():
             embedding.cancel()
     count_recalled(deps.db, request.user_id, [m.memory_id for m in state.memories])
     if response is not None:
+        _log(deps, request, config, response, state.notes)
         return response, state
     state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))
     response = _finish(deps, request, config, state, clock)
-    if request.log or outcome.calls:
+    _log(deps, request, config, response, state.notes)
+    if outcome.calls:
         async with deps.db.user_session(request.user_id) as session:
             bookkeeping(session)
-            await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as above
+            await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as the log
             record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
-            if request.log:
-                _log(session, request, config, response, state.notes)
     return response, state

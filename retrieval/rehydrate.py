@@ -6,7 +6,7 @@ after a search does) and the memories by id. The reads apply the same scope a se
 (the agent's wings; its categories, its own and shared memories, the current versions only),
 and rows trashed or forgotten since drop out.
 
-The hit's log row is queued and written after the answer, in batches (`retrieval.hit_log`).
+The hit's log row is queued and written after the answer, in batches (`retrieval.log_queue`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from loci.models import MEMORY_LAYERS
 from retrieval.cache import CachedMemory, CachedRecall, TokenMemo
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
-from retrieval.hit_log import queue_hit_log
+from retrieval.log_queue import queue_recall_log
 from retrieval.memory_search import MemoryScope, count_recalled, scope_sql
 from retrieval.render import render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
@@ -84,6 +84,6 @@ async def serve_cached(
     response = RecallResponse(drawers, context, clock.total(), config.name, memories=tuple(memories), stats=stats)
     if request.log:
         notes = {"cache": "hit", "depth": entry.depth, "top_k": entry.top_k, "floor_passed": len(relevant)}
-        queue_hit_log(deps.db, request.user_id, request.message, config.name, drawers, response.timings_ms, notes)
+        queue_recall_log(deps.db, request.user_id, request.message, config.name, drawers, response.timings_ms, notes)
     count_recalled(deps.db, request.user_id, [m.memory_id for m in memories])
     return response

@@ -14,14 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Read, prepared_rows
 from loci.llm import ChatResult
-from loci.models import TOP_K_DEFAULT, RetrievalLog, UsageCost
+from loci.models import TOP_K_DEFAULT, UsageCost
 from retrieval.fusion import Fused
 from retrieval.render import Neighbour, RenderItem
 from retrieval.request import RecalledDrawer
 
 __all__ = [
     "DEFAULT_TOP_K", "Controls", "hydrate", "hydrate_read", "hydrated", "load_controls", "log_results",
-    "log_timings", "record_rerank_costs", "write_log",
+    "log_timings", "record_rerank_costs",
 ]  # fmt: skip
 
 DEFAULT_TOP_K = TOP_K_DEFAULT
@@ -185,27 +185,6 @@ def log_results(items: Sequence[RecalledDrawer]) -> list[dict[str, Any]]:
 
 def log_timings(timings_ms: Mapping[str, float]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in timings_ms.items()}
-
-
-def write_log(
-    session: AsyncSession,
-    user_id: int,
-    query: str,
-    preset: str,
-    items: Sequence[RecalledDrawer],
-    timings_ms: Mapping[str, float],
-    notes: Mapping[str, Any],
-) -> None:
-    session.add(
-        RetrievalLog(
-            user_id=user_id,
-            query=query,
-            preset=preset,
-            results=log_results(items),
-            latency_ms=log_timings(timings_ms),
-            notes=dict(notes),
-        )
-    )
 
 
 def record_rerank_costs(session: AsyncSession, user_id: int, calls: Sequence[ChatResult], ref: dict[str, Any]) -> None:

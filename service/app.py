@@ -25,7 +25,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.runtime import freeze_startup_heap
 from loci.settings import Settings
-from retrieval import settle_hit_logs
+from retrieval import settle_recall_logs
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware, agent_key_guard
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
@@ -156,7 +156,7 @@ def _lifespan(
             if owns_llm and app_state.llm is not None:
                 await app_state.llm.aclose()
                 app_state.llm = None
-            await settle_hit_logs()  # queued log rows of cache hits (`retrieval.hit_log`)
+            await settle_recall_logs()  # queued log rows of cache hits (`retrieval.log_queue`)
             await app_state.db.dispose()
 
     return lifespan

@@ -6,6 +6,7 @@ no signal), never from how long a call took.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -77,9 +78,17 @@ async def test_depth_follows_the_message(client: Client, new_user: NewUser, db: 
     assert explicit["stats"] == {"depth": "explicit", "top_k": 3, "cache": None} and len(explicit["items"]) == 3
     trivial = await _recall(client, user, "ok thanks")
     assert trivial["skipped"] == "trivial message" and trivial["stats"]["depth"] == "skip"
-    async with db.user_session(user.id) as s:  # the choice is logged with the recall
-        notes = await s.execute(text("SELECT notes FROM retrieval_logs WHERE user_id = :u ORDER BY id"), {"u": user.id})
-        depths = [n["depth"] for (n,) in notes]
+    # The choice is logged with the recall; the rows are queued in the client's event loop
+    # (`retrieval.log_queue`), which this one cannot settle, so wait for the batch.
+    for _ in range(100):
+        async with db.user_session(user.id) as s:
+            notes = await s.execute(
+                text("SELECT notes FROM retrieval_logs WHERE user_id = :u ORDER BY id"), {"u": user.id}
+            )
+            depths = [n["depth"] for (n,) in notes]
+        if len(depths) >= 4:
+            break
+        await asyncio.sleep(0.05)
     assert depths == ["ordinary", "memory", "long", "explicit"]
 
 

@@ -25,6 +25,7 @@ from retrieval import (
     SearchMode,
     get_preset,
     recall,
+    settle_recall_logs,
 )
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
@@ -163,6 +164,7 @@ async def test_neighbour_turn_completes_the_pair_and_log_row_is_written(plain, d
     assert response.context.startswith("<memory_context>") and response.context.endswith("</memory_context>")
     for stage in ("semantic", "keyword", "temporal", "preference", "fuse", "render", "total"):
         assert stage in response.timings_ms
+    await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
     async with db.user_session(user.id) as s:
         logs = (await s.execute(select(RetrievalLog).where(RetrievalLog.query == message))).scalars().all()
     assert len(logs) == 1
@@ -247,6 +249,7 @@ async def test_rerank_promotes_and_records_cost(db, embedder, settings, palace, 
     assert response.items[0].ranks["rerank"] == 1
     prompt = fake_openai.requests[-1]["body"]["messages"][1]["content"]
     assert "the meeting agenda" in prompt
+    await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
     async with db.user_session(user.id) as s:
         costs = (await s.execute(select(UsageCost).where(UsageCost.source == "memory_rerank"))).scalars().all()
         note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
@@ -268,6 +271,7 @@ async def test_rerank_malformed_reply_falls_back_to_rrf(
         response = await recall(d, request)
         assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
         assert all("rerank" not in i.ranks for i in response.items)
+        await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
         async with db.user_session(user.id) as s:
             note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
         assert note["rerank"].startswith("fallback to RRF")
@@ -290,6 +294,7 @@ async def test_rerank_timeout_falls_back_to_rrf_without_waiting(
     assert [i.drawer_id for i in response.items] == [i.drawer_id for i in baseline.items]
     assert all("rerank" not in i.ranks for i in response.items)
     assert response.timings_ms["rerank"] < 30_000  # bounded by the timeout, not by the slow reply
+    await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
     async with db.user_session(user.id) as s:
         note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
     assert note["rerank"].startswith("fallback to RRF") and "timed out" in note["rerank"]
@@ -379,6 +384,7 @@ async def test_reranker_comes_through_the_protocol_with_the_users_model(db, embe
     await place_conversation(db, embedder, user.id, ConversationSpec([("user", "The boiler needs a service.", at(3))]))
     request = RecallRequest(user.id, "when is the boiler service?", now=NOW, config=RERANK, log=True)
     without = await recall(deps(db, embedder, settings), request)
+    await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
     async with db.user_session(user.id) as s:
         note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
         await s.execute(update(MemorySettings).where(MemorySettings.user_id == user.id).values(rerank_model="tiny-1"))

@@ -15,7 +15,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Drawer, RetrievalLog
 from loci.settings import Settings
-from retrieval import RecallDeps, RecallRequest, RecallResponse, RetrievalConfig, get_preset, recall
+from retrieval import RecallDeps, RecallRequest, RecallResponse, RetrievalConfig, get_preset, recall, settle_recall_logs
 from tests.conftest import UserHandle
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -85,6 +85,7 @@ async def test_each_clause_finds_its_own_evidence(
     assert not any(k.startswith("semantic.") for d in without.items for k in d.ranks)
     assert [d.content for d in with_clauses.items].count(AGE) == 1  # the neighbour's stays theirs
 
+    await settle_recall_logs()  # log rows are queued (`retrieval.log_queue`)
     async with db.user_session(user_id) as s:
         notes = (await s.execute(select(RetrievalLog.notes))).scalar_one()
     assert notes["sub_queries"] == ["How old will I be", "when my friend Rachel gets married?"]

@@ -1,18 +1,21 @@
-"""The ``retrieval_logs`` rows of cache hits, written in batches after the answers.
+"""The ``retrieval_logs`` rows of recalls, written in batches after the answers.
 
-A hit is a few milliseconds of work; its log row written on its own was one more
+A cache hit is a few milliseconds of work; its log row written on its own was one more
 transaction per hit (opening, INSERT through the ORM, COMMIT): on the 2-core dev VM a
 py-spy profile of back-to-back hits put 29 % of the process's time there, against 40 % for
-serving the hits themselves. So a hit queues its row and returns; one task per process
-and database waits ``LINGER_S`` for more rows, then writes them all in one statement in
-one transaction that does not wait for the WAL flush, as a `bookkeeping` write (the log
-is no change to what recall reads, so it drops no cache entry).
+serving the hits themselves. A search wrote its row inside its own transaction, one more
+round trip of its eight; under 8 concurrent recalls the event loop spent a fifth of its
+time in ``send`` (each statement sent wakes a backend on a 2-core machine). So every
+recall queues its row and returns; one task per process and database waits ``LINGER_S``
+for more rows, then writes them all in one statement in one transaction that does not
+wait for the WAL flush, as a `bookkeeping` write (the log is no change to what recall
+reads, so it drops no cache entry).
 
 What this gives up: rows queued when the process dies uncleanly are lost (the service's
-orderly shutdown writes them, `settle_hit_logs`); the log is for looking back at recall,
-never read by recall. Each row keeps the time of its hit, not of its batch. A row of a
-user deleted meanwhile is dropped, not the batch; any other failure drops the batch with
-one warning (never raised: the answers are out).
+orderly shutdown writes them, `settle_recall_logs`); the log is for looking back at
+recall, never read by recall. Each row keeps the time of its recall, not of its batch. A
+row of a user deleted meanwhile is dropped, not the batch; any other failure drops the
+batch with one warning (never raised: the answers are out).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from loci.write_watch import bookkeeping
 from retrieval.request import RecalledDrawer
 from retrieval.store import log_results, log_timings
 
-__all__ = ["LINGER_S", "MAX_BATCH", "queue_hit_log", "settle_hit_logs"]
+__all__ = ["LINGER_S", "MAX_BATCH", "queue_recall_log", "settle_recall_logs"]
 
 log = logging.getLogger("loci.retrieval")
 
@@ -59,13 +62,13 @@ class _Queue:
     rows: list[dict[str, Any]] = field(default_factory=list)
     writer: asyncio.Task[None] | None = None
     now: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set by `settle_hit_logs`: write without lingering."""
+    """Set by `settle_recall_logs`: write without lingering."""
 
 
 _QUEUES: weakref.WeakKeyDictionary[Database, _Queue] = weakref.WeakKeyDictionary()
 
 
-def queue_hit_log(
+def queue_recall_log(
     db: Database,
     user_id: int,
     query: str,
@@ -74,7 +77,7 @@ def queue_hit_log(
     timings: Mapping[str, float],
     notes: Mapping[str, Any],
 ) -> None:
-    """Queue a hit's row (shaped as `retrieval.store.write_log` shapes a search's) for the writer."""
+    """Queue a recall's row for the writer."""
     queue = _QUEUES.get(db)
     if queue is None or (queue.writer is not None and queue.writer.get_loop() is not asyncio.get_running_loop()):
         queue = _QUEUES[db] = _Queue()  # first use, or the queue of a loop that has ended (tests)
@@ -100,11 +103,11 @@ async def _write(db: Database, queue: _Queue) -> None:
                 bookkeeping(session)
                 await session.execute(_INSERT, {"rows": _ENCODE.encode(batch).decode()})
         except Exception as e:
-            log.warning("retrieval.hit_log_failed", extra={"error": type(e).__name__, "rows": len(batch)})
+            log.warning("retrieval.log_queue_failed", extra={"error": type(e).__name__, "rows": len(batch)})
 
 
-async def settle_hit_logs() -> None:
-    """Write every queued hit row of this event loop now (tests, orderly shutdown)."""
+async def settle_recall_logs() -> None:
+    """Write every queued log row of this event loop now (tests, orderly shutdown)."""
     loop = asyncio.get_running_loop()
     for queue in list(_QUEUES.values()):
         writer = queue.writer

@@ -1,4 +1,4 @@
-"""Cache hits' log rows (`retrieval.hit_log`): queued, written together in one bookkeeping
+"""Cache hits' log rows (`retrieval.log_queue`): queued, written together in one bookkeeping
 transaction, each with its own hit's time, a deleted user's row dropped alone."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from sqlalchemy import text
 
 from loci.db import Database
 from loci.settings import Settings
-from retrieval import settle_hit_logs
-from retrieval.hit_log import LINGER_S, queue_hit_log
+from retrieval import settle_recall_logs
+from retrieval.log_queue import LINGER_S, queue_recall_log
 from tests.conftest import UserHandle
 
 _ROWS = text(
@@ -21,7 +21,7 @@ _ROWS = text(
 
 
 async def _queue(db: Database, user_id: int, query: str) -> None:
-    queue_hit_log(db, user_id, query, "hybrid", (), {"cache": 0.4, "total": 3.21}, {"cache": "hit"})
+    queue_recall_log(db, user_id, query, "hybrid", (), {"cache": 0.4, "total": 3.21}, {"cache": "hit"})
 
 
 async def test_queued_rows_are_written_together_with_their_own_times(
@@ -44,7 +44,7 @@ async def test_queued_rows_are_written_together_with_their_own_times(
         await _queue(db, 10**12, "hit-log of a user that is gone")
         async with db.system_session() as s:
             assert (await s.execute(_ROWS, {"ids": ids})).all() == [], "written before the linger ended"
-        await settle_hit_logs()
+        await settle_recall_logs()
         async with db.system_session() as s:
             rows = (await s.execute(_ROWS, {"ids": ids})).all()
     finally:
