@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.db import driver_rows
 from retrieval.candidates import SignalContext, rows
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
@@ -74,4 +75,4 @@ async def keyword_candidates(session: AsyncSession, ctx: SignalContext, params: 
     bind |= {"n": float(max(ctx.palace_size, 1)), "scan": params.scan_cap, "idf_floor": params.idf_floor}
     bind |= {"kw_since": filters.since, "kw_until": filters.until, "kw_role": filters.role}
     bind["kw_cap"] = None if filters.after_cap else params.scan_cap
-    return rows(await session.execute(text(_sql(len(terms), extra, params)), bind))
+    return rows(await driver_rows(session, text(_sql(len(terms), extra, params)), bind))

@@ -27,14 +27,13 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pgvector import Vector
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database, Read
 from loci.models import MEMORY_SOURCES
 from loci.write_watch import bookkeeping
-from retrieval.candidates import sql_with_vector
+from retrieval.candidates import vector_param
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, memory_filter_sql
 from retrieval.fusion import rrf_scores
@@ -215,7 +214,7 @@ def exact_read(plan: MemoryPlan, vector: np.ndarray) -> Read | None:
         f"SELECT {_COLUMNS.format(score='m.sim')} FROM m "
         f"ORDER BY sim DESC, {_TRUST}, m.id LIMIT :n"
     )
-    return sql, bind | {"qv": Vector(vector).to_text()}
+    return sql, bind | {"qv": vector_param(vector)}
 
 
 async def memory_walk(
@@ -229,12 +228,12 @@ async def memory_walk(
         text(f"SET LOCAL hnsw.ef_search = {int(ef)}; SET LOCAL hnsw.iterative_scan = relaxed_order; "
              "SET LOCAL enable_seqscan = off")
     )  # fmt: skip
-    sql = sql_with_vector(
+    sql = text(
         f"SELECT {_COLUMNS.format(score='1 - (m.embedding <=> CAST(:qv AS vector))')} FROM memories m "
         f"WHERE {where} ORDER BY m.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
     try:
-        found = memory_rows(await session.execute(sql, bind | {"qv": vector}))
+        found = memory_rows(await session.execute(sql, bind | {"qv": vector_param(vector)}))
     finally:
         await session.execute(text("SET LOCAL enable_seqscan = on"))
     return sorted(found, key=lambda c: (-c.score, trust_rank(c.source), c.memory_id))

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from retrieval.candidates import BASE, SignalContext, rows, sql_with_vector
+from loci.db import driver_rows
+from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
 from retrieval.params import PreferenceParams
@@ -85,6 +86,6 @@ async def preference_candidates(session: AsyncSession, ctx: SignalContext, param
     bind |= {"entity_base": params.entity_base, "like_base": params.like_base, "entity_cap": params.entity_cap}
     if ctx.vector is None:
         bind["tsq"] = ctx.query.tsquery
-        return rows(await session.execute(text(sql), bind))
-    bind |= {"qv": ctx.vector, "floor": ctx.min_similarity}
-    return rows(await session.execute(sql_with_vector(sql), bind))
+        return rows(await driver_rows(session, text(sql), bind))
+    bind |= {"qv": vector_param(ctx.vector), "floor": ctx.min_similarity}
+    return rows(await driver_rows(session, text(sql), bind))

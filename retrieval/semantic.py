@@ -12,7 +12,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from retrieval.candidates import BASE, SignalContext, rows, sql_with_vector
+from loci.db import driver_rows
+from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
 from retrieval.params import SearchMode, SemanticParams
@@ -51,7 +52,7 @@ async def semantic_candidates(session: AsyncSession, ctx: SignalContext, params:
     if ctx.vector is None:
         return []
     extra, bind = filter_sql(ctx.filters)
-    bind |= {"uid": ctx.user_id, "qv": ctx.vector, "n": ctx.limit}
+    bind |= {"uid": ctx.user_id, "qv": vector_param(ctx.vector), "n": ctx.limit}
     if _exact(ctx, params):
         return await _exact_scan(session, extra, bind)
     return await _graph_walk(session, ctx, params, extra, bind)
@@ -63,7 +64,7 @@ async def _exact_scan(session: AsyncSession, extra: str, bind: dict[str, Any]) -
     the planner from trading that for the global HNSW graph). The CTE keeps each drawer's
     similarity, not its vector: with the vectors, a palace of 4k embedded drawers
     materialized 6.5 MB, over ``work_mem``, and wrote it to a temporary file on every recall."""
-    sql = sql_with_vector(
+    sql = text(
         "WITH mine AS MATERIALIZED (SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, "
         f"d.role, d.room_id FROM drawers d WHERE {BASE} AND d.embedding IS NOT NULL{extra}), "
         "sentences AS (SELECT s.drawer_id, max(1 - (s.embedding <=> CAST(:qv AS vector))) AS sim "
@@ -72,7 +73,7 @@ async def _exact_scan(session: AsyncSession, extra: str, bind: dict[str, Any]) -
         "m.occurred_at, m.role, m.room_id FROM mine m LEFT JOIN sentences ON sentences.drawer_id = m.id "
         "ORDER BY sim DESC, m.id LIMIT :n"
     )
-    return rows(await session.execute(sql, bind))
+    return rows(await driver_rows(session, sql, bind))
 
 
 async def _graph_walk(
@@ -92,12 +93,12 @@ async def _graph_walk(
         text(f"SET LOCAL hnsw.ef_search = {int(ef)}; SET LOCAL hnsw.iterative_scan = relaxed_order; "
              "SET LOCAL enable_seqscan = off")
     )  # fmt: skip
-    drawers = sql_with_vector(
+    drawers = text(
         "SELECT d.id, 1 - (d.embedding <=> CAST(:qv AS vector)) AS sim, d.occurred_at, d.role, d.room_id "
         f"FROM drawers d WHERE d.user_id + 0 = :uid AND d.deleted_at IS NULL{extra} "
         "ORDER BY d.embedding <=> CAST(:qv AS vector) LIMIT :n"
     )
-    sentences = sql_with_vector(
+    sentences = text(
         "SELECT d.id, 1 - h.dist AS sim, d.occurred_at, d.role, d.room_id FROM "
         "(SELECT s.drawer_id, s.embedding <=> CAST(:qv AS vector) AS dist FROM drawer_sentences s "
         "WHERE s.user_id + 0 = :uid ORDER BY s.embedding <=> CAST(:qv AS vector) LIMIT :n) h "
@@ -106,7 +107,7 @@ async def _graph_walk(
     try:
         best: dict[int, Scored] = {}
         for sql in (drawers, sentences):
-            for item in rows(await session.execute(sql, bind)):
+            for item in rows(await driver_rows(session, sql, bind)):
                 if item.drawer_id not in best or item.score > best[item.drawer_id].score:
                     best[item.drawer_id] = item
     finally:

@@ -20,7 +20,8 @@ import re
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from retrieval.candidates import BASE, SignalContext, rows, sql_with_vector
+from loci.db import driver_rows
+from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
 from retrieval.params import SpeakerParams
@@ -72,6 +73,6 @@ async def speaker_candidates(session: AsyncSession, ctx: SignalContext, params: 
     extra, bind = filter_sql(ctx.filters)
     bind |= {"uid": ctx.user_id, "names": names, "cap": params.speaker_cap, "n": ctx.limit}
     if ctx.vector is None:
-        return rows(await session.execute(text(_sql(False, extra)), bind))
-    bind["qv"] = ctx.vector
-    return rows(await session.execute(sql_with_vector(_sql(True, extra)), bind))
+        return rows(await driver_rows(session, text(_sql(False, extra)), bind))
+    bind["qv"] = vector_param(ctx.vector)
+    return rows(await driver_rows(session, text(_sql(True, extra)), bind))

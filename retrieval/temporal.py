@@ -10,7 +10,8 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from retrieval.candidates import BASE, SignalContext, rows, sql_with_vector
+from loci.db import driver_rows
+from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
 from retrieval.params import TemporalParams
@@ -43,15 +44,15 @@ async def temporal_candidates(session: AsyncSession, ctx: SignalContext, params:
         f"AS inside, d.occurred_at, d.role, d.room_id FROM drawers d WHERE {BASE} "
         f"AND d.occurred_at >= :lo AND d.occurred_at < :hi{extra} ORDER BY inside DESC, {order} LIMIT :n"
     )
-    statement = sql_with_vector(sql) if ctx.vector is not None else text(sql)
+    statement = text(sql)
     for i, span in enumerate(ctx.query.spans[: params.max_spans]):
         margin = span_margin(span.end - span.start, params)
         bind = {"uid": ctx.user_id, "s0": span.start, "s1": span.end, "lo": span.start - margin}
         bind |= {"hi": span.end + margin, "n": ctx.limit, "inside": params.inside_score, **params_sql}
         bind["outside"] = params.outside_score
         if ctx.vector is not None:
-            bind["qv"] = ctx.vector
-        for item in rows(await session.execute(statement, bind)):
+            bind["qv"] = vector_param(ctx.vector)
+        for item in rows(await driver_rows(session, statement, bind)):
             if item.drawer_id not in seen:
                 seen.add(item.drawer_id)
                 out.append(Scored(item.drawer_id, item.score / (i + 1), item.occurred_at, item.role, item.room_id))
