@@ -1,6 +1,6 @@
 """The wing rule on conversations it was never designed or tuned on.
 
-Four fixtures, each written before the change it measures and not looked at while
+Five fixtures, each written before the change it measures and not looked at while
 changing the rule, scored as `test_palace_subjects` scores its own:
 
 * `wings_held_out/` (6 chats, 48 turns: a house move, a friend's wedding, learning
@@ -46,6 +46,19 @@ reaches, so a regression fails.
   "Work" (its transfer and employer words; no "visa"/"permit" wing), and the trip to
   "Hoi" (a place name cut short; no "Vietnam" wing). So the third pass's 0.83/1.00/0.89
   does not carry over to unseen chats; 0.5 is pinned as measured, not as a goal.
+
+* `wings_held_out_5/` (9 chats, 66 turns: a brother twice, as "Kieran" planning his 40th
+  then "my brother" / "he"; a 3D printer twice, as "a 3D printer" then "the prusa" / "the
+  MK4"; climbing twice, bouldering indoors then a first trip to Stanage; an Iceland
+  ring-road trip; hand eczema; a tenancy deposit dispute), written on 2026-11-27 by
+  someone who read neither the rule nor any earlier set's conversations, and scored once
+  on the rule as it stood: 0.22 (2 of 9: "Iceland trip", "Kieran"). The others are filed
+  under an incidental noun ("Carpets", "Hand", "Minis", "Petg", "Sofa", "Wall") or
+  "general". A pass that fixed all five of set 4's causes (multi-word place names, an
+  immigration domain, a definite "the car" joining an existing wing, kin words) reached
+  1.00 on set 4 and 0.11 here (the 40th went to "Sarah", Kieran's wife), so it was not
+  merged. The rule's choice among the nouns a chat repeats is what fails on unseen chats;
+  0.22 is pinned as measured, not as a goal.
 """
 
 from __future__ import annotations
@@ -60,8 +73,14 @@ from loci.settings import Settings
 from tests.integration.test_palace_subjects import load_fixture, mine_palace, palace_scores
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-BARS = {"wings_held_out": 0.83, "wings_held_out_2": 1.0, "wings_held_out_3": 0.88, "wings_held_out_4": 0.5}
-"""5 of 6, 6 of 6, 8 of 9 and 4 of 8 chats (see the module doc)."""
+BARS = {
+    "wings_held_out": 0.83,
+    "wings_held_out_2": 1.0,
+    "wings_held_out_3": 0.88,
+    "wings_held_out_4": 0.5,
+    "wings_held_out_5": 0.22,
+}
+"""5 of 6, 6 of 6, 8 of 9, 4 of 8 and 2 of 9 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
