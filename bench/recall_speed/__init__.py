@@ -81,6 +81,13 @@ vector plus noise, ~2 per user drawer here against 2.4 on LongMemEval), recall a
 105 / 151 / 204, 72.9 recalls/s). By palace size at 1M: up to 1k drawers p50 17.1, 1k-2.5k
 23.5, 2.5k-5k 46.9, 5k-10k ~71-80, the 19k-drawer palace 116: the exact scan reads the
 sentences too.
+
+2026-11-27 evening, quiet, 100k, ``--reuse``, the concurrent pass on other questions than
+the sequential one, 9b8debf and after alternately (three runs each): 8 clients 91.3, 91.5,
+95.9 -> 108.5, 107.4, 110.4 recalls/s, p95 116-122 -> 105-111 ms; sequential unchanged
+(p50 11.3-12.6, p95 17.0-20.1). From remembered token counts of long lines, log rows queued
+instead of written in the transaction, the block rendered in a worker thread, and the
+signals read through psycopg with the query vector formatted once (README, Recall).
 """
 
 from bench.recall_speed.cli import main
