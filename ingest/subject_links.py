@@ -166,7 +166,7 @@ def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules:
     if not animate:
         return
     for t in turns:
-        words = {w.lower() for w in _WORD.findall(t.content)}
+        words = {w.lower().replace("’", "'") for w in _WORD.findall(t.content)}
         genders = {g for g, ws in (("m", rules.he), ("f", rules.she)) if words & ws}
         for g in genders:
             fits = [c for c in animate if _gender(c, rules) in ("", g)]

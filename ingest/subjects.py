@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -45,23 +45,16 @@ from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
+from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
-CENTRALITY_POOL = 12
-"""Only the best candidates before centrality are embedded: a handful of short phrases
-per conversation (through the embedder's phrase cache), never every word."""
-
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
 COMPOUND_SHARE = 2
 """A head is named by its modifier when at least 1 in this many of its mentions carry it."""
-CENTRAL_FORMS = 3
-"""Spellings of one candidate measured for centrality (its most frequent), a handful per
-conversation through the phrase cache."""
 _PHRASE_END = re.compile(r"[,.;:!?()]")
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 def _skip(word: str, rules: SubjectRules) -> bool:
@@ -249,9 +242,19 @@ def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -
             c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
 
 
-def _eligible(c: Candidate, min_turns: int, min_user_turns: int) -> bool:
+def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> bool:
+    """Named or a noun, and repeated by the user, or a thing or topic the user's opening
+    names: what the user asks about first may be said once ("thinking of getting a 3D
+    printer") while the details of the answer are repeated; the opening's graded credit
+    (`add_opening`) weighs it. Only a common noun: a domain's word said once ("we fly to
+    Lisbon") does not make a travel chat, and a name said once in the opening (a
+    person, "we sold the Golf and bought a Renault Zoe") is an instance in passing; a
+    chat is about a name when it keeps saying it."""
     named = bool(c.kinds) or c.noun or bool(c.kin) or c.domain is not None
-    return len(c.turns) >= min_turns and len(c.user_turns) >= max(min_user_turns, 1) and named
+    min_user = max(min(rules.min_user_turns, n_user), 1)
+    repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
+    opened = c.opening and c.noun and not c.kinds and not c.animate and len(c.turns) >= rules.opening_min_turns
+    return named and (repeated or opened)
 
 
 def rank_candidates(
@@ -280,48 +283,23 @@ def rank_candidates(
     link_destination(gather.found, turns, rules)
     _fold_cities(gather.found)
     _name_compounds(gather.found, frozenset(gather.domain_of))
-    min_turns, min_user = min(rules.min_turns, len(turns)), min(rules.min_user_turns, len(user_seqs))
-    ranked = [c for c in gather.found.values() if _eligible(c, min_turns, min_user)]
+    ranked = [c for c in gather.found.values() if _eligible(c, len(turns), len(user_seqs), rules)]
     w = rules.weights
     for c in ranked:
         c.score = (
             w.user_spread * len(c.user_turns) / max(len(user_seqs), 1)
             + w.all_spread * len(c.turns) / max(len(turns), 1)
-            + w.opening * c.opening
             + w.possessive * c.possessive
         )
+    add_opening(ranked, embed, "\n".join(t.content for t in turns if t.seq in opening), w.opening)
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     if embed is not None and document is not None and ranked:
-        _add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
+        add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
     for c in ranked:
         if c.domain is not None:
             c.score -= rules.domain_handicap
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     return ranked
-
-
-def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
-    """Closeness of each name to the conversation, relative to the closest.
-
-    A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
-    its closest spelling: the embedder cannot place a model name, but can its category.
-    People get full credit unmeasured: a sentence embedder reads a first name as almost
-    no meaning ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell
-    how central a person is; how often the user names them (the other weights) does.
-    """
-    measured = [c for c in pool if c.kind != "person" and not c.pet]
-    for c in pool:
-        if c.kind == "person" or c.pet:
-            c.score += weight
-    if not measured:
-        return
-    spellings = [[f for f, _ in c.forms.most_common(CENTRAL_FORMS)] for c in measured]
-    flat = embed([f for forms in spellings for f in forms]) @ document
-    ends = np.cumsum([len(forms) for forms in spellings])
-    sims = np.clip([float(part.max()) for part in np.split(flat, ends[:-1])], 0.0, None)
-    top = float(sims.max())
-    for c, sim in zip(measured, sims, strict=True):
-        c.score += weight * (float(sim) / top if top > 0 else 0.0)
 
 
 def choose_subject(
