@@ -208,6 +208,14 @@ class SubjectRules:
     prepositions: frozenset[str] = _words("with about for of on from into in at by without through around")
     """A word right after a preposition heads a noun phrase as one after a determiner does:
     mass nouns and bare plurals ("getting migraines … with migraine") take no determiner."""
+    bare_leads: frozenset[str] = _words(
+        "getting start started starting learn learning learnt learned try trying tried love loving enjoy enjoying"
+    )
+    """Verbs whose object is often a bare noun or a gerund, with no determiner to mark it: a
+    condition ("getting migraines"), an activity ("started bouldering", "love climbing"), a
+    skill ("learn guitar"). Right after one, a word heads a noun phrase as after a
+    preposition, so what the user has or does can name the wing. Not "have" or "got": they
+    lead participles as often ("have underpaid", "got married")."""
     max_modifiers: int = 2
     """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
     phrase_breaks: frozenset[str] = _words(

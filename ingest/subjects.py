@@ -113,7 +113,7 @@ class _Gatherer:
             c = self.at(subject_key(word), turn, opening)
             c.forms[word] += 1
             c.noun = c.noun or (_heads(after, gaps[i], rules) and _led(tokens, i, gaps, rules))
-            if i > 0 and not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1]):
+            if _modified(tokens, i, gaps, rules):
                 c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
             mine = turn.role == "user" and _owned(tokens, i, rules)
@@ -140,6 +140,14 @@ class _Gatherer:
                     self.at(c.key, t, t.seq in opening)
 
 
+def _modified(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:
+    """Whether the word before ``tokens[i]`` is in its phrase, not a verb leading it
+    ("started bouldering") nor across punctuation or a number."""
+    if i == 0 or tokens[i - 1] in rules.bare_leads:
+        return False
+    return not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1])
+
+
 def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
     """Whether a word ends its noun phrase: punctuation, a function word, a frame or time
     word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
@@ -153,13 +161,16 @@ def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
 
 
 def _led(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:
-    """Whether a determiner (a few modifiers back) or a preposition (right before) opens
-    the phrase ``tokens[i]`` heads. A word counted by a number ("10 percent", "30 quid")
+    """Whether a determiner (a few modifiers back), or a preposition or a verb that takes a
+    bare noun or gerund (right before: "had eczema", "started bouldering") opens the
+    phrase ``tokens[i]`` heads. A word counted by a number ("10 percent", "30 quid")
     is a unit, not a subject."""
     if i > 0 and any(ch.isdigit() for ch in gaps[i - 1]):
         return False
     if i > 0 and tokens[i - 1] in rules.prepositions:
         return True
+    if i > 0 and tokens[i - 1] in rules.bare_leads:
+        return not tokens[i].endswith("ed")  # "have underpaid", "got married": a participle
     for j in range(i - 1, max(-1, i - 2 - rules.max_modifiers), -1):
         if tokens[j] in rules.determiners:
             return True
