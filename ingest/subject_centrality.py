@@ -45,8 +45,11 @@ def closeness(pool: Sequence[Candidate], embed: Embed, text: np.ndarray) -> list
 
     A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
     its closest spelling: the embedder cannot place a model name, but can its category.
+    A compound's name ("Tax return", "Allotment plot", "Headache diary") is one of its
+    spellings: the compound kept whole is what the chat is about, and its head alone
+    ("return", "plot", "diary") names only the container (`ingest.subjects._name_compounds`).
     """
-    spellings = [[f for f, _ in c.forms.most_common(CENTRAL_FORMS)] for c in pool]
+    spellings = [[*([c.label] if c.label else []), *(f for f, _ in c.forms.most_common(CENTRAL_FORMS))] for c in pool]
     flat = embed([f for forms in spellings for f in forms]) @ text
     ends = np.cumsum([len(forms) for forms in spellings])
     return [max(float(part.max()), 0.0) for part in np.split(flat, ends[:-1])]

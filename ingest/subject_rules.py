@@ -216,6 +216,8 @@ class SubjectRules:
     skill ("learn guitar"). Right after one, a word heads a noun phrase as after a
     preposition, so what the user has or does can name the wing. Not "have" or "got": they
     lead participles as often ("have underpaid", "got married")."""
+    subject_pronouns: frozenset[str] = _words("i you he she it we they i'm you're he's she's it's we're they're")
+    """A word written right after one of these is a verb ("it hurts"), never a head noun."""
     max_modifiers: int = 2
     """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
     phrase_breaks: frozenset[str] = _words(

@@ -113,6 +113,7 @@ class _Gatherer:
             c = self.at(subject_key(word), turn, opening)
             c.forms[word] += 1
             c.noun = c.noun or (_heads(after, gaps[i], rules) and _led(tokens, i, gaps, rules))
+            c.verb = c.verb or (i > 0 and tokens[i - 1] in rules.subject_pronouns and not gaps[i - 1].strip())
             if _modified(tokens, i, gaps, rules):
                 c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
@@ -243,7 +244,7 @@ def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -
     domain's word or a noun candidate) or never written apart from the head ("water
     bill"), so an adjective the chat uses freely ("old car … old phone") never joins."""
     for c in found.values():
-        if c.kinds or c.domain is not None or c.label or not c.modifiers:
+        if c.kinds or c.domain is not None or c.label or c.verb or not c.modifiers:
             continue
         word, n = c.modifiers.most_common(1)[0]
         other = found.get(subject_key(word))
@@ -261,7 +262,7 @@ def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> b
     Lisbon") does not make a travel chat, and a name said once in the opening (a
     person, "we sold the Golf and bought a Renault Zoe") is an instance in passing; a
     chat is about a name when it keeps saying it."""
-    named = bool(c.kinds) or c.noun or bool(c.kin) or c.domain is not None
+    named = bool(c.kinds) or (c.noun and not c.verb) or bool(c.kin) or c.domain is not None
     min_user = max(min(rules.min_user_turns, n_user), 1)
     repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
     opened = c.opening and c.noun and not c.kinds and not c.animate and len(c.turns) >= rules.opening_min_turns

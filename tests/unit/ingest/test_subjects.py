@@ -10,8 +10,9 @@ import numpy as np
 
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
+from ingest.subject_centrality import closeness
 from ingest.subject_rules import SUBJECT_RULES
-from ingest.subjects import WingSubject, choose_subject, kin_names, rank_candidates, subject_key
+from ingest.subjects import Candidate, WingSubject, choose_subject, kin_names, rank_candidates, subject_key
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -212,3 +213,27 @@ def test_an_activity_after_started_or_love_is_a_noun_without_a_determiner() -> N
         "Three sessions a week is plenty while your tendons adapt to bouldering.",
     )
     assert (subject_of(turns) or WingSubject("", "")).name == "Bouldering"
+
+
+def test_a_word_after_a_subject_pronoun_is_a_verb_not_a_head_noun() -> None:
+    """ "my left knee hurts" reads as determiner + modifiers + head; "it hurts" says it is a verb."""
+    turns = convo(
+        "Since the half marathon my left knee hurts after long runs.",
+        "If it hurts on stairs too, rest it for a week and then build back slowly.",
+        "my knee hurts less now. can I run on it this weekend?",
+        "An easy 5k on flat ground is a fair test for the knee.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    assert "hurt" not in {c.key for c in ranked}
+    assert ranked[0].name == "Knee"
+
+
+def test_a_compound_is_measured_by_its_whole_name() -> None:
+    """ "Tax return" is closer to a tax chat than "return" alone; the compound's name counts."""
+    c = Candidate("return", label="Tax return")
+    c.forms["return"] += 2
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if t == "Tax return" else [0.0, 1.0] for t in texts])
+
+    assert closeness([c], embed, np.array([1.0, 0.0])) == [1.0]
