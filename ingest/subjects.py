@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -45,23 +45,16 @@ from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
+from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
-CENTRALITY_POOL = 12
-"""Only the best candidates before centrality are embedded: a handful of short phrases
-per conversation (through the embedder's phrase cache), never every word."""
-
 _TOKEN = re.compile(r"[^\W\d_](?:[\w'’\-]*[^\W\d_])?")
 COMPOUND_SHARE = 2
 """A head is named by its modifier when at least 1 in this many of its mentions carry it."""
-CENTRAL_FORMS = 3
-"""Spellings of one candidate measured for centrality (its most frequent), a handful per
-conversation through the phrase cache."""
 _PHRASE_END = re.compile(r"[,.;:!?()]")
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 def _skip(word: str, rules: SubjectRules) -> bool:
@@ -120,7 +113,8 @@ class _Gatherer:
             c = self.at(subject_key(word), turn, opening)
             c.forms[word] += 1
             c.noun = c.noun or (_heads(after, gaps[i], rules) and _led(tokens, i, gaps, rules))
-            if i > 0 and not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1]):
+            c.verb = c.verb or (i > 0 and tokens[i - 1] in rules.subject_pronouns and not gaps[i - 1].strip())
+            if _modified(tokens, i, gaps, rules):
                 c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
             mine = turn.role == "user" and _owned(tokens, i, rules)
@@ -147,6 +141,14 @@ class _Gatherer:
                     self.at(c.key, t, t.seq in opening)
 
 
+def _modified(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:
+    """Whether the word before ``tokens[i]`` is in its phrase, not a verb leading it
+    ("started bouldering") nor across punctuation or a number."""
+    if i == 0 or tokens[i - 1] in rules.bare_leads:
+        return False
+    return not _PHRASE_END.search(gaps[i - 1]) and not any(ch.isdigit() for ch in gaps[i - 1])
+
+
 def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
     """Whether a word ends its noun phrase: punctuation, a function word, a frame or time
     word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
@@ -160,13 +162,16 @@ def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
 
 
 def _led(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:
-    """Whether a determiner (a few modifiers back) or a preposition (right before) opens
-    the phrase ``tokens[i]`` heads. A word counted by a number ("10 percent", "30 quid")
+    """Whether a determiner (a few modifiers back), or a preposition or a verb that takes a
+    bare noun or gerund (right before: "had eczema", "started bouldering") opens the
+    phrase ``tokens[i]`` heads. A word counted by a number ("10 percent", "30 quid")
     is a unit, not a subject."""
     if i > 0 and any(ch.isdigit() for ch in gaps[i - 1]):
         return False
     if i > 0 and tokens[i - 1] in rules.prepositions:
         return True
+    if i > 0 and tokens[i - 1] in rules.bare_leads:
+        return not tokens[i].endswith("ed")  # "have underpaid", "got married": a participle
     for j in range(i - 1, max(-1, i - 2 - rules.max_modifiers), -1):
         if tokens[j] in rules.determiners:
             return True
@@ -239,7 +244,7 @@ def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -
     domain's word or a noun candidate) or never written apart from the head ("water
     bill"), so an adjective the chat uses freely ("old car … old phone") never joins."""
     for c in found.values():
-        if c.kinds or c.domain is not None or c.label or not c.modifiers:
+        if c.kinds or c.domain is not None or c.label or c.verb or not c.modifiers:
             continue
         word, n = c.modifiers.most_common(1)[0]
         other = found.get(subject_key(word))
@@ -249,9 +254,19 @@ def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -
             c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
 
 
-def _eligible(c: Candidate, min_turns: int, min_user_turns: int) -> bool:
-    named = bool(c.kinds) or c.noun or bool(c.kin) or c.domain is not None
-    return len(c.turns) >= min_turns and len(c.user_turns) >= max(min_user_turns, 1) and named
+def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> bool:
+    """Named or a noun, and repeated by the user, or a thing or topic the user's opening
+    names: what the user asks about first may be said once ("thinking of getting a 3D
+    printer") while the details of the answer are repeated; the opening's graded credit
+    (`add_opening`) weighs it. Only a common noun: a domain's word said once ("we fly to
+    Lisbon") does not make a travel chat, and a name said once in the opening (a
+    person, "we sold the Golf and bought a Renault Zoe") is an instance in passing; a
+    chat is about a name when it keeps saying it."""
+    named = bool(c.kinds) or (c.noun and not c.verb) or bool(c.kin) or c.domain is not None
+    min_user = max(min(rules.min_user_turns, n_user), 1)
+    repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
+    opened = c.opening and c.noun and not c.kinds and not c.animate and len(c.turns) >= rules.opening_min_turns
+    return named and (repeated or opened)
 
 
 def rank_candidates(
@@ -280,48 +295,23 @@ def rank_candidates(
     link_destination(gather.found, turns, rules)
     _fold_cities(gather.found)
     _name_compounds(gather.found, frozenset(gather.domain_of))
-    min_turns, min_user = min(rules.min_turns, len(turns)), min(rules.min_user_turns, len(user_seqs))
-    ranked = [c for c in gather.found.values() if _eligible(c, min_turns, min_user)]
+    ranked = [c for c in gather.found.values() if _eligible(c, len(turns), len(user_seqs), rules)]
     w = rules.weights
     for c in ranked:
         c.score = (
             w.user_spread * len(c.user_turns) / max(len(user_seqs), 1)
             + w.all_spread * len(c.turns) / max(len(turns), 1)
-            + w.opening * c.opening
             + w.possessive * c.possessive
         )
+    add_opening(ranked, embed, "\n".join(t.content for t in turns if t.seq in opening), w.opening)
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     if embed is not None and document is not None and ranked:
-        _add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
+        add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
     for c in ranked:
         if c.domain is not None:
             c.score -= rules.domain_handicap
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     return ranked
-
-
-def _add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
-    """Closeness of each name to the conversation, relative to the closest.
-
-    A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
-    its closest spelling: the embedder cannot place a model name, but can its category.
-    People get full credit unmeasured: a sentence embedder reads a first name as almost
-    no meaning ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell
-    how central a person is; how often the user names them (the other weights) does.
-    """
-    measured = [c for c in pool if c.kind != "person" and not c.pet]
-    for c in pool:
-        if c.kind == "person" or c.pet:
-            c.score += weight
-    if not measured:
-        return
-    spellings = [[f for f, _ in c.forms.most_common(CENTRAL_FORMS)] for c in measured]
-    flat = embed([f for forms in spellings for f in forms]) @ document
-    ends = np.cumsum([len(forms) for forms in spellings])
-    sims = np.clip([float(part.max()) for part in np.split(flat, ends[:-1])], 0.0, None)
-    top = float(sims.max())
-    for c, sim in zip(measured, sims, strict=True):
-        c.score += weight * (float(sim) / top if top > 0 else 0.0)
 
 
 def choose_subject(

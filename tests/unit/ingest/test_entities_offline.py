@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ingest.entity_scan import clean_name
 from ingest.extract_llm import WindowSchema, to_extraction
 from ingest.extract_offline import USER_ENTITY, extract_window
 from ingest.extraction import EntityMention, Extraction, TurnView
@@ -143,3 +144,10 @@ def test_the_llm_answer_is_held_to_the_same_kinds_and_predicates() -> None:
             ("User", "lives in", "Porto"),
         }
     )
+
+
+def test_a_place_of_several_words_keeps_the_chat_word_that_ends_it() -> None:
+    """ "An" and "The" are trimmed from a capitalised run as chat words, unless the whole
+    run is a place the gazetteer knows: "Hoi" alone names nothing and no country holds it."""
+    assert clean_name("Hoi An") == "Hoi An"
+    assert clean_name("Thanks Derek") == "Derek"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
-from ingest.subjects import WingSubject, choose_subject
+from ingest.subjects import WingSubject, choose_subject, rank_candidates
 from tests.unit.ingest.test_subjects import convo
 
 
@@ -82,3 +82,22 @@ def test_a_head_noun_mostly_written_after_one_noun_is_named_by_the_compound() ->
         )
     )
     assert subject.name == "Water bill"
+
+
+def test_he_goes_to_the_man_named_not_to_his_wife_named_after_him() -> None:
+    """ "Sarah" is named later than "Tomas", but "he" and "his" cannot stand for her, and
+    a contraction written without its apostrophe ("hes") is still "he"."""
+    turns = convo(
+        "My friend Tomas is turning 50 and his wife Sarah asked me to help plan a dinner.",
+        "A dinner suits a milestone; Sarah will know the right restaurant.",
+        "hes vegetarian and he hates surprises, so maybe we tell him.",
+        "Then a planned dinner with his closest friends is a safe choice.",
+        "ok and his brother flies in that week, he'd love to come too.",
+        "Seat the brother next to him; a short toast is enough.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    tomas = next(c for c in ranked if c.name == "Tomas")
+    sarah = next((c for c in ranked if c.name == "Sarah"), None)
+    assert {3, 5} <= tomas.user_turns
+    assert sarah is None or not {3, 5} & sarah.user_turns
+    assert subject_of(turns).name == "Tomas"

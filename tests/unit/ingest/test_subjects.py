@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
+from ingest.subject_centrality import closeness
 from ingest.subject_rules import SUBJECT_RULES
-from ingest.subjects import WingSubject, choose_subject, kin_names, rank_candidates, subject_key
+from ingest.subjects import Candidate, WingSubject, choose_subject, kin_names, rank_candidates, subject_key
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -161,3 +165,75 @@ def test_a_name_only_in_the_users_opening_is_not_the_subject() -> None:
     )
     subject = subject_of(turns)
     assert subject is not None and subject.name == "Laptop"
+
+
+def _by_word(word: str) -> Callable[[Sequence[str]], np.ndarray]:
+    """A stand-in embedder: texts holding ``word`` point one way, every other text another,
+    so the opening turn (which holds it) is closest to that word's candidate."""
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if word in t.lower() else [0.2, 0.98] for t in texts])
+
+    return embed
+
+
+def test_a_noun_the_opening_states_once_is_a_candidate_graded_by_the_opening() -> None:
+    """Nothing is repeated by the user: the opening's nouns are candidates all the same,
+    and the one closest to the opening turn names the chat, not the detail the
+    assistant's answer dwells on."""
+    turns = convo(
+        "Thinking of getting a kayak, mostly for the canal and maybe some lakes. No idea where to start.",
+        "For sheltered lakes a sit-on-top is the easiest first boat; on lakes, stay near the shore.",
+        "Which brand is good value?",
+        "Decathlon and Wavesport make decent entry boats; try one on a demo day first.",
+    )
+    subject = choose_subject(turns, extract_window(turns).mentions, _by_word("kayak"), None)
+    assert subject is not None and subject.name == "Kayak"
+    other = choose_subject(turns, extract_window(turns).mentions, _by_word("lakes"), None)
+    assert other is not None and other.name == "Lakes"  # the grading, not the word, decides
+
+
+def test_a_name_said_once_in_the_opening_needs_repeating() -> None:
+    turns = convo(
+        "My wife Clara and I sold the Golf. Now my laptop won't boot.",
+        "Does the laptop show anything on screen when you press the power button?",
+        "Nothing. The laptop fan spins but the screen stays black.",
+        "That often means a RAM or display fault; try an external monitor.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions, _by_word("clara"), None)
+    assert {c.name for c in ranked} & {"Clara", "Golf"} == set()
+    assert ranked[0].name == "Laptop"
+
+
+def test_an_activity_after_started_or_love_is_a_noun_without_a_determiner() -> None:
+    turns = convo(
+        "I started bouldering last month and my forearms are wrecked.",
+        "Forearm pump is normal when you start; rest days matter as much as climbing days.",
+        "I love bouldering so much I go five times a week though.",
+        "Three sessions a week is plenty while your tendons adapt to bouldering.",
+    )
+    assert (subject_of(turns) or WingSubject("", "")).name == "Bouldering"
+
+
+def test_a_word_after_a_subject_pronoun_is_a_verb_not_a_head_noun() -> None:
+    """ "my left knee hurts" reads as determiner + modifiers + head; "it hurts" says it is a verb."""
+    turns = convo(
+        "Since the half marathon my left knee hurts after long runs.",
+        "If it hurts on stairs too, rest it for a week and then build back slowly.",
+        "my knee hurts less now. can I run on it this weekend?",
+        "An easy 5k on flat ground is a fair test for the knee.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    assert "hurt" not in {c.key for c in ranked}
+    assert ranked[0].name == "Knee"
+
+
+def test_a_compound_is_measured_by_its_whole_name() -> None:
+    """ "Tax return" is closer to a tax chat than "return" alone; the compound's name counts."""
+    c = Candidate("return", label="Tax return")
+    c.forms["return"] += 2
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.array([[1.0, 0.0] if t == "Tax return" else [0.0, 1.0] for t in texts])
+
+    assert closeness([c], embed, np.array([1.0, 0.0])) == [1.0]

@@ -1,0 +1,82 @@
+"""How central a candidate subject is (KeyBERT's test, as closets use in
+`ingest.keyphrases`): the cosine of its name to an embedding of the text it should be
+about, relative to the closest candidate's.
+
+Two texts are measured (`ingest.subjects.rank_candidates`):
+
+* **the conversation**: the mean of its drawer embeddings, as before;
+* **the user's opening turn**: people say first what they want help with ("thinking of
+  getting a 3D printer … some tabletop minis", "my hands are a mess … had eczema as a
+  kid"). Of the nouns the opening names, the one closest to the opening's own embedding
+  is its topic; the others are details of it (a budget, a use, a body part). Counting
+  repetition alone files such chats under the detail the user says twice ("Minis",
+  "Hand"), so the opening's credit is graded by this closeness instead of given to every
+  word of the opening alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ingest.subject_candidates import Candidate
+
+__all__ = ["CENTRALITY_POOL", "CENTRAL_FORMS", "Embed", "add_centrality", "add_opening", "closeness"]
+
+CENTRALITY_POOL = 12
+"""Only the best candidates before centrality are embedded: a handful of short phrases
+per conversation (through the embedder's phrase cache), never every word."""
+CENTRAL_FORMS = 3
+"""Spellings of one candidate measured for centrality (its most frequent), a handful per
+conversation through the phrase cache."""
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def _unmeasured(c: Candidate) -> bool:
+    """People and pets: a sentence embedder reads a first name as almost no meaning
+    ("Derek" / "Dana" 0.30, "Derek" / "my brother" 0.24), so it cannot tell how central a
+    person is; how often the user names them (the other weights) does."""
+    return c.kind == "person" or c.pet
+
+
+def closeness(pool: Sequence[Candidate], embed: Embed, text: np.ndarray) -> list[float]:
+    """Each candidate's cosine to ``text``, as its closest spelling's.
+
+    A candidate that links joined ("VW Transporter", "campervan", "van") is as central as
+    its closest spelling: the embedder cannot place a model name, but can its category.
+    A compound's name ("Tax return", "Allotment plot", "Headache diary") is one of its
+    spellings: the compound kept whole is what the chat is about, and its head alone
+    ("return", "plot", "diary") names only the container (`ingest.subjects._name_compounds`).
+    """
+    spellings = [[*([c.label] if c.label else []), *(f for f, _ in c.forms.most_common(CENTRAL_FORMS))] for c in pool]
+    flat = embed([f for forms in spellings for f in forms]) @ text
+    ends = np.cumsum([len(forms) for forms in spellings])
+    return [max(float(part.max()), 0.0) for part in np.split(flat, ends[:-1])]
+
+
+def _relative(pool: Sequence[Candidate], embed: Embed, text: np.ndarray) -> list[float]:
+    """Closeness relative to the closest measured candidate; people and pets count as closest."""
+    measured = [c for c in pool if not _unmeasured(c)]
+    sims = dict(zip(map(id, measured), closeness(measured, embed, text), strict=True)) if measured else {}
+    top = max(sims.values(), default=0.0)
+    return [1.0 if _unmeasured(c) else (sims[id(c)] / top if top > 0 else 0.0) for c in pool]
+
+
+def add_centrality(pool: Sequence[Candidate], embed: Embed, document: np.ndarray, weight: float) -> None:
+    """Closeness of each name to the whole conversation, relative to the closest."""
+    for c, share in zip(pool, _relative(pool, embed, document), strict=True):
+        c.score += weight * share
+
+
+def add_opening(candidates: Sequence[Candidate], embed: Embed | None, opening: str, weight: float) -> None:
+    """The opening's credit for each candidate it names, graded by closeness to the opening
+    turn (see the module doc); in full when nothing can be measured."""
+    named = [c for c in candidates if c.opening]
+    if not named:
+        return
+    shares = [1.0] * len(named)
+    if embed is not None and opening.strip():
+        shares = _relative(named, embed, embed([opening])[0])
+    for c, share in zip(named, shares, strict=True):
+        c.score += weight * share
