@@ -1,6 +1,6 @@
 """The wing rule on conversations it was never designed or tuned on.
 
-Five fixtures, each written before the change it measures and not looked at while
+Six fixtures, each written before the change it measures and not looked at while
 changing the rule, scored as `test_palace_subjects` scores its own:
 
 * `wings_held_out/` (6 chats, 48 turns: a house move, a friend's wedding, learning
@@ -72,6 +72,12 @@ and headache-diary chats gained), 0.88 (fermenting, the work permit and Vietnam 
 and 0.44 (the brother as "he" and the bouldering chat gained); none is held out any more.
 Still wrong on set 5: the printer chats ("Minis", "Petg"), eczema ("Hand"), the deposit
 ("Carpets") and Stanage ("Wall"); on set 4 the second car chat ("Wallbox").
+
+* `wings_held_out_6/` (10 chats, 74 turns: a mother twice, an old motorbike twice (then
+  "the bonnie"), a Portugal trip, tinnitus twice, pension pots twice, birding), written
+  blind while the opening pass was being built and never read by its author: the pass's
+  only honest measure, 0.20 before it and 0.50 after (5 of 10). Still wrong: birding,
+  both pension chats, the second motorbike chat and the tinnitus chat after a gig.
 """
 
 from __future__ import annotations
@@ -92,8 +98,9 @@ BARS = {
     "wings_held_out_3": 1.0,
     "wings_held_out_4": 0.87,
     "wings_held_out_5": 0.44,
+    "wings_held_out_6": 0.5,
 }
-"""6 of 6, 6 of 6, 9 of 9, 7 of 8 and 4 of 9 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 7 of 8, 4 of 9 and 5 of 10 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
