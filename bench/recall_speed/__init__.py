@@ -23,7 +23,7 @@ What it does, per size:
    builds the HNSW index with ``maintenance_work_mem`` sized to the graph (2.5 GB per
    million rows; the build is much slower once the graph no longer fits), and ANALYZEs.
 5. Measures `retrieval.recall` end to end in process (query embedding, every signal,
-   fusion, hydration, rendering, the retrieval_logs insert): sequentially, then with 8
+   fusion, hydration, rendering, queueing the retrieval_logs row): sequentially, then with 8
    concurrent clients, and prints p50/p95/p99 overall and p50 per stage. The concurrent
    clients ask as many *other* questions (another seed, same users): re-asking the
    sequential pass's would find every rendered line's token count already remembered
