@@ -156,7 +156,7 @@ def _lifespan(
             if owns_llm and app_state.llm is not None:
                 await app_state.llm.aclose()
                 app_state.llm = None
-            await settle_recall_logs()  # queued log rows of cache hits (`retrieval.log_queue`)
+            await settle_recall_logs()  # queued recall log rows (`retrieval.log_queue`)
             await app_state.db.dispose()
 
     return lifespan

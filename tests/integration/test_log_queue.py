@@ -1,5 +1,5 @@
-"""Cache hits' log rows (`retrieval.log_queue`): queued, written together in one bookkeeping
-transaction, each with its own hit's time, a deleted user's row dropped alone."""
+"""Recalls' log rows (a cache hit's and a search's) (`retrieval.log_queue`): queued, written together in one bookkeeping
+transaction, each with its own recall's time, a deleted user's row dropped alone."""
 
 from __future__ import annotations
 
