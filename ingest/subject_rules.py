@@ -129,6 +129,15 @@ class SubjectRules:
     "marathon" / "marathon training", "garden" / "gardening", "Derek" / "Derek M"), while
     different subjects of one domain score 0.3-0.7 ("Tokyo" / "Kyoto" 0.64, "cooking" /
     "baking" 0.64, "sleep" / "insomnia" 0.69, "guitar" / "piano" 0.57)."""
+    join_similarity: float = 0.4
+    """Cosine between a chat's mean drawer embedding and an existing wing's (the mean of its
+    drawers) at or above which the chat joins that wing when its subject's name files it
+    nowhere (`ingest.wing_content`). Measured on the eight labelled sets: two chats of one
+    subject score 0.44-0.75 where their names differ ("the leaf" after "a used electric
+    car" 0.44, "the bonnie" after "a 1974 triumph" 0.49, a hearing test after a gig's
+    ringing ears 0.63), chats of different subjects 0.06-0.35 (birding / an old motorbike
+    0.35, a best man speech / a grandmother in hospital 0.34); only a pair whose names
+    already match scored more (a cat-sitter chat / a Cornwall holiday 0.42)."""
     determiners: frozenset[str] = _words(
         "a an the my our your his her their this that these those some any no another every each"
     )
