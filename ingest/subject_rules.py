@@ -154,10 +154,13 @@ class SubjectRules:
     kin: frozenset[str] = _words(
         "brother sister mom mother dad father wife husband partner son daughter cousin aunt uncle "
         "grandma grandpa grandmother grandfather niece nephew boyfriend girlfriend fiance fiancee roommate "
-        "boss friend mum"
+        "boss friend mum nana nan gran granny grandad"
     )
     """"my brother" is a person: the one the user names so ("my brother Derek", "Derek is my
     brother", a ``brother`` relation in the graph) when known, else a person wing of its own."""
+    named_kin: frozenset[str] = _words("mum mom mam dad nana nan gran granny grandma grandpa grandad")
+    """Kin words people use as the person's name, with no "my" ("for mum", "update on
+    nana"): written bare, they are the user's own, as "my mum" is."""
     time_words: frozenset[str] = _words(
         "past future present recent recently ago today tonight tomorrow yesterday morning mornings afternoon "
         "evening evenings night nights weekend weekends week weeks month months year years day days hour hours "
@@ -202,10 +205,10 @@ class SubjectRules:
     one named who does. A contraction is one token ("he's", "she'd"), and chat often drops
     its apostrophe ("hes"). "it" and "they" are left alone: they stand for anything."""
     male_kin: frozenset[str] = _words(
-        "brother dad father husband son uncle grandpa grandfather nephew boyfriend fiance"
+        "brother dad father husband son uncle grandpa grandfather grandad nephew boyfriend fiance"
     )
     female_kin: frozenset[str] = _words(
-        "sister mom mum mother wife daughter aunt grandma grandmother niece girlfriend fiancee"
+        "sister mom mum mother wife daughter aunt grandma grandmother nana nan gran granny niece girlfriend fiancee"
     )
     """Kin words that settle "he" or "she"; the rest (partner, cousin, friend…) and names take either."""
     species: frozenset[str] = _words(

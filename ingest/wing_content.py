@@ -14,7 +14,9 @@ only where the chat's subject matches no wing by name: a chat that names an exis
 subject is that subject's, however close its content is to another. And only for a
 common noun (a topic or thing): a chat about a named person or place is about that name
 ("Japan trip" after a family visit to Lisbon, both travel, 0.4 apart), while a common
-noun is often a detail of a subject the user named before ("carbs", "the wallbox").
+noun is often a detail of a subject the user named before ("carbs", "the wallbox"). A
+person known only by kin ("My nana" after "my grandmother") is named by a common noun
+too, so joins as one.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ async def content_wing(
     """``subject`` renamed to the existing wing whose drawers' mean is closest to this
     chat's (``document``), at ``rules.join_similarity`` or above; unchanged when its name
     already files it, or no wing is close enough."""
-    if document is None or subject.kind in NAMED_SUBJECTS:
+    if document is None or (subject.kind in NAMED_SUBJECTS and not subject.name.lower().startswith("my ")):
         return subject
     wings = (
         await s.execute(
