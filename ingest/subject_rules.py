@@ -48,8 +48,10 @@ class Domain:
     Its words are details inside the domain, never subjects of their own: a job title
     ("engineer"), the office or the manager are the user's work; an inhaler, a diagnosis
     or a doctor their health. Specific subjects are not listed (a condition such as
-    "asthma", a sport such as "marathon", "sleep"): they stay candidates and win when the
-    conversation keeps to them.
+    "asthma", a sport such as "marathon", "sleep", a standing money matter such as a
+    pension, mortgage, loan, debt or insurance policy): they stay candidates and win when
+    the conversation keeps to them. A chat about old pension pots filed under "Money" (or
+    under "Work", whose words its employers supply) says less than "Pension".
     """
 
     name: str
@@ -102,7 +104,7 @@ DOMAINS: tuple[Domain, ...] = (
     ),
     Domain(
         "money",
-        _words("money budget savings bank loan mortgage debt tax taxes invest investment investing pension insurance"),
+        _words("money budget savings bank tax taxes invest investment investing"),
     ),
     Domain("family", _words("family families parents relatives kids children")),
 )
