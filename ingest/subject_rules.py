@@ -235,10 +235,13 @@ class SubjectRules:
     max_modifiers: int = 2
     """Words allowed between a determiner and its head noun ("a great beginner guitar")."""
     phrase_breaks: frozenset[str] = _words(
-        "and or but nor so then is are was were be been am has have had do does did will would can could should"
+        "and or but nor so then since though although unless is are was were be been am has have had do does did "
+        "will would can could should"
     )
     """Conjunctions and auxiliaries: a determiner's phrase ends before them, so "a scarf and
-    started" never makes "started" a head noun."""
+    started" never makes "started" a head noun; and a word right before one ends its
+    phrase ("getting into birdwatching since xmas": the subordinating conjunctions
+    "since", "though", "although", "unless" are no stopwords of the extractor)."""
     trip_frames: frozenset[str] = _words(
         "trip trips holiday holidays vacation week weekend fortnight break tour getaway journey"
     )

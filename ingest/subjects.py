@@ -150,12 +150,13 @@ def _modified(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: Subject
 
 
 def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
-    """Whether a word ends its noun phrase: punctuation, a function word, a frame or time
-    word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
+    """Whether a word ends its noun phrase: punctuation, a function word or conjunction, a
+    frame or time word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
     return (
         bool(_PHRASE_END.search(gap))
         or not after
         or after in STOPWORDS
+        or after in rules.phrase_breaks
         or after in rules.frame_nouns
         or (after in rules.time_words)
     )
