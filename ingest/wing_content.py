@@ -13,10 +13,14 @@ clustering (BERTopic's ``partial_fit`` assigns a new document to its closest top
 only where the chat's subject matches no wing by name: a chat that names an existing
 subject is that subject's, however close its content is to another. And only for a
 common noun (a topic or thing): a chat about a named person or place is about that name
-("Japan trip" after a family visit to Lisbon, both travel, 0.4 apart), while a common
+("Japan trip" after a family visit abroad: both travel, cosine over 0.4), while a common
 noun is often a detail of a subject the user named before ("carbs", "the wallbox"). A
 person known only by kin ("My nana" after "my grandmother") is named by a common noun
 too, so joins as one.
+
+Cost: no embedding; one grouped ``avg(embedding)`` over the compared wings' drawers, which
+reads each of their vectors. A per-wing running mean kept at write time would bound it for
+a user with very many drawers.
 """
 
 from __future__ import annotations
