@@ -16,7 +16,12 @@ common noun (a topic or thing): a chat about a named person or place is about th
 ("Japan trip" after a family visit abroad: both travel, cosine over 0.4), while a common
 noun is often a detail of a subject the user named before ("carbs", "the wallbox"). A
 person known only by kin ("My nana" after "my grandmother") is named by a common noun
-too, so joins as one.
+too, so joins as one, and only a person's wing.
+
+The nearest wing must also be clearly nearer than the runner-up
+(``SubjectRules.join_margin``, a ratio test as in nearest-neighbour matching): on
+LongMemEval's haystacks, generic advice chats sit at 0.4 from many wings at once ("Kitchen
+knives" from "Coupons"), while a later chat about one subject stands out from the rest.
 
 Cost: no embedding; one grouped ``avg(embedding)`` over the compared wings' drawers, which
 reads each of their vectors. A per-wing running mean kept at write time would bound it for
@@ -41,6 +46,20 @@ __all__ = ["NAMED_SUBJECTS", "content_wing", "named_by"]
 
 NAMED_SUBJECTS = frozenset({"person", "place"})
 """Wing kinds a chat's own name settles: never joined to another wing by content."""
+UNFILED = frozenset({"agent"})
+"""Wing kinds that hold what no subject claimed (an agent's wing; "general" too, by slug):
+sharing their content says nothing about a subject."""
+
+
+def _joinable(kind: str, slug: str, kin_only: bool) -> bool:
+    """A subject's wing; a person known only by kin joins only a person."""
+    return kind not in UNFILED and slug != "general" and (kind == "person" or not kin_only)
+
+
+def _cosine(centroid: object, document: np.ndarray) -> float:
+    vector = np.asarray(centroid, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    return float(vector @ document) / norm if norm > 0 else 0.0
 
 
 def named_by(subject: WingSubject, slug: str, aliases: Sequence[str]) -> bool:
@@ -73,6 +92,10 @@ async def content_wing(
     ).all()
     if not wings or any(named_by(subject, slug, aliases) for _, _, _, slug, aliases in wings):
         return subject
+    kin_only = subject.kind == "person"
+    wings = [w for w in wings if _joinable(str(w[1]), str(w[3]), kin_only)]
+    if not wings:
+        return subject
     centroids = (
         await s.execute(
             select(Drawer.wing_id, func.avg(Drawer.embedding, type_=Drawer.embedding.type))
@@ -85,15 +108,10 @@ async def content_wing(
             .group_by(Drawer.wing_id)
         )
     ).all()
-    best, best_sim = None, rules.join_similarity
-    for wing_id, centroid in centroids:
-        vector = np.asarray(centroid, dtype=np.float32)
-        norm = float(np.linalg.norm(vector))
-        sim = float(vector @ document) / norm if norm > 0 else 0.0
-        if sim >= best_sim:
-            best, best_sim = wing_id, sim
-    wing = next((w for w in wings if w[0] == best), None)
-    if wing is None:
+    sims = sorted(((_cosine(centroid, document), wing_id) for wing_id, centroid in centroids), reverse=True)
+    runner_up = sims[1][0] if len(sims) > 1 else 0.0
+    if not sims or sims[0][0] < rules.join_similarity or sims[0][0] - runner_up < rules.join_margin:
         return subject
+    wing = next(w for w in wings if w[0] == sims[0][1])
     _, kind, name, _, _ = wing
     return replace(subject, kind=str(kind), name=str(name), aliases=(*subject.aliases, subject.name.lower()))
