@@ -29,6 +29,7 @@ __all__ = [
     "MIN_CITY_POPULATION",
     "country_key",
     "country_of",
+    "english_first_name",
     "is_first_name",
     "name_gender",
     "place_weight",
@@ -101,6 +102,27 @@ def name_gender(name: str) -> str:
     key = _fold(name.split()[0]) if name.strip() else ""
     male, female = key in _first_names_by("first_names_male"), key in _first_names_by("first_names_female")
     return "m" if male and not female else "f" if female and not male else ""
+
+
+ENGLISH_LOCALES = ("en_GB", "en_IE", "en_NZ", "en_US")
+"""Faker's English-speaking locales with per-sex lists: the names a lower-case chat writes
+without a capital ("my mum helen"), where the all-locale list also holds words ("said")."""
+
+
+@cache
+def _english_names(sex: str) -> frozenset[str]:
+    attr = {"m": "first_names_male", "f": "first_names_female"}[sex]
+    names: set[str] = set()
+    for locale in ENGLISH_LOCALES:
+        value = importlib.import_module(f"faker.providers.person.{locale}").Provider.__dict__.get(attr, ())
+        names.update(_fold(n) for n in value if isinstance(n, str))
+    return frozenset(names)
+
+
+def english_first_name(word: str, sex: str = "") -> bool:
+    """Whether ``word`` is an English first name given to ``sex`` ("m", "f"; "" for either)."""
+    key = _fold(word)
+    return any(key in _english_names(s) for s in (sex or "mf"))
 
 
 def place_weight(name: str) -> int:

@@ -13,8 +13,8 @@ whatever else it repeats. Three links, each with its words in `ingest.subject_ru
   are one candidate, as is a closed compound and its head ("campervan", "the van"):
   people go on to say "the camera", "the van";
 * **pronouns**: a turn that says "he" or "she" without naming anyone who fits mentions
-  the animate candidate (a named person, kin, a pet) last named before it that fits, by
-  kin word or by the first name's sex;
+  the animate candidate (a named person, kin, a pet) that fits, by kin word or by the
+  first name's sex: the one the user's opening names, else the last named before it;
 * **destinations**: the place the user frames a trip by ("a week in Cornwall") takes in
   every other place the conversation names, and counts as the user's own.
 """
@@ -166,7 +166,11 @@ def _gender(c: Candidate, rules: SubjectRules) -> str:
 
 
 def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules: SubjectRules) -> None:
-    """Count "he"/"she" turns for the last fitting animate candidate named before them."""
+    """Count "he"/"she" turns for a fitting animate candidate named before them: the one
+    the user's opening names, else the last named. The person a chat opens on stays its
+    topic, as centering theory's preferred center does: in "my mum helen … she's been
+    forgetting … my sister kate thinks i'm overreacting … she agreed to see the GP", the
+    "she" is the mother, though the sister was named last."""
     animate = [c for c in found.values() if c.animate]
     if not animate:
         return
@@ -177,10 +181,12 @@ def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules:
             fits = [c for c in animate if _gender(c, rules) in ("", g)]
             if any(t.seq in c.turns for c in fits):
                 continue  # the turn names its "he" or "she" itself
-            earlier = [(max(s for s in c.turns if s < t.seq), len(c.turns), c) for c in fits if min(c.turns) < t.seq]
+            earlier = [
+                (c.opening, max(s for s in c.turns if s < t.seq), len(c.turns), c) for c in fits if min(c.turns) < t.seq
+            ]
             if not earlier:
                 continue
-            antecedent = max(earlier, key=lambda e: (e[0], e[1]))[2]
+            antecedent = max(earlier, key=lambda e: e[:3])[3]
             antecedent.turns.add(t.seq)
             if t.role == "user":
                 antecedent.user_turns.add(t.seq)

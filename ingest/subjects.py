@@ -43,7 +43,7 @@ import numpy as np
 
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
-from ingest.gazetteer import country_key, country_of
+from ingest.gazetteer import country_key, country_of, english_first_name
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
 from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
@@ -117,7 +117,7 @@ class _Gatherer:
             if _modified(tokens, i, gaps, rules):
                 c.modifiers[tokens[i - 1]] += 1
             c.thing = c.thing or any(b in rules.thing_cues for b in before) or after in rules.thing_frames
-            mine = turn.role == "user" and _owned(tokens, i, rules)
+            mine = turn.role == "user" and (_owned(tokens, i, rules) or _named_kin(tokens, i, rules))
             c.possessive = c.possessive or mine
             if word in rules.kin and mine:
                 c.kin.add(word)
@@ -150,12 +150,13 @@ def _modified(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: Subject
 
 
 def _heads(after: str, gap: str, rules: SubjectRules) -> bool:
-    """Whether a word ends its noun phrase: punctuation, a function word, a frame or time
-    word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
+    """Whether a word ends its noun phrase: punctuation, a function word or conjunction, a
+    frame or time word, or nothing follows ("a great beginner guitar, solid top": "guitar")."""
     return (
         bool(_PHRASE_END.search(gap))
         or not after
         or after in STOPWORDS
+        or after in rules.phrase_breaks
         or after in rules.frame_nouns
         or (after in rules.time_words)
     )
@@ -188,12 +189,24 @@ def _owned(tokens: Sequence[str], i: int, rules: SubjectRules) -> bool:
     return j >= 0 and tokens[j] in rules.possessives
 
 
+def _named_kin(tokens: Sequence[str], i: int, rules: SubjectRules) -> bool:
+    """ "for mum", "update on nana": a kin word used as a name, with no determiner."""
+    return tokens[i] in rules.named_kin and (i == 0 or tokens[i - 1] not in rules.determiners)
+
+
 _KIN_NAME = r"(?:my|our) (?:older |younger |little |big |best |twin )?({kin})[,]? ([A-Z][\w'’\-]+)"
 _NAME_KIN = r"([A-Z][\w'’\-]+),? (?:is|was|who is) (?:my|our) (?:older |younger |little |big |best |twin )?({kin})\b"
 
 
+def _kin_sex(word: str, rules: SubjectRules) -> str:
+    return "m" if word in rules.male_kin else "f" if word in rules.female_kin else ""
+
+
 def kin_names(turns: Sequence[TurnView], rules: SubjectRules = SUBJECT_RULES) -> dict[str, str]:
-    """Who the user's kin are, as the conversation says it: {"brother": "Derek"}."""
+    """Who the user's kin are, as the conversation says it: {"brother": "Derek"}. Chat is
+    often written in lower case ("my mum helen", "my sister kate"): a lower-case word after
+    a kin word is the name when it is an English first name of the kin word's sex, so
+    "my mum said" names no one."""
     kin = "|".join(sorted(rules.kin))
     appositive, predicate = re.compile(_KIN_NAME.format(kin=kin), re.I), re.compile(_NAME_KIN.format(kin=kin))
     named: dict[str, str] = {}
@@ -201,19 +214,24 @@ def kin_names(turns: Sequence[TurnView], rules: SubjectRules = SUBJECT_RULES) ->
         if t.role != "user":
             continue
         for m in appositive.finditer(t.content):
-            if m.group(2)[:1].isupper():
-                named.setdefault(m.group(1).lower(), m.group(2))
+            word, name = m.group(1).lower(), m.group(2)
+            if name[:1].isupper() or english_first_name(name, _kin_sex(word, rules)):
+                named.setdefault(word, name[:1].upper() + name[1:])
         for m in predicate.finditer(t.content):
             named.setdefault(m.group(2).lower(), m.group(1))
     return named
 
 
 def _merge_kin(found: dict[str, Candidate], named: Mapping[str, str]) -> None:
-    """Fold "my brother" into the person the conversation names as the brother."""
+    """Fold "my brother" into the person the conversation names as the brother; a name the
+    extractor missed (written in lower case) is a person's all the same."""
     for word, person in named.items():
         kin, target = found.get(subject_key(word)), found.get(subject_key(person, fold_plural=False))
         if target is None:
             continue
+        if not target.kinds:
+            target.kinds["p"] += 1
+            target.label = person
         target.kin.add(word)
         target.possessive = True
         if kin is not None and kin is not target:

@@ -9,7 +9,10 @@ subject the palace already has under another surface form:
 3. **similar name**: the embedding of the subject's name against the names of the
    user's live wings of the same kind; at ``SubjectRules.merge_similarity`` or above
    (the threshold's reason is on the field) the conversation joins that wing and its
-   spelling becomes an alias.
+   spelling becomes an alias;
+4. **similar content**: when no wing goes by the subject's name, the chat's mean
+   embedding against each wing's drawers' mean (`ingest.wing_content`): "the bonnie"
+   joins the wing a first chat named "a 1974 triumph" by.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ingest.keyphrases import document_vector
 from ingest.records import MiningDeps
 from ingest.subject_rules import SUBJECT_RULES, SubjectRules
 from ingest.subjects import WingSubject, choose_subject
+from ingest.wing_content import content_wing
 from loci.models import Entity, Relation, Room, Wing
 
 __all__ = ["MAX_COMPARED_WINGS", "conversation_subject", "settle_subject"]
@@ -55,30 +59,38 @@ async def conversation_subject(
     centrality and without the similar-name merge, never failing the run.
     """
     user_id, conversation_id = conv
+    document = document_vector(vectors)
     try:
-        subject = await asyncio.to_thread(
-            choose_subject, turns, mentions, deps.embedder.embed_phrases, document_vector(vectors), rules
-        )
+        subject = await asyncio.to_thread(choose_subject, turns, mentions, deps.embedder.embed_phrases, document, rules)
     except Exception as e:  # the model's failures have many types; see ingest.embed
         log.warning("subject centrality failed, choosing without it: %s: %s", type(e).__name__, e)
         subject = choose_subject(turns, mentions, None, None, rules)
     if subject is None:
         return None
     try:
-        return await settle_subject(deps, user_id, conversation_id, subject, rules)
+        return await settle_subject(deps, user_id, conversation_id, subject, rules, document)
     except Exception as e:  # as above: a missed merge costs a duplicate wing, not the run
         log.warning("wing name comparison failed, keeping %r: %s: %s", subject.name, type(e).__name__, e)
         return subject
 
 
 async def settle_subject(
-    deps: MiningDeps, user_id: int, conversation_id: int, subject: WingSubject, rules: SubjectRules = SUBJECT_RULES
+    deps: MiningDeps,
+    user_id: int,
+    conversation_id: int,
+    subject: WingSubject,
+    rules: SubjectRules = SUBJECT_RULES,
+    document: np.ndarray | None = None,
 ) -> WingSubject:
-    """``subject``, renamed to the existing wing's name when it is the same subject."""
+    """``subject``, renamed to the existing wing's name when it is the same subject
+    (``document``: the chat's mean drawer embedding, for the content step)."""
     async with deps.db.user_session(user_id) as s:
         if await _has_wing(s, conversation_id):
             return subject  # a resumed conversation keeps its wing; nothing to compare
         subject = await _kin_named(s, user_id, subject)
+        joined = await content_wing(s, user_id, subject, document, rules, MAX_COMPARED_WINGS)
+        if joined is not subject:
+            return joined
         wings = (
             await s.execute(
                 select(Wing.name, Wing.aliases)

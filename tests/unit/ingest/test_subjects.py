@@ -237,3 +237,26 @@ def test_a_compound_is_measured_by_its_whole_name() -> None:
         return np.array([[1.0, 0.0] if t == "Tax return" else [0.0, 1.0] for t in texts])
 
     assert closeness([c], embed, np.array([1.0, 0.0])) == [1.0]
+
+
+def test_a_lower_case_first_name_after_a_kin_word_is_the_person_and_a_verb_is_not() -> None:
+    turns = convo(
+        "my mum helen is 74 and she's been forgetting things. my sister kate thinks it's nothing.",
+        "Repeated questions are worth mentioning to a GP.",
+        "she agreed to see the gp next week as long as i come.",
+    )
+    assert kin_names(turns) == {"mum": "Helen", "sister": "Kate"}
+    assert kin_names(convo("my mum said the hob was on again, my dad will check it")) == {}
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("person", "Helen")
+    assert "my mum" in subject.aliases
+
+
+def test_a_kin_word_used_as_a_name_is_the_users_own() -> None:
+    turns = convo(
+        "update on nana: the op went fine but she's muddled.",
+        "Confusion after surgery is common in older patients.",
+        "they moved nana to a rehab bed, she hates the frame.",
+    )
+    subject = subject_of(turns)
+    assert subject is not None and (subject.kind, subject.name) == ("person", "My nana")

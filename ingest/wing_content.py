@@ -1,0 +1,117 @@
+"""A later chat about a subject the palace already has, found by what it says.
+
+People name a subject once and then call it something else: "a 1974 triumph" becomes
+"the bonnie", "a used electric car" becomes "the leaf" and then the wallbox it needs, "my
+mum helen" becomes "mum". Names alone (`ingest.wings`: same spelling, similar name) cannot
+join these, and the later chat's own best word ("Garage", "Wallbox") names a detail.
+
+What such chats share is their content. Each wing's drawers are averaged into one vector
+(the wing's centroid, the same mean `ingest.keyphrases.document_vector` takes of one
+chat), and a chat whose own mean is close enough to one of them joins that wing, its own
+subject kept as an alias. This is the nearest-centroid step of incremental topic
+clustering (BERTopic's ``partial_fit`` assigns a new document to its closest topic), used
+only where the chat's subject matches no wing by name: a chat that names an existing
+subject is that subject's, however close its content is to another. And only for a
+common noun (a topic or thing): a chat about a named person or place is about that name
+("Japan trip" after a family visit abroad: both travel, cosine over 0.4), while a common
+noun is often a detail of a subject the user named before ("carbs", "the wallbox"). A
+person known only by kin ("My nana" after "my grandmother") is named by a common noun
+too, so joins as one, and only a person's wing.
+
+The nearest wing must also be clearly nearer than the runner-up
+(``SubjectRules.join_margin``, a ratio test as in nearest-neighbour matching): on
+LongMemEval's haystacks, generic advice chats sit at 0.4 from many wings at once ("Kitchen
+knives" from "Coupons"), while a later chat about one subject stands out from the rest.
+
+Cost: no embedding; one grouped ``avg(embedding)`` over the compared wings' drawers, which
+reads each of their vectors. A per-wing running mean kept at write time would bound it for
+a user with very many drawers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.names import compact_key, name_key
+from ingest.subject_candidates import WingSubject
+from ingest.subject_rules import SubjectRules
+from loci.models import Drawer, Wing
+
+__all__ = ["NAMED_SUBJECTS", "content_wing", "named_by"]
+
+NAMED_SUBJECTS = frozenset({"person", "place"})
+"""Wing kinds a chat's own name settles: never joined to another wing by content."""
+UNFILED = frozenset({"agent"})
+"""Wing kinds that hold what no subject claimed (an agent's wing; "general" too, by slug):
+sharing their content says nothing about a subject."""
+
+
+def _joinable(kind: str, slug: str, kin_only: bool) -> bool:
+    """A subject's wing; a person known only by kin joins only a person."""
+    return kind not in UNFILED and slug != "general" and (kind == "person" or not kin_only)
+
+
+def _cosine(centroid: object, document: np.ndarray) -> float:
+    vector = np.asarray(centroid, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    return float(vector @ document) / norm if norm > 0 else 0.0
+
+
+def named_by(subject: WingSubject, slug: str, aliases: Sequence[str]) -> bool:
+    """Whether `ingest.place.resolve_wing` would file ``subject`` in this wing by name."""
+    key, compact = name_key(subject.name), compact_key(subject.name)
+    spellings = {subject.name.lower(), key, compact, *(a.lower() for a in subject.aliases)} - {""}
+    return slug == key or slug.replace("-", "") == compact or bool(spellings & set(aliases))
+
+
+async def content_wing(
+    s: AsyncSession,
+    user_id: int,
+    subject: WingSubject,
+    document: np.ndarray | None,
+    rules: SubjectRules,
+    limit: int,
+) -> WingSubject:
+    """``subject`` renamed to the existing wing whose drawers' mean is closest to this
+    chat's (``document``), at ``rules.join_similarity`` or above; unchanged when its name
+    already files it, or no wing is close enough."""
+    if document is None or (subject.kind in NAMED_SUBJECTS and not subject.name.lower().startswith("my ")):
+        return subject
+    wings = (
+        await s.execute(
+            select(Wing.id, Wing.kind, Wing.name, Wing.slug, Wing.aliases)
+            .where(Wing.user_id == user_id, Wing.deleted_at.is_(None))
+            .order_by(Wing.id.desc())
+            .limit(limit)
+        )
+    ).all()
+    if not wings or any(named_by(subject, slug, aliases) for _, _, _, slug, aliases in wings):
+        return subject
+    kin_only = subject.kind == "person"
+    wings = [w for w in wings if _joinable(str(w[1]), str(w[3]), kin_only)]
+    if not wings:
+        return subject
+    centroids = (
+        await s.execute(
+            select(Drawer.wing_id, func.avg(Drawer.embedding, type_=Drawer.embedding.type))
+            .where(
+                Drawer.user_id == user_id,
+                Drawer.wing_id.in_([w[0] for w in wings]),
+                Drawer.embedding.is_not(None),
+                Drawer.deleted_at.is_(None),
+            )
+            .group_by(Drawer.wing_id)
+        )
+    ).all()
+    sims = sorted(((_cosine(centroid, document), wing_id) for wing_id, centroid in centroids), reverse=True)
+    runner_up = sims[1][0] if len(sims) > 1 else 0.0
+    if not sims or sims[0][0] < rules.join_similarity or sims[0][0] - runner_up < rules.join_margin:
+        return subject
+    wing = next(w for w in wings if w[0] == sims[0][1])
+    _, kind, name, _, _ = wing
+    return replace(subject, kind=str(kind), name=str(name), aliases=(*subject.aliases, subject.name.lower()))
