@@ -108,6 +108,16 @@ to the chat's other candidates (the category its details share, TextRank-like) g
 people in full it filed trips under the partner: "Jo", "Sam"); a heavier opening (0.3,
 the user's spread 0.25) gained the prusa chat and lost set 2's allotment and one chat of
 mining_quality.
+
+* `wings_held_out_7/` (10 chats, 76 turns: a daughter twice, as "Maya" then "she" / "my
+  daughter"; a sailing dinghy twice, then as "Puffin"; a Croatia trip; sleep apnoea twice,
+  the second chat naming only the machine, "resmed airsense 11"; beekeeping; probate; a
+  sign-language course), written blind while the content pass was being built and never
+  read by its author: 0.30 before the content pass, 0.40 after (the ResMed chat joins
+  "Snoring" by content). Still wrong: both daughter chats, the dinghy's first chat,
+  beekeeping, probate and the course ("Wooden mirror", "Gloves", "Door lol",
+  "Solicitor", "Level 1"). So on chats nobody tuned for, the rule files four in ten by
+  subject; 0.4 is pinned as measured.
 """
 
 from __future__ import annotations
@@ -129,8 +139,9 @@ BARS = {
     "wings_held_out_4": 1.0,
     "wings_held_out_5": 0.44,
     "wings_held_out_6": 1.0,
+    "wings_held_out_7": 0.4,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9 and 10 of 10 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10 and 4 of 10 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
