@@ -6,13 +6,14 @@ subject the palace already has under another surface form:
 1. **kin**: a person known only as "my brother" takes the name the knowledge graph
    holds for the user's brother (a current ``brother`` relation of the user), if any;
 2. **same name**: key, compact key or alias (`ingest.place.resolve_wing`, at write time);
-3. **similar name**: the embedding of the subject's name against the names of the
-   user's live wings of the same kind; at ``SubjectRules.merge_similarity`` or above
-   (the threshold's reason is on the field) the conversation joins that wing and its
-   spelling becomes an alias;
-4. **similar content**: when no wing goes by the subject's name, the chat's mean
+3. **similar content**: when no wing goes by the subject's name, the chat's mean
    embedding against each wing's drawers' mean (`ingest.wing_content`): "the bonnie"
-   joins the wing a first chat named "a 1974 triumph" by.
+   joins the wing a first chat named "a 1974 triumph" by. Tried before the name's
+   embedding, and across kinds: a detail or nickname says little by its name;
+4. **similar name**: otherwise the embedding of the subject's name against the names of
+   the user's live wings of the same kind; at ``SubjectRules.merge_similarity`` or above
+   (the threshold's reason is on the field) the conversation joins that wing and its
+   spelling becomes an alias.
 """
 
 from __future__ import annotations
