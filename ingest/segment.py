@@ -9,6 +9,9 @@ exactly: whitespace between sentences stays at the end of the earlier part.
 Token counts come from the embedder's own tokenizer (injected as ``count_tokens`` so
 tests can use a simple counter). WordPiece splits on whitespace first, so the tokens of
 a run of sentences are the sum of their tokens less the repeated special tokens.
+
+Which sentences get a vector of their own is `loci.sentences`' rule (re-exported here),
+since recall reads a drawer's best sentence back by its position in that list.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from loci.sentences import MIN_SENTENCE_WORDS, sentence_pieces, split_sentences
 
 __all__ = [
     "MIN_SENTENCE_WORDS",
@@ -32,10 +37,6 @@ __all__ = [
 T = TypeVar("T")
 TokenCounter = Callable[[Sequence[str]], list[int]]
 SPECIAL_TOKENS = 2  # [CLS] and [SEP], counted once per embedded text
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?…])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)[\"')\]]*\s+|\n\s*"
-)
-"""A sentence ends after . ! ? … (not after a title such as "Dr.", which starts a name) or a line break."""
 _SPACE = re.compile(r"\s+")
 
 
@@ -49,39 +50,6 @@ class Window(Generic[T]):
 
 def windows(items: Sequence[T], size: int) -> list[Window[T]]:
     return [Window(n, tuple(items[i : i + size])) for n, i in enumerate(range(0, len(items), size))]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Verbatim pieces ending after sentence punctuation or a newline (whitespace kept)."""
-    pieces: list[str] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.end() > start and m.start() > start:
-            pieces.append(text[start : m.end()])
-            start = m.end()
-    if start < len(text):
-        pieces.append(text[start:])
-    return pieces or [text]
-
-
-MIN_SENTENCE_WORDS = 4
-"""Shorter sentences ("Thanks!", "Sounds good.") get no vector of their own: they match
-every question a little and none well (on the LongMemEval development split, dropping
-them raised the vector signal's all-evidence recall@5 by a point)."""
-
-
-def sentence_pieces(text: str) -> list[str]:
-    """The sentences of a drawer that get their own vector, stripped; none for one sentence.
-
-    A text that is a single sentence is already embedded whole, so it needs no other
-    vector; otherwise every sentence of at least `MIN_SENTENCE_WORDS` words gets one. Its
-    index in this list is its ``position`` in ``drawer_sentences``.
-    """
-    sentences = [p.strip() for p in split_sentences(text)]
-    sentences = [p for p in sentences if p]
-    if len(sentences) < 2:
-        return []
-    return [p for p in sentences if len(p.split()) >= MIN_SENTENCE_WORDS]
 
 
 def _split_words(text: str) -> list[str]:
