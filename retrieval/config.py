@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.params import (
+    AnswerParams,
     BlockFloor,
     KeywordParams,
     MemorySearchParams,
@@ -96,6 +97,9 @@ class RetrievalConfig:
     reply: ReplyParams = field(default_factory=ReplyParams)
     """When the message asks what the assistant said, the replies of the user turns it
     matches form a list of their own (`retrieval.reply`)."""
+    answer: AnswerParams = field(default_factory=AnswerParams)
+    """When the message asks for a quantity, money, a time of day or a duration, the matching
+    turns whose matched sentence holds one form a list of their own (`retrieval.answer_list`)."""
     depth: RecallDepth = field(default_factory=RecallDepth)
     """How many drawers a message recalls, from the message (`retrieval.depth`)."""
     memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)

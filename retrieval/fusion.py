@@ -23,6 +23,9 @@ class Scored:
     occurred_at: datetime | None = None
     role: str | None = None
     room_id: int | None = None
+    rank: int | None = None
+    """The 1-based rank RRF counts for it, when its list is another list filtered and keeps
+    that list's ranks (`retrieval.answer_list`); None: its place in its own list."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +37,18 @@ class Fused:
 
 
 def rrf_scores(
-    ranked_ids: Mapping[str, Sequence[int]], weights: Mapping[str, float] | None = None, k: int = 60
+    ranked_ids: Mapping[str, Sequence[int]],
+    weights: Mapping[str, float] | None = None,
+    k: int = 60,
+    positions: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[dict[int, float], dict[int, dict[str, int]]]:
     """RRF itself over lists of ids of any kind (drawers here, explicit memories in
     `retrieval.memory_search`): each id's fused score and its 1-based rank per list.
 
     ``weights`` default to 1 per list; an id repeated within one list keeps its first rank.
+    ``positions`` gives a list's ranks explicitly (one per id, ascending) where the list is
+    another one filtered: a drawer 17th by similarity that passes the filter counts as 17th,
+    not as the filtered list's 1st.
     """
     if k < 0:
         raise ValueError("k must be >= 0")
@@ -49,7 +58,9 @@ def rrf_scores(
         weight = 1.0 if weights is None else weights.get(name, 1.0)
         if weight <= 0:
             continue
-        for position, item_id in enumerate(ids, start=1):
+        explicit = positions.get(name) if positions is not None else None
+        for index, item_id in enumerate(ids):
+            position = explicit[index] if explicit is not None else index + 1
             seen = ranks.setdefault(item_id, {})
             if name in seen:
                 continue
@@ -70,7 +81,12 @@ def rrf(
     (used for the role prior). A drawer repeated within one list keeps its first rank.
     """
     ids = {name: [item.drawer_id for item in items] for name, items in ranked_lists.items()}
-    scores, ranks = rrf_scores(ids, weights, k)
+    positions = {
+        name: [item.rank if item.rank is not None else n for n, item in enumerate(items, start=1)]
+        for name, items in ranked_lists.items()
+        if any(item.rank is not None for item in items)
+    }
+    scores, ranks = rrf_scores(ids, weights, k, positions)
     if multipliers:
         for drawer_id, factor in multipliers.items():
             if drawer_id in scores:

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "AnswerParams",
     "BlockFloor",
     "GroupBy",
     "KeywordParams",
@@ -154,6 +155,19 @@ class ReplyParams:
     max_questions: int = 20
     """Matching user turns whose replies are looked up at most (the best first): four
     times the default ``top_k``, one short statement."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerParams:
+    """The turns whose matched sentence holds the kind of thing the message asks for
+    (`retrieval.answer_list`): a count for "how many", money for "how much did I spend"."""
+
+    weight: float = 0.5
+    """RRF weight of that list: half a content signal, as the speaker signal's, since it
+    says what kind of thing a turn holds, not what about (not fitted); 0 turns it off."""
+    max_turns: int = 20
+    """Matching turns read at most (the best first): four times the default ``top_k``, one
+    short statement by primary key."""
 
 
 @dataclass(frozen=True, slots=True)

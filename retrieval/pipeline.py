@@ -46,7 +46,7 @@ from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallR
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS
-from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, reply_lists, room_of
+from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, room_of
 from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs
 from retrieval.validate import validate_request
 
@@ -126,7 +126,7 @@ async def _candidates(
     try:
         found, vectors, ctx = await drawer_signals(session, ctx, config, embedding, clock)
         lists = {str(signal): found[signal] for signal in config.signals}
-        lists |= await reply_lists(session, ctx, config, found, clock)
+        lists |= await derived_lists(session, ctx, config, found, clock)
         sub_weights: dict[str, float] = {}
         if vectors is not None and len(vectors) > 1:
             for i, vector in enumerate(vectors[1:], start=1):

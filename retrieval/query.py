@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
+from retrieval.answer_type import AnswerKind, answer_kind
 
 __all__ = [
     "QueryAnalysis",
@@ -138,6 +139,8 @@ class QueryAnalysis:
     """The message's clauses when it joins two (see `sub_queries`); empty otherwise."""
     about_past: bool = False
     """The message asks about what happened (see `about_past`)."""
+    answer_kind: AnswerKind | None = None
+    """The kind of thing the message asks for, if a pattern can see one (`retrieval.answer_type`)."""
 
 
 def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
@@ -159,6 +162,7 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         about_assistant=about_assistant(message),
         sub_queries=sub_queries(message),
         about_past=about_past(message, found, now),
+        answer_kind=answer_kind(message),
     )
 
 

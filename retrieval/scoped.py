@@ -45,7 +45,7 @@ from retrieval.params import MemorySearchParams, Signal
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory
-from retrieval.stages import Clock, drawer_signals, embed_texts, fuse_drawers, reply_lists
+from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers
 from retrieval.store import Controls, hydrate, load_controls
 from retrieval.validate import MAX_CANDIDATES, MAX_MESSAGE_CHARS, MAX_TOP_K
 
@@ -154,7 +154,7 @@ async def _drawer_hits(
     )  # fmt: skip
     found, _, ctx = await drawer_signals(session, ctx, config, embedding, clock)
     lists = {str(signal): found[signal] for signal in config.signals}
-    lists |= await reply_lists(session, ctx, config, found, clock)
+    lists |= await derived_lists(session, ctx, config, found, clock)
     sims = {item.drawer_id: item.score for item in lists.get(str(Signal.SEMANTIC), [])}
     fused, _ = fuse_drawers(lists, sims, analysis, config, {})
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))

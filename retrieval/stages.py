@@ -18,6 +18,7 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.embedder import Embedder
+from retrieval.answer_list import ANSWER_LIST, answer_candidates
 from retrieval.candidates import SignalContext
 from retrieval.config import RetrievalConfig
 from retrieval.floor import passes_absolute
@@ -27,7 +28,7 @@ from retrieval.query import QueryAnalysis
 from retrieval.reply import REPLY_LIST, reply_candidates
 from retrieval.signals import SIGNALS
 
-__all__ = ["Clock", "drawer_signals", "embed_texts", "fuse_drawers", "reply_lists", "room_of", "run_signals"]
+__all__ = ["Clock", "derived_lists", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
 
 log = logging.getLogger("loci.retrieval")
 
@@ -86,6 +87,8 @@ def fuse_drawers(
     weights.update(sub_weights)
     if REPLY_LIST in lists:
         weights[REPLY_LIST] = config.reply.weight
+    if ANSWER_LIST in lists:
+        weights[ANSWER_LIST] = config.answer.weight
     recency = config.temporal.recency_weight
     if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
         lists["recency"] = _recency_prior(lists)
@@ -136,18 +139,30 @@ async def drawer_signals(
     return found, vectors, ctx
 
 
-async def reply_lists(
+async def derived_lists(
     session: AsyncSession,
     ctx: SignalContext,
     config: RetrievalConfig,
     found: Mapping[Signal, list[Scored]],
     clock: Clock,
 ) -> dict[str, list[Scored]]:
-    """The replies of the matching user turns (`retrieval.reply`) as a list of their own, when
-    the message asks what the assistant said; empty otherwise."""
+    """The lists read off the semantic signal's matches: the replies of the matching user
+    turns when the message asks what the assistant said (`retrieval.reply`), and the matching
+    turns that hold the kind of thing it asks for (`retrieval.answer_list`); each only when
+    the message calls for it."""
     semantic = found.get(Signal.SEMANTIC, [])
-    if config.reply.weight <= 0 or not semantic or not ctx.query.about_assistant:
-        return {}
-    replies = await reply_candidates(session, ctx, semantic, config.reply)
-    clock.stage(REPLY_LIST, len(semantic), len(replies))
-    return {REPLY_LIST: replies} if replies else {}
+    lists: dict[str, list[Scored]] = {}
+    if not semantic:
+        return lists
+    if config.reply.weight > 0 and ctx.query.about_assistant:
+        replies = await reply_candidates(session, ctx, semantic, config.reply)
+        clock.stage(REPLY_LIST, len(semantic), len(replies))
+        if replies:
+            lists[REPLY_LIST] = replies
+    kind = ctx.query.answer_kind
+    if config.answer.weight > 0 and kind is not None:
+        holding = await answer_candidates(session, ctx, semantic, kind, config.answer)
+        clock.stage(ANSWER_LIST, len(semantic), len(holding))
+        if holding:
+            lists[ANSWER_LIST] = holding
+    return lists

@@ -1,0 +1,105 @@
+"""What kind of thing a question asks for, and whether a sentence holds one (pure).
+
+"How many bikes do I own?" is answered by a sentence with a number in it ("I've got three of
+them"), not by the one that merely shares its topic ("my bike lock has a GPS tracker");
+"How much did I spend on the workshop?" by one with an amount of money ("I paid $200"), not
+by "I attended five workshops". That is the expected answer type of question answering
+(Moldovan et al. 2000; Prager et al.'s predictive annotation): the wh-phrase fixes the kind
+of the answer before any of it is read, and a passage without such a thing cannot hold it.
+
+Only kinds a pattern reads reliably from plain text are used: quantities, money, clock
+times and durations. "Who" and "where" would need an entity tagger per sentence (the
+drawer-level entities of mining are per turn, too coarse to tell one sentence of a long
+turn from another), and "when" is mostly answered by the turn's own date, not its words.
+
+A question about time elapsed ("how many days passed between…", "how long ago…") is
+answered from the turns' dates, not from a number they contain, so it has no answer kind.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+__all__ = ["AnswerKind", "answer_kind", "holds_answer"]
+
+
+class AnswerKind(enum.StrEnum):
+    QUANTITY = "quantity"
+    """How many, how much (not money), how old: a cardinal number."""
+    MONEY = "money"
+    """How much spent, paid, cost…: an amount with a currency."""
+    CLOCK = "clock"
+    """What time: a time of day."""
+    DURATION = "duration"
+    """How long: a number of time units."""
+
+
+_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|fortnights?|months?|years?|decades?)"
+# Asked about elapsed time: answered from the turns' dates ("how many days passed between
+# the two trips", "how long ago did I", "how long had it been since", "how many weeks
+# before the wedding").
+_ELAPSED_RE = re.compile(
+    rf"\bhow\s+(?:many\s+{_UNITS}|much\s+time|long)\b[^?.!]*?\b(?:ago|passed|elapsed|between|since|before|after|"
+    r"until|till|earlier|later)\b|\bhow\s+long\s+ago\b",
+    re.IGNORECASE,
+)
+_MONEY_QUESTION_RE = re.compile(
+    r"\bhow\s+much\b[^?.!]*?\b(?:spen[dt]|pa(?:y|id)|costs?|price[ds]?|money|budget(?:ed)?|sav(?:e|ed)|"
+    r"earn(?:ed)?|rais(?:e|ed)|donat(?:e|ed)|owe[ds]?|worth|charg(?:e|ed)|tip(?:ped)?|rent|salary|dollars|"
+    r"euros|pounds|fees?)\b",
+    re.IGNORECASE,
+)
+_DURATION_QUESTION_RE = re.compile(r"\bhow\s+(?:long|much\s+time|many\s+" + _UNITS + r")\b", re.IGNORECASE)
+_QUANTITY_QUESTION_RE = re.compile(r"\bhow\s+(?:many|much|old)\b", re.IGNORECASE)
+_CLOCK_QUESTION_RE = re.compile(r"\bwhat\s+time\b", re.IGNORECASE)
+
+# "One" is left out: far more often a pronoun ("this one", "the one I liked") than a count.
+_NUMBER_WORDS = (
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"dozen|half|single|twice|double"
+)
+# A cardinal: digits that are not an ordinal ("14th"), a year (1900-2099) or part of a
+# clock time, or a number word.
+_CARDINAL = rf"(?:(?<![\d:])(?!(?:19|20)\d\d\b)\d+(?:[.,]\d+)?(?!\d|st\b|nd\b|rd\b|th\b|:\d)|\b(?:{_NUMBER_WORDS})\b)"
+_CARDINAL_RE = re.compile(_CARDINAL, re.IGNORECASE)
+_MONEY_RE = re.compile(
+    r"[$€£¥]\s?\d|\b\d[\d,.]*\s?k?\s?(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|cents?)\b",
+    re.IGNORECASE,
+)
+_CLOCK_RE = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b|o['’]clock\b",
+    re.IGNORECASE,
+)
+_DURATION_RE = re.compile(
+    rf"(?:{_CARDINAL}|\b(?:an?|one|a\s+couple\s+of|a\s+few|several|half\s+an?))[\s-]+{_UNITS}\b",
+    re.IGNORECASE,
+)
+_HOLDS = {
+    AnswerKind.QUANTITY: _CARDINAL_RE,
+    AnswerKind.MONEY: _MONEY_RE,
+    AnswerKind.CLOCK: _CLOCK_RE,
+    AnswerKind.DURATION: _DURATION_RE,
+}
+
+
+def answer_kind(message: str) -> AnswerKind | None:
+    """The kind of thing ``message`` asks for, or None when its answer has no kind a
+    pattern can see (or is read from the turns' dates: elapsed time)."""
+    if _ELAPSED_RE.search(message):
+        return None
+    if _CLOCK_QUESTION_RE.search(message):
+        return AnswerKind.CLOCK
+    if _MONEY_QUESTION_RE.search(message):
+        return AnswerKind.MONEY
+    if _DURATION_QUESTION_RE.search(message):
+        return AnswerKind.DURATION
+    if _QUANTITY_QUESTION_RE.search(message):
+        return AnswerKind.QUANTITY
+    return None
+
+
+def holds_answer(kind: AnswerKind, text: str) -> bool:
+    """Whether ``text`` (a sentence) contains a thing of ``kind``."""
+    return _HOLDS[kind].search(text) is not None
