@@ -8,9 +8,12 @@ by "I attended five workshops". That is the expected answer type of question ans
 of the answer before any of it is read, and a passage without such a thing cannot hold it.
 
 Only kinds a pattern reads reliably from plain text are used: quantities, money, clock
-times and durations. "Who" and "where" would need an entity tagger per sentence (the
-drawer-level entities of mining are per turn, too coarse to tell one sentence of a long
-turn from another), and "when" is mostly answered by the turn's own date, not its words.
+times, durations, and for "where" a capitalised name after a preposition of place ("at the
+Grand Ballroom", "to Lisbon"; "at the gym" goes unseen, and is then simply not lifted).
+"Who" would need a person tagger per sentence (the drawer-level entities of mining are per
+turn, too coarse to tell one sentence of a long turn from another, and a capitalised word
+is as often a place or a brand), and "when" is mostly answered by the turn's own date, not
+its words.
 
 A question about time elapsed ("how many days passed between…", "how long ago…") is
 answered from the turns' dates, not from a number they contain, so it has no answer kind.
@@ -33,6 +36,8 @@ class AnswerKind(enum.StrEnum):
     """What time: a time of day."""
     DURATION = "duration"
     """How long: a number of time units."""
+    PLACE = "place"
+    """Where: a named place after a preposition ("at the Grand Ballroom", "to Lisbon")."""
 
 
 _UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|fortnights?|months?|years?|decades?)"
@@ -53,6 +58,9 @@ _MONEY_QUESTION_RE = re.compile(
 _DURATION_QUESTION_RE = re.compile(r"\bhow\s+(?:long|much\s+time|many\s+" + _UNITS + r")\b", re.IGNORECASE)
 _QUANTITY_QUESTION_RE = re.compile(r"\bhow\s+(?:many|much|old)\b", re.IGNORECASE)
 _CLOCK_QUESTION_RE = re.compile(r"\bwhat\s+time\b", re.IGNORECASE)
+_PLACE_QUESTION_RE = re.compile(
+    r"\bwhere\s+(?:do|did|does|is|are|was|were|have|has|had|will|would|can|could|should|am)\b", re.IGNORECASE
+)
 
 # "One" is left out: far more often a pronoun ("this one", "the one I liked") than a count.
 _NUMBER_WORDS = (
@@ -76,11 +84,22 @@ _DURATION_RE = re.compile(
     rf"(?:{_CARDINAL}|\b(?:an?|one|a\s+couple\s+of|a\s+few|several|half\s+an?))[\s-]+{_UNITS}\b",
     re.IGNORECASE,
 )
+_CALENDAR = (
+    r"January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Christmas|Easter|I\b"
+)
+# A capitalised name right after a preposition of place, not a month, a day or "I"
+# (case matters here: "at the Grand Ballroom", "to Serenity Yoga", "in Lisbon").
+_PLACE_RE = re.compile(
+    r"\b(?:[Aa]t|[Ii]n|[Tt]o|[Ff]rom|[Nn]ear|[Ii]nto|[Aa]round|[Vv]isit(?:ed|ing)?)\s+(?:the\s+)?"
+    rf"(?!(?:{_CALENDAR}))[A-Z][\w'’-]+"
+)
 _HOLDS = {
     AnswerKind.QUANTITY: _CARDINAL_RE,
     AnswerKind.MONEY: _MONEY_RE,
     AnswerKind.CLOCK: _CLOCK_RE,
     AnswerKind.DURATION: _DURATION_RE,
+    AnswerKind.PLACE: _PLACE_RE,
 }
 
 
@@ -97,6 +116,8 @@ def answer_kind(message: str) -> AnswerKind | None:
         return AnswerKind.DURATION
     if _QUANTITY_QUESTION_RE.search(message):
         return AnswerKind.QUANTITY
+    if _PLACE_QUESTION_RE.search(message):
+        return AnswerKind.PLACE
     return None
 
 

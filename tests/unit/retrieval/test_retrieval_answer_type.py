@@ -35,8 +35,10 @@ NOW = datetime(2024, 6, 1, tzinfo=UTC)
         ("How long ago did I adopt my cat?", None),
         ("How many weeks before the wedding did I book the venue?", None),
         ("How long had it been since I last saw Derek?", None),
+        ("Where do I take yoga classes?", AnswerKind.PLACE),
+        ("Remind me where did Rachel move to?", AnswerKind.PLACE),
         # no kind a pattern can see
-        ("Where do I take yoga classes?", None),
+        ("I left my keys somewhere, any tips for finding them?", None),
         ("What degree did I graduate with?", None),
         ("Who did I go hiking with?", None),
     ],
@@ -64,6 +66,10 @@ def test_the_wh_phrase_fixes_the_kind_of_answer(message: str, kind: AnswerKind |
         (AnswerKind.DURATION, "I just got back from a 5-day camping trip.", True),
         (AnswerKind.DURATION, "I've been collecting them for a couple of years now.", True),
         (AnswerKind.DURATION, "Let's talk about it next week.", False),
+        (AnswerKind.PLACE, "I was just at my cousin's wedding at the Grand Ballroom last weekend.", True),
+        (AnswerKind.PLACE, "I can't always make it to Serenity Yoga.", True),
+        (AnswerKind.PLACE, "We went to a wedding expo together.", False),
+        (AnswerKind.PLACE, "I got it in March, and I think I'll take it to the gym.", False),  # a month, no name
     ],
 )
 def test_a_sentence_holds_an_answer_of_its_kind(kind: AnswerKind, sentence: str, holds: bool) -> None:
