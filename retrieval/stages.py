@@ -147,9 +147,9 @@ async def derived_lists(
     clock: Clock,
 ) -> dict[str, list[Scored]]:
     """The lists read off the semantic signal's matches: the replies of the matching user
-    turns when the message asks what the assistant said (`retrieval.reply`), and the matching
-    turns that hold the kind of thing it asks for (`retrieval.answer_list`); each only when
-    the message calls for it."""
+    turns when the message asks what the assistant said (`retrieval.reply`), or else the
+    matching turns that hold the kind of thing it asks for (`retrieval.answer_list`); each only
+    when the message calls for it."""
     semantic = found.get(Signal.SEMANTIC, [])
     lists: dict[str, list[Scored]] = {}
     if not semantic:
@@ -160,7 +160,9 @@ async def derived_lists(
         if replies:
             lists[REPLY_LIST] = replies
     kind = ctx.query.answer_kind
-    if config.answer.weight > 0 and kind is not None:
+    # A message about the assistant's words is answered by a reply (listed above), which has
+    # no sentence vectors to match; the user's turns it matches hold the question, not the answer.
+    if config.answer.weight > 0 and kind is not None and not ctx.query.about_assistant:
         holding = await answer_candidates(session, ctx, semantic, kind, config.answer)
         clock.stage(ANSWER_LIST, len(semantic), len(holding))
         if holding:

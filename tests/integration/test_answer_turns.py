@@ -83,12 +83,14 @@ async def test_the_turn_whose_matched_sentence_holds_the_answer_is_listed_and_le
     assert (await recall(deps, request)).items[0].drawer_id == palace[fact]
 
 
-async def test_no_list_without_an_answer_kind_or_with_weight_zero(
+async def test_no_list_without_an_answer_kind_about_the_assistant_or_with_weight_zero(
     db: Database, embedder: Embedder, settings: Settings, palace: dict[str, Any]
 ) -> None:
     deps = RecallDeps(db=db, embedder=embedder, settings=settings)
     for ranks in (
         await _ranks(deps, palace["user"], "Which bike should I take on mixed terrain?"),
+        # about the assistant's words: a reply holds the answer, and replies are listed instead
+        await _ranks(deps, palace["user"], "How many bikes did you say I should keep?"),
         await _ranks(deps, palace["user"], "How many bikes do I own?", answer=replace(HYBRID.answer, weight=0.0)),
     ):
         assert ranks and not any("answer" in r for r in ranks.values())
