@@ -162,8 +162,11 @@ async def _subject(
 ) -> WingSubject | None:
     """The subject of all the turns being mined, from every window's mentions (`ingest.wings`)."""
     mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
-    vectors = [part.vector for plan in plans.values() for part in plan.parts]
-    return await conversation_subject(deps, (conv.user_id, conv.id), turns, mentions, vectors)
+    parts = [part for plan in plans.values() for part in plan.parts]
+    known = {part.content: part.vector for part in parts if part.vector is not None}
+    return await conversation_subject(
+        deps, (conv.user_id, conv.id), turns, mentions, [part.vector for part in parts], known=known
+    )
 
 
 async def _archive(

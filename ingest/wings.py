@@ -31,6 +31,7 @@ from ingest.extract_offline import USER_ENTITY
 from ingest.extraction import EntityMention, TurnView
 from ingest.keyphrases import document_vector
 from ingest.records import MiningDeps
+from ingest.subject_centrality import Embed
 from ingest.subject_rules import SUBJECT_RULES, SubjectRules
 from ingest.subjects import WingSubject, choose_subject
 from ingest.wing_content import content_wing
@@ -45,6 +46,23 @@ MAX_COMPARED_WINGS = 500
 mining run embeds a bounded batch of short names (cached by the embedder)."""
 
 
+def reusing(known: Mapping[str, np.ndarray], embed: Embed) -> Embed:
+    """``embed``, answering a text it was given already embedded (a drawer's exact content)
+    with that vector instead of running the model again.
+
+    Why: the subject's opening credit embeds the chat's first user turn (`add_opening`),
+    which mining has just embedded as that turn's drawer: a quarter of the subject stage's
+    samples in a profile of the LongMemEval dev ingest. Long texts also stay out of the
+    embedder's phrase cache, which is sized for short phrases."""
+
+    def embed_known(texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        fresh = dict(zip(missing, embed(missing), strict=True)) if missing else {}
+        return np.stack([known[t] if t in known else fresh[t] for t in texts]) if texts else embed(texts)
+
+    return embed_known
+
+
 async def conversation_subject(
     deps: MiningDeps,
     conv: tuple[int, int],
@@ -52,17 +70,20 @@ async def conversation_subject(
     mentions: Mapping[int, Sequence[EntityMention]],
     vectors: Sequence[np.ndarray | None],
     rules: SubjectRules = SUBJECT_RULES,
+    known: Mapping[str, np.ndarray] | None = None,
 ) -> WingSubject | None:
     """The subject of the turns being mined (``conv`` is (user id, conversation id)),
-    settled against the user's wings; None when nothing is central enough.
+    settled against the user's wings; None when nothing is central enough. ``known``: the
+    drawers' contents and vectors mining has just made (`reusing`).
 
     Embedding is a refinement: should the model fail, the subject is chosen without
     centrality and without the similar-name merge, never failing the run.
     """
     user_id, conversation_id = conv
     document = document_vector(vectors)
+    embed = reusing(known or {}, deps.embedder.embed_phrases)
     try:
-        subject = await asyncio.to_thread(choose_subject, turns, mentions, deps.embedder.embed_phrases, document, rules)
+        subject = await asyncio.to_thread(choose_subject, turns, mentions, embed, document, rules)
     except Exception as e:  # the model's failures have many types; see ingest.embed
         log.warning("subject centrality failed, choosing without it: %s: %s", type(e).__name__, e)
         subject = choose_subject(turns, mentions, None, None, rules)
