@@ -2,7 +2,7 @@
 
 Mining embeds a multi-sentence drawer's sentences one by one (``drawer_sentences``, whose
 ``position`` is an index into `sentence_pieces` of the drawer's content); recall reads a
-drawer's best-matching sentence back by that position (`retrieval.answer_type`). Both must
+drawer's best-matching sentence back by that position (`retrieval.answer_list`). Both must
 cut the text the same way, so the rule lives in the core rather than in either of them.
 """
 

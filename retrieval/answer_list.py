@@ -4,7 +4,7 @@ Inside a conversation the turn that states a fact and the turns that share its t
 question almost alike: "How many bikes do I own?" finds "I've got three of them - a road
 bike, a mountain bike and a commuter bike" and "do you know a good lock for my bike?" with
 close scores, and only one of them can answer. When the message asks for a quantity, an
-amount of money, a time of day or a duration (`retrieval.answer_type`), this list holds the
+amount of money, a time of day, a duration or a place (`retrieval.answer_type`), this list holds the
 semantic signal's matching turns whose *best-matching sentence* holds such a thing, each at
 its rank in the semantic list, and RRF counts it like any other list: among turns about the
 same topic, the one that can hold the answer moves up. Keeping the semantic rank matters:
@@ -15,8 +15,8 @@ similarity took a gold conversation's place in the top 5).
 The sentence is the one the question matched (the drawer's ``drawer_sentences`` row
 closest to the query vector; the whole drawer when it is one sentence), not anywhere in the
 turn, even when the whole turn's vector matched better: a long turn mentions some number
-somewhere far too often for that to say anything. Only turns past the relevance floor are read, at most
-`AnswerParams.max_turns`, in one statement by primary key.
+somewhere far too often for that to say anything. Only turns past the relevance floor are
+read, at most `AnswerParams.max_turns`, in one statement by primary key.
 """
 
 from __future__ import annotations
