@@ -107,9 +107,11 @@ def test_embedded_server_prewarms_its_pages_after_a_restart(migrated_url: str) -
     with psycopg.connect(migrated_url) as conn:
         libraries = conn.execute("SHOW shared_preload_libraries").fetchone()
         backend = conn.execute("SELECT pg_backend_pid()").fetchone()
+        assert backend is not None
+        # Read while the connection is open: once it closes, the backend exits and its /proc
+        # entry goes (CI read it after the block once and found it gone).
+        postmaster = Path(f"/proc/{backend[0]}/stat").read_text().rsplit(")", 1)[1].split()[1]
     assert libraries == ("pg_prewarm",)
-    assert backend is not None
-    postmaster = Path(f"/proc/{backend[0]}/stat").read_text().rsplit(")", 1)[1].split()[1]
     children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
     titles = [_process_title(pid) for pid in children]
     assert any("autoprewarm leader" in title for title in titles), titles
