@@ -106,6 +106,13 @@ def run_options(fn: F) -> F:
             help="questions processed concurrently",
         ),
         click.option(
+            "--processes",
+            type=click.IntRange(1, 64),
+            default=1,
+            show_default=True,
+            help="ingest only: split the questions between this many processes (one per core is fastest)",
+        ),
+        click.option(
             "--subset",
             type=click.IntRange(min=1),
             default=None,
@@ -127,6 +134,7 @@ def make_run(
     preset: str,
     workers: int,
     no_progress: bool,
+    processes: int = 1,
     subset: int | None = None,
     default_id: str | None = None,
 ) -> stages.Run:
@@ -150,6 +158,7 @@ def make_run(
         settings=settings,
         limit=limit,
         workers=workers,
+        processes=processes,
         subset=subset,
         progress=not no_progress,
     )

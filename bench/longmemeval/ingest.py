@@ -44,10 +44,13 @@ __all__ = [
     "EMPTY_TURN",
     "USER_PREFIX",
     "IngestSummary",
+    "ProgressFn",
     "QuestionIngest",
+    "backfill_embeddings",
     "ensure_user",
     "find_users",
     "ingest_questions",
+    "mine_questions",
     "unfinished",
     "user_name",
 ]
@@ -224,7 +227,7 @@ async def ingest_question(deps: MiningDeps, question: Question, advance: Progres
     return record
 
 
-async def ingest_questions(
+async def mine_questions(
     db: Database,
     embedder: Embedder,
     settings: Settings,
@@ -234,7 +237,7 @@ async def ingest_questions(
     advance: ProgressFn = lambda _n: None,
     on_done: Callable[[QuestionIngest], None] = lambda _q: None,
 ) -> IngestSummary:
-    """Ingest questions with `workers` concurrent tasks sharing one embedder."""
+    """Store and mine questions with `workers` concurrent tasks sharing one embedder."""
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     semaphore = asyncio.Semaphore(max(1, workers))
     summary = IngestSummary()
@@ -250,10 +253,32 @@ async def ingest_questions(
             group.create_task(one(question))
     order = {q.question_id: i for i, q in enumerate(questions)}
     summary.questions.sort(key=lambda q: order[q.question_id])
-    # The service backfills NULL embeddings from a cron job; a run has no cron, so the
-    # stage does it before anything is retrieved (a drawer without a vector is invisible
-    # to the semantic signal and would quietly lower the scores).
+    return summary
+
+
+async def backfill_embeddings(db: Database, embedder: Embedder, settings: Settings) -> int:
+    """The service backfills NULL embeddings from a cron job; a run has no cron, so the
+    stage does it before anything is retrieved (a drawer without a vector is invisible
+    to the semantic signal and would quietly lower the scores). Run once, after every
+    question is mined (with several processes, by the parent alone)."""
     mining = settings.mining
-    while filled := await backfill_null_embeddings(db, embedder, mining.embed_roles, sentences=mining.sentence_vectors):
-        summary.backfilled += filled
+    filled = 0
+    while batch := await backfill_null_embeddings(db, embedder, mining.embed_roles, sentences=mining.sentence_vectors):
+        filled += batch
+    return filled
+
+
+async def ingest_questions(
+    db: Database,
+    embedder: Embedder,
+    settings: Settings,
+    questions: Sequence[Question],
+    *,
+    workers: int = 2,
+    advance: ProgressFn = lambda _n: None,
+    on_done: Callable[[QuestionIngest], None] = lambda _q: None,
+) -> IngestSummary:
+    """Ingest questions with `workers` concurrent tasks sharing one embedder, then backfill."""
+    summary = await mine_questions(db, embedder, settings, questions, workers=workers, advance=advance, on_done=on_done)
+    summary.backfilled = await backfill_embeddings(db, embedder, settings)
     return summary

@@ -26,6 +26,7 @@ from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval import qa as qa_mod
 from bench.longmemeval import retrieve as retrieve_mod
 from bench.longmemeval.dataset import Question, load_questions
+from bench.longmemeval.ingest_processes import ingest_in_processes
 from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import Convention
 from bench.longmemeval.ranking import stratified_subset
@@ -55,6 +56,8 @@ class Run:
     settings: Settings
     limit: int | None = None
     workers: int = 2
+    processes: int = 1
+    """Ingest only: questions split between this many spawned processes (`ingest_processes`)."""
     subset: int | None = None  # smoke: a stratified subset of this many questions
     progress: bool = True
 
@@ -63,6 +66,7 @@ class Run:
             "limit": self.limit,
             "subset": self.subset,
             "workers": self.workers,
+            "processes": self.processes,
             "schema": self.paths.schema,
             "retrieval_preset": _preset_config(self.preset),
             "mining": self.settings.mining.model_dump(mode="json"),
@@ -132,7 +136,6 @@ def _with_db(run: Run, work: Callable[[Database], Awaitable[T]]) -> T:
 def ingest(run: Run) -> ingest_mod.IngestSummary:
     questions = load_run_questions(run)
     manifest = run.manifest()
-    embedder = shared_embedder(run.settings.embedding)
     users: dict[str, int] = json.loads(run.paths.users.read_text()) if run.paths.users.exists() else {}
 
     finished: list[str] = []
@@ -149,17 +152,29 @@ def ingest(run: Run) -> ingest_mod.IngestSummary:
 
     total = sum(len(q.sessions) for q in questions)
     with manifest.stage("ingest", save_to=run.paths.manifest), _bar(run, "ingest (sessions)", total) as advance:
-        summary = _with_db(
-            run,
-            lambda db: ingest_mod.ingest_questions(
-                db, embedder, run.settings, questions, workers=run.workers, advance=advance, on_done=done
-            ),
-        )
+        summary = _with_db(run, lambda db: _ingest_all(run, db, questions, advance, done))
         write_json(
             run.paths.root / "ingest_summary.json",
             {"totals": summary.totals(), "questions": [q.to_dict() for q in summary.questions]},
         )
     return summary
+
+
+async def _ingest_all(
+    run: Run,
+    db: Database,
+    questions: Sequence[Question],
+    advance: Callable[[int], None],
+    done: Callable[[ingest_mod.QuestionIngest], None],
+) -> ingest_mod.IngestSummary:
+    if run.processes > 1 and len(questions) > 1:
+        return await ingest_in_processes(
+            db, run.settings, questions, processes=run.processes, workers=run.workers, advance=advance, on_done=done
+        )
+    embedder = shared_embedder(run.settings.embedding)
+    return await ingest_mod.ingest_questions(
+        db, embedder, run.settings, questions, workers=run.workers, advance=advance, on_done=done
+    )
 
 
 def retrieve(run: Run) -> list[dict[str, Any]]:

@@ -79,8 +79,14 @@ def left_running(marker: Path) -> list[psutil.Process]:
     return found
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_ingest_stops_promptly_and_leaves_nothing_running(tmp_path: Path, signum: int, code: int) -> None:
+@pytest.mark.parametrize(
+    ("signum", "code", "processes"), [(signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2)]
+)
+def test_ingest_stops_promptly_and_leaves_nothing_running(
+    tmp_path: Path, signum: int, code: int, processes: int
+) -> None:
+    """With ``--processes 2`` the signal reaches only the parent (as from a supervisor): the
+    spawned processes mining the slices must end with it."""
     os.chmod(tmp_path, 0o755)  # the embedded PostgreSQL runs as another user when we are root
     out = tmp_path / "runs"
     dataset = write_long_dataset(tmp_path / "long.json")
@@ -88,6 +94,7 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(tmp_path: Path, signum
     env.update({"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": str(ROOT)})
     log = tmp_path / "ingest.log"
     command = [*LOCI, "bench", "longmemeval", "ingest", "--dataset", str(dataset), "--out", str(out), "--workers", "1"]
+    command += ["--processes", str(processes)]
     with log.open("w") as sink:
         proc = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
@@ -98,6 +105,8 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(tmp_path: Path, signum
             time.sleep(0.2)
         time.sleep(1.0)  # well inside the long questions' mining
         assert proc.poll() is None, "the dataset is too short: ingest finished before the signal"
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert processes == 1 or len(children) >= processes, children
         sent = time.monotonic()
         proc.send_signal(signum)
         proc.wait(timeout=STOP_BOUND_S)
@@ -111,7 +120,7 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(tmp_path: Path, signum
     assert proc.returncode == code, output
     assert "interrupted; the run can be resumed with the same command" in output
     assert "Traceback" not in output, output
-    _gone, alive = psutil.wait_procs(left_running(out), timeout=2)
+    _gone, alive = psutil.wait_procs([*left_running(out), *children], timeout=2)
     assert not alive, f"left running: {[p.info for p in alive]}"
 
 

@@ -164,6 +164,25 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
     assert _rankings(env.out / broken / log.format(broken)) == _rankings(env.out / clean / log.format(clean))
 
 
+def test_ingest_in_two_processes_gives_the_one_process_result(env: Env) -> None:
+    """Questions are independent (one user each), so splitting them between spawned processes
+    (each loading its own model) changes no stored row count and no ranking."""
+    one, two = f"one_{env.kind}", f"two_{env.kind}"
+    env.ok("ingest", "--run-id", one)
+    result = env.ok("ingest", "--run-id", two, "--processes", "2")
+    assert f"ingested {len(QUESTIONS)} questions" in result.output
+    assert sorted(json.loads((env.out / two / "users.json").read_text())) == sorted(q["question_id"] for q in QUESTIONS)
+    assert json.loads((env.out / two / "manifest.json").read_text())["config"]["processes"] == 2
+    for table in ("conversations", "drawers", "drawer_sentences", "entities", "relations"):
+        counts = [_count(env.url, f"SELECT count(*) FROM {schema_for(run)}.{table}") for run in (one, two)]
+        assert counts[0] == counts[1], table
+    assert _count(env.url, f"SELECT count(*) FROM {schema_for(two)}.drawers") > 0
+    log = "retrieval_logs/{}.jsonl"
+    for run in (one, two):
+        env.ok("retrieve", "--run-id", run)
+    assert _rankings(env.out / two / log.format(two)) == _rankings(env.out / one / log.format(one))
+
+
 def _fake_llm(body: dict[str, Any]) -> FakeReply:
     prompt = body["messages"][-1]["content"]
     if "Answer yes or no only" in prompt:
