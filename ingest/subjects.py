@@ -132,12 +132,21 @@ class _Gatherer:
     def every_mention(self, turns: Sequence[TurnView], opening: set[int]) -> None:
         """A name the extractor spotted once is mentioned wherever it is written (the
         extractor may miss or mis-split a later one, "Did Derek")."""
+        # A lowercase substring test first: the word-bounded, case-blind pattern scanned every
+        # turn for every name, 3.4% of mining's GIL time (py-spy, 200 dev chats), and most
+        # turns do not contain the name at all. (str.lower and re.I's folding differ only for
+        # a few letters such as the long s, which names in chats do not use.)
+        lowered = [(t, t.content.lower()) for t in turns]
         for c in self.found.values():
             if not c.kinds:
                 continue
+            forms = [f.lower() for f in c.forms]
+            maybe = [t for t, low in lowered if t.seq not in c.turns and any(f in low for f in forms)]
+            if not maybe:
+                continue
             pattern = re.compile("|".join(rf"(?<!\w){re.escape(f)}(?!\w)" for f in c.forms), re.I)
-            for t in turns:
-                if t.seq not in c.turns and pattern.search(t.content):
+            for t in maybe:
+                if pattern.search(t.content):
                     self.at(c.key, t, t.seq in opening)
 
 
