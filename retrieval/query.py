@@ -61,7 +61,11 @@ _ASSISTANT_REF_RE = re.compile(
     r"wrote|write|list(?:ed)?|explain(?:ed)?|provide[d]?|share[d]?|describe[d]?|propose[d]?|came up with|"
     r"made|make|creat(?:e|ed))\b"
     r"|\byour\s+(?:answer|suggestion|recommendation|list|advice|reply|response)"
-    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversation|chat|discussion|session)",
+    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:conversation|chat|discussion|session)"
+    # "remind me of the restaurant in Cihampelas Walk": something told to the user before, so
+    # by the assistant, unless the next few words make it the user's own ("remind me what my
+    # sister's name is", "remind me where I parked").
+    r"|\bremind\s+me\b(?!(?:\W+\w+){0,3}?\W+(?:i|my|me|myself|we|our)\b)",
     re.IGNORECASE,
 )
 # "Can you suggest…", "could you tell me…": a request for something new, not a reference to

@@ -36,6 +36,10 @@ def test_analyse_keeps_time_words_out_of_the_keyword_query() -> None:
     # A request for something new is not a question about the assistant's past words.
     assert not analyse("Can you suggest some accessories for my phone?", NOW).about_assistant
     assert analyse("Can you remind me which case you recommended?", NOW).about_assistant
+    # "Remind me" asks for what was told to the user, unless the next words make it their own.
+    assert analyse("Could you remind me of the name of that restaurant in Cihampelas Walk?", NOW).about_assistant
+    assert not analyse("Can you remind me what my sister's name is?", NOW).about_assistant
+    assert not analyse("Remind me, where did I park?", NOW).about_assistant
 
 
 @pytest.mark.parametrize(
