@@ -22,6 +22,7 @@ import click
 from bench.longmemeval import stages
 from bench.longmemeval.dataset import DatasetError
 from bench.longmemeval.download import DATASET_FILES, DownloadError, download_dataset
+from bench.longmemeval.ingest_processes import IngestProcessFailed
 from bench.longmemeval.manifest import ManifestMismatch
 from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
@@ -43,6 +44,7 @@ _EXPECTED = (
     DatasetError,
     DownloadError,
     FileNotFoundError,
+    IngestProcessFailed,
     LociError,
     ManifestMismatch,
     NoEndpoint,

@@ -12,8 +12,11 @@ mines each slice in its own spawned process with ``--workers`` tasks, its own em
 Questions are independent (one user each), so the result is the one a single process
 gives. The parent keeps the progress bar and the per-question callback, and backfills
 NULL embeddings once every slice is done. On Ctrl-C or SIGTERM the parent's main task is
-cancelled and it terminates the pool: an interrupted slice rolls back its open
-transaction, and a rerun resumes as after a one-process interruption.
+cancelled and it terminates its children: an interrupted slice rolls back its open
+transaction, and a rerun resumes as after a one-process interruption. A child that raises
+or dies (killed, out of memory) ends the run with one line naming it, the others
+terminated, never a wait for a result that cannot come (`multiprocessing.Pool` waits
+forever for a task whose worker was killed, hence plain processes).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import multiprocessing
 import queue
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench.longmemeval import ingest as ingest_mod
@@ -33,15 +36,19 @@ from bench.longmemeval.services import shared_embedder
 from loci.db import Database
 from loci.settings import Settings
 
-__all__ = ["ingest_in_processes", "slices"]
+__all__ = ["IngestProcessFailed", "ingest_in_processes", "slices"]
 
 POLL_S = 0.1
-"""How often the parent reads the children's progress and checks their slices."""
+"""How often the parent reads the children's reports and checks they are alive."""
 
-_ADVANCE = "advance"
-_DONE = "done"
-_events: Any = None
-"""The queue a child reports progress on (set by `_start_child` in each child)."""
+EXIT_GRACE_S = 0.5
+"""How long a child that has exited gets for its last reports to arrive before it counts as lost."""
+
+_ADVANCE, _DONE, _SUMMARY, _FAILED = "advance", "done", "summary", "failed"
+
+
+class IngestProcessFailed(Exception):
+    """A slice's process raised or died (killed, out of memory) before reporting its result."""
 
 
 @dataclass(frozen=True)
@@ -67,32 +74,34 @@ def slices(questions: Sequence[Question], count: int) -> list[list[Question]]:
     return [sorted(part, key=lambda q: order[q.question_id]) for part in out if part]
 
 
-def _start_child(events: Any) -> None:
-    """Ctrl-C reaches the whole process group; the parent decides and terminates the pool."""
-    global _events
-    _events = events
+def _run_slice(job: _Slice, index: int, events: Any) -> None:
+    """A child's whole life: mine the slice, report progress and then the summary (or the
+    error) on ``events``. Ctrl-C reaches the whole process group; the parent decides and
+    terminates its children, so they ignore it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        summary = asyncio.run(_mine_slice(job, events))
+    except BaseException as e:
+        events.put((_FAILED, index, f"{type(e).__name__}: {e}"))
+        raise SystemExit(1) from None
+    events.put((_SUMMARY, index, summary))
 
 
-def _mine_slice(job: _Slice) -> ingest_mod.IngestSummary:
+async def _mine_slice(job: _Slice, events: Any) -> ingest_mod.IngestSummary:
     embedder = shared_embedder(job.settings.embedding)
-
-    async def main() -> ingest_mod.IngestSummary:
-        db = Database(job.url, schema=job.schema, app_role=job.settings.database.app_role)
-        try:
-            return await ingest_mod.mine_questions(
-                db,
-                embedder,
-                job.settings,
-                job.questions,
-                workers=job.workers,
-                advance=lambda n: _events.put((_ADVANCE, n)),
-                on_done=lambda record: _events.put((_DONE, record)),
-            )
-        finally:
-            await db.dispose()
-
-    return asyncio.run(main())
+    db = Database(job.url, schema=job.schema, app_role=job.settings.database.app_role)
+    try:
+        return await ingest_mod.mine_questions(
+            db,
+            embedder,
+            job.settings,
+            job.questions,
+            workers=job.workers,
+            advance=lambda n: events.put((_ADVANCE, 0, n)),
+            on_done=lambda record: events.put((_DONE, 0, record)),
+        )
+    finally:
+        await db.dispose()
 
 
 def _child_settings(settings: Settings, processes: int) -> Settings:
@@ -102,20 +111,61 @@ def _child_settings(settings: Settings, processes: int) -> Settings:
     return settings.model_copy(update={"embedding": embedding})
 
 
-def _relay(
-    events: Any, advance: ingest_mod.ProgressFn, on_done: Callable[[ingest_mod.QuestionIngest], None], done: set[str]
-) -> None:
-    """Hand what the children reported so far to the parent's callbacks."""
+@dataclass
+class _Parent:
+    """What the parent has heard from its children so far."""
+
+    advance: ingest_mod.ProgressFn
+    on_done: Callable[[ingest_mod.QuestionIngest], None]
+    done: set[str] = field(default_factory=set)
+    summaries: dict[int, ingest_mod.IngestSummary] = field(default_factory=dict)
+    failures: dict[int, str] = field(default_factory=dict)
+
+    def finished(self, record: ingest_mod.QuestionIngest) -> None:
+        if record.question_id not in self.done:
+            self.done.add(record.question_id)
+            self.on_done(record)
+
+    def relay(self, events: Any) -> None:
+        """Hand what the children reported so far to the callbacks and the tallies."""
+        while True:
+            try:
+                kind, index, value = events.get_nowait()
+            except queue.Empty:
+                return
+            if kind == _ADVANCE:
+                self.advance(value)
+            elif kind == _DONE:
+                self.finished(value)
+            elif kind == _SUMMARY:
+                self.summaries[index] = value
+            else:
+                self.failures[index] = value
+
+
+async def _watch(processes: list[Any], events: Any, parent: _Parent) -> None:
+    """Relay reports until every child has reported its summary; raise on a failure or on a
+    child that exited without one (at once: its sibling may have hours of work left)."""
     while True:
-        try:
-            kind, value = events.get_nowait()
-        except queue.Empty:
+        parent.relay(events)
+        if parent.failures:
+            index, message = min(parent.failures.items())
+            raise IngestProcessFailed(f"ingest process {index + 1} of {len(processes)} failed: {message}")
+        if len(parent.summaries) == len(processes):
             return
-        if kind == _ADVANCE:
-            advance(value)
-        elif value.question_id not in done:
-            done.add(value.question_id)
-            on_done(value)
+        if _silent_dead(processes, parent):
+            await asyncio.sleep(EXIT_GRACE_S)  # a child's last reports are written before it exits
+            parent.relay(events)
+            if dead := _silent_dead(processes, parent):
+                codes = [processes[i].exitcode for i in dead]
+                raise IngestProcessFailed(f"an ingest process exited without its result (exit codes {codes})")
+        await asyncio.sleep(POLL_S)
+
+
+def _silent_dead(processes: list[Any], parent: _Parent) -> list[int]:
+    """The children that exited without reporting a summary or a failure."""
+    reported = parent.summaries.keys() | parent.failures.keys()
+    return [i for i, p in enumerate(processes) if i not in reported and not p.is_alive()]
 
 
 async def ingest_in_processes(
@@ -133,26 +183,25 @@ async def ingest_in_processes(
     child = _child_settings(settings, len(parts))
     context = multiprocessing.get_context("spawn")  # a forked child would inherit the loop and the pool
     events = context.Queue()
-    pool = context.Pool(len(parts), initializer=_start_child, initargs=(events,))
-    done: set[str] = set()
+    jobs = [_Slice(db.url, db.schema, child, tuple(part), workers) for part in parts]
+    # daemon: should the parent die without its finally, multiprocessing ends them at exit
+    children = [context.Process(target=_run_slice, args=(job, i, events), daemon=True) for i, job in enumerate(jobs)]
+    parent = _Parent(advance, on_done)
     try:
-        pending = [
-            pool.apply_async(_mine_slice, (_Slice(db.url, db.schema, child, tuple(part), workers),)) for part in parts
-        ]
-        while not all(p.ready() for p in pending):
-            _relay(events, advance, on_done, done)
-            await asyncio.sleep(POLL_S)
-        _relay(events, advance, on_done, done)
-        summary = ingest_mod.IngestSummary()
-        for p in pending:
-            summary.questions.extend(p.get().questions)  # a child's error is raised here
+        for process in children:
+            process.start()
+        await _watch(children, events, parent)
     finally:
-        pool.terminate()
-        pool.join()
-    for record in summary.questions:  # reports still in the queue when the results came
-        if record.question_id not in done:
-            done.add(record.question_id)
-            on_done(record)
+        for process in children:
+            if process.is_alive():
+                process.terminate()
+        for process in children:
+            process.join()
+    summary = ingest_mod.IngestSummary()
+    for index in range(len(jobs)):
+        summary.questions.extend(parent.summaries[index].questions)
+    for record in summary.questions:  # reports still in the queue when the summaries came
+        parent.finished(record)
     order = {q.question_id: i for i, q in enumerate(questions)}
     summary.questions.sort(key=lambda q: order[q.question_id])
     embedder = shared_embedder(settings.embedding)

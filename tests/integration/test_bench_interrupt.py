@@ -79,14 +79,9 @@ def left_running(marker: Path) -> list[psutil.Process]:
     return found
 
 
-@pytest.mark.parametrize(
-    ("signum", "code", "processes"), [(signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2)]
-)
-def test_ingest_stops_promptly_and_leaves_nothing_running(
-    tmp_path: Path, signum: int, code: int, processes: int
-) -> None:
-    """With ``--processes 2`` the signal reaches only the parent (as from a supervisor): the
-    spawned processes mining the slices must end with it."""
+def _started_ingest(tmp_path: Path, processes: int) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    """The ingest command, as a person runs it, once its first (tiny) question is mined and
+    the long ones are well under way."""
     os.chmod(tmp_path, 0o755)  # the embedded PostgreSQL runs as another user when we are root
     out = tmp_path / "runs"
     dataset = write_long_dataset(tmp_path / "long.json")
@@ -105,8 +100,29 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(
             time.sleep(0.2)
         time.sleep(1.0)  # well inside the long questions' mining
         assert proc.poll() is None, "the dataset is too short: ingest finished before the signal"
-        children = psutil.Process(proc.pid).children(recursive=True)
-        assert processes == 1 or len(children) >= processes, children
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, out, log
+
+
+def _slice_processes(proc: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    return [c for c in psutil.Process(proc.pid).children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "processes"), [(signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 1), (signal.SIGTERM, 143, 2)]
+)
+def test_ingest_stops_promptly_and_leaves_nothing_running(
+    tmp_path: Path, signum: int, code: int, processes: int
+) -> None:
+    """With ``--processes 2`` the signal reaches only the parent (as from a supervisor): the
+    spawned processes mining the slices must end with it."""
+    proc, out, log = _started_ingest(tmp_path, processes)
+    try:
+        children = _slice_processes(proc)
+        assert len(children) == (processes if processes > 1 else 0), children
         sent = time.monotonic()
         proc.send_signal(signum)
         proc.wait(timeout=STOP_BOUND_S)
@@ -119,6 +135,28 @@ def test_ingest_stops_promptly_and_leaves_nothing_running(
     print(f"{signal.Signals(signum).name}: stopped in {stopped:.2f}s")
     assert proc.returncode == code, output
     assert "interrupted; the run can be resumed with the same command" in output
+    assert "Traceback" not in output, output
+    _gone, alive = psutil.wait_procs([*left_running(out), *children], timeout=2)
+    assert not alive, f"left running: {[p.info for p in alive]}"
+
+
+def test_a_killed_ingest_process_ends_the_run_with_one_line(tmp_path: Path) -> None:
+    """A slice's process killed outright (as by the out-of-memory killer) must end the run at
+    once with a line saying so, its sibling terminated, not leave the parent waiting for a
+    result that cannot come."""
+    proc, out, log = _started_ingest(tmp_path, processes=2)
+    try:
+        children = _slice_processes(proc)
+        assert len(children) == 2, children
+        children[0].kill()
+        proc.wait(timeout=STOP_BOUND_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    output = log.read_text()
+    assert proc.returncode == 2, output
+    assert "an ingest process exited without its result (exit codes [-9])" in output, output
     assert "Traceback" not in output, output
     _gone, alive = psutil.wait_procs([*left_running(out), *children], timeout=2)
     assert not alive, f"left running: {[p.info for p in alive]}"
