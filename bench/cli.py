@@ -22,7 +22,7 @@ import click
 from bench.longmemeval import stages
 from bench.longmemeval.dataset import DatasetError
 from bench.longmemeval.download import DATASET_FILES, DownloadError, download_dataset
-from bench.longmemeval.ingest_processes import IngestProcessFailed
+from bench.longmemeval.ingest_processes import MAX_DEFAULT_PROCESSES, IngestProcessFailed, default_processes
 from bench.longmemeval.manifest import ManifestMismatch
 from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
@@ -110,9 +110,9 @@ def run_options(fn: F) -> F:
         click.option(
             "--processes",
             type=click.IntRange(1, 64),
-            default=1,
-            show_default=True,
-            help="ingest only: split the questions between this many processes (one per core is fastest)",
+            default=None,
+            help=f"ingest only: split the questions between this many processes [default: one per core, at most "
+            f"{MAX_DEFAULT_PROCESSES}]",
         ),
         click.option(
             "--subset",
@@ -136,7 +136,7 @@ def make_run(
     preset: str,
     workers: int,
     no_progress: bool,
-    processes: int = 1,
+    processes: int | None = None,
     subset: int | None = None,
     default_id: str | None = None,
 ) -> stages.Run:
@@ -160,7 +160,7 @@ def make_run(
         settings=settings,
         limit=limit,
         workers=workers,
-        processes=processes,
+        processes=processes or default_processes(),
         subset=subset,
         progress=not no_progress,
     )

@@ -139,19 +139,19 @@ def _rankings(path: Path) -> dict[str, tuple[list[str], list[str]]]:
 
 def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
     clean, broken = f"clean_{env.kind}", f"resumed_{env.kind}"
-    env.ok("ingest", "--run-id", clean)
+    env.ok("ingest", "--run-id", clean, "--processes", "1")
     env.ok("retrieve", "--run-id", clean)
 
     with pytest.MonkeyPatch.context() as mp:
         env.monkeypatch = mp
         env.fail_mining_after(NON_EMPTY_SESSIONS + 1)  # q1 done; q2 dies with a stored, unmined session
-        result = env.invoke("ingest", "--run-id", broken, "--workers", "1")
+        result = env.invoke("ingest", "--run-id", broken, "--workers", "1", "--processes", "1")  # patched here
         assert result.exit_code != 0
     assert list(json.loads((env.out / broken / "users.json").read_text())) == ["q1"]
     partial = env.invoke("retrieve", "--run-id", broken, "--limit", "2")
     assert partial.exit_code == 2 and "only partly ingested" in partial.output
 
-    env.ok("ingest", "--run-id", broken, "--workers", "1")
+    env.ok("ingest", "--run-id", broken, "--workers", "1", "--processes", "1")
     summary = json.loads((env.out / broken / "ingest_summary.json").read_text())
     by_q = {q["question_id"]: q for q in summary["questions"]}
     assert by_q["q1"]["mined"] == 0 and by_q["q1"]["stored"] == 0
@@ -168,7 +168,7 @@ def test_ingest_in_two_processes_gives_the_one_process_result(env: Env) -> None:
     """Questions are independent (one user each), so splitting them between spawned processes
     (each loading its own model) changes no stored row count and no ranking."""
     one, two = f"one_{env.kind}", f"two_{env.kind}"
-    env.ok("ingest", "--run-id", one)
+    env.ok("ingest", "--run-id", one, "--processes", "1")
     result = env.ok("ingest", "--run-id", two, "--processes", "2")
     assert f"ingested {len(QUESTIONS)} questions" in result.output
     assert sorted(json.loads((env.out / two / "users.json").read_text())) == sorted(q["question_id"] for q in QUESTIONS)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
+import pytest
+
 from bench.longmemeval.dataset import Question, Session, Turn
-from bench.longmemeval.ingest_processes import slices
+from bench.longmemeval.ingest_processes import MAX_DEFAULT_PROCESSES, default_processes, slices
 
 WHEN = datetime(2023, 5, 30, tzinfo=UTC)
 
@@ -30,3 +33,10 @@ def test_no_empty_slice_when_questions_are_fewer_than_processes() -> None:
     questions = [_question("a", 3), _question("b", 1)]
     assert [[q.question_id for q in part] for part in slices(questions, 4)] == [["a"], ["b"]]
     assert [[q.question_id for q in part] for part in slices(questions, 1)] == [["a", "b"]]
+
+
+def test_the_default_is_one_process_per_usable_core_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(16)))
+    assert default_processes() == MAX_DEFAULT_PROCESSES
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {3})
+    assert default_processes() == 1
