@@ -165,8 +165,9 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
     listener = bind_listener(settings.server.host, settings.server.port)
     embedder = preload_embedder(settings)
-    import_in_background(SERVE_IMPORTS)
+    imports = import_in_background(SERVE_IMPORTS)
     with services(settings) as resolved:
+        imports.join()  # before importing any of them here (`import_in_background`)
         from loci import migrate
 
         migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)

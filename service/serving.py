@@ -80,15 +80,25 @@ SERVE_IMPORTS = ("loci.migrate", "service.app", "uvicorn")
 ~2 s of imports that otherwise ran after the database was up."""
 
 
-def import_in_background(modules: Sequence[str]) -> None:
-    """Import ``modules`` in a daemon thread; a later import of one waits for it to finish."""
+def import_in_background(modules: Sequence[str]) -> threading.Thread:
+    """Import ``modules`` in a daemon thread; join it before importing any of them here.
+
+    Two threads importing one package's modules at once can deadlock on the import locks
+    (importing ``uvicorn.main`` holds its lock while it imports the package ``uvicorn``, whose
+    ``__init__`` imports ``uvicorn.main``); CPython then breaks the cycle by handing one thread
+    a half-initialised module, and `serve` died once in CI with "cannot import name 'Server'
+    from partially initialized module 'uvicorn.main'". Joining first costs nothing: the
+    imports overlap the database's start-up, which takes longer.
+    """
 
     def run() -> None:
         for name in modules:
             with contextlib.suppress(Exception):  # the main thread's own import reports it
                 importlib.import_module(name)
 
-    threading.Thread(target=run, name=PRELOAD_THREADS[1], daemon=True).start()
+    thread = threading.Thread(target=run, name=PRELOAD_THREADS[1], daemon=True)
+    thread.start()
+    return thread
 
 
 def http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> Any:
