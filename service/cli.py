@@ -3,11 +3,10 @@
 Errors a person can fix (bad settings, a locked data dir, unknown ids) print one line
 and exit 2; they never show a traceback.
 
-Start-up stays cheap (`loci --help` well under a second): this module imports only
-click and the standard library at the top; settings (pydantic), the database
-(SQLAlchemy), migrations and the app are imported inside the commands that use them,
-and `bench` (matplotlib, the LongMemEval harness) is a lazy subcommand whose module is
-imported only when it runs.
+Start-up stays cheap (`loci --help` well under a second): this module imports only click and
+the standard library at the top; settings (pydantic), the database (SQLAlchemy), migrations and
+the app are imported inside the commands that use them, and `bench` (matplotlib, the
+LongMemEval harness) is a lazy subcommand whose module is imported only when it runs.
 """
 
 from __future__ import annotations
