@@ -49,7 +49,6 @@ __all__ = [
     "backfill_embeddings",
     "ensure_user",
     "find_users",
-    "ingest_questions",
     "mine_questions",
     "unfinished",
     "user_name",
@@ -260,25 +259,9 @@ async def backfill_embeddings(db: Database, embedder: Embedder, settings: Settin
     """The service backfills NULL embeddings from a cron job; a run has no cron, so the
     stage does it before anything is retrieved (a drawer without a vector is invisible
     to the semantic signal and would quietly lower the scores). Run once, after every
-    question is mined (with several processes, by the parent alone)."""
+    question is mined (with several processes, by the parent alone: `stages.ingest`)."""
     mining = settings.mining
     filled = 0
     while batch := await backfill_null_embeddings(db, embedder, mining.embed_roles, sentences=mining.sentence_vectors):
         filled += batch
     return filled
-
-
-async def ingest_questions(
-    db: Database,
-    embedder: Embedder,
-    settings: Settings,
-    questions: Sequence[Question],
-    *,
-    workers: int = 2,
-    advance: ProgressFn = lambda _n: None,
-    on_done: Callable[[QuestionIngest], None] = lambda _q: None,
-) -> IngestSummary:
-    """Ingest questions with `workers` concurrent tasks sharing one embedder, then backfill."""
-    summary = await mine_questions(db, embedder, settings, questions, workers=workers, advance=advance, on_done=on_done)
-    summary.backfilled = await backfill_embeddings(db, embedder, settings)
-    return summary

@@ -10,8 +10,8 @@ So `--processes N` splits the questions into N slices of about as many sessions 
 mines each slice in its own spawned process with ``--workers`` tasks, its own embedder
 (ONNX threads divided between the processes) and its own connections to the run's schema.
 Questions are independent (one user each), so the result is the one a single process
-gives. The parent keeps the progress bar and the per-question callback, and backfills
-NULL embeddings once every slice is done. On Ctrl-C or SIGTERM the parent's main task is
+gives. The parent keeps the progress bar and the per-question callback; its caller backfills
+NULL embeddings once every slice is done (`stages.ingest`). On Ctrl-C or SIGTERM the parent's main task is
 cancelled and it terminates its children: an interrupted slice rolls back its open
 transaction, and a rerun resumes as after a one-process interruption. A child that raises
 or dies (killed, out of memory) ends the run with one line naming it, the others
@@ -91,14 +91,14 @@ def _run_slice(job: _Slice, index: int, events: Any) -> None:
     terminates its children, so they ignore it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        summary = asyncio.run(_mine_slice(job, events))
+        summary = asyncio.run(_mine_slice(job, index, events))
     except BaseException as e:
         events.put((_FAILED, index, f"{type(e).__name__}: {e}"))
         raise SystemExit(1) from None
     events.put((_SUMMARY, index, summary))
 
 
-async def _mine_slice(job: _Slice, events: Any) -> ingest_mod.IngestSummary:
+async def _mine_slice(job: _Slice, index: int, events: Any) -> ingest_mod.IngestSummary:
     embedder = shared_embedder(job.settings.embedding)
     db = Database(job.url, schema=job.schema, app_role=job.settings.database.app_role)
     try:
@@ -108,8 +108,8 @@ async def _mine_slice(job: _Slice, events: Any) -> ingest_mod.IngestSummary:
             job.settings,
             job.questions,
             workers=job.workers,
-            advance=lambda n: events.put((_ADVANCE, 0, n)),
-            on_done=lambda record: events.put((_DONE, 0, record)),
+            advance=lambda n: events.put((_ADVANCE, index, n)),
+            on_done=lambda record: events.put((_DONE, index, record)),
         )
     finally:
         await db.dispose()
@@ -189,7 +189,7 @@ async def ingest_in_processes(
     advance: ingest_mod.ProgressFn = lambda _n: None,
     on_done: Callable[[ingest_mod.QuestionIngest], None] = lambda _q: None,
 ) -> ingest_mod.IngestSummary:
-    """Mine ``questions`` in ``processes`` spawned processes, then backfill here."""
+    """Mine ``questions`` in ``processes`` spawned processes (no backfill: the caller's)."""
     parts = slices(questions, processes)
     child = _child_settings(settings, len(parts))
     context = multiprocessing.get_context("spawn")  # a forked child would inherit the loop and the pool
@@ -215,6 +215,4 @@ async def ingest_in_processes(
         parent.finished(record)
     order = {q.question_id: i for i, q in enumerate(questions)}
     summary.questions.sort(key=lambda q: order[q.question_id])
-    embedder = shared_embedder(settings.embedding)
-    summary.backfilled = await ingest_mod.backfill_embeddings(db, embedder, settings)
     return summary

@@ -168,13 +168,22 @@ async def _ingest_all(
     done: Callable[[ingest_mod.QuestionIngest], None],
 ) -> ingest_mod.IngestSummary:
     if run.processes > 1 and len(questions) > 1:
-        return await ingest_in_processes(
+        summary = await ingest_in_processes(
             db, run.settings, questions, processes=run.processes, workers=run.workers, advance=advance, on_done=done
         )
-    embedder = shared_embedder(run.settings.embedding)
-    return await ingest_mod.ingest_questions(
-        db, embedder, run.settings, questions, workers=run.workers, advance=advance, on_done=done
-    )
+    else:
+        summary = await ingest_mod.mine_questions(
+            db,
+            shared_embedder(run.settings.embedding),
+            run.settings,
+            questions,
+            workers=run.workers,
+            advance=advance,
+            on_done=done,
+        )
+    embedder = shared_embedder(run.settings.embedding)  # loaded here only now with several processes
+    summary.backfilled = await ingest_mod.backfill_embeddings(db, embedder, run.settings)
+    return summary
 
 
 def retrieve(run: Run) -> list[dict[str, Any]]:
