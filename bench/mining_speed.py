@@ -64,8 +64,9 @@ turns embedded, ONNX Runtime, batch 8), before sentence vectors:
   moved it: embedding only the user's turns (assistant replies were 87% of the
   embedder's tokens; LongMemEval recall did not drop, see bench/README.md), the ONNX
   Runtime export, tokenizing each turn once when splitting, and an LRU cache plus one
-  batch for the closet key phrases. int8 quantization (``bench.embed_int8``, torch's)
-  stays out: it moved 12-17% of nearest neighbours. The content-hash cache saves ~5% on the
+  batch for the closet key phrases. int8 quantization (``bench.embed_int8``, ONNX Runtime's,
+  per channel) stays out: 1.56x per CPU second, but a dev run moved session and turn
+  recall_all@5 by 0.010 (README). The content-hash cache saves ~5% on the
   LongMemEval dev file (45,899 distinct turn texts of 48,531) and much more on re-sent
   conversations.
 """
