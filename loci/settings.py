@@ -69,6 +69,7 @@ class QueueSettings(BaseSettings):
         description="Redis/Valkey for arq; unset starts the embedded Valkey.",
     )
     worker_concurrency: int = Field(default=2, ge=1, le=64)
+    worker_processes: int = Field(default=1, ge=1, le=16, description="worker processes `loci serve` runs (README)")
     job_timeout_s: int = Field(default=900, ge=10)
     sweep_every_minutes: int = Field(default=5, ge=1, le=60)
 
@@ -105,8 +106,7 @@ class EmbeddingSettings(BaseSettings):
         description="what runs the model, for mining's batches and recall's queries alike: an ONNX Runtime "
         "export of the loaded model's own weights (checked against torch once, at export, the check recorded "
         "beside the graph; torch if anything fails) or torch itself. Measured on this 2-core CPU: 6 vs 10-14 ms "
-        "per query, 1.4-8x faster per "
-        "mined text (the shorter the text, the larger the gain). CPU only: with another device torch runs",
+        "per query, 1.4-8x faster per mined text (the shorter, the larger the gain). CPU only: else torch runs",
     )
     onnx_threads: int = Field(default=2, ge=1, le=64, description="ONNX Runtime intra-op threads per call")
     onnx_cache_dir: Path = Field(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 import secrets
@@ -31,6 +30,7 @@ from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
 from service.cli_errors import fail, friendly_errors
+from service.cli_lazy import LazyGroup
 from service.serving import (
     SERVE_IMPORTS,
     bind_listener,
@@ -107,39 +107,6 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
-class LazyGroup(click.Group):
-    """click's lazy-loading group: a command in ``lazy`` is imported when it is invoked
-    (or its own ``--help`` is asked for). The group's help lists it by its stored one-line
-    help, so ``loci --help`` imports nothing of it either."""
-
-    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy = dict(lazy)
-        self._listing = False
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self.lazy])
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.lazy:
-            return super().get_command(ctx, cmd_name)
-        target, summary = self.lazy[cmd_name]
-        if self._listing:
-            return click.Command(cmd_name, help=summary)
-        module_name, _, attribute = target.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{target} is not a click command")
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        self._listing = True
-        try:
-            super().format_commands(ctx, formatter)
-        finally:
-            self._listing = False
-
-
 @click.group(cls=LazyGroup, lazy=LAZY_COMMANDS)
 @click.version_option("0.1.0", prog_name="loci")
 def main() -> None:
@@ -156,10 +123,11 @@ data_dir_option = click.option(
 @click.option("--host", default=None, help="bind address (env LOCI_HOST, default 127.0.0.1)")
 @click.option("--port", type=int, default=None, help="port (env LOCI_PORT, default 8420)")
 @data_dir_option
-@click.option("--no-worker", is_flag=True, help="do not run the in-process arq worker")
+@click.option("--no-worker", is_flag=True, help="run no arq worker here (nor LOCI_QUEUE_WORKER_PROCESSES' children)")
 @friendly_errors
 def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> None:
-    """Start the API (and one worker) on embedded or configured services."""
+    """Start the API and its worker (LOCI_QUEUE_WORKER_PROCESSES: more worker processes) on
+    embedded or configured services."""
     started = time.perf_counter()
     settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
     listener = bind_listener(settings.server.host, settings.server.port)
@@ -187,8 +155,13 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         received = note_signals(server)
         interrupted = False
+        from service.worker_processes import WorkerProcesses
+
+        count = 0 if no_worker else resolved.queue.worker_processes
+        extra = WorkerProcesses(count, resolved.database.url or "", resolved.queue.url or "")
         try:
-            asyncio.run(run())
+            with extra:  # stopped before the services they use
+                asyncio.run(run())
         except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled once it has stopped
             interrupted = True
         finally:
@@ -211,10 +184,12 @@ def worker(burst: bool) -> None:
     """Run an arq worker alone against DATABASE_URL and REDIS_URL (for scaling out)."""
     from service.app import build_state
     from service.worker import run_standalone
+    from service.worker_processes import follow_parent
 
     settings = settings_from()
     if not settings.database.url or not settings.queue.url:
         fail("`loci worker` needs DATABASE_URL and REDIS_URL (embedded services belong to `loci serve`)")
+    follow_parent()  # a child of `serve` (LOCI_QUEUE_WORKER_PROCESSES) ends with it
     state = build_state(settings)
     state.embedder.load()
     freeze_startup_heap()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import psutil
@@ -25,9 +28,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(data_dir: Path, port: int) -> subprocess.Popen[str]:
+def start(data_dir: Path, port: int, **settings: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env.update({"LOCI_DATA_DIR": str(data_dir), "LOCI_PORT": str(port), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)})
+    env.update(settings)
     log = data_dir.parent / f"serve-{port}.log"
     log.unlink(missing_ok=True)  # each start gets a fresh log, so "ready" is this run's
     with log.open("w") as out:
@@ -107,3 +111,52 @@ def test_bad_setting_stops_startup_with_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [
         "loci: error: invalid setting LOCI_PORT: Input should be a valid integer, unable to parse string as an integer"
     ]
+
+
+def _worker_children(proc: subprocess.Popen[str]) -> list[psutil.Process]:
+    """serve's live `loci worker` children (a killed one is a zombie until serve reaps it)."""
+    found = []
+    for child in psutil.Process(proc.pid).children():
+        with contextlib.suppress(psutil.Error):
+            if "worker" in child.cmdline():
+                found.append(child)
+    return found
+
+
+def _wait_for(condition: Callable[[], object], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir: Path) -> None:
+    port = free_port()
+    proc = start(data_dir, port, LOCI_QUEUE_WORKER_PROCESSES="2")
+    try:
+        wait_ready(proc, data_dir, port)
+        (child,) = _worker_children(proc)
+        # the child works the embedded queue: it holds a connection to the embedded Valkey
+        queue_port = urlsplit(json.loads((data_dir / "services.json").read_text())["valkey"]["url"]).port
+        _wait_for(lambda: any(c.raddr and c.raddr[1] == queue_port for c in child.net_connections()), 60, "the queue")
+
+        admin = {"Authorization": f"Bearer {(data_dir / 'admin_key').read_text().strip()}"}
+        made = httpx.post(f"http://127.0.0.1:{port}/v1/admin/users", json={"name": "two"}, headers=admin).json()
+        key = httpx.post(f"http://127.0.0.1:{port}/v1/admin/users/{made['id']}/keys", headers=admin).json()["key"]
+        user = {"Authorization": f"Bearer {key}"}
+        for i in range(4):
+            turns = [{"role": "user", "content": f"My sister Ana is visiting Porto in week {i}."}]
+            assert httpx.post(f"http://127.0.0.1:{port}/v1/conversations", json={"id": f"c{i}", "turns": turns},
+                              headers=user).status_code == 201  # fmt: skip
+            httpx.post(f"http://127.0.0.1:{port}/v1/conversations/c{i}/complete", headers=user).raise_for_status()
+
+        def all_mined() -> bool:
+            got = [httpx.get(f"http://127.0.0.1:{port}/v1/conversations/c{i}", headers=user).json() for i in range(4)]
+            return all(c["mined_seq"] == 1 for c in got)
+
+        _wait_for(all_mined, 120, "mining")
+
+        child.kill()  # a worker that dies is started again
+        _wait_for(lambda: [c.pid for c in _worker_children(proc)] not in ([], [child.pid]), 60, "a new worker")
+    finally:
+        stop(proc)  # and no worker outlives serve (`stop` checks every child)
