@@ -4,13 +4,15 @@ A script that prints figures, not a test (timings on a shared machine are noisy)
 
     python -m bench.mining_speed --conversations 100
     python -m bench.mining_speed --dataset PATH --runtime torch --batch-size 32
+    python -m bench.mining_speed --conversations 200 --processes 2   # as LOCI_QUEUE_WORKER_PROCESSES=2
 
 Each distinct haystack session (deduplicated by id across questions) becomes one
 conversation, stored with `ingest.store_conversation` and mined with
 `ingest.mine_conversation` into a fresh database: embedded PostgreSQL in a temp dir,
-or ``DATABASE_URL`` (then a fresh ``bench_mining_<pid>`` schema). Stage times (embed,
+or ``DATABASE_URL`` (then a fresh ``bench_mining_<pid>_<random>`` schema). Stage times (embed,
 extract, write) come from the ``memory_mined`` activity events the pipeline records,
-so the benchmark reads the same figures production does. Sessions repeated across
+so the benchmark reads the same figures production does. ``cpu_s`` is mining's own CPU time,
+``postgres_cpu_s`` the database server's (`bench.pg_cpu`; None for a server elsewhere). Sessions repeated across
 questions are skipped, so the embedding cache only helps with text repeated *within*
 the mined set (its hits are printed). ``--no-model`` swaps the model for random vectors, which
 measures everything else (splitting, extraction, database writes).
@@ -78,6 +80,7 @@ import asyncio
 import json
 import os
 import resource
+import secrets
 import sys
 import tempfile
 import time
@@ -91,6 +94,8 @@ from sqlalchemy import text
 
 from bench import stopping
 from bench.longmemeval.dataset import Session, load_questions
+from bench.mining_processes import mine_in_processes
+from bench.pg_cpu import postgres_cpu_seconds, server_pid
 from ingest import MiningDeps, MiningResult, TurnIn, mine_conversation, store_conversation
 from loci import migrate
 from loci.db import Database
@@ -129,7 +134,7 @@ def sessions_from(path: Path, count: int) -> list[Session]:
 def database_url() -> Iterator[tuple[str, str | None]]:
     """(url, schema): DATABASE_URL with a fresh schema, else embedded PostgreSQL in a temp dir."""
     if os.environ.get("DATABASE_URL"):
-        yield os.environ["DATABASE_URL"], f"bench_mining_{os.getpid()}"
+        yield os.environ["DATABASE_URL"], f"bench_mining_{os.getpid()}_{secrets.token_hex(3)}"
         return
     with tempfile.TemporaryDirectory(prefix="loci-bench-") as tmp:
         os.chmod(tmp, 0o755)
@@ -141,14 +146,14 @@ def database_url() -> Iterator[tuple[str, str | None]]:
             services.stop()
 
 
-def _settings(args: argparse.Namespace, url: str) -> Settings:
+def bench_settings(args: argparse.Namespace, url: str) -> Settings:
     embedding: dict[str, Any] = {"runtime": args.runtime}
     if args.batch_size:
         embedding["batch_size"] = args.batch_size
     return load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
 
 
-def _loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embedder, float]:
+def loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embedder, float]:
     """The embedder, loaded and warmed up, and the seconds that took (kept out of the timing)."""
     # stoppable: Ctrl-C waits for one batch, not a whole window (the batches are the same)
     embedder = NoModelEmbedder(settings.embedding) if args.no_model else stopping.StoppableEmbedder(settings.embedding)
@@ -158,9 +163,7 @@ def _loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embe
     return embedder, time.perf_counter() - load_start
 
 
-async def _mine_all(
-    deps: MiningDeps, sessions: Sequence[Session], concurrency: int
-) -> tuple[list[MiningResult], float]:
+async def mine_all(deps: MiningDeps, sessions: Sequence[Session], concurrency: int) -> tuple[list[MiningResult], float]:
     """Store and mine every session, ``concurrency`` at a time; (results, wall seconds)."""
     db = deps.db
     # One user per concurrent job, as a worker's parallel jobs usually are: the same user's
@@ -218,27 +221,70 @@ def _throughput(
 
 async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
     sessions = sessions_from(args.dataset, args.conversations)
-    settings = _settings(args, url)
+    settings = bench_settings(args, url)
     migrate.upgrade(url, schema=schema)
-    db = Database(url, schema=schema)
-    embedder, load_s = _loaded_embedder(args, settings)
+    embedder, load_s = loaded_embedder(args, settings)
     claim_vectors(url, embedder.model_name, schema=schema)
     concurrency = args.concurrency or settings.queue.worker_concurrency
+    postgres = _PostgresClock(url)
     cpu_start = _cpu_seconds()
-    results, elapsed = await _mine_all(MiningDeps(db, embedder, settings), sessions, concurrency)
-    async with db.system_session() as s:
-        events = [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
+    db = Database(url, schema=schema)
+    results, elapsed = await mine_all(MiningDeps(db, embedder, settings), sessions, concurrency)
+    cpu_s = _cpu_seconds() - cpu_start
     await db.dispose()
     return {
-        **_throughput(sessions, results, events, elapsed),
+        **_throughput(sessions, results, await _events(url, schema), elapsed),
         "model_load_s": round(load_s, 1),
-        "cpu_s": round(_cpu_seconds() - cpu_start, 1),
+        "cpu_s": round(cpu_s, 1),
+        "postgres_cpu_s": postgres.seconds(),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "runtime": "none (--no-model)" if args.no_model else embedder.runtime,
         "batch_size": settings.embedding.batch_size,
         "concurrency": concurrency,
         "torch_threads": _torch_threads(),
     }
+
+
+def run_in_processes(args: argparse.Namespace, url: str, schema: str | None) -> dict[str, Any]:
+    """`run` with ``--processes`` > 1 (`bench.mining_processes`): synchronous, so a stop
+    signal interrupts the wait for the processes and they are terminated."""
+    sessions = sessions_from(args.dataset, args.conversations)
+    settings = bench_settings(args, url)
+    migrate.upgrade(url, schema=schema)
+    claim_vectors(url, Embedder(settings.embedding).model_name, schema=schema)
+    postgres = _PostgresClock(url)  # from before the processes load: their connections count too
+    mined = mine_in_processes(args, url, schema, sessions, args.processes)
+    return {
+        **_throughput(sessions, mined.results, stopping.run(_events(url, schema)), mined.elapsed),
+        "cpu_s": round(mined.cpu_s, 1),
+        "postgres_cpu_s": postgres.seconds(),
+        "processes": args.processes,
+        "runtime": "none (--no-model)" if args.no_model else settings.embedding.runtime,
+        "batch_size": settings.embedding.batch_size,
+        "concurrency": args.concurrency or settings.queue.worker_concurrency,
+    }
+
+
+async def _events(url: str, schema: str | None) -> list[dict[str, Any]]:
+    """The ``memory_mined`` events every job wrote (their stage seconds)."""
+    db = Database(url, schema=schema)
+    try:
+        async with db.system_session() as s:
+            return [row[0] for row in await s.execute(text("SELECT payload FROM activity_events"))]
+    finally:
+        await db.dispose()
+
+
+class _PostgresClock:
+    """The database server's CPU seconds since this was made (None: not measurable here)."""
+
+    def __init__(self, url: str) -> None:
+        self._pid = server_pid(url)
+        self._start = postgres_cpu_seconds(self._pid)
+
+    def seconds(self) -> float | None:
+        now = postgres_cpu_seconds(self._pid)
+        return None if now is None or self._start is None else round(now - self._start, 1)
 
 
 def _cpu_seconds() -> float:
@@ -260,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--concurrency", type=int, default=None, help="jobs at once (default: LOCI_QUEUE_WORKER_CONCURRENCY's, 2)"
     )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="mine in this many processes at once, as `loci serve` does with "
+        "LOCI_QUEUE_WORKER_PROCESSES (bench.mining_processes)",
+    )  # fmt: skip
     parser.add_argument("--runtime", choices=("onnxruntime", "torch"), default="onnxruntime")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     parser.add_argument("--no-model", action="store_true", help="random vectors: the pipeline's cost without the model")
@@ -269,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # Ctrl-C / SIGTERM: cancel the mining, stop the embedded PostgreSQL, exit 130 / 143
         with stopping.stop_on_signals(), database_url() as (url, schema):
-            figures = stopping.run(run(args, url, schema))
+            many = args.processes > 1
+            figures = run_in_processes(args, url, schema) if many else stopping.run(run(args, url, schema))
     except stopping.Interrupted as e:
         print("interrupted", file=sys.stderr)
         return e.exit_code

@@ -1,0 +1,44 @@
+"""`bench.mining_speed` in one process and in two: the same sessions, turns and drawers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import mining_speed
+from bench.mining_processes import session_slices
+from bench.pg_cpu import postgres_cpu_seconds, server_pid
+from tests.fakes.lme_synthetic import write_dataset
+
+
+def _figures(capsys: pytest.CaptureFixture[str], dataset: Path, processes: int) -> dict[str, object]:
+    argv = ["--dataset", str(dataset), "--conversations", "6", "--processes", str(processes), "--json"]
+    assert mining_speed.main(argv) == 0
+    figures: dict[str, object] = json.loads(capsys.readouterr().out)
+    return figures
+
+
+def test_two_processes_mine_what_one_mines(
+    migrated_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", migrated_url)  # each run migrates a fresh schema of its own
+    dataset = write_dataset(tmp_path / "lme_syn.json")
+    one, two = _figures(capsys, dataset, 1), _figures(capsys, dataset, 2)
+    assert two["processes"] == 2
+    counted = ("conversations", "turns", "drawers")
+    assert {k: two[k] for k in counted} == {k: one[k] for k in counted}
+    # the model ran in both; two processes may both embed a text the other has not cached yet
+    assert one["turns"] and two["embedder_tokens"] >= one["embedder_tokens"] > 0  # type: ignore[operator]
+    # the embedded server runs here, so its CPU is counted: every run writes through it
+    assert one["postgres_cpu_s"] > 0 and two["postgres_cpu_s"] > 0  # type: ignore[operator]
+
+
+def test_a_server_it_cannot_see_gives_no_postgres_figure() -> None:
+    assert server_pid("postgresql://nobody@127.0.0.1:1/none") is None
+    assert postgres_cpu_seconds(None) is None
+
+
+def test_slices_take_every_nth_session() -> None:
+    assert session_slices(list("abcde"), 2) == [["a", "c", "e"], ["b", "d"]]  # type: ignore[arg-type]
