@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -90,3 +91,21 @@ def test_a_neighbour_that_is_itself_ranked_is_shown_once() -> None:
     block = render_context([question, answer], 1500)
     assert block is not None and block.count("Level 3 is the quietest.") == 1
     assert answer.drawer.aaak in block
+
+
+def test_a_long_candidate_list_is_counted_as_far_as_admission_goes_in_batches() -> None:
+    """With ``top_k`` 500 of long turns, counting every candidate's lines was most of a
+    recall; lines are counted in batches as admission reaches them (the block depends on
+    the counts alone: all 98 LongMemEval dev blocks were identical before and after)."""
+    items = [item(i, f"memory {i} " + "long turn text " * 60) for i in range(1, 400)]
+    calls: list[int] = []
+
+    def counting(texts: Sequence[str]) -> list[int]:
+        calls.append(len(texts))
+        return estimate_tokens(texts)
+
+    block = render_context(items, 1500, counting)
+    assert block is not None and sum(calls) < 100  # a few items fit 1500 tokens: 399 are not all counted
+    assert max(calls) > 1  # batched, not one call per line
+
+    assert render_context(items, 1500, estimate_tokens) == block  # the counts, not their order, decide
