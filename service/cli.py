@@ -136,6 +136,7 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     with services(settings) as resolved:
         imports.join()  # before importing any of them here (`import_in_background`)
         from loci import migrate
+        from service.worker_processes import WorkerProcesses
 
         migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)
         server = http_server(resolved, embedder, run_worker=not no_worker)
@@ -155,8 +156,6 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         received = note_signals(server)
         interrupted = False
-        from service.worker_processes import WorkerProcesses
-
         count = 0 if no_worker else resolved.queue.worker_processes
         extra = WorkerProcesses(count, resolved.database.url or "", resolved.queue.url or "")
         try:

@@ -1,8 +1,8 @@
 """`loci serve`'s extra worker processes: mining that scales past one interpreter's lock.
 
 Why: mining's Python (extraction, the subject rule, SQLAlchemy building inserts) shares
-one GIL, so one process used 1.3-1.4 of this machine's 2 cores however many jobs it ran,
-while two processes mined 72 turns/s together against 52 for one. Running `loci worker`
+one GIL, so one process used 1.3-1.4 of this machine's 2 cores however many jobs it ran;
+`bench.mining_speed --processes 2` mined 54 turns/s against 43 for one. Running `loci worker`
 beside `loci serve` needed the embedded services' URLs, which a person on the defaults
 never sees; ``LOCI_QUEUE_WORKER_PROCESSES`` now has `serve` start them itself.
 
