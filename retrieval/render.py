@@ -36,6 +36,12 @@ up front took most of a recall with a large ``top_k``: on LongMemEval dev (``top
 long turns) render was 105 of 173 ms at the median, though a block holds a handful of
 drawers; one call per line instead pays the tokenizer's per-call overhead hundreds of times
 when admission walks far down the list looking for snippets that still fit."""
+_LOOKAHEAD_ITEMS = 16
+"""How far below the last admitted drawer admission keeps looking for one that still fits.
+Without a bound, a nearly full block with ``top_k`` 500 counted every candidate's line to
+squeeze nothing in: on LongMemEval dev the slowest renders counted 250-480k characters (all
+of 240-500 candidates) to show 5-13 drawers. A drawer that fits only 16 ranks further down is
+a short turn filling the last few tokens, not one worth the walk."""
 MEMORY_HEADER = "[saved memories]"
 """Heads the explicit memories (stated on purpose, not verbatim turns), ahead of the drawers."""
 MEMORY_MARK = "•"
@@ -147,7 +153,10 @@ def _admit_drawers(
     lower-ranked drawer needed (`_add_neighbours` spends what is left)."""
     headers: set[tuple[int, int]] = set()
     chosen: list[tuple[RenderItem, list[str]]] = []
+    last_admitted = -1
     for index, item in enumerate(items):
+        if index - last_admitted > _LOOKAHEAD_ITEMS:
+            break
         if index % _PRIME_ITEMS == 0:  # the next items' lines in one tokenizer call
             batch = items[index : index + _PRIME_ITEMS]
             cost_of.prime([line for i in batch for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
@@ -165,6 +174,7 @@ def _admit_drawers(
                 used += cost
                 headers.add(key)
                 chosen.append((item, lines))
+                last_admitted = index
                 break
         if budget_tokens - used < _MIN_SNIPPET_CHARS // 4:
             break

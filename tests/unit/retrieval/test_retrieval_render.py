@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from retrieval.render import CLOSE, OPEN, Neighbour, RenderItem, estimate_tokens, render_context
 from retrieval.request import RecalledDrawer
 
@@ -109,3 +111,23 @@ def test_a_long_candidate_list_is_counted_as_far_as_admission_goes_in_batches() 
     assert max(calls) > 1  # batched, not one call per line
 
     assert render_context(items, 1500, estimate_tokens) == block  # the counts, not their order, decide
+
+
+def test_a_nearly_full_block_stops_looking_a_little_past_the_last_drawer_it_admitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every candidate in a room of its own, so once the block is nearly full none fits (each
+    needs a header too); the walk ends 16 ranks past the last admitted drawer, not at 400."""
+    items = [item(i, "x " * 300, room=i) for i in range(1, 400)]
+    counted: list[str] = []
+
+    def counting(texts: Sequence[str]) -> list[int]:
+        counted.extend(texts)
+        return estimate_tokens(texts)
+
+    block = render_context(items, 1500, counting)
+    assert block is not None and 40 < len(counted) < 120
+    monkeypatch.setattr("retrieval.render._LOOKAHEAD_ITEMS", 10**9)  # the unbounded walk
+    counted.clear()
+    assert render_context(items, 1500, counting) == block  # the same block
+    assert len(counted) > 700  # from counting all 399 candidates' lines
