@@ -5,12 +5,12 @@ however many jobs it runs), and `loci serve` can run more worker processes
 (``LOCI_QUEUE_WORKER_PROCESSES``, `service.worker_processes`). This measures what that
 buys: each process loads its own embedder with the service's settings (as a `loci worker`
 child does), mines its share of the sessions into the same database and schema, and
-waits at a barrier until every process has loaded, so model loading stays out of the
-timing as it does with one process. Wall time runs from the barrier to the last process's
-end; CPU seconds are every process's own, summed.
+says it is ready, then waits for the parent's go once every process has loaded, so model
+loading stays out of the timing as it does with one process. Wall time runs from the go to
+the last process's end; CPU seconds are every process's own, summed.
 
 Processes are spawned (no forked copies of an event loop or a database pool). A process
-that dies ends the run with its exit code, never a hang.
+that dies, loading or mining, ends the run with its exit code at once, never a hang.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import multiprocessing
 import queue
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,10 +28,14 @@ from bench.longmemeval.dataset import Session
 from ingest import MiningDeps, MiningResult
 from loci.db import Database
 
-__all__ = ["ProcessRun", "mine_in_processes", "session_slices"]
+__all__ = ["MiningProcessFailed", "ProcessRun", "mine_in_processes", "session_slices"]
 
 _RESULT_TIMEOUT_S = 3600.0
-_LOAD_TIMEOUT_S = 600.0
+_READY, _FAILED = "ready", "failed"
+
+
+class MiningProcessFailed(Exception):
+    """A mining process raised or died before sending what it owed (ready, or its results)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +59,29 @@ def _child(
     url: str,
     schema: str | None,
     sessions: list[Session],
-    start: Any,
+    go: Any,
     results: Any,
 ) -> None:
-    """One process: load, wait for the others, mine its sessions, report (results, seconds, CPU)."""
+    """One process: load, say so, wait for the go, mine its sessions, report (results, seconds,
+    CPU); an error is reported as one line, for the parent to end the run with."""
+    try:
+        _load_and_mine(args, url, schema, sessions, go, results)
+    except BaseException as e:
+        results.put((_FAILED, f"{type(e).__name__}: {e}"))
+        raise SystemExit(1) from None
+
+
+def _load_and_mine(
+    args: argparse.Namespace, url: str, schema: str | None, sessions: list[Session], go: Any, results: Any
+) -> None:
     from bench import mining_speed
 
     settings = mining_speed.bench_settings(args, url)
     embedder, _ = mining_speed.loaded_embedder(args, settings)
     db = Database(url, schema=schema)
     concurrency = args.concurrency or settings.queue.worker_concurrency
-    start.wait()
+    results.put(_READY)
+    go.wait()
     cpu = time.process_time()
 
     async def mine() -> tuple[list[MiningResult], float]:
@@ -84,20 +99,18 @@ def mine_in_processes(
 ) -> ProcessRun:
     """Mine ``sessions`` in ``processes`` spawned processes into ``url``'s ``schema``."""
     context = multiprocessing.get_context("spawn")
-    start = context.Barrier(processes + 1)
+    go = context.Event()
     results: Any = context.Queue()
     children = [
-        context.Process(target=_child, args=(args, url, schema, part, start, results), name=f"mining-{i}")
+        context.Process(target=_child, args=(args, url, schema, part, go, results), name=f"mining-{i}")
         for i, part in enumerate(session_slices(sessions, processes))
     ]
     for child in children:
         child.start()
     try:
-        try:
-            start.wait(timeout=_LOAD_TIMEOUT_S)  # every process has loaded its model
-        except threading.BrokenBarrierError:
-            codes = [c.exitcode for c in children]
-            raise RuntimeError(f"the mining processes did not all load (exit codes {codes})") from None
+        for _ in children:  # every process has loaded its model
+            _next_report(results, children)
+        go.set()
         started = time.perf_counter()
         reports = [_next_report(results, children) for _ in children]
         elapsed = time.perf_counter() - started
@@ -109,16 +122,19 @@ def mine_in_processes(
     return ProcessRun([r for mined, _, _ in reports for r in mined], elapsed, sum(cpu for _, _, cpu in reports))
 
 
-def _next_report(results: Any, children: Sequence[Any]) -> tuple[list[MiningResult], float, float]:
-    """The next process's report; a process that died without one ends the run."""
+def _next_report(results: Any, children: Sequence[Any]) -> Any:
+    """The next process's message (ready, or its results); a process that died without
+    sending what it owes ends the run."""
     deadline = time.monotonic() + _RESULT_TIMEOUT_S
     while time.monotonic() < deadline:
         try:
-            report: tuple[list[MiningResult], float, float] = results.get(timeout=0.5)
+            report = results.get(timeout=0.5)
         except queue.Empty:
             dead = [c.exitcode for c in children if c.exitcode not in (None, 0)]
             if dead:
-                raise RuntimeError(f"a mining process exited without its result (exit codes {dead})") from None
+                raise MiningProcessFailed(f"a mining process exited (exit codes {dead})") from None
             continue
+        if isinstance(report, tuple) and report[0] == _FAILED:
+            raise MiningProcessFailed(f"a mining process failed: {report[1]}")
         return report
-    raise RuntimeError(f"no mining result within {_RESULT_TIMEOUT_S:.0f} s")
+    raise MiningProcessFailed(f"no word from the mining processes within {_RESULT_TIMEOUT_S:.0f} s")

@@ -94,12 +94,13 @@ from sqlalchemy import text
 
 from bench import stopping
 from bench.longmemeval.dataset import Session, load_questions
-from bench.mining_processes import mine_in_processes
+from bench.mining_processes import MiningProcessFailed, mine_in_processes
 from bench.pg_cpu import postgres_cpu_seconds, server_pid
 from ingest import MiningDeps, MiningResult, TurnIn, mine_conversation, store_conversation
 from loci import migrate
 from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
+from loci.errors import ConfigurationError
 from loci.runtime import EmbeddedServices
 from loci.settings import Settings, load_settings
 from loci.vector_owner import claim_vectors
@@ -298,6 +299,17 @@ def _torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
+def _at_least_one(text: str) -> int:
+    """argparse's check for a count: an integer of 1 or more, else a usage error naming it."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer of 1 or more, got {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
@@ -307,8 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         "--concurrency", type=int, default=None, help="jobs at once (default: LOCI_QUEUE_WORKER_CONCURRENCY's, 2)"
     )
     parser.add_argument(
-        "--processes", type=int, default=1, help="mine in this many processes at once, as `loci serve` does with "
-        "LOCI_QUEUE_WORKER_PROCESSES (bench.mining_processes)",
+        "--processes", type=_at_least_one, default=1,
+        help="mine in this many processes at once, as `loci serve` does with LOCI_QUEUE_WORKER_PROCESSES "
+        "(bench.mining_processes)",
     )  # fmt: skip
     parser.add_argument("--runtime", choices=("onnxruntime", "torch"), default="onnxruntime")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
@@ -324,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     except stopping.Interrupted as e:
         print("interrupted", file=sys.stderr)
         return e.exit_code
+    except (ConfigurationError, MiningProcessFailed) as e:
+        print(f"mining_speed: error: {e}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(figures))
     else:

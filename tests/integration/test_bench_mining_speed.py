@@ -42,3 +42,21 @@ def test_a_server_it_cannot_see_gives_no_postgres_figure() -> None:
 
 def test_slices_take_every_nth_session() -> None:
     assert session_slices(list("abcde"), 2) == [["a", "c", "e"], ["b", "d"]]  # type: ignore[arg-type]
+
+
+def test_a_process_that_cannot_load_ends_the_run_at_once_with_one_line(
+    migrated_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", migrated_url)
+    monkeypatch.setenv("LOCI_EMBEDDING_MODEL", str(tmp_path / "no-such-model"))  # inherited by the children
+    argv = ["--dataset", str(write_dataset(tmp_path / "lme_syn.json")), "--conversations", "4", "--processes", "2"]
+    assert mining_speed.main(argv) == 2  # not a wait for a barrier or a result that cannot come
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("mining_speed: error: a mining process failed: ConfigurationError: invalid setting")
+
+
+def test_processes_must_be_a_positive_count(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        mining_speed.main(["--processes", "0"])
+    assert exited.value.code == 2
+    assert "--processes: expected an integer of 1 or more, got '0'" in capsys.readouterr().err
