@@ -57,8 +57,10 @@ class RetrievalConfig:
     """Fused drawers the reranker sees (when more than ``top_k``): enough to promote a
     buried answer, few enough for one short LLM prompt."""
     assistant_weight: float = 0.85
-    """Scales assistant turns unless the message asks about what the assistant said: a
-    user asking "what did I…" is after their own past turns."""
+    """The role prior: scales the half of an exchange the message is not about. A user
+    asking "what did I…" is after their own past turns, so the assistant's are scaled; a
+    message about what the assistant said scales the user's instead, and each listed reply
+    first takes its question's evidence (`retrieval.reply.answer_exchanges`)."""
     min_similarity: float = 0.30
     """Absolute relevance floor: a drawer with at least this cosine similarity, or a match
     by a signal that `counts_as_relevant`, is relevant on its own (room pooling counts

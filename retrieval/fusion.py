@@ -26,6 +26,9 @@ class Scored:
     rank: int | None = None
     """The 1-based rank RRF counts for it, when its list is another list filtered and keeps
     that list's ranks (`retrieval.answer_list`); None: its place in its own list."""
+    answers: int | None = None
+    """For a reply in the reply list: the drawer id of the user turn it answers
+    (`retrieval.reply`), whose evidence it inherits after fusion."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,8 @@ kept only because it improved both halves of the split (odd and even questions) 
 previous defaults. The gain is almost all room pooling (a session's 2nd and 3rd best
 drawers add ``0.5`` and ``0.25`` of their score): session recall_any@1 0.908 -> 0.929,
 recall_all@5 0.857 -> 0.898, NDCG@10 0.924 -> 0.936. A user's own turns outrank the
-assistant's replies unless the message asks about them (0.7).
+assistant's replies unless the message asks about them (0.7); then the replies outrank the
+user's turns by as much, each reply carrying its question's evidence (`retrieval.reply`).
 
 A question about two moments ("how old will I be | when Rachel marries") also searches
 each clause, at 3 x the clause's cosine distance from the whole question: paper

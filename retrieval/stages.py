@@ -25,7 +25,7 @@ from retrieval.floor import passes_absolute
 from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
-from retrieval.reply import REPLY_LIST, reply_candidates
+from retrieval.reply import REPLY_LIST, answer_exchanges, reply_candidates
 from retrieval.signals import SIGNALS
 
 __all__ = ["Clock", "derived_lists", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
@@ -93,13 +93,16 @@ def fuse_drawers(
     if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
         lists["recency"] = _recency_prior(lists)
         weights["recency"] = recency
-    multipliers: dict[int, float] = {}
-    if not analysis.about_assistant and config.assistant_weight != 1.0:
-        for items in lists.values():
-            for item in items:
-                if item.role == "assistant":
-                    multipliers[item.drawer_id] = config.assistant_weight
-    fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
+    # The role prior scales the half of an exchange the message is not about: the
+    # assistant's replies, or the user's questions when it asks what the assistant said.
+    scaled = "user" if analysis.about_assistant else "assistant"
+    role_drawers = {i.drawer_id for items in lists.values() for i in items if i.role == scaled}
+    if analysis.about_assistant:
+        fused = rrf(lists, weights, k=config.rrf_k)
+        fused = answer_exchanges(fused, lists.get(REPLY_LIST, []), role_drawers, config.assistant_weight)
+    else:
+        multipliers = dict.fromkeys(role_drawers, config.assistant_weight)
+        fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
     if config.room_pool_depth > 1:
         relevant = {f.drawer_id for f in fused if passes_absolute(f, sims, config)}
         fused = pool_rooms(

@@ -1,7 +1,7 @@
 """Replies as evidence, end to end: when a message asks what the assistant said, the reply to
-the user's matching turn ranks right behind it, ahead of the conversation's other turns on the
-same topic, although the reply has no vector (only the user's turns are embedded by default)
-and shares no word with the message."""
+the user's matching turn ranks first, its question right behind it, both ahead of the
+conversation's other turns on the same topic, although the reply has no vector (only the
+user's turns are embedded by default) and shares no word with the message."""
 
 from __future__ import annotations
 
@@ -54,8 +54,8 @@ async def test_the_reply_to_the_matching_question_ranks_with_it(
 
     found = await recall(deps, RecallRequest(user.id, QUESTION, top_k=3, now=NOW, config=hybrid))
     ids = [i.drawer_id for i in found.items]
-    assert ids[:2] == [sewing.drawer_ids[0], sewing.drawer_ids[1]], [i.content for i in found.items]
-    answer = found.items[1]
+    assert ids[:2] == [sewing.drawer_ids[1], sewing.drawer_ids[0]], [i.content for i in found.items]
+    answer = found.items[0]
     assert answer.content == ANSWER and answer.ranks["reply"] == 1 and "semantic" not in answer.ranks
     assert found.context is not None and ANSWER in found.context
 
