@@ -95,7 +95,15 @@ _BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 """Words before a name that decide its kind, first match wins. A place cue loses to a
 known first name ("from Rui's shop"), an item cue to a country or big city ("the Lisbon
-of the 1990s")."""
+of the 1990s") and "that" to a known first name (`_CLAUSE_THAT`)."""
+_CLAUSE_THAT = re.compile(r"\bthat\s+$", re.I)
+_CLAUSE_VERB = re.compile(
+    r"^\s+(?:is|was|has|had|will|would|can|could|did|does|might|should|must|may|isn['’]t|wasn['’]t|"
+    r"doesn['’]t|didn['’]t|won['’]t|[a-z]+(?:s|ed))\b"
+)
+"""Before a first name and its verb, "that" opens a clause ("just mention that Maya is new",
+"she said that Tom wants to come"), not a thing ("that Alexa keeps" is the device's case too
+rare to weigh; "that Mercedes you sold" stays a thing: no verb follows the name)."""
 _ORG_AFTER = re.compile(r"^\s+(?:group|club|team|community|company|charity|band|league)\b")
 _ITEM_AFTER = re.compile(
     r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"
@@ -215,7 +223,11 @@ def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
     known = _gazetteer_kind(name)
     for pattern, kind in _BEFORE:
         if pattern.search(before):
-            if (kind == "l" and known == "p") or (kind == "i" and place_weight(name) >= 2):
+            if (
+                (kind == "l" and known == "p")
+                or (kind == "i" and place_weight(name) >= 2)
+                or (kind == "i" and known == "p" and _CLAUSE_THAT.search(before) and _CLAUSE_VERB.match(after))
+            ):
                 return known or kind, True
             return kind, True
     if _PERSON_AFTER.match(after) and known != "l":

@@ -170,10 +170,12 @@ def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules:
     the user's opening names, else the last named. The person a chat opens on stays its
     topic, as centering theory's preferred center does: in "my mum helen … she's been
     forgetting … my sister kate thinks i'm overreacting … she agreed to see the GP", the
-    "she" is the mother, though the sister was named last."""
+    "she" is the mother, though the sister was named last. A "he"/"she" in the user's
+    opening with no one named before it goes to the first fitting person named after."""
     animate = [c for c in found.values() if c.animate]
     if not animate:
         return
+    opening = next((t.seq for t in turns if t.role == "user"), None)
     for t in turns:
         words = {w.lower().replace("’", "'") for w in _WORD.findall(t.content)}
         genders = {g for g, ws in (("m", rules.he), ("f", rules.she)) if words & ws}
@@ -184,12 +186,24 @@ def link_pronouns(found: dict[str, Candidate], turns: Sequence[TurnView], rules:
             earlier = [
                 (c.opening, max(s for s in c.turns if s < t.seq), len(c.turns), c) for c in fits if min(c.turns) < t.seq
             ]
-            if not earlier:
+            if earlier:
+                antecedent = max(earlier, key=lambda e: e[:3])[3]
+            elif t.seq == opening and fits:
+                antecedent = _named_after_opening(fits)
+            else:
                 continue
-            antecedent = max(earlier, key=lambda e: e[:3])[3]
             antecedent.turns.add(t.seq)
             if t.role == "user":
                 antecedent.user_turns.add(t.seq)
+
+
+def _named_after_opening(fits: Sequence[Candidate]) -> Candidate:
+    """A chat that opens on "she" ("shes turning 12 next month…") is about the person the
+    user has in mind, named once asked ("yes my daughter"): the first fitting person named
+    after it, who is then what the opening is about."""
+    person = min(fits, key=lambda c: (min(c.turns), -len(c.turns), c.key))
+    person.opening = True
+    return person
 
 
 def _destination_pattern(rules: SubjectRules) -> re.Pattern[str]:

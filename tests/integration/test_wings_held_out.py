@@ -1,6 +1,6 @@
 """The wing rule on conversations it was not designed or tuned on when they were written.
 
-Six fixtures, each written before the change it first measured and not looked at while
+Eight fixtures, each written before the change it first measured and not looked at while
 that change was made (all six have been read since), scored as `test_palace_subjects`
 scores its own:
 
@@ -117,7 +117,25 @@ mining_quality.
   "Snoring" by content). Still wrong: both daughter chats, the dinghy's first chat,
   beekeeping, probate and the course ("Wooden mirror", "Gloves", "Door lol",
   "Solicitor", "Level 1"). So on chats nobody tuned for, the rule files four in ten by
-  subject; 0.4 is pinned as measured.
+  subject; 0.4 was pinned as measured.
+
+The seventh set was read on 2026-11-28 for two causes that are not its own: the
+extractor typed "Maya" as a thing in "just mention that Maya is new" ("that" before a
+first name opens a clause, `ingest.entity_scan._CLAUSE_THAT`), so no "she" could point
+at her; and a chat that opens on "she" ("shes turning 12 next month") names her only when
+asked ("yes my daughter"), so the opening's pronoun now goes to the first fitting person
+named after it (`ingest.subject_links.link_pronouns`). Both daughter chats gained (0.40
+-> 0.60); every other set is unchanged.
+
+* `wings_held_out_8/` (11 chats, 76 turns: a sister twice, as "Hannah" then "my sister" /
+  "she"; a home espresso machine twice, generically then as the Gaggia Classic Pro; a
+  Slovenia trip twice, by country then as Bled and the lake; plantar fasciitis twice, by
+  its symptoms then by its treatments; a pottery course; a parking charge notice; Python
+  for work spreadsheets), written blind on 2026-11-28 by a helper that read neither the
+  rule nor any earlier set, and scored once before and once after that pass, unread:
+  0.36 both times (4 of 11; wings "Hannah", "Insoles", "Left heel", "Opv set", "Priya",
+  "Sheet", "Sign", "Spluttering"). The seventh set's 0.60 is a seen set's; the eighth's
+  0.36 is what the rule does on new chats.
 """
 
 from __future__ import annotations
@@ -139,9 +157,10 @@ BARS = {
     "wings_held_out_4": 1.0,
     "wings_held_out_5": 0.44,
     "wings_held_out_6": 1.0,
-    "wings_held_out_7": 0.4,
+    "wings_held_out_7": 0.6,
+    "wings_held_out_8": 0.36,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10 and 4 of 10 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10 and 4 of 11 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,9 @@ def facts(ex: Extraction) -> set[tuple[str, str, str]]:
         ("Went to the Glastonbury Festival with my mate Callum.", {("e", "Glastonbury Festival"), ("p", "Callum")}),
         ("I upgraded my laptop to a MacBook Air M3.", {("i", "laptop"), ("i", "MacBook Air M3")}),
         ("I live in Utrecht now but I grew up in Cork.", {("l", "Utrecht"), ("l", "Cork")}),
+        # "that" before a first name and its verb opens a clause; before a name alone it points at a thing
+        ("You could mention that Maya is new to the school.", {("p", "Maya")}),
+        ("I sold that Mercedes you liked.", {("i", "Mercedes")}),
     ],
 )  # fmt: skip
 def test_entities_are_typed_by_cue_word_and_gazetteer(text: str, expected: set[tuple[str, str]]) -> None:

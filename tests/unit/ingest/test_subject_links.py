@@ -32,6 +32,20 @@ def test_he_after_my_uncle_counts_for_the_uncle() -> None:
     assert (subject.kind, subject.name) == ("person", "My uncle")
 
 
+def test_a_chat_that_opens_on_she_is_about_the_person_named_after() -> None:
+    subject = subject_of(
+        convo(
+            "ok need advice. shes turning 12 next month and everyone in her year has a phone",
+            "Happy to help. Is this your daughter? Many parents give in around that age.",
+            "yes my daughter. she wants whatsapp like her friends but my partner wants a basic phone",
+            "A smartphone with parental controls is a common middle ground.",
+            "ok. and rules? she already stays up too late on the ipad",
+            "Agree the rules before she gets the phone: charging downstairs overnight works well.",
+        )
+    )
+    assert (subject.kind, subject.name) == ("person", "My daughter")
+
+
 def test_a_pet_is_filed_under_its_name_and_found_by_its_species() -> None:
     subject = subject_of(
         convo(
