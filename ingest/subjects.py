@@ -281,18 +281,26 @@ def _name_compounds(found: dict[str, Candidate], domain_words: frozenset[str]) -
             c.label = f"{word.capitalize()} {c.forms.most_common(1)[0][0]}"
 
 
+_THING_KINDS = frozenset({"i", "l"})
+"""Extractor kinds of a named thing or place (a person, an organisation or an event said once is no subject)."""
+
+
 def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> bool:
-    """Named or a noun, and repeated by the user, or a thing or topic the user's opening
-    names: what the user asks about first may be said once ("thinking of getting a 3D
-    printer") while the details of the answer are repeated; the opening's graded credit
-    (`add_opening`) weighs it. Only a common noun: a domain's word said once ("we fly to
-    Lisbon") does not make a travel chat, and a name said once in the opening (a
-    person, "we sold the Golf and bought a Renault Zoe") is an instance in passing; a
-    chat is about a name when it keeps saying it."""
+    """Named or a noun, and repeated by the user, or a thing, place or topic the user's
+    opening names: what the user asks about first may be said once ("thinking of getting a
+    3D printer", "just fitted a new spring to my Gaggia Classic Pro", "planning two weeks in
+    Newfoundland") while the details of the answer are repeated; the opening's graded credit
+    (`add_opening`) and the closeness to the whole chat weigh it against the opening's other
+    words, so a name in passing ("I took it to the Tagus picnic once") stays below the
+    subject. A person said once in the opening is still an instance in passing ("my wife
+    Clara and I…"), and a domain's word said once ("we fly to Lisbon") does not make a travel
+    chat. Until 2026-11-28 a name said once never counted: two blind sets filed a trip under a
+    friend named twice and an espresso machine under its "OPV" (`tests/integration/test_wings_held_out.py`)."""
     named = bool(c.kinds) or (c.noun and not c.verb) or bool(c.kin) or c.domain is not None
     min_user = max(min(rules.min_user_turns, n_user), 1)
     repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
-    opened = c.opening and c.noun and not c.kinds and not c.animate and len(c.turns) >= rules.opening_min_turns
+    thing = (c.noun and not c.kinds) or (bool(c.kinds.keys() & _THING_KINDS) and not c.kinds.get("p"))
+    opened = c.opening and thing and not c.animate and len(c.turns) >= rules.opening_min_turns
     return named and (repeated or opened)
 
 

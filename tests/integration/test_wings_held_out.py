@@ -135,7 +135,24 @@ named after it (`ingest.subject_links.link_pronouns`). Both daughter chats gaine
   rule nor any earlier set, and scored once before and once after that pass, unread:
   0.36 both times (4 of 11; wings "Hannah", "Insoles", "Left heel", "Opv set", "Priya",
   "Sheet", "Sign", "Spluttering"). The seventh set's 0.60 is a seen set's; the eighth's
-  0.36 is what the rule does on new chats.
+  0.36 is what the rule did on new chats.
+
+The eighth set was then read (its candidates, not its labels' keys) for the opening-names
+pass: its espresso chats were filed under "Opv set" and "Spluttering" while the user's
+opening names the machine ("my Gaggia Classic Pro"), and its first Slovenia chat under a
+friend named twice ("Priya"), because a name said once never counted as a candidate. A
+named thing or place (not a person) that the user's opening names is now a candidate like
+an opening common noun, weighed by the same graded opening credit and closeness to the
+chat (`ingest.subjects._eligible`): set 8 0.36 -> 0.55 (both espresso chats), sets 1-7
+unchanged, mining_quality's car-and-phone chat now "Renault Zoe" (the car by its model,
+which that fixture's keys "car"/"phone" do not take: 1.00 -> 0.88).
+
+* `wings_held_out_9/` (11 chats, 80 turns: a person, Theo, twice; a canoe twice; a
+  Newfoundland trip twice; reflux twice; curling; a strata leak; jury duty), written blind
+  on 2026-11-28 by a second helper after set 8 was read, and scored once before and once
+  after the opening-names pass, unread: 0.45 -> 0.64 (both Newfoundland chats; wings
+  "Bathroom ceiling", "Breastbone", "Epoxy", "Foot", "Gastroscopy", "Newfoundland",
+  "Strip canoe", "Theo"). That is the pass's honest measure.
 """
 
 from __future__ import annotations
@@ -158,9 +175,10 @@ BARS = {
     "wings_held_out_5": 0.44,
     "wings_held_out_6": 1.0,
     "wings_held_out_7": 0.6,
-    "wings_held_out_8": 0.36,
+    "wings_held_out_8": 0.54,
+    "wings_held_out_9": 0.63,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10 and 4 of 11 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11 and 7 of 11 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
