@@ -1,6 +1,6 @@
 """The wing rule on conversations it was not designed or tuned on when they were written.
 
-Eight fixtures, each written before the change it first measured and not looked at while
+Ten fixtures, each written before the change it first measured and not looked at while
 that change was made (all six have been read since), scored as `test_palace_subjects`
 scores its own:
 
@@ -153,6 +153,14 @@ which that fixture's keys "car"/"phone" do not take: 1.00 -> 0.88).
   after the opening-names pass, unread: 0.45 -> 0.64 (both Newfoundland chats; wings
   "Bathroom ceiling", "Breastbone", "Epoxy", "Foot", "Gastroscopy", "Newfoundland",
   "Strip canoe", "Theo"). That is the pass's honest measure.
+
+* `wings_held_out_10/` (11 chats, 78 turns: a nephew, Ruan, twice; a solar backup system
+  twice; a Namibia trip twice; gout twice; surfing; a geyser insurance claim; a swimming
+  pool), written blind on 2026-11-28 by a third helper while the passes above were made,
+  never read, and scored once on the code before both passes (34d3b87) and once after:
+  0.36 -> 0.55 (wings "Batteries", "Geyser", "Grid", "Maths", "Muizenberg", "My nephew",
+  "Namibia", "Okaukuejo", "Properly green", "Toe"). With set 9's 0.64, about six chats in
+  ten are filed by subject on new chats; the 0.8 asked is not reached.
 """
 
 from __future__ import annotations
@@ -177,8 +185,9 @@ BARS = {
     "wings_held_out_7": 0.6,
     "wings_held_out_8": 0.54,
     "wings_held_out_9": 0.63,
+    "wings_held_out_10": 0.54,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11 and 7 of 11 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 7 of 11 and 6 of 11 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
