@@ -1,6 +1,6 @@
 """The wing rule on conversations it was not designed or tuned on when they were written.
 
-Ten fixtures, each written before the change it first measured and not looked at while
+Eleven fixtures, each written before the change it first measured and not looked at while
 that change was made (all six have been read since), scored as `test_palace_subjects`
 scores its own:
 
@@ -159,8 +159,14 @@ which that fixture's keys "car"/"phone" do not take: 1.00 -> 0.88).
   pool), written blind on 2026-11-28 by a third helper while the passes above were made,
   never read, and scored once on the code before both passes (34d3b87) and once after:
   0.36 -> 0.55 (wings "Batteries", "Geyser", "Grid", "Maths", "Muizenberg", "My nephew",
-  "Namibia", "Okaukuejo", "Properly green", "Toe"). With set 9's 0.64, about six chats in
-  ten are filed by subject on new chats; the 0.8 asked is not reached.
+  "Namibia", "Okaukuejo", "Properly green", "Toe").
+* `wings_held_out_11/` (11 chats, 84 turns: an uncle, Vikram, twice; a mechanical keyboard
+  build twice; a Ladakh trip twice; vertigo twice; running; a provident fund; learning
+  Kannada), written blind by a fourth helper after both passes, never read, scored once on
+  34d3b87 and once after: 0.18 both times (2 of 11; the keyboard's second chat is now filed
+  under its switches, "Gateron Milky Yellows", and the Kannada chat gained). Across the three
+  sets nobody read before scoring (9, 10, 11) the rule filed 0.33 of new chats by subject
+  before this session's passes and 0.46 after; the 0.8 asked is far off.
 """
 
 from __future__ import annotations
@@ -186,8 +192,10 @@ BARS = {
     "wings_held_out_8": 0.54,
     "wings_held_out_9": 0.63,
     "wings_held_out_10": 0.54,
+    "wings_held_out_11": 0.18,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 7 of 11 and 6 of 11 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 7 of 11, 6 of 11 and 2 of 11 chats
+(see the module doc)."""
 
 
 @pytest.mark.parametrize(
