@@ -294,8 +294,9 @@ def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> b
     words, so a name in passing ("I took it to the Tagus picnic once") stays below the
     subject. A person said once in the opening is still an instance in passing ("my wife
     Clara and I…"), and a domain's word said once ("we fly to Lisbon") does not make a travel
-    chat. Until 2026-11-28 a name said once never counted: two blind sets filed a trip under a
-    friend named twice and an espresso machine under its "OPV" (`tests/integration/test_wings_held_out.py`)."""
+    chat. Until 2026-11-28 a name said once never counted, and blind sets filed an espresso
+    machine under its "OPV" and a Newfoundland trip under "Travel"
+    (`tests/integration/test_wings_held_out.py`)."""
     named = bool(c.kinds) or (c.noun and not c.verb) or bool(c.kin) or c.domain is not None
     min_user = max(min(rules.min_user_turns, n_user), 1)
     repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user

@@ -139,8 +139,9 @@ named after it (`ingest.subject_links.link_pronouns`). Both daughter chats gaine
 
 The eighth set was then read (its candidates, not its labels' keys) for the opening-names
 pass: its espresso chats were filed under "Opv set" and "Spluttering" while the user's
-opening names the machine ("my Gaggia Classic Pro"), and its first Slovenia chat under a
-friend named twice ("Priya"), because a name said once never counted as a candidate. A
+opening names the machine ("my Gaggia Classic Pro"), because a name said once never
+counted as a candidate (its first Slovenia chat, under a friend named twice, "Priya", stays
+there). A
 named thing or place (not a person) that the user's opening names is now a candidate like
 an opening common noun, weighed by the same graded opening credit and closeness to the
 chat (`ingest.subjects._eligible`): set 8 0.36 -> 0.55 (both espresso chats), sets 1-7
