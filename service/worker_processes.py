@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from types import TracebackType
 
 from service.supervisor import BACKOFF
@@ -112,7 +113,7 @@ def follow_parent(environ: dict[str, str] | None = None) -> threading.Thread | N
 
     def watch() -> None:
         while os.getppid() == parent:
-            threading.Event().wait(1.0)
+            time.sleep(1.0)
         log.warning("worker.parent_gone", extra={"parent_pid": parent})
         os.kill(os.getpid(), signal.SIGTERM)
 
