@@ -98,6 +98,8 @@ class IngestSummary:
     questions: list[QuestionIngest] = field(default_factory=list)
     backfilled: int = 0
     """Drawers whose embedding failed during mining and was filled in afterwards."""
+    index_seconds: float = 0.0
+    """Building the vector indexes after the load (`bench.longmemeval.vector_indexes`)."""
 
     @property
     def user_ids(self) -> dict[str, int]:
@@ -107,12 +109,13 @@ class IngestSummary:
     def failed_sessions(self) -> int:
         return sum(len(q.failed) for q in self.questions)
 
-    def totals(self) -> dict[str, int]:
+    def totals(self) -> dict[str, float]:
         keys = ("sessions", "stored", "mined", "skipped", "drawers")
         return {key: sum(getattr(q, key) for q in self.questions) for key in keys} | {
             "questions": len(self.questions),
             "failed_sessions": self.failed_sessions,
             "backfilled_embeddings": self.backfilled,
+            "vector_index_seconds": round(self.index_seconds, 1),
         }
 
 

@@ -25,6 +25,7 @@ from bench import stopping
 from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval import qa as qa_mod
 from bench.longmemeval import retrieve as retrieve_mod
+from bench.longmemeval import vector_indexes
 from bench.longmemeval.dataset import Question, load_questions
 from bench.longmemeval.ingest_processes import ingest_in_processes
 from bench.longmemeval.manifest import RunManifest
@@ -167,6 +168,7 @@ async def _ingest_all(
     advance: Callable[[int], None],
     done: Callable[[ingest_mod.QuestionIngest], None],
 ) -> ingest_mod.IngestSummary:
+    await vector_indexes.defer(db)
     if run.processes > 1 and len(questions) > 1:
         summary = await ingest_in_processes(
             db, run.settings, questions, processes=run.processes, workers=run.workers, advance=advance, on_done=done
@@ -183,6 +185,7 @@ async def _ingest_all(
         )
     embedder = shared_embedder(run.settings.embedding)  # loaded here only now with several processes
     summary.backfilled = await ingest_mod.backfill_embeddings(db, embedder, run.settings)
+    summary.index_seconds = await vector_indexes.build(db)
     return summary
 
 

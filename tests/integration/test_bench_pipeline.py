@@ -22,6 +22,7 @@ from bench.cli import bench
 from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval import services
 from bench.longmemeval.runs import read_jsonl, schema_for
+from bench.longmemeval.vector_indexes import hnsw_indexes
 from ingest import MiningDeps, MiningResult
 from loci.embedder import Embedder
 from loci.settings import load_settings
@@ -129,8 +130,16 @@ def test_ingest_retrieve_score_writes_the_run_in_its_own_schema(env: Env) -> Non
     assert _count(env.url, f"SELECT count(*) FROM {schema}.conversations") == len(QUESTIONS) * NON_EMPTY_SESSIONS
     empty = f"SELECT count(*) FROM {schema}.turns WHERE content = '{ingest_mod.EMPTY_TURN}'"
     assert _count(env.url, empty) == len(QUESTIONS)
+    # The graphs were dropped for the bulk load and built when it ended (`vector_indexes`).
+    assert _vector_indexes(env.url, schema) == len(hnsw_indexes()) == 3
+    assert json.loads((root / "ingest_summary.json").read_text())["totals"]["vector_index_seconds"] >= 0
     assert _count(env.url, "SELECT count(*) FROM public.users") == public_users
     assert _count(env.url, "SELECT count(*) FROM public.conversations") == public_convs
+
+
+def _vector_indexes(url: str, schema: str) -> int:
+    hnsw = "indexdef LIKE '% USING hnsw %'"
+    return _count(url, f"SELECT count(*) FROM pg_indexes WHERE schemaname = '{schema}' AND {hnsw}")
 
 
 def _rankings(path: Path) -> dict[str, tuple[list[str], list[str]]]:
@@ -148,6 +157,7 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
         result = env.invoke("ingest", "--run-id", broken, "--workers", "1", "--processes", "1")  # patched here
         assert result.exit_code != 0
     assert list(json.loads((env.out / broken / "users.json").read_text())) == ["q1"]
+    assert _vector_indexes(env.url, schema_for(broken)) == 0  # deferred, not yet built
     partial = env.invoke("retrieve", "--run-id", broken, "--limit", "2")
     assert partial.exit_code == 2 and "only partly ingested" in partial.output
 
@@ -158,6 +168,7 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
     assert by_q["q2"]["stored"] == NON_EMPTY_SESSIONS - 2 and by_q["q2"]["mined"] == NON_EMPTY_SESSIONS - 1
     schema = schema_for(broken)
     assert _count(env.url, f"SELECT count(*) FROM {schema}.conversations") == len(QUESTIONS) * NON_EMPTY_SESSIONS
+    assert _vector_indexes(env.url, schema) == 3  # the resumed run built them
 
     env.ok("retrieve", "--run-id", broken)
     log = "retrieval_logs/{}.jsonl"
