@@ -55,7 +55,8 @@ def _owner(db: Database) -> Database:
 
 async def defer(db: Database) -> list[str]:
     """Drop the HNSW indexes when the run has no drawers yet (a fresh bulk load); returns
-    the names dropped. A resumed run finds them dropped already or keeps them."""
+    the names dropped where present (none when the run already holds drawers). A resumed
+    run finds them dropped already, or, if it loaded drawers with them, keeps them."""
     owner = _owner(db)
     try:
         async with owner.system_session() as s:
