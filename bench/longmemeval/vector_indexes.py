@@ -53,18 +53,16 @@ def _owner(db: Database) -> Database:
     return Database(db.url, schema=db.schema, app_role=None, pool_size=1, statement_timeout_ms=0)
 
 
-async def defer(db: Database) -> list[str]:
-    """Drop the HNSW indexes when the run has no drawers yet (a fresh bulk load); returns
-    the names dropped where present (none when the run already holds drawers). A resumed
+async def defer(db: Database) -> None:
+    """Drop the HNSW indexes when the run has no drawers yet (a fresh bulk load). A resumed
     run finds them dropped already, or, if it loaded drawers with them, keeps them."""
     owner = _owner(db)
     try:
         async with owner.system_session() as s:
             if await s.scalar(select(Drawer.id).limit(1)) is not None:
-                return []
+                return
             for index in hnsw_indexes():
                 await s.execute(text(f'DROP INDEX IF EXISTS "{owner.schema}"."{index.name}"'))
-        return [str(index.name) for index in hnsw_indexes()]
     finally:
         await owner.dispose()
 
