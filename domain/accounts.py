@@ -84,9 +84,9 @@ class Account:
 
 
 MAX_NAME_CHARS = 200
+"""A user's or a key's name, after trimming: the ``users.name`` and ``api_keys.name`` columns' width."""
 KEY_TOUCH_INTERVAL = timedelta(minutes=5)
 """How stale a key's ``last_used_at`` may get: it says roughly when, not each request."""
-"""A user's name, after trimming: the ``users.name`` column's width."""
 
 
 def hash_key(key: str) -> str:
@@ -119,7 +119,14 @@ async def get_account(db: Database, user_id: int) -> Account:
 
 async def create_key(db: Database, user_id: int, name: str = "default", agent: str | None = None) -> IssuedKey:
     """A new key for ``user_id``; with ``agent`` (an agent's external id, as apps send it in
-    ``agent_id``) the key acts as that agent on every request (400 naming ``agent_id`` if malformed)."""
+    ``agent_id``) the key acts as that agent on every request (400 naming ``agent_id`` if malformed).
+
+    ``name`` is a label an admin reads in key listings: trimmed, 1-`MAX_NAME_CHARS` characters
+    without control characters (it used to be cut silently, and a NUL reached PostgreSQL)."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise InvalidInput(f"name must be 1-{MAX_NAME_CHARS} characters", field="name")
+    check_text(name, field="name")
     if agent is not None:
         check_id(agent, field="agent_id")
     prefix = secrets.token_hex(4)
@@ -127,9 +134,7 @@ async def create_key(db: Database, user_id: int, name: str = "default", agent: s
     async with db.system_session() as s:
         if await s.get(User, user_id) is None:
             raise NotFound(f"user {user_id} not found")
-        row = ApiKey(
-            user_id=user_id, name=name[:200] or "default", prefix=prefix, key_hash=hash_key(key), agent_id=agent
-        )
+        row = ApiKey(user_id=user_id, name=name, prefix=prefix, key_hash=hash_key(key), agent_id=agent)
         s.add(row)
         await s.flush()
         await s.refresh(row)

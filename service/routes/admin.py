@@ -38,7 +38,14 @@ class UserOut(msgspec.Struct):
 
 
 class NewKey(msgspec.Struct):
-    name: str = "default"
+    name: Annotated[
+        str,
+        msgspec.Meta(
+            pattern=NONBLANK_TEXT_PATTERN,
+            max_length=MAX_NAME_CHARS,
+            description=f"a label for listings: 1-{MAX_NAME_CHARS} characters once trimmed, no control characters",
+        ),
+    ] = "default"
     agent_id: (
         Annotated[
             str,
