@@ -62,6 +62,12 @@ class Candidate:
     """The word written right before each mention ("tax" in "my tax code")."""
     label: str = ""
     """The name a link settled on (a pet's own name), over the most frequent form."""
+    names_opening: bool = False
+    """The name someone gave to what the user's opening described (`ingest.subject_naming`):
+    it takes the opening's credit in full, as the opening's own topic would."""
+    named_problem: bool = False
+    """Named as the user's problem by a naming cue (`ingest.subject_naming`): the medicines
+    the chat doses count for it."""
     score: float = 0.0
 
     @property

@@ -78,5 +78,6 @@ def add_opening(candidates: Sequence[Candidate], embed: Embed | None, opening: s
     shares = [1.0] * len(named)
     if embed is not None and opening.strip():
         shares = _relative(named, embed, embed([opening])[0])
+    shares = [1.0 if c.names_opening else share for c, share in zip(named, shares, strict=True)]
     for c, share in zip(named, shares, strict=True):
         c.score += weight * share

@@ -63,6 +63,13 @@ class Domain:
     """When the domain frames the conversation and its subject is a place, the wing is
     named "<place> <frame>" ("Japan trip"), the place kept as an alias so later chats
     about the place join it."""
+    named_by_others: bool = False
+    """Its problems are described by the user and named by others (a condition by the
+    assistant's reply or the user's doctor), so such a name is a candidate as if the user
+    had said it (`ingest.subject_naming`)."""
+    dosed: bool = False
+    """A word written with a dose ("betahistine 24mg", "amlodipine 5 mg") is this domain's
+    detail (a medicine, as an inhaler is), never a subject: the condition it treats is."""
 
 
 DOMAINS: tuple[Domain, ...] = (
@@ -83,6 +90,8 @@ DOMAINS: tuple[Domain, ...] = (
             "fracture illness"
         ),
         titles=_words("dr doctor"),
+        named_by_others=True,
+        dosed=True,
     ),
     Domain(
         "travel",
@@ -252,6 +261,20 @@ class SubjectRules:
     started" never makes "started" a head noun; and a word right before one ends its
     phrase ("getting into birdwatching since xmas": the subordinating conjunctions
     "since", "though", "although", "unless" are no stopwords of the extractor)."""
+    reply_naming_cues: str = (
+        r"\b(?:typical|characteristic|classic|textbook|suggestive)(?: \w+)? of"
+        r"|\bsounds? like|\bknown as|\b(?:doctors|we) call|\b(?:it's|is|are) called|\bconsistent with|\blikely to be"
+    )
+    """How a reply names what the user described ("the typical pattern of benign positional
+    vertigo", "typical of acid reflux", "what doctors call stage 2 hypertension"); only the
+    reply to the opening is read, and only its first such name (`ingest.subject_naming`)."""
+    diagnosis_cues: str = (
+        r"\bdiagnosed (?:me )?(?:with|as)|\b(?:said|says|confirmed|thinks) (?:it'?s|it is|it was|i have|i've got)"
+        r"|\bdiagnosis (?:is|was|of)"
+    )
+    """How a user quotes a diagnosis ("she said it's BPPV", "diagnosed with asthma")."""
+    dose: str = r"\s*\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|ml|iu|units?)\b"
+    """A dose written after a word: the word is a medicine (`Domain.dosed`)."""
     trip_frames: frozenset[str] = _words(
         "trip trips holiday holidays vacation week weekend fortnight break tour getaway journey"
     )

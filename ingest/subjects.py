@@ -27,6 +27,9 @@ by how central it is to the whole conversation (weights in `ingest.subject_rules
 * **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic;
   a common noun is a project when the user builds, makes, fixes, buys or owns it, or
   frames it as a build or project, else a topic.
+* **named by others**: in a health chat the condition the assistant's first reply names, or
+  the diagnosis the user quotes, is a candidate as if the opening had named it, and the
+  medicines the chat doses count for it (`ingest.subject_naming`).
 
 This module is pure (no database); `ingest.wings` maps the chosen subject onto an
 existing wing or a new one.
@@ -47,6 +50,7 @@ from ingest.gazetteer import country_key, country_of, english_first_name
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
 from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
+from ingest.subject_naming import link_medicines, link_named_problem
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
@@ -329,6 +333,8 @@ def rank_candidates(
     _merge_kin(gather.found, kin_names(turns, rules))
     link_pronouns(gather.found, turns, rules)
     link_destination(gather.found, turns, rules)
+    link_named_problem(gather.found, turns, rules)
+    link_medicines(gather.found, turns, rules)
     _fold_cities(gather.found)
     _name_compounds(gather.found, frozenset(gather.domain_of))
     ranked = [c for c in gather.found.values() if _eligible(c, len(turns), len(user_seqs), rules)]

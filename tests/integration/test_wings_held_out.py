@@ -1,6 +1,6 @@
 """The wing rule on conversations it was not designed or tuned on when they were written.
 
-Twelve fixtures, each written before the change it first measured and not looked at while
+Sixteen fixtures, each written before the change it first measured and not looked at while
 that change was made (all six have been read since), scored as `test_palace_subjects`
 scores its own:
 
@@ -185,6 +185,17 @@ which that fixture's keys "car"/"phone" do not take: 1.00 -> 0.88).
   Reweighting the signs of centrality (opening 0.3, or centrality 0.3, each taken from the
   spreads) moved single sets both ways (set 2 1.00 -> 0.83, set 5 0.44 -> 0.56, set 12
   0.45 -> 0.36 or 0.55, mining_quality 0.88 -> 0.75): no better rule, only another one.
+
+The health pass (`ingest.subject_naming`: a condition the reply to the opening names or the
+user quotes as a diagnosis is a candidate as if the opening had named it; a dosed medicine
+counts for it) read sets 9-14: 9, 11, 13 and 14 gained a chat each (0.73, 0.27, 0.45, 0.55).
+
+* `wings_held_out_15/` (11 chats, 78 turns: a brother, Sindre; a wooden faering restored; a
+  Faroe Islands trip; plantar fasciitis; beekeeping; a parking fine) and
+  `wings_held_out_16/` (11 chats, 78 turns: a daughter, Zosia; an aquarium; a Georgia road
+  trip; gout; chess; a hail damage claim), written blind by an eighth helper after that pass
+  and scored unread on both sides of it: 0.45 and 0.27 both times. Over the eight unread
+  sets (9-16) the rule files 0.42 of new chats by subject.
 """
 
 from __future__ import annotations
@@ -208,15 +219,17 @@ BARS = {
     "wings_held_out_6": 1.0,
     "wings_held_out_7": 0.6,
     "wings_held_out_8": 0.54,
-    "wings_held_out_9": 0.63,
+    "wings_held_out_9": 0.72,
     "wings_held_out_10": 0.54,
-    "wings_held_out_11": 0.18,
+    "wings_held_out_11": 0.27,
     "wings_held_out_12": 0.45,
-    "wings_held_out_13": 0.36,
-    "wings_held_out_14": 0.45,
+    "wings_held_out_13": 0.45,
+    "wings_held_out_14": 0.54,
+    "wings_held_out_15": 0.45,
+    "wings_held_out_16": 0.27,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 7 of 11, 6 of 11, 2 of 11, 5 of 11,
-4 of 11 and 5 of 11 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 8 of 11, 6 of 11, 3 of 11, 5 of 11,
+5 of 11, 6 of 11, 5 of 11 and 3 of 11 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
