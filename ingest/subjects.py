@@ -353,7 +353,22 @@ def rank_candidates(
         if c.domain is not None:
             c.score -= rules.domain_handicap
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
-    return ranked
+    travelling = any(c.domain is not None and c.domain.place_frame and c.user_turns for c in gather.found.values())
+    return _trip_over_companion(ranked, rules) if travelling else ranked
+
+
+def _trip_over_companion(ranked: list[Candidate], rules: SubjectRules) -> list[Candidate]:
+    """In a chat about travel (the user writes a word of a domain with a place frame), the
+    place it goes to before the person who comes along: a friend the user plans the trip with
+    ("Marte and I are doing the Faroes in July") is named more often than the islands, and
+    more central to an embedder that cannot place a first name, but people file the chat
+    under the trip. The place must be central enough itself, and the chat must come back to it
+    at least as often as to the person: one it keeps to ("Theo" moving to Waterloo, "Zosia"
+    settling in at Edinburgh) is about that person."""
+    place = next((c for c in ranked if c.kind == "place" and c.score >= rules.min_score), None)
+    if not ranked or ranked[0].kind != "person" or place is None or len(place.turns) < len(ranked[0].turns):
+        return ranked
+    return [place, *(c for c in ranked if c is not place)]
 
 
 def choose_subject(

@@ -196,6 +196,21 @@ counts for it) read sets 9-14: 9, 11, 13 and 14 gained a chat each (0.73, 0.27, 
   trip; gout; chess; a hail damage claim), written blind by an eighth helper after that pass
   and scored unread on both sides of it: 0.45 and 0.27 both times. Over the eight unread
   sets (9-16) the rule files 0.42 of new chats by subject.
+
+The trip pass (`ingest.subjects._trip_over_companion`: in a chat about travel, the place before
+a person who comes along, when the chat comes back to the place at least as often) read sets 8,
+15 and 16, whose trips were filed under the friend ("Priya", "Marte", "Marek"): set 8 0.55 ->
+0.73, 15 0.45 -> 0.55, 16 0.27 -> 0.45, the rest unchanged.
+
+* `wings_held_out_17/` (11 chats, 78 turns: a brother, Tomas, moving in; rooftop solar panels; a
+  Torres del Paine trek; carpal tunnel syndrome; pottery; a tax return) and
+  `wings_held_out_18/` (11 chats, 78 turns: a sister, Mariam, studying in Munich; a Gaggia
+  espresso machine; a Siwa trip; kidney stones; a pigeon loft; a card double charge), written
+  blind by a ninth helper after both passes and scored unread on both sides of the trip pass:
+  0.18 and 0.18 both times. Over the ten unread sets (9-18) the rule files 0.37 of new chats by
+  subject. Most misses are near ties (the subject second, 0.05-0.2 behind a body part, a part
+  or a container the user calls "my X": "Hand", "Roof", "Diet") and second chats that name the
+  subject only by its details.
 """
 
 from __future__ import annotations
@@ -218,18 +233,20 @@ BARS = {
     "wings_held_out_5": 0.44,
     "wings_held_out_6": 1.0,
     "wings_held_out_7": 0.6,
-    "wings_held_out_8": 0.54,
+    "wings_held_out_8": 0.72,
     "wings_held_out_9": 0.72,
     "wings_held_out_10": 0.54,
     "wings_held_out_11": 0.27,
     "wings_held_out_12": 0.45,
     "wings_held_out_13": 0.45,
     "wings_held_out_14": 0.54,
-    "wings_held_out_15": 0.45,
-    "wings_held_out_16": 0.27,
+    "wings_held_out_15": 0.54,
+    "wings_held_out_16": 0.45,
+    "wings_held_out_17": 0.18,
+    "wings_held_out_18": 0.18,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 6 of 11, 8 of 11, 6 of 11, 3 of 11, 5 of 11,
-5 of 11, 6 of 11, 5 of 11 and 3 of 11 chats (see the module doc)."""
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 8 of 11, 8 of 11, 6 of 11, 3 of 11, 5 of 11,
+5 of 11, 6 of 11, 6 of 11, 5 of 11, 2 of 11 and 2 of 11 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
