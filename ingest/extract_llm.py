@@ -84,7 +84,13 @@ Use these predicates where they fit: lives in, works at, works as, worked at, vi
 dislikes, prefers, diet, diagnosed with, allergic to, takes, injury, a family or work role
 ("brother", "partner", "manager", "friend", "doctor"), and for an item "is" (what it is now:
 the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost, repaired, no longer
-used). Use the turn seq numbers shown in brackets."""
+used). Use the turn seq numbers shown in brackets.
+"subject" names the lasting subject of the user's life the chat is about, as the user would
+file it in a notebook: a person ("Dad", "Kasia"), a place or trip ("Japan trip"), a thing or
+project they own, build or keep ("Vespa", "Aquarium"), or a recurring topic ("Vertigo",
+"Pottery", "Tax return"); short, in the user's words or the plain name of what they describe
+(a condition rather than its symptom, the thing rather than one of its parts, the trip rather
+than a companion). "agent" only when the chat is about the assistant itself."""
 
 
 def _render(turns: Sequence[TurnView]) -> str:

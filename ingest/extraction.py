@@ -64,8 +64,9 @@ class RelationFact:
 
 @dataclass(frozen=True, slots=True)
 class Subject:
-    """What the window is about, as the LLM suggests it: kind person / place / project / topic / agent
-    (mining names wings by `ingest.subjects` over the whole conversation instead)."""
+    """What the window is about, as the LLM suggests it: kind person / place / project / topic / agent.
+    Mining names the wing by the windows' suggestions when the LLM read any (`ingest.wings.suggested_subject`),
+    else by `ingest.subjects` over the whole conversation."""
 
     kind: str
     name: str

@@ -42,7 +42,7 @@ from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
 from ingest.subjects import WingSubject
 from ingest.window import commit_window
-from ingest.wings import conversation_subject
+from ingest.wings import conversation_subject, suggested_subject
 from loci.errors import NotFound
 from loci.models import Agent, Conversation, Turn
 
@@ -160,12 +160,19 @@ async def _subject(
     plans: Mapping[int, TurnPlan],
     outcomes: Sequence[ExtractionOutcome],
 ) -> WingSubject | None:
-    """The subject of all the turns being mined, from every window's mentions (`ingest.wings`)."""
+    """The subject of all the turns being mined: the LLM extractor's reading when it read
+    any window, else the rule over every window's mentions (`ingest.wings`)."""
     mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
     parts = [part for plan in plans.values() for part in plan.parts]
     known = {part.content: part.vector for part in parts if part.vector is not None}
     return await conversation_subject(
-        deps, (conv.user_id, conv.id), turns, mentions, [part.vector for part in parts], known=known
+        deps,
+        (conv.user_id, conv.id),
+        turns,
+        mentions,
+        [part.vector for part in parts],
+        known=known,
+        suggested=suggested_subject(outcomes),
     )
 
 

@@ -28,16 +28,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extract_offline import USER_ENTITY
-from ingest.extraction import EntityMention, TurnView
+from ingest.extraction import EntityMention, ExtractionOutcome, Subject, TurnView
 from ingest.keyphrases import document_vector
 from ingest.records import MiningDeps
 from ingest.subject_centrality import Embed
 from ingest.subject_rules import SUBJECT_RULES, SubjectRules
-from ingest.subjects import WingSubject, choose_subject
+from ingest.subjects import WingSubject, choose_subject, subject_key
 from ingest.wing_content import content_wing
 from loci.models import Entity, Relation, Room, Wing
 
-__all__ = ["MAX_COMPARED_WINGS", "conversation_subject", "settle_subject"]
+__all__ = ["MAX_COMPARED_WINGS", "conversation_subject", "settle_subject", "suggested_subject"]
 
 log = logging.getLogger("loci.ingest.wings")
 
@@ -63,6 +63,25 @@ def reusing(known: Mapping[str, np.ndarray], embed: Embed) -> Embed:
     return embed_known
 
 
+def suggested_subject(outcomes: Sequence[ExtractionOutcome]) -> WingSubject | None:
+    """The subject the LLM extractor read in the conversation's windows: the one most windows
+    name (by `subject_key`), the earliest on a tie, as the opening states what a chat is
+    about. None when no window was read by the LLM, or it named none or the agent itself
+    (whose wing the caller's fallback gives)."""
+    named: list[Subject] = [
+        o.extraction.subject
+        for o in outcomes
+        if o.extractor == "llm" and o.extraction.subject is not None and o.extraction.subject.kind != "agent"
+    ]
+    named = [n for n in named if n.name.strip()]
+    if not named:
+        return None
+    keys = [subject_key(n.name, fold_plural=False) for n in named]
+    best = max(range(len(named)), key=lambda i: (keys.count(keys[i]), -i))
+    name = " ".join(named[best].name.split())
+    return WingSubject(named[best].kind, name, tuple(sorted({name.lower(), keys[best]})))
+
+
 async def conversation_subject(
     deps: MiningDeps,
     conv: tuple[int, int],
@@ -71,10 +90,16 @@ async def conversation_subject(
     vectors: Sequence[np.ndarray | None],
     rules: SubjectRules = SUBJECT_RULES,
     known: Mapping[str, np.ndarray] | None = None,
+    suggested: WingSubject | None = None,
 ) -> WingSubject | None:
     """The subject of the turns being mined (``conv`` is (user id, conversation id)),
     settled against the user's wings; None when nothing is central enough. ``known``: the
     drawers' contents and vectors mining has just made (`reusing`).
+
+    ``suggested`` (`suggested_subject`: what the LLM extractor read, when one is configured)
+    is taken over the rule: a model reading the chat names a subject the user describes
+    only by details ("the carb", "the room spins") where counting and closeness cannot
+    (`tests/integration/test_wings_held_out.py`). It is settled like the rule's choice.
 
     Embedding is a refinement: should the model fail, the subject is chosen without
     centrality and without the similar-name merge, never failing the run.
@@ -82,8 +107,10 @@ async def conversation_subject(
     user_id, conversation_id = conv
     document = document_vector(vectors)
     embed = reusing(known or {}, deps.embedder.embed_phrases)
+    subject = suggested
     try:
-        subject = await asyncio.to_thread(choose_subject, turns, mentions, embed, document, rules)
+        if subject is None:
+            subject = await asyncio.to_thread(choose_subject, turns, mentions, embed, document, rules)
     except Exception as e:  # the model's failures have many types; see ingest.embed
         log.warning("subject centrality failed, choosing without it: %s: %s", type(e).__name__, e)
         subject = choose_subject(turns, mentions, None, None, rules)

@@ -102,3 +102,62 @@ async def test_llm_timeout_falls_back_to_offline(
     assert result.extractor == "offline" and result.drawers == 2
     event = await mined_event(db, user.id)
     assert "timed out" in event.payload["fallbacks"][0]["reason"]
+
+
+VESPA = [
+    TurnIn(
+        "user",
+        "hi, so i finally bought an old vespa px 150, 1998, yellow. it idles really rough and dies at red lights",
+        T0,
+    ),
+    TurnIn("assistant", "A rough idle on a PX is usually a dirty idle jet or an air leak around the carb.", T0),
+    TurnIn("user", "the idle gets worse when its warm, and the idle screw does nothing", T0),
+    TurnIn("assistant", "Then clean the idle jet and check the intake manifold gasket for leaks.", T0),
+]
+CARB = [
+    TurnIn("user", "the carb is acting up again, it bogs when i open the throttle quickly", T0),
+    TurnIn("assistant", "A bog on snapping the throttle usually means the main jet is too small.", T0),
+]
+
+
+def _about(subject: dict[str, str] | None) -> str:
+    return json.dumps({"subject": subject, "topics": [], "entities": [], "relations": []})
+
+
+async def test_the_llm_names_the_wing_over_the_rule_and_a_later_chat_joins_it(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+) -> None:
+    """Counting files the first chat under "Idle" (its most repeated noun) and the second
+    under "Carb"; the model reads both as the scooter. A spelling of the same subject in a
+    later chat ("vespa") goes to the same wing."""
+    user = await new_user()
+    deps = llm_deps(settings, db, embedder, llm)
+    fake_openai.queue(_about({"kind": "project", "name": "Vespa"}), _about({"kind": "project", "name": "vespa"}))
+    for external_id, turns in (("vespa-1", VESPA), ("vespa-2", CARB)):
+        ref = await store_conversation(db, user.id, external_id=external_id, agent_id=None, turns=turns)
+        assert (await mine_conversation(deps, ref.id)).extractor == "llm"
+    async with db.user_session(user.id) as s:
+        wings = [(w.kind, w.name) for w in (await s.execute(select(Wing))).scalars()]
+    assert wings == [("project", "Vespa")]
+    assert '"subject" names the lasting subject' in fake_openai.requests[0]["body"]["messages"][0]["content"]
+
+
+async def test_without_the_llms_subject_the_rule_names_the_wing(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+) -> None:
+    """No subject, or the assistant itself, from the model: the offline rule chooses, as it
+    does when the window fell back (the same chat mined offline gets the same wing)."""
+    user = await new_user()
+    deps = llm_deps(settings, db, embedder, llm)
+    fake_openai.queue(_about(None), _about({"kind": "agent", "name": "Assistant"}))
+    for external_id in ("none", "agent"):
+        ref = await store_conversation(db, user.id, external_id=external_id, agent_id=None, turns=VESPA)
+        await mine_conversation(deps, ref.id)
+    offline = await new_user()
+    ref = await store_conversation(db, offline.id, external_id="offline", agent_id=None, turns=VESPA)
+    await mine_conversation(MiningDeps(db, embedder, settings), ref.id)
+    names = []
+    for who in (user, offline):
+        async with db.user_session(who.id) as s:
+            names.append(sorted(w.name for w in (await s.execute(select(Wing))).scalars()))
+    assert names[0] == names[1] and len(names[0]) == 1 and names[0] != ["Vespa"]
