@@ -6,6 +6,7 @@ never claims something that was rolled back.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -17,9 +18,14 @@ from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import Activity
 
-__all__ = ["ActivityOut", "ActivityPage", "list_activity", "record"]
+__all__ = ["TYPE_PATTERN", "ActivityOut", "ActivityPage", "list_activity", "record"]
 
 MAX_LIMIT = 200
+TYPE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+"""An event type as the feed writes it (``memory_mined``, the ``activity.type`` column's 64
+characters): a filter that cannot be one is refused, not sent to the database (a NUL in it
+reached PostgreSQL, whose message came back)."""
+_TYPE = re.compile(TYPE_PATTERN)
 
 
 class ActivityOut(msgspec.Struct):
@@ -45,6 +51,10 @@ async def list_activity(
     """Newest first, keyset-paginated by id (stable while new events arrive)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if kind is not None and not _TYPE.fullmatch(kind):
+        raise InvalidInput(
+            "type must be an event type: 1-64 lower-case letters, digits or _, such as memory_mined", field="type"
+        )
     query = select(Activity).where(Activity.user_id == user_id)
     if before is not None:
         query = query.where(Activity.id < before)

@@ -37,6 +37,7 @@ from ingest.predicates import canonical_predicate, is_multi_valued
 from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
+from loci.inputs import check_text
 from loci.models import Drawer, DrawerEntity, Entity, Relation
 
 __all__ = [
@@ -290,6 +291,8 @@ async def search_entities(db: Database, user_id: int, q: str | None, *, limit: i
     """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
+    if q is not None:
+        check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
     stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id))
     if q and q.strip():
         pattern = f"%{q.strip().lower()}%"

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from litestar import Controller, get, put
 from litestar.openapi.spec import Example
-from litestar.params import Body, FromPath, FromQuery, QueryParameter
+from litestar.params import Body, FromPath, QueryParameter
 
 from domain import activity, preferences
-from domain.activity import ActivityPage
+from domain.activity import TYPE_PATTERN, ActivityPage
 from domain.insights import insights_status
 from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
@@ -39,7 +39,10 @@ class PreferencesController(Controller):
         caller: CallerDep,
         limit: Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)] = 50,
         before: IdQuery = None,
-        type: FromQuery[str | None] = None,
+        type: Annotated[
+            str | None,
+            QueryParameter(description="only events of this type, such as `memory_mined`", pattern=TYPE_PATTERN),
+        ] = None,
     ) -> ActivityPage:
         return await activity.list_activity(app_state.db, caller.user_id, limit=limit, before=before, kind=type)
 

@@ -81,6 +81,9 @@ async def test_recall_bad_input_is_400_with_field(client: AsyncTestClient, new_u
         "message": {"message": "   "},
         "budget_tokens": {"message": "hi there friend", "budget_tokens": 5},
         "group_by": {"message": "hi there friend", "group_by": "conversation"},
+        # a NUL reached PostgreSQL: in a filter a 500, in the message a lost batch of recall logs
+        "filters.wing": {"message": "hi there friend", "filters": {"wing": "tra\x00vel"}},
+        "filters.entity": {"message": "hi there friend", "filters": {"entity": "Ma\x00ya"}},
     }
     for field, body in cases.items():
         r = await client.post("/v1/recall", json=body, headers=user.headers)
@@ -90,3 +93,9 @@ async def test_recall_bad_input_is_400_with_field(client: AsyncTestClient, new_u
     assert r.status_code == 400
     r = await client.get("/v1/search", params={"q": "x", "top_k": 0}, headers=user.headers)
     assert r.status_code == 400
+    for path, params, field in [
+        ("/v1/search", {"q": "hi \x00there"}, "message"),
+        ("/v1/entities", {"q": "Ma\x00"}, "q"),
+    ]:
+        r = await client.get(path, params=params, headers=user.headers)
+        assert r.status_code == 400 and r.json()["extra"][0]["key"] == field, r.text

@@ -120,6 +120,10 @@ async def test_delete_restore_drawer_and_wing_with_activity(
     assert older["items"][0]["id"] < page["items"][-1]["id"]
     only = await _get(client, user, "/v1/activity", type="wing_deleted")
     assert {e["type"] for e in only["items"]} == {"wing_deleted"}
+    for bad in ["wing\x00deleted", "Wing Deleted", "x" * 65]:  # a NUL once reached PostgreSQL (schemathesis)
+        refused = await client.get("/v1/activity", params={"type": bad}, headers=user.headers)
+        assert refused.status_code == 400, bad
+        assert "type" in refused.text
 
 
 async def test_purge_trash_cron_removes_only_what_is_older_than_30_days(
