@@ -10,6 +10,7 @@ answer costs one window's quality, never the job. Time expressions always come f
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
@@ -93,6 +94,12 @@ project they own, build or keep ("Vespa", "Aquarium"), or a recurring topic ("Ve
 than a companion). "agent" only when the chat is about the assistant itself."""
 
 
+KNOWN_SUBJECTS = (
+    "\n\nSubjects this user's earlier chats are filed under (when this chat is about one of them, "
+    'name "subject" with it, spelled exactly): '
+)
+
+
 def _render(turns: Sequence[TurnView]) -> str:
     return "\n\n".join(
         f"[{t.seq}] {speaker_label(t.role, t.name)} ({t.created_at.isoformat()}): {t.content}" for t in turns
@@ -151,13 +158,20 @@ class LLMExtractor:
     """`Extractor` that asks the model, falling back to offline extraction per window."""
 
     name = "llm"
+    reads_subjects = True
 
     def __init__(self, client: LLMClient, model: str) -> None:
         self.client = client
         self.model = model
 
-    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome:
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": _render(turns)}]
+    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+        """The window read by the model; ``subjects``, the user's existing wings, are listed after
+        the turns so a later chat about one ("the carb is acting up again") is named as the first
+        was ("Vespa") and joins its wing, which a chat naming only details cannot do by itself."""
+        content = _render(turns)
+        if subjects:
+            content += KNOWN_SUBJECTS + json.dumps(list(subjects), ensure_ascii=False)
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": content}]
         calls: list[ChatResult] = []
         try:
             parsed, calls = await self.client.chat_json(self.model, messages, WindowSchema, retries=1)

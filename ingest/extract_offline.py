@@ -185,6 +185,7 @@ class OfflineExtractor:
     """`Extractor` over `extract_window`; async only to share the interface with the LLM one."""
 
     name = "offline"
+    reads_subjects = False
 
-    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome:
+    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
         return ExtractionOutcome(extract_window(turns), "offline")

@@ -95,8 +95,13 @@ class ExtractionOutcome:
 
 class Extractor(Protocol):
     name: str
+    reads_subjects: bool
+    """Whether `extract` uses ``subjects``; mining looks the user's wings up only for one that does."""
 
-    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome: ...
+    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+        """The window's records; ``subjects`` are the names the user's palace already files chats
+        under (`ingest.wings.known_subjects`), for an extractor that names the window's subject."""
+        ...
 
 
 def time_entity_name(span: TimeSpan) -> str:

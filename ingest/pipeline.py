@@ -42,7 +42,7 @@ from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
 from ingest.subjects import WingSubject
 from ingest.window import commit_window
-from ingest.wings import conversation_subject, suggested_subject
+from ingest.wings import conversation_subject, known_subjects, suggested_subject
 from loci.errors import NotFound
 from loci.models import Agent, Conversation, Turn
 
@@ -108,10 +108,12 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     plans, embedded = await split_and_embed(deps, turns)
     totals.seconds["embed"] = time.perf_counter() - clock
     extracted = []
+    subjects = await known_subjects(deps, conv.user_id) if extractor.reads_subjects else ()
     for window in windows(turns, deps.settings.mining.window_turns):
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
-        extracted.append((window, window_plans, await _extract(deps, extractor, window.items, window_plans)))
+        outcome = await _extract(deps, extractor, window.items, window_plans, subjects)
+        extracted.append((window, window_plans, outcome))
         totals.seconds["extract"] += time.perf_counter() - clock
     clock = time.perf_counter()
     subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
@@ -191,8 +193,12 @@ async def _archive(
 
 
 async def _extract(
-    deps: MiningDeps, extractor: Extractor, turns: Sequence[TurnView], plans: Sequence[TurnPlan]
+    deps: MiningDeps,
+    extractor: Extractor,
+    turns: Sequence[TurnView],
+    plans: Sequence[TurnPlan],
+    subjects: Sequence[str] = (),
 ) -> ExtractionOutcome:
     """The window's entities, facts and topics, the topics ranked against its vectors."""
-    outcome = await extractor.extract(turns)
+    outcome = await extractor.extract(turns, subjects)
     return await _rank_topics(deps, outcome, [part.vector for plan in plans for part in plan.parts])

@@ -37,7 +37,14 @@ from ingest.subjects import WingSubject, choose_subject, subject_key
 from ingest.wing_content import content_wing
 from loci.models import Entity, Relation, Room, Wing
 
-__all__ = ["MAX_COMPARED_WINGS", "conversation_subject", "settle_subject", "suggested_subject"]
+__all__ = [
+    "MAX_COMPARED_WINGS",
+    "MAX_KNOWN_SUBJECTS",
+    "conversation_subject",
+    "known_subjects",
+    "settle_subject",
+    "suggested_subject",
+]
 
 log = logging.getLogger("loci.ingest.wings")
 
@@ -61,6 +68,25 @@ def reusing(known: Mapping[str, np.ndarray], embed: Embed) -> Embed:
         return np.stack([known[t] if t in known else fresh[t] for t in texts]) if texts else embed(texts)
 
     return embed_known
+
+
+MAX_KNOWN_SUBJECTS = 50
+"""Wing names listed to an extractor that names subjects (`known_subjects`): the most recently
+created, a few hundred tokens per window at most."""
+
+
+async def known_subjects(deps: MiningDeps, user_id: int) -> tuple[str, ...]:
+    """The names the user's live wings go by, newest first (``MAX_KNOWN_SUBJECTS``), for an
+    extractor that reuses one when a chat is about it; not an agent's wing nor the fallback
+    "general", which file chats about no subject."""
+    async with deps.db.user_session(user_id) as s:
+        rows = await s.execute(
+            select(Wing.name)
+            .where(Wing.user_id == user_id, Wing.deleted_at.is_(None), Wing.kind != "agent", Wing.name != "general")
+            .order_by(Wing.id.desc())
+            .limit(MAX_KNOWN_SUBJECTS)
+        )
+        return tuple(str(name) for name in rows.scalars())
 
 
 def suggested_subject(outcomes: Sequence[ExtractionOutcome]) -> WingSubject | None:

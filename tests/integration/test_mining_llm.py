@@ -128,8 +128,8 @@ async def test_the_llm_names_the_wing_over_the_rule_and_a_later_chat_joins_it(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
 ) -> None:
     """Counting files the first chat under "Idle" (its most repeated noun) and the second
-    under "Carb"; the model reads both as the scooter. A spelling of the same subject in a
-    later chat ("vespa") goes to the same wing."""
+    under "Carb"; the model reads both as the scooter, the second with the user's wings
+    listed to it. A spelling of the same subject in a later chat ("vespa") goes to the same wing."""
     user = await new_user()
     deps = llm_deps(settings, db, embedder, llm)
     fake_openai.queue(_about({"kind": "project", "name": "Vespa"}), _about({"kind": "project", "name": "vespa"}))
@@ -139,7 +139,10 @@ async def test_the_llm_names_the_wing_over_the_rule_and_a_later_chat_joins_it(
     async with db.user_session(user.id) as s:
         wings = [(w.kind, w.name) for w in (await s.execute(select(Wing))).scalars()]
     assert wings == [("project", "Vespa")]
-    assert '"subject" names the lasting subject' in fake_openai.requests[0]["body"]["messages"][0]["content"]
+    first, second = (r["body"]["messages"] for r in fake_openai.requests)
+    assert '"subject" names the lasting subject' in first[0]["content"]
+    assert "earlier chats are filed under" not in first[1]["content"]  # no wings yet
+    assert second[1]["content"].endswith('spelled exactly): ["Vespa"]')  # the sequel is offered the first's name
 
 
 async def test_without_the_llms_subject_the_rule_names_the_wing(

@@ -13,8 +13,9 @@ from loci.settings import MiningSettings, load_settings
 
 class _Fixed:
     name = "fixed"
+    reads_subjects = False
 
-    async def extract(self, turns: Sequence[TurnView]) -> ExtractionOutcome:
+    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
         return ExtractionOutcome(Extraction((), None, {}, ()), self.name)
 
 
