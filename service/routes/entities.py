@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, get
-from litestar.params import FromQuery
+from litestar.params import FromQuery, QueryParameter
 
 from ingest import EntityOut, RelationOut, get_entity, search_entities, timeline
 from loci.db import Database
+from loci.inputs import TEXT_PATTERN
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, errors
 
@@ -83,7 +85,16 @@ class EntityController(Controller):
         responses=errors(400),
     )
     async def search(
-        self, caller: CallerDep, app_state: StateDep, q: FromQuery[str | None] = None, limit: FromQuery[int] = 50
+        self,
+        caller: CallerDep,
+        app_state: StateDep,
+        q: Annotated[
+            str | None,
+            QueryParameter(
+                max_length=200, pattern=TEXT_PATTERN, description="part of a name or alias; no control characters"
+            ),
+        ] = None,
+        limit: FromQuery[int] = 50,
     ) -> list[EntityDTO]:
         return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
 
