@@ -29,6 +29,7 @@ from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import (
+    MAX_ENTITY_PAGE,
     EntityOut,
     RelationOut,
     effective_valid_to,
@@ -50,6 +51,7 @@ from ingest.segment import sentence_pieces
 
 __all__ = [
     "EXTRACTORS",
+    "MAX_ENTITY_PAGE",
     "MAX_TITLE_CHARS",
     "ConversationRef",
     "EntityOut",

@@ -41,6 +41,7 @@ from loci.inputs import check_text
 from loci.models import Drawer, DrawerEntity, Entity, Relation
 
 __all__ = [
+    "MAX_ENTITY_PAGE",
     "EntityOut",
     "RelationOut",
     "effective_valid_to",
@@ -287,10 +288,16 @@ def _entity_out(e: Entity) -> EntityOut:
     return EntityOut(e.id, e.kind, e.name, tuple(e.aliases), e.mention_count, e.first_seen, e.last_seen)
 
 
+MAX_ENTITY_PAGE = 200
+"""Most entities one search returns."""
+
+
 async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
     """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
+    if not 1 <= limit <= MAX_ENTITY_PAGE:  # it was clamped silently: -2112535910 gave one entity
+        raise InvalidInput(f"limit must be between 1 and {MAX_ENTITY_PAGE}", field="limit")
     if q is not None:
         check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
     stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id))
@@ -298,7 +305,7 @@ async def search_entities(db: Database, user_id: int, q: str | None, *, limit: i
         pattern = f"%{q.strip().lower()}%"
         alias = func.array_to_string(Entity.aliases, " ")
         stmt = stmt.where(or_(func.lower(Entity.name).like(pattern), alias.like(pattern)))
-    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(max(1, min(limit, 200)))
+    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit)
     async with db.user_session(user_id) as s:
         return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
 

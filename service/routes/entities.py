@@ -7,9 +7,9 @@ from typing import Annotated
 
 import msgspec
 from litestar import Controller, get
-from litestar.params import FromQuery, QueryParameter
+from litestar.params import QueryParameter
 
-from ingest import EntityOut, RelationOut, get_entity, search_entities, timeline
+from ingest import MAX_ENTITY_PAGE, EntityOut, RelationOut, get_entity, search_entities, timeline
 from loci.db import Database
 from loci.inputs import TEXT_PATTERN
 from service.deps import CallerDep, StateDep
@@ -94,7 +94,7 @@ class EntityController(Controller):
                 max_length=200, pattern=TEXT_PATTERN, description="part of a name or alias; no control characters"
             ),
         ] = None,
-        limit: FromQuery[int] = 50,
+        limit: Annotated[int, QueryParameter(ge=1, le=MAX_ENTITY_PAGE, description="page size, 1-200")] = 50,
     ) -> list[EntityDTO]:
         return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
 

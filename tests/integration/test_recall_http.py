@@ -96,6 +96,8 @@ async def test_recall_bad_input_is_400_with_field(client: AsyncTestClient, new_u
     for path, params, field in [
         ("/v1/search", {"q": "hi \x00there"}, "message"),
         ("/v1/entities", {"q": "Ma\x00"}, "q"),
+        ("/v1/entities", {"limit": -2112535910}, "limit"),  # clamped silently to 1 before
+        ("/v1/entities", {"limit": 201}, "limit"),
     ]:
         r = await client.get(path, params=params, headers=user.headers)
         assert r.status_code == 400 and r.json()["extra"][0]["key"] == field, r.text
