@@ -69,7 +69,8 @@ class Domain:
     had said it (`ingest.subject_naming`)."""
     dosed: bool = False
     """A word written with a dose ("betahistine 24mg", "amlodipine 5 mg") is this domain's
-    detail (a medicine, as an inhaler is), never a subject: the condition it treats is."""
+    detail (a medicine, as an inhaler is): it counts for the condition the chat names
+    (`ingest.subject_naming.link_medicines`), and stays a candidate only when none is named."""
 
 
 DOMAINS: tuple[Domain, ...] = (
