@@ -6,6 +6,7 @@ field); these functions only read and write, always inside the caller's session.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import msgspec
@@ -31,7 +32,10 @@ __all__ = [
     "put_settings",
 ]
 
-ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=r"^\S(.*\S)?$")]
+MODEL_NAME_PATTERN = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$"
+"""A model's name as an endpoint takes it ("gpt-4o-mini", "openai/gpt-4o", "llama3:8b"): no
+space at either end and no control character (a NUL in one reached PostgreSQL)."""
+ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=MODEL_NAME_PATTERN)]
 ExternalId = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 
 
@@ -94,6 +98,11 @@ async def put_settings(db: Database, user_id: int, update: SettingsUpdate, insig
     changes = {f: v for f in SettingsUpdate.__struct_fields__ if (v := getattr(update, f)) is not msgspec.UNSET}
     if "top_k" in changes and not 1 <= int(changes["top_k"]) <= 50:  # also enforced by the DTO
         raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="top_k")
+    model = changes.get("rerank_model")
+    if isinstance(model, str) and not (len(model) <= 200 and re.fullmatch(MODEL_NAME_PATTERN, model)):  # as the DTO
+        raise InvalidInput(
+            "rerank_model must be 1-200 characters, no control characters or outer spaces", field="rerank_model"
+        )
     async with db.user_session(user_id) as s:
         row = await _settings_row(s, user_id)
         for name, value in changes.items():

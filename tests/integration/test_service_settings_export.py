@@ -30,6 +30,8 @@ async def test_settings_validate_fields_and_persist(client: Client, new_user: Ne
         ({"top_k": "many"}, "top_k"),
         ({"enabled": "yes"}, "enabled"),
         ({"rerank_model": ""}, "rerank_model"),
+        ({"rerank_model": "gpt\x00x"}, "rerank_model"),  # a NUL reached PostgreSQL (schemathesis)
+        ({"rerank_model": "gpt-x\n"}, "rerank_model"),
         ({"colour": "red"}, "colour"),
         ({"embedding_model": "other"}, "embedding_model"),
     ):
