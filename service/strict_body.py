@@ -18,7 +18,6 @@ import msgspec
 from litestar import Request
 
 from loci.errors import InvalidInput
-from service.nul_guard import refuse_nul
 
 __all__ = ["convert_strictly", "decode_strictly"]
 
@@ -52,9 +51,7 @@ def _field_and_message(error: msgspec.ValidationError) -> tuple[str | None, str]
 
 
 async def decode_strictly(request: Request[Any, Any, Any]) -> None:
-    """The ``before_request`` hook: no NUL anywhere (`service.nul_guard`), then strict
-    re-decoding of JSON bodies (see the module)."""
-    await refuse_nul(request)
+    """The ``before_request`` hook: strict re-decoding of JSON bodies (see the module)."""
     parameter = request.route_handler.parsed_fn_signature.parameters.get("data")
     if parameter is None or request.content_type[0] != "application/json":
         return

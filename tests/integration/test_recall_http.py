@@ -94,7 +94,7 @@ async def test_recall_bad_input_is_400_with_field(client: AsyncTestClient, new_u
     r = await client.get("/v1/search", params={"q": "x", "top_k": 0}, headers=user.headers)
     assert r.status_code == 400
     for path, params, field in [
-        ("/v1/search", {"q": "hi \x00there"}, "q"),
+        ("/v1/search", {"q": "hi \x00there"}, "message"),
         ("/v1/entities", {"q": "Ma\x00"}, "q"),
         ("/v1/entities", {"limit": -2112535910}, "limit"),  # clamped silently to 1 before
         ("/v1/entities", {"limit": 201}, "limit"),
