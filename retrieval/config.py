@@ -58,7 +58,8 @@ class RetrievalConfig:
     buried answer, few enough for one short LLM prompt."""
     assistant_weight: float = 0.85
     """The role prior: scales the half of an exchange the message is not about. A user
-    asking "what did I…" is after their own past turns, so the assistant's are scaled; a
+    asking "what did I…" is after their own past turns, so the assistant's are scaled (and
+    other people's, whose "I" is not the user's, unless the message names them); a
     message about what the assistant said scales the user's instead, and each listed reply
     first takes its question's evidence (`retrieval.reply.answer_exchanges`)."""
     min_similarity: float = 0.30

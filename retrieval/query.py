@@ -145,6 +145,8 @@ class QueryAnalysis:
     """The message asks about what happened (see `about_past`)."""
     answer_kind: AnswerKind | None = None
     """The kind of thing the message asks for, if a pattern can see one (`retrieval.answer_type`)."""
+    about_user: bool = False
+    """The message speaks of the user in the first person ("am I allergic…", "my trip"), see `about_user`."""
 
 
 def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
@@ -167,6 +169,7 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         sub_queries=sub_queries(message),
         about_past=about_past(message, found, now),
         answer_kind=answer_kind(message),
+        about_user=about_user(message),
     )
 
 
@@ -175,6 +178,18 @@ def about_assistant(message: str) -> bool:
     recommend", "remind me of the store you mentioned", "our previous chat"); a request for
     something new ("can you suggest…") is not about its past words."""
     return bool(_ASSISTANT_REF_RE.search(_REQUEST_RE.sub(" ", message)))
+
+
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+"""A first-person singular pronoun; contractions count ("I'm", "I've": the apostrophe ends the word)."""
+
+
+def about_user(message: str) -> bool:
+    """True when the message refers to its sender in the first person singular. In a chat
+    between people, another speaker's "I" is that speaker, not the user: "Am I allergic to
+    anything?" is answered by the user's "I am allergic to penicillin", not by a friend's
+    "I'm allergic to nuts", which shares every word of the question with it."""
+    return bool(_FIRST_PERSON_RE.search(message))
 
 
 def about_past(message: str, spans: list[TimeSpan], now: datetime) -> bool:

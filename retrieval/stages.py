@@ -93,10 +93,7 @@ def fuse_drawers(
     if Signal.TEMPORAL in config.signals and not analysis.spans and recency > 0:
         lists["recency"] = _recency_prior(lists)
         weights["recency"] = recency
-    # The role prior scales the half of an exchange the message is not about: the
-    # assistant's replies, or the user's questions when it asks what the assistant said.
-    scaled = "user" if analysis.about_assistant else "assistant"
-    role_drawers = {i.drawer_id for items in lists.values() for i in items if i.role == scaled}
+    role_drawers = _scaled_by_role(lists, analysis)
     if analysis.about_assistant:
         fused = rrf(lists, weights, k=config.rrf_k)
         fused = answer_exchanges(fused, lists.get(REPLY_LIST, []), role_drawers, config.assistant_weight)
@@ -109,6 +106,24 @@ def fuse_drawers(
             fused, room_of(lists), config.room_pool_depth, config.room_pool_decay, relevant, config.room_bonus_spread
         )
     return fused, weights
+
+
+def _scaled_by_role(lists: Mapping[str, list[Scored]], analysis: QueryAnalysis) -> set[int]:
+    """The listed drawers the role prior scales: the half of an exchange the message is not
+    about. That is the assistant's replies, or the user's questions when it asks what the
+    assistant said; and when the user asks about themselves ("am I…", "my…"), the turns of
+    other people too (their "I" is not the user), except those of a person the message names
+    (the speaker signal's list), whose words it asks for."""
+    scaled = {"assistant", "other"} if analysis.about_user else {"assistant"}
+    if analysis.about_assistant:
+        scaled = {"user"}
+    named = {i.drawer_id for i in lists.get(str(Signal.SPEAKER), ())}
+    return {
+        i.drawer_id
+        for items in lists.values()
+        for i in items
+        if i.role in scaled and not (i.role == "other" and i.drawer_id in named)
+    }
 
 
 async def run_signals(

@@ -106,6 +106,35 @@ async def test_only_the_owners_own_words_become_their_memories(
     assert "shellfish" in said and "peanut" not in said, said
 
 
+async def test_a_question_about_oneself_prefers_ones_own_turns_to_another_persons(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """Priya's "I'm allergic to nuts" shares every word of "Am I allergic to anything?", but
+    her "I" is not the user: the user's own allergy must come first. Naming her asks for
+    her words again."""
+    user = await new_user("speaker-first-person")
+    priya = "I'm allergic to nuts, so please keep the pesto away from my plate."
+    sam = "Good to know. I am also allergic to penicillin, so I keep a card in my wallet."
+    turns = [
+        {"role": "other", "name": "Priya", "content": priya, "created_at": "2024-05-01T10:00:00Z"},
+        {"role": "user", "name": "Sam", "content": sam, "created_at": "2024-05-01T10:01:00Z"},
+        {
+            "role": "other",
+            "name": "Priya",
+            "content": "Noted, I will tell the caterer.",
+            "created_at": "2024-05-01T10:02:00Z",
+        },
+    ]
+    made = await client.post("/v1/conversations", json={"id": "allergies", "turns": turns}, headers=user.headers)
+    assert made.status_code == 201, made.text
+    assert (await client.post("/v1/conversations/allergies/complete", headers=user.headers)).status_code == 202
+    await run_jobs(app_state)
+    mine = await _recall(client, user, "Am I allergic to anything?")
+    assert mine["items"][0]["content"] == sam, mine["items"]
+    hers = await _recall(client, user, "Is Priya allergic to anything? What did she say?")
+    assert hers["items"][0]["content"] == priya, hers["items"]
+
+
 @pytest.fixture
 async def browser(client: Client) -> AsyncIterator[AsyncClient]:
     async with AsyncClient(transport=ASGITransport(app=client.app), base_url="http://testserver.local") as c:

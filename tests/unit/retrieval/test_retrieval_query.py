@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from retrieval import PRESETS, RetrievalConfig, Signal, get_preset
-from retrieval.query import analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
+from retrieval.query import about_user, analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
 
@@ -120,3 +120,19 @@ def test_a_question_asks_about_the_past_even_in_a_future_tense() -> None:
     assert span.start.date().isoformat() == "2023-06-14"
     (span,) = analyse("What trip am I planning in September?", now).spans
     assert span.start.date().isoformat() == "2023-09-01"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Am I allergic to anything?", True),
+        ("I've lost track: where did we park?", True),
+        ("What's my sister's name?", True),
+        ("Remind me what I ordered", True),
+        ("What did Priya say about the venue?", False),
+        ("What is the capital of Peru?", False),
+        ("Is it in the iPhone manual?", False),  # "i" only inside a word
+    ],
+)
+def test_a_message_about_the_user_speaks_in_the_first_person(message: str, expected: bool) -> None:
+    assert about_user(message) is expected
