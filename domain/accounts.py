@@ -12,6 +12,7 @@ made with it acts as that agent, within its access list (`domain.agent_access.ef
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,13 +20,16 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select, text, update
 
 from loci.db import Database
-from loci.errors import InvalidInput, NotFound
+from loci.errors import Conflict, InvalidInput, NotFound
 from loci.inputs import check_id, check_text
 from loci.models import ApiKey, MemorySettings, User
 from loci.write_watch import bookkeeping
 
 __all__ = [
+    "EMAIL_PATTERN",
+    "MAX_EMAIL_CHARS",
     "MAX_NAME_CHARS",
+    "MAX_USER_PAGE",
     "Account",
     "IssuedKey",
     "KeyInfo",
@@ -36,6 +40,7 @@ __all__ = [
     "get_account",
     "hash_key",
     "list_keys",
+    "list_users",
     "revoke_key",
 ]
 
@@ -85,6 +90,15 @@ class Account:
 
 MAX_NAME_CHARS = 200
 """A user's or a key's name, after trimming: the ``users.name`` and ``api_keys.name`` columns' width."""
+MAX_EMAIL_CHARS = 254
+"""The longest address SMTP carries (RFC 5321's path limit less its brackets)."""
+EMAIL_PATTERN = r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$"
+"""The shape of an e-mail address: one ``@`` with a dotted domain after it, no spaces or control characters.
+Only the shape: Loci sends no mail, so deliverability is not its to judge, and a library that
+checks more would look the domain up in DNS, which this service cannot rely on having."""
+_EMAIL = re.compile(EMAIL_PATTERN)
+MAX_USER_PAGE = 1000
+"""Most users one `list_users` call answers: an admin pages on with ``after``."""
 KEY_TOUCH_INTERVAL = timedelta(minutes=5)
 """How stale a key's ``last_used_at`` may get: it says roughly when, not each request."""
 
@@ -99,13 +113,30 @@ async def create_user(db: Database, name: str, email: str | None = None) -> User
         raise InvalidInput(f"name must be 1-{MAX_NAME_CHARS} characters", field="name")
     check_text(name, field="name")
     if email is not None:
-        check_text(email, field="email")
+        email = email.strip()
+        if len(email) > MAX_EMAIL_CHARS or not _EMAIL.fullmatch(email):
+            raise InvalidInput(
+                f"email must look like name@example.org (at most {MAX_EMAIL_CHARS} characters)", field="email"
+            )
     async with db.system_session() as s:
         user = User(name=name, email=email)
         s.add(user)
         await s.flush()
         s.add(MemorySettings(user_id=user.id))
     return user
+
+
+async def list_users(db: Database, *, after: int = 0, limit: int = 100) -> list[Account]:
+    """Users by id, those with an id above ``after`` (0: from the first), at most ``limit``
+    (1-`MAX_USER_PAGE`): keyset pages, so a page never skips or repeats a user when others are
+    created or deleted meanwhile. An admin listing: it reads every user's row."""
+    if after < 0:
+        raise InvalidInput("after must be 0 or a user id", field="after")
+    if not 1 <= limit <= MAX_USER_PAGE:
+        raise InvalidInput(f"limit must be 1-{MAX_USER_PAGE}", field="limit")
+    async with db.system_session() as s:
+        rows = (await s.execute(select(User).where(User.id > after).order_by(User.id).limit(limit))).scalars()
+        return [Account(u.id, u.name, u.email, u.created_at) for u in rows]
 
 
 async def get_account(db: Database, user_id: int) -> Account:
@@ -151,14 +182,20 @@ async def list_keys(db: Database, user_id: int) -> list[KeyInfo]:
 
 
 async def revoke_key(db: Database, user_id: int, key_id: int) -> None:
+    """Revoke a live key of ``user_id``: NotFound for no such key of theirs, Conflict (saying
+    when) for one revoked already, so a second revoke does not read as a mistyped id."""
     async with db.system_session() as s:
         result = await s.execute(
             update(ApiKey)
             .where(ApiKey.id == key_id, ApiKey.user_id == user_id, ApiKey.revoked_at.is_(None))
             .values(revoked_at=text("now()"))
         )
-        if result.rowcount == 0:  # type: ignore[attr-defined]
-            raise NotFound(f"key {key_id} not found")
+        if result.rowcount:  # type: ignore[attr-defined]
+            return
+        revoked = await s.scalar(select(ApiKey.revoked_at).where(ApiKey.id == key_id, ApiKey.user_id == user_id))
+    if revoked is None:
+        raise NotFound(f"key {key_id} of user {user_id} not found")
+    raise Conflict(f"key {key_id} was already revoked at {revoked.isoformat(timespec='seconds')}")
 
 
 _KEY_OWNER = text("SELECT key_id, user_id, agent_id, last_used_at FROM loci_key_owner(:hash)")

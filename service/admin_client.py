@@ -54,7 +54,7 @@ def running_service_url(data_dir: Path) -> str | None:
 
 
 class AdminApi:
-    """The three admin routes the CLI needs, answering plain dicts."""
+    """The admin routes the CLI needs, answering plain dicts."""
 
     def __init__(self, url: str, admin_key: str) -> None:
         import httpx
@@ -95,6 +95,14 @@ class AdminApi:
     def create_key(self, user_id: int, name: str, agent: str | None = None) -> dict[str, Any]:
         body = {"name": name} if agent is None else {"name": name, "agent_id": agent}
         result: dict[str, Any] = self._call("POST", f"/v1/admin/users/{user_id}/keys", body)
+        return result
+
+    def list_users(self, after: int, limit: int) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call("GET", f"/v1/admin/users?after={after}&limit={limit}")
+        return result
+
+    def list_keys(self, user_id: int) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self._call("GET", f"/v1/admin/users/{user_id}/keys")
         return result
 
     def revoke_key(self, user_id: int, key_id: int) -> None:

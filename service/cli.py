@@ -1,4 +1,5 @@
-"""`loci` command line: serve, worker, db, users, keys (and `bench`, from the bench package).
+"""`loci` command line: serve, worker, db (and, loaded when used: `users` and `keys` from
+`service.cli_accounts`, `mcp`, and `bench` from the bench package).
 
 Errors a person can fix (bad settings, a locked data dir, unknown ids) print one line
 and exit 2; they never show a traceback.
@@ -19,13 +20,12 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from loci.errors import ConfigurationError
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.runtime import EmbeddedServices, freeze_startup_heap
@@ -41,15 +41,15 @@ from service.serving import (
 )
 
 if TYPE_CHECKING:
-    from loci.db import Database
     from loci.settings import Settings
-    from service.admin_client import AdminApi
 
 log = logging.getLogger("loci.cli")
 
 LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
     "bench": ("bench.cli:bench", "Benchmarks of Loci's memory (needs the 'bench' extra)."),
     "mcp": ("service.mcp.cli:mcp", "Serve the MCP tools over stdio for the user in LOCI_API_KEY."),
+    "users": ("service.cli_accounts:users", "Manage users (through the running service, or its stopped database)."),
+    "keys": ("service.cli_accounts:keys", "Manage API keys (through the running service, or its stopped database)."),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 
@@ -241,133 +241,6 @@ def db_current(data_dir: Path | None) -> None:
 
     for url in _migration_url(settings_from(data_dir)):
         click.echo(migrate.current(url))
-
-
-def _with_db(settings: Settings, action: Callable[[Database], Any]) -> Any:
-    from loci import migrate
-    from loci.db import Database
-
-    with services(settings, need_queue=False) as resolved:
-        url = resolved.database.url or ""
-        migrate.upgrade(url)
-
-        async def run() -> Any:
-            database = Database(url, app_role=resolved.database.app_role)
-            try:
-                return await action(database)
-            finally:
-                await database.dispose()
-
-        return asyncio.run(run())
-
-
-def _running_api(settings: Settings) -> AdminApi | None:
-    """The admin API of a `loci serve` running on this data dir, else None; refuses a
-    data dir that holds no Loci database (a mistyped or missing --data-dir would otherwise
-    create an empty one that the server never sees)."""
-    from service.admin_client import AdminApi, running_service_url
-
-    data_dir = settings.server.data_dir.expanduser().resolve()
-    url = running_service_url(data_dir)
-    if url is not None:
-        admin_key = ensure_admin_key(settings).server.admin_key or ""
-        return AdminApi(url, admin_key)
-    if not settings.database.url and not (data_dir / "postgres" / "PG_VERSION").exists():
-        raise ConfigurationError(
-            f"no Loci service or database in {data_dir}; pass the server's data dir with --data-dir "
-            "(or LOCI_DATA_DIR), or DATABASE_URL"
-        )
-    return None
-
-
-@main.group()
-def users() -> None:
-    """Manage users (through the running service's admin API, or its database when it is stopped)."""
-
-
-@users.command("create")
-@click.argument("name")
-@click.option("--email", default=None)
-@click.option("--with-key/--no-key", default=True, help="also issue an API key")
-@click.option("--agent", default=None, help="make the key an agent key (see `loci keys create --help`)")
-@data_dir_option
-@friendly_errors
-def users_create(name: str, email: str | None, with_key: bool, agent: str | None, data_dir: Path | None) -> None:
-    """Create a user (and, by default, an API key for it)."""
-    from domain.accounts import create_key, create_user
-
-    settings = settings_from(data_dir)
-    api = _running_api(settings)
-    if api is not None:
-        with api:
-            user = api.create_user(name, email)
-            click.echo(f"user {user['id']} created: {user['name']}")
-            if with_key:
-                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default', agent)['key']}")
-        return
-
-    async def action(database: Database) -> None:
-        user = await create_user(database, name, email)
-        click.echo(f"user {user.id} created: {user.name}")
-        if with_key:
-            issued = await create_key(database, user.id, agent=agent)
-            click.echo(f"api key (shown once): {issued.key}")
-
-    _with_db(settings, action)
-
-
-@main.group()
-def keys() -> None:
-    """Manage API keys (through the running service's admin API, or its database when it is stopped)."""
-
-
-@keys.command("create")
-@click.argument("user_id", type=int)
-@click.option("--name", default="default")
-@click.option("--agent", default=None, help="bind the key to this agent id: it acts as it, within its access list")
-@data_dir_option
-@friendly_errors
-def keys_create(user_id: int, name: str, agent: str | None, data_dir: Path | None) -> None:
-    """Issue an API key for USER_ID (printed once); with --agent, an agent key."""
-    from domain.accounts import create_key
-
-    settings, whose = settings_from(data_dir), f"user {user_id}" + (f", agent {agent}" if agent else "")
-    api = _running_api(settings)
-    if api is not None:
-        with api:
-            issued = api.create_key(user_id, name, agent)
-        click.echo(f"key {issued['id']} for {whose} (shown once): {issued['key']}")
-        return
-
-    async def action(database: Database) -> None:
-        issued = await create_key(database, user_id, name, agent)
-        click.echo(f"key {issued.id} for {whose} (shown once): {issued.key}")
-
-    _with_db(settings, action)
-
-
-@keys.command("revoke")
-@click.argument("user_id", type=int)
-@click.argument("key_id", type=int)
-@data_dir_option
-@friendly_errors
-def keys_revoke(user_id: int, key_id: int, data_dir: Path | None) -> None:
-    """Revoke KEY_ID of USER_ID; takes effect on the next request."""
-    from domain.accounts import revoke_key
-
-    settings = settings_from(data_dir)
-    api = _running_api(settings)
-    if api is not None:
-        with api:
-            api.revoke_key(user_id, key_id)
-        click.echo(f"key {key_id} revoked")
-        return
-
-    async def action(database: Database) -> None:
-        await revoke_key(database, user_id, key_id)
-        click.echo(f"key {key_id} revoked")
-
-    _with_db(settings, action)
 
 
 if __name__ == "__main__":

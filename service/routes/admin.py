@@ -1,4 +1,4 @@
-"""Admin routes (admin key only): create and delete users, issue and revoke their keys."""
+"""Admin routes (admin key only): create, list and delete users, issue, list and revoke their keys."""
 
 from __future__ import annotations
 
@@ -7,11 +7,22 @@ from typing import Annotated
 
 import msgspec
 from litestar import Controller, delete, get, post
-from litestar.params import JSONBody
+from litestar.params import JSONBody, QueryParameter
 
-from domain.accounts import MAX_NAME_CHARS, KeyInfo, create_key, create_user, list_keys, revoke_key
+from domain.accounts import (
+    EMAIL_PATTERN,
+    MAX_EMAIL_CHARS,
+    MAX_NAME_CHARS,
+    MAX_USER_PAGE,
+    KeyInfo,
+    create_key,
+    create_user,
+    list_keys,
+    list_users,
+    revoke_key,
+)
 from domain.forget import delete_user
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import IdPath, errors
@@ -27,7 +38,16 @@ class NewUser(msgspec.Struct):
             description=f"1-{MAX_NAME_CHARS} characters once trimmed, no control characters",
         ),
     ]
-    email: Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)] | None = None
+    email: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=EMAIL_PATTERN, max_length=MAX_EMAIL_CHARS,
+                description="an address shaped like name@example.org (only the shape is checked)",
+            ),
+        ]
+        | None
+    ) = None  # fmt: skip
 
 
 class UserOut(msgspec.Struct):
@@ -85,6 +105,23 @@ class AdminController(Controller):
         user = await create_user(app_state.db, data.name, data.email)
         return UserOut(user.id, user.name, user.email, user.created_at)
 
+    @get(
+        "/users",
+        operation_id="adminListUsers",
+        summary="List users",
+        description="Admin key only. Users by id, a page at a time: pass the last id you got as `after` for the "
+        "next page (an empty page is the end).",
+        responses=errors(400),
+    )
+    async def list_users(
+        self,
+        app_state: StateDep,
+        after: Annotated[int, QueryParameter(ge=0, description="list users with a larger id; 0: from the first")] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=MAX_USER_PAGE, description=f"1-{MAX_USER_PAGE}")] = 100,
+    ) -> list[UserOut]:
+        listed = await list_users(app_state.db, after=after, limit=limit)
+        return [UserOut(u.id, u.name, u.email, u.created_at) for u in listed]
+
     @post(
         "/users/{user_id:int}/keys",
         operation_id="adminCreateKey",
@@ -116,8 +153,9 @@ class AdminController(Controller):
         "/users/{user_id:int}/keys/{key_id:int}",
         operation_id="adminRevokeKey",
         summary="Revoke a key",
-        description="Admin key only. The key stops working at once (no caching of key lookups).",
-        responses=errors(400, 404),
+        description="Admin key only. The key stops working at once (no caching of key lookups); a key revoked "
+        "already is a 409 saying when.",
+        responses=errors(400, 404, 409),
     )
     async def revoke_key(self, user_id: IdPath, key_id: IdPath, app_state: StateDep) -> None:
         await revoke_key(app_state.db, user_id, key_id)

@@ -1,0 +1,82 @@
+"""Listing users and keys as an admin: over HTTP, and from `loci users list` / `loci keys list`
+on a stopped service's database; a second revoke and a malformed e-mail are clear errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from litestar.testing import AsyncTestClient
+
+from loci.settings import Settings
+from service.cli import main
+
+Client = AsyncTestClient[Any]
+
+
+async def test_admin_pages_through_users_by_id(client: Client, admin_headers: dict[str, str]) -> None:
+    made = [
+        (await client.post("/v1/admin/users", json={"name": f"lister-{i}"}, headers=admin_headers)).json()
+        for i in range(3)
+    ]
+    first = made[0]["id"]
+    page = await client.get("/v1/admin/users", params={"after": first - 1, "limit": 2}, headers=admin_headers)
+    assert page.status_code == 200, page.text
+    assert [u["id"] for u in page.json()] == [first, made[1]["id"]]
+    assert set(page.json()[0]) == {"id", "name", "email", "created_at"}
+    rest = await client.get("/v1/admin/users", params={"after": made[1]["id"], "limit": 1000}, headers=admin_headers)
+    assert [u["name"] for u in rest.json()][:1] == ["lister-2"]
+    for params, field in [({"limit": 0}, "limit"), ({"limit": 1001}, "limit"), ({"after": -1}, "after")]:
+        bad = await client.get("/v1/admin/users", params=params, headers=admin_headers)
+        assert bad.status_code == 400 and field in bad.text, bad.text
+    assert (await client.get("/v1/admin/users")).status_code == 401
+
+
+async def test_a_second_revoke_says_when_the_key_was_revoked(client: Client, admin_headers: dict[str, str]) -> None:
+    user = (await client.post("/v1/admin/users", json={"name": "revoker"}, headers=admin_headers)).json()
+    key = (await client.post(f"/v1/admin/users/{user['id']}/keys", headers=admin_headers)).json()
+    path = f"/v1/admin/users/{user['id']}/keys/{key['id']}"
+    assert (await client.delete(path, headers=admin_headers)).status_code == 204
+    again = await client.delete(path, headers=admin_headers)
+    assert again.status_code == 409 and "already revoked at" in again.json()["detail"], again.text
+    missing = await client.delete(f"/v1/admin/users/{user['id']}/keys/987654", headers=admin_headers)
+    assert missing.status_code == 404 and "987654" in missing.json()["detail"]
+
+
+async def test_an_email_must_look_like_one(client: Client, admin_headers: dict[str, str]) -> None:
+    for bad in ["not an email", "ann@", "@example.org", "ann@example", "a@b@c.org", "x" * 250 + "@ex.org"]:
+        answer = await client.post("/v1/admin/users", json={"name": "ann", "email": bad}, headers=admin_headers)
+        assert answer.status_code == 400, bad
+        assert answer.json()["extra"][0]["key"] == "email", answer.text
+    good = await client.post("/v1/admin/users", json={"name": "ann", "email": "ann@example.org"}, headers=admin_headers)
+    assert good.status_code == 201 and good.json()["email"] == "ann@example.org"
+
+
+def test_the_cli_lists_users_and_keys_of_a_stopped_service(settings: Settings, tmp_path: Path) -> None:
+    env = {"DATABASE_URL": settings.database.url or "", "LOCI_DATA_DIR": str(tmp_path)}
+    runner = CliRunner()
+
+    def loci(*args: str) -> str:
+        result = runner.invoke(main, list(args), env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout  # without the migration's log lines
+
+    created = loci("users", "create", "cli-lister", "--email", "cli@example.org")
+    user_id = int(re.search(r"user (\d+) created", created).group(1))  # type: ignore[union-attr]
+    listed = loci("users", "list", "--after", str(user_id - 1), "--limit", "1")
+    header, row = listed.splitlines()
+    assert header.split() == ["id", "name", "email", "created"]
+    assert row.split()[:3] == [str(user_id), "cli-lister", "cli@example.org"]
+    assert "no users after id" in loci("users", "list", "--after", str(user_id + 10**6))
+
+    keys = loci("keys", "list", str(user_id)).splitlines()
+    assert keys[0].split()[:3] == ["id", "name", "prefix"] and len(keys) == 2  # the key `users create` issued
+    key_id = keys[1].split()[0]
+    loci("keys", "revoke", str(user_id), key_id)
+    assert loci("keys", "list", str(user_id)).splitlines()[1].split()[-1] != "-"  # revoked: a time
+    again = runner.invoke(main, ["keys", "revoke", str(user_id), key_id], env=env)
+    assert again.exit_code == 2 and "already revoked" in again.output, again.output
+    bad = runner.invoke(main, ["users", "list", "--limit", "0"], env=env)
+    assert bad.exit_code == 2 and "limit" in bad.output, bad.output
