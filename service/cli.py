@@ -129,8 +129,9 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     """Start the API and its worker (LOCI_QUEUE_WORKER_PROCESSES: more worker processes) on
     embedded or configured services."""
     started = time.perf_counter()
-    settings = ensure_admin_key(settings_from(data_dir, host=host, port=port))
-    listener = bind_listener(settings.server.host, settings.server.port)
+    settings = settings_from(data_dir, host=host, port=port)
+    listener = bind_listener(settings.server.host, settings.server.port)  # a taken port: fail before writing
+    settings = ensure_admin_key(settings)
     embedder = preload_embedder(settings)
     imports = import_in_background(SERVE_IMPORTS)
     with services(settings) as resolved:

@@ -48,6 +48,7 @@ def test_a_port_in_use_is_reported_at_once_with_the_setting_to_change(tmp_path: 
     assert "--port" in lines[-1] and "LOCI_PORT" in lines[-1]
     assert took < BIND_ERROR_WITHIN_S, took
     assert not (tmp_path / "data" / "postgres").exists()  # nothing heavy was started
+    assert not (tmp_path / "data" / "admin_key").exists()  # nor any file written into a fresh data dir
 
 
 def test_admin_cli_refuses_a_data_dir_without_a_database(tmp_path: Path) -> None:
