@@ -40,7 +40,7 @@ _NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|
 _CAP_RUN = re.compile(
     rf"(?<![\w'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
-    r"(?:\s+\d{1,4}[a-z]?\b)?"
+    r"(?:\s+\d{1,4}(?:\.\d{1,3})?[a-z]?\b)?"  # a model number, decimals kept: "Pixel 8", "Python 3.12"
 )
 _BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
     (

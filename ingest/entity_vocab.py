@@ -1,4 +1,4 @@
-"""The word tables the offline entity and relation rules read: data, not code.
+"""The word tables the offline entity, relation and memory rules read: data, not code.
 
 Each table says why it exists; the rules in `ingest.entity_scan` and
 `ingest.relation_rules` only look words up here, so widening what is recognised means
@@ -13,6 +13,7 @@ from types import MappingProxyType
 __all__ = [
     "BODY_PARTS",
     "EVENT_HEADS",
+    "INNER_PUNCT",
     "NOT_NAMES",
     "ORG_HEADS",
     "PEOPLE_ROLES",
@@ -25,6 +26,15 @@ __all__ = [
 
 def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
+
+
+INNER_PUNCT = r"(?<=\w)\.(?=(?-i:[a-z\d]))|(?<=\d)[,:](?=\d)"
+"""Punctuation inside a free-text value rather than after it (a regex alternative for the
+value shapes of `ingest.relation_rules` and `ingest.memory_vocab`, which otherwise stop at
+punctuation): a point between a word and a digit or a small letter ("48V 17.5Ah", "$12.50",
+"v2.1", "Node.js"), a comma or colon between digits ("$1,299", "16:9"). A point before a
+space or the end still ends the value, as it ends the sentence (`loci.sentences`), and so
+does one before a capital (a missing space: "pack.Then")."""
 
 
 TITLES: Mapping[str, str] = MappingProxyType(

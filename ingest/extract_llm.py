@@ -81,7 +81,8 @@ Kinds: p person (with a title if used: "Dr. Sousa"), l place, o organisation (em
 club), e event, i item (an owned thing or product: "battery", "Pixel 8"), t time. Never an
 entity: "user", "assistant", pronouns, bare titles. Relations are durable facts about the user,
 people they know or things they own, with the date they became true when the text says so.
-Use these predicates where they fit: lives in, works at, works as, worked at, visited, likes,
+Use these predicates where they fit: lives in, works at, works as, worked at, visited (a trip made
+or under way), plans to visit (a trip booked, planned or wished for), likes,
 dislikes, prefers, diet, diagnosed with, allergic to, takes, injury, a family or work role
 ("brother", "partner", "manager", "friend", "doctor"), and for an item "is" (what it is now:
 the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost, repaired, no longer
@@ -136,6 +137,8 @@ def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction
         if turn is None:
             continue
         is_user = rel.subject.strip().lower() in {"user", "i", "me", "the user"}
+        if not is_user and not_a_name(rel.subject):
+            continue  # "assistant", "AI", "she": no entity to hang the fact on
         who = USER_ENTITY if is_user else EntityMention(kinds.get(rel.subject.lower(), "p"), rel.subject)
         value_kind = rel.object_kind or kinds.get(rel.object.lower())
         relations.append(

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ingest.entity_scan import Found, scan_turn
 from ingest.entity_vocab import NOT_NAMES
 from ingest.extraction import (
+    USER_ENTITY,
     EntityMention,
     Extraction,
     ExtractionOutcome,
@@ -43,7 +44,7 @@ from ingest.extraction import (
     time_entity_name,
 )
 from ingest.keyphrases import candidate_phrases
-from ingest.relation_extract import USER_ENTITY, relations_in
+from ingest.relation_extract import relations_in
 from loci.timexpr import find_time_expressions
 
 __all__ = ["STOPWORDS", "USER_ENTITY", "OfflineExtractor", "extract_window"]

@@ -17,6 +17,7 @@ from loci.llm import ChatResult
 from loci.timexpr import TimeSpan
 
 __all__ = [
+    "USER_ENTITY",
     "EntityMention",
     "Extraction",
     "ExtractionOutcome",
@@ -47,6 +48,13 @@ class EntityMention:
 
     kind: str
     name: str
+
+
+USER_ENTITY = EntityMention("p", "User")
+"""The person chatting: the subject of first-person relations ("I moved to Porto"). It is
+stored as an entity only so those relations have a subject row; no turn mentions it, so it
+counts no mentions and the entity listings leave it out (`ingest.graph.search_entities`):
+a speaker label is never an entity."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from ingest.extraction import EntityMention
+from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.names import name_key, slugify
 from ingest.predicates import canonical_predicate, is_multi_valued
 from loci.batching import row_batches
@@ -111,12 +111,12 @@ async def upsert_entities(
                 "name": mention.name[:300],
                 "slug": key[1][:300],
                 "aliases": [mention.name.lower()],
-                "mention_count": 1,
+                "mention_count": _mentions(mention),
                 "first_seen": at,
                 "last_seen": at,
             }
             continue
-        row["mention_count"] += 1
+        row["mention_count"] += _mentions(mention)
         row["last_seen"] = max(at, row["last_seen"])
         row["first_seen"] = min(at, row["first_seen"])
         if mention.name.lower() not in row["aliases"]:
@@ -125,6 +125,17 @@ async def upsert_entities(
         return {}, 0
     ids, created = await _upsert_rows(s, list(rows.values()))
     return {mention: ids[key] for mention, key in keys.items()}, created
+
+
+def _mentions(m: EntityMention) -> int:
+    """What one sighting adds to the count: the user is the subject of their facts, never mentioned."""
+    return 0 if m == USER_ENTITY else 1
+
+
+def _not_speaker(entity: Any) -> ColumnElement[bool]:
+    """Not the row `USER_ENTITY` is stored as: it holds the user's own facts, but a speaker
+    label is no entity, so the listings leave it out (its timeline stays readable by id)."""
+    return ~and_(entity.kind == USER_ENTITY.kind, entity.slug == entity_slug(USER_ENTITY))
 
 
 async def _settled_kinds(s: AsyncSession, user_id: int, keys: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -293,14 +304,15 @@ MAX_ENTITY_PAGE = 200
 
 
 async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
-    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first."""
+    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first;
+    never the user's own row (`USER_ENTITY`)."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
     if not 1 <= limit <= MAX_ENTITY_PAGE:  # it was clamped silently: -2112535910 gave one entity
         raise InvalidInput(f"limit must be between 1 and {MAX_ENTITY_PAGE}", field="limit")
     if q is not None:
         check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
-    stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id))
+    stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id), _not_speaker(Entity))
     if q and q.strip():
         pattern = f"%{q.strip().lower()}%"
         alias = func.array_to_string(Entity.aliases, " ")

@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ingest.entity_vocab import INNER_PUNCT
 from ingest.memory_candidates import SLOTS
-from ingest.memory_vocab import ADV, AGE_END, CAP, CLAUSE, DIETS, IM, NAME, OCCUPATION, ORG, PLACE
+from ingest.memory_vocab import ADV, AGE_END, CAP, CLAUSE, DIETS, IM, NAME, OCCUPATION, ORG, PLACE, UNTIL_PUNCT
 
 __all__ = ["RULES", "VERB_CATEGORIES", "Rule", "Value"]
 
@@ -79,7 +80,6 @@ VERB_CATEGORIES = {"live": "profile", "work": "profile", "teach": "profile", "st
 """A retraction ("I no longer X") is a preference unless its verb is one of these."""
 
 _TO_ANSWERS = "(?:answers|responses|replies|explanations)"
-_UNTIL_PUNCT = r"[^.,;:!?\"\n—–]*"
 _NOT_IN_JOB = "(?:in|at|for|with|on|from|and|but|since|because|so|now|who|which)"
 """Words that end a job title: "a pharmacist *in* a small town" is a pharmacist."""
 
@@ -92,22 +92,22 @@ RULES: tuple[Rule, ...] = (
           "lower", _filled("job")),
     _rule("no_longer_verb", rf"(?i:\bI {ADV}no longer ){CLAUSE}", "preference", "No longer {v}", 0.85, 3,
           "verb", "{v}"),
-    _rule("not_anymore_verb", rf"(?i:\bI (?:don't|do not) )(?P<v>[a-z]{_UNTIL_PUNCT}?)(?i: any ?more)\b",
+    _rule("not_anymore_verb", rf"(?i:\bI (?:don't|do not) )(?P<v>[a-z]{UNTIL_PUNCT}?)(?i: any ?more)\b",
           "preference", "No longer {v}", 0.85, 3, "verb", "{v}"),
     _rule("stopped_gerund", rf"(?i:\bI(?: have|'ve)? (?:stopped|quit|gave up|given up) )"
-          rf"(?P<v>[a-z]+ing\b{_UNTIL_PUNCT})", "preference", "No longer {v}", 0.85, 3, "gerund", "{v}"),
+          rf"(?P<v>[a-z]+ing\b{UNTIL_PUNCT})", "preference", "No longer {v}", 0.85, 3, "gerund", "{v}"),
     # Response style: instructions about answers, allowed as imperatives.
     _style("answers_adjective", rf"(?i:\b(?:keep|make) (?:your |the |all |my )?{_TO_ANSWERS}(?: \w+)? )"
            r"(?P<v>short|shorter|brief|briefer|concise|simple|simpler)\b", "Prefers {v} answers"),
     _style("prefer_adjective_answers", rf"(?i:\bI {ADV}(?:prefer|like|want|need) )(?P<v>(?:short|brief|concise"
            rf"|detailed|long|in-depth|simple|direct|step-by-step) {_TO_ANSWERS})\b", "Prefers {v}"),
     _style("answers_with", rf"(?i:\bI {ADV}(?:prefer|like|want|love) {_TO_ANSWERS} )(?P<v>(?:with|that|which|in) "
-           r"[^.;:!?\"\n]+)", "Prefers answers {v}", 0.8, "clause"),
+           rf"(?:[^.;:!?\"\n]|{INNER_PUNCT})+)", "Prefers answers {v}", 0.8, "clause"),
     _style("no_emojis", r"(?i:(?<!\bI )\b(?:don't|do not|never|stop|no more|without|no)(?: use| using| add| adding"
            r"| put| putting| include| including| send| sending)?(?: any)? (?P<v>emojis?|emoticons)\b)", "No emojis"),
     _style("prefer_format", rf"(?i:\bI {ADV}(?:prefer|like|love) )(?P<v>(?:bullet points|bulleted lists|lists"
-           r"|numbered lists|tables|code examples|examples)(?: (?:over|to|rather than) [^.,;:!?\"\n]+)?)",
-           "Prefers {v}", 0.8, "clause"),
+           r"|numbered lists|tables|code examples|examples)"
+           rf"(?: (?:over|to|rather than) (?:[^.,;:!?\"\n]|{INNER_PUNCT})+)?)", "Prefers {v}", 0.8, "clause"),
     _style("answer_in_language", r"(?i:\b(?:answer|respond|reply|talk to me|write to me|speak to me)(?: only)? in )"
            r"(?P<v>[A-Z][a-z]+)(?i:,? (?:from now on|always|by default|going forward|please,? from now on))",
            "Prefers answers in {v}", 0.85, "as_typed"),
@@ -177,9 +177,9 @@ RULES: tuple[Rule, ...] = (
     _rule("my_goal", r"(?i:\bmy (?:main |big |biggest |ultimate |current |long-term )?(?:goal|aim|dream)"
           r"(?: for this year| this year)? is )" + CLAUSE, "goal", "Goal is {v}", 0.85, 3),
     _rule("want_to_learn", rf"(?i:\bI {ADV}(?:want|hope) to )(?P<v>(?:learn|become|get better at|improve|master)\b"
-          rf"{_UNTIL_PUNCT})", "goal", "Wants to {v}", 0.8, 3),
+          rf"{UNTIL_PUNCT})", "goal", "Wants to {v}", 0.8, 3),
     _rule("trying_to", rf"(?i:{IM}{ADV}(?:trying|working|hoping) to )(?P<v>(?:learn|get better at|improve|lose|quit"
-          rf"|cut down on|become|master|save)\b{_UNTIL_PUNCT})", "goal", "Trying to {v}", 0.75, 3),
+          rf"|cut down on|become|master|save)\b{UNTIL_PUNCT})", "goal", "Trying to {v}", 0.75, 3),
     _rule("learning", rf"(?i:{IM}{ADV}(?:learning|studying) ){CLAUSE}", "goal", "Learning {v}", 0.7, 3),
     # Preferences and pastimes.
     _rule("favorite", r"(?i:\bmy (?:all-time |absolute )?favou?rite )(?P<k>[a-z]+(?: [a-z]+)?)"
@@ -198,7 +198,7 @@ RULES: tuple[Rule, ...] = (
           rf"|\bI(?:'ve| have)? been getting into|{IM}getting into) {CLAUSE}", "preference", "Likes {v}", 0.75, 2),
     _rule("plays", rf"(?i:\bI {ADV}play )(?P<v>(?:the )?(?:guitar|piano|drums|violin|bass|cello|saxophone|sax"
           r"|ukulele|flute|trumpet|tennis|football|soccer|basketball|chess|golf|volleyball|badminton|squash|rugby"
-          rf"|cricket|hockey|baseball|padel|table tennis)\b{_UNTIL_PUNCT})", "fact", "Plays {v}", 0.8, 2),
+          rf"|cricket|hockey|baseball|padel|table tennis)\b{UNTIL_PUNCT})", "fact", "Plays {v}", 0.8, 2),
 )
 # fmt: on
 """Every rule, in priority order."""

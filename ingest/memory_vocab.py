@@ -8,6 +8,8 @@ and `ORG` must not, since their capital letter is what tells a name from a noun.
 
 from __future__ import annotations
 
+from ingest.entity_vocab import INNER_PUNCT
+
 __all__ = [
     "ADV",
     "AGE_END",
@@ -19,6 +21,7 @@ __all__ = [
     "OCCUPATION",
     "ORG",
     "PLACE",
+    "UNTIL_PUNCT",
 ]
 
 IM = r"\bI(?:'m| am) "
@@ -43,8 +46,11 @@ _WORKPLACES = (
 )
 ORG = rf"(?P<v>(?:the )?{CAP}(?: (?:&|of|and|for))?(?: {CAP})*|an? (?:[a-z-]+ ){{0,2}}(?:{_WORKPLACES}))\b"
 """An employer: a capitalised name, or "a <kind of> startup / hospital / ..."."""
-CLAUSE = r"(?P<v>[^.,;:!?()\"\n—–]+)"
-"""A free value up to the end of its clause; `ingest.memory_text` trims it further."""
+CLAUSE = rf"(?P<v>(?:[^.,;:!?()\"\n—–]|{INNER_PUNCT})+)"
+"""A free value up to the end of its clause, keeping the points inside numbers ("2.5mg",
+`INNER_PUNCT`); `ingest.memory_text` trims it further."""
+UNTIL_PUNCT = rf"(?:[^.,;:!?\"\n—–]|{INNER_PUNCT})*"
+"""The rest of a clause, as `CLAUSE` reads it."""
 
 _OCCUPATIONS = (
     "engineer|developer|programmer|designer|teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney"

@@ -3,8 +3,9 @@
 Both extractors write relations through `ingest.graph.record_relation`, which reads this
 table: a new value of a **single-valued** predicate (someone lives in one place, an item
 is in one state) closes the current row and opens the new one, so the entity's timeline
-shows old → new; a **multi-valued** one (siblings, friends, allergies, trips) just adds
-a row. Predicates not listed (the LLM's own wording) are single-valued, as before.
+shows old → new; a **multi-valued** one (siblings, friends, allergies, trips, plans) just
+adds a row. A plan stays as it was said: the trip, once made, is a `visited` row of its
+own. Predicates not listed (the LLM's own wording) are single-valued, as before.
 
 `canonical_predicate` folds the LLM's synonyms onto these names so both extractors write
 the same records.
@@ -25,7 +26,18 @@ _SINGLE_PEOPLE = frozenset(
 )
 MULTI_VALUED = frozenset(
     {r for r in PEOPLE_ROLES.values() if r not in _SINGLE_PEOPLE}
-    | {"worked at", "visited", "likes", "dislikes", "diagnosed with", "allergic to", "takes", "injury", "owns"}
+    | {
+        "worked at",
+        "visited",
+        "plans to visit",
+        "likes",
+        "dislikes",
+        "diagnosed with",
+        "allergic to",
+        "takes",
+        "injury",
+        "owns",
+    }
 )
 """Predicates a subject may hold several values of at once."""
 
@@ -35,7 +47,8 @@ PREDICATES: Mapping[str, str] = MappingProxyType(
         "works at": "the organisation the subject works for now",
         "works as": "the subject's job title now",
         "worked at": "a former employer",
-        "visited": "a place the subject travelled to",
+        "visited": "a place the subject travelled to or is in (a trip made or under way)",
+        "plans to visit": "a place the subject means or wishes to go to (a trip ahead: booked, planned, wanted)",
         "is": "what an item currently is (the battery is a 44V 30Ah pack)",
         "status": "an item's state: bought, sold, broken, lost, repaired, no longer used",
         "replaced by": "a named item the subject swapped for another",
@@ -73,6 +86,13 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "travelled to": "visited",
         "trip to": "visited",
         "visiting": "visited",
+        "planning to visit": "plans to visit",
+        "plans to travel to": "plans to visit",
+        "planning a trip to": "plans to visit",
+        "planned trip": "plans to visit",
+        "wants to visit": "plans to visit",
+        "will visit": "plans to visit",
+        "going to visit": "plans to visit",
         "loves": "likes",
         "enjoys": "likes",
         "hates": "dislikes",

@@ -3,8 +3,9 @@
 Only user turns state facts about the user (an assistant's "I live in the cloud" is not
 one). A fact is valid from the first time expression of its sentence that is not in
 the future, else from the turn's own time, so "I moved to Porto last month" starts last
-month. The owned things that facts are about ("battery") come back as item mentions too,
-so they exist as entities with the drawers that name them.
+month; a trip the sentence looks ahead at is a plan, not a visit (`Rule.ahead`). The owned
+things that facts are about ("battery") come back as item mentions too, so they exist as
+entities with the drawers that name them.
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ from datetime import datetime
 
 from ingest.entity_scan import clean_name
 from ingest.entity_vocab import PEOPLE_ROLES, POSSESSIONS
-from ingest.extraction import EntityMention, RelationFact, TurnView
+from ingest.extraction import USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
 from ingest.segment import split_sentences
-from loci.timexpr import find_time_expressions
+from loci.timexpr import TimeSpan, find_time_expressions
+from loci.timexpr.tense import Direction, Other, direction_of
 
-__all__ = ["USER_ENTITY", "relations_in"]
-
-USER_ENTITY = EntityMention("p", "User")
-"""The speaker of user turns: the subject of first-person relations."""
+__all__ = ["relations_in"]
 
 RULE_CONFIDENCE = 0.7
 """Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
@@ -76,9 +75,48 @@ def _value(rule: Rule, m: re.Match[str]) -> str:
     return trim_phrase(raw)
 
 
-def _fact(
-    rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str]
-) -> tuple[EntityMention, str, str] | None:
+class _Said:
+    """One sentence of a user turn, read against the turn's time: its time expressions are
+    found once, and only when a fact needs them."""
+
+    def __init__(self, text: str, turn: TurnView) -> None:
+        self.text = text
+        self.turn = turn
+        self._spans: list[TimeSpan] | None = None
+
+    def spans(self) -> list[TimeSpan]:
+        if self._spans is None:
+            self._spans = find_time_expressions(self.text, self.turn.created_at, prefer="tense")
+        return self._spans
+
+    def since(self) -> datetime:
+        """The first past time the sentence names, unless it is a deadline ("by September")."""
+        for span in self.spans():
+            at = self.text.find(span.text)
+            if _DEADLINE.search(self.text[max(0, at - 12) : at]):
+                continue
+            return span.start if span.start <= self.turn.created_at else self.turn.created_at
+        return self.turn.created_at
+
+    def looks_ahead(self, start: int, end: int) -> bool:
+        """Whether the sentence looks ahead at ``text[start:end]`` ("I'm flying to *Tokyo*", "I
+        want to visit *Nara*"), by `loci.timexpr.tense`: the verbs around it, then its time
+        expressions that lie wholly ahead of or behind the turn ("tomorrow", "last year")."""
+        today = self.turn.created_at.date()
+        others: list[Other] = []
+        at = 0
+        for span in self.spans():
+            at = max(self.text.find(span.text, at), 0)
+            side: Direction | None = (
+                "future" if span.start.date() > today else "past" if span.end.date() <= today else None
+            )
+            others.append((at, at + len(span.text), side))
+            at += len(span.text)
+        return direction_of(self.text, start, end, others) == "future"
+
+
+def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
+    sentence = said.text
     value = _value(rule, m)
     subject = _subject(rule, m, sentence, kinds)
     if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
@@ -90,6 +128,8 @@ def _fact(
         return None
     if rule.named_thing_predicate and m.groupdict().get("thing") and subject.name[:1].isupper():
         predicate = rule.named_thing_predicate
+    if rule.ahead and said.looks_ahead(*m.span("value")):
+        predicate = rule.ahead  # a trip booked or wished for is no visit yet
     return subject, canonical_predicate(predicate), value
 
 
@@ -110,16 +150,6 @@ def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
     return key
 
 
-def _since(sentence: str, turn: TurnView) -> datetime:
-    """The first past time the sentence names, unless it is a deadline ("by September")."""
-    for span in find_time_expressions(sentence, turn.created_at, prefer="tense"):
-        at = sentence.find(span.text)
-        if _DEADLINE.search(sentence[max(0, at - 12) : at]):
-            continue
-        return span.start if span.start <= turn.created_at else turn.created_at
-    return turn.created_at
-
-
 def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[RelationFact], list[EntityMention]]:
     """The facts one turn states, and the owned things they are about (new item mentions).
 
@@ -130,14 +160,14 @@ def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[Relatio
     facts: list[RelationFact] = []
     things: list[EntityMention] = []
     for sentence in split_sentences(turn.content):
-        since: datetime | None = None
+        said = _Said(sentence, turn)
         for rule in RULES:
             for m in rule.pattern.finditer(sentence):
-                found = _fact(rule, m, sentence, kinds)
+                found = _fact(rule, m, said, kinds)
                 if found is None:
                     continue
                 subject, predicate, value = found
-                since = since or _since(sentence, turn)
+                since = said.since()
                 value_kind = kinds.get(value.lower(), rule.value_kind)
                 facts.append(RelationFact(subject, predicate, value, value_kind, since, turn.seq, RULE_CONFIDENCE))
                 if subject.kind == "i":

@@ -6,7 +6,9 @@ Each `Rule` is a pattern over one sentence of a user turn with named groups: ``v
 named person who is the subject) and ``verb`` (mapped through `VERB_VALUES`). Without
 ``thing`` or ``who`` the subject is the user, or, for third-person rules (``he`` / ``she``
 / ``his`` / ``her``), the last person the sentence named. Predicates are the names of
-`ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline).
+`ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline). A rule with
+``ahead`` records that predicate instead when its sentence looks ahead at the value (a plan
+or a wish: "I'm flying to Tokyo", "I want to visit Nara"), as `loci.timexpr.tense` reads it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, POSSESSIONS
+from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, POSSESSIONS
 
 __all__ = ["NOT_ATTRIBUTES", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
 
@@ -29,14 +31,15 @@ _NAME = (
     rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
     rf"(?:\s+(?:(?:de|da|das|do|dos|of|van|von)\s+)?{_NAME_WORD}){{0,3}}"
 )
-_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|\d{{1,4}}[a-z]?))*)"
+_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?))*)"
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _THING = (
     rf"(?:my|our|the|his|her)\s+(?:(?:old|new|current|used|trusty|first)\s+)?"
     rf"(?:(?:{_NAMED_THING})\s+(?=(?:{_POSS})\b))?(?P<thing>{_POSS}|{_NAMED_THING})"
 )
 """An owned thing: "my old battery", "the Golf", or a brand before the thing ("my Canon camera" → camera)."""
-_PHRASE = r"(?P<value>[^.,;:!?\n()]{1,80})"
+_PHRASE = rf"(?P<value>(?:[^.,;:!?\n()]|{INNER_PUNCT}){{1,80}})"
+"""A free value up to its clause's punctuation, keeping the points inside numbers (`INNER_PUNCT`)."""
 _BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
 _DIETS = r"vegetarian|vegan|pescatarian|gluten-free|lactose intolerant|coeliac|celiac|keto|halal|kosher"
 
@@ -126,6 +129,7 @@ class Rule:
     needs_kind: str | None = None  # the value must be an entity of this kind (else no fact)
     named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
+    ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -146,9 +150,13 @@ _BODY_VERBS = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|disloc
 _MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
 _DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
 _TRAVEL = (
-    r"visiting|visit|travell?ing to|flying to|heading to|going to|trip to|holiday in|vacation in|off to|"
-    r"arrived in|we're in|I'm in"
+    r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travell?(?:ed|ing)? to|(?:fly|flying|flew) to|"
+    r"(?:drive|driving|drove) to|head(?:ed|ing)? to|trip to|holiday in|vacation in|off to|arrived in|"
+    r"(?:got|came|getting|coming) back from|returned from|we're in|I'm in"
 )
+"""Ways of saying a trip, in any tense: the sentence's tense decides `visited` or `plans to visit`."""
+_AFFIRMED = rf"(?:(?!\b(?:never|not)\b|\w*n['’]t\b)(?:[^.?!]|{INNER_PUNCT}))"
+"""A character of the words between "I" and the verb that are not a negation ("I've never been to")."""
 _JOINED = r"joined|got a job at|started a new job at|started at|got hired at|got hired by"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
@@ -179,12 +187,19 @@ RULES: tuple[Rule, ...] = (
         third_person=True,
     ),
     Rule(
-        _cs(rf"\b(?i:I|we|I'm|we're|and I)\b[^.?!]{{0,40}}?\b(?i:{_TRAVEL})\s+(?P<value>{_NAME})"),
+        _cs(rf"\b(?i:I|we|I'm|we're|and I)\b{_AFFIRMED}{{0,40}}?\b(?i:{_TRAVEL})\s+(?P<value>{_NAME})"),
         "visited",
         "l",
         needs_kind="l",
+        ahead="plans to visit",
     ),
-    Rule(_cs(rf"\b(?i:we're|we are|I'm|I am)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME})"), "visited", "l", needs_kind="l"),
+    Rule(
+        _cs(rf"\b(?i:we're|we are|I'm|I am|I was|we were)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME})"),
+        "visited",
+        "l",
+        needs_kind="l",
+        ahead="plans to visit",
+    ),
     # work
     Rule(_cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"), "works at", "o"),
     Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED})\s+(?P<value>{_NAME})"), "works at", "o"),
@@ -193,7 +208,10 @@ RULES: tuple[Rule, ...] = (
         "worked at",
         "o",
     ),
-    Rule(_r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b[^.?!]*?\bas an?\s+{_PHRASE}"), "works as"),
+    Rule(
+        _r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b(?:[^.?!]|{INNER_PUNCT})*?\bas an?\s+{_PHRASE}"),
+        "works as",
+    ),
     Rule(_r(rf"\b(?:promoted to|my new (?:role|title|job) is)\s+(?:an?\s+)?{_PHRASE}"), "works as"),
     Rule(_r(r"\bI(?:'m| am) (?:now )?an?\s+(?P<value>[a-z][a-z\- ]{2,40}?)\s+(?:at|for)\s+[A-Z]"), "works as"),
     # health
@@ -219,7 +237,7 @@ RULES: tuple[Rule, ...] = (
         None,
         attribute=True,
     ),
-    Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from [^.,;!?]+?\s+)?to\s+{_PHRASE}"), "uses"),
+    Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from (?:[^.,;!?]|{INNER_PUNCT})+?\s+)?to\s+{_PHRASE}"), "uses"),
     # things: state, swaps, status
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
     Rule(

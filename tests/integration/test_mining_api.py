@@ -156,8 +156,11 @@ async def test_resume_and_supersede_show_in_the_timeline(
     await run_jobs(app_state)
     result = (await client.get(f"/v1/jobs/{second_job}", headers=user.headers)).json()["result"]
     assert (result["turns_mined"], result["drawers"]) == (1, 1)
-    me = (await client.get("/v1/entities", params={"q": "user"}, headers=user.headers)).json()[0]
-    history = (await client.get(f"/v1/entities/{me['id']}/timeline", headers=user.headers)).json()
+    assert (await client.get("/v1/entities", params={"q": "user"}, headers=user.headers)).json() == []
+    paris = (await client.get("/v1/entities", params={"q": "paris"}, headers=user.headers)).json()[0]
+    paris_history = (await client.get(f"/v1/entities/{paris['id']}/timeline", headers=user.headers)).json()
+    me = next(r["subject_id"] for r in paris_history["relations"] if r["subject"] == "User")  # never listed itself
+    history = (await client.get(f"/v1/entities/{me}/timeline", headers=user.headers)).json()
     lives = [(r["object"], r["current"]) for r in history["relations"] if r["predicate"] == "lives in"]
     assert lives == [("Lisbon", True), ("Paris", False)]
     closed = next(r for r in history["relations"] if r["object"] == "Paris")

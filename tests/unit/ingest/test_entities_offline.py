@@ -88,7 +88,7 @@ def test_a_known_city_is_a_place_everywhere_in_the_window_never_a_person() -> No
         ("My sister Priya just moved to Edinburgh.", ("Priya", "lives in", "Edinburgh")),
         ("I work for Deloitte as a tax consultant.", ("User", "works as", "tax consultant")),
         ("Ever since I joined Spotify I've barely had time to cook.", ("User", "works at", "Spotify")),
-        ("We're heading to Marrakech in March with my cousin Youssef.", ("User", "visited", "Marrakech")),
+        ("We're heading to Marrakech in March with my cousin Youssef.", ("User", "plans to visit", "Marrakech")),
         ("I'm allergic to peanuts.", ("User", "allergic to", "peanuts")),
         ("My son Tomás is lactose intolerant.", ("Tomás", "diet", "lactose intolerant")),
         ("I was diagnosed with type 2 diabetes in 2022.", ("User", "diagnosed with", "type 2 diabetes")),

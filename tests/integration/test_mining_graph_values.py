@@ -1,0 +1,81 @@
+"""What a new user's chat leaves in the knowledge graph, read through the entity routes.
+
+The defects it pins down: a decimal value cut at its point ("48V 17"), the speaker "User"
+listed as a person with a mention per fact, and a booked or wished-for trip stored as a
+visit. The chat is mined as the worker mines it; the routes are the ones the MCP tool and
+the `/memory` page share (`ingest.search_entities`, `ingest.timeline`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+from sqlalchemy import select
+
+from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, search_entities, store_conversation
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.models import Entity
+from loci.settings import Settings
+from tests.conftest import UserHandle
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+Client = AsyncTestClient  # type: ignore[type-arg]
+T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+ROLE_WORDS = {"user", "assistant", "ai", "system", "bot"}
+
+CHAT = [
+    ("user", "User: my battery is a 36V 10Ah pack and it barely does 20 km on my e-bike."),
+    ("assistant", "Assistant: a bigger pack would help. The AI suggests 48V if your controller allows it."),
+    ("user", "Done! We swapped the battery for a 48V 17.5Ah Samsung pack for $412.50."),
+    ("assistant", "System note: nice upgrade. Bot tip: charge it to 80% for storage."),
+    ("user", "I booked flights to Tokyo for my trip to Japan. I fly out on March 14th 2027."),
+    ("assistant", "Exciting! Kyoto and Nara are an easy day trip from each other."),
+    ("user", "I also want to visit Nara. I visited Porto last year and we went to Lisbon in May."),
+]
+
+
+async def _mined(db: Database, deps: MiningDeps, user: UserHandle) -> None:
+    turns = [TurnIn(role, text, T0 + timedelta(minutes=i)) for i, (role, text) in enumerate(CHAT)]
+    ref = await store_conversation(db, user.id, external_id="new-user", agent_id=None, turns=turns)
+    await complete_conversation(db, user.id, "new-user")
+    assert (await mine_conversation(deps, ref.id)).extractor == "offline"
+
+
+async def _timeline(client: Client, user: UserHandle, entity_id: int) -> list[dict[str, Any]]:
+    answer = await client.get(f"/v1/entities/{entity_id}/timeline", headers=user.headers)
+    assert answer.status_code == 200, answer.text
+    relations: list[dict[str, Any]] = answer.json()["relations"]
+    return relations
+
+
+async def test_a_new_users_chat_reads_back_whole_values_no_speakers_and_plans_apart(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    user = await new_user()
+    await _mined(db, MiningDeps(db=db, embedder=embedder, settings=settings), user)
+
+    listed = (await client.get("/v1/entities", params={"limit": 200}, headers=user.headers)).json()
+    assert listed and not {e["name"].lower() for e in listed} & ROLE_WORDS, listed
+    assert await search_entities(db, user.id, "user") == []  # the MCP tool's and the page's lookup too
+
+    battery = next(e for e in listed if (e["kind"], e["name"]) == ("i", "battery"))
+    states = [
+        (r["object"], r["current"]) for r in await _timeline(client, user, battery["id"]) if r["predicate"] == "is"
+    ]
+    assert states == [("48V 17.5Ah Samsung pack", True), ("36V 10Ah pack", False)]
+
+    async with db.user_session(user.id) as s:
+        speaker = (await s.execute(select(Entity).where(Entity.slug == "user", Entity.kind == "p"))).scalar_one()
+    assert speaker.mention_count == 0  # the subject of the user's facts, mentioned by no turn
+    trips = {(r["predicate"], r["object"]) for r in await _timeline(client, user, speaker.id)}
+    assert {
+        ("plans to visit", "Japan"),
+        ("plans to visit", "Nara"),
+        ("visited", "Porto"),
+        ("visited", "Lisbon"),
+    } <= trips
+    assert not {("visited", "Japan"), ("visited", "Nara")} & trips
