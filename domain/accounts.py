@@ -130,7 +130,7 @@ async def list_users(db: Database, *, after: int = 0, limit: int = 100) -> list[
     """Users by id, those with an id above ``after`` (0: from the first), at most ``limit``
     (1-`MAX_USER_PAGE`): keyset pages, so a page never skips or repeats a user when others are
     created or deleted meanwhile. An admin listing: it reads every user's row."""
-    if after < 0:
+    if not 0 <= after < 2**63:  # past a bigint PostgreSQL refuses the comparison itself
         raise InvalidInput("after must be 0 or a user id", field="after")
     if not 1 <= limit <= MAX_USER_PAGE:
         raise InvalidInput(f"limit must be 1-{MAX_USER_PAGE}", field="limit")

@@ -28,7 +28,13 @@ async def test_admin_pages_through_users_by_id(client: Client, admin_headers: di
     assert set(page.json()[0]) == {"id", "name", "email", "created_at"}
     rest = await client.get("/v1/admin/users", params={"after": made[1]["id"], "limit": 1000}, headers=admin_headers)
     assert [u["name"] for u in rest.json()][:1] == ["lister-2"]
-    for params, field in [({"limit": 0}, "limit"), ({"limit": 1001}, "limit"), ({"after": -1}, "after")]:
+    bad_pages = [
+        ({"limit": 0}, "limit"),
+        ({"limit": 1001}, "limit"),
+        ({"after": -1}, "after"),
+        ({"after": 2**63}, "after"),
+    ]
+    for params, field in bad_pages:
         bad = await client.get("/v1/admin/users", params=params, headers=admin_headers)
         assert bad.status_code == 400 and field in bad.text, bad.text
     assert (await client.get("/v1/admin/users")).status_code == 401
@@ -78,5 +84,6 @@ def test_the_cli_lists_users_and_keys_of_a_stopped_service(settings: Settings, t
     assert loci("keys", "list", str(user_id)).splitlines()[1].split()[-1] != "-"  # revoked: a time
     again = runner.invoke(main, ["keys", "revoke", str(user_id), key_id], env=env)
     assert again.exit_code == 2 and "already revoked" in again.output, again.output
-    bad = runner.invoke(main, ["users", "list", "--limit", "0"], env=env)
-    assert bad.exit_code == 2 and "limit" in bad.output, bad.output
+    for args, field in [(["--limit", "0"], "limit"), (["--after", str(2**63)], "after")]:
+        bad = runner.invoke(main, ["users", "list", *args], env=env)
+        assert bad.exit_code == 2 and field in bad.output, bad.output
