@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, check_id
 from loci.models import TOP_K_MAX
 from loci.settings import CATEGORY_PATTERN
 
@@ -142,7 +142,8 @@ def _out(row: Any) -> AgentAccessOut:
 
 async def get_agent_access(db: Database, user_id: int, agent_id: str) -> AgentAccessOut:
     """An agent's access (an agent never configured allows everything); `NotFound` for an
-    id the user has no agent by, as `preferences.get_agent`."""
+    id the user has no agent by, as `preferences.get_agent`; InvalidInput for an id no agent can have."""
+    check_id(agent_id, field="external_id")
     async with db.user_session(user_id) as s:
         row = (await s.execute(_AGENTS, {"uid": user_id, "aid": agent_id})).first()
     if row is None:
@@ -154,6 +155,7 @@ async def put_agent_access(
     db: Database, user_id: int, agent_id: str, access: AgentAccess, known: tuple[str, ...]
 ) -> AgentAccessOut:
     """Replace one agent's access (creating the agent if new, as `put_agent` does)."""
+    check_id(agent_id, field="external_id")
     _check(access, known, "")
     async with db.user_session(user_id) as s:
         await _write_agent(s, user_id, agent_id, access)
@@ -190,6 +192,7 @@ async def put_access(db: Database, user_id: int, doc: AccessDoc, known: tuple[st
     """Replace the whole configuration with ``doc``, in one transaction (see the module docstring)."""
     _check_modes(doc.defaults.modes, known, "defaults.modes")
     for agent_id, access in doc.agents.items():
+        check_id(agent_id, field=f"agents.{agent_id}")  # as `AgentKey` states, for a document built in code
         _check(access, known, f"agents.{agent_id}.")
     async with db.user_session(user_id) as s:
         modes = msgspec.json.encode(_modes_json(doc.defaults.modes)).decode()

@@ -15,6 +15,7 @@ from domain import forget, trash
 from domain.fields import Count
 from loci.db import Database
 from loci.errors import NotFound
+from loci.inputs import check_id
 from loci.models import Conversation, Turn
 
 __all__ = ["ConversationMoved", "delete_conversation", "live_turns", "restore_conversation"]
@@ -29,6 +30,9 @@ class ConversationMoved(msgspec.Struct):
 
 
 async def _row_id(db: Database, user_id: int, external_id: str) -> int:
+    """The row of the caller's conversation ``external_id``; an id no conversation can have is
+    a 400 naming ``conversation_id`` (as the routes' schema says), never sent to the database."""
+    check_id(external_id, field="conversation_id")
     async with db.user_session(user_id) as s:
         found = await s.scalar(
             select(Conversation.id).where(Conversation.user_id == user_id, Conversation.external_id == external_id)

@@ -6,6 +6,10 @@ between a stored conversation and the queue: whether completing it mines (the us
 before anything is enqueued, so a worker never sees a job for turns that are not there;
 and because it commits first, a queue that is down when a conversation completes loses
 nothing: the answer says mining is pending and the sweep enqueues it later.
+
+Each function taking a caller's conversation id checks it first (`loci.inputs.check_id`,
+the rule the API's schema states): an id no conversation can have, a NUL above all, is a
+400 naming ``conversation_id``, not a query that PostgreSQL answers with its own error.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from loci.db import Database
 from loci.errors import UpstreamUnavailable
+from loci.inputs import check_id
 from loci.models import MemorySettings, Turn
+from loci.settings import MiningSettings
 
 __all__ = [
     "AUTO_MINE_OFF",
     "MINING_PENDING",
     "Mining",
+    "append_to_conversation",
     "auto_mine_on",
     "complete_and_mine",
     "conversation_with_turns",
@@ -42,6 +49,8 @@ AUTO_MINE_OFF = "auto_mine is off: POST …/mine to mine on demand"
 MINING_PENDING = "pending: the job queue is unreachable; the sweep enqueues it once it is back"
 """``mining`` of a completed conversation whose enqueue failed (``job_id`` is null)."""
 _QUEUE_DOWN = (UpstreamUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+_FIELD = "conversation_id"
+"""What a bad conversation id is reported as: the routes' path parameter."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +69,21 @@ async def auto_mine_on(db: Database, user_id: int) -> bool:
     return True if value is None else bool(value)
 
 
+async def append_to_conversation(
+    db: Database,
+    user_id: int,
+    external_id: str,
+    turns: Sequence[ingest.TurnIn],
+    *,
+    limits: MiningSettings,
+    agent: str | None = None,
+) -> ingest.ConversationRef:
+    """`ingest.append_turns` to the caller's conversation ``external_id``, once the id is checked."""
+    return await ingest.append_turns(
+        db, user_id, check_id(external_id, field=_FIELD), turns, limits=limits, agent=agent
+    )
+
+
 async def complete_and_mine(
     db: Database, queue: ArqRedis | None, user_id: int, external_id: str, agent: str | None = None
 ) -> Mining:
@@ -70,7 +94,7 @@ async def complete_and_mine(
     (`domain.mining_jobs.unmined_conversations`) finds it completed and unmined. With
     ``agent`` (an agent key's), only that agent's conversation is found.
     """
-    ref = await ingest.complete_conversation(db, user_id, external_id, agent)
+    ref = await ingest.complete_conversation(db, user_id, check_id(external_id, field=_FIELD), agent)
     if not await auto_mine_on(db, user_id):
         return Mining(ref, None, AUTO_MINE_OFF)
     try:
@@ -87,7 +111,7 @@ async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_
     A person asking is the retry a failed conversation waits for: its failure and
     attempts are cleared first, so the sweep takes it up again too.
     """
-    ref = await ingest.get_conversation(db, user_id, external_id)
+    ref = await ingest.get_conversation(db, user_id, check_id(external_id, field=_FIELD))
     if ref.mining_error is not None or ref.mining_failed_at is not None:
         await clear_failure(db, user_id, ref.id)
         ref = await ingest.get_conversation(db, user_id, external_id)
@@ -99,5 +123,5 @@ async def conversation_with_turns(
     db: Database, user_id: int, external_id: str
 ) -> tuple[ingest.ConversationRef, Sequence[Turn]]:
     """The conversation (NotFound when it is not the caller's or is trashed) and its live turns in order."""
-    ref = await ingest.get_conversation(db, user_id, external_id)
+    ref = await ingest.get_conversation(db, user_id, check_id(external_id, field=_FIELD))
     return ref, await live_turns(db, user_id, ref.id)

@@ -3,7 +3,9 @@
 One format for both directions (`domain.export` writes it, `domain.importer` reads it),
 so the two cannot drift. Unknown fields are ignored on import, so a newer or older file
 still decodes; ``deleted_at`` fields stay in the format for older files that carried
-trashed rows.
+trashed rows. Every string states the API's rule for its kind (`Text`, `ExternalId`,
+`SpeakerName`), so the schema of ``POST /v1/import`` says what `domain.import_checks`
+refuses, and decoding refuses it first.
 
 Version 2 added the explicit memories: every version of every memory (active and ended:
 the ended ones are the history), their links and their write events. A version 1 file
@@ -13,10 +15,11 @@ has none of the three lists, which default to empty, so it still imports.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, MAX_SPEAKER_CHARS, SPEAKER_PATTERN, TEXT_PATTERN
 from loci.models import TOP_K_DEFAULT
 
 __all__ = [
@@ -46,6 +49,13 @@ VERSION = 2
 SUPPORTED_VERSIONS = (1, 2)
 """The versions an import reads: 1 is 2 without the memory tables."""
 
+Text = Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)]
+"""Any other string of the file: no control characters but tab, newline and carriage return."""
+ExternalId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
+"""An agent's or a conversation's own id, as the API takes it (`loci.inputs.check_id`)."""
+SpeakerName = Annotated[str, msgspec.Meta(pattern=SPEAKER_PATTERN, max_length=MAX_SPEAKER_CHARS)]
+"""A turn's ``name`` or a drawer's ``speaker`` (`loci.inputs.check_speaker`)."""
+
 
 class SettingsDoc(msgspec.Struct):
     """Unknown fields are ignored, so older exports that carry ``embedding_model`` (read by
@@ -54,13 +64,13 @@ class SettingsDoc(msgspec.Struct):
     enabled: bool = True
     top_k: int = TOP_K_DEFAULT
     use_rerank: bool = False
-    rerank_model: str | None = None
+    rerank_model: Text | None = None
     auto_mine: bool = True
 
 
 class AgentDoc(msgspec.Struct):
-    external_id: str
-    name: str | None = None
+    external_id: ExternalId
+    name: Text | None = None
     recall_enabled: bool = True
     created_at: datetime | None = None
 
@@ -68,19 +78,19 @@ class AgentDoc(msgspec.Struct):
 class TurnDoc(msgspec.Struct):
     id: int
     seq: int
-    role: str
-    content: str
+    role: Text
+    content: Text
     created_at: datetime
-    name: str | None = None
+    name: SpeakerName | None = None
     """Who wrote the turn (``turns.name``); absent in exports made before speakers had names."""
 
 
 class ConversationDoc(msgspec.Struct):
     id: int
-    external_id: str
-    status: str = "open"
-    agent: str | None = None
-    title: str | None = None
+    external_id: ExternalId
+    status: Text = "open"
+    agent: ExternalId | None = None
+    title: Text | None = None
     created_at: datetime | None = None
     completed_at: datetime | None = None
     mined_seq: int = 0
@@ -91,10 +101,10 @@ class ConversationDoc(msgspec.Struct):
 class WingDoc(msgspec.Struct):
     id: int
     seq: int
-    kind: str
-    name: str
-    slug: str
-    aliases: list[str] = []
+    kind: Text
+    name: Text
+    slug: Text
+    aliases: list[Text] = []
     created_at: datetime | None = None
     deleted_at: datetime | None = None
 
@@ -103,7 +113,7 @@ class RoomDoc(msgspec.Struct):
     id: int
     wing_id: int
     seq: int
-    label: str
+    label: Text
     started_at: datetime
     ended_at: datetime
     conversation_id: int | None = None
@@ -113,8 +123,8 @@ class RoomDoc(msgspec.Struct):
 class ClosetDoc(msgspec.Struct):
     id: int
     room_id: int
-    topic: str
-    slug: str
+    topic: Text
+    slug: Text
     deleted_at: datetime | None = None
 
 
@@ -124,26 +134,26 @@ class DrawerDoc(msgspec.Struct):
     room_id: int
     closet_id: int
     seq: int
-    role: str
-    content: str
-    aaak: str
+    role: Text
+    content: Text
+    aaak: Text
     occurred_at: datetime
     turn_id: int | None = None
     part: int = 0
-    tags: dict[str, Any] = {}
-    tag_text: str = ""
+    tags: dict[Text, Any] = {}
+    tag_text: Text = ""
     embedding: list[float] | None = None
     created_at: datetime | None = None
     deleted_at: datetime | None = None
-    speaker: str | None = None
+    speaker: SpeakerName | None = None
 
 
 class EntityDoc(msgspec.Struct):
     id: int
-    kind: str
-    name: str
-    slug: str
-    aliases: list[str] = []
+    kind: Text
+    name: Text
+    slug: Text
+    aliases: list[Text] = []
     mention_count: int = 0
     first_seen: datetime | None = None
     last_seen: datetime | None = None
@@ -157,10 +167,10 @@ class DrawerEntityDoc(msgspec.Struct):
 class RelationDoc(msgspec.Struct):
     id: int
     subject_id: int
-    predicate: str
+    predicate: Text
     valid_from: datetime
     object_entity_id: int | None = None
-    object_value: str | None = None
+    object_value: Text | None = None
     valid_to: datetime | None = None
     source_drawer_id: int | None = None
     confidence: float = 1.0
@@ -173,31 +183,31 @@ class MemoryDoc(msgspec.Struct):
 
     id: int
     lineage_id: int
-    layer: str
-    category: str
-    content: str
-    source: str
+    layer: Text
+    category: Text
+    content: Text
+    source: Text
     valid_from: datetime
-    summary: str | None = None
-    body: str | None = None
+    summary: Text | None = None
+    body: Text | None = None
     confidence: float | None = None
     confidence_base: float | None = None
     """What ``confidence`` decays from (extracted only); absent in older files: the confidence."""
     importance: int = 3
     pinned: bool = False
-    tags: list[str] = []
-    agent_id: str | None = None
+    tags: list[Text] = []
+    agent_id: ExternalId | None = None
     conversation_id: int | None = None
     turn_seqs: list[int] = []
     valid_until: datetime | None = None
-    end_reason: str | None = None
+    end_reason: Text | None = None
     superseded_by: int | None = None
     last_confirmed_at: datetime | None = None
     recall_count: int = 0
     last_recalled_at: datetime | None = None
     created_at: datetime | None = None
     embedding: list[float] | None = None
-    kind: str = "durable"
+    kind: Text = "durable"
     """How long it holds (`loci.memory_kinds`); absent in older files: durable, as they were."""
     expires_at: datetime | None = None
 
@@ -206,7 +216,7 @@ class MemoryLinkDoc(msgspec.Struct):
     id: int
     from_id: int
     to_id: int
-    relation: str
+    relation: Text
     created_at: datetime | None = None
     removed_at: datetime | None = None
 
@@ -216,12 +226,12 @@ class MemoryHistoryDoc(msgspec.Struct):
     the file does not hold (the importer keeps them pointing at nothing: `domain.import_memories`)."""
 
     id: int
-    event: str
-    actor: str
+    event: Text
+    actor: Text
     lineage_id: int | None = None
     old_id: int | None = None
     new_id: int | None = None
-    meta: dict[str, Any] = {}
+    meta: dict[Text, Any] = {}
     created_at: datetime | None = None
 
 
@@ -231,19 +241,19 @@ class MemoryProposalDoc(msgspec.Struct):
     and ``memory_id`` are memory ids of this file (null when that memory is not in it)."""
 
     id: int
-    field: str
-    kind: str
-    category: str
-    content: str
+    field: Text
+    kind: Text
+    category: Text
+    content: Text
     confidence: float
     expires_at: datetime
-    status: str = "pending"
-    slot: str | None = None
+    status: Text = "pending"
+    slot: Text | None = None
     target_lineage_id: int | None = None
     importance: int = 3
     conversation_id: int | None = None
     turn_seqs: list[int] = []
-    extractor: str = "offline"
+    extractor: Text = "offline"
     created_at: datetime | None = None
     decided_at: datetime | None = None
     memory_id: int | None = None

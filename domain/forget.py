@@ -28,6 +28,7 @@ from domain.memory_trash import purge_derived
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
+from loci.inputs import check_text
 from loci.models import Activity, Closet, Conversation, Drawer, DrawerEntity, Entity, Relation, Room, Turn, User, Wing
 
 __all__ = ["Purged", "delete_account", "delete_user", "purge_expired", "purge_item", "purge_trash"]
@@ -240,8 +241,10 @@ async def delete_account(db: Database, user_id: int, confirm: str) -> None:
     """``DELETE /v1/me``: the caller's own account, once ``confirm`` repeats its name.
 
     Irreversible and one request away from any client holding the key, so it asks for
-    what a typo or a request fuzzer will not send by chance.
+    what a typo or a request fuzzer will not send by chance. A control character, which no
+    name holds, is refused as such (the API's schema states it).
     """
+    check_text(confirm, field="confirm")
     async with db.user_session(user_id) as s:
         name = await s.scalar(select(User.name).where(User.id == user_id))
     if name is None:

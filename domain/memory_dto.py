@@ -87,15 +87,15 @@ Tags = Annotated[list[Tag], msgspec.Meta(max_length=MAX_TAGS)]
 AgentId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent writing")]
 MemoryId = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 IdOrText = Annotated[
-    int | str,
+    int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
     msgspec.Meta(
         description="an active memory's id, or text found (case-insensitively) in exactly one active memory; "
-        "an id or text that names none is a 404",
+        "an id or text that names none is a 404; text holds no control characters",
         examples=["metric units"],
     ),
 ]
-"""Unconstrained on purpose: text no memory can contain (blank, too long, control characters)
-and ids out of range simply name nothing (404), so the schema needs no rule the API adds."""
+"""Text gets the text rule (a NUL in it is a 400 naming the field, `domain.memory_lookup`); otherwise
+unconstrained on purpose: blank or too long text and ids out of range simply name nothing (404)."""
 TurnSeqs = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]], msgspec.Meta(max_length=MAX_TURN_SEQS)]
 Source = Literal["user", "agent"]
 

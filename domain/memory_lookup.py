@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import MAX_ID
-from loci.errors import Ambiguous, InvalidInput, NotFound
+from loci.errors import Ambiguous, NotFound
 from loci.inputs import check_text
 from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
@@ -29,15 +29,13 @@ def _like_pattern(text: str) -> str:
 
 
 def _searchable(text: str) -> str | None:
-    """The trimmed text, or None when no stored content can contain it: blank, longer than
-    any content may be, or holding characters content never holds (`check_text`)."""
-    needle = text.strip()
+    """The trimmed text, or None when no stored content can contain it: blank, or longer than
+    any content may be. A control character is InvalidInput naming ``id_or_text``, as the
+    schema states (`domain.memory_dto.IdOrText`): the text rule, the field being text."""
+    needle = check_text(text, field="id_or_text").strip()
     if not needle or len(needle) > CONTENT_MAX_CHARS_MAX:
         return None
-    try:
-        return check_text(needle, field="id_or_text")
-    except InvalidInput:
-        return None
+    return needle
 
 
 def in_categories(categories: frozenset[str] | None) -> ColumnElement[bool]:

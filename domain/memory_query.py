@@ -54,6 +54,7 @@ from domain.memory_query_dto import (
 from domain.memory_rows import check_category, memory_outs
 from domain.memory_scope import parse_as_of
 from loci.errors import InvalidInput
+from loci.inputs import check_text
 from loci.models import Memory
 from loci.settings import MemorySettings
 from retrieval import MemoryFilters, RecallDeps, RecallFilters, ScopedHit, ScopedQuery, plain, scoped_query
@@ -101,6 +102,7 @@ def _memory_only(data: QueryMemoryIn, f: QueryFiltersIn) -> bool:
 def scoped_request(user_id: int, data: QueryMemoryIn, settings: MemorySettings, scope: AgentScope) -> ScopedQuery:
     """The retrieval request: the body's filters and the scope as SQL filters per kind (see
     the module docstring); a kind nothing of which may match is left out."""
+    check_text(data.query, field="query")  # as `QueryMemoryIn` states: a NUL must not reach PostgreSQL
     f = data.filters or QueryFiltersIn()
     if f.importance_min is not None and f.importance_max is not None and f.importance_min > f.importance_max:
         raise InvalidInput("filters.importance_min must not exceed importance_max", field="filters.importance_min")

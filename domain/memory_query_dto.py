@@ -14,7 +14,7 @@ import msgspec
 
 from domain.fields import Id
 from domain.memory_dto import MemoryOut
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 
@@ -74,6 +74,7 @@ Stamp = Annotated[
     str,
     msgspec.Meta(
         max_length=64,
+        pattern=TEXT_PATTERN,
         description="ISO 8601 date-time with its zone: when a memory's version was written, a drawer's turn said",
         examples=["2026-05-03T10:15:00Z"],
     ),
@@ -86,7 +87,13 @@ Agent = Annotated[
     ),
 ]  # fmt: skip
 Query = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S", description="what to look for")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        pattern=NONBLANK_TEXT_PATTERN,
+        description="what to look for; not blank, no control characters",
+    ),
 ]
 Categories = Annotated[
     list[Category],

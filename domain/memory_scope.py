@@ -24,6 +24,7 @@ from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.sql import Select
 
 from loci.errors import InvalidInput
+from loci.inputs import check_text
 from loci.memory_revision import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, OUTSIDE_BLOCK, moves_block
 from loci.models import Memory, MemoryHistory
 from loci.timexpr import check_in_range
@@ -95,7 +96,7 @@ def parse_as_of(value: str | None, *, field: str = "as_of") -> datetime | None:
     """
     if value is None:
         return None
-    text = value.strip()
+    text = check_text(value, field=field).strip()  # as the schemas state (a control character is no time)
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError as e:

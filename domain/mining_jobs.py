@@ -27,6 +27,7 @@ from sqlalchemy import select, text
 from domain.mining_failures import MAX_MINING_ATTEMPTS
 from loci.db import Database
 from loci.errors import NotFound, UpstreamUnavailable
+from loci.inputs import check_id
 from loci.models import Conversation
 
 __all__ = [
@@ -146,8 +147,9 @@ def _failure(info: JobResult) -> str | None:
 
 
 async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id: str) -> MiningJob:
-    """Where the caller's job stands; another user's, unknown or expired-and-unfinished is NotFound."""
-    ref = parse_job_id(job_id, user_id)
+    """Where the caller's job stands; another user's, unknown or expired-and-unfinished is NotFound.
+    An id no job can have (the API's schema states the rule) is InvalidInput naming ``job_id``."""
+    ref = parse_job_id(check_id(job_id, field="job_id"), user_id)
     async with db.user_session(user_id) as s:
         found = await s.execute(select(Conversation).where(Conversation.id == ref.conversation_id))
         conv = found.scalar_one_or_none()

@@ -1,7 +1,9 @@
 """Per-user memory settings and per-agent recall switches.
 
 Validation lives in the msgspec DTOs (Litestar turns violations into 400s naming the
-field); these functions only read and write, always inside the caller's session.
+field); these functions read and write, always inside the caller's session, after
+checking again what a caller that skips the HTTP schema could send: an agent's id
+(`loci.inputs.check_id`) and a model's or an agent's name.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from domain.fields import When
 from domain.insights import InsightsOut
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
+from loci.inputs import TEXT_PATTERN, check_id, check_text
 from loci.models import TOP_K_MAX, Agent, MemorySettings
 
 __all__ = [
@@ -36,7 +39,7 @@ MODEL_NAME_PATTERN = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?
 """A model's name as an endpoint takes it ("gpt-4o-mini", "openai/gpt-4o", "llama3:8b"): no
 space at either end and no control character (a NUL in one reached PostgreSQL)."""
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=MODEL_NAME_PATTERN)]
-ExternalId = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+MAX_AGENT_NAME_CHARS = 200
 
 
 class SettingsOut(msgspec.Struct):
@@ -69,7 +72,9 @@ class AgentOut(msgspec.Struct):
 
 class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
     recall_enabled: bool | msgspec.UnsetType = msgspec.UNSET
-    name: Annotated[str, msgspec.Meta(max_length=200)] | msgspec.UnsetType | None = msgspec.UNSET
+    name: (
+        Annotated[str, msgspec.Meta(max_length=MAX_AGENT_NAME_CHARS, pattern=TEXT_PATTERN)] | msgspec.UnsetType | None
+    ) = msgspec.UNSET
 
 
 def _settings_out(row: MemorySettings, insights: InsightsOut) -> SettingsOut:
@@ -125,6 +130,7 @@ async def list_agents(db: Database, user_id: int) -> list[AgentOut]:
 
 
 async def get_agent(db: Database, user_id: int, external_id: str) -> AgentOut:
+    check_id(external_id, field="external_id")
     async with db.user_session(user_id) as s:
         row = (
             await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))
@@ -135,9 +141,13 @@ async def get_agent(db: Database, user_id: int, external_id: str) -> AgentOut:
 
 
 async def put_agent(db: Database, user_id: int, external_id: str, update: AgentUpdate) -> AgentOut:
-    """Create or change one agent (apps name agents freely; the switch may come first)."""
-    if not external_id.strip() or len(external_id) > 200:
-        raise InvalidInput("agent id must be 1-200 characters", field="external_id")
+    """Create or change one agent (the switch may come before the agent's first conversation). Its id
+    follows the rule of every id (`loci.inputs.check_id`), so the agent can be addressed by every route."""
+    check_id(external_id, field="external_id")
+    if isinstance(update.name, str):
+        if len(update.name) > MAX_AGENT_NAME_CHARS:
+            raise InvalidInput(f"name must be at most {MAX_AGENT_NAME_CHARS} characters", field="name")
+        check_text(update.name, field="name")
     async with db.user_session(user_id) as s:
         row = (
             await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))

@@ -11,6 +11,7 @@ same value on Litestar's path, so the handler's behaviour is otherwise unchanged
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any, TypeVar
 
@@ -18,13 +19,45 @@ import msgspec
 from litestar import Request
 
 from loci.errors import InvalidInput
+from loci.inputs import PATTERN_RULES
 
-__all__ = ["convert_strictly", "decode_strictly"]
+__all__ = ["convert_strictly", "decode_strictly", "refusal"]
 
 T = TypeVar("T")
 
-_AT = re.compile(r"\s*-\s*at `\$(?P<path>[^`]*)`$")
+_AT = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
+"""Where msgspec says it refused: ``- at `$.turns[0].name``` (a key of a map: ``- at `key` in `$.tags```)."""
 _UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
+_MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
+_REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
+"""msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
+
+
+_BOUNDS = (
+    (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
+    (re.compile(r"^Expected `(?:int|float|number)` <= (?P<n>\S+)$"), "must be at most {n}"),
+    (re.compile(r"^Expected `(?:str)` of length >= (?P<n>\d+)$"), "must be at least {n} characters"),
+    (re.compile(r"^Expected `(?:str)` of length <= (?P<n>\d+)$"), "must be at most {n} characters"),
+    (re.compile(r"^Expected `array` of length >= (?P<n>\d+)$"), "must hold at least {n} items"),
+    (re.compile(r"^Expected `array` of length <= (?P<n>\d+)$"), "must hold at most {n} items"),
+)
+"""msgspec's bound refusals ("Expected `int` >= 1") as sentences."""
+
+
+def _in_words(message: str) -> str:
+    """A pattern refusal said as the rule it enforces (`loci.inputs.PATTERN_RULES`), a bound
+    as a sentence; any other message as msgspec wrote it."""
+    for bound, words in _BOUNDS:
+        if found := bound.match(message):
+            return words.format(n=found.group("n"))
+    match = _REGEX.match(message)
+    if match is None:
+        return message
+    try:
+        pattern = ast.literal_eval(match.group("quoted"))
+    except (ValueError, SyntaxError):
+        pattern = None
+    return PATTERN_RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 
 def _whole_floats_as_ints(value: Any) -> Any:
@@ -43,9 +76,12 @@ def _field_and_message(error: msgspec.ValidationError) -> tuple[str | None, str]
     text = str(error)
     match = _AT.search(text)
     path = match.group("path").lstrip(".") if match else ""
-    message = _AT.sub("", text).replace("`", "")
-    if not path and (unknown := _UNKNOWN.search(text)):
-        path = unknown.group("name")
+    message = _in_words(_AT.sub("", text))
+    if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
+        path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
+    elif unknown := _UNKNOWN.search(text):  # a misspelt "createdAt" would otherwise be dropped in silence
+        path, message = f"{path}.{unknown.group('name')}".lstrip("."), "is not a field here (unknown ones are refused)"
+    message = message.replace("`", "")
     field = path.lstrip(".") or None
     return field, f"{field}: {message[0].lower()}{message[1:]}" if field else message
 
@@ -62,6 +98,10 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
         parsed = msgspec.json.decode(raw)
     except msgspec.DecodeError as e:
         raise InvalidInput(f"the request body is not valid JSON: {e}", field="body") from e
+    except UnicodeDecodeError as e:  # JSON is UTF-8 (RFC 8259); a Latin-1 "café" ended as a 500
+        raise InvalidInput(
+            f"the request body is not UTF-8 (byte {e.start}): send JSON encoded as UTF-8", field="body"
+        ) from e
     convert_strictly(parsed, parameter.raw)
 
 
@@ -72,5 +112,11 @@ def convert_strictly(value: Any, type_: type[T]) -> T:
     try:
         return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
     except msgspec.ValidationError as e:
-        field, message = _field_and_message(e)
-        raise InvalidInput(message, field=field) from e
+        raise refusal(e) from e
+
+
+def refusal(error: msgspec.ValidationError, *, context: str = "", default: str | None = None) -> InvalidInput:
+    """msgspec's refusal as an `InvalidInput` naming the field at its path (``drawers[0].content``),
+    or ``default`` when it names none; ``context`` starts the message."""
+    field, message = _field_and_message(error)
+    return InvalidInput(context + message, field=field or default)

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 
 from loci.errors import InvalidInput
+from loci.inputs import check_text
 
 __all__ = ["MAX_YEAR", "MIN_YEAR", "check_in_range", "parse_timestamp"]
 
@@ -43,9 +44,10 @@ def parse_timestamp(value: str, *, field: str | None = None) -> datetime:
 
     Storing one zone keeps ordering and range filters in SQL correct; ``field`` is passed through
     to :class:`InvalidInput` so the API can point at the offending input. Years outside
-    ``MIN_YEAR``-``MAX_YEAR`` are refused (`check_in_range`).
+    ``MIN_YEAR``-``MAX_YEAR`` are refused (`check_in_range`), and so are control characters (`check_text`,
+    as the API's schemas state), which ``strip`` would otherwise drop unseen (``\x1f`` is whitespace to Python).
     """
-    text = value.strip()
+    text = check_text(value, field=field or "timestamp").strip()
     try:
         if m := _LONGMEMEVAL.fullmatch(text):
             hour, minute = int(m["H"] or 0), int(m["M"] or 0)

@@ -13,7 +13,7 @@ import msgspec
 
 from domain.memory_dto import MAX_ID
 from domain.memory_read import LIST_LIMIT_MAX
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 
@@ -43,7 +43,12 @@ class ListMemoriesIn(msgspec.Struct, forbid_unknown_fields=True):
     ) = None
     agent_id: Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)] | None = None
     as_of: (
-        Annotated[str, msgspec.Meta(max_length=64, description="ISO 8601 time with its zone: what was valid then")]
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=64, pattern=TEXT_PATTERN, description="ISO 8601 time with its zone: what was valid then"
+            ),
+        ]
         | None
     ) = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=LIST_LIMIT_MAX, description=f"1-{LIST_LIMIT_MAX}")] = 50
@@ -54,10 +59,10 @@ class EntityRef(msgspec.Struct, forbid_unknown_fields=True):
     """An entity by id, or by its name or an alias (as `GET /v1/entities?q=` finds it)."""
 
     entity: Annotated[
-        int | str,
+        int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
         msgspec.Meta(
-            description="the entity's id, or its name or an alias (case-insensitive); a name several "
-            "entities share is an error listing them",
+            description="the entity's id, or its name or an alias (case-insensitive, no control characters); a "
+            "name several entities share is an error listing them",
             examples=["Alice"],
         ),
     ]

@@ -10,8 +10,20 @@ from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from domain.palace import MAX_LIMIT
+from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS
 
-__all__ = ["MAX_ID", "ErrorBody", "FieldError", "IdPath", "IdQuery", "Limit", "Offset", "errors"]
+__all__ = [
+    "MAX_ID",
+    "AgentPath",
+    "ConversationPath",
+    "ErrorBody",
+    "FieldError",
+    "IdPath",
+    "IdQuery",
+    "Limit",
+    "Offset",
+    "errors",
+]
 
 
 class FieldError(msgspec.Struct):
@@ -75,3 +87,19 @@ IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id")]
 IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id")]
 Limit = Annotated[int, QueryParameter(description=f"page size, 1-{MAX_LIMIT}", ge=1, le=MAX_LIMIT)]
 Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0, le=MAX_ID)]
+AgentPath = Annotated[
+    str,
+    PathParameter(
+        pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"the agent's id: 1-{MAX_ID_CHARS} of {ID_ALPHABET}"
+    ),
+]
+"""An agent's id in a path: one no agent can have is a 400 naming it before any query runs (a NUL in
+``GET /v1/agents/ab%00c`` reached PostgreSQL, whose own message came back)."""
+ConversationPath = Annotated[
+    str,
+    PathParameter(
+        pattern=ID_PATTERN,
+        max_length=MAX_ID_CHARS,
+        description=f"the conversation's id (the client's, or the one Loci made): 1-{MAX_ID_CHARS} of {ID_ALPHABET}",
+    ),
+]

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, get, put
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, OpenAPIMediaType, Operation, Reference, RequestBody
-from litestar.params import Body, FromPath, JSONBody
+from litestar.params import Body, JSONBody
 
 from domain.agent_access_edit import (
     AccessDoc,
@@ -28,7 +28,7 @@ from domain.agent_access_edit import (
 )
 from loci.errors import InvalidInput
 from service.deps import CallerDep, StateDep
-from service.routes._docs import errors
+from service.routes._docs import AgentPath, errors
 
 __all__ = ["YAML", "AccessController"]
 
@@ -69,9 +69,7 @@ class AccessController(Controller):
         ),
         responses=errors(404),
     )
-    async def get_agent_access(
-        self, external_id: FromPath[str], app_state: StateDep, caller: CallerDep
-    ) -> AgentAccessOut:
+    async def get_agent_access(self, external_id: AgentPath, app_state: StateDep, caller: CallerDep) -> AgentAccessOut:
         return await get_agent_access(app_state.db, caller.user_id, external_id)
 
     @put(
@@ -89,7 +87,7 @@ class AccessController(Controller):
     )
     async def put_agent_access(
         self,
-        external_id: FromPath[str],
+        external_id: AgentPath,
         app_state: StateDep,
         caller: CallerDep,
         data: Annotated[AgentAccess, Body(examples=[AGENT_EXAMPLE])],

@@ -17,7 +17,7 @@ from litestar.params import HeaderParameter, QueryParameter
 
 from domain.memory_context import ContextOut, ContextQuery, etag_matches, session_context
 from domain.memory_scope import parse_as_of
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, TEXT_PATTERN
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import MAX_ID, errors
@@ -61,13 +61,15 @@ class ContextController(Controller):
             QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent's id"),
         ] = None,
         as_of: Annotated[
-            str | None, QueryParameter(description="ISO 8601 date-time with a time zone", max_length=64)
+            str | None,
+            QueryParameter(description="ISO 8601 date-time with a time zone", max_length=64, pattern=TEXT_PATTERN),
         ] = None,
         since_rev: Annotated[
             int | None, QueryParameter(ge=0, le=MAX_ID, description="revision of the last block seen")
         ] = None,
         if_none_match: Annotated[
-            str | None, HeaderParameter(name="If-None-Match", description="an ETag from an earlier answer")
+            str | None,
+            HeaderParameter(name="If-None-Match", pattern=TEXT_PATTERN, description="an ETag from an earlier answer"),
         ] = None,
     ) -> Response[ContextOut | None]:
         query = ContextQuery(caller.user_id, caller.agent(agent_id), parse_as_of(as_of), since_rev)

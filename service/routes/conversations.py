@@ -12,18 +12,32 @@ from typing import Annotated
 
 import msgspec
 from litestar import Controller, delete, get, post
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 import ingest
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
-from domain.conversations import Mining, complete_and_mine, conversation_with_turns, mine_now
+from domain.conversations import (
+    Mining,
+    append_to_conversation,
+    complete_and_mine,
+    conversation_with_turns,
+    mine_now,
+)
 from ingest import MAX_TITLE_CHARS
-from loci.inputs import ID_ALPHABET, ID_PATTERN, MAX_ID_CHARS, MAX_SPEAKER_CHARS, SPEAKER_PATTERN
+from loci.inputs import (
+    ID_ALPHABET,
+    ID_PATTERN,
+    MAX_ID_CHARS,
+    MAX_SPEAKER_CHARS,
+    NONBLANK_TEXT_PATTERN,
+    SPEAKER_PATTERN,
+    TEXT_PATTERN,
+)
 from loci.models import ROLES
 from loci.timexpr import parse_timestamp
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
-from service.routes._docs import errors
+from service.routes._docs import ConversationPath, errors
 
 __all__ = ["ConversationController"]
 
@@ -37,11 +51,21 @@ Role = Annotated[
         description=f"{', '.join(ROLES)}: `user` is the account owner, `other` another person in the conversation",
     ),
 ]
-Content = Annotated[str, msgspec.Meta(pattern=r"\S", description="the turn's text; not blank")]
+Content = Annotated[
+    str, msgspec.Meta(pattern=NONBLANK_TEXT_PATTERN, description="the turn's text; not blank, no control characters")
+]
 ClientId = Annotated[
     str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"1-{MAX_ID_CHARS} of {ID_ALPHABET}")
 ]
-Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS)]
+Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS, pattern=TEXT_PATTERN)]
+Stamp = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=TEXT_PATTERN,
+        description="ISO 8601 (no zone: UTC) or 'YYYY/MM/DD (Day) HH:MM', in the years 1900-2200",
+        examples=["2026-05-03T10:15:00Z"],
+    ),
+]
 Speaker = Annotated[
     str,
     msgspec.Meta(
@@ -53,21 +77,21 @@ Speaker = Annotated[
 ]
 
 
-class TurnBody(msgspec.Struct):
+class TurnBody(msgspec.Struct, forbid_unknown_fields=True):
     role: Role
     content: Content
-    created_at: str | None = None
+    created_at: Stamp | None = None
     name: Speaker | None = None
 
 
-class NewConversation(msgspec.Struct):
+class NewConversation(msgspec.Struct, forbid_unknown_fields=True):
     turns: list[TurnBody] = msgspec.field(default_factory=list)
     id: ClientId | None = None
     agent_id: ClientId | None = None
     title: Title | None = None
 
 
-class NewTurns(msgspec.Struct):
+class NewTurns(msgspec.Struct, forbid_unknown_fields=True):
     turns: list[TurnBody]
 
 
@@ -167,9 +191,9 @@ class ConversationController(Controller):
         responses=errors(400, 404, 409, 413),
     )
     async def append(
-        self, conversation_id: FromPath[str], data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
+        self, conversation_id: ConversationPath, data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
     ) -> ConversationOut:
-        ref = await ingest.append_turns(
+        ref = await append_to_conversation(
             app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining,
             agent=caller.agent_id,
         )  # fmt: skip
@@ -190,7 +214,7 @@ class ConversationController(Controller):
         responses=errors(404),
         status_code=202,
     )
-    async def complete(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
+    async def complete(self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep) -> MiningQueued:
         db, queue = app_state.db, app_state.queue
         return _queued(await complete_and_mine(db, queue, caller.user_id, conversation_id, caller.agent_id))
 
@@ -206,7 +230,7 @@ class ConversationController(Controller):
         responses=errors(404),
         status_code=202,
     )
-    async def mine(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> MiningQueued:
+    async def mine(self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep) -> MiningQueued:
         return _queued(await mine_now(app_state.db, app_state.queue, caller.user_id, conversation_id))
 
     @get(
@@ -219,7 +243,7 @@ class ConversationController(Controller):
         ),
         responses=errors(404),
     )
-    async def read(self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> ConversationOut:
+    async def read(self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep) -> ConversationOut:
         ref, turns = await conversation_with_turns(app_state.db, caller.user_id, conversation_id)
         return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at, t.name) for t in turns])
 
@@ -238,7 +262,7 @@ class ConversationController(Controller):
     )
     async def remove(
         self,
-        conversation_id: FromPath[str],
+        conversation_id: ConversationPath,
         caller: CallerDep,
         app_state: StateDep,
         purge: Annotated[bool, QueryParameter(description="remove for good now (no restore)")] = False,
@@ -250,10 +274,13 @@ class ConversationController(Controller):
         status_code=200,
         operation_id="restoreConversation",
         summary="Restore a trashed conversation",
-        description="Brings back the conversation with its turns and what was mined from it and trashed with it.",
-        responses=errors(404),
+        description=(
+            "Brings back the conversation with its turns and what was mined from it and trashed with it; "
+            "a 409 names the wing to restore first when one of those rooms' wing is itself in the trash."
+        ),
+        responses=errors(404, 409),
     )
     async def restore(
-        self, conversation_id: FromPath[str], caller: CallerDep, app_state: StateDep
+        self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep
     ) -> ConversationMoved:
         return await restore_conversation(app_state.db, caller.user_id, conversation_id)

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, get
-from litestar.params import FromPath
+from litestar.params import PathParameter
 
 from domain.mining_jobs import mining_job
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 
 __all__ = ["JobController"]
+
+JobPath = Annotated[
+    str,
+    PathParameter(
+        pattern=ID_PATTERN,
+        max_length=MAX_ID_CHARS,
+        description="a job id, as completing or mining a conversation answers",
+    ),
+]
 
 
 class JobOut(msgspec.Struct):
@@ -34,6 +44,6 @@ class JobController(Controller):
         description="Status of a mining job: queued, running, done (with counts) or failed (with the error).",
         responses=errors(404),
     )
-    async def read(self, job_id: FromPath[str], caller: CallerDep, app_state: StateDep) -> JobOut:
+    async def read(self, job_id: JobPath, caller: CallerDep, app_state: StateDep) -> JobOut:
         job = await mining_job(app_state.db, app_state.queue, caller.user_id, job_id)
         return JobOut(job.id, job.status, job.conversation_id, job.result, job.error)

@@ -11,6 +11,7 @@ from litestar.params import QueryParameter
 
 from domain.accounts import get_account
 from domain.forget import delete_account
+from loci.inputs import TEXT_PATTERN
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
@@ -54,6 +55,8 @@ class MeController(Controller):
         self,
         caller: CallerDep,
         app_state: StateDep,
-        confirm: Annotated[str, QueryParameter(description="the user's name, as GET /v1/me shows it")],
+        confirm: Annotated[
+            str, QueryParameter(pattern=TEXT_PATTERN, description="the user's name, as GET /v1/me shows it")
+        ],
     ) -> None:
         await delete_account(app_state.db, caller.user_id, confirm)

@@ -34,7 +34,7 @@ from domain.memory_dto import (
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
 from domain.memory_scope import parse_as_of
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 from service.auth import AGENT_KEY_OPT
@@ -107,7 +107,11 @@ def _errors(*codes: int) -> dict[int, ResponseSpec]:
 
 AsOf = Annotated[
     str | None,
-    QueryParameter(description="ISO 8601 time with its zone: what was valid then (default: now)", max_length=64),
+    QueryParameter(
+        description="ISO 8601 time with its zone: what was valid then (default: now)",
+        max_length=64,
+        pattern=TEXT_PATTERN,
+    ),
 ]
 AgentQuery = Annotated[str | None, QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
 _EVENT = "Answers a `memory_event`: {event_id, event, memory, previous, undo: {event_id, method, path} or null}."

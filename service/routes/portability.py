@@ -18,12 +18,18 @@ from domain.import_stream import import_ndjson
 from domain.importer import ImportResult, import_json
 from domain.stream_format import MEDIA_TYPE as NDJSON
 from loci.errors import InvalidInput, PayloadTooLarge
+from loci.inputs import TEXT_PATTERN
 from service.deps import CallerDep, StateDep
 from service.routes._docs import errors
 from service.routes._openapi import also_as
+from service.strict_body import refusal
 
 _JSON_DECODER = msgspec.json.Decoder(ExportDoc)
-_NDJSON_SCHEMA = Schema(type=OpenAPIType.STRING, description="the lines of GET /v1/export?format=ndjson")
+_NDJSON_SCHEMA = Schema(
+    type=OpenAPIType.STRING,
+    pattern=TEXT_PATTERN,  # JSON escapes control characters, so raw ones are no part of any line
+    description="the lines of GET /v1/export?format=ndjson",
+)
 
 
 @dataclass
@@ -62,7 +68,9 @@ async def _json_body(request: Request[Any, Any, Any], limit: int) -> bytes:
 def _decode_doc(body: bytes) -> ExportDoc:
     try:
         return _JSON_DECODER.decode(body)
-    except msgspec.DecodeError as e:  # ValidationError too; its message has the path ($.drawers[0].id)
+    except msgspec.ValidationError as e:  # named by its path ($.drawers[0].content: drawers[0].content)
+        raise refusal(e, context="not a loci export document: ", default="body") from e
+    except msgspec.DecodeError as e:
         raise InvalidInput(f"not a loci export document: {e}", field="body") from e
 
 

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from litestar import Controller, get, put
 from litestar.openapi.spec import Example
-from litestar.params import Body, FromPath, QueryParameter
+from litestar.params import Body, QueryParameter
 
 from domain import activity, preferences
 from domain.activity import TYPE_PATTERN, ActivityPage
 from domain.insights import insights_status
 from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
-from service.routes._docs import IdQuery, errors
+from service.routes._docs import AgentPath, IdQuery, errors
 
 SETTINGS_EXAMPLE = Example(summary="Recall 8 drawers with reranking", value={"top_k": 8, "use_rerank": True})
 AGENT_EXAMPLE = Example(summary="Turn recall off for one agent", value={"recall_enabled": False})
@@ -90,7 +90,7 @@ class PreferencesController(Controller):
         description="404 when the caller has no agent with this id.",
         responses=errors(404),
     )
-    async def get_agent(self, external_id: FromPath[str], app_state: StateDep, caller: CallerDep) -> AgentOut:
+    async def get_agent(self, external_id: AgentPath, app_state: StateDep, caller: CallerDep) -> AgentOut:
         return await preferences.get_agent(app_state.db, caller.user_id, external_id)
 
     @put(
@@ -103,7 +103,7 @@ class PreferencesController(Controller):
     )
     async def put_agent(
         self,
-        external_id: FromPath[str],
+        external_id: AgentPath,
         app_state: StateDep,
         caller: CallerDep,
         data: Annotated[AgentUpdate, Body(examples=[AGENT_EXAMPLE])],

@@ -7,23 +7,25 @@ the records to DTOs. Bad input raises `InvalidInput` naming the field (→ 400).
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Annotated
 
 import msgspec
 from litestar import Controller, get, post
-from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from domain.agent_access import ALLOW_ALL, agent_scope
 from domain.memory_delta import Changes, changes_since
 from domain.memory_scope import parse_as_of
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, ROLES, TOP_K_MAX
 from loci.settings import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, CATEGORY_PATTERN
 from loci.timexpr import parse_timestamp
 from retrieval import (
     MAX_MESSAGE_CHARS,
+    PRESETS,
     GroupBy,
     LLMReranker,
     RecallDeps,
@@ -60,9 +62,20 @@ SEARCH_TOP_K = 10
 Message = Annotated[
     str,
     msgspec.Meta(
-        min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=r"\S", description="the text to recall for; not blank"
+        min_length=1,
+        max_length=MAX_MESSAGE_CHARS,
+        pattern=NONBLANK_TEXT_PATTERN,
+        description="the text to recall for; not blank, no control characters",
     ),
 ]
+PRESET_PATTERN = "^(" + "|".join(re.sub(r"[^\w-]", r"\\\g<0>", p) for p in PRESETS) + ")$"
+"""The named presets (`retrieval.PRESETS`, ``hybrid+rerank``'s plus escaped), so an unknown one is refused by the
+schema as by `get_preset`."""
+Preset = Annotated[
+    str, msgspec.Meta(pattern=PRESET_PATTERN, description="a named retrieval preset", examples=["hybrid"])
+]
+Stamp = Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN, description="ISO 8601 (no zone: UTC)")]
+Text = Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)]
 TopK = Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX, description=f"drawers to return, 1-{TOP_K_MAX}")]
 AgentId = Annotated[
     str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent's id, as in conversations")
@@ -82,10 +95,10 @@ Role = Annotated[str, msgspec.Meta(pattern=f"^({'|'.join(ROLES)})$", description
 
 
 class RecallFiltersIn(msgspec.Struct, forbid_unknown_fields=True):
-    wing: str | None = None
-    entity: str | None = None
-    since: str | None = None
-    until: str | None = None
+    wing: Annotated[Text, msgspec.Meta(description="drawers of this wing (its slug or name)")] | None = None
+    entity: Annotated[Text, msgspec.Meta(description="drawers mentioning this entity (its slug or name)")] | None = None
+    since: Stamp | None = None
+    until: Stamp | None = None
     role: Role | None = None
     category: (
         Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="saved memories of this category only")]
@@ -109,10 +122,10 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
     agent_id: AgentId | None = None
     top_k: TopK | None = None
     filters: RecallFiltersIn | None = None
-    now: str | None = None
+    now: Stamp | None = None
     budget_tokens: Budget | None = None
-    preset: str | None = None
-    as_of: str | None = None
+    preset: Preset | None = None
+    as_of: Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN, description="ISO 8601 with its zone")] | None = None
     since_rev: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1, description="the memory revision last seen")] | None = (
         None
     )
@@ -285,8 +298,8 @@ class SearchIn(msgspec.Struct, forbid_unknown_fields=True):
 
     q: Message
     top_k: TopK | None = None
-    preset: str | None = None
-    wing: str | None = None
+    preset: Preset | None = None
+    wing: Text | None = None
     role: Role | None = None
     agent_id: AgentId | None = None
 
@@ -360,10 +373,14 @@ class RecallController(Controller):
         self,
         caller: CallerDep,
         app_state: StateDep,
-        q: Annotated[str, QueryParameter(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=r"\S")],
+        q: Annotated[str, QueryParameter(min_length=1, max_length=MAX_MESSAGE_CHARS, pattern=NONBLANK_TEXT_PATTERN)],
         top_k: Annotated[int | None, QueryParameter(ge=1, le=TOP_K_MAX, description=f"1-{TOP_K_MAX}")] = None,
-        preset: FromQuery[str | None] = None,
-        wing: FromQuery[str | None] = None,
+        preset: Annotated[
+            str | None, QueryParameter(pattern=PRESET_PATTERN, description="a named retrieval preset")
+        ] = None,
+        wing: Annotated[
+            str | None, QueryParameter(pattern=TEXT_PATTERN, description="drawers of this wing (its slug or name)")
+        ] = None,
         role: Annotated[
             str | None, QueryParameter(pattern=f"^({'|'.join(ROLES)})$", description=", ".join(ROLES))
         ] = None,

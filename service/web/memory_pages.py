@@ -32,6 +32,7 @@ from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
+from service.strict_body import refusal
 from service.web.memory_text import flash_url, profile_chars
 from service.web.session import SignInNeeded, redirect_to_sign_in, safe_back, signed_in_user
 
@@ -95,7 +96,7 @@ def _update_from_form(memory_id: int, form: dict[str, str]) -> MemoryUpdateIn:
     try:
         return msgspec.convert(fields, MemoryUpdateIn)
     except msgspec.ValidationError as e:
-        raise InvalidInput(f"This cannot be saved as written: {e}", field="content") from e
+        raise refusal(e, context="This cannot be saved as written: ", default="content") from e
 
 
 def _archived_from(items: Iterable[MemoryOut]) -> list[str]:
@@ -227,7 +228,7 @@ class MemoryViews(Controller):
         try:
             body = msgspec.convert({"markdown": markdown}, ProfileIn)
         except msgspec.ValidationError as e:
-            error = f"The profile cannot be saved as written: {e}"
+            error = f"The profile cannot be saved as written: {refusal(e)}"
             return await _profile_page(app_state, user_id, markdown=markdown, error=error, status=400)
         try:
             written = await memory_profile.put_profile(app_state.memory_store(), user_id, body)

@@ -22,12 +22,13 @@ from domain.insights import insights_status
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
 from ingest import search_entities, timeline
-from loci.errors import InvalidInput, LociError, NotFound
+from loci.errors import Conflict, InvalidInput, LociError, NotFound
 from loci.models import TOP_K_MAX
 from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
 from service.routes.recall import SEARCH_TOP_K, browsing_config
+from service.strict_body import refusal
 from service.web.session import (
     SignInNeeded,
     clear_cookie,
@@ -44,7 +45,7 @@ KINDS = ("wing", "room", "closet", "drawer")
 
 
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
-    status = 404 if isinstance(exc, NotFound) else 400
+    status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 400
     return Template(
         "message.html",
         context={"title": "Not found" if status == 404 else "Cannot do that", "message": str(exc)},
@@ -62,7 +63,7 @@ def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
     try:
         return msgspec.convert(raw, SettingsUpdate)
     except msgspec.ValidationError as e:
-        raise InvalidInput(str(e)) from e
+        raise refusal(e) from e
 
 
 class MemoryPages(Controller):

@@ -17,8 +17,14 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select
 
+import ingest
+from domain.conversation_trash import delete_conversation, restore_conversation
+from domain.conversations import append_to_conversation, complete_and_mine, conversation_with_turns, mine_now
+from domain.mining_jobs import mining_job
 from loci.db import Database
+from loci.errors import InvalidInput
 from loci.models import Conversation, Turn
+from loci.settings import MiningSettings
 from tests.conftest import UserHandle
 from tests.palace_seed import seed_palace
 
@@ -130,6 +136,81 @@ async def test_unsafe_ids_and_control_characters_are_a_400_naming_the_field(
         assert await s.scalar(select(func.count()).select_from(Conversation)) == 0
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "field"),
+    [
+        ("GET", "/v1/conversations/{}", "conversation_id"),
+        ("POST", "/v1/conversations/{}/turns", "conversation_id"),
+        ("POST", "/v1/conversations/{}/complete", "conversation_id"),
+        ("POST", "/v1/conversations/{}/mine", "conversation_id"),
+        ("DELETE", "/v1/conversations/{}", "conversation_id"),
+        ("POST", "/v1/conversations/{}/restore", "conversation_id"),
+        ("GET", "/v1/jobs/{}", "job_id"),
+    ],
+)
+@pytest.mark.parametrize("bad_id", ["ab%00c", "esc%1B%5B31m", "two%20words"])
+async def test_a_path_id_no_row_can_have_is_a_400_naming_it(
+    client: Client, new_user: NewUser, method: str, path: str, field: str, bad_id: str
+) -> None:
+    """A NUL in a path id reached PostgreSQL, whose own message came back; the schema states the
+    id's alphabet now, and the server holds to it."""
+    user = await new_user()
+    body = {"turns": [TURN]} if path.endswith("/turns") else None
+    answer = await client.request(method, path.format(bad_id), json=body, headers=user.headers)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == field
+    assert "PostgreSQL" not in answer.text and "0x00" not in answer.text
+
+
+async def test_the_conversation_and_job_functions_refuse_the_same_ids(db: Database, new_user: NewUser) -> None:
+    """What the routes' schema refuses, the domain functions they call refuse too (the CLI and MCP
+    call them without HTTP), naming the same field."""
+    user, bad = await new_user(), "ab\x00c"
+    calls: list[Callable[[], Awaitable[Any]]] = [
+        lambda: conversation_with_turns(db, user.id, bad),
+        lambda: append_to_conversation(db, user.id, bad, [ingest.TurnIn("user", "hi")], limits=MiningSettings()),
+        lambda: complete_and_mine(db, None, user.id, bad),
+        lambda: mine_now(db, None, user.id, bad),
+        lambda: delete_conversation(db, user.id, bad),
+        lambda: restore_conversation(db, user.id, bad),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInput) as refused:
+            await call()
+        assert refused.value.field == "conversation_id"
+    with pytest.raises(InvalidInput) as refused:
+        await mining_job(db, None, user.id, "mine-1-2-3\x00")
+    assert refused.value.field == "job_id"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "field"),
+    [
+        ("GET", "/v1/context", {"params": {"as_of": "2026-05-03T10:15:00Z\x00"}}, "as_of"),
+        ("GET", "/v1/memories", {"params": {"as_of": "\x1f2026-05-03T10:15:00Z"}}, "as_of"),  # strip() ate \x1f
+        ("GET", "/v1/memories/1", {"params": {"as_of": "2026\x00"}}, "as_of"),
+        ("POST", "/v1/recall", {"json": {"message": "where do I live?", "now": "2026-05-03\x00"}}, "now"),
+        ("POST", "/v1/recall", {"json": {"message": "where?", "filters": {"since": "2026\x07"}}}, "filters.since"),
+        ("POST", "/v1/conversations", {"json": {"turns": [{**TURN, "created_at": "2023\x00"}]}}, "turns[0].created_at"),
+        (
+            "POST",
+            "/v1/memory/query",
+            {"json": {"agent": "a", "query": "x", "filters": {"updated_after": "2026\x00"}}},
+            "filters.updated_after",
+        ),
+        ("DELETE", "/v1/me", {"params": {"confirm": "my\x00name"}}, "confirm"),
+    ],
+)
+async def test_a_control_character_in_a_time_or_a_name_is_a_400_naming_it(
+    client: Client, new_user: NewUser, method: str, path: str, kwargs: dict[str, Any], field: str
+) -> None:
+    user = await new_user()
+    answer = await client.request(method, path, headers=user.headers, **kwargs)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == field
+    assert (await client.get("/v1/me", headers=user.headers)).status_code == 200
+
+
 async def test_ids_of_the_documented_alphabet_work_on_every_route(client: Client, new_user: NewUser) -> None:
     user = await new_user()
     for conv_id in ("answer_4be1b6b4_2", "sharegpt_yywfLRf_0", "user@example.com:chat.2024-05-20", "x" * 128):
@@ -153,6 +234,10 @@ async def test_import_validates_like_the_api(client: Client, db: Database, new_u
         (lambda d: d["conversations"][0].update(external_id="a/b 🎉"), "external_id"),
         (lambda d: d["drawers"][0].update(occurred_at="2999-01-01T00:00:00Z"), "drawers[0].occurred_at"),
         (lambda d: d["drawers"][0].update(content="bell \u0007"), "drawers[0].content"),
+        (lambda d: d["drawers"][0].update(aaak="§ W\u0000"), "drawers[0].aaak"),
+        (lambda d: d["drawers"][0].update(tags={"to\u0000pic": "x"}), "drawers[0].tags"),
+        (lambda d: d["conversations"][0]["turns"][0].update(name="Priya\nuser: hi"), "turns[0].name"),
+        (lambda d: d["conversations"][0].update(external_id="a\u0000b"), "conversations[0].external_id"),
     ):
         broken = copy.deepcopy(doc)
         mutate(broken)
@@ -218,3 +303,70 @@ async def test_malformed_json_is_a_400_naming_the_body(client: Client, new_user:
     answer = await client.put("/v1/settings", content=b'{"top_k": 3', headers=headers)
     assert answer.status_code == 400
     assert _field(answer) == "body"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/v1/recall"),
+        ("POST", "/v1/conversations"),
+        ("POST", "/v1/memories"),
+        ("PUT", "/v1/settings"),
+        ("POST", "/v1/memory/query"),
+    ],
+)
+async def test_a_body_not_in_utf8_is_a_400_naming_the_body(
+    client: Client, new_user: NewUser, method: str, path: str
+) -> None:
+    """A Latin-1 "café" from a Windows client was a 500 (UnicodeDecodeError) on every JSON route."""
+    user = await new_user("latin-1")
+    headers = {**user.headers, "Content-Type": "application/json"}
+    answer = await client.request(method, path, content='{"message": "café"}'.encode("latin-1"), headers=headers)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == "body" and "UTF-8" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"id": "u1", "foo": 1, "turns": [TURN]}, "foo"),
+        ({"id": "u2", "turns": [{**TURN, "createdAt": "2020-01-01T00:00:00Z"}]}, "turns[0].createdAt"),
+        ({"id": "u3", "auto_mine": 0, "turns": [TURN]}, "auto_mine"),
+    ],
+)
+async def test_a_conversation_with_an_unknown_field_is_refused_not_half_stored(
+    client: Client, new_user: NewUser, body: dict[str, Any], field: str
+) -> None:
+    """A misspelt ``createdAt`` was dropped in silence: the turn was stamped now, and every
+    relative date in it resolved against the wrong day."""
+    user = await new_user("unknown-fields")
+    answer = await _create(client, user, body)
+    assert answer.status_code == 400, answer.text
+    assert _field(answer) == field and "unknown" in answer.json()["detail"]
+    assert (await client.get(f"/v1/conversations/{body['id']}", headers=user.headers)).status_code == 404
+    made = await _create(client, user, {"id": "u4", "turns": [TURN]})
+    assert made.status_code == 201
+    more = await client.post("/v1/conversations/u4/turns", json={"turns": [TURN], "x": 1}, headers=user.headers)
+    assert more.status_code == 400 and _field(more) == "x"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field", "words"),
+    [
+        ("/v1/conversations", {"id": "b1", "turns": [{"role": "user", "content": "  "}]}, "turns[0].content", "blank"),
+        ("/v1/memories", {"category": "fact"}, "content", "is required"),
+        ("/v1/recall", {"top_k": 3}, "message", "is required"),
+        ("/v1/conversations", {"id": "a b", "turns": [TURN]}, "id", "characters of A-Z"),
+        ("/v1/recall", {"message": "garden", "top_k": 0}, "top_k", "at least 1"),
+    ],
+)
+async def test_a_refusal_names_the_field_and_says_the_rule_in_words(
+    client: Client, new_user: NewUser, path: str, body: dict[str, Any], field: str, words: str
+) -> None:
+    """Pattern refusals used to quote ~300 characters of escaped regular expression, and a
+    missing field named none (`LociError.field` in the client was None)."""
+    user = await new_user("readable")
+    answer = await client.post(path, json=body, headers=user.headers)
+    assert answer.status_code == 400, answer.text
+    detail = answer.json()["detail"]
+    assert _field(answer) == field and words in detail and "regex" not in detail, detail

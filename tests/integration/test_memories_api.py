@@ -6,8 +6,13 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
+from domain import memories
+from domain.memory_dto import ConfirmIn
+from loci.errors import InvalidInput
+from service.state import AppState
 from tests.conftest import UserHandle
 
 Client = AsyncTestClient  # type: ignore[type-arg]
@@ -118,6 +123,31 @@ async def test_text_lookup_ambiguity_and_not_found(client: Client, new_user: New
         "/v1/memories/forget", json={"id_or_text": forgotten["memory"]["id"]}, headers=user.headers
     )
     assert again.status_code == 404  # an ended version is not a target of writes
+
+
+async def test_text_with_a_control_character_is_a_400_naming_id_or_text(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """``id_or_text`` takes text, so it has the text rule: a NUL is refused naming the field by
+    the schema over HTTP and by the lookup for the MCP tools and the CLI, not a 404 that only looks
+    like nothing matched. Blank or too long text still names nothing."""
+    user = await new_user("lookup-nul")
+    await _post(client, user, "/v1/memories", {"content": "Likes coffee black", "category": "preference"}, 201)
+    for path, extra in (
+        ("/v1/memories/confirm", {}),
+        ("/v1/memories/forget", {}),
+        ("/v1/memories/update", {"pinned": True}),
+    ):
+        for text in ("coffee\x00", "coffee\x1f", "\x1b[31mcoffee"):
+            refused = await client.post(path, json={"id_or_text": text, **extra}, headers=user.headers)
+            assert refused.status_code == 400, (path, text, refused.text)
+            assert refused.json()["extra"][0]["key"] == "id_or_text", refused.text
+    blank = await client.post("/v1/memories/confirm", json={"id_or_text": "   "}, headers=user.headers)
+    assert blank.status_code == 404, blank.text
+    with pytest.raises(InvalidInput) as e:
+        await memories.confirm_memory(app_state.memory_store(), user.id, ConfirmIn("coffee\x00"))
+    assert e.value.field == "id_or_text"
+    assert [m["content"] for m in await _active(client, user)] == ["Likes coffee black"]
 
 
 async def test_re_save_is_idempotent(client: Client, new_user: NewUser) -> None:

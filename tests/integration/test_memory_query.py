@@ -22,7 +22,7 @@ from domain.memory_query import query_memories
 from domain.memory_query_dto import QueryMemoryIn
 from loci.db import Database
 from loci.embedder import Embedder
-from loci.errors import Forbidden
+from loci.errors import Forbidden, InvalidInput
 from loci.models import Agent, Conversation
 from loci.settings import Settings
 from retrieval import RecallDeps
@@ -294,6 +294,10 @@ async def test_another_user_sees_nothing(client: Client, new_user: NewUser, seed
         ({"return": "xml"}, "return"),
         ({"budget_tokens": 10}, "budget_tokens"),
         ({"query": "   "}, "query"),
+        ({"query": "lisbon\x00"}, "query"),  # a NUL reached PostgreSQL: each rule is in the schema now
+        ({"query": "x" * 19_999 + "\x00"}, "query"),  # checked in linear time (the pattern once backtracked)
+        ({"filters": {"updated_after": "2024-05-01T00:00:00Z\x00"}}, "filters.updated_after"),
+        ({"categories": ["pre\x00ference"]}, "categories[0]"),
     ],
 )  # fmt: skip
 async def test_bad_input_is_a_400_naming_the_field(
@@ -302,6 +306,19 @@ async def test_bad_input_is_a_400_naming_the_field(
     user = await new_user("query-bad")
     out = await _query(client, user, status=400, **body)
     assert out["status_code"] == 400 and out["extra"][0]["key"] == field, out
+
+
+async def test_the_query_function_refuses_a_nul_for_the_cli_and_mcp(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """`retrieval.scoped_query` does not check the query's characters; the domain function does,
+    as the route's schema states, so no caller gets PostgreSQL's own error."""
+    user = await new_user("query-nul")
+    deps = RecallDeps(db=db, embedder=embedder, settings=settings)
+    data = QueryMemoryIn(agent="planner", query="lisbon\x00")
+    with pytest.raises(InvalidInput) as refused:
+        await query_memories(deps, settings.memory, user.id, data, AgentScope())
+    assert refused.value.field == "query"
 
 
 async def test_a_missing_agent_or_query_is_a_400(client: Client, new_user: NewUser) -> None:

@@ -51,13 +51,6 @@ checks.negative_data_rejection.enabled = false
 include-operation-id = ["createConversation", "appendTurns", "recall", "listMemories", "getMemory", "getSessionContext"]
 checks.positive_data_acceptance.enabled = false
 
-# a preset must be one of the named presets (`retrieval/presets.py`, which the schema
-# states only as a string) and the message holds no control character (a schema pattern
-# for "not blank and no control character" backtracks quadratically over 20,000 characters),
-[[operations]]
-include-operation-id = "searchMemories"
-checks.positive_data_acceptance.enabled = false
-
 # `confirm` must equal the caller's own name,
 [[operations]]
 include-operation-id = "deleteMe"

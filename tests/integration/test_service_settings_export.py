@@ -7,9 +7,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
+from domain import agent_access_edit, preferences
 from loci.db import Database
+from loci.errors import InvalidInput
 from tests.conftest import UserHandle
 from tests.palace_seed import seed_palace
 
@@ -54,6 +57,54 @@ async def test_agent_recall_switch(client: Client, new_user: NewUser) -> None:
     assert [(a["external_id"], a["recall_enabled"], a["name"]) for a in listed] == [("helper", True, "H")]
     bad = await client.put("/v1/agents/helper", headers=user.headers, json={"recall_enabled": "off"})
     assert bad.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("GET", "/v1/agents/ab%00c", None, "external_id"),  # a NUL reached PostgreSQL, whose message came back
+        ("PUT", "/v1/agents/ab%00c", {"recall_enabled": False}, "external_id"),
+        ("GET", "/v1/agents/ab%00c/access", None, "external_id"),
+        ("PUT", "/v1/agents/ab%00c/access", {}, "external_id"),
+        ("PUT", "/v1/agents/esc%1B%5B31m", {"recall_enabled": False}, "external_id"),
+        ("PUT", "/v1/agents/two%20words", {"recall_enabled": False}, "external_id"),  # outside the id alphabet
+        ("PUT", "/v1/agents/" + "x" * 129, {"recall_enabled": False}, "external_id"),
+        ("PUT", "/v1/agents/helper", {"name": "Hel\x00per"}, "name"),
+    ],
+)
+async def test_agent_ids_and_names_follow_the_rule_their_schema_states(
+    client: Client, new_user: NewUser, method: str, path: str, body: dict[str, Any] | None, field: str
+) -> None:
+    user = await new_user("agent-rules")
+    answer = await client.request(method, path, json=body, headers=user.headers)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["extra"][0]["key"] == field, answer.text
+    assert "PostgreSQL" not in answer.text and "0x00" not in answer.text  # our words, not the database's
+    assert (await client.get("/v1/agents", headers=user.headers)).json() == []
+
+
+async def test_the_agent_functions_refuse_the_same_ids_for_the_cli_and_mcp(db: Database, new_user: NewUser) -> None:
+    """The routes' schema refuses these before the handler runs; the domain functions they call
+    refuse them too, so a caller that is not HTTP gets the same 400-style error naming the field."""
+    user = await new_user("agent-rules-domain")
+    calls: list[tuple[Callable[[], Awaitable[Any]], str]] = [
+        (lambda: preferences.get_agent(db, user.id, "ab\x00c"), "external_id"),
+        (
+            lambda: preferences.put_agent(db, user.id, "a b", preferences.AgentUpdate(recall_enabled=False)),
+            "external_id",
+        ),
+        (lambda: preferences.put_agent(db, user.id, "helper", preferences.AgentUpdate(name="Hel\x07per")), "name"),
+        (lambda: agent_access_edit.get_agent_access(db, user.id, "ab\x00c"), "external_id"),
+        (
+            lambda: agent_access_edit.put_agent_access(db, user.id, "a\x00", agent_access_edit.AgentAccess(), ()),
+            "external_id",
+        ),
+    ]
+    for call, field in calls:
+        with pytest.raises(InvalidInput) as refused:
+            await call()
+        assert refused.value.field == field, refused.value
+    assert await preferences.list_agents(db, user.id) == []
 
 
 async def test_import_of_an_older_export_ignores_embedding_model(client: Client, new_user: NewUser) -> None:
