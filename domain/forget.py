@@ -2,7 +2,9 @@
 
 A purge deletes rows, in one transaction: the drawers (their sentence vectors and entity
 links cascade), the verbatim turns they were made from, the containers, the relations
-learned from those drawers, and the entities nothing mentions any more. The activity
+learned from those drawers, the entities nothing mentions any more, and the closets,
+rooms and wings the purge left with nothing in them (a wing whose only conversation was
+purged: no name is kept for a palace item that holds nothing). The activity
 feed keeps only that a purge happened (what kind, how many rows): the ``label`` of the
 earlier delete events of the purged items is scrubbed, so no name or topic outlives it.
 
@@ -172,9 +174,44 @@ async def _scrub_history(s: AsyncSession, user_id: int, doomed: _Doomed) -> None
             )
 
 
+async def _containers_of(s: AsyncSession, doomed: _Doomed) -> _Doomed:
+    """The closets, rooms and wings the doomed rows sit in: those a purge may leave empty."""
+    out = _Doomed()
+    out.closets = await _ids(s, select(Drawer.closet_id).where(_among(Drawer.id, doomed.drawers)))
+    in_rooms = [select(Drawer.room_id).where(_among(Drawer.id, doomed.drawers))]
+    in_rooms.append(select(Closet.room_id).where(_among(Closet.id, doomed.closets)))
+    in_rooms.append(select(Room.id).where(_among(Room.conversation_id, doomed.conversations)))
+    out.rooms = await _ids(s, select(union(*in_rooms).subquery().c[0]))
+    in_wings = [select(Drawer.wing_id).where(_among(Drawer.id, doomed.drawers))]
+    in_wings.append(select(Room.wing_id).where(_among(Room.id, [*doomed.rooms, *out.rooms])))
+    out.wings = await _ids(s, select(union(*in_wings).subquery().c[0]))
+    return out
+
+
+async def _empties_gone(s: AsyncSession, user_id: int, candidates: _Doomed) -> _Doomed:
+    """Delete the candidate closets, rooms and wings left with nothing in them, live or trashed
+    (children first, so a room whose last closet just went goes too); returns their ids."""
+    empty = {
+        "closets": ~exists().where(Drawer.closet_id == Closet.id),
+        "rooms": ~exists().where(Closet.room_id == Room.id) & ~exists().where(Drawer.room_id == Room.id),
+        "wings": ~exists().where(Room.wing_id == Wing.id),
+    }
+    gone = _Doomed()
+    for name, cond in empty.items():
+        model, ids = _TABLES[name], getattr(candidates, name)
+        if ids:
+            result = await s.execute(
+                delete(model).where(model.user_id == user_id, _among(model.id, ids), cond).returning(model.id)
+            )
+            setattr(gone, name, [int(x) for x in result.scalars()])
+    return gone
+
+
 async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
-    """Delete the doomed rows of one user, their graph facts and orphaned entities; one transaction."""
+    """Delete the doomed rows of one user, their graph facts, orphaned entities and the
+    containers left empty; one transaction."""
     out = Purged()
+    around = await _containers_of(s, doomed)
     out.memories = await purge_derived(s, user_id, doomed.turns)
     out.relations, touched = await _forget_graph(s, user_id, doomed.drawers)
     for name, model in _TABLES.items():
@@ -182,6 +219,10 @@ async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
         if ids:
             result = await s.execute(delete(model).where(model.user_id == user_id, _among(model.id, ids)))
             setattr(out, name, int(result.rowcount))  # type: ignore[attr-defined]
+    emptied = await _empties_gone(s, user_id, around)
+    for name in ("closets", "rooms", "wings"):
+        setattr(out, name, getattr(out, name) + len(getattr(emptied, name)))
+        getattr(doomed, name).extend(getattr(emptied, name))
     out.entities = await _orphans_gone(s, user_id, touched)
     await _scrub_history(s, user_id, doomed)
     return out

@@ -2,9 +2,14 @@
 
 Every function takes the caller's user id, runs in `db.user_session` (row-level
 security) AND filters by ``user_id`` in SQL (scoping in code), and leaves out what
-sits in the trash. Another user's id reads as "not found", never as "forbidden"; a wing
-the browsing agent may not see (`domain.agent_access`) is left out of the wings, and
-opening it, or anything in it, is "forbidden" naming the wing.
+sits in the trash. A wing, room or closet is shown only while it holds a live drawer: one
+whose contents are all in the trash (a wing whose only conversation was deleted) is left
+out of its level and opening it is "not found", as if it were trashed itself, so its name
+is not shown and every listed container has a drawer count, a child count and dates read
+from the same live drawers. It comes back when what is in it is restored. Another user's
+id reads as "not found", never as "forbidden"; a wing the browsing agent may not see
+(`domain.agent_access`) is left out of the wings, and opening it, or anything in it, is
+"forbidden" naming the wing.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
-from sqlalchemy import case, func, select
+from sqlalchemy import case, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access import ALLOW_ALL, AgentScope
@@ -112,8 +117,12 @@ def _page_args(limit: int, offset: int) -> None:
         raise InvalidInput("offset must be >= 0", field="offset")
 
 
-def _drawer_stats(group_col: Any, user_id: int) -> Any:
-    """Per-container count and date span of the live drawers under it.
+def _drawer_stats(group_col: Any, child_col: Any, user_id: int) -> Any:
+    """Per-container count, child count and date span of the live drawers under it.
+
+    A container is listed only when it appears here (it holds a live drawer), and its
+    ``children`` are the distinct children (``child_col``) those drawers sit in: exactly the
+    children its own level lists, so the counts agree with what opening it shows.
 
     Only real dates count towards the span: a drawer stamped outside the years the service
     accepts (a 0001-01-01 sentinel written before the input checks) would otherwise date
@@ -124,6 +133,7 @@ def _drawer_stats(group_col: Any, user_id: int) -> Any:
         select(
             group_col.label("key"),
             func.count(Drawer.id).label("n"),
+            func.count(func.distinct(child_col)).label("c"),
             func.min(dated).label("first_at"),
             func.max(dated).label("last_at"),
         )
@@ -133,19 +143,19 @@ def _drawer_stats(group_col: Any, user_id: int) -> Any:
     )
 
 
-def _child_counts(parent_col: Any, model: Any, user_id: int) -> Any:
-    return (
-        select(parent_col.label("key"), func.count(model.id).label("c"))
-        .where(model.user_id == user_id, model.deleted_at.is_(None))
-        .group_by(parent_col)
-        .subquery()
-    )
+def _holds_live_drawer(model: Any, user_id: int) -> Any:
+    """The container (wing, room or closet) has a live drawer: what makes it visible."""
+    live = [Drawer.user_id == user_id, Drawer.deleted_at.is_(None)]
+    if model is Wing:  # by the rooms' (wing_id, seq) and the drawers' room_id indexes
+        return exists().where(Room.wing_id == Wing.id, Drawer.room_id == Room.id, *live)
+    column = Drawer.room_id if model is Room else Drawer.closet_id
+    return exists().where(column == model.id, *live)
 
 
 async def _live(s: AsyncSession, model: Any, user_id: int, item_id: int, what: str) -> Any:
-    row = (
-        await s.execute(select(model).where(model.id == item_id, model.user_id == user_id, model.deleted_at.is_(None)))
-    ).scalar_one_or_none()
+    """The caller's live container, holding a live drawer; `NotFound` otherwise."""
+    where = [model.id == item_id, model.user_id == user_id, model.deleted_at.is_(None)]
+    row = (await s.execute(select(model).where(*where, _holds_live_drawer(model, user_id)))).scalar_one_or_none()
     if row is None:
         raise NotFound(f"{what} {item_id} not found")
     return row
@@ -165,43 +175,37 @@ async def _containers(
     limit, offset = page
     if level == "wings":
         model: Any = Wing
-        stats = _drawer_stats(Drawer.wing_id, user_id)
-        kids = _child_counts(Room.wing_id, Room, user_id)
+        stats = _drawer_stats(Drawer.wing_id, Drawer.room_id, user_id)
         where = [Wing.user_id == user_id, Wing.deleted_at.is_(None)]
         if scope.wings is not None:  # in SQL, so counts and pages hold only the allowed wings
             where.append(Wing.slug.in_(sorted(scope.wings)))
         order: list[Any] = [Wing.seq]
     elif level == "rooms":
         model = Room
-        stats = _drawer_stats(Drawer.room_id, user_id)
-        kids = _child_counts(Closet.room_id, Closet, user_id)
+        stats = _drawer_stats(Drawer.room_id, Drawer.closet_id, user_id)
         where = [Room.user_id == user_id, Room.deleted_at.is_(None), Room.wing_id == parent_id]
         order = [Room.started_at.desc(), Room.seq.desc()]
     else:
         model = Closet
-        stats = _drawer_stats(Drawer.closet_id, user_id)
-        kids = None
+        stats = _drawer_stats(Drawer.closet_id, Drawer.id, user_id)
         where = [Closet.user_id == user_id, Closet.deleted_at.is_(None), Closet.room_id == parent_id]
         order = [Closet.id]
-    total = (await s.execute(select(func.count()).select_from(model).where(*where))).scalar_one()
-    cols: list[Any] = [model, stats.c.n, stats.c.first_at, stats.c.last_at]
-    query = select(*cols, *([kids.c.c] if kids is not None else [])).outerjoin(stats, stats.c.key == model.id)
-    if kids is not None:
-        query = query.outerjoin(kids, kids.c.key == model.id)
-    rows = (await s.execute(query.where(*where).order_by(*order).limit(limit).offset(offset))).all()
+    # An inner join: a container with no live drawer is neither listed nor counted.
+    query = select(model, stats.c.n, stats.c.c, stats.c.first_at, stats.c.last_at).join(stats, stats.c.key == model.id)
+    query = query.where(*where)
+    total = (await s.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
+    rows = (await s.execute(query.order_by(*order).limit(limit).offset(offset))).all()
     items = []
     for row in rows:
         obj = row[0]
-        n = int(row.n or 0)
-        children = int(row[4] or 0) if kids is not None else n
         label = obj.name if level == "wings" else obj.label if level == "rooms" else obj.topic
         items.append(
             Node(
                 id=obj.id,
                 level=level[:-1],
                 label=label,
-                drawers=n,
-                children=children,
+                drawers=int(row.n),
+                children=int(row.c),
                 first_at=row.first_at,
                 last_at=row.last_at,
                 seq=getattr(obj, "seq", None),

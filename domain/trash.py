@@ -4,11 +4,15 @@ Deleting a wing, room, closet, drawer or conversation stamps it and every live t
 under or made from it with the same ``deleted_at``: the palace rows below it, the
 verbatim turns its drawers were made from, and for a conversation its turns and the
 rooms mined from it. Restoring brings back exactly what was trashed together (matched
-by that stamp) plus the ancestors needed to see it again. Readers leave stamped rows
-out (recall and the palace filter ``deleted_at IS NULL``; the knowledge graph counts a
-relation or entity only while a live drawer backs it, see `ingest.live_relation`), so
-a delete is forgotten everywhere at once and a restore is exact. `domain.forget`
-removes for good: on request, or the cron once the retention period has passed.
+by that stamp), and only into live surroundings: an item whose wing, room, closet or
+conversation is still in the trash (a drawer deleted before its room was) is a `Conflict`
+naming that container, to restore first; reviving the container alone would bring it
+back without the rest trashed with it, which its own restore could then no longer find.
+Readers leave stamped rows out (recall and the palace filter ``deleted_at IS NULL``; the
+knowledge graph counts a relation or entity only while a live drawer backs it, see
+`ingest.live_relation`), so a delete is forgotten everywhere at once and a restore is
+exact. `domain.forget` removes for good: on request, or the cron once the retention
+period has passed.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from domain.forget import purge_expired
 from domain.memory_trash import restore_derived, trash_derived
 from domain.trash_rows import KINDS, TRASHABLE, Moved, check_kind, descendants, drawers_of, get_item, label_of
 from loci.db import Database
-from loci.errors import InvalidInput
+from loci.errors import Conflict, InvalidInput
 from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
 
 __all__ = [
@@ -108,27 +112,75 @@ async def trash(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
     return Moved(kind, item_id, drawers)
 
 
-async def _restore_ancestors(s: AsyncSession, user_id: int, kind: str, item: Any) -> None:
-    chain: list[tuple[Any, int]] = []
+async def _trashed_around(s: AsyncSession, kind: str, item: Any) -> str | None:
+    """For a wing or a conversation: a conversation or wing that the rooms coming back with
+    it (those of its stamp) hang from and that is itself in the trash."""
+    stamp = item.deleted_at
+    if kind == "wing":
+        conv = await s.scalar(
+            select(Conversation.external_id)
+            .join(Room, Room.conversation_id == Conversation.id)
+            .where(Room.wing_id == item.id, Room.deleted_at == stamp, Conversation.deleted_at.is_not(None))
+            .limit(1)
+        )
+        return None if conv is None else f"a conversation filed in it, {conv!r}, is in the trash"
+    wing = await s.scalar(
+        select(Wing.id)
+        .join(Room, Room.wing_id == Wing.id)
+        .where(Room.conversation_id == item.id, Room.deleted_at == stamp, Wing.deleted_at.is_not(None))
+        .limit(1)
+    )
+    return None if wing is None else f"its wing {wing} is in the trash"
+
+
+async def _blocker(s: AsyncSession, kind: str, item: Any) -> str | None:
+    """Why ``item`` cannot come back on its own: the outermost thing it hangs from that is in
+    the trash (its wing, the conversation its room was mined from, its room, its closet), to
+    restore first (which brings the item back too when they were trashed together); for a
+    wing or a conversation, see `_trashed_around`. None when everything above is live. One
+    statement."""
+    if kind in ("wing", "conversation"):
+        return await _trashed_around(s, kind, item)
+    room_id = item.id if kind == "room" else item.room_id
+    closet = select(Closet.deleted_at).where(Closet.id == item.closet_id) if kind == "drawer" else None
+    row = (
+        await s.execute(
+            select(
+                Wing.id,
+                Wing.deleted_at,
+                Conversation.external_id,
+                Conversation.deleted_at,
+                Room.deleted_at,
+                closet.scalar_subquery() if closet is not None else null(),
+            )
+            .select_from(Room)
+            .join(Wing, Wing.id == Room.wing_id)
+            .outerjoin(Conversation, Conversation.id == Room.conversation_id)
+            .where(Room.id == room_id)
+        )
+    ).one()
+    above = [("wing", row[0], row[1]), ("conversation", repr(row[2]), row[3])]
+    if kind != "room":
+        above.append(("room", room_id, row[4]))
     if kind == "drawer":
-        chain = [(Closet, item.closet_id), (Room, item.room_id), (Wing, item.wing_id)]
-    elif kind == "closet":
-        room = (await s.execute(select(Room).where(Room.id == item.room_id))).scalar_one()
-        chain = [(Room, room.id), (Wing, room.wing_id)]
-    elif kind == "room":
-        chain = [(Wing, item.wing_id)]
-    for model, ancestor_id in chain:
-        await s.execute(update(model).where(model.id == ancestor_id, model.user_id == user_id).values(deleted_at=None))
+        above.append(("closet", item.closet_id, row[5]))
+    return next((f"its {name} {ref} is in the trash" for name, ref, at in above if at is not None), None)
 
 
 async def restore(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
-    """Bring back a trashed item, what was trashed together with it, and its ancestors."""
+    """Bring back a trashed item and what was trashed together with it.
+
+    Only into live surroundings: an item whose wing, room, closet or conversation is in the
+    trash is a `Conflict` naming it (restore that first), since bringing it back alone would
+    revive its container without the rest trashed with it (see the module docstring)."""
     check_kind(kind)
     async with db.user_session(user_id) as s:
         item = await get_item(s, kind, user_id, item_id, trashed=True)
+        why = await _blocker(s, kind, item)
+        if why is not None:
+            raise Conflict(f"{kind} {item_id} cannot be restored on its own: {why}; restore that first")
         stamp: datetime = item.deleted_at
         drawers = await _set_stamp(s, user_id, kind, item_id, stamp, None)
-        await _restore_ancestors(s, user_id, kind, item)
         await record(s, user_id, f"{kind}_restored", id=item_id, drawers=drawers)
     return Moved(kind, item_id, drawers)
 

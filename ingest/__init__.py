@@ -14,9 +14,12 @@ from ``ingest`` only, never from its stage modules:
 * `extract_memory_candidates`, the offline extractor of durable memories (what people
   state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
-  (a recall benchmark building a synthetic palace must follow it).
+  (a recall benchmark building a synthetic palace must follow it);
+* `ARCHIVE`, what a conversation's archive summary is filed as (its category: what an
+  agent's access says about summaries).
 """
 
+from ingest.archive import ARCHIVE
 from ingest.conversations import (
     MAX_TITLE_CHARS,
     append_turns,
@@ -50,6 +53,7 @@ from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
 
 __all__ = [
+    "ARCHIVE",
     "EXTRACTORS",
     "MAX_ENTITY_PAGE",
     "MAX_TITLE_CHARS",

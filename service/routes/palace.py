@@ -110,6 +110,15 @@ _BELOW = {
 }
 
 
+_INSIDE = {
+    "wing": "A wing whose rooms come from a conversation trashed after it",
+    "room": "A room whose wing or conversation is itself in the trash",
+    "closet": "A closet whose room, wing or conversation is itself in the trash",
+    "drawer": "A drawer whose closet, room, wing or conversation is itself in the trash",
+}
+"""When a restore waits for another (`domain.trash.restore`)."""
+
+
 def _delete_description(kind: str) -> str:
     return (
         f"Moves the {kind} and {_BELOW[kind]} to the trash for 30 days (restorable), then an "
@@ -162,10 +171,11 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             operation_id=f"restore{title}",
             summary=f"Restore a trashed {kind}",
             description=(
-                f"Brings back the {kind}, what was trashed together with it (turns, relations and "
-                "entities included), and its parents."
+                f"Brings back the {kind} and what was trashed together with it (turns, relations and "
+                f"entities included). {_INSIDE[kind]} is a 409 naming it: restore that first (it brings "
+                "back what was trashed with it), then this."
             ),
-            responses=errors(404),
+            responses=errors(404, 409),
         )
         async def restore_item(self, app_state: StateDep, caller: CallerDep, item_id: IdPath) -> Moved:
             return await trash.restore(app_state.db, caller.user_id, kind, item_id)

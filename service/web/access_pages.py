@@ -1,80 +1,68 @@
 """The /memory "Agents" tab: what each agent may see, as one plain form per agent.
 
-Thin, like the other pages: the form becomes the same `AgentAccess` record the API takes,
-and `domain.agent_access_edit.put_agent_access` stores it. Per category one choice says
-everything: *Never* (left out of the agent's allowlist), *In every conversation* (mode
-``all``) or *Only when relevant* (mode ``rag``, with an optional most-per-answer); wings
-are typed as names or slugs, empty for all.
+Thin, like the other pages: what a row says comes from `domain.agent_reach` (the scope the
+API enforces, read from the same stored access), and a save goes through the same domain
+function into the API's `AgentAccess` record. Per category one choice says everything, in
+the words of `WORDS`, among the choices the domain allows for it: *In every conversation*
+(``block``), *Only when relevant* (``recall``, with an optional most-per-answer), *Only
+when it asks for them* (``query``: an agent-only category such as procedures) or *Never*;
+wings are typed as names or slugs, empty for all.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import URLEncodedBody
 from litestar.response import Template
 
 from domain import preferences
-from domain.agent_access_edit import AgentAccess, ModeSpec, get_access, put_agent_access
+from domain.agent_reach import REACHES, Reach, agent_reaches, save_agent_reach
 from ingest import slugify
 from loci.errors import InvalidInput, LociError
 from loci.inputs import ID_PATTERN
+from loci.settings import MemorySettings
 from service.deps import StateDep
 from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
 
-__all__ = ["AccessPages", "access_from_form"]
+__all__ = ["WORDS", "AccessPages", "choices_from_form"]
 
-NEVER, ALWAYS, RELEVANT = "never", "all", "rag"
-CHOICES = ((ALWAYS, "In every conversation"), (RELEVANT, "Only when relevant"), (NEVER, "Never"))
-"""What a person picks per category, in plain words, and the value the form sends."""
+WORDS: dict[Reach, str] = {
+    "block": "In every conversation",
+    "recall": "Only when relevant",
+    "query": "Only when it asks for them",
+    "never": "Never",
+}
+"""How each reach (`domain.agent_reach.Reach`) reads on the page; the form sends the reach."""
 
 
-def access_from_form(form: dict[str, str], categories: tuple[str, ...]) -> AgentAccess:
-    """The form's fields (``show_<category>``, ``cap_<category>``, ``wings``) as the API's record."""
-    modes: dict[str, ModeSpec] = {}
-    allowed: list[str] = []
-    for category in categories:
-        choice = form.get(f"show_{category}", ALWAYS)
-        if choice not in (NEVER, ALWAYS, RELEVANT):
-            raise InvalidInput(f"unknown choice {choice!r} for {category}", field=f"show_{category}")
-        if choice == NEVER:
+def choices_from_form(
+    form: dict[str, str], settings: MemorySettings
+) -> tuple[dict[str, Reach], dict[str, int | None], list[str]]:
+    """The form's fields (``show_<category>``, ``cap_<category>``, ``wings``) as choices, caps and wing slugs."""
+    choices: dict[str, Reach] = {}
+    caps: dict[str, int | None] = {}
+    for category in settings.categories:
+        choice = form.get(f"show_{category}")
+        if choice is None:
             continue
-        allowed.append(category)
-        if choice == RELEVANT:
-            cap = form.get(f"cap_{category}", "").strip()
-            if cap and not cap.isdigit():
-                raise InvalidInput(
-                    f"the most per answer for {category} must be a whole number", field=f"cap_{category}"
-                )
-            modes[category] = ModeSpec("rag", int(cap) if cap else None)
+        if choice not in REACHES:
+            raise InvalidInput(f"unknown choice {choice!r} for {category}", field=f"show_{category}")
+        choices[category] = choice
+        cap = form.get(f"cap_{category}", "").strip()
+        if cap and not cap.isdigit():
+            raise InvalidInput(f"the most per answer for {category} must be a whole number", field=f"cap_{category}")
+        caps[category] = int(cap) if cap else None
     wings = [slugify(w) for w in form.get("wings", "").split(",") if w.strip()]
-    raw = {
-        "categories": None if len(allowed) == len(categories) else allowed,
-        "wings": wings or None,
-        "modes": {c: msgspec.to_builtins(m) for c, m in modes.items()},
-    }
-    try:
-        return msgspec.convert(raw, AgentAccess)
-    except msgspec.ValidationError as e:
-        raise InvalidInput(str(e)) from e
+    return choices, caps, wings
 
 
 async def _page(app_state: Any, user_id: int, **extra: Any) -> dict[str, Any]:
     agents = await preferences.list_agents(app_state.db, user_id)
-    doc = await get_access(app_state.db, user_id)
-    rows = [(a.external_id, doc.agents.get(a.external_id, AgentAccess())) for a in agents]
-    context = {"agents": rows, "categories": app_state.settings.memory.categories, "choices": CHOICES}
-    context["empty"] = AgentAccess()
+    views = await agent_reaches(app_state.db, user_id, [a.external_id for a in agents], app_state.settings.memory)
+    context = {"agents": views[:-1], "unset": views[-1], "words": WORDS}
     return context | {"error": None, "saved": None, "id_pattern": ID_PATTERN[1:-1]} | extra
-
-
-def _choice(access: AgentAccess, category: str) -> str:
-    if access.categories is not None and category not in access.categories:
-        return NEVER
-    mode = access.modes.get(category)
-    return RELEVANT if mode is not None and mode.mode == "rag" else ALWAYS
 
 
 def _error_page(request: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
@@ -89,7 +77,7 @@ class AccessPages(Controller):
     @get("/", name="memory:agents")
     async def agents(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await signed_in_user(request, app_state)
-        return Template("agents.html", context=await _page(app_state, user_id) | {"choice": _choice})
+        return Template("agents.html", context=await _page(app_state, user_id))
 
     @post("/", name="memory:agents-post", status_code=200)
     async def save(
@@ -97,13 +85,12 @@ class AccessPages(Controller):
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
         agent = data.get("agent", "").strip()
-        known = app_state.settings.memory.categories
+        settings = app_state.settings.memory
         try:
             if not agent:
                 raise InvalidInput("give the agent's id", field="agent")
-            await put_agent_access(app_state.db, user_id, agent, access_from_form(data, known), known)
+            choices, caps, wings = choices_from_form(data, settings)
+            await save_agent_reach(app_state.db, user_id, agent, choices, caps, wings, settings)
         except InvalidInput as e:
-            context = await _page(app_state, user_id, error=str(e))
-            return Template("agents.html", context=context | {"choice": _choice}, status_code=400)
-        context = await _page(app_state, user_id, saved=agent)
-        return Template("agents.html", context=context | {"choice": _choice})
+            return Template("agents.html", context=await _page(app_state, user_id, error=str(e)), status_code=400)
+        return Template("agents.html", context=await _page(app_state, user_id, saved=agent))

@@ -91,16 +91,12 @@ async def test_delete_restore_drawer_and_wing_with_activity(
     assert (await client.get("/v1/palace", headers=user.headers, params={"wing": wing_id})).status_code == 404
     trash = await _get(client, user, "/v1/trash")
     assert [(e["kind"], e["drawers"]) for e in trash["items"]] == [("wing", 8)]
-    # Restoring one drawer brings back its wing, room and closet, not its siblings.
-    await client.post(f"/v1/drawers/{seeded.drawers[0]}/restore", headers=user.headers)
-    rooms = await _get(client, user, "/v1/palace", wing=wing_id)
-    assert [r["drawers"] for r in rooms["items"]] == [1]
-    assert (await client.post(f"/v1/wings/{wing_id}/restore", headers=user.headers)).status_code == 404
-    # What is still trashed now shows up under its nearest live parent.
-    left = {(e["kind"], e["id"], e["drawers"]) for e in (await _get(client, user, "/v1/trash"))["items"]}
-    assert left == {("room", seeded.rooms[1], 4), ("closet", seeded.closets[1], 2), ("drawer", seeded.drawers[1], 1)}
-    for kind, item_id, _ in left:
-        assert (await client.post(f"/v1/{kind}s/{item_id}/restore", headers=user.headers)).status_code == 200
+    # A drawer trashed with its wing comes back only with it (alone, a 409 naming the wing),
+    # so the wing's trash entry stays whole.
+    refused = await client.post(f"/v1/drawers/{seeded.drawers[0]}/restore", headers=user.headers)
+    assert refused.status_code == 409 and f"wing {wing_id} is in the trash" in refused.json()["detail"]
+    assert [(e["kind"], e["drawers"]) for e in (await _get(client, user, "/v1/trash"))["items"]] == [("wing", 8)]
+    assert (await client.post(f"/v1/wings/{wing_id}/restore", headers=user.headers)).status_code == 200
     assert (await _get(client, user, "/v1/palace"))["items"][0]["drawers"] == 8
 
     room_id, closet_id = seeded.rooms[3], seeded.closets[7]

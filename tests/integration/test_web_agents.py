@@ -55,7 +55,7 @@ async def test_set_an_agents_access_on_the_agents_tab(
     assert stored.modes["preference"].mode == "rag" and stored.modes["preference"].cap == 2
     shown = page.locator("form[data-agent=coder]")
     await expect(shown.locator("select[name=show_fact]")).to_have_value("never")
-    await expect(shown.locator("select[name=show_preference]")).to_have_value("rag")
+    await expect(shown.locator("select[name=show_preference]")).to_have_value("recall")
 
     async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
         block = (await http.get("/v1/context", params={"agent_id": "coder"})).json()["block"]
