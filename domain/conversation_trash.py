@@ -49,14 +49,21 @@ async def delete_conversation(
     row_id = await _row_id(db, user_id, external_id)
     if purge:
         moved = await forget.purge_item(db, user_id, "conversation", row_id)
-    else:
+        return ConversationMoved(external_id, moved.drawers, moved.purged)
+    try:
         moved = await trash.trash(db, user_id, "conversation", row_id)
+    except NotFound as e:  # its message names the row number, which the caller never saw
+        raise NotFound(f"conversation {external_id!r} not found: it is in the trash already") from e
     return ConversationMoved(external_id, moved.drawers, moved.purged)
 
 
 async def restore_conversation(db: Database, user_id: int, external_id: str) -> ConversationMoved:
     """Bring back a trashed conversation with its turns and the rooms and drawers trashed with it."""
-    moved = await trash.restore(db, user_id, "conversation", await _row_id(db, user_id, external_id))
+    row_id = await _row_id(db, user_id, external_id)
+    try:
+        moved = await trash.restore(db, user_id, "conversation", row_id)
+    except NotFound as e:
+        raise NotFound(f"conversation {external_id!r} is not in the trash") from e
     return ConversationMoved(external_id, moved.drawers)
 
 

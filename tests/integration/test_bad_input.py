@@ -370,3 +370,16 @@ async def test_a_refusal_names_the_field_and_says_the_rule_in_words(
     assert answer.status_code == 400, answer.text
     detail = answer.json()["detail"]
     assert _field(answer) == field and words in detail and "regex" not in detail, detail
+
+
+async def test_a_repeated_delete_or_restore_names_the_conversation_as_the_caller_did(
+    client: Client, new_user: NewUser
+) -> None:
+    """They used to say "conversation 32 not found": a row number the caller never saw."""
+    user = await new_user("trash-names")
+    assert (await _create(client, user, {"id": "del-me", "turns": [TURN]})).status_code == 201
+    restore = await client.post("/v1/conversations/del-me/restore", headers=user.headers)
+    assert restore.status_code == 404 and restore.json()["detail"] == "conversation 'del-me' is not in the trash"
+    assert (await client.delete("/v1/conversations/del-me", headers=user.headers)).status_code == 200
+    again = await client.delete("/v1/conversations/del-me", headers=user.headers)
+    assert again.status_code == 404 and "'del-me'" in again.json()["detail"] and "trash" in again.json()["detail"]
