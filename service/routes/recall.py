@@ -18,6 +18,7 @@ from litestar.params import JSONBody, QueryParameter
 
 from domain.agent_access import ALLOW_ALL, agent_scope
 from domain.memory_delta import Changes, changes_since
+from domain.memory_rows import check_category
 from domain.memory_scope import parse_as_of
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, ROLES, TOP_K_MAX
@@ -263,6 +264,8 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
     both within what the agent may see (`domain.agent_access`; 403 for a category or wing it may not,
     or for an agent key naming another agent)."""
     filters = _filters(data.filters)
+    if filters.category is not None:  # an unknown one matched nothing, in silence
+        check_category(filters.category, state.settings.memory, field="filters.category")
     user_id, agent_id = caller.user_id, caller.agent(data.agent_id or None)
     scope = await agent_scope(state.db, user_id, agent_id, agent_only=state.settings.memory.agent_only_categories)
     request = RecallRequest(
@@ -329,6 +332,7 @@ class RecallController(Controller):
     @post(
         "/v1/recall",
         operation_id="recall",
+        status_code=200,  # a read: it creates nothing, so not 201 Created
         opt=AGENT_KEY_OPT,
         summary="Recall memories for a message before an LLM call",
         description=(

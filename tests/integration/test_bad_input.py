@@ -383,3 +383,16 @@ async def test_a_repeated_delete_or_restore_names_the_conversation_as_the_caller
     assert (await client.delete("/v1/conversations/del-me", headers=user.headers)).status_code == 200
     again = await client.delete("/v1/conversations/del-me", headers=user.headers)
     assert again.status_code == 404 and "'del-me'" in again.json()["detail"] and "trash" in again.json()["detail"]
+
+
+async def test_an_unknown_category_filter_is_a_400_listing_the_categories(client: Client, new_user: NewUser) -> None:
+    """Both used to match nothing in silence, while `/v1/memory/query` already said so."""
+    user = await new_user("category-filters")
+    body = {"message": "battery", "filters": {"category": "nope"}}
+    recalled = await client.post("/v1/recall", json=body, headers=user.headers)
+    assert recalled.status_code == 400 and _field(recalled) == "filters.category", recalled.text
+    assert "preference" in recalled.json()["detail"]
+    listed = await client.get("/v1/memories", params={"category": "nope"}, headers=user.headers)
+    assert listed.status_code == 400 and _field(listed) == "category", listed.text
+    fine = await client.post("/v1/recall", json={**body, "filters": {"category": "fact"}}, headers=user.headers)
+    assert fine.status_code == 200, fine.text

@@ -287,7 +287,7 @@ async def test_another_user_sees_nothing(client: Client, new_user: NewUser, seed
          "filters.updated_after"),
         ({"filters": {"role": "robot"}}, "filters.role"),
         ({"filters": {"source": "mined"}}, "filters.source"),
-        ({"filters": {"colour": "red"}}, "filters"),
+        ({"filters": {"colour": "red"}}, "filters.colour"),
         ({"top_k": 0}, "top_k"),
         ({"top_k": 51}, "top_k"),
         ({"threshold": 1.5}, "threshold"),

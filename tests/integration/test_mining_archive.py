@@ -60,7 +60,7 @@ async def archives(client: Client, user: UserHandle) -> list[dict[str, Any]]:
 
 async def recall(client: Client, user: UserHandle, message: str, **body: Any) -> dict[str, Any]:
     answer = await client.post("/v1/recall", json={"message": message, "now": NOW, **body}, headers=user.headers)
-    assert answer.status_code == 201, answer.text
+    assert answer.status_code == 200, answer.text
     found: dict[str, Any] = answer.json()
     return found
 

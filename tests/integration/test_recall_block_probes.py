@@ -190,6 +190,6 @@ async def test_grouping_by_room_returns_distinct_conversations(
 async def test_grouping_over_http(client: AsyncTestClient, palace: dict[str, Any]) -> None:  # type: ignore[type-arg]
     body = {"message": "Where am I going in July?", "top_k": 4, "group_by": "room", "now": NOW.isoformat()}
     r = await client.post("/v1/recall", json=body, headers={"Authorization": f"Bearer {palace['key']}"})
-    assert r.status_code == 201, r.text
+    assert r.status_code == 200, r.text
     sessions = [item["session"] for item in r.json()["items"]]
     assert len(set(sessions)) == 4 and sessions[0] == "trip"

@@ -51,7 +51,7 @@ async def _palace(new_user: NewUser, db: Database, embedder: Embedder, name: str
 async def _recall(client: Client, user: UserHandle, message: str = QUESTION, **extra: Any) -> dict[str, Any]:
     body = {"message": message, "now": "2024-06-01T00:00:00Z", **extra}
     r = await client.post("/v1/recall", json=body, headers=user.headers)
-    assert r.status_code == 201, r.text
+    assert r.status_code == 200, r.text
     data: dict[str, Any] = r.json()
     return data
 

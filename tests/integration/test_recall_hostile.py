@@ -32,7 +32,7 @@ async def test_a_hostile_turn_is_recalled_escaped_inside_one_block(
     await place_conversation(db, embedder, user.id, spec)
     body = {"message": "What is my locker code?", "now": "2024-06-01T00:00:00Z"}
     r = await client.post("/v1/recall", json=body, headers=user.headers)
-    assert r.status_code == 201, r.text
+    assert r.status_code == 200, r.text
     lines = r.json()["context"].split("\n")
     assert lines[0] == "<memory_context>" and lines[-1] == "</memory_context>"
     assert not any("<" in line or "\u202e" in line for line in lines[1:-1])

@@ -40,7 +40,7 @@ async def test_recall_returns_ranked_drawers_and_block(
     user, drawer_id = await _user_with_palace(new_user, db, embedder)
     body = {"message": "Where does Ingrid live?", "top_k": 3, "now": "2024-06-01T00:00:00Z", "budget_tokens": 500}
     r = await client.post("/v1/recall", json=body, headers=user.headers)
-    assert r.status_code == 201, r.text
+    assert r.status_code == 200, r.text
     data = r.json()
     first = data["items"][0]
     assert first["drawer_id"] == drawer_id
@@ -63,7 +63,7 @@ async def test_recall_isolated_and_skips(
     await _user_with_palace(new_user, db, embedder)
     stranger = await new_user("stranger")
     r = await client.post("/v1/recall", json={"message": "Where does Ingrid live?"}, headers=stranger.headers)
-    assert r.status_code == 201 and r.json()["items"] == [] and r.json()["context"] is None
+    assert r.status_code == 200 and r.json()["items"] == [] and r.json()["context"] is None
     r = await client.post("/v1/recall", json={"message": "thanks!"}, headers=stranger.headers)
     assert r.json()["skipped"] == "trivial message"
     r = await client.post("/v1/recall", json={"message": "Where does Ingrid live?"})

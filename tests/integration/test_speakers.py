@@ -51,7 +51,7 @@ async def _mined_chat(client: Client, app_state: AppState, user: UserHandle, con
 async def _recall(client: Client, user: UserHandle, message: str) -> dict[str, Any]:
     body = {"message": message, "top_k": 3, "now": "2024-06-01T00:00:00Z"}
     answer = await client.post("/v1/recall", json=body, headers=user.headers)
-    assert answer.status_code == 201, answer.text
+    assert answer.status_code == 200, answer.text
     return dict(answer.json())
 
 
