@@ -28,6 +28,7 @@ from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from loci.db import Database
 from loci.errors import UpstreamUnavailable
+from loci.idempotency import Once
 from loci.inputs import check_id
 from loci.models import MemorySettings, Turn
 from loci.settings import MiningSettings
@@ -77,10 +78,12 @@ async def append_to_conversation(
     *,
     limits: MiningSettings,
     agent: str | None = None,
+    once: Once | None = None,
 ) -> ingest.ConversationRef:
-    """`ingest.append_turns` to the caller's conversation ``external_id``, once the id is checked."""
+    """`ingest.append_turns` to the caller's conversation ``external_id``, once the id is checked
+    (``once``: the request's idempotency key, `loci.idempotency`)."""
     return await ingest.append_turns(
-        db, user_id, check_id(external_id, field=_FIELD), turns, limits=limits, agent=agent
+        db, user_id, check_id(external_id, field=_FIELD), turns, limits=limits, agent=agent, once=once
     )
 
 

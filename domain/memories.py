@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access import ALLOW_ALL, AgentScope, agent_scope
+from domain.memory_citations import cited_conversation
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
 from domain.memory_lookup import active_by_id, any_version, resolve
 from domain.memory_rows import (
@@ -42,9 +43,10 @@ from domain.memory_rows import (
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from domain.procedures import numbered_steps, steps_checked
 from loci.errors import Conflict, InvalidInput, NotFound
-from loci.memory_kinds import KindRule, deadline_of, expiry_of, kind_of
+from loci.idempotency import Once, claim, remember
+from loci.memory_kinds import KindRule, check_ahead, deadline_of, expiry_of, kind_of
 from loci.memory_writes import new_memory_row
-from loci.models import Conversation, Memory, MemoryLink, unexpired_at
+from loci.models import Memory, MemoryLink, unexpired_at
 from loci.settings import MemorySettings
 
 __all__ = [
@@ -81,18 +83,6 @@ async def same_content(s: AsyncSession, user_id: int, category: str, content: st
     return (await s.execute(query.order_by(Memory.id).limit(1))).scalar_one_or_none()
 
 
-async def _conversation_id(s: AsyncSession, user_id: int, external_id: str | None) -> int | None:
-    if external_id is None:
-        return None
-    found = await s.execute(
-        select(Conversation.id).where(Conversation.user_id == user_id, Conversation.external_id == external_id)
-    )
-    conv_id = found.scalar_one_or_none()
-    if conv_id is None:
-        raise NotFound(f"conversation {external_id!r} not found")
-    return int(conv_id)
-
-
 async def _writer_scope(store: MemoryStore, user_id: int, agent_id: str | None) -> AgentScope:
     """What the writing agent may see: it finds (and so changes) only memories of those
     categories, as `domain.memory_lookup.resolve` reads them; the user: everything."""
@@ -107,9 +97,12 @@ def unchanged(memory: Any) -> MemoryEvent:
     return MemoryEvent(None, "unchanged", memory, None, None)
 
 
-async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> MemoryEvent:
+async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: Once | None = None) -> MemoryEvent:
     """Save one memory; the same content (ignoring case) already active in the category is
-    returned as it is, with event ``unchanged`` and nothing written (retries are safe)."""
+    returned as it is, with event ``unchanged`` and nothing written (retries are safe). With
+    ``once`` (the request's idempotency key, `loci.idempotency`), a retry answers the first
+    try's event. The conversation and turns it cites must be there (`cited_conversation`), and
+    a deadline must lie ahead (`loci.memory_kinds.check_ahead`)."""
     settings = store.settings
     content = clean_content(body.content, settings)
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
@@ -125,25 +118,31 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn) -> Memor
         store.db.user_session(user_id, lock=user_lock(user_id)) as s,
     ):
         await lock_user(s, user_id)
+        if (again := await claim(s, user_id, once, MemoryEvent)) is not None:
+            return again
+        conversation_id = await cited_conversation(s, user_id, body.conversation_id, body.turn_seqs)
         if (existing := await same_content(s, user_id, body.category, content)) is not None:
-            return unchanged((await memory_outs(s, [existing]))[0])
-        if body.layer == "core":
-            await check_core_room(s, user_id, settings, adding=[content])
-        now = await transaction_now(s)
-        kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
-        row = await new_memory_row(
-            s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
-            body=detail, source=source, importance=body.importance, pinned=body.pinned,
-            tags=clean_tags(body.tags), agent_id=body.agent_id,
-            conversation_id=await _conversation_id(s, user_id, body.conversation_id),
-            turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=(await vectors)[0],
-            kind=kind, expires_at=expires_at,
-        )  # fmt: skip
-        history = await record_event(
-            s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
-            layer=row.layer, category=row.category, kind=kind, **outside_block(settings, row),
-        )  # fmt: skip
-        return await event_out(s, history, row)
+            event = unchanged((await memory_outs(s, [existing]))[0])
+        else:
+            if body.layer == "core":
+                await check_core_room(s, user_id, settings, adding=[content])
+            now = await transaction_now(s)
+            kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
+            check_ahead(kind, expires_at, now, field="content" if body.kind is None else "kind")
+            row = await new_memory_row(
+                s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
+                body=detail, source=source, importance=body.importance, pinned=body.pinned,
+                tags=clean_tags(body.tags), agent_id=body.agent_id, conversation_id=conversation_id,
+                turn_seqs=sorted(set(body.turn_seqs)), valid_from=now, embedding=(await vectors)[0],
+                kind=kind, expires_at=expires_at,
+            )  # fmt: skip
+            history = await record_event(
+                s, user_id, "add", actor=actor_of(body.agent_id), lineage_id=row.id, new_id=row.id,
+                layer=row.layer, category=row.category, kind=kind, **outside_block(settings, row),
+            )  # fmt: skip
+            event = await event_out(s, history, row)
+        await remember(s, user_id, once, event)
+        return event
 
 
 def _requested_changes(body: MemoryUpdateIn, store: MemoryStore) -> dict[str, Any]:
@@ -190,6 +189,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
             diff["expires_at"] = expiry_of(
                 KindRule.of(store.settings), kind, diff.get("content", old.content), now, field
             )
+            check_ahead(kind, diff["expires_at"], now, field=field)
         if "content" in diff:
             diff["embedding"] = (await vectors)[0]
         source = "agent" if body.agent_id else "user"

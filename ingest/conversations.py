@@ -10,6 +10,13 @@ the same turns again is a no-op, sending more appends the new ones, and sending 
 content for a seq already stored is a `Conflict` (history is never rewritten).
 New turns clear a mining failure (`domain.mining_failures`): the conversation changed,
 so mining deserves another try.
+
+Appending has no seq to compare, so a retried append would add its turns again. Two guards:
+an ``Idempotency-Key`` (`loci.idempotency`, claimed in the write's transaction) replays the
+first answer; and without one, an append whose turns all carry an explicit ``created_at``
+and equal the conversation's last turns (role, name, content and time) is taken for a
+re-send and stores nothing (`_repeats_tail`). Turns without a time are never compared:
+"ok" said twice is two turns, and only the caller's time tells a re-send from a repeat.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.records import ConversationRef, TurnIn
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from loci.idempotency import Once, claim, remember
 from loci.inputs import check_id, check_speaker, check_text
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
@@ -172,31 +180,44 @@ async def store_conversation(
     turns: Sequence[TurnIn],
     title: str | None = None,
     limits: MiningSettings | None = None,
+    once: Once | None = None,
 ) -> ConversationRef:
-    """Create (or idempotently re-send) a conversation with its turns, all or nothing."""
+    """Create (or idempotently re-send) a conversation with its turns, all or nothing.
+    With ``once`` (an idempotency key), a retry answers the first try's ref."""
     checked = validate_turns(turns, limits or MiningSettings())
     ext = check_id(external_id, field="id") if external_id is not None else uuid.uuid4().hex
     check_title(title)
     async with db.user_session(user_id) as s:
-        agent_pk = await _agent_id(s, user_id, agent_id)
-        stmt = (
-            pg_insert(Conversation)
-            .values(user_id=user_id, external_id=ext, agent_id=agent_pk, title=title)
-            .on_conflict_do_nothing(index_elements=["user_id", "external_id"])
-        )
-        await s.execute(stmt)
-        conv = await _find(s, user_id, ext, lock=True)
-        assert conv is not None
-        if conv.deleted_at is not None:  # its id is taken, by something the user cannot see
-            raise Conflict(f"conversation {ext!r} is in the trash: restore or purge it before sending turns")
-        if agent_pk is not None and conv.agent_id not in (None, agent_pk):
-            raise Conflict(f"conversation {ext!r} belongs to another agent")
-        if agent_pk is not None and conv.agent_id is None:
-            conv.agent_id = agent_pk
-        if await _merge_turns(s, conv, checked, 1):
-            conv.status = "open"
-            _clear_mining_failure(conv)
-        return await _ref(s, conv)
+        if (again := await claim(s, user_id, once, ConversationRef)) is not None:
+            return again
+        ref = await _store(s, user_id, ext, agent_id, checked, title)
+        await remember(s, user_id, once, ref)
+        return ref
+
+
+async def _store(
+    s: AsyncSession, user_id: int, ext: str, agent_id: str | None, checked: Sequence[TurnIn], title: str | None
+) -> ConversationRef:
+    """`store_conversation`'s write, in its transaction."""
+    agent_pk = await _agent_id(s, user_id, agent_id)
+    stmt = (
+        pg_insert(Conversation)
+        .values(user_id=user_id, external_id=ext, agent_id=agent_pk, title=title)
+        .on_conflict_do_nothing(index_elements=["user_id", "external_id"])
+    )
+    await s.execute(stmt)
+    conv = await _find(s, user_id, ext, lock=True)
+    assert conv is not None
+    if conv.deleted_at is not None:  # its id is taken, by something the user cannot see
+        raise Conflict(f"conversation {ext!r} is in the trash: restore or purge it before sending turns")
+    if agent_pk is not None and conv.agent_id not in (None, agent_pk):
+        raise Conflict(f"conversation {ext!r} belongs to another agent")
+    if agent_pk is not None and conv.agent_id is None:
+        conv.agent_id = agent_pk
+    if await _merge_turns(s, conv, checked, 1):
+        conv.status = "open"
+        _clear_mining_failure(conv)
+    return await _ref(s, conv)
 
 
 async def append_turns(
@@ -207,21 +228,43 @@ async def append_turns(
     *,
     limits: MiningSettings | None = None,
     agent: str | None = None,
+    once: Once | None = None,
 ) -> ConversationRef:
     """Add turns after the last stored one; appending reopens a completed conversation.
-    With ``agent``, another agent's conversation is not found."""
+    With ``agent``, another agent's conversation is not found. With ``once`` (an
+    idempotency key), a retry answers the first try's ref; turns that repeat the
+    conversation's last ones, times included, are a re-send (module docstring)."""
+    timed = all(t.created_at is not None for t in turns)
     checked = validate_turns(turns, limits or MiningSettings())
     if not checked:
         raise InvalidInput("turns must not be empty", field="turns")
     async with db.user_session(user_id) as s:
+        if (again := await claim(s, user_id, once, ConversationRef)) is not None:
+            return again
         conv = await _find(s, user_id, external_id, lock=True, agent=agent)
         if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
-        top = await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id))
-        if await _merge_turns(s, conv, checked, int(top or 0) + 1):
-            _clear_mining_failure(conv)
-        conv.status = "open"
-        return await _ref(s, conv)
+        top = int(await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id)) or 0)
+        if not (timed and await _repeats_tail(s, conv, checked, top)):
+            if await _merge_turns(s, conv, checked, top + 1):
+                _clear_mining_failure(conv)
+            conv.status = "open"
+        ref = await _ref(s, conv)
+        await remember(s, user_id, once, ref)
+        return ref
+
+
+async def _repeats_tail(s: AsyncSession, conv: Conversation, turns: Sequence[TurnIn], top: int) -> bool:
+    """``turns`` are the conversation's last ``len(turns)`` turns again: same role, name,
+    content and time, in order (``top`` is its highest seq)."""
+    if top < len(turns):
+        return False
+    rows = await s.execute(
+        select(Turn.role, Turn.name, Turn.content, Turn.created_at)
+        .where(Turn.conversation_id == conv.id, Turn.seq > top - len(turns))
+        .order_by(Turn.seq)
+    )
+    return [tuple(r) for r in rows] == [(t.role, t.name, t.content, t.created_at) for t in turns]
 
 
 async def complete_conversation(

@@ -27,7 +27,12 @@ class LociError(Exception):
 
 
 class NotFound(LociError):
-    """The thing does not exist for this caller (also used for other users' ids)."""
+    """The thing does not exist for this caller (also used for other users' ids). ``field``
+    names the input that referred to it when that is not the path (a body's ``conversation_id``)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Forbidden(LociError):

@@ -39,7 +39,18 @@ from loci.models import MEMORY_KINDS
 from loci.settings import MemorySettings
 from loci.timexpr import find_time_expressions
 
-__all__ = ["KIND_CUES", "DeadlineMissing", "KindCue", "KindRule", "deadline_of", "expiry_of", "infer_kind", "kind_of"]
+__all__ = [
+    "KIND_CUES",
+    "DeadlineMissing",
+    "DeadlinePassed",
+    "KindCue",
+    "KindRule",
+    "check_ahead",
+    "deadline_of",
+    "expiry_of",
+    "infer_kind",
+    "kind_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +94,11 @@ class KindRule:
 
 class DeadlineMissing(InvalidInput):
     """A deadline whose text names no date the parser reads: it could never expire."""
+
+
+class DeadlinePassed(InvalidInput):
+    """A deadline a writer states whose date has already passed: saved, it would expire
+    before anyone read it."""
 
 
 _GAP = re.compile(r"\s*(?:(?:is|are|on|at|in|for|the|of|set|was|end|close)\s+){0,3}", re.IGNORECASE)
@@ -139,6 +155,20 @@ def expiry_of(rule: KindRule, kind: str, text: str, anchor: datetime, field: str
         return when
     period = rule.periods.get(kind)
     return None if period is None else anchor + period
+
+
+def check_ahead(kind: str, expires_at: datetime | None, anchor: datetime, *, field: str) -> None:
+    """A deadline a person or an agent writes must lie ahead of ``anchor`` (the write's time):
+    "Report due 2020-01-01" saved in 2026 would be born expired, never listed nor recalled,
+    so it is `DeadlinePassed` naming ``field`` (``kind`` when the writer named it, ``content``
+    when the kind was inferred from it). Mining does not ask: a transcript read late may
+    well hold deadlines that were over before it was filed."""
+    if kind == "deadline" and expires_at is not None and expires_at <= anchor:
+        raise DeadlinePassed(
+            f"the deadline in its content has already passed (it ended {expires_at.isoformat()}): a deadline "
+            "must lie ahead; to keep it as a record of the past, save it with another kind (e.g. durable)",
+            field=field,
+        )
 
 
 def kind_of(

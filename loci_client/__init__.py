@@ -27,6 +27,8 @@ from loci_client.models_access import AccessDefaults, AccessDoc, AgentAccess, Ag
 from loci_client.models_conversations import (
     ConversationMoved,
     ConversationOut,
+    ConversationPage,
+    ConversationSummary,
     EntityDTO,
     JobOut,
     Me,
@@ -87,6 +89,8 @@ __all__ = [
     "ContextOut",
     "ConversationMoved",
     "ConversationOut",
+    "ConversationPage",
+    "ConversationSummary",
     "DrawerOut",
     "EntityDTO",
     "ExportDoc",

@@ -30,6 +30,7 @@ class Operations:
     get_me = conv.get_me
     delete_me = conv.delete_me
     create_conversation = conv.create_conversation
+    list_conversations = conv.list_conversations
     append_turns = conv.append_turns
     complete_conversation = conv.complete_conversation
     mine_conversation = conv.mine_conversation

@@ -10,6 +10,8 @@ from loci_client._model import Model
 __all__ = [
     "ConversationMoved",
     "ConversationOut",
+    "ConversationPage",
+    "ConversationSummary",
     "EntityDTO",
     "JobOut",
     "Me",
@@ -39,6 +41,35 @@ class ConversationOut(Model):
     turns: list[TurnOut] | None = None
     mining_error: str | None = None
     mining_failed_at: datetime | None = None
+
+
+class ConversationSummary(Model):
+    """One conversation of `list_conversations`: its turns' count and time span, its mining state."""
+
+    id: str
+    title: str | None
+    agent_id: str | None
+    status: str
+    turn_count: int
+    first_turn_at: datetime | None
+    last_turn_at: datetime | None
+    created_at: datetime
+    completed_at: datetime | None
+    mined_seq: int
+    mining: str
+    """mined, unmined (turns past `mined_seq`) or failed (`mining_error` says why)"""
+    mined_at: datetime | None = None
+    mining_error: str | None = None
+
+
+class ConversationPage(Model):
+    """A page of conversations, newest first; `next_offset` is None on the last."""
+
+    items: list[ConversationSummary]
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
 
 
 class TurnOut(Model):

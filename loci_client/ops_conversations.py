@@ -9,13 +9,14 @@ from loci_client._transport import Request, model, no_content, operation
 from loci_client.models_conversations import (
     ConversationMoved,
     ConversationOut,
+    ConversationPage,
     EntityDTO,
     JobOut,
     Me,
     MiningQueued,
     TimelineDTO,
 )
-from loci_client.requests import Turn, body, dump_all, path
+from loci_client.requests import Turn, body, dump_all, idempotent, path
 
 Turns = Sequence[Turn | Mapping[str, Any]]
 
@@ -34,16 +35,35 @@ def delete_me(confirm: str) -> Request:
 
 @operation("createConversation", model(ConversationOut))
 def create_conversation(
-    turns: Turns = (), *, id: str | None = None, agent_id: str | None = None, title: str | None = None
+    turns: Turns = (),
+    *,
+    id: str | None = None,
+    agent_id: str | None = None,
+    title: str | None = None,
+    idempotency_key: str | None = None,
 ) -> Request:
-    """Store a conversation (the same id and turns again is a no-op)."""
-    return Request("POST", "/v1/conversations", json=body(id=id, agent_id=agent_id, title=title, turns=dump_all(turns)))
+    """Store a conversation (the same id and turns again is a no-op). Sent with an
+    ``Idempotency-Key`` (``idempotency_key``, else a fresh one): retries never store it twice."""
+    fields = body(id=id, agent_id=agent_id, title=title, turns=dump_all(turns))
+    return Request("POST", "/v1/conversations", json=fields, headers=idempotent(idempotency_key))
 
 
 @operation("appendTurns", model(ConversationOut))
-def append_turns(conversation_id: str, turns: Turns) -> Request:
-    """Append turns to a stored conversation."""
-    return Request("POST", path("/v1/conversations/{}/turns", conversation_id), json={"turns": dump_all(turns)})
+def append_turns(conversation_id: str, turns: Turns, *, idempotency_key: str | None = None) -> Request:
+    """Append turns to a stored conversation. Sent with an ``Idempotency-Key``
+    (``idempotency_key``, else a fresh one): retries never append the turns twice."""
+    return Request(
+        "POST",
+        path("/v1/conversations/{}/turns", conversation_id),
+        json={"turns": dump_all(turns)},
+        headers=idempotent(idempotency_key),
+    )
+
+
+@operation("listConversations", model(ConversationPage))
+def list_conversations(*, limit: int | None = None, offset: int | None = None, agent_id: str | None = None) -> Request:
+    """The caller's conversations, newest first; pass `next_offset` as ``offset`` for the next page."""
+    return Request("GET", "/v1/conversations", params={"limit": limit, "offset": offset, "agent_id": agent_id})
 
 
 @operation("completeConversation", model(MiningQueued))

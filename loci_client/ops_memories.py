@@ -18,7 +18,7 @@ from loci_client.models_memories import (
     ProposalOut,
 )
 from loci_client.models_query import QueryOut
-from loci_client.requests import ProfileEntry, QueryFilters, body, dump_all, path
+from loci_client.requests import ProfileEntry, QueryFilters, body, dump_all, idempotent, path
 
 
 @operation("saveMemory", model(MemoryEvent))
@@ -37,15 +37,17 @@ def save_memory(
     conversation_id: str | None = None,
     turn_seqs: Sequence[int] | None = None,
     kind: str | None = None,
+    idempotency_key: str | None = None,
 ) -> Request:
     """Save a memory (``body_text`` is the API's ``body``); saving the same content again answers the stored one.
-    ``kind`` (durable, contextual, temporary, deadline) sets when it expires; None: the server infers it."""
+    ``kind`` (durable, contextual, temporary, deadline) sets when it expires; None: the server infers it.
+    Sent with an ``Idempotency-Key`` (``idempotency_key``, else a fresh one): a retry answers the first try."""
     fields = body(
         content=content, category=category, layer=layer, summary=summary, body=body_text, importance=importance,
         pinned=pinned, tags=_list(tags), agent_id=agent_id, source=source, conversation_id=conversation_id,
         turn_seqs=_list(turn_seqs), kind=kind,
     )  # fmt: skip
-    return Request("POST", "/v1/memories", json=fields)
+    return Request("POST", "/v1/memories", json=fields, headers=idempotent(idempotency_key))
 
 
 @operation("updateMemory", model(MemoryEvent))

@@ -6,13 +6,14 @@ pieces. Each method also accepts a plain dict in their place.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ProfileEntry", "QueryFilters", "RecallFilters", "Turn", "body", "dump_all", "path"]
+__all__ = ["ProfileEntry", "QueryFilters", "RecallFilters", "Turn", "body", "dump_all", "idempotent", "path"]
 
 
 class _In(BaseModel):
@@ -77,6 +78,14 @@ def dump_all(items: Sequence[BaseModel | Mapping[str, Any]]) -> list[dict[str, A
 def body(**fields: Any) -> dict[str, Any]:
     """A JSON body of the given fields, without those left as None (the server's defaults apply)."""
     return {k: (dump(v) if isinstance(v, BaseModel) else v) for k, v in fields.items() if v is not None}
+
+
+def idempotent(key: str | None) -> dict[str, str]:
+    """The ``Idempotency-Key`` header of a write that creates something: ``key``, or a fresh
+    random one. The request is built once per call and sent as it is on each retry, so a
+    retry after a 503 or a lost answer replays the first answer instead of writing twice.
+    Pass your own key to make a retry across calls (or processes) safe as well."""
+    return {"Idempotency-Key": key if key is not None else uuid.uuid4().hex}
 
 
 def path(template: str, *ids: str | int) -> str:

@@ -87,7 +87,7 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
     if status == 503:
         log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
         return _unavailable(str(exc))
-    field = exc.field if isinstance(exc, InvalidInput | Forbidden) else None
+    field = exc.field if isinstance(exc, InvalidInput | Forbidden | NotFound) else None
     body = error_body(status, str(exc), field)
     if isinstance(exc, Ambiguous):
         body["extra"] = exc.candidates

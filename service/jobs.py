@@ -21,6 +21,7 @@ from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.errors import NotFound
+from loci.idempotency import drop_expired
 from loci.llm import LLMClient
 from service.errors import DATABASE_DOWN
 from service.state import AppState
@@ -30,6 +31,7 @@ __all__ = [
     "backfill_embeddings",
     "consolidate_memories",
     "derive_insights",
+    "drop_idempotency_keys",
     "memory_lifecycle",
     "mine_conversation",
     "purge_trash",
@@ -77,11 +79,21 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
 async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
     """The daily upkeep of memories (`domain.memory_lifecycle`): decay, the end of those past
     their kind's time, expiry of unused ones into the trash, purge of what has sat there
-    past ``LOCI_MEMORY_TRASH_DAYS``."""
+    past ``LOCI_MEMORY_TRASH_DAYS``. Idempotency keys past their time go first: an answer
+    they hold may quote a memory this run purges."""
     state: AppState = ctx["state"]
+    await drop_expired(state.db)
     counts = dataclasses.asdict(await run_memory_lifecycle(state.db, state.settings.memory))
     log.info("memory lifecycle: %s", counts)
     return counts
+
+
+@_skip_during_outage
+async def drop_idempotency_keys(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Delete idempotency keys past their day (`loci.idempotency.KEPT`): they
+    already count as unused, and the answers they hold are kept no longer than that."""
+    state: AppState = ctx["state"]
+    return {"dropped": await drop_expired(state.db)}
 
 
 def llm_for(state: AppState) -> LLMClient | None:

@@ -20,7 +20,7 @@ from loci.models._base import (
     Base,
 )
 from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
-from loci.models.bookkeeping import Activity, RetrievalLog, UsageCost
+from loci.models.bookkeeping import Activity, IdempotencyKey, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation
 from loci.models.memories import (
     MEMORY_END_REASONS,
@@ -69,6 +69,7 @@ __all__ = [
     "DrawerSentence",
     "EmbeddingCache",
     "Entity",
+    "IdempotencyKey",
     "Memory",
     "MemoryHistory",
     "MemoryLink",

@@ -1,4 +1,5 @@
-"""What happened and what it cost: activity events, usage costs, retrieval logs."""
+"""What happened and what it cost: activity events, usage costs, retrieval logs; and the
+idempotency keys that let a retried write answer what its first try did."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy import (
     Numeric,
     String,
     Text,
+    UniqueConstraint,
     func,
     text,
 )
@@ -22,11 +24,12 @@ from loci.models._base import (
     COST_SOURCES,
     TS,
     Base,
+    created_column,
     pk_column,
     user_fk_column,
 )
 
-__all__ = ["Activity", "RetrievalLog", "UsageCost"]
+__all__ = ["Activity", "IdempotencyKey", "RetrievalLog", "UsageCost"]
 
 
 class Activity(Base):
@@ -70,3 +73,24 @@ class RetrievalLog(Base):
     latency_ms: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
     notes: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
     at: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=func.now())
+
+
+class IdempotencyKey(Base):
+    """A client's ``Idempotency-Key`` of one write and the answer that write gave
+    (`loci.idempotency`): claimed and answered in the write's own transaction."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (
+        UniqueConstraint("user_id", "key"),
+        Index("ix_idempotency_keys_expires_at", "expires_at"),
+    )
+
+    id: Mapped[int] = pk_column()
+    user_id: Mapped[int] = user_fk_column()
+    key: Mapped[str] = mapped_column(String(255), nullable=False)
+    request: Mapped[str] = mapped_column(
+        String(64), nullable=False, comment="sha256 of the operation, its path, the acting agent and the body"
+    )
+    response: Mapped[Any | None] = mapped_column(JSONB, comment="the first answer, replayed to a retry")
+    created_at: Mapped[datetime] = created_column()
+    expires_at: Mapped[datetime] = mapped_column(TS, nullable=False)

@@ -41,7 +41,7 @@ from sqlalchemy.exc import DataError
 from domain.agent_access import key_scope
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
-from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, OverLimit
+from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit
 from service.errors import DATABASE_DOWN, QUEUE_DOWN
 from service.mcp.tools import TOOLS, Tool, tool_named
 from service.state import AppState, Caller
@@ -84,14 +84,14 @@ def _refusal(message: str, **detail: Any) -> CallToolResult:
 def _domain_refusal(error: LociError) -> CallToolResult:
     """The HTTP error body's content, for a model: the message, the field, what to pick from."""
     message = str(error)
-    if isinstance(error, InvalidInput | Forbidden) and error.field and not message.startswith(error.field):
+    if isinstance(error, InvalidInput | Forbidden | NotFound) and error.field and not message.startswith(error.field):
         message = f"{error.field}: {message}"
     if isinstance(error, Ambiguous):
         listed = "\n".join(f"- {c}" for c in error.candidates)
         return _refusal(f"{message}\n{listed}", candidates=error.candidates)
     if isinstance(error, OverLimit):
         return _refusal(f"{message} (size {error.size}, limit {error.limit})", size=error.size, limit=error.limit)
-    field = error.field if isinstance(error, InvalidInput | Forbidden) else None
+    field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound) else None
     return _refusal(message, kind=type(error).__name__, **({"field": field} if field else {}))
 
 

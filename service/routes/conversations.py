@@ -15,6 +15,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import JSONBody, QueryParameter
 
 import ingest
+from domain.conversation_list import ConversationPage, list_conversations
 from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
 from domain.conversations import (
     Mining,
@@ -24,6 +25,7 @@ from domain.conversations import (
     mine_now,
 )
 from ingest import MAX_TITLE_CHARS
+from loci.idempotency import Once
 from loci.inputs import (
     ID_ALPHABET,
     ID_PATTERN,
@@ -37,7 +39,8 @@ from loci.models import ROLES
 from loci.timexpr import parse_timestamp
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
-from service.routes._docs import ConversationPath, errors
+from service.routes._docs import ConversationPath, Limit, Offset, errors
+from service.routes._idempotency import IDEMPOTENT, IdempotencyKeyHeader
 
 __all__ = ["ConversationController"]
 
@@ -164,19 +167,27 @@ class ConversationController(Controller):
             " OpenAI message's `name`): in a chat between people the account owner's turns are `user` and"
             " everyone else's `other`, each with their name. An agent key stores the conversation as its"
             " agent (`agent_id` may be left out; another agent is a 403), and appends to and completes"
-            " only its agent's conversations (another's is a 404)."
+            " only its agent's conversations (another's is a 404)." + IDEMPOTENT
         ),
         responses=errors(400, 409, 413),
     )
-    async def create(self, data: JSONBody[NewConversation], caller: CallerDep, app_state: StateDep) -> ConversationOut:
+    async def create(
+        self,
+        data: JSONBody[NewConversation],
+        caller: CallerDep,
+        app_state: StateDep,
+        idempotency_key: IdempotencyKeyHeader = None,
+    ) -> ConversationOut:
+        agent = caller.agent(data.agent_id)
         ref = await ingest.store_conversation(
             app_state.db,
             caller.user_id,
             external_id=data.id,
-            agent_id=caller.agent(data.agent_id),
+            agent_id=agent,
             turns=_turns(data.turns),
             title=data.title,
             limits=app_state.settings.mining,
+            once=Once.of(idempotency_key, "createConversation", agent, data),
         )
         return _out(ref)
 
@@ -187,15 +198,23 @@ class ConversationController(Controller):
         summary="Append turns",
         description=(
             "Appends turns to an open or completed conversation; completing it again mines only the new turns."
+            " Turns that all carry a `created_at` and repeat the conversation's last turns (role, name, content"
+            " and time) are a re-send: nothing is stored, the answer is the conversation as it is." + IDEMPOTENT
         ),
         responses=errors(400, 404, 409, 413),
     )
     async def append(
-        self, conversation_id: ConversationPath, data: JSONBody[NewTurns], caller: CallerDep, app_state: StateDep
+        self,
+        conversation_id: ConversationPath,
+        data: JSONBody[NewTurns],
+        caller: CallerDep,
+        app_state: StateDep,
+        idempotency_key: IdempotencyKeyHeader = None,
     ) -> ConversationOut:
+        key = Once.of(idempotency_key, "appendTurns", conversation_id, caller.agent_id, data)
         ref = await append_to_conversation(
             app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining,
-            agent=caller.agent_id,
+            agent=caller.agent_id, once=key,
         )  # fmt: skip
         return _out(ref)
 
@@ -232,6 +251,31 @@ class ConversationController(Controller):
     )
     async def mine(self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep) -> MiningQueued:
         return _queued(await mine_now(app_state.db, app_state.queue, caller.user_id, conversation_id))
+
+    @get(
+        "",
+        operation_id="listConversations",
+        summary="The caller's conversations, newest first",
+        description=(
+            "Each with its id, title, agent, status, turn count, first and last turn time and mining state"
+            " (`mined_seq`, `mining`: mined, unmined or failed with `mining_error`). Newest created first,"
+            " paginated by `limit`/`offset`; `next_offset` is null on the last page. Trashed conversations are"
+            " left out (`GET /v1/trash` lists them). `agent_id` keeps one agent's conversations."
+        ),
+        responses=errors(400),
+    )
+    async def list_all(
+        self,
+        caller: CallerDep,
+        app_state: StateDep,
+        limit: Limit = 50,
+        offset: Offset = 0,
+        agent_id: Annotated[
+            str | None,
+            QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="only this agent's"),
+        ] = None,
+    ) -> ConversationPage:
+        return await list_conversations(app_state.db, caller.user_id, limit=limit, offset=offset, agent=agent_id)
 
     @get(
         "/{conversation_id:str}",

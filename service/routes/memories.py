@@ -33,13 +33,16 @@ from domain.memory_dto import (
     ProfileWrite,
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
+from domain.memory_rows import check_category
 from domain.memory_scope import parse_as_of
+from loci.idempotency import Once
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, errors
+from service.routes._idempotency import IDEMPOTENT, IdempotencyKeyHeader
 
 __all__ = ["MemoryController", "ProfileController"]
 
@@ -134,17 +137,25 @@ class MemoryController(Controller):
             "memory with event `unchanged` and status 200, writing nothing. `category` must be one of "
             "LOCI_MEMORY_CATEGORIES; content at most LOCI_MEMORY_CONTENT_MAX_CHARS. A core memory that would take "
             "the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422; a category outside the `agent_id`'s "
-            "access list is a 403. " + _EVENT
+            "access list is a 403. A `conversation_id` in the trash (or unknown) is a 404 naming it, a turn seq "
+            "it does not have a 400 naming `turn_seqs`; a deadline whose date has passed is a 400 (naming `kind`, "
+            "or `content` when the kind was inferred)." + IDEMPOTENT + " " + _EVENT
         ),
         responses={
             200: ResponseSpec(MemoryEvent, description="Already saved: nothing written"),
-            **_errors(400, 403, 404, 422),
+            **_errors(400, 403, 404, 409, 422),
         },
     )
     async def save(
-        self, app_state: StateDep, caller: CallerDep, data: Annotated[MemoryIn, Body(examples=[SAVE_EXAMPLE])]
+        self,
+        app_state: StateDep,
+        caller: CallerDep,
+        data: Annotated[MemoryIn, Body(examples=[SAVE_EXAMPLE])],
+        idempotency_key: IdempotencyKeyHeader = None,
     ) -> Response[MemoryEvent]:
-        event = await memories.save_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        body = caller.acting(data)
+        key = Once.of(idempotency_key, "saveMemory", body)
+        event = await memories.save_memory(app_state.memory_store(), caller.user_id, body, key)
         return Response(event, status_code=200 if event.event == "unchanged" else 201)
 
     @post(
@@ -257,6 +268,7 @@ class MemoryController(Controller):
             app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
         )
         if category is not None:
+            check_category(category, app_state.settings.memory)  # an unknown one listed nothing, in silence
             scope.check_category(category)
         query = MemoryQuery(
             layer, category, source, agent_id, when, limit, before, scope.within(app_state.settings.memory.categories)
