@@ -21,7 +21,7 @@ from sqlalchemy import select, text, update
 
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
-from loci.inputs import check_id, check_text
+from loci.inputs import EMAIL_PATTERN, check_id, check_text
 from loci.models import ApiKey, MemorySettings, User
 from loci.write_watch import bookkeeping
 
@@ -91,11 +91,9 @@ class Account:
 MAX_NAME_CHARS = 200
 """A user's or a key's name, after trimming: the ``users.name`` and ``api_keys.name`` columns' width."""
 MAX_EMAIL_CHARS = 254
-"""The longest address SMTP carries (RFC 5321's path limit less its brackets)."""
-EMAIL_PATTERN = r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+\.[^@\s\x00-\x1f]+$"
-"""The shape of an e-mail address: one ``@`` with a dotted domain after it, no spaces or control characters.
-Only the shape: Loci sends no mail, so deliverability is not its to judge, and a library that
-checks more would look the domain up in DNS, which this service cannot rely on having."""
+"""The longest address SMTP carries (RFC 5321's path limit less its brackets). Only the shape is
+checked (`loci.inputs.EMAIL_PATTERN`): Loci sends no mail, so deliverability is not its to judge,
+and a library that checks more would look the domain up in DNS, which this service cannot rely on."""
 _EMAIL = re.compile(EMAIL_PATTERN)
 MAX_USER_PAGE = 1000
 """Most users one `list_users` call answers: an admin pages on with ``after``."""

@@ -20,6 +20,7 @@ import re
 from loci.errors import InvalidInput
 
 __all__ = [
+    "EMAIL_PATTERN",
     "ID_ALPHABET",
     "ID_PATTERN",
     "MAX_ID_CHARS",
@@ -60,11 +61,18 @@ SPEAKER_PATTERN = rf"^[{_LINE_BLANK}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}\n\r\t]*$
 """`check_speaker`'s rule for schemas: one line, not blank, no control characters (linear, as NONBLANK_TEXT_PATTERN)."""
 _SPEAKER = re.compile(SPEAKER_PATTERN)
 
+_LABEL = rf"[^@.{_CONTROL}{_BLANK}]+"
+EMAIL_PATTERN = rf"^[^@{_CONTROL}{_BLANK}]+@{_LABEL}(?:\.{_LABEL})+$"
+r"""The shape of an e-mail address: one ``@`` with a dotted domain after it, no blank or control
+character (the blanks spelled out, as in the patterns above: Python's and ECMA's ``\s`` differ).
+The domain is dot-free labels joined by dots, so no two ways to split it: linear time."""
+
 PATTERN_RULES = {
     ID_PATTERN: f"must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",
     TEXT_PATTERN: "must not contain control characters (tab, newline and carriage return are fine)",
     NONBLANK_TEXT_PATTERN: "must not be blank, nor contain control characters (tab, newline, carriage return are fine)",
     SPEAKER_PATTERN: "must be one line, not blank, without control characters",
+    EMAIL_PATTERN: "must look like name@example.org (no spaces)",
 }
 """Each pattern above in words, for the error a schema refusal answers: a client reads
 "must not be blank", not three hundred characters of escaped regular expression."""

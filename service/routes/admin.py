@@ -10,7 +10,6 @@ from litestar import Controller, delete, get, post
 from litestar.params import JSONBody, QueryParameter
 
 from domain.accounts import (
-    EMAIL_PATTERN,
     MAX_EMAIL_CHARS,
     MAX_NAME_CHARS,
     MAX_USER_PAGE,
@@ -22,7 +21,7 @@ from domain.accounts import (
     revoke_key,
 )
 from domain.forget import delete_user
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN
+from loci.inputs import EMAIL_PATTERN, ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import MAX_ID, IdPath, errors

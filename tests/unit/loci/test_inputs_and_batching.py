@@ -14,6 +14,7 @@ import pytest
 from loci.batching import MAX_STATEMENT_PARAMS, batches, row_batches
 from loci.errors import InvalidInput
 from loci.inputs import (
+    EMAIL_PATTERN,
     MAX_ID_CHARS,
     MAX_SPEAKER_CHARS,
     NONBLANK_TEXT_PATTERN,
@@ -109,6 +110,9 @@ def test_a_json_schema_reader_reads_the_patterns_as_the_server_does() -> None:
     for pattern in (TEXT_PATTERN, NONBLANK_TEXT_PATTERN, SPEAKER_PATTERN):
         reader = jsonschema_rs.Draft202012Validator({"pattern": pattern})
         assert [reader.is_valid(v) for v in samples] == [bool(re.search(pattern, v)) for v in samples], pattern
+    emails = [f"a{v}b@ex{v}ample.org" for v in samples]
+    reader = jsonschema_rs.Draft202012Validator({"pattern": EMAIL_PATTERN})
+    assert [reader.is_valid(v) for v in emails] == [bool(re.search(EMAIL_PATTERN, v)) for v in emails]
 
 
 def test_the_schema_patterns_match_in_linear_time() -> None:
@@ -116,6 +120,7 @@ def test_the_schema_patterns_match_in_linear_time() -> None:
     quadratically, 2.4 s for 20,000 characters ending in a NUL."""
     hostile = ["x" * 50_000 + "\x00", " " * 50_000 + "\x00", " " * 25_000 + "x" * 25_000 + "\x00"]
     start = time.perf_counter()
-    for pattern in (TEXT_PATTERN, NONBLANK_TEXT_PATTERN, SPEAKER_PATTERN):
+    hostile += ["a@" + ".x" * 25_000 + "\x00", "a" * 50_000 + "@x\x00"]
+    for pattern in (TEXT_PATTERN, NONBLANK_TEXT_PATTERN, SPEAKER_PATTERN, EMAIL_PATTERN):
         assert not any(re.search(pattern, value) for value in hostile)
     assert time.perf_counter() - start < 1.0
