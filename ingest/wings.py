@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extract_offline import USER_ENTITY
@@ -35,7 +35,7 @@ from ingest.subject_centrality import Embed
 from ingest.subject_rules import SUBJECT_RULES, SubjectRules
 from ingest.subjects import WingSubject, choose_subject, subject_key
 from ingest.wing_content import content_wing
-from loci.models import Entity, Relation, Room, Wing
+from loci.models import Drawer, Entity, Relation, Room, Wing
 
 __all__ = [
     "MAX_COMPARED_WINGS",
@@ -78,11 +78,16 @@ created, a few hundred tokens per window at most."""
 async def known_subjects(deps: MiningDeps, user_id: int) -> tuple[str, ...]:
     """The names the user's live wings go by, newest first (``MAX_KNOWN_SUBJECTS``), for an
     extractor that reuses one when a chat is about it; not an agent's wing nor the fallback
-    "general", which file chats about no subject."""
+    "general", which file chats about no subject, nor a wing whose drawers are all in the trash:
+    the palace no longer shows its name, so it is not sent to an LLM endpoint either."""
+    holds_live = exists().where(
+        Room.wing_id == Wing.id, Drawer.room_id == Room.id, Drawer.user_id == user_id, Drawer.deleted_at.is_(None)
+    )
     async with deps.db.user_session(user_id) as s:
         rows = await s.execute(
             select(Wing.name)
             .where(Wing.user_id == user_id, Wing.deleted_at.is_(None), Wing.kind != "agent", Wing.name != "general")
+            .where(holds_live)
             .order_by(Wing.id.desc())
             .limit(MAX_KNOWN_SUBJECTS)
         )

@@ -18,8 +18,11 @@ from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 from sqlalchemy import text
 
+from ingest import MiningDeps
+from ingest.wings import known_subjects
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.integration.palace_fixture import ConversationSpec, PlacedConversation, place_conversation
 
@@ -78,7 +81,7 @@ async def _wing_rows(db: Database, user: UserHandle, name: str) -> int:
 
 
 async def test_a_wing_emptied_by_deleting_its_conversation_is_hidden_restored_and_purged(
-    client: Client, db: Database, embedder: Embedder, new_user: NewUser
+    client: Client, db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
     user = await new_user("empty-wing")
     h = user.headers
@@ -86,8 +89,11 @@ async def test_a_wing_emptied_by_deleting_its_conversation_is_hidden_restored_an
     await _place(db, embedder, user, "Garden", "garden-1")
     asthma = next(w for w in await _consistent(client, user) if w["label"] == "Asthma")
 
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    assert set(await known_subjects(deps, user.id)) >= {"Asthma", "Garden"}
     assert (await client.delete("/v1/conversations/health-1", headers=h)).status_code == 200
     assert [w["label"] for w in await _consistent(client, user)] == ["Garden"]
+    assert "Asthma" not in await known_subjects(deps, user.id)  # nor offered to an LLM extractor
     assert (await _palace(client, user))["total"] == 1
     for params in ({"wing": asthma["id"]}, {"room": health.room_id}):
         assert (await client.get("/v1/palace", params=params, headers=h)).status_code == 404
