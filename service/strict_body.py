@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
+from litestar.enums import RequestEncodingType
 
 from loci.errors import InvalidInput
 from loci.inputs import PATTERN_RULES
@@ -28,6 +29,10 @@ T = TypeVar("T")
 _AT = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
 """Where msgspec says it refused: ``- at `$.turns[0].name``` (a key of a map: ``- at `key` in `$.tags```)."""
 _UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
+_DECODED_AS_JSON = (None, RequestEncodingType.JSON)
+"""A ``data`` parameter Litestar decodes as JSON whatever the request's Content-Type says
+(``curl -d`` sends ``application/x-www-form-urlencoded``): keyed on the header, this check
+was skipped for such requests and their bodies met only the lenient path."""
 _MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
 _REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
 """msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
@@ -89,8 +94,8 @@ def _field_and_message(error: msgspec.ValidationError) -> tuple[str | None, str]
 async def decode_strictly(request: Request[Any, Any, Any]) -> None:
     """The ``before_request`` hook: strict re-decoding of JSON bodies (see the module)."""
     parameter = request.route_handler.parsed_fn_signature.parameters.get("data")
-    if parameter is None or request.content_type[0] != "application/json":
-        return
+    if parameter is None or getattr(parameter.kwarg_definition, "media_type", None) not in _DECODED_AS_JSON:
+        return  # a form, or no body: not JSON for Litestar either
     raw = await request.body()
     if not raw.strip():
         return  # Litestar answers a missing required body itself

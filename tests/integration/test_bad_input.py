@@ -396,3 +396,19 @@ async def test_an_unknown_category_filter_is_a_400_listing_the_categories(client
     assert listed.status_code == 400 and _field(listed) == "category", listed.text
     fine = await client.post("/v1/recall", json={**body, "filters": {"category": "fact"}}, headers=user.headers)
     assert fine.status_code == 200, fine.text
+
+
+async def test_a_body_sent_as_curl_sends_it_is_checked_as_strictly(client: Client, new_user: NewUser) -> None:
+    """``curl -d`` (the README's examples) labels a JSON body form-encoded; Litestar decodes it as
+    JSON all the same, so the strict check must too: this was a 500 for Latin-1 and a silent
+    ``false`` for ``"auto_mine": 0``."""
+    user = await new_user("curl-body")
+    headers = {**user.headers, "Content-Type": "application/x-www-form-urlencoded"}
+    latin = await client.post("/v1/recall", content='{"message": "café"}'.encode("latin-1"), headers=headers)
+    assert latin.status_code == 400 and _field(latin) == "body", latin.text
+    loose = await client.put("/v1/settings", content=b'{"auto_mine": 0}', headers=headers)
+    assert loose.status_code == 400 and _field(loose) == "auto_mine", loose.text
+    missing = await client.post("/v1/memories", content=b'{"category": "fact"}', headers=headers)
+    assert missing.status_code == 400 and _field(missing) == "content", missing.text
+    fine = await client.post("/v1/recall", content=b'{"message": "garden"}', headers=headers)
+    assert fine.status_code == 200, fine.text
