@@ -35,13 +35,11 @@ from ingest.graph import (
     MAX_ENTITY_PAGE,
     EntityOut,
     RelationOut,
-    effective_valid_to,
     get_entity,
-    live_entity,
-    live_relation,
     search_entities,
     timeline,
 )
+from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.memory_candidates import MemoryCandidate, slot_tag
 from ingest.memory_mining import embed_statements
 from ingest.memory_reconcile import normalise

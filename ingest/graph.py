@@ -6,17 +6,12 @@ the new ``valid_from``) and inserts the new one, so the timeline keeps every val
 user ever had. A value learned late (older than the current one) is inserted as a
 closed, historical row instead of replacing what is current.
 
-The read functions back the ``/v1/entities`` routes, and they see only what still has a
-live source, so deleting a drawer forgets what was learned from it at once and a restore
-brings it back exactly (nothing is rewritten, the reads just look again):
+A plan is closed, in the same way, by the row that carries it out (a visit to the planned
+place: `ingest.predicates.FULFILLED_BY`), and a plan told after its trip is stored closed.
 
-* a relation is live while its source drawer is (`live_relation`); one with no source
-  left (purged) is gone too;
-* an entity is live while a live drawer mentions it or it takes part in a live relation
-  (`live_entity`);
-* a closed relation whose closer (the one that superseded it) is no longer live is
-  closed by the next live value instead, or is current again (`effective_valid_to`):
-  forgetting "I moved to Lisbon" makes "I live in Paris" current again.
+The read functions back the ``/v1/entities`` routes and see only what still has a live
+source (`ingest.graph_liveness`), so deleting a drawer forgets what was learned from it at
+once and a restore brings it back exactly.
 """
 
 from __future__ import annotations
@@ -26,29 +21,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, literal_column, null, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from ingest.extraction import USER_ENTITY, EntityMention
+from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.names import name_key, slugify
-from ingest.predicates import canonical_predicate, is_multi_valued
+from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
 from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_text
-from loci.models import Drawer, DrawerEntity, Entity, Relation
+from loci.models import Entity, Relation
 
 __all__ = [
     "MAX_ENTITY_PAGE",
     "EntityOut",
     "RelationOut",
-    "effective_valid_to",
     "entity_slug",
     "get_entity",
-    "live_entity",
-    "live_relation",
     "record_relation",
     "search_entities",
     "timeline",
@@ -231,6 +224,9 @@ async def record_relation(
             await s.execute(update(Relation).where(Relation.id == current.id).values(valid_to=valid_from))
         else:
             valid_to = current.valid_from
+    if predicate in FULFILLED_BY:  # a plan told after the trip it was for is already over
+        valid_to = await _fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+    await _close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     s.add(
         Relation(
             user_id=user_id,
@@ -249,49 +245,59 @@ async def record_relation(
     return True
 
 
-def live_relation(relation: Any) -> ColumnElement[bool]:
-    """True while ``relation`` (the model or an alias) has a live source drawer."""
-    source = aliased(Drawer)
-    return select(source.id).where(source.id == relation.source_drawer_id, source.deleted_at.is_(None)).exists()
+def _same_value(relation: Any, value: str, object_entity_id: int | None) -> ColumnElement[bool]:
+    """``relation`` names the same thing: the same entity, or the same words in any case."""
+    same_words = func.lower(func.coalesce(relation.object_value, "")) == " ".join(value.lower().split())
+    if object_entity_id is None:
+        return same_words
+    return or_(same_words, relation.object_entity_id == object_entity_id)
 
 
-def live_entity(entity_id: Any) -> ColumnElement[bool]:
-    """True while a live drawer mentions the entity or it takes part in a live relation."""
-    link, drawer, rel = aliased(DrawerEntity), aliased(Drawer), aliased(Relation)
-    mentioned = (
-        select(link.drawer_id)
-        .join(drawer, drawer.id == link.drawer_id)
-        .where(link.entity_id == entity_id, drawer.deleted_at.is_(None))
-        .exists()
+async def _fulfilled_at(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    plan: str,
+    value: str,
+    object_entity_id: int | None,
+    since: datetime,
+) -> datetime | None:
+    """When the subject first carried out ``plan`` for ``value`` at or after ``since``, if ever."""
+    stmt = select(func.min(Relation.valid_from)).where(
+        Relation.user_id == user_id,
+        Relation.subject_id == subject_id,
+        Relation.predicate == FULFILLED_BY[plan],
+        Relation.valid_from >= since,
+        _same_value(Relation, value, object_entity_id),
     )
-    related = (
-        select(rel.id)
-        .where(or_(rel.subject_id == entity_id, rel.object_entity_id == entity_id), live_relation(rel))
-        .exists()
-    )
-    return or_(mentioned, related)
+    found: datetime | None = (await s.execute(stmt)).scalar()
+    return found
 
 
-def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
-    """``valid_to`` as the live relations tell it (see the module doc).
-
-    Unchanged while the relation that closed it (a live one starting exactly at
-    ``valid_to``) is live, so with nothing trashed every row reads as stored.
-    """
-    other = aliased(Relation)
-    same_fact = and_(
-        other.user_id == relation.user_id,
-        other.subject_id == relation.subject_id,
-        other.predicate == relation.predicate,
-        other.id != relation.id,
-        live_relation(other),
-    )
-    closer_live = select(other.id).where(same_fact, other.valid_from == relation.valid_to).exists()
-    next_live = select(func.min(other.valid_from)).where(same_fact, other.valid_from > relation.valid_from)
-    return case(
-        (relation.valid_to.is_(None), null()),
-        (closer_live, relation.valid_to),
-        else_=next_live.scalar_subquery(),
+async def _close_plans(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    predicate: str,
+    value: str,
+    object_entity_id: int | None,
+    at: datetime,
+) -> None:
+    """Close the subject's open plans that ``predicate`` carries out for ``value``, made by ``at``."""
+    plans = [plan for plan, done_by in FULFILLED_BY.items() if done_by == predicate]
+    if not plans:
+        return
+    await s.execute(
+        update(Relation)
+        .where(
+            Relation.user_id == user_id,
+            Relation.subject_id == subject_id,
+            Relation.predicate.in_(plans),
+            Relation.valid_to.is_(None),
+            Relation.valid_from <= at,
+            _same_value(Relation, value, object_entity_id),
+        )
+        .values(valid_to=at)
     )
 
 

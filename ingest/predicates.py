@@ -4,8 +4,10 @@ Both extractors write relations through `ingest.graph.record_relation`, which re
 table: a new value of a **single-valued** predicate (someone lives in one place, an item
 is in one state) closes the current row and opens the new one, so the entity's timeline
 shows old → new; a **multi-valued** one (siblings, friends, allergies, trips, plans) just
-adds a row. A plan stays as it was said: the trip, once made, is a `visited` row of its
-own. Predicates not listed (the LLM's own wording) are single-valued, as before.
+adds a row. A plan is carried out by another predicate (`FULFILLED_BY`): the trip, once
+made, is a `visited` row of its own, and it closes the plan to make it, so the timeline reads
+"plans to visit Japan" until the visit, then "visited Japan". Predicates not listed (the
+LLM's own wording) are single-valued, as before.
 
 `canonical_predicate` folds the LLM's synonyms onto these names so both extractors write
 the same records.
@@ -18,7 +20,7 @@ from types import MappingProxyType
 
 from ingest.entity_vocab import PEOPLE_ROLES
 
-__all__ = ["MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
+__all__ = ["FULFILLED_BY", "MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
 
 _SINGLE_PEOPLE = frozenset(
     {"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "boss", "manager", "landlord"}
@@ -65,6 +67,12 @@ PREDICATES: Mapping[str, str] = MappingProxyType(
     }
 )
 """Every predicate the offline rules produce, with what it means (README lists them)."""
+
+FULFILLED_BY: Mapping[str, str] = MappingProxyType({"plans to visit": "visited"})
+"""A plan's predicate and the one that carries it out. A row of the second with the same
+value, starting at or after the plan was said, ends the plan (`ingest.graph`): "I booked
+flights to Japan" in May, then "we're in Kyoto… Japan is amazing" in June. A visit from
+before the plan ("I went to Japan in 2019") does not: the plan is for another trip."""
 
 _SYNONYMS: Mapping[str, str] = MappingProxyType(
     {

@@ -29,6 +29,15 @@ RULE_CONFIDENCE = 0.7
 """Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
+_NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
+_UNDER_WAY_BEFORE = re.compile(rf"\b(?:{_NOW_WORDS})\s+(?:visiting|staying|travell?ing|touring|in|at)\b", re.I)
+_UNDER_WAY_AFTER = re.compile(rf"^\s*(?:{_NOW_WORDS})\b", re.I)
+_ARRANGING = re.compile(r"\b(?:plan\w*|book\w*|want\w*|hop(?:e|es|ing)|going to|gonna|will|\w+'ll|wish\w*)\b", re.I)
+"""Words that put a trip in the present: "I'm currently visiting Lisbon" or "we're visiting
+Lisbon at the moment" is a visit under way, though "I'm visiting Lisbon" alone, like "Maria is
+visiting on June 14th", looks ahead. Not when they qualify the arranging ("I'm currently
+planning a trip to Iceland")."""
+_CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
 
 
 def _last_person(sentence: str, before: int, kinds: Mapping[str, str]) -> EntityMention | None:
@@ -128,9 +137,17 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
         return None
     if rule.named_thing_predicate and m.groupdict().get("thing") and subject.name[:1].isupper():
         predicate = rule.named_thing_predicate
-    if rule.ahead and said.looks_ahead(*m.span("value")):
+    if rule.ahead and not _under_way(m, sentence) and said.looks_ahead(*m.span("value")):
         predicate = rule.ahead  # a trip booked or wished for is no visit yet
     return subject, canonical_predicate(predicate), value
+
+
+def _under_way(m: re.Match[str], sentence: str) -> bool:
+    """Whether the trip ``m`` finds is said to be happening now (`_UNDER_WAY_BEFORE`, `_AFTER`)."""
+    if _ARRANGING.search(m.group(0)):
+        return False
+    clause_rest = _CLAUSE_END.split(sentence[m.end() :], maxsplit=1)[0]
+    return bool(_UNDER_WAY_BEFORE.search(m.group(0)) or _UNDER_WAY_AFTER.search(clause_rest))
 
 
 def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:

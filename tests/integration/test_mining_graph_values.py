@@ -79,3 +79,51 @@ async def test_a_new_users_chat_reads_back_whole_values_no_speakers_and_plans_ap
         ("visited", "Lisbon"),
     } <= trips
     assert not {("visited", "Japan"), ("visited", "Nara")} & trips
+
+
+Trips = dict[tuple[str, str], list[tuple[bool, datetime | None]]]
+
+
+async def _trips(client: Client, user: UserHandle, speaker_id: int) -> Trips:
+    """The speaker's trips and plans as the timeline route shows them: (current, valid_to) per row."""
+    found: Trips = {}
+    for r in await _timeline(client, user, speaker_id):
+        if r["predicate"] in {"plans to visit", "visited"}:
+            until = datetime.fromisoformat(r["valid_to"]) if r["valid_to"] else None
+            found.setdefault((r["predicate"], r["object"]), []).append((r["current"], until))
+    return found
+
+
+async def test_a_visit_closes_the_plan_for_it_and_forgetting_the_visit_reopens_it(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """A plan ("I booked flights to Japan"), then weeks later "we're in Japan now": the timeline
+    reads plan → visit, as "swapped the battery" reads old → new. A visit from before the plan does
+    not close it, and a trip under way ("currently visiting") is a visit, not a plan."""
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await _mined(db, deps, user)  # plans Japan and Nara; visited Porto and Lisbon before them
+    later = T0 + timedelta(days=120)
+    turns = [
+        TurnIn("user", "We're in Japan now! I'm currently visiting Osaka with my sister.", later),
+        TurnIn("assistant", "Lovely, enjoy Osaka and the food.", later + timedelta(minutes=1)),
+        TurnIn("user", "Osaka is great, we went to Dotonbori last night.", later + timedelta(minutes=2)),
+    ]
+    ref = await store_conversation(db, user.id, external_id="trip", agent_id=None, turns=turns)
+    await complete_conversation(db, user.id, "trip")
+    await mine_conversation(deps, ref.id)
+    async with db.user_session(user.id) as s:
+        speaker = (await s.execute(select(Entity).where(Entity.slug == "user", Entity.kind == "p"))).scalar_one()
+
+    trips = await _trips(client, user, speaker.id)
+    assert trips[("plans to visit", "Japan")] == [(False, later)]
+    assert trips[("visited", "Japan")] == [(True, None)]
+    assert trips[("visited", "Osaka")] == [(True, None)] and ("plans to visit", "Osaka") not in trips
+    assert trips[("plans to visit", "Nara")] == [(True, None)]  # another plan stays open
+
+    assert (await client.delete("/v1/conversations/trip", headers=user.headers)).status_code == 200
+    trips = await _trips(client, user, speaker.id)
+    assert trips[("plans to visit", "Japan")] == [(True, None)]
+    assert ("visited", "Japan") not in trips
+    assert (await client.post("/v1/conversations/trip/restore", headers=user.headers)).status_code == 200
+    assert (await _trips(client, user, speaker.id))[("plans to visit", "Japan")][0][0] is False

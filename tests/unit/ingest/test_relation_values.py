@@ -142,6 +142,8 @@ def test_the_llm_answer_hangs_no_fact_on_a_role_word() -> None:
         ("I'm in Madrid tomorrow for a conference.", "Madrid"),
         ("My wife and I are visiting Kyoto in April.", "Kyoto"),
         ("I'm planning a trip to Iceland in the summer.", "Iceland"),
+        ("I'm currently planning a trip to Iceland in the summer.", "Iceland"),
+        ("I'm planning a trip to Iceland right now.", "Iceland"),
     ],
 )
 def test_a_trip_the_sentence_looks_ahead_at_is_a_plan_not_a_visit(text: str, place: str) -> None:
@@ -165,6 +167,9 @@ def test_a_plan_starts_when_it_is_said_not_at_the_trip() -> None:
         ("I've been to Japan twice.", "Japan", AT),
         ("I was in Madrid in May for work.", "Madrid", datetime(2026, 5, 1, tzinfo=UTC)),
         ("We went to Lisbon in 2019 and next year we will go to Porto.", "Lisbon", datetime(2019, 1, 1, tzinfo=UTC)),
+        ("I'm currently visiting Lisbon with my sister.", "Lisbon", AT),
+        ("We're visiting Lisbon at the moment, then Porto next week.", "Lisbon", AT),
+        ("I'm still in Madrid.", "Madrid", AT),
     ],
 )
 def test_a_trip_made_or_under_way_is_still_a_visit(text: str, place: str, since: datetime) -> None:

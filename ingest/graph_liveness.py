@@ -1,0 +1,102 @@
+"""What the graph still knows: the liveness rules every read of entities and relations shares.
+
+Nothing in the graph is rewritten when a drawer is trashed or restored; the reads (the
+entity routes, export) look again through these expressions instead, so deleting a drawer
+forgets what was learned from it at once and a restore brings it back exactly:
+
+* a relation is live while its source drawer is (`live_relation`); one with no source
+  left (purged) is gone too;
+* an entity is live while a live drawer mentions it or it takes part in a live relation
+  (`live_entity`);
+* a closed relation whose closer (the one that superseded it) is no longer live is
+  closed by the next live value instead, or is current again (`effective_valid_to`):
+  forgetting "I moved to Lisbon" makes "I live in Paris" current again;
+* a plan ends with the first live row that carries it out (`ingest.predicates.FULFILLED_BY`:
+  a visit to the same place, from the plan on), so forgetting the visit makes the plan
+  current again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, func, null, or_, select
+from sqlalchemy.orm import aliased
+
+from ingest.predicates import FULFILLED_BY
+from loci.models import Drawer, DrawerEntity, Relation
+
+__all__ = ["effective_valid_to", "live_entity", "live_relation"]
+
+
+def live_relation(relation: Any) -> ColumnElement[bool]:
+    """True while ``relation`` (the model or an alias) has a live source drawer."""
+    source = aliased(Drawer)
+    return select(source.id).where(source.id == relation.source_drawer_id, source.deleted_at.is_(None)).exists()
+
+
+def live_entity(entity_id: Any) -> ColumnElement[bool]:
+    """True while a live drawer mentions the entity or it takes part in a live relation."""
+    link, drawer, rel = aliased(DrawerEntity), aliased(Drawer), aliased(Relation)
+    mentioned = (
+        select(link.drawer_id)
+        .join(drawer, drawer.id == link.drawer_id)
+        .where(link.entity_id == entity_id, drawer.deleted_at.is_(None))
+        .exists()
+    )
+    related = (
+        select(rel.id)
+        .where(or_(rel.subject_id == entity_id, rel.object_entity_id == entity_id), live_relation(rel))
+        .exists()
+    )
+    return or_(mentioned, related)
+
+
+def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
+    """``valid_to`` as the live relations tell it (see the module doc).
+
+    Unchanged while the relation that closed it (a live one starting exactly at
+    ``valid_to``) is live, so with nothing trashed every row reads as stored.
+    """
+    other = aliased(Relation)
+    same_fact = and_(
+        other.user_id == relation.user_id,
+        other.subject_id == relation.subject_id,
+        other.predicate == relation.predicate,
+        other.id != relation.id,
+        live_relation(other),
+    )
+    closer_live = select(other.id).where(same_fact, other.valid_from == relation.valid_to).exists()
+    next_live = select(func.min(other.valid_from)).where(same_fact, other.valid_from > relation.valid_from)
+    return case(
+        *(
+            (relation.predicate == plan, _first_live_fulfilment(relation, done_by))
+            for plan, done_by in FULFILLED_BY.items()
+        ),
+        (relation.valid_to.is_(None), null()),
+        (closer_live, relation.valid_to),
+        else_=next_live.scalar_subquery(),
+    )
+
+
+def _first_live_fulfilment(relation: Any, done_by: str) -> Any:
+    """A plan's end as the live relations tell it: the first live row carrying it out (the same
+    subject, ``done_by``, the same thing) from the plan on; NULL, a current plan, when none is."""
+    other = aliased(Relation)
+    same_thing = or_(
+        func.lower(func.coalesce(other.object_value, "")) == func.lower(func.coalesce(relation.object_value, "")),
+        other.object_entity_id == relation.object_entity_id,
+    )
+    return (
+        select(func.min(other.valid_from))
+        .where(
+            other.user_id == relation.user_id,
+            other.subject_id == relation.subject_id,
+            other.predicate == done_by,
+            other.valid_from >= relation.valid_from,
+            same_thing,
+            live_relation(other),
+        )
+        .scalar_subquery()
+    )
