@@ -120,6 +120,13 @@ class AgentScope:
         if self.wings is not None and wing not in self.wings and slugify(wing) not in self.wings:
             raise Forbidden(f"{self._who()} may not see wing {wing!r}", field=field)
 
+    def check_opened(self, what: str, item_id: int, wing_slug: str, *, field: str) -> None:
+        """Raise `Forbidden` when the wing, room or closet opened by id lies in a wing the agent
+        may not see. It names the id the caller sent, never the wing: an agent key walking ids
+        would otherwise learn the names of the wings (the subjects) kept from it."""
+        if not self.allows_wing(wing_slug):
+            raise Forbidden(f"{self._who()} may not see {what} {item_id}: it is outside its wings", field=field)
+
     @property
     def rag_only(self) -> frozenset[str]:
         """Categories left out of the session-start block."""

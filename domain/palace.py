@@ -9,7 +9,7 @@ is not shown and every listed container has a drawer count, a child count and da
 from the same live drawers. It comes back when what is in it is restored. Another user's
 id reads as "not found", never as "forbidden"; a wing the browsing agent may not see
 (`domain.agent_access`) is left out of the wings, and opening it, or anything in it, is
-"forbidden" naming the wing.
+"forbidden" naming the id that was opened (never the wing's name, which the agent may not see).
 """
 
 from __future__ import annotations
@@ -161,12 +161,14 @@ async def _live(s: AsyncSession, model: Any, user_id: int, item_id: int, what: s
     return row
 
 
-async def _check_wing(s: AsyncSession, user_id: int, wing_id: int, scope: AgentScope, field: str) -> None:
-    """`Forbidden` naming the wing when the agent may not see it (no query for an open scope)."""
+async def _check_wing(s: AsyncSession, user_id: int, wing_id: int, scope: AgentScope, opened: tuple[str, int]) -> None:
+    """`Forbidden` naming what was ``opened`` (its level and id, never the wing's name) when
+    the agent may not see its wing (no query for an open scope)."""
     if scope.wings is None:
         return
     slug = (await s.execute(select(Wing.slug).where(Wing.id == wing_id, Wing.user_id == user_id))).scalar_one()
-    scope.check_wing(slug, field=field)
+    what, item_id = opened
+    scope.check_opened(what, item_id, slug, field=what)
 
 
 async def _containers(
@@ -259,17 +261,19 @@ async def list_level(
     async with db.user_session(user_id) as s:
         if closet is not None:
             c = await _live(s, Closet, user_id, closet, "closet")
-            await _check_wing(s, user_id, (await _live(s, Room, user_id, c.room_id, "room")).wing_id, scope, "closet")
+            room_of = await _live(s, Room, user_id, c.room_id, "room")
+            await _check_wing(s, user_id, room_of.wing_id, scope, ("closet", closet))
             level: Level = "drawers"
             parent: int | None = closet
             items, total = await _drawers(s, user_id, closet, limit, offset)
         else:
             if room is not None:
-                await _check_wing(s, user_id, (await _live(s, Room, user_id, room, "room")).wing_id, scope, "room")
+                wing_of = (await _live(s, Room, user_id, room, "room")).wing_id
+                await _check_wing(s, user_id, wing_of, scope, ("room", room))
                 level, parent = "closets", room
             elif wing is not None:
                 await _live(s, Wing, user_id, wing, "wing")
-                await _check_wing(s, user_id, wing, scope, "wing")
+                await _check_wing(s, user_id, wing, scope, ("wing", wing))
                 level, parent = "rooms", wing
             else:
                 level, parent = "wings", None

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 import httpx
 import pytest
+from sqlalchemy import text as sql
 
 from loci.db import Database
 from loci.embedder import Embedder
@@ -78,6 +79,26 @@ async def test_an_agent_key_reads_as_its_agent_without_naming_it(
     detail = await ok(await client.get(f"/v1/memories/{p.tea}", headers=h))
     assert detail["memory"]["id"] == p.tea and detail["links"] == []  # its other end is not the agent's
     refused(await client.get("/v1/memories", params={"category": "fact"}, headers=h), "category")
+
+
+async def test_opening_a_hidden_wing_room_or_closet_by_id_does_not_name_the_wing(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """An agent key walking ids must not learn the names of the wings kept from it: the 403
+    names the id it sent (and the field), never the wing ("family")."""
+    p, coder = await coder_palace(client, db, embedder, new_user, admin_headers, "agentkey-ids")
+    async with db.user_session(p.user.id) as s:
+        row = (
+            await s.execute(sql("SELECT room_id, closet_id FROM drawers WHERE id = :d"), {"d": p.family_drawer})
+        ).one()
+    for level, item_id in (("wing", p.family_wing), ("room", row.room_id), ("closet", row.closet_id)):
+        answer = await client.get("/v1/palace", params={level: item_id}, headers=coder.headers)
+        refused(answer, level)
+        assert f"{level} {item_id}" in answer.json()["detail"], answer.text
+        assert "family" not in answer.text.lower(), answer.text
+    work = await ok(await client.get("/v1/palace", headers=coder.headers))
+    opened = await client.get("/v1/palace", params={"wing": work["items"][0]["id"]}, headers=coder.headers)
+    assert opened.status_code == 200, opened.text
 
 
 async def test_profile_writes_and_closed_routes_for_an_agent_key(
