@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS, check_id
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, SLUG_PATTERN, check_id
 from loci.models import TOP_K_MAX
 from loci.settings import CATEGORY_PATTERN
 
@@ -45,9 +45,7 @@ __all__ = [
 ]
 
 Category = Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="a memory category")]
-WingSlug = Annotated[
-    str, msgspec.Meta(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=200, description="a wing's slug")
-]
+WingSlug = Annotated[str, msgspec.Meta(pattern=SLUG_PATTERN, max_length=200, description="a wing's slug")]
 AgentKey = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
 Cap = Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX, description="most memories of it per recall")]
 

@@ -27,6 +27,7 @@ __all__ = [
     "MAX_SPEAKER_CHARS",
     "NONBLANK_TEXT_PATTERN",
     "PATTERN_RULES",
+    "SLUG_PATTERN",
     "SPEAKER_PATTERN",
     "TEXT_PATTERN",
     "check_id",
@@ -67,12 +68,16 @@ r"""The shape of an e-mail address: one ``@`` with a dotted domain after it, no 
 character (the blanks spelled out, as in the patterns above: Python's and ECMA's ``\s`` differ).
 The domain is dot-free labels joined by dots, so no two ways to split it: linear time."""
 
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+"""A wing's slug as an agent's access list names it (`domain.agent_access_edit`): the form mining gives a name."""
+
 PATTERN_RULES = {
     ID_PATTERN: f"must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",
     TEXT_PATTERN: "must not contain control characters (tab, newline and carriage return are fine)",
     NONBLANK_TEXT_PATTERN: "must not be blank, nor contain control characters (tab, newline, carriage return are fine)",
     SPEAKER_PATTERN: "must be one line, not blank, without control characters",
     EMAIL_PATTERN: "must look like name@example.org (no spaces)",
+    SLUG_PATTERN: "must be a wing's slug: lower-case letters and digits, words joined by '-' (e.g. billing-service)",
 }
 """Each pattern above in words, for the error a schema refusal answers: a client reads
 "must not be blank", not three hundred characters of escaped regular expression."""

@@ -38,6 +38,10 @@ _REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
 """msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
 
 
+_CHOICES = re.compile(r"^\^\((?P<words>[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\$$")
+"""A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
+relations): said as that list, so a caller reads what to send instead of a pointer to the schema."""
+
 _BOUNDS = (
     (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
     (re.compile(r"^Expected `(?:int|float|number)` <= (?P<n>\S+)$"), "must be at most {n}"),
@@ -50,8 +54,8 @@ _BOUNDS = (
 
 
 def _in_words(message: str) -> str:
-    """A pattern refusal said as the rule it enforces (`loci.inputs.PATTERN_RULES`), a bound
-    as a sentence; any other message as msgspec wrote it."""
+    """A pattern refusal said as the rule it enforces (`loci.inputs.PATTERN_RULES`, or the words
+    a choice pattern allows), a bound as a sentence; any other message as msgspec wrote it."""
     for bound, words in _BOUNDS:
         if found := bound.match(message):
             return words.format(n=found.group("n"))
@@ -62,6 +66,8 @@ def _in_words(message: str) -> str:
         pattern = ast.literal_eval(match.group("quoted"))
     except (ValueError, SyntaxError):
         pattern = None
+    if isinstance(pattern, str) and (choices := _CHOICES.match(pattern)):
+        return "must be one of " + ", ".join(choices.group("words").split("|"))
     return PATTERN_RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 

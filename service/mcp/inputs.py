@@ -13,7 +13,7 @@ import msgspec
 
 from domain.memory_dto import MAX_ID
 from domain.memory_read import LIST_LIMIT_MAX
-from loci.inputs import ID_PATTERN, MAX_ID_CHARS, TEXT_PATTERN
+from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 
@@ -59,10 +59,13 @@ class EntityRef(msgspec.Struct, forbid_unknown_fields=True):
     """An entity by id, or by its name or an alias (as `GET /v1/entities?q=` finds it)."""
 
     entity: Annotated[
-        int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
+        Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
+        | Annotated[str, msgspec.Meta(max_length=ENTITY_NAME_MAX, pattern=NONBLANK_TEXT_PATTERN)],
         msgspec.Meta(
-            description="the entity's id, or its name or an alias (case-insensitive, no control characters); a "
-            "name several entities share is an error listing them",
+            description=f"the entity's id, or its name or an alias (1-{ENTITY_NAME_MAX} characters, "
+            "case-insensitive, no control characters); a name several entities share is an error listing them",
             examples=["Alice"],
         ),
     ]
+    """Bounded as the timeline route's id and the entity search's ``q``, so a bad value is refused
+    here naming ``entity``, not by the database ("bigint out of range") or as the search's ``q``."""

@@ -169,6 +169,27 @@ async def test_palace_search_and_entity_timeline_answer_what_the_routes_answer(
         assert (await call(session, "search_palace", q="zephyrmcp wing"))["items"] == []
 
 
+async def test_bad_arguments_name_the_field_and_say_what_it_takes(base_url: str, new_user: NewUser) -> None:
+    """An id past a bigint, an over-long or blank name: refused naming ``entity`` (not the
+    database's "bigint out of range", not the search's ``q``); a word outside a fixed list is
+    answered with the list, over MCP and HTTP alike."""
+    user = await new_user("mcp-bad-args")
+    async with mcp_session(base_url, user.key) as session:
+        for entity in (2**70, 0, "", "   ", "x" * 201):
+            refused = await session.call_tool("entity_timeline", {"entity": entity})
+            assert refused.is_error and refused.structured_content is not None, text(refused)
+            assert refused.structured_content.get("field") == "entity", text(refused)
+            assert text(refused).startswith("entity: ") and "bigint" not in text(refused), text(refused)
+        link = await session.call_tool("link_memories", {"from_id": 1, "to_id": 2, "relation": "supports"})
+        assert link.is_error and "must be one of relates_to" in text(link), text(link)
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        turns = [{"role": "robot", "content": "beep"}]
+        role = (await http.post("/v1/conversations", json={"turns": turns})).json()
+        assert role["extra"][0]["key"] == "turns[0].role" and "user, assistant" in role["detail"], role
+        wings = (await http.put("/v1/agents/coder/access", json={"wings": ["Not A Slug!"]})).json()
+        assert wings["extra"][0]["key"] == "wings[0]" and "slug" in wings["detail"], wings
+
+
 async def test_memory_query_answers_what_the_route_answers(base_url: str, new_user: NewUser) -> None:
     user, other = await new_user("mcp-query"), await new_user("mcp-query-other")
     body = {"agent": "assistant", "query": "Where does my sister Ingrid live?", "top_k": 5}
