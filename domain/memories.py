@@ -173,7 +173,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         store.db.user_session(user_id, lock=user_lock(user_id)) as s,
     ):
         await lock_user(s, user_id)
-        old = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
+        old = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories), body.agent_id)
         changes = steps_checked(changes, old.category, old.body, store.settings)
         diff = {k: v for k, v in changes.items() if getattr(old, k) != v}
         if not diff:
@@ -193,9 +193,9 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         if "content" in diff:
             diff["embedding"] = (await vectors)[0]
         source = "agent" if body.agent_id else "user"
-        new = await copy_row(
-            s, old, **diff, source=source, confidence=None, confidence_base=None, agent_id=body.agent_id, valid_from=now
-        )
+        # the owner stays: an agent's own note edited by the user is still that agent's, and a
+        # shared memory an agent corrects stays shared (who wrote it is the history's actor)
+        new = await copy_row(s, old, **diff, source=source, confidence=None, confidence_base=None, valid_from=now)
         s.add(new)
         await s.flush()
         end_row(old, now, "update", superseded_by=new.id)
@@ -213,7 +213,7 @@ async def forget_memory(store: MemoryStore, user_id: int, body: ForgetIn) -> Mem
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
+        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories), body.agent_id)
         end_row(row, await transaction_now(s), "forget")
         history = await record_event(
             s, user_id, "forget", actor=actor_of(body.agent_id), lineage_id=row.lineage_id, old_id=row.id,
@@ -231,7 +231,7 @@ async def confirm_memory(store: MemoryStore, user_id: int, body: ConfirmIn) -> M
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories))
+        row = await resolve(s, user_id, body.id_or_text, scope.within(store.settings.categories), body.agent_id)
         previous, was = row.last_confirmed_at, row.confidence
         row.last_confirmed_at = await transaction_now(s)
         meta: dict[str, Any] = {"previous_confirmed_at": previous.isoformat() if previous else None}
@@ -299,10 +299,9 @@ async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> Memor
     scope = await _writer_scope(store, user_id, body.agent_id)
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        source = await active_by_id(
-            s, user_id, body.from_id, scope.within(store.settings.categories)
-        )  # unknown ids first: 404
-        await active_by_id(s, user_id, body.to_id, scope.within(store.settings.categories))
+        within = scope.within(store.settings.categories)
+        source = await active_by_id(s, user_id, body.from_id, within, body.agent_id)  # unknown ids first: 404
+        await active_by_id(s, user_id, body.to_id, within, body.agent_id)
         if body.from_id == body.to_id:
             raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
         link = (

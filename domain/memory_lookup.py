@@ -4,11 +4,16 @@ Assistants often know a memory by what it says rather than its id ("forget that 
 in Lyon"), so writes take ``id_or_text``. Text must point at exactly one active memory:
 a guess that picked the wrong one would silently change another fact, so several matches
 are a 409 listing the candidates, and the caller retries with an id.
+
+Every lookup reads only what the caller may see: an agent key's categories (``within``) and,
+for an agent (``agent``), the memories no agent owns and its own, as recall and the block do
+(`domain.memory_scope`). Another agent's memory is "not found", never changed: an agent that
+could update it would take it over (the new version was its own, gone from the owner's recall).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, select, true
+from sqlalchemy import ColumnElement, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import MAX_ID
@@ -17,7 +22,7 @@ from loci.inputs import check_text
 from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
 
-__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "resolve"]
+__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "readable_by", "resolve"]
 
 MAX_CANDIDATES = 10
 """Candidates a 409 lists: enough to pick from, few enough to read; more means "be more specific"."""
@@ -44,13 +49,24 @@ def in_categories(categories: frozenset[str] | None) -> ColumnElement[bool]:
     return true() if categories is None else Memory.category.in_(sorted(categories))
 
 
-async def active_by_id(s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None) -> Memory:
-    """The active version with this id; an ended version, another user's id, or a category
-    outside ``within`` is a 404."""
+def readable_by(agent: str | None) -> ColumnElement[bool]:
+    """Rows ``agent`` may read: those no agent owns and its own (None: the user, every row)."""
+    return true() if agent is None else or_(Memory.agent_id.is_(None), Memory.agent_id == agent)
+
+
+async def active_by_id(
+    s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None, agent: str | None = None
+) -> Memory:
+    """The active version with this id; an ended version, another user's id, a category
+    outside ``within`` or another agent's memory (`readable_by`) is a 404."""
     if not 1 <= memory_id <= MAX_ID:  # beyond a bigint the database would refuse the query
         raise NotFound(f"memory {memory_id} not found")
     row = (
-        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id, in_categories(within)))
+        await s.execute(
+            select(Memory).where(
+                Memory.user_id == user_id, Memory.id == memory_id, in_categories(within), readable_by(agent)
+            )
+        )
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
@@ -62,21 +78,34 @@ async def active_by_id(s: AsyncSession, user_id: int, memory_id: int, within: fr
     return row
 
 
-async def any_version(s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None) -> Memory:
+async def any_version(
+    s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None, agent: str | None = None
+) -> Memory:
+    """Any version with this id, among what the caller may read (as `active_by_id`)."""
     row = (
-        await s.execute(select(Memory).where(Memory.user_id == user_id, Memory.id == memory_id, in_categories(within)))
+        await s.execute(
+            select(Memory).where(
+                Memory.user_id == user_id, Memory.id == memory_id, in_categories(within), readable_by(agent)
+            )
+        )
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
     return row
 
 
-async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str, within: frozenset[str] | None = None) -> Memory:
+async def resolve(
+    s: AsyncSession,
+    user_id: int,
+    id_or_text: int | str,
+    within: frozenset[str] | None = None,
+    agent: str | None = None,
+) -> Memory:
     """The one active memory ``id_or_text`` names (see the module), among the categories
-    ``within`` (None: all). A text equal to one memory's whole content (ignoring case) picks
-    it even when others contain it too."""
+    ``within`` (None: all) and what ``agent`` may read. A text equal to one memory's whole
+    content (ignoring case) picks it even when others contain it too."""
     if isinstance(id_or_text, int):
-        return await active_by_id(s, user_id, id_or_text, within)
+        return await active_by_id(s, user_id, id_or_text, within, agent)
     needle = _searchable(id_or_text)
     if needle is None:
         raise NotFound(f"no active memory contains {id_or_text[:40]!r}")
@@ -87,6 +116,7 @@ async def resolve(s: AsyncSession, user_id: int, id_or_text: int | str, within: 
             Memory.valid_until.is_(None),
             unexpired_at(None),  # what no list shows, no text finds (by id it still is)
             in_categories(within),
+            readable_by(agent),
             Memory.content.ilike(_like_pattern(needle), escape="\\"),
         )
         .order_by(Memory.id.desc())

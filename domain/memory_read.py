@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, and_, or_, select
 from sqlalchemy.orm import aliased
 
+from domain.agent_access import effective_agent
 from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
-from domain.memory_lookup import any_version, in_categories
+from domain.memory_lookup import any_version, in_categories, readable_by
 from domain.memory_rows import link_out, memory_outs
 from loci.db import Database
 from loci.errors import InvalidInput
@@ -40,6 +41,10 @@ class MemoryQuery:
     before: int | None = None
     within: frozenset[str] | None = None
     """The categories the caller may see (an agent key's allowlist); None: all. Applied in SQL."""
+    reader: str | None = None
+    """The agent an agent key acts as: it lists the memories no agent owns and its own, and
+    naming another agent in ``agent_id`` is a 403 (`domain.agent_access.effective_agent`);
+    None (a user key): every memory, ``agent_id`` a plain filter."""
 
 
 def _check(query: MemoryQuery) -> None:
@@ -56,8 +61,13 @@ async def list_memories(db: Database, user_id: int, query: MemoryQuery) -> Memor
     whose kind's time had run out by then is not listed, as the block and recall leave it
     (the trash shows it once the daily sweep has ended it)."""
     _check(query)
+    effective_agent(query.reader, query.agent_id, "agent_id")
     stmt = select(Memory).where(
-        Memory.user_id == user_id, valid_at(query.as_of), unexpired_at(query.as_of), in_categories(query.within)
+        Memory.user_id == user_id,
+        valid_at(query.as_of),
+        unexpired_at(query.as_of),
+        in_categories(query.within),
+        readable_by(query.reader),
     )
     for column, value in (
         (Memory.layer, query.layer),
@@ -96,14 +106,27 @@ def _ends_within(
     return [source.category.in_(sorted(within)), target.category.in_(sorted(within))]
 
 
+def _ends_readable(source: type[Memory], target: type[Memory], reader: str | None) -> list[ColumnElement[bool]]:
+    """A link shows an agent only when it may read both ends: no agent's or its own."""
+    if reader is None:
+        return []
+    return [or_(end.agent_id.is_(None), end.agent_id == reader) for end in (source, target)]
+
+
 async def get_memory(
-    db: Database, user_id: int, memory_id: int, as_of: datetime | None = None, within: frozenset[str] | None = None
+    db: Database,
+    user_id: int,
+    memory_id: int,
+    as_of: datetime | None = None,
+    within: frozenset[str] | None = None,
+    reader: str | None = None,
 ) -> MemoryDetail:
     """Any version of the caller's memory, with the links valid at ``as_of`` (or, without it,
     at the last moment this version was valid: now for an active one). A category outside
-    ``within`` (an agent key's allowlist) is a 404, as for an id that is not the caller's."""
+    ``within`` (an agent key's allowlist), or another agent's memory when ``reader`` is an
+    agent, is a 404, as for an id that is not the caller's; so is a link to one."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id, within)
+        row = await any_version(s, user_id, memory_id, within, reader)
         when = as_of if as_of is not None else (row.valid_until - _JUST_BEFORE if row.valid_until else None)
         source, target = aliased(Memory), aliased(Memory)
         links = (
@@ -118,6 +141,7 @@ async def get_memory(
                     _ends_valid(source, when),
                     _ends_valid(target, when),
                     *_ends_within(source, target, within),
+                    *_ends_readable(source, target, reader),
                 )
                 .order_by(MemoryLink.id)
             )
@@ -128,12 +152,12 @@ async def get_memory(
 
 
 async def memory_history(
-    db: Database, user_id: int, memory_id: int, within: frozenset[str] | None = None
+    db: Database, user_id: int, memory_id: int, within: frozenset[str] | None = None, reader: str | None = None
 ) -> list[HistoryOut]:
     """Every event of the memory's lineage (any of its versions' ids finds it), oldest first;
-    a 404 for a version outside ``within``, as `get_memory`."""
+    a 404 for a version outside ``within`` or ``reader``'s view, as `get_memory`."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id, within)
+        row = await any_version(s, user_id, memory_id, within, reader)
         events = (
             await s.execute(
                 select(MemoryHistory)

@@ -122,7 +122,7 @@ async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -
         scope.check_category(args.category)
     query = MemoryQuery(
         args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before,
-        scope.within(state.settings.memory.categories),
+        scope.within(state.settings.memory.categories), caller.agent_id,
     )  # fmt: skip
     page = await memory_read.list_memories(state.db, caller.user_id, query)
     lines = [f"- {m.id} [{m.layer}/{m.category}] {m.content}" for m in page.items]

@@ -270,9 +270,8 @@ class MemoryController(Controller):
         if category is not None:
             check_category(category, app_state.settings.memory)  # an unknown one listed nothing, in silence
             scope.check_category(category)
-        query = MemoryQuery(
-            layer, category, source, agent_id, when, limit, before, scope.within(app_state.settings.memory.categories)
-        )
+        within = scope.within(app_state.settings.memory.categories)
+        query = MemoryQuery(layer, category, source, agent_id, when, limit, before, within, caller.agent_id)
         return await memory_read.list_memories(app_state.db, caller.user_id, query)
 
     @get(
@@ -290,9 +289,8 @@ class MemoryController(Controller):
         scope = await key_scope(
             app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
         )
-        return await memory_read.get_memory(
-            app_state.db, caller.user_id, memory_id, when, scope.within(app_state.settings.memory.categories)
-        )
+        within = scope.within(app_state.settings.memory.categories)
+        return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when, within, caller.agent_id)
 
     @get(
         "/{memory_id:int}/history",
@@ -306,9 +304,8 @@ class MemoryController(Controller):
         scope = await key_scope(
             app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
         )
-        return await memory_read.memory_history(
-            app_state.db, caller.user_id, memory_id, scope.within(app_state.settings.memory.categories)
-        )
+        within = scope.within(app_state.settings.memory.categories)
+        return await memory_read.memory_history(app_state.db, caller.user_id, memory_id, within, caller.agent_id)
 
 
 PROFILE_EXAMPLE = Example(
