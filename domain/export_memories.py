@@ -9,7 +9,11 @@ and the importer gives out new ids in the same order (`domain.import_memories`).
 
 A memory made in a conversation that is in the trash (so not exported) loses that
 reference, as a room does (`domain.export._unlink_trashed`); otherwise the file would
-not import.
+not import. What mining only *proposed* from a trashed conversation stays out, as the
+memories it extracted from it do: the proposals (hidden from the user's own list while
+the conversation is in the trash) and the history events quoting its words (``meta.
+conversation_id``: a skip, a proposal and its answer), so the export holds nothing the
+trash withdrew and an import does not bring it back as a live proposal.
 """
 
 from __future__ import annotations
@@ -17,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any
 
-from sqlalchemy import Select, or_, select
+from sqlalchemy import ColumnElement, Select, String, cast, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import undefer
 
 from domain.export_format import MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc, MemoryProposalDoc
 from domain.memory_trash import TRASH_REASON
-from loci.models import Memory, MemoryHistory, MemoryLink, MemoryProposal
+from loci.models import Conversation, Memory, MemoryHistory, MemoryLink, MemoryProposal
 
 __all__ = [
     "history_doc",
@@ -66,6 +70,20 @@ def history_doc(h: MemoryHistory) -> MemoryHistoryDoc:
     return MemoryHistoryDoc(h.id, h.event, h.actor, h.lineage_id, h.old_id, h.new_id, dict(h.meta), h.created_at)
 
 
+def _trashed_conversations(user_id: int) -> Select[Any]:
+    return select(Conversation.id).where(Conversation.user_id == user_id, Conversation.deleted_at.is_not(None))
+
+
+def _quotes_no_trash(user_id: int) -> ColumnElement[bool]:
+    """The event quotes no conversation in the trash (module doc); ``meta.conversation_id``
+    is the conversation's row id, as `domain.memory_trash` matches it."""
+    quoted = MemoryHistory.meta["conversation_id"].astext
+    trashed = select(cast(Conversation.id, String)).where(
+        Conversation.user_id == user_id, Conversation.deleted_at.is_not(None)
+    )
+    return or_(quoted.is_(None), ~quoted.in_(trashed))
+
+
 def memory_queries(user_id: int, *, embeddings: bool) -> tuple[Select[Any], Select[Any], Select[Any]]:
     """Memories, links and history of the user, each in id order. The full-text vector is
     derived (a generated column) and never exported; the embedding only when asked for.
@@ -82,6 +100,7 @@ def memory_queries(user_id: int, *, embeddings: bool) -> tuple[Select[Any], Sele
         MemoryHistory.user_id == user_id,
         or_(MemoryHistory.old_id.is_(None), ~MemoryHistory.old_id.in_(trashed)),
         or_(MemoryHistory.new_id.is_(None), ~MemoryHistory.new_id.in_(trashed)),
+        _quotes_no_trash(user_id),
     )
     return memories, links.order_by(MemoryLink.id), history.order_by(MemoryHistory.id)
 
@@ -120,8 +139,19 @@ def proposal_doc(p: MemoryProposal, conversations: Container[int]) -> MemoryProp
 
 
 def proposals_query(user_id: int) -> Select[Any]:
-    """Every proposal of the user, answered or not (a rejection is what stops mining asking again)."""
-    return select(MemoryProposal).where(MemoryProposal.user_id == user_id).order_by(MemoryProposal.id)
+    """Every proposal of the user, answered or not (a rejection is what stops mining asking
+    again), but those made from a conversation in the trash (module doc)."""
+    return (
+        select(MemoryProposal)
+        .where(
+            MemoryProposal.user_id == user_id,
+            or_(
+                MemoryProposal.conversation_id.is_(None),
+                ~MemoryProposal.conversation_id.in_(_trashed_conversations(user_id)),
+            ),
+        )
+        .order_by(MemoryProposal.id)
+    )
 
 
 async def proposal_docs(s: AsyncSession, user_id: int, conversations: Container[int]) -> list[MemoryProposalDoc]:

@@ -21,8 +21,12 @@ it gets a fresh id too, one no row will ever have (the sequence never gives it o
 Keeping it as it was could make it name a row of the importing database (ids come from
 one sequence for all users), and dropping it would cut the purged memory's events from
 one another; a fresh id keeps them together and pointing at nothing, as in the source.
-Links and history get theirs the same way, so their order (history ids are the user's
-memory revisions) is kept too.
+Links, history and proposals get theirs the same way, so their order (history ids are the
+user's memory revisions) is kept too. An event's ``meta`` names rows too (`META_IDS`: the
+event an undo reversed, a link, a proposal, a merge's keeper, the conversation a skip or
+proposal quoted): those are mapped as well, or dropped when the file does not hold the row,
+so an undo finds its own link and a purge of an imported conversation finds the events
+quoting it, as it would have at home.
 
 ``superseded_by`` points at a *later* row (an update's old row names its newer one) and
 is a foreign key checked per statement, so memories are inserted without it and it is
@@ -31,9 +35,10 @@ set in a second statement once all of them exist (`set_superseded`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -54,6 +59,7 @@ from loci.models import (
     Memory,
     MemoryHistory,
     MemoryLink,
+    MemoryProposal,
 )
 from loci.settings import MemorySettings
 
@@ -61,6 +67,7 @@ __all__ = [
     "ACTOR_MAX_CHARS",
     "IMPORTANCE_RANGE",
     "INTEGER_MAX",
+    "META_IDS",
     "MemoryIdMap",
     "check_core_cap",
     "check_history",
@@ -177,11 +184,12 @@ def memory_space(memories: Iterable[MemoryDoc], history: Iterable[MemoryHistoryD
 
 @dataclass(frozen=True, slots=True)
 class MemoryIdMap:
-    """File id -> new id: the memory space (module doc), links and history events."""
+    """File id -> new id: the memory space (module doc), links, history events and proposals."""
 
     memories: dict[int, int]
     links: dict[int, int]
     history: dict[int, int]
+    proposals: dict[int, int]
 
     def memory(self, value: int | None) -> int | None:
         return None if value is None else self.memories[value]
@@ -198,11 +206,14 @@ async def _reserve(s: AsyncSession, table: str, ids: set[int]) -> dict[int, int]
     return dict(zip(sorted(ids), sorted(fresh.scalars()), strict=True))
 
 
-async def reserve_ids(s: AsyncSession, space: set[int], link_ids: set[int], history_ids: set[int]) -> MemoryIdMap:
+async def reserve_ids(
+    s: AsyncSession, space: set[int], link_ids: set[int], history_ids: set[int], proposal_ids: set[int]
+) -> MemoryIdMap:
     return MemoryIdMap(
         await _reserve(s, Memory.__tablename__, space),
         await _reserve(s, MemoryLink.__tablename__, link_ids),
         await _reserve(s, MemoryHistory.__tablename__, history_ids),
+        await _reserve(s, MemoryProposal.__tablename__, proposal_ids),
     )
 
 
@@ -234,10 +245,37 @@ def link_row(link: MemoryLinkDoc, user_id: int, ids: MemoryIdMap) -> MemoryLink:
     return row
 
 
-def history_row(h: MemoryHistoryDoc, user_id: int, ids: MemoryIdMap) -> MemoryHistory:
+META_IDS = {
+    "undoes": "history",
+    "link_id": "links",
+    "proposal_id": "proposals",
+    "into": "memories",
+    "conversation_id": "conversations",
+}
+"""The ``meta`` keys of history events that hold a row id, and which id map renames them."""
+
+
+def _meta(meta: dict[str, Any], ids: MemoryIdMap, conversations: Mapping[int, int]) -> dict[str, Any]:
+    """``meta`` with its row ids renamed (module doc); an id the file does not hold becomes
+    null rather than naming some other row of the importing database."""
+    maps: dict[str, Mapping[int, int]] = {
+        "history": ids.history, "links": ids.links, "proposals": ids.proposals, "memories": ids.memories,
+        "conversations": conversations,
+    }  # fmt: skip
+    out = dict(meta)
+    for key, space in META_IDS.items():
+        if key in out:
+            value = out[key]
+            out[key] = maps[space].get(value) if isinstance(value, int) else None
+    return out
+
+
+def history_row(h: MemoryHistoryDoc, user_id: int, ids: MemoryIdMap, conversations: Mapping[int, int]) -> MemoryHistory:
+    """``conversations``: file id -> new id of the conversations already written."""
     row = MemoryHistory(
         id=ids.history[h.id], user_id=user_id, event=h.event, lineage_id=ids.memory(h.lineage_id),
-        old_id=ids.memory(h.old_id), new_id=ids.memory(h.new_id), actor=h.actor, meta=h.meta,
+        old_id=ids.memory(h.old_id), new_id=ids.memory(h.new_id), actor=h.actor,
+        meta=_meta(h.meta, ids, conversations),
     )  # fmt: skip
     if h.created_at is not None:
         row.created_at = h.created_at
@@ -342,16 +380,17 @@ async def write_memory_tables(
         memory_space(doc.memories, doc.memory_history),
         {link.id for link in doc.memory_links},
         {h.id for h in doc.memory_history},
+        {p.id for p in doc.memory_proposals},
     )
     s.add_all([memory_row(m, user_id, ids, _conversation(conversations, m)) for m in doc.memories])
     await s.flush()
     newer = [(ids.memories[m.id], ids.memories[m.superseded_by]) for m in doc.memories if m.superseded_by is not None]
     await set_superseded(s, newer)
     s.add_all([link_row(link, user_id, ids) for link in doc.memory_links])
-    s.add_all([history_row(h, user_id, ids) for h in doc.memory_history])
+    s.add_all([history_row(h, user_id, ids, conversations) for h in doc.memory_history])
     await s.flush()
     await check_core_cap(s, user_id, memory)
-    await write_proposals(s, user_id, doc.memory_proposals, conversations, ids.memories)
+    await write_proposals(s, user_id, doc.memory_proposals, conversations, ids.memories, ids.proposals)
 
 
 def _conversation(conversations: dict[int, int], m: MemoryDoc) -> int | None:

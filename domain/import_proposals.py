@@ -62,10 +62,11 @@ def check_proposals(proposals: Sequence[MemoryProposalDoc], conversations: set[i
 
 
 def proposal_row(
-    p: MemoryProposalDoc, user_id: int, memories: dict[int, int], conversation_id: int | None
+    p: MemoryProposalDoc, user_id: int, memories: dict[int, int], conversation_id: int | None, row_id: int
 ) -> MemoryProposal:
+    """``row_id``: the id reserved for it, which the history's ``meta.proposal_id`` names too."""
     row = MemoryProposal(
-        user_id=user_id, field=p.field, kind=p.kind, category=p.category, content=p.content.strip(),
+        id=row_id, user_id=user_id, field=p.field, kind=p.kind, category=p.category, content=p.content.strip(),
         content_key=normalise(p.content), slot=p.slot, confidence=p.confidence, importance=p.importance,
         target_lineage_id=memories.get(p.target_lineage_id) if p.target_lineage_id is not None else None,
         conversation_id=conversation_id, turn_seqs=sorted(set(p.turn_seqs)), extractor=p.extractor[:32],
@@ -83,9 +84,13 @@ async def write_proposals(
     proposals: Sequence[MemoryProposalDoc],
     conversations: dict[int, int],
     memories: dict[int, int],
+    ids: dict[int, int],
 ) -> None:
+    """``ids``: file id -> the new id reserved for each proposal (`domain.import_memories.reserve_ids`)."""
     rows = [
-        proposal_row(p, user_id, memories, conversations[p.conversation_id] if p.conversation_id is not None else None)
+        proposal_row(
+            p, user_id, memories, conversations[p.conversation_id] if p.conversation_id is not None else None, ids[p.id]
+        )
         for p in proposals
     ]
     s.add_all(rows)

@@ -94,7 +94,7 @@ class _Ids:
     roles: frozenset[str]
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
-    memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}))
+    memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}, {}))
     newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
 
     def __call__(self, kind: str, value: int | None) -> Any:
@@ -194,11 +194,13 @@ def _memory_link(r: MemoryLinkLine, ids: _Ids) -> Any:
 
 
 def _memory_history(r: MemoryHistoryLine, ids: _Ids) -> Any:
-    return history_row(r, ids.user_id, ids.memories)
+    return history_row(r, ids.user_id, ids.memories, ids.maps.get("conversation", {}))
 
 
 def _memory_proposal(r: MemoryProposalLine, ids: _Ids) -> Any:
-    return proposal_row(r, ids.user_id, ids.memories.memories, ids("conversation", r.conversation_id))
+    return proposal_row(
+        r, ids.user_id, ids.memories.memories, ids("conversation", r.conversation_id), ids.memories.proposals[r.id]
+    )
 
 
 _ROWS: dict[type[Any], Callable[[Any, _Ids], Any]] = {
@@ -350,7 +352,9 @@ async def import_ndjson(
         try:
             async with db.user_session(user_id) as s:
                 await refuse_unless_empty(s, user_id)
-                ids.memories = await reserve_ids(s, plan.memory_space, plan.link_ids, plan.history_ids)
+                ids.memories = await reserve_ids(
+                    s, plan.memory_space, plan.link_ids, plan.history_ids, plan.proposal_ids
+                )
                 await _write(s, _lines(spool), ids)
                 await set_superseded(s, ids.newer)
                 await check_core_cap(s, user_id, memory)

@@ -70,6 +70,7 @@ class Plan:
     memory_space: set[int] = field(default_factory=set)  # every memory id the file names (import_memories)
     link_ids: set[int] = field(default_factory=set)
     history_ids: set[int] = field(default_factory=set)
+    proposal_ids: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -229,6 +230,7 @@ def _memory_history(row: MemoryHistoryLine, seen: _Seen) -> None:
 def _memory_proposal(row: MemoryProposalLine, seen: _Seen) -> None:
     """Its memories may be absent (purged, or not in the file): the import drops those references."""
     seen.define("memory_proposal", row.id)
+    seen.plan.proposal_ids.add(row.id)
     try:
         check_proposal(row, seen.memory)
     except InvalidInput as e:
