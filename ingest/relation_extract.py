@@ -1,11 +1,13 @@
-"""Apply the relation rules (`ingest.relation_rules.RULES`) to the user's turns.
+"""Apply the relation rules (`ingest.relation_rules.RULES`) to the turns people wrote.
 
 Only user turns state facts about the user (an assistant's "I live in the cloud" is not
-one). A fact is valid from the first time expression of its sentence that is not in
-the future, else from the turn's own time, so "I moved to Porto last month" starts last
-month; a trip the sentence looks ahead at is a plan, not a visit (`Rule.ahead`). The owned
-things that facts are about ("battery") come back as item mentions too, so they exist as
-entities with the drawers that name them.
+one); a turn of another person the caller named (``role: other``, ``name: Priya``) states
+facts about that person: its "I" and "my" are Priya's (`speaker_of`). A fact is valid
+from the first time expression of its sentence that is not in the future, else from the
+turn's own time, so "I moved to Porto last month" starts last month; a trip the sentence
+looks ahead at is a plan, not a visit (`Rule.ahead`). The owned things that facts are
+about ("battery") come back as item mentions too, so they exist as entities with the
+drawers that name them.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from ingest.segment import split_sentences
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import Direction, Other, direction_of
 
-__all__ = ["relations_in"]
+__all__ = ["relations_in", "speaker_of"]
 
 RULE_CONFIDENCE = 0.7
 """Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
+_NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
 _UNDER_WAY_BEFORE = re.compile(rf"\b(?:{_NOW_WORDS})\s+(?:visiting|staying|travell?ing|touring|in|at)\b", re.I)
 _UNDER_WAY_AFTER = re.compile(rf"^\s*(?:{_NOW_WORDS})\b", re.I)
@@ -61,7 +64,23 @@ def _thing(raw: str, kinds: Mapping[str, str]) -> EntityMention:
     return EntityMention(kinds.get(name.lower(), "i"), name)
 
 
-def _subject(rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> EntityMention | None:
+def speaker_of(turn: TurnView) -> EntityMention | None:
+    """Who "I" is in ``turn``: the user, or the person an ``other`` turn names ("I'm vegetarian
+    now" in Priya's turn is Priya's diet, never the user's); None for the AI assistant's
+    turns and an unnamed other person's, whose "I" is no one the graph can hold."""
+    if turn.role == "user":
+        return USER_ENTITY
+    if turn.role != "other" or not turn.name:
+        return None
+    name = clean_name(turn.name)
+    if not name or name.lower() in _NOT_PEOPLE or not name[:1].isalpha():
+        return None
+    return EntityMention("p", name)
+
+
+def _subject(
+    rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str], speaker: EntityMention
+) -> EntityMention | None:
     groups = m.groupdict()
     if groups.get("thing"):
         return _thing(groups["thing"], kinds)
@@ -70,7 +89,7 @@ def _subject(rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, st
         return EntityMention("p", who) if who and kinds.get(who.lower(), "p") == "p" else None
     if rule.third_person:
         return _last_person(sentence, m.start(), kinds)
-    return USER_ENTITY
+    return speaker
 
 
 def _value(rule: Rule, m: re.Match[str]) -> str:
@@ -85,12 +104,13 @@ def _value(rule: Rule, m: re.Match[str]) -> str:
 
 
 class _Said:
-    """One sentence of a user turn, read against the turn's time: its time expressions are
-    found once, and only when a fact needs them."""
+    """One sentence of a person's turn, read against the turn's time: its time expressions are
+    found once, and only when a fact needs them. ``speaker`` is who its "I" is."""
 
-    def __init__(self, text: str, turn: TurnView) -> None:
+    def __init__(self, text: str, turn: TurnView, speaker: EntityMention) -> None:
         self.text = text
         self.turn = turn
+        self.speaker = speaker
         self._spans: list[TimeSpan] | None = None
 
     def spans(self) -> list[TimeSpan]:
@@ -127,7 +147,7 @@ class _Said:
 def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
     sentence = said.text
     value = _value(rule, m)
-    subject = _subject(rule, m, sentence, kinds)
+    subject = _subject(rule, m, sentence, kinds, said.speaker)
     if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
@@ -172,12 +192,13 @@ def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[Relatio
 
     ``kinds`` maps each name the window mentions (lower case) to its settled kind.
     """
-    if turn.role != "user":
+    speaker = speaker_of(turn)
+    if speaker is None:
         return [], []
     facts: list[RelationFact] = []
     things: list[EntityMention] = []
     for sentence in split_sentences(turn.content):
-        said = _Said(sentence, turn)
+        said = _Said(sentence, turn, speaker)
         for rule in RULES:
             for m in rule.pattern.finditer(sentence):
                 found = _fact(rule, m, said, kinds)

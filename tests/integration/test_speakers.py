@@ -105,6 +105,13 @@ async def test_only_the_owners_own_words_become_their_memories(
     said = " | ".join(m["content"] for m in [*page.json()["items"], *asked.json()])
     assert "shellfish" in said and "peanut" not in said, said
 
+    # Priya's own "I" is Priya in the graph: her allergy is hers, with her as the subject
+    (priya,) = (await client.get("/v1/entities", params={"q": "priya"}, headers=user.headers)).json()
+    timeline = (await client.get(f"/v1/entities/{priya['id']}/timeline", headers=user.headers)).json()
+    facts = {(r["subject"], r["predicate"], r["object"]) for r in timeline["relations"]}
+    assert ("Priya", "allergic to", "peanuts") in facts, facts
+    assert not any("shellfish" in r["object"] for r in timeline["relations"]), facts
+
 
 async def test_a_question_about_oneself_prefers_ones_own_turns_to_another_persons(
     client: Client, app_state: AppState, new_user: NewUser
