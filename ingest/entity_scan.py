@@ -108,6 +108,12 @@ _ORG_AFTER = re.compile(r"^\s+(?:group|club|team|community|company|charity|band|
 _ITEM_AFTER = re.compile(
     r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"
 )
+_TRIP_AFTER = re.compile(
+    r"^\s+(?:[a-z]+(?:ing)?\s+)?(?:trip|holiday|vacation|getaway|weekend|visit|tour|marathon|half-marathon|"
+    r"climbing|hiking|surfing|skiing|diving)\b"
+)
+"""A place heading its outing ("the Sintra climbing trip", "our Lisbon weekend"): the "the"
+before it reads like a product's ("the K1000"), but what follows names where one goes."""
 _ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
 _PERSON_AFTER = re.compile(
     r"^(?:\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|"
@@ -226,6 +232,7 @@ def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
             if (
                 (kind == "l" and known == "p")
                 or (kind == "i" and place_weight(name) >= 2)
+                or (kind == "i" and known == "l" and _TRIP_AFTER.match(after))
                 or (kind == "i" and known == "p" and _CLAUSE_THAT.search(before) and _CLAUSE_VERB.match(after))
             ):
                 return known or kind, True

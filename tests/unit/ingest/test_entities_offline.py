@@ -45,6 +45,9 @@ def facts(ex: Extraction) -> set[tuple[str, str, str]]:
         # "that" before a first name and its verb opens a clause; before a name alone it points at a thing
         ("You could mention that Maya is new to the school.", {("p", "Maya")}),
         ("I sold that Mercedes you liked.", {("i", "Mercedes")}),
+        # a known place heading its outing is the place, whatever "the" before it suggests
+        ("Okay team, the Sintra climbing trip is on.", {("l", "Sintra")}),
+        ("We loved the Porto marathon.", {("l", "Porto")}),
     ],
 )  # fmt: skip
 def test_entities_are_typed_by_cue_word_and_gazetteer(text: str, expected: set[tuple[str, str]]) -> None:
