@@ -39,6 +39,7 @@ __all__ = [
     "ProfileIn",
     "ProfileOut",
     "ProfileWrite",
+    "PurgeIn",
     "UndoRef",
 ]
 
@@ -90,6 +91,7 @@ IdOrText = Annotated[
     int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
     msgspec.Meta(
         description="an active memory's id, or text found (case-insensitively) in exactly one active memory; "
+        "text of digits only ('3') is the id too, unless other memories' text holds it (a 409 listing them); "
         "an id or text that names none is a 404; text holds no control characters",
         examples=["metric units"],
     ),
@@ -145,6 +147,22 @@ class ForgetIn(msgspec.Struct, forbid_unknown_fields=True):
 class ConfirmIn(msgspec.Struct, forbid_unknown_fields=True):
     id_or_text: IdOrText
     agent_id: AgentId | None = None
+
+
+PurgeTarget = Annotated[
+    int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
+    msgspec.Meta(
+        description="the id of any version of the memory, active or ended (every version goes), or text found "
+        "(case-insensitively) in exactly one active memory; an id or text that names none is a 404",
+        examples=["metric units"],
+    ),
+]
+
+
+class PurgeIn(msgspec.Struct, forbid_unknown_fields=True):
+    """What `POST /v1/memories/purge` deletes for good: a user's decision, so no ``agent_id``."""
+
+    id_or_text: PurgeTarget
 
 
 class LinkIn(msgspec.Struct, forbid_unknown_fields=True):

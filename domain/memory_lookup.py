@@ -5,6 +5,12 @@ in Lyon"), so writes take ``id_or_text``. Text must point at exactly one active 
 a guess that picked the wrong one would silently change another fact, so several matches
 are a 409 listing the candidates, and the caller retries with an id.
 
+Text that is only digits (``"3"``) is an id as much as text: a client whose JSON layer
+writes every value as a string, or a model that quotes the number, means the id. It names
+the active memory with that id and any memory whose text holds those digits; one memory
+in all is the one meant, two or more a 409 listing them (send the id as a number, or more
+of the text), so a year quoted from a memory's text never silently picks another by id.
+
 Every lookup reads only what the caller may see: an agent key's categories (``within``) and,
 for an agent (``agent``), the memories no agent owns and its own, as recall and the block do
 (`domain.memory_scope`). Another agent's memory is "not found", never changed: an agent that
@@ -109,6 +115,44 @@ async def resolve(
     needle = _searchable(id_or_text)
     if needle is None:
         raise NotFound(f"no active memory contains {id_or_text[:40]!r}")
+    if needle.isascii() and needle.isdigit():
+        return await _by_digits(s, user_id, needle, within, agent)
+    return await _by_text(s, user_id, needle, within, agent)
+
+
+async def _by_digits(
+    s: AsyncSession, user_id: int, digits: str, within: frozenset[str] | None, agent: str | None
+) -> Memory:
+    """``"3"``: the memory with id 3, unless other memories' text holds "3" too (see the module)."""
+    try:
+        by_id = await active_by_id(s, user_id, int(digits), within, agent)
+    except NotFound as e:
+        try:
+            return await _by_text(s, user_id, digits, within, agent)
+        except NotFound:
+            raise NotFound(f"{e}, and no active memory contains {digits!r}") from None
+    others = [r for r in await _containing(s, user_id, digits, within, agent) if r.id != by_id.id]
+    if not others:
+        return by_id
+    raise Ambiguous(
+        f"{digits!r} is the id of memory {by_id.id} and is also in the text of {_count(others)} other active "
+        f'memories: send the id as a number ({{"id_or_text": {by_id.id}}}) or more of the text',
+        candidates=[_candidate(r) for r in [by_id, *others][:MAX_CANDIDATES]],
+    )
+
+
+def _count(rows: list[Memory]) -> str:
+    return f"more than {MAX_CANDIDATES}" if len(rows) > MAX_CANDIDATES else str(len(rows))
+
+
+def _candidate(row: Memory) -> dict[str, object]:
+    return {"id": row.id, "category": row.category, "content": row.content}
+
+
+async def _containing(
+    s: AsyncSession, user_id: int, needle: str, within: frozenset[str] | None, agent: str | None
+) -> list[Memory]:
+    """The active memories whose text holds ``needle``, newest first, one more than `MAX_CANDIDATES` at most."""
     query = (
         select(Memory)
         .where(
@@ -122,7 +166,13 @@ async def resolve(
         .order_by(Memory.id.desc())
         .limit(MAX_CANDIDATES + 1)
     )
-    rows = list((await s.execute(query)).scalars())
+    return list((await s.execute(query)).scalars())
+
+
+async def _by_text(
+    s: AsyncSession, user_id: int, needle: str, within: frozenset[str] | None, agent: str | None
+) -> Memory:
+    rows = await _containing(s, user_id, needle, within, agent)
     if not rows:
         raise NotFound(f"no active memory contains {needle!r}")
     exact = [r for r in rows if r.content.lower() == needle.lower()]
@@ -130,8 +180,7 @@ async def resolve(
         return exact[0]
     if len(rows) == 1:
         return rows[0]
-    count = f"more than {MAX_CANDIDATES}" if len(rows) > MAX_CANDIDATES else str(len(rows))
     raise Ambiguous(
-        f"{count} active memories contain {needle!r}: send one's id as id_or_text (or more of its text)",
-        candidates=[{"id": r.id, "category": r.category, "content": r.content} for r in rows[:MAX_CANDIDATES]],
+        f"{_count(rows)} active memories contain {needle!r}: send one's id as id_or_text (or more of its text)",
+        candidates=[_candidate(r) for r in rows[:MAX_CANDIDATES]],
     )

@@ -12,11 +12,12 @@ on purpose::
     - Short answers, no emoji
 
 ``## <Category>`` headings (a category name, ``_`` written as a space, any case) and one
-``- `` (or ``* ``) bullet per memory; blank lines are ignored; anything else is a 400
-naming the line. A PUT is diffed against the active core memories by (category, text
-ignoring case and runs of white space): unchanged lines are kept as they are (same ids,
-no history), removed lines are forgotten, new lines are added, all ``source=user`` in
-one transaction under the cap.
+``- `` (or ``* ``) bullet per memory; blank lines are ignored; anything else, and a bullet
+too long for one memory, is a 400 naming the line (field ``markdown``). A PUT is diffed
+against the active core memories by (category, text ignoring case and runs of white
+space): unchanged lines are kept as they are (same ids, no history), removed lines are
+forgotten, new lines are added, all ``source=user`` in one transaction under the cap
+(over it: a 422 naming ``markdown`` or ``entries``, whichever was sent).
 """
 
 from __future__ import annotations
@@ -110,8 +111,25 @@ def parse_profile(markdown: str, settings: MemorySettings) -> list[Line]:
                                field="markdown")  # fmt: skip
         if category is None:
             raise InvalidInput(f"markdown line {number}: a bullet before any '## Category' heading", field="markdown")
-        lines.append((category, clean_content(line[2:], settings, field="markdown")))
+        lines.append((category, _bullet(line[2:], number, settings)))
     return lines
+
+
+def _bullet(text: str, number: int, settings: MemorySettings) -> str:
+    """One bullet's content, checked as a memory's; a refusal names the line, so a long
+    profile says which bullet to shorten (the field stays ``markdown``, what was sent)."""
+    content = text.strip()
+    if len(content) > settings.content_max_chars:
+        raise InvalidInput(
+            f"markdown line {number}: the bullet {content[:30]!r}… is {len(content)} characters, over the limit "
+            f"of {settings.content_max_chars} for one core memory (LOCI_MEMORY_CONTENT_MAX_CHARS): "
+            "keep each bullet to one short statement",
+            field="markdown",
+        )
+    try:
+        return clean_content(content, settings, field=f"markdown line {number}")
+    except InvalidInput as e:
+        raise InvalidInput(str(e), field="markdown") from e
 
 
 def _wanted(body: ProfileIn, settings: MemorySettings) -> list[Line]:
@@ -178,8 +196,9 @@ async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: 
         removed = [r for r in current if _key(r.category, r.content) not in keep]
         added = [w for w in wanted if _key(*w) not in have]
         await check_core_room(
-            s, user_id, store.settings, adding=[c for _, c in added], removing=[r.id for r in removed]
-        )
+            s, user_id, store.settings, adding=[c for _, c in added], removing=[r.id for r in removed],
+            field="markdown" if body.markdown is not None else "entries",
+        )  # fmt: skip
         now = await transaction_now(s)
         events: list[MemoryEvent] = []
         for row in removed:

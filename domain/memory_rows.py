@@ -138,10 +138,17 @@ async def core_rows(s: AsyncSession, user_id: int, within: frozenset[str] | None
 
 
 async def check_core_room(
-    s: AsyncSession, user_id: int, settings: MemorySettings, *, adding: Sequence[str], removing: Sequence[int] = ()
+    s: AsyncSession,
+    user_id: int,
+    settings: MemorySettings,
+    *,
+    adding: Sequence[str],
+    removing: Sequence[int] = (),
+    field: str = "content",
 ) -> None:
-    """Refuse (422) a write that would take the core profile over its cap. A write that
-    shrinks it (or keeps it) always passes, so lowering the limit never locks a user out."""
+    """Refuse (422) a write that would take the core profile over its cap, naming ``field``:
+    what the caller sent (a profile PUT sends ``markdown`` or ``entries``, not ``content``). A
+    write that shrinks it (or keeps it) always passes, so lowering the limit never locks a user out."""
     rows = await core_rows(s, user_id)
     size = sum(len(r.content) for r in rows)
     after = size - sum(len(r.content) for r in rows if r.id in removing) + sum(len(c) for c in adding)
@@ -150,7 +157,7 @@ async def check_core_room(
         raise OverLimit(
             f"the core profile would be {after} characters, over the limit of {limit} "
             f"(LOCI_MEMORY_CORE_MAX_CHARS; now {size}): merge or forget core entries first",
-            field="content",
+            field=field,
             size=size,
             limit=limit,
             entries=[{"id": r.id, "category": r.category, "content": r.content} for r in rows],

@@ -8,7 +8,9 @@ they back end with reason ``trash`` at that same stamp, with a ``forget`` event 
 them back as they were and removes those events, so a delete followed by a restore leaves
 memory exactly as it was. A purge deletes them for good with their history, keeping one
 ``purge`` row per memory that says only that it happened; a ``skip`` event that quoted
-what a purged turn said goes too, as do the proposals made from it and their events.
+what a purged turn said goes too, as do the proposals made from it and their events. A
+version a later conversation made from a purged one survives it, and so does the event that
+made it (its purged side cut off), or that memory's history would lose its own start.
 
 Only extracted rows follow their turns: a version the user or an agent wrote (even an
 update of an extracted memory, which keeps its provenance) is theirs, not the transcript's.
@@ -19,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import and_, delete, exists, func, or_, select
+from sqlalchemy import ARRAY, Text, and_, delete, exists, func, literal, or_, select, update
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.expression import Exists
 
@@ -32,6 +35,10 @@ TRASH_REASON = "trash"
 QUOTING_EVENTS = ("skip", "propose", "reject", "lapse")
 """Events whose ``meta`` quotes what a turn said (``candidate``, with ``conversation_id`` and
 ``turn_seqs``) without a memory row of their own: a purge of that turn removes them."""
+_QUOTING_KEYS = literal(["reason", "candidate"], ARRAY(Text))
+"""``meta`` keys of mining's events that may quote a statement (a retraction's reason quotes it)."""
+_EARLIER_PURGED = literal({"earlier": "purged"}, JSONB)
+"""What an event kept by `_keep_survivors_events` says instead of the version it no longer names."""
 
 
 async def _purge_proposals(s: AsyncSession, user_id: int, turns: Sequence[tuple[int, int]]) -> None:
@@ -100,6 +107,26 @@ async def restore_derived(s: AsyncSession, user_id: int, stamp: datetime) -> int
     return back
 
 
+async def _keep_survivors_events(s: AsyncSession, user_id: int, purged: Sequence[int]) -> None:
+    """An event of mining that made a surviving row from a purged one (a later conversation's
+    ``update`` of a memory the purged one taught) is that row's creation: it stays, with the
+    purged side cut off (``old_id`` NULL, and no ``reason`` or ``candidate``, which may quote the
+    purged words), so the surviving memory's history still says where it came from. Undoing it
+    is a 409: there is nothing to go back to (`domain.memory_undo`)."""
+    await s.execute(
+        update(MemoryHistory)
+        .where(
+            MemoryHistory.user_id == user_id,
+            MemoryHistory.actor.startswith("system"),
+            MemoryHistory.old_id.in_(purged),
+            MemoryHistory.new_id.is_not(None),
+            MemoryHistory.new_id.not_in(purged),
+        )
+        .values(old_id=None, meta=MemoryHistory.meta.op("-")(_QUOTING_KEYS).op("||")(_EARLIER_PURGED))
+        .execution_options(synchronize_session=False)
+    )
+
+
 async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) -> int:
     """Delete for good the extracted memories backed by ``turn_ids`` (live or trashed),
     their history, and skips that quoted those turns; one ``purge`` row per memory stays."""
@@ -128,11 +155,11 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
         await _purge_proposals(s, user_id, turns)
     if not ids:
         return 0
+    mining = MemoryHistory.actor.startswith("system")  # a person's own events on it are theirs
+    await _keep_survivors_events(s, user_id, ids)
     await s.execute(
         delete(MemoryHistory).where(
-            MemoryHistory.user_id == user_id,
-            MemoryHistory.actor.startswith("system"),  # a person's own events on it are theirs
-            or_(MemoryHistory.old_id.in_(ids), MemoryHistory.new_id.in_(ids)),
+            MemoryHistory.user_id == user_id, mining, or_(MemoryHistory.old_id.in_(ids), MemoryHistory.new_id.in_(ids))
         )
     )
     await s.execute(delete(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))

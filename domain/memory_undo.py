@@ -55,7 +55,7 @@ async def _undo_add(s: AsyncSession, user_id: int, event: MemoryHistory, _: Memo
 
 async def _undo_update(s: AsyncSession, user_id: int, event: MemoryHistory, settings: MemorySettings) -> Outcome:
     new = await active_by_id(s, user_id, _id(event.new_id))
-    old = await any_version(s, user_id, _id(event.old_id))
+    old = await _replaced(s, user_id, event)
     if old.layer == "core":
         await check_core_room(s, user_id, settings, adding=[old.content], removing=[new.id])
     now = await transaction_now(s)
@@ -65,6 +65,19 @@ async def _undo_update(s: AsyncSession, user_id: int, event: MemoryHistory, sett
     await s.flush()
     await copy_links(s, user_id, new.id, again.id)
     return again, new, None
+
+
+async def _replaced(s: AsyncSession, user_id: int, event: MemoryHistory) -> Memory:
+    """The version an update replaced; purged since (its event kept with ``old_id`` NULL by
+    `domain.memory_trash`, or an imported history naming a row no longer there), a 409:
+    there is nothing to go back to, and the memory stays as it is."""
+    try:
+        return await any_version(s, user_id, _id(event.old_id))
+    except (Conflict, NotFound) as e:
+        raise Conflict(
+            f"event {event.id} cannot be undone: the version it replaced was deleted for good; "
+            "update or forget the memory instead"
+        ) from e
 
 
 async def _undo_forget(s: AsyncSession, user_id: int, event: MemoryHistory, settings: MemorySettings) -> Outcome:

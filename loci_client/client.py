@@ -64,6 +64,7 @@ class Operations:
     reject_proposal = mem.reject_proposal
     update_memory = mem.update_memory
     forget_memory = mem.forget_memory
+    purge_memory = mem.purge_memory
     confirm_memory = mem.confirm_memory
     restore_memory = mem.restore_memory
     link_memories = mem.link_memories

@@ -79,6 +79,13 @@ def forget_memory(id_or_text: int | str, *, reason: str | None = None, agent_id:
     return Request("POST", "/v1/memories/forget", json=body(id_or_text=id_or_text, reason=reason, agent_id=agent_id))
 
 
+@operation("purgeMemory", model(MemoryEvent))
+def purge_memory(id_or_text: int | str) -> Request:
+    """Delete a memory for good: every version (any version's id names it) and what quotes it.
+    Cannot be undone; a user key only (an agent key gets `Forbidden`)."""
+    return Request("POST", "/v1/memories/purge", json=body(id_or_text=id_or_text))
+
+
 @operation("confirmMemory", model(MemoryEvent))
 def confirm_memory(id_or_text: int | str, *, agent_id: str | None = None) -> Request:
     """Say a memory is still true, restoring its confidence."""

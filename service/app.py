@@ -51,7 +51,7 @@ from service.routes.recall import RecallController
 from service.routes.tools import ToolsController
 from service.state import AppState, build_llm, connect_cache
 from service.strict_body import decode_strictly
-from service.web import WEB_HANDLERS, template_config
+from service.web import route_misses, template_config, web_router
 from service.worker import redis_settings, supervise
 
 __all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
@@ -77,7 +77,6 @@ ROUTE_HANDLERS: list[Any] = [
     ProfileController,
     ProposalController,
     ToolsController,
-    *WEB_HANDLERS,
 ]
 
 
@@ -170,7 +169,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
-        route_handlers=[*ROUTE_HANDLERS, docs_assets_router(), mcp_route(mcp)],
+        route_handlers=[*ROUTE_HANDLERS, web_router(), docs_assets_router(), mcp_route(mcp)],
         dependencies=DEPENDENCIES,
         guards=[agent_key_guard],  # agent keys only where a route applies the agent's access list
         # the request id outermost, so auth's own log lines carry it too
@@ -178,7 +177,8 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         before_request=decode_strictly,
         before_send=[add_request_id_header, allow_header],
         plugins=[StrictStructSchemaPlugin()],
-        exception_handlers=EXCEPTION_HANDLERS,
+        # an address no route matches: under /memory the pages' message page, elsewhere JSON
+        exception_handlers={**EXCEPTION_HANDLERS, **route_misses(EXCEPTION_HANDLERS[Exception])},
         # the MCP session manager starts after the database and embedder, and stops before them
         lifespan=[lifespan, lambda _: mcp.run()],
         request_max_body_size=settings.server.max_body_bytes,

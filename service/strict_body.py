@@ -22,7 +22,7 @@ from litestar.enums import RequestEncodingType
 from loci.errors import InvalidInput
 from loci.inputs import PATTERN_RULES
 
-__all__ = ["convert_strictly", "decode_strictly", "refusal"]
+__all__ = ["convert_strictly", "decode_strictly", "in_words", "refusal"]
 
 T = TypeVar("T")
 
@@ -42,6 +42,17 @@ _CHOICES = re.compile(r"^\^\((?P<words>[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\$$")
 """A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
 relations): said as that list, so a caller reads what to send instead of a pointer to the schema."""
 
+_ENUM = re.compile(r"^Invalid enum value ")
+_STEP = re.compile(r"\[(?P<index>\d+)\]|\.?(?P<name>[^.\[]+)")
+"""One step of a refusal's path: ``turns``, ``[0]``, ``.role``."""
+_WITH_FIELDS = (msgspec.inspect.StructType, msgspec.inspect.TypedDictType, msgspec.inspect.DataclassType)
+_ARRAYS = (
+    msgspec.inspect.ListType,
+    msgspec.inspect.SetType,
+    msgspec.inspect.FrozenSetType,
+    msgspec.inspect.VarTupleType,
+)
+
 _BOUNDS = (
     (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
     (re.compile(r"^Expected `(?:int|float|number)` <= (?P<n>\S+)$"), "must be at most {n}"),
@@ -53,9 +64,10 @@ _BOUNDS = (
 """msgspec's bound refusals ("Expected `int` >= 1") as sentences."""
 
 
-def _in_words(message: str) -> str:
+def in_words(message: str) -> str:
     """A pattern refusal said as the rule it enforces (`loci.inputs.PATTERN_RULES`, or the words
-    a choice pattern allows), a bound as a sentence; any other message as msgspec wrote it."""
+    a choice pattern allows), a bound as a sentence; any other message as msgspec wrote it.
+    The /memory pages say Litestar's refusals of their query parameters with it too."""
     for bound, words in _BOUNDS:
         if found := bound.match(message):
             return words.format(n=found.group("n"))
@@ -83,11 +95,45 @@ def _whole_floats_as_ints(value: Any) -> Any:
     return value
 
 
-def _field_and_message(error: msgspec.ValidationError) -> tuple[str | None, str]:
+def _members(info: Any) -> list[Any]:
+    """The types ``info`` may be: its members when a union (``Literal[...] | None``), without metadata."""
+    while isinstance(info, msgspec.inspect.Metadata):
+        info = info.type
+    found = list(info.types) if isinstance(info, msgspec.inspect.UnionType) else [info]
+    return [t.type if isinstance(t, msgspec.inspect.Metadata) else t for t in found]
+
+
+def _child(info: Any, name: str | None, index: str | None) -> Any:
+    """The type at one step of a refusal's path: a field by its JSON name, or an array's item."""
+    for member in _members(info):
+        if name is not None and isinstance(member, _WITH_FIELDS):
+            return next((f.type for f in member.fields if f.encode_name == name), None)
+        if index is not None and isinstance(member, _ARRAYS):
+            return member.item_type
+    return None
+
+
+def _choices_at(type_: Any, path: str) -> list[str]:
+    """The values a ``Literal`` at ``path`` of ``type_`` allows; msgspec's "Invalid enum value"
+    names only the value that was sent, so ``"source": "robot"`` read as a dead end."""
+    try:
+        info: Any = msgspec.inspect.type_info(type_)
+    except (TypeError, ValueError):
+        return []
+    for step in _STEP.finditer(path):
+        info = _child(info, step.group("name"), step.group("index"))
+        if info is None:
+            return []
+    return [str(v) for m in _members(info) if isinstance(m, msgspec.inspect.LiteralType) for v in m.values]
+
+
+def _field_and_message(error: msgspec.ValidationError, type_: Any = None) -> tuple[str | None, str]:
     text = str(error)
     match = _AT.search(text)
     path = match.group("path").lstrip(".") if match else ""
-    message = _in_words(_AT.sub("", text))
+    message = in_words(_AT.sub("", text))
+    if _ENUM.match(message) and (choices := _choices_at(type_, path)):
+        message = "must be one of " + ", ".join(choices)
     if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
         path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
     elif unknown := _UNKNOWN.search(text):  # a misspelt "createdAt" would otherwise be dropped in silence
@@ -123,11 +169,14 @@ def convert_strictly(value: Any, type_: type[T]) -> T:
     try:
         return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
     except msgspec.ValidationError as e:
-        raise refusal(e) from e
+        raise refusal(e, type_=type_) from e
 
 
-def refusal(error: msgspec.ValidationError, *, context: str = "", default: str | None = None) -> InvalidInput:
+def refusal(
+    error: msgspec.ValidationError, *, context: str = "", default: str | None = None, type_: Any = None
+) -> InvalidInput:
     """msgspec's refusal as an `InvalidInput` naming the field at its path (``drawers[0].content``),
-    or ``default`` when it names none; ``context`` starts the message."""
-    field, message = _field_and_message(error)
+    or ``default`` when it names none; ``context`` starts the message. With the ``type_`` that
+    was converted to, a refused ``Literal`` lists the values it takes."""
+    field, message = _field_and_message(error, type_)
     return InvalidInput(context + message, field=field or default)

@@ -121,7 +121,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "forget_memory",
         "Forget a saved memory when the user asks you to, or it is no longer true. It stops being recalled "
-        "(kept in history, restorable)." + _WRITE,
+        "(kept in history, restorable). Deleting it for good is the user's own step (the /memory page), "
+        "not a tool's." + _WRITE,
         ForgetIn,
         MemoryEvent,
         calls.forget,

@@ -1,7 +1,7 @@
-"""Explicit memories over HTTP: save, update, forget, confirm, restore, link, undo, read,
+"""Explicit memories over HTTP: save, update, forget, purge, confirm, restore, link, undo, read,
 and the core profile as Markdown.
 
-Thin handlers: each parses, makes one call into `domain.memories` (writes),
+Thin handlers: each parses, makes one call into `domain.memories` (writes), `domain.memory_purge`,
 `domain.memory_read`, `domain.memory_undo` or `domain.memory_profile`, and returns its
 DTO. Every write answers a `MemoryEvent` naming its undo.
 """
@@ -16,7 +16,7 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, JSONBody, QueryParameter
 
-from domain import memories, memory_profile, memory_read, memory_undo
+from domain import memories, memory_profile, memory_purge, memory_read, memory_undo
 from domain.agent_access import key_scope
 from domain.memory_dto import (
     ConfirmIn,
@@ -31,6 +31,7 @@ from domain.memory_dto import (
     ProfileIn,
     ProfileOut,
     ProfileWrite,
+    PurgeIn,
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
 from domain.memory_rows import check_category
@@ -181,6 +182,23 @@ class MemoryController(Controller):
     )
     async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
         return await memories.forget_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+
+    @post(
+        "/purge",
+        operation_id="purgeMemory",
+        status_code=200,
+        summary="Delete a memory for good (every version; cannot be undone)",
+        description=(
+            "Deletes every version of the memory (`id_or_text`: the id of any version, active or ended, or text "
+            "found in exactly one active memory), its links, the content of its history (one `purge` event with "
+            "no content stays), the proposals about it and the stored answers of retried saves that quote it. "
+            "Not undoable: `undo` is null and `previous` is the version named, as it was. User keys only: an "
+            "agent key is a 403 (agents forget). A second purge is a 404. " + _EVENT
+        ),
+        responses=_errors(400, 403, 404, 409),
+    )
+    async def purge(self, app_state: StateDep, caller: CallerDep, data: JSONBody[PurgeIn]) -> MemoryEvent:
+        return await memory_purge.purge_memory(app_state.memory_store(), caller.user_id, data)
 
     @post(
         "/confirm",

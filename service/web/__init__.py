@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from litestar import Router
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 
@@ -12,14 +13,23 @@ from domain.trash import TRASH_DAYS
 from loci.models import TOP_K_MAX
 from service.web import activity_text, humanize, memory_text
 from service.web.access_pages import AccessPages
+from service.web.errors import PAGE_REFUSALS, route_misses
 from service.web.memory_pages import MemoryViews
 from service.web.pages import MemoryPages
 from service.web.proposal_pages import ProposalPages
+from service.web.purge_pages import PurgePages
 
-__all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "template_config"]
+__all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "route_misses", "template_config", "web_router"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-WEB_HANDLERS = [MemoryPages, MemoryViews, ProposalPages, AccessPages]
+WEB_HANDLERS = [MemoryPages, MemoryViews, ProposalPages, PurgePages, AccessPages]
+
+
+def web_router() -> Router:
+    """The pages under one router whose handlers answer Litestar's own refusals (a bad query
+    or path parameter) with the message page (`service.web.errors`), leaving the API's JSON
+    answers alone; a fresh one per app, as a router is bound to the app it is registered in."""
+    return Router(path="/", route_handlers=WEB_HANDLERS, exception_handlers=dict(PAGE_REFUSALS))
 
 
 class Section(NamedTuple):

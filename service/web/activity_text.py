@@ -85,6 +85,9 @@ def _purged(p: Payload) -> str:
         return f"Emptied the trash: {removed} removed for good"
     if what == "expired":
         return f"Cleared old items out of the trash: {removed} removed for good"
+    if what == "memory":  # `domain.memory_purge`: counts only, the words are gone
+        versions = _count(p, "versions")
+        return "Deleted a memory for good" + (f" ({plural(versions, 'version')})" if versions else "")
     return f"Removed a {what or 'item'} for good ({removed})"
 
 

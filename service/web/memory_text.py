@@ -79,6 +79,7 @@ FLASH = {
     "restore": "Memory restored",
     "undo": "Undone",
     "unchanged": "Nothing changed",
+    "purge": "Memory deleted for good",
 }
 """The line shown after a write from the page (the event name travels in ``?done=``)."""
 CHANGED_WORDS = {"content": "wording", "body": "details", "pinned": "pin", "layer": "place"}

@@ -80,6 +80,10 @@ async def test_memories_and_profile_sync(base_url: str, new_user: NewUser) -> No
         assert undone.memory is not None
         loci.forget_memory(undone.memory.id)
         assert loci.restore_memory(undone.memory.id).memory is not None
+        purged = loci.purge_memory(saved.memory.id)  # an old version's id: the whole memory, for good
+        assert (purged.event, purged.undo, purged.memory) == ("purge", None, None)
+        with pytest.raises(NotFound):
+            loci.purge_memory("aisle seats")
         wrote = loci.put_profile(entries=[{"category": "profile", "content": "Name is Ann"}])
         assert "Name is Ann" in wrote.profile.markdown
         assert loci.get_profile().revision == wrote.profile.revision

@@ -127,6 +127,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("purged", {"what": "expired", "drawers": 1}, "Cleared old items out of the trash: 1 drawer removed for good"),
     ("purged", {"what": "wing", "drawers": 8, "entities": 2}, "Removed a wing for good (8 drawers and 2 entities)"),
+    ("purged", {"what": "memory", "memories": 1, "versions": 3}, "Deleted a memory for good (3 versions)"),
     ("settings_changed", {"fields": ["rerank_model", "top_k"]}, "Changed settings: rerank_model, top_k"),
     ("settings_changed", {"fields": []}, "Saved settings (nothing changed)"),
     ("agent_changed", {"agent": "cli", "recall_enabled": False}, "Turned recall off for the agent “cli”"),
