@@ -44,6 +44,7 @@ from ingest.extraction import (
     time_entity_name,
 )
 from ingest.keyphrases import candidate_phrases
+from ingest.prose import prose_turns
 from ingest.relation_extract import relations_in
 from loci.timexpr import find_time_expressions
 
@@ -151,7 +152,9 @@ def _renamed(found: Mapping[int, Sequence[Found]]) -> dict[int, list[Found]]:
 
 
 def extract_window(turns: Sequence[TurnView]) -> Extraction:
-    """Pure function over one window: the whole offline extractor."""
+    """Pure function over one window: the whole offline extractor, reading the turns' prose
+    (`ingest.prose`: pasted code and markup name no topic, entity or fact)."""
+    turns = prose_turns(turns)
     common = _common_words(turns)
     found = _renamed({turn.seq: scan_turn(turn.content, common) for turn in turns})
     settled, confirmed = _settle(found)

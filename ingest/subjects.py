@@ -47,6 +47,7 @@ import numpy as np
 from ingest.extract_offline import STOPWORDS
 from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of, english_first_name
+from ingest.prose import prose_turns
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
 from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
@@ -316,7 +317,9 @@ def rank_candidates(
     document: np.ndarray | None = None,
     rules: SubjectRules = SUBJECT_RULES,
 ) -> list[Candidate]:
-    """Every eligible candidate, best first, with its score (see the module doc)."""
+    """Every eligible candidate, best first, with its score (see the module doc), read off the
+    turns' prose: a subject is never a word of pasted code or markup (`ingest.prose`)."""
+    turns = prose_turns(turns)
     name_words = frozenset(  # a one-word name spelled in lower case is still the name
         m.name.lower() for ms in mentions.values() for m in ms if m.kind in NAMED_KINDS and " " not in m.name
     )
