@@ -34,6 +34,7 @@ from ingest.place import (
 )
 from ingest.plan import MinedConversation, MiningTotals, Part, TurnPlan
 from ingest.records import MiningDeps
+from ingest.relation_extract import speaker_of
 from ingest.subjects import WingSubject
 from loci.aaak import format_pointer
 from loci.batching import row_batches
@@ -127,14 +128,27 @@ def _facts_of(ex: Extraction, kept: Sequence[TurnPlan]) -> list[RelationFact]:
 def _seen(
     ex: Extraction, kept: Sequence[TurnPlan], facts: Sequence[RelationFact]
 ) -> list[tuple[EntityMention, datetime]]:
-    """Every entity the kept turns mention or their facts name, with when it was seen."""
-    seen = [(m, p.turn.created_at) for p in kept for m in ex.mentions.get(p.turn.seq, ())]
+    """Every entity the kept turns mention or their facts name, and the other people who
+    wrote them (`_said_by`), with when it was seen."""
+    seen = [(m, p.turn.created_at) for p in kept for m in (*ex.mentions.get(p.turn.seq, ()), *_said_by(p))]
     when = {p.turn.seq: p.turn.created_at for p in kept}
     for f in facts:
         seen.append((f.subject, when[f.turn_seq]))
         if f.value_kind:
             seen.append((EntityMention(f.value_kind, f.value), when[f.turn_seq]))
     return seen
+
+
+def _said_by(plan: TurnPlan) -> tuple[EntityMention, ...]:
+    """The named other person who wrote the turn, as a person its drawers are linked to: the
+    people of a group chat are in the user's people and things, each with what they said. Not
+    the user (whose own row no listing shows) and not a drawer tag: the speaker signal already
+    matches a question naming them (`retrieval.speaker`). Not a candidate for the wing's
+    subject either: that is chosen from what the chat talks about, before this."""
+    if plan.turn.role != "other":
+        return ()
+    speaker = speaker_of(plan.turn)
+    return (speaker,) if speaker is not None else ()
 
 
 async def _wing_for(s: AsyncSession, conv: MinedConversation, subject: WingSubject | None) -> PlacedWing:
@@ -199,7 +213,7 @@ async def _place_drawers(
                 sentences_done=part.sentences is not None,
             )  # fmt: skip
             next_seq[room.id] += 1
-            placed.append((t.seq, drawer, found, part))
+            placed.append((t.seq, drawer, [*found, *_said_by(plan)], part))
     s.add_all([drawer for _, drawer, _, _ in placed])
     await s.flush()
     sentences = [row for _, d, _, part in placed for row in sentence_rows(d.id, conv.user_id, part.sentences or ())]

@@ -113,6 +113,29 @@ async def test_only_the_owners_own_words_become_their_memories(
     assert not any("shellfish" in r["object"] for r in timeline["relations"]), facts
 
 
+async def test_the_people_of_a_group_chat_are_entities_linked_to_what_they_said(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """Tomás states no fact and nobody names him, yet he is one of the user's people: his
+    entity lists the drawers he wrote; the user's own name is no entity."""
+    user = await new_user("speaker-people")
+    turns = [
+        {"role": "user", "name": "Ann", "content": "Climbing at the crag on Saturday, who is in?"},
+        {"role": "other", "name": "Tomás", "content": "Count me in, I will bring the crash pads."},
+    ]
+    made = await client.post("/v1/conversations", json={"id": "crag", "turns": turns}, headers=user.headers)
+    assert made.status_code == 201, made.text
+    assert (await client.post("/v1/conversations/crag/complete", headers=user.headers)).status_code == 202
+    await run_jobs(app_state)
+    people = (await client.get("/v1/entities", headers=user.headers)).json()
+    names = {(e["kind"], e["name"]) for e in people}
+    assert ("p", "Tomás") in names and ("p", "Ann") not in names, names
+    async with app_state.db.user_session(user.id) as s:
+        said = (await s.execute(select(Drawer.content).where(Drawer.speaker == "Tomás"))).scalars().all()
+    tomas = next(e for e in people if e["name"] == "Tomás")
+    assert tomas["mention_count"] == len(said) == 1, tomas
+
+
 async def test_a_question_about_oneself_prefers_ones_own_turns_to_another_persons(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
