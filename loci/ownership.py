@@ -14,17 +14,22 @@ to reach a running service instead of opening its locked database.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "SERVER_FILE",
     "SERVICES_FILE",
+    "LiveServices",
     "clear_record",
+    "live_services",
+    "lock_holder",
     "processes_naming",
     "read_record",
     "stop_leftovers",
@@ -59,6 +64,62 @@ def read_record(data_dir: Path, name: str) -> dict[str, Any] | None:
 
 def clear_record(data_dir: Path, name: str) -> None:
     (data_dir / name).unlink(missing_ok=True)
+
+
+def lock_holder(data_dir: Path) -> int | None:
+    """The pid written by the live process that holds ``<data_dir>/loci.lock`` (0 when it
+    has not written it yet), or None when nobody holds it: the kernel drops a dead
+    process's lock, while its records and its pid (maybe another process's by now) stay."""
+    path = data_dir / "loci.lock"
+    if not path.exists():
+        return None
+    with path.open("r") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = handle.read().strip()
+            return int(text) if text.isdigit() else 0
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class LiveServices:
+    """The embedded servers of a live `loci serve`, as its records give them."""
+
+    owner: int
+    """The serving process's pid."""
+    database_url: str | None
+    """Its embedded PostgreSQL (None: it uses an external one, or a record from before URLs were kept)."""
+    redis_url: str | None
+    """Its embedded Valkey (None: an external one)."""
+
+
+def live_services(data_dir: Path) -> LiveServices | None:
+    """What the live `loci serve` on ``data_dir`` runs, or None when none runs there.
+
+    Its ``server.json``, its ``services.json`` and the data dir's lock must all name one
+    live process: a killed server leaves both records behind, and its pid may be another
+    process's by now, but its lock goes with it, and whoever takes the data dir next
+    rewrites ``services.json``. Reads files only: no connection, so a stale record costs
+    nothing and is never connected to."""
+    import psutil
+
+    server = read_record(data_dir, SERVER_FILE) or {}
+    services = read_record(data_dir, SERVICES_FILE) or {}
+    owner = server.get("pid")
+    if not isinstance(owner, int) or not isinstance(server.get("url"), str) or services.get("pid") != owner:
+        return None
+    if lock_holder(data_dir) != owner or not psutil.pid_exists(owner):
+        return None
+
+    def url(entry: Any) -> str | None:
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            return None
+        pid = entry.get("pid")
+        return str(entry["url"]) if isinstance(pid, int) and psutil.pid_exists(pid) else None
+
+    return LiveServices(owner, url(services.get("postgres")), url(services.get("valkey")))
 
 
 def processes_naming(marker: Path, executable: str) -> list[Any]:

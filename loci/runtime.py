@@ -194,6 +194,7 @@ class EmbeddedServices:
     redis_url: str | None = None
     ephemeral: bool = False  # tests: delete the data when stopping
     _pg: Any = field(default=None, init=False)
+    _pg_url: str | None = field(default=None, init=False)
     _valkey: Any = field(default=None, init=False)
     _lock: DataDirLock | None = field(default=None, init=False)
 
@@ -234,7 +235,8 @@ class EmbeddedServices:
             if not exists:
                 conn.execute(f"CREATE DATABASE {DATABASE_NAME}")
         socket_dir = self._pg.get_postmaster_info().socket_dir
-        return f"postgresql://postgres@/{DATABASE_NAME}?host={quote(str(socket_dir), safe='/')}"
+        self._pg_url = f"postgresql://postgres@/{DATABASE_NAME}?host={quote(str(socket_dir), safe='/')}"
+        return self._pg_url
 
     def _size_shared_buffers(self, admin_uri: str) -> bool:
         """Applies `server_settings` to a data dir made before they were written at initdb
@@ -312,7 +314,9 @@ class EmbeddedServices:
         """The servers this process owns, for whoever takes the data dir next."""
         record: dict[str, Any] = {}
         if self._pg is not None:
-            record["postgres"] = {"pid": self._pg.get_pid(), "pgdata": str(self._pg.pgdata)}
+            # the URL too: `loci mcp` beside a running `loci serve` connects through it (same
+            # string, so the same write-generation namespace: `loci.generations.namespace_of`)
+            record["postgres"] = {"pid": self._pg.get_pid(), "pgdata": str(self._pg.pgdata), "url": self._pg_url}
         if self._valkey is not None and self._valkey._process is not None:
             record["valkey"] = {"pid": self._valkey._process.pid, "url": str(self._valkey.connection_url)}
         if record:

@@ -9,32 +9,17 @@ from the same data dir, and uses the database directly only when no server runs.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 from pathlib import Path
 from typing import Any
 
 from loci.errors import ConfigurationError
-from loci.ownership import SERVER_FILE, SERVICES_FILE, read_record
+from loci.ownership import SERVER_FILE, SERVICES_FILE, lock_holder, read_record
 
 __all__ = ["AdminApi", "running_service_url"]
 
 TIMEOUT_S = 30.0
 """Generous: creating a user is one insert, but the server may be busy mining."""
-
-
-def _locked(data_dir: Path) -> bool:
-    """Whether a live process holds the data dir's lock (the kernel drops a dead one's)."""
-    path = data_dir / "loci.lock"
-    if not path.exists():
-        return False
-    with path.open("r") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-    return False
 
 
 def running_service_url(data_dir: Path) -> str | None:
@@ -48,7 +33,7 @@ def running_service_url(data_dir: Path) -> str | None:
     pid = record.get("pid")
     if not isinstance(pid, int) or not psutil.pid_exists(pid):
         return None
-    if not _locked(data_dir) and read_record(data_dir, SERVICES_FILE) is not None:
+    if lock_holder(data_dir) is None and read_record(data_dir, SERVICES_FILE) is not None:
         return None  # embedded services, but nobody holds them: the record is stale
     return str(record["url"])
 

@@ -7,6 +7,14 @@ status 2, before the model loads. stdout carries only MCP messages: logs go to s
 
 It does not migrate: the schema is the service's (`loci serve`, `loci db upgrade`), and the
 command that issued the key (`loci users create`) has already brought it up to date.
+
+Beside a running `loci serve` on the same data dir (the common desktop set-up) it cannot
+own the embedded PostgreSQL: one process owns a data dir. It then connects to the server's
+PostgreSQL through the URL the server records (`loci.ownership.live_services`) and starts
+and stops nothing; it also bumps the server's write generations in its Valkey, so a memory
+saved here drops the server's cached recalls. When no server runs it owns the embedded
+services for its lifetime, as before. A server that stops mid-session makes each tool call
+a "database unavailable" tool error, never the end of the session.
 """
 
 from __future__ import annotations
@@ -35,9 +43,10 @@ async def _serve(settings: Settings, key: str) -> None:
     from domain.accounts import authenticate
     from service.app import build_state
     from service.mcp.server import build_server
-    from service.state import Caller, build_llm
+    from service.state import Caller, build_llm, connect_cache
 
     state = build_state(settings)
+    cache = connect_cache(state)  # only beside a server: its Valkey, else no queue URL and None
     try:
         owner = await authenticate(state.db, key)
         if owner is None:
@@ -52,6 +61,8 @@ async def _serve(settings: Settings, key: str) -> None:
     finally:
         if state.llm is not None:
             await state.llm.aclose()
+        if cache is not None:
+            await cache.aclose()
         await state.db.dispose()
 
 
@@ -64,5 +75,33 @@ def mcp(data_dir: Path | None) -> None:
     if not key:
         fail(f"{API_KEY_ENV} is not set: give the MCP server the user's API key (loci users create NAME)")
     settings = settings_from(data_dir)
+    beside = _beside_server(settings)
+    if beside is not None:
+        asyncio.run(_serve(beside, key))
+        return
     with services(settings, need_queue=False) as resolved:
         asyncio.run(_serve(resolved, key))
+
+
+def _beside_server(settings: Settings) -> Settings | None:
+    """Settings that use the PostgreSQL and Valkey of the `loci serve` running on the data
+    dir, or None (a configured database, or no live server: own the data dir)."""
+    from loci.ownership import live_services
+
+    if settings.database.url:
+        return None
+    data_dir = settings.server.data_dir.expanduser().resolve()
+    live = live_services(data_dir)
+    if live is None:
+        return None
+    if live.database_url is None:
+        fail(
+            f"the loci serve running on {data_dir} (pid {live.owner}) uses an external PostgreSQL "
+            "(or was started by an older Loci): give loci mcp the same LOCI_DATABASE_URL, or restart it"
+        )
+    return settings.model_copy(
+        update={
+            "database": settings.database.model_copy(update={"url": live.database_url}),
+            "queue": settings.queue.model_copy(update={"url": live.redis_url}),
+        }
+    )
