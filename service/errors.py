@@ -11,13 +11,15 @@ line, not a traceback per request while the database restarts.
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
 import redis.exceptions
 import sqlalchemy.exc
 from litestar import MediaType, Request, Response
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, ValidationException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from sqlalchemy.exc import DataError
 
@@ -34,6 +36,7 @@ from loci.errors import (
     UpstreamBadOutput,
     UpstreamUnavailable,
 )
+from service.strict_body import in_words
 
 __all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body"]
 
@@ -119,7 +122,35 @@ def _bad_value(_: Request[Any, Any, Any], exc: DataError) -> Response[dict[str, 
     return Response(error_body(400, message), status_code=400, media_type=MediaType.JSON)
 
 
+_WHOLE_NUMBER = re.compile(r"^Expected `int(?: \| null)?`, got `\w+`$")
+"""Litestar's refusal of text where a parameter takes an id or a count (``?limit=abc``)."""
+
+
+def _parameter_refusal(exc: ValidationException) -> Response[dict[str, Any]] | None:
+    """Litestar's refusal of query or path parameters (``?layer=deep``), in the words a
+    body field's refusal uses (`service.strict_body.in_words`): the allowed values, the rule,
+    the bound, instead of the regular expression. Each item keeps its ``key`` and ``source``;
+    the detail names every refused parameter, as a body refusal names its field."""
+    items = (
+        [dict(i) for i in exc.extra if isinstance(i, Mapping) and i.get("key")] if isinstance(exc.extra, list) else []
+    )
+    if not items:
+        return None
+    for item in items:
+        raw = str(item.get("message") or "is not valid")
+        words = "must be a whole number" if _WHOLE_NUMBER.match(raw) else in_words(raw).replace("`", "")
+        item["message"] = words[0].lower() + words[1:]
+    body: dict[str, Any] = {
+        "status_code": exc.status_code,
+        "detail": "; ".join(f"{item['key']}: {item['message']}" for item in items),
+        "extra": items,
+    }
+    return Response(body, status_code=exc.status_code, media_type=MediaType.JSON)
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    if isinstance(exc, ValidationException) and (worded := _parameter_refusal(exc)) is not None:
+        return worded
     if isinstance(exc, HTTPException):
         body: dict[str, Any] = {"status_code": exc.status_code, "detail": exc.detail}
         if exc.extra:

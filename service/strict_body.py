@@ -21,6 +21,7 @@ from litestar.enums import RequestEncodingType
 
 from loci.errors import InvalidInput
 from loci.inputs import PATTERN_RULES
+from loci.settings import CATEGORY_PATTERN
 
 __all__ = ["convert_strictly", "decode_strictly", "in_words", "refusal"]
 
@@ -41,6 +42,12 @@ _REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
 _CHOICES = re.compile(r"^\^\((?P<words>[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\$$")
 """A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
 relations): said as that list, so a caller reads what to send instead of a pointer to the schema."""
+
+_RULES = {
+    **PATTERN_RULES,
+    CATEGORY_PATTERN: "must be a lowercase name: a letter, then letters, digits or _ (up to 32 characters)",
+}
+"""`PATTERN_RULES` and the category names' rule (defined with the settings, which list the categories)."""
 
 _ENUM = re.compile(r"^Invalid enum value ")
 _STEP = re.compile(r"\[(?P<index>\d+)\]|\.?(?P<name>[^.\[]+)")
@@ -80,7 +87,7 @@ def in_words(message: str) -> str:
         pattern = None
     if isinstance(pattern, str) and (choices := _CHOICES.match(pattern)):
         return "must be one of " + ", ".join(choices.group("words").split("|"))
-    return PATTERN_RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
+    return _RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 
 def _whole_floats_as_ints(value: Any) -> Any:

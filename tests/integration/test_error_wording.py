@@ -88,3 +88,26 @@ async def test_an_unknown_word_lists_the_words_allowed(
     user = await new_user("words")
     message, named = _refusal(await client.post(path, json=body, headers=user.headers), 400)
     assert named == field and message == f"{field}: must be one of {allowed}", message
+
+
+@pytest.mark.parametrize(
+    ("path", "field", "words"),
+    [
+        ("/v1/memories?layer=deep", "layer", "must be one of core, knowledge, archive"),
+        ("/v1/tools?format=xml", "format", "must be one of openai, anthropic"),
+        ("/v1/memories?category=Bad%20Cat", "category", "lowercase"),
+        ("/v1/memories?limit=0", "limit", "must be at least 1"),
+        ("/v1/memories?before=soon", "before", "must be a whole number"),
+        ("/v1/memories/0", "memory_id", "must be at least 1"),
+    ],
+)  # fmt: skip
+async def test_query_and_path_parameters_are_refused_in_words(
+    client: Client, new_user: NewUser, path: str, field: str, words: str
+) -> None:
+    """As a body field is: the rule, the choices or the bound, never the regular expression."""
+    user = await new_user("param-words")
+    answer = await client.get(path, headers=user.headers)
+    message, named = _refusal(answer, 400)
+    assert named == field and message.startswith(f"{field}: ") and words in message, message
+    assert "regex" not in answer.text and "Expected" not in answer.text, answer.text
+    assert answer.json()["extra"][0]["source"] in {"query", "path"}
