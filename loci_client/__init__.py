@@ -22,6 +22,7 @@ from loci_client.errors import (
     ServerError,
     Unauthorized,
     Unavailable,
+    Unreachable,
 )
 from loci_client.models_access import AccessDefaults, AccessDoc, AgentAccess, AgentAccessOut, ModeSpec
 from loci_client.models_conversations import (
@@ -148,4 +149,5 @@ __all__ = [
     "Unauthorized",
     "Unavailable",
     "UndoRef",
+    "Unreachable",
 ]

@@ -20,7 +20,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
-from loci_client.errors import error_for
+from loci_client.errors import Unreachable, error_for
 
 __all__ = ["AsyncTransport", "Decoder", "Op", "Request", "Retry", "SyncTransport", "operation"]
 
@@ -128,8 +128,12 @@ class SyncTransport:
     def _send(self, decoder: Decoder[T], request: Request) -> T:
         attempt = 0
         while True:
-            response = self._http.send(_build(request, self._http))
-            response.read()
+            sent = _build(request, self._http)
+            try:
+                response = self._http.send(sent)
+                response.read()
+            except httpx.TransportError as e:
+                raise Unreachable(str(sent.url), e) from e
             wait = self._retry.delay(attempt, response)
             if wait is None:
                 return _answer(decoder, response)
@@ -147,8 +151,12 @@ class AsyncTransport:
     async def _send(self, decoder: Decoder[T], request: Request) -> T:
         attempt = 0
         while True:
-            response = await self._http.send(_build(request, self._http))
-            await response.aread()
+            sent = _build(request, self._http)
+            try:
+                response = await self._http.send(sent)
+                await response.aread()
+            except httpx.TransportError as e:
+                raise Unreachable(str(sent.url), e) from e
             wait = self._retry.delay(attempt, response)
             if wait is None:
                 return _answer(decoder, response)

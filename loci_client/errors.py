@@ -24,6 +24,7 @@ __all__ = [
     "ServerError",
     "Unauthorized",
     "Unavailable",
+    "Unreachable",
     "error_for",
 ]
 
@@ -83,6 +84,21 @@ class ServerError(LociError):
 
 class Unavailable(LociError):
     """503: the database or queue is down; raised once the client's retries are spent."""
+
+
+class Unreachable(Unavailable):
+    """No answer at all: the connection was refused or dropped, or the server did not answer
+    within the client's timeout. `url` is the address tried; httpx's error is the
+    ``__cause__``. `status` is 0 (no HTTP status came back). An `Unavailable`, so one
+    ``except Unavailable`` covers "Loci cannot answer now, try later". Not retried: a refused
+    connection is a server that is not running, which waiting a few seconds rarely changes."""
+
+    def __init__(self, url: str, error: Exception) -> None:
+        what = "did not answer in time" if isinstance(error, httpx.TimeoutException) else "could not be reached"
+        reason = str(error) or type(error).__name__
+        super().__init__(0, f"Loci at {url} {what} ({reason})")
+        self.args = (self.message,)
+        self.url = url
 
 
 _BY_STATUS: dict[int, type[LociError]] = {

@@ -187,9 +187,10 @@ def _list(items: Sequence[Any] | None) -> list[Any] | None:
 
 @operation("queryMemory", model(QueryOut))
 def memory_query(
-    agent: str,
-    query: str,
+    query_or_agent: str | None = None,
+    query: str | None = None,
     *,
+    agent: str | None = None,
     categories: Sequence[str] | None = None,
     filters: QueryFilters | Mapping[str, Any] | None = None,
     top_k: int | None = None,
@@ -198,7 +199,19 @@ def memory_query(
     budget_tokens: int | None = None,
 ) -> Request:
     """Saved memories and conversation excerpts ``agent`` may see about ``query``, best first:
-    bullets within ``budget_tokens``, or every field with ``mode="full"`` (the API's ``return``)."""
+    bullets within ``budget_tokens``, or every field with ``mode="full"`` (the API's ``return``).
+
+    ``memory_query("seats on flights", agent="assistant")``; with an agent key leave ``agent``
+    out (the key asks as its agent). The older ``memory_query("assistant", "seats on flights")``
+    (agent first) still works: with two positional arguments the first is the agent."""
+    if query is not None and query_or_agent is not None:  # memory_query(agent, query): the older form
+        if agent is not None:
+            raise TypeError("memory_query() got the agent twice: pass memory_query(query, agent=...)")
+        agent = query_or_agent
+    elif query is None:
+        query = query_or_agent
+    if query is None:
+        raise TypeError("memory_query() missing the query: memory_query(query, agent=...)")
     fields = body(
         agent=agent, query=query, categories=_list(categories), filters=filters, top_k=top_k, threshold=threshold,
         budget_tokens=budget_tokens,

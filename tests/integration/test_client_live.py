@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from domain.accounts import create_key
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
@@ -94,7 +95,7 @@ async def test_memories_and_profile_sync(base_url: str, new_user: NewUser) -> No
         assert bad.value.field == "category"
 
 
-async def test_memory_query_sync_and_async(base_url: str, new_user: NewUser) -> None:
+async def test_memory_query_sync_and_async(base_url: str, new_user: NewUser, db: Database) -> None:
     user = await new_user("client-query")
     with LociClient(base_url, user.key) as loci:
         saved = loci.save_memory("Prefers window seats on long flights", "preference", importance=4)
@@ -109,6 +110,16 @@ async def test_memory_query_sync_and_async(base_url: str, new_user: NewUser) -> 
         full = await aloci.memory_query("assistant", "seats on flights", categories=["preference"], mode="full")
         assert full.mode == "full" and full.bullets == []
         assert [i.memory.content for i in full.items if i.memory] == ["Prefers window seats on long flights"]
+        # the query first, the agent by keyword; with an agent key, no agent at all (the key's own)
+        keyword = await aloci.memory_query("seats on flights", agent="assistant", filters={"importance_min": 4})
+        assert [b.id for b in keyword.bullets] == [saved.memory.id]
+        with pytest.raises(TypeError):
+            await aloci.memory_query("assistant", "seats", agent="assistant")
+    agent_key = await create_key(db, user.id, "client-agent", agent="assistant")
+    with LociClient(base_url, agent_key.key) as agent:
+        assert [b.id for b in agent.memory_query("seats on flights", filters={"importance_min": 4}).bullets] == [
+            saved.memory.id
+        ]
 
 
 async def test_recall_palace_entities_async(base_url: str, new_user: NewUser, db: Database, embedder: Embedder) -> None:

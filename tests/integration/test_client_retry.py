@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from loci_client import AsyncLociClient, InvalidInput, LociClient, Retry, Unavailable
+from loci_client import AsyncLociClient, InvalidInput, LociClient, Retry, Unavailable, Unreachable
 
 ME = {"id": 7, "name": "ann", "email": None, "created_at": "2026-01-01T00:00:00Z"}
 FAST = Retry(attempts=3, base_delay_s=0.01)
@@ -104,3 +104,30 @@ def test_retry_waits_as_retry_after_says_capped() -> None:
     assert policy.delay(0, httpx.Response(503, headers={"Retry-After": "600"})) == 4.0
     assert [policy.delay(n, httpx.Response(429)) for n in range(4)] == [0.5, 1.0, 2.0, None]
     assert policy.delay(0, httpx.Response(500)) is None
+
+
+def _closed_port_url() -> str:
+    """An address where nothing listens: a port the OS gave out, then closed."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def test_a_closed_port_is_unreachable_with_its_url() -> None:
+    url = _closed_port_url()
+    with LociClient(url, "key", retry=FAST) as loci, pytest.raises(Unreachable) as down:
+        loci.get_me()
+    assert isinstance(down.value, Unavailable) and down.value.status == 0
+    assert down.value.url == f"{url}/v1/me" and f"Loci at {url}/v1/me could not be reached" in str(down.value)
+    assert isinstance(down.value.__cause__, httpx.ConnectError)
+
+
+async def test_async_a_closed_port_is_unreachable() -> None:
+    url = _closed_port_url()
+    async with AsyncLociClient(url, "key", retry=FAST) as loci:
+        with pytest.raises(Unreachable) as down:
+            await loci.get_me()
+    assert down.value.url == f"{url}/v1/me" and isinstance(down.value.__cause__, httpx.ConnectError)
