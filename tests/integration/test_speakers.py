@@ -40,8 +40,16 @@ def _at(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**t, "created_at": f"2024-05-0{1 + i // 3}T1{i}:00:00Z"} for i, t in enumerate(turns)]
 
 
-async def _mined_chat(client: Client, app_state: AppState, user: UserHandle, conversation: str = "reunion") -> None:
-    made = await client.post("/v1/conversations", json={"id": conversation, "turns": _at(TURNS)}, headers=user.headers)
+async def _mined_chat(
+    client: Client,
+    app_state: AppState,
+    user: UserHandle,
+    conversation: str = "reunion",
+    turns: list[dict[str, Any]] | None = None,
+) -> None:
+    """Store ``turns`` (the reunion chat by default), complete and mine them with the real worker."""
+    body = {"id": conversation, "turns": turns if turns is not None else _at(TURNS)}
+    made = await client.post("/v1/conversations", json=body, headers=user.headers)
     assert made.status_code == 201, made.text
     done = await client.post(f"/v1/conversations/{conversation}/complete", headers=user.headers)
     assert done.status_code == 202 and done.json()["job_id"], done.text
@@ -94,10 +102,7 @@ async def test_only_the_owners_own_words_become_their_memories(
         {"role": "other", "name": "Priya", "content": "I am allergic to peanuts, so no satay at the picnic."},
         {"role": "user", "name": "Sam", "content": "I am allergic to shellfish, so no prawns for me either."},
     ]
-    made = await client.post("/v1/conversations", json={"id": "food", "turns": turns}, headers=user.headers)
-    assert made.status_code == 201, made.text
-    assert (await client.post("/v1/conversations/food/complete", headers=user.headers)).status_code == 202
-    await run_jobs(app_state)
+    await _mined_chat(client, app_state, user, "food", turns)
     page = await client.get("/v1/memories", headers=user.headers)
     assert page.status_code == 200, page.text
     asked = await client.get("/v1/memories/proposals", headers=user.headers)  # health waits for consent
@@ -123,10 +128,7 @@ async def test_the_people_of_a_group_chat_are_entities_linked_to_what_they_said(
         {"role": "user", "name": "Ann", "content": "Climbing at the crag on Saturday, who is in?"},
         {"role": "other", "name": "Tomás", "content": "Count me in, I will bring the crash pads."},
     ]
-    made = await client.post("/v1/conversations", json={"id": "crag", "turns": turns}, headers=user.headers)
-    assert made.status_code == 201, made.text
-    assert (await client.post("/v1/conversations/crag/complete", headers=user.headers)).status_code == 202
-    await run_jobs(app_state)
+    await _mined_chat(client, app_state, user, "crag", turns)
     people = (await client.get("/v1/entities", headers=user.headers)).json()
     names = {(e["kind"], e["name"]) for e in people}
     assert ("p", "Tomás") in names and ("p", "Ann") not in names, names
