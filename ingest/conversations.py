@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
@@ -204,8 +205,9 @@ async def _store(
         pg_insert(Conversation)
         .values(user_id=user_id, external_id=ext, agent_id=agent_pk, title=title)
         .on_conflict_do_nothing(index_elements=["user_id", "external_id"])
+        .returning(Conversation.id)
     )
-    await s.execute(stmt)
+    created = (await s.execute(stmt)).scalar_one_or_none() is not None
     conv = await _find(s, user_id, ext, lock=True)
     assert conv is not None
     if conv.deleted_at is not None:  # its id is taken, by something the user cannot see
@@ -214,10 +216,11 @@ async def _store(
         raise Conflict(f"conversation {ext!r} belongs to another agent")
     if agent_pk is not None and conv.agent_id is None:
         conv.agent_id = agent_pk
-    if await _merge_turns(s, conv, checked, 1):
+    added = await _merge_turns(s, conv, checked, 1)
+    if added:
         conv.status = "open"
         _clear_mining_failure(conv)
-    return await _ref(s, conv)
+    return replace(await _ref(s, conv), stored=created or added > 0)
 
 
 async def append_turns(

@@ -39,6 +39,9 @@ class ConversationRef:
     """Why mining last failed (`domain.mining_failures`); None once it succeeds or new turns arrive."""
     mining_failed_at: datetime | None = None
     """When mining failed for a reason retrying cannot fix; the sweep skips it until this is cleared."""
+    stored: bool = True
+    """Whether the call that answered it wrote anything (a new conversation or new turns); False
+    for a re-send of what is stored, which the API answers 200 instead of 201."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, delete, get, post
+from litestar import Controller, Response, delete, get, post
+from litestar.openapi import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
 import ingest
@@ -167,9 +168,14 @@ class ConversationController(Controller):
             " OpenAI message's `name`): in a chat between people the account owner's turns are `user` and"
             " everyone else's `other`, each with their name. An agent key stores the conversation as its"
             " agent (`agent_id` may be left out; another agent is a 403), and appends to and completes"
-            " only its agent's conversations (another's is a 404)." + IDEMPOTENT
+            " only its agent's conversations (another's is a 404). 201 when the call stored something (the"
+            " conversation or new turns), 200 when it was all stored already." + IDEMPOTENT
         ),
-        responses=errors(400, 409, 413),
+        responses={
+            200: ResponseSpec(data_container=ConversationOut, description="A re-send: everything was stored already"),
+            **errors(400, 409, 413),
+        },
+        status_code=201,
     )
     async def create(
         self,
@@ -177,7 +183,7 @@ class ConversationController(Controller):
         caller: CallerDep,
         app_state: StateDep,
         idempotency_key: IdempotencyKeyHeader = None,
-    ) -> ConversationOut:
+    ) -> Response[ConversationOut]:
         agent = caller.agent(data.agent_id)
         ref = await ingest.store_conversation(
             app_state.db,
@@ -189,7 +195,7 @@ class ConversationController(Controller):
             limits=app_state.settings.mining,
             once=Once.of(idempotency_key, "createConversation", agent, data),
         )
-        return _out(ref)
+        return Response(_out(ref), status_code=201 if ref.stored else 200)
 
     @post(
         "/{conversation_id:str}/turns",

@@ -76,6 +76,9 @@ async def test_idempotent_create_and_conflict(client: Client, new_user: NewUser)
     first = await post(client, user, "/v1/conversations", body)
     second = await post(client, user, "/v1/conversations", body)
     assert first.json() == second.json()
+    assert (first.status_code, second.status_code) == (201, 200)  # the re-send created nothing
+    more = await post(client, user, "/v1/conversations", {"id": "same", "turns": [*TURNS, TURNS[0]]})
+    assert more.status_code == 201 and more.json()["turn_count"] == len(TURNS) + 1, more.text
     changed = {"id": "same", "turns": [{**TURNS[0], "content": "something else"}]}
     clash = await post(client, user, "/v1/conversations", changed)
     assert clash.status_code == 409 and "turn 1" in clash.json()["detail"]
