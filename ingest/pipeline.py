@@ -16,6 +16,8 @@
 6. Before the last window's transaction, summarise the whole conversation for the
    archive layer (`archive`: the LLM when configured, else the sentences that carry its
    decisions); that transaction files the summary with the last watermark.
+   Once the LLM endpoint has failed to answer, the job asks it no more (`loci.llm_latch`):
+   each later stage falls back at once, with that reason, instead of waiting out a timeout.
 7. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
 """
 
@@ -44,6 +46,7 @@ from ingest.subjects import WingSubject
 from ingest.window import commit_window
 from ingest.wings import conversation_subject, known_subjects, suggested_subject
 from loci.errors import NotFound
+from loci.llm_latch import OutageLatch
 from loci.models import Agent, Conversation, Turn
 
 __all__ = ["mine_conversation"]
@@ -99,6 +102,8 @@ async def _rank_topics(
 async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningResult:
     """Mine the turns past the watermark; idempotent and incremental (see module doc)."""
     started = time.perf_counter()
+    if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
+        deps = replace(deps, llm=OutageLatch(deps.llm))
     conv, turns = await _load(deps, conversation_id)
     extractor = extractor_for(deps)
     totals = MiningTotals()

@@ -120,10 +120,10 @@ class LLMSettings(BaseSettings):
 
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://host/v1")
     api_key: str | None = None
-    extract_model: str = "gpt-4o-mini"
-    rerank_model: str = "gpt-4o-mini"
-    qa_model: str = "gpt-4o-mini"
-    judge_model: str = "gpt-4o"
+    extract_model: str = Field(default="gpt-4o-mini", pattern=r"\S")  # empty: every call 4xx; refused at start
+    rerank_model: str = Field(default="gpt-4o-mini", pattern=r"\S")
+    qa_model: str = Field(default="gpt-4o-mini", pattern=r"\S")
+    judge_model: str = Field(default="gpt-4o", pattern=r"\S")
     timeout_s: float = Field(default=20.0, gt=0, le=600)
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description='JSON: {"model": [usd_per_1M_in, usd_per_1M_out]}'

@@ -160,3 +160,14 @@ def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir
         _wait_for(lambda: [c.pid for c in _worker_children(proc)] not in ([], [child.pid]), 60, "a new worker")
     finally:
         stop(proc)  # and no worker outlives serve (`stop` checks every child)
+
+
+def test_an_empty_llm_model_name_stops_startup_with_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "LOCI_LLM_BASE_URL": "http://127.0.0.1:9/v1", "LOCI_LLM_EXTRACT_MODEL": " ",
+           "LOCI_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}  # fmt: skip
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run([*LOCI, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "loci: error: invalid setting LOCI_LLM_EXTRACT_MODEL: String should match pattern '\\S'"
+    ]
