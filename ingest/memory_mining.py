@@ -8,7 +8,8 @@ candidates, reconciles (`ingest.memory_reconcile`), files the changes to sensiti
 fields as proposals for the user's consent (`ingest.memory_proposals`) and writes the rest
 (`ingest.memory_store`).
 An LLM's answer is re-checked there against what is active *now*, so an id the model was
-shown but that a person changed meanwhile is not written over.
+shown but that a person changed meanwhile is not written over; before that, a memory it
+wrote that nothing the user said supports is refused (`ingest.memory_grounding`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import TurnView
 from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_grounding import grounded
 from ingest.memory_llm import ask_for_memories, to_ops
 from ingest.memory_proposals import divert
 from ingest.memory_reconcile import KnownMemory, MemoryOp, merge_candidates, reconcile
@@ -118,8 +120,9 @@ async def _propose_with_llm(
         return await _offline(deps, turns, calls=tuple(calls), fallback=why)
     ops, refused = to_ops(answer, turns, shown, deps.settings)
     vectors = await embed_statements(deps.embedder, [op.candidate.content for op in ops])
-    decided = tuple(replace(op, vector=v) for op, v in zip(ops, vectors, strict=True))
-    return PendingMemories((), "llm", decided, refused, tuple(calls))
+    embedded = [replace(op, vector=v) for op, v in zip(ops, vectors, strict=True)]
+    decided, invented = await grounded(embedded, said, lambda texts: embed_statements(deps.embedder, texts))
+    return PendingMemories((), "llm", tuple(decided), refused + invented, tuple(calls))
 
 
 def _guarded(

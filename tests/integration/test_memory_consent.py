@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from domain.memory_lifecycle import memory_lifecycle
 from domain.memory_proposals import list_proposals
-from ingest import mine_conversation, store_conversation
+from ingest import TurnIn, mine_conversation, store_conversation
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient
@@ -182,7 +182,9 @@ async def test_the_llm_extractor_proposes_sensitive_fields_too(
             {"op": "add", "category": "preference", "content": "Loves hiking", "turns": [1]},
         ),
     )
-    ref = await store_conversation(db, user.id, external_id="llm-consent", agent_id=None, turns=TURNS)
+    said = f"{TURNS[0].content} I speak Portuguese, I use they/them pronouns, and I love hiking."
+    told = [TurnIn("user", said, TURNS[0].created_at), TURNS[1]]
+    ref = await store_conversation(db, user.id, external_id="llm-consent", agent_id=None, turns=told)
     await mine_conversation(llm_deps(settings, db, embedder, llm, memories=True), ref.id)
     assert set(await active(db, user.id)) == {"Loves hiking"}
     found = {p.field: (p.content, p.status) for p in await list_proposals(db, user.id)}
