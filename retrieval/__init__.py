@@ -37,6 +37,7 @@ from retrieval.request import (
     RecallStats,
 )
 from retrieval.rerank import LLMReranker, RerankCandidate, Reranker, RerankOutcome
+from retrieval.rerank_breaker import RerankBreaker
 from retrieval.scoped import ScopedHit, ScopedQuery, ScopedResult, scoped_query
 from retrieval.store import DEFAULT_TOP_K
 from retrieval.validate import MAX_MESSAGE_CHARS, validate_request
@@ -63,6 +64,7 @@ __all__ = [
     "RecallStats",
     "RecalledDrawer",
     "RecalledMemory",
+    "RerankBreaker",
     "RerankCandidate",
     "RerankOutcome",
     "Reranker",

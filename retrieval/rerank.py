@@ -1,7 +1,10 @@
 """Optional second stage: an LLM reorders the fused top N and promotes the best top_k.
 
 The reranker is advisory. On timeout, transport error or an answer we cannot use, the
-RRF order stands and the outcome says why, so recall never fails because of it.
+RRF order stands and the outcome says why, so recall never fails because of it. With a
+`RerankBreaker` (the service passes the process's), an endpoint that gave no answer is not
+asked again for a cool-down: recall answers the RRF order at once instead of waiting out the
+timeout on every request.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from loci.errors import UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, JSONOutputError, LLMClient
+from retrieval.rerank_breaker import RerankBreaker
 
 __all__ = ["LLMReranker", "RerankCandidate", "RerankOutcome", "Reranker", "apply_order"]
 
@@ -83,12 +87,14 @@ def apply_order(fused_ids: Sequence[int], promoted: Sequence[int]) -> list[int]:
 
 class LLMReranker:
     """Reranks over any OpenAI-compatible endpoint through the shared `LLMClient`;
-    ``model`` is used when a call names none."""
+    ``model`` is used when a call names none. ``breaker`` (shared by the process's recalls)
+    skips the call while the model's endpoint is known to give no answer; None always asks."""
 
-    def __init__(self, client: LLMClient, model: str, timeout_s: float) -> None:
+    def __init__(self, client: LLMClient, model: str, timeout_s: float, breaker: RerankBreaker | None = None) -> None:
         self.client = client
         self.model = model
         self.timeout_s = timeout_s
+        self.breaker = breaker
 
     async def rerank(
         self, query: str, candidates: Sequence[RerankCandidate], top_k: int, model: str | None = None
@@ -100,14 +106,30 @@ class LLMReranker:
             {"role": "user", "content": _prompt(query, candidates, top_k)},
         ]
         model = model or self.model
+        breaker = self.breaker
+        skipped = breaker.admit(model) if breaker is not None else None
+        if skipped is not None:
+            return RerankOutcome((), f"fallback to RRF: {skipped}")
         try:
             parsed, calls = await self.client.chat_json(model, messages, _Ranking, retries=0, timeout_s=self.timeout_s)
-        except JSONOutputError as e:
-            log.warning("rerank.fallback", extra={"reason": "unparseable", "error": str(e)})
-            return RerankOutcome((), f"fallback to RRF: unparseable answer ({e})", tuple(e.results))
-        except (UpstreamUnavailable, UpstreamBadOutput) as e:
+        except UpstreamUnavailable as e:
+            if breaker is not None:
+                breaker.failed(model, str(e))
             log.warning("rerank.fallback", extra={"reason": "upstream", "error": str(e)})
             return RerankOutcome((), f"fallback to RRF: {e}")
+        except UpstreamBadOutput as e:  # an answer, just not a usable one: the endpoint is up
+            if breaker is not None:
+                breaker.answered(model)
+            if isinstance(e, JSONOutputError):
+                log.warning("rerank.fallback", extra={"reason": "unparseable", "error": str(e)})
+                return RerankOutcome((), f"fallback to RRF: unparseable answer ({e})", tuple(e.results))
+            log.warning("rerank.fallback", extra={"reason": "upstream", "error": str(e)})
+            return RerankOutcome((), f"fallback to RRF: {e}")
+        finally:
+            if breaker is not None:
+                breaker.release(model)  # a no-op unless the recall was cancelled mid-probe
+        if breaker is not None:
+            breaker.answered(model)
         order = [candidates[n - 1].drawer_id for n in parsed.ranking if 1 <= n <= len(candidates)]
         if not order:
             return RerankOutcome((), "fallback to RRF: ranking named no candidate", tuple(calls))

@@ -6,7 +6,7 @@ handed to handlers through dependency injection, never imported as globals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import msgspec
@@ -19,7 +19,7 @@ from loci.embedder import Embedder
 from loci.generations import Generations, namespace_of
 from loci.llm import LLMClient, llm_config_or_none
 from loci.settings import Settings
-from retrieval import RecallCache
+from retrieval import RecallCache, RerankBreaker
 from service.supervisor import WorkerSupervisor
 
 __all__ = ["AppState", "Caller", "build_llm", "connect_cache"]
@@ -61,6 +61,9 @@ class AppState:
     extractor), closed at shutdown by whoever made it; None means the offline paths."""
     recall_cache: RecallCache | None = None
     """The per-conversation recall cache (`retrieval.cache`), once `connect_cache` ran."""
+    rerank_breaker: RerankBreaker = field(default_factory=RerankBreaker)
+    """The process's circuits around the rerank call (`retrieval.rerank_breaker`): every
+    recall's reranker shares them, so one that found the endpoint hanging spares the next."""
 
     def memory_store(self) -> MemoryStore:
         """What the explicit-memory writes need, for the API routes and the pages alike."""

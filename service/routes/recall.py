@@ -224,7 +224,8 @@ def _deps(state: AppState) -> RecallDeps:
     settings = state.settings
     reranker = None
     if state.llm is not None:
-        reranker = LLMReranker(state.llm, settings.llm.rerank_model, settings.retrieval.rerank_timeout_s)
+        timeout_s = settings.retrieval.rerank_timeout_s
+        reranker = LLMReranker(state.llm, settings.llm.rerank_model, timeout_s, state.rerank_breaker)
     return RecallDeps(
         db=state.db, embedder=state.embedder, settings=settings, reranker=reranker, cache=state.recall_cache
     )
