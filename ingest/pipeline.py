@@ -124,6 +124,10 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
     totals.seconds["subject"] = time.perf_counter() - clock
     for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
+        totals.extractors.add(outcome.extractor)
+        totals.calls.extend(outcome.calls)
+        if outcome.fallback:  # listed first: it was asked first (the job's first reason, `first_fallback`)
+            totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
         memories = await propose(deps, conv.user_id, window.items)
         if memories is not None:
@@ -131,25 +135,12 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
             if memories.fallback:
                 totals.fallbacks.append({"window": window.index, "memories": memories.fallback})
         totals.seconds["extract"] += time.perf_counter() - clock
-        totals.extractors.add(outcome.extractor)
-        totals.calls.extend(outcome.calls)
-        if outcome.fallback:
-            totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
         archive = await _archive(deps, conv, turns, totals) if n == len(extracted) else None
         await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, archive)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
-    result = MiningResult(
-        conv.id,
-        totals.turns,
-        totals.drawers,
-        totals.entities,
-        totals.relations,
-        totals.windows,
-        name,
-        time.perf_counter() - started,
-    )
+    result = _result(conv.id, name, totals, time.perf_counter() - started)
     if totals.windows:
         await record_run(deps, conv, result, totals, embedded)
     log.info(
@@ -158,6 +149,14 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
         extra={"stage_seconds": totals.seconds, "embedded_tokens": embedded.tokens, "cached": embedded.cached},
     )  # fmt: skip
     return result
+
+
+def _result(conversation_id: int, extractor: str, totals: MiningTotals, duration_s: float) -> MiningResult:
+    """The job's result: the run's counts, and how often (first where and why) the LLM fell back."""
+    return MiningResult(
+        conversation_id, totals.turns, totals.drawers, totals.entities, totals.relations, totals.windows,
+        extractor, duration_s, len(totals.fallbacks), totals.first_fallback(),
+    )  # fmt: skip
 
 
 async def _subject(

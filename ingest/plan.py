@@ -77,6 +77,17 @@ class MiningTotals:
         default_factory=lambda: dict.fromkeys(("embed", "extract", "subject", "write"), 0.0)
     )
 
+    def first_fallback(self) -> str | None:
+        """The first fallback, where and why, for the job's result (`MiningResult`)."""
+        if not self.fallbacks:
+            return None
+        first = self.fallbacks[0]
+        if "archive" in first:
+            return f"archive summary: {first['archive']}"
+        if "memories" in first:
+            return f"window {first['window']} memories: {first['memories']}"
+        return f"window {first['window']}: {first['reason']}"
+
 
 def day_key(at: datetime) -> str:
     """The UTC calendar day of ``at``: a conversation gets one room per day."""

@@ -64,3 +64,9 @@ class MiningResult:
     windows: int
     extractor: str
     duration_s: float
+    fallback_count: int = 0
+    """How many times the LLM path fell back to the offline one (a window's extraction or
+    memories, the archive summary); each is listed in the ``memory_mined`` event's ``fallbacks``."""
+    first_fallback: str | None = None
+    """The first of them, where and why (``window 0: endpoint unavailable: …``): a job that
+    reports ``extractor: offline`` says here whether the LLM was configured and failed."""
