@@ -7,7 +7,7 @@ never trusts them); embeddings go along so an import needs no re-embedding.
 An export is what the service remembers, so what sits in the trash is left out: trashed
 palace rows, trashed conversations and turns, relations whose source drawer is trashed
 and entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
-A wing, room or closet goes out only while it holds a live drawer (`holds_live_drawer`), as
+A wing, room or closet goes out only while it holds a live drawer (`domain.export_containers`), as
 the palace lists it (`domain.palace`): a wing whose only conversation is in the trash would
 otherwise carry that conversation's subject ("Annie") into the file and into an import.
 A relation's ``valid_to`` is the one those reads show. The ``deleted_at`` fields stay in
@@ -20,9 +20,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.export_containers import live_containers
 from domain.export_format import (
     FORMAT,
     VERSION,
@@ -62,7 +63,6 @@ __all__ = [
     "ExportDoc",
     "drawer_doc",
     "export_json",
-    "holds_live_drawer",
     "relation_doc",
     "render_markdown",
     "settings_doc",
@@ -70,29 +70,14 @@ __all__ = [
 
 
 async def _rows(s: AsyncSession, model: Any, user_id: int, *order: Any, live: Any = None) -> list[Any]:
-    """The user's rows of ``model``; those not in the trash when it has a ``deleted_at``."""
+    """The user's rows of ``model``: those ``live`` says, else those not in the trash when it
+    has a ``deleted_at``."""
     query = select(model).where(model.user_id == user_id)
     if live is not None:
         query = query.where(live)
     elif hasattr(model, "deleted_at"):
         query = query.where(model.deleted_at.is_(None))
     return list((await s.execute(query.order_by(*order))).scalars())
-
-
-def holds_live_drawer(model: Any, user_id: int) -> Any:
-    """The wing, room or closet is live and holds a live drawer under live containers: what
-    goes out (`domain.palace` shows a container by the same rule). Every level asks for the
-    whole live path down to a drawer, so each container that goes out has a child that goes
-    out too, and the file holds no empty container a reader would list."""
-    live = [model.deleted_at.is_(None)]
-    path = [Drawer.user_id == user_id, Drawer.deleted_at.is_(None)]
-    if model is Closet:
-        return and_(*live, exists().where(Drawer.closet_id == Closet.id, *path))
-    path += [Closet.id == Drawer.closet_id, Closet.deleted_at.is_(None)]
-    if model is Room:
-        return and_(*live, exists().where(Closet.room_id == Room.id, *path))
-    path += [Room.id == Closet.room_id, Room.deleted_at.is_(None)]
-    return and_(*live, exists().where(Room.wing_id == Wing.id, *path))
 
 
 def _vector(value: Any) -> list[float] | None:
@@ -161,22 +146,24 @@ async def _palace_docs(
     s: AsyncSession, user_id: int, *, embeddings: bool
 ) -> tuple[list[WingDoc], list[RoomDoc], list[ClosetDoc], list[DrawerDoc]]:
     """Wings, rooms, closets and drawers that are not in the trash, nor under something that is;
-    a container only while it holds a live drawer (`holds_live_drawer`)."""
+    a container only while it holds a live drawer (`domain.export_containers`)."""
+    live = await live_containers(s, user_id)
     wings = [
         WingDoc(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
-        for w in await _rows(s, Wing, user_id, Wing.id, live=holds_live_drawer(Wing, user_id))
+        for w in await _rows(s, Wing, user_id, Wing.id)
+        if w.id in live.wings
     ]
     wing_ids = {w.id for w in wings}
     rooms = [
         RoomDoc(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, r.conversation_id, r.deleted_at)
-        for r in await _rows(s, Room, user_id, Room.id, live=holds_live_drawer(Room, user_id))
-        if r.wing_id in wing_ids
+        for r in await _rows(s, Room, user_id, Room.id)
+        if r.wing_id in wing_ids and r.id in live.rooms
     ]
     room_ids = {r.id for r in rooms}
     closets = [
         ClosetDoc(c.id, c.room_id, c.topic, c.slug, c.deleted_at)
-        for c in await _rows(s, Closet, user_id, Closet.id, live=holds_live_drawer(Closet, user_id))
-        if c.room_id in room_ids
+        for c in await _rows(s, Closet, user_id, Closet.id)
+        if c.room_id in room_ids and c.id in live.closets
     ]
     closet_ids = {c.id for c in closets}
     drawers = [

@@ -5,8 +5,8 @@ a server-side cursor in batches of `CURSOR_BATCH` rows and yields a line per row
 memory holds one batch of rows plus the ids of what was exported (integers; the
 rows below a wing or a turn need them to leave out what sits under something trashed).
 The rules of what goes out are the JSON export's (`domain.export`): nothing in the
-trash, a container only while it holds a live drawer (`domain.export.holds_live_drawer`,
-asked in SQL since a wing's line goes out before any drawer is read), relations whose
+trash, a container only while it holds a live drawer (`domain.export_containers`, read
+before the stream starts since a wing's line goes out before any drawer is read), relations whose
 source drawer went out, references to left-out rows dropped.
 Explicit memories come last: every version, then links, then history (`domain.export_memories`).
 Everything comes from one transaction.
@@ -22,7 +22,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
-from domain.export import drawer_doc, holds_live_drawer, relation_doc, settings_doc
+from domain.export import drawer_doc, relation_doc, settings_doc
+from domain.export_containers import live_containers
 from domain.export_memories import (
     history_doc,
     link_doc,
@@ -122,18 +123,19 @@ async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterato
 
 async def _palace(s: AsyncSession, user_id: int, out: _Exported, *, embeddings: bool) -> AsyncIterator[bytes]:
     """Wings, rooms, closets, drawers: each only under a parent that went out, a container
-    only while it holds a live drawer."""
-    async for w in await s.stream_scalars(_live(Wing, user_id, Wing.id).where(holds_live_drawer(Wing, user_id))):
-        row = WingLine(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
-        yield out.line("wing", row, w.id)
-    async for r in await s.stream_scalars(_live(Room, user_id, Room.id).where(holds_live_drawer(Room, user_id))):
-        if out.has("wing", r.wing_id):
+    only while it holds a live drawer (`domain.export_containers`)."""
+    live = await live_containers(s, user_id)
+    async for w in await s.stream_scalars(_live(Wing, user_id, Wing.id)):
+        if w.id in live.wings:
+            row = WingLine(w.id, w.seq, w.kind, w.name, w.slug, list(w.aliases), w.created_at, w.deleted_at)
+            yield out.line("wing", row, w.id)
+    async for r in await s.stream_scalars(_live(Room, user_id, Room.id)):
+        if out.has("wing", r.wing_id) and r.id in live.rooms:
             conversation = r.conversation_id if out.has("conversation", r.conversation_id) else None
             room = RoomLine(r.id, r.wing_id, r.seq, r.label, r.started_at, r.ended_at, conversation, r.deleted_at)
             yield out.line("room", room, r.id)
-    closets = _live(Closet, user_id, Closet.id).where(holds_live_drawer(Closet, user_id))
-    async for c in await s.stream_scalars(closets):
-        if out.has("room", c.room_id):
+    async for c in await s.stream_scalars(_live(Closet, user_id, Closet.id)):
+        if out.has("room", c.room_id) and c.id in live.closets:
             yield out.line("closet", ClosetLine(c.id, c.room_id, c.topic, c.slug, c.deleted_at), c.id)
     drawers = _live(Drawer, user_id, Drawer.id)
     if not embeddings:
