@@ -42,8 +42,9 @@ log = logging.getLogger("loci.retrieval.rerank")
 COOLDOWN_S = 30.0
 """How long recall skips the rerank after a call that got no answer. Long enough that a hanging
 endpoint costs one recall a `LOCI_RETRIEVAL_RERANK_TIMEOUT_S` wait (8 s) per 30 s instead of
-every recall that wait (the probe is single-flight: the recalls beside it skip). Short enough that an endpoint back after a restart or a rate-limit window
-(both typically tens of seconds) reranks again within half a minute."""
+every recall that wait (the probe is single-flight: the recalls beside it skip). Short enough
+that an endpoint back after a restart or a rate-limit window (both typically tens of seconds)
+reranks again within half a minute."""
 
 
 @dataclass
