@@ -49,8 +49,11 @@ _EXPECTED = (
     ManifestMismatch,
     NoEndpoint,
     NotIngested,
+    OSError,
     ValueError,
 )
+"""Failures a person can act on. `OSError` covers what the disk says (a read-only or full
+`--out`, a file where a folder should be); a `DatasetError` or missing log is one of them too."""
 INTERRUPTED = "interrupted; the run can be resumed with the same command"
 
 
@@ -59,8 +62,17 @@ def _fail(message: str) -> click.exceptions.Exit:
     return click.exceptions.Exit(2)
 
 
+def _one_line(e: BaseException) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
 def one_line_errors(fn: F) -> F:
-    """Expected failures → one line on stderr and exit 2; a stop signal → one line and 130/143."""
+    """Expected failures → one line on stderr and exit 2; a stop signal → one line and 130/143.
+
+    Stages run their questions in an `asyncio.TaskGroup`, which wraps what its tasks raise in an
+    `ExceptionGroup` (an unreachable LLM endpoint fails every `qa` task at once): a group holding
+    only expected failures gets the first one's line too, not a traceback of the group.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -68,12 +80,22 @@ def one_line_errors(fn: F) -> F:
             with stop_on_signals():
                 return fn(*args, **kwargs)
         except _EXPECTED as e:
-            raise _fail(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+            raise _fail(_one_line(e)) from None
+        except ExceptionGroup as group:
+            expected, rest = group.split(_EXPECTED)
+            if expected is None or rest is not None:
+                raise
+            raise _fail(_one_line(_first_leaf(expected))) from None
         except Interrupted as e:
             click.echo(INTERRUPTED, err=True)
             raise click.exceptions.Exit(e.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _first_leaf(group: BaseExceptionGroup[Any]) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def run_options(fn: F) -> F:
@@ -151,11 +173,18 @@ def make_run(
         rid = default_id.format(stem=slug(path.stem), preset=slug(preset))
     else:
         rid = default_run_id(path, preset)
+    paths = RunPaths(out, rid)
+    try:  # before any work: a stage that cannot write its files would fail only at its end
+        paths.root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _fail(f"--out {out}: cannot create the run folder {paths.root}: {e.strerror or e}") from None
+    if not os.access(paths.root, os.W_OK | os.X_OK):
+        raise _fail(f"--out {out}: the run folder {paths.root} is not writable")
     settings = load_settings()
     configure_logging(settings.server.log_level)
     return stages.Run(
         dataset=path,
-        paths=RunPaths(out, rid),
+        paths=paths,
         preset=preset,
         settings=settings,
         limit=limit,

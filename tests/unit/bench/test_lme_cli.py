@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import bench
-from tests.fakes.lme_synthetic import write_dataset
+from tests.fakes.lme_synthetic import QUESTIONS, write_dataset
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -72,3 +74,37 @@ def test_bench_does_not_import_service() -> None:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert done.stdout.strip() == "False"
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_qa_with_unreachable_endpoint_is_one_line(tmp_path: Path) -> None:
+    """Every question's task fails at once, and `asyncio.TaskGroup` wraps them in an ExceptionGroup:
+    that printed a 60-line traceback of the group instead of naming the endpoint."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    log = tmp_path / "r" / "retrieval_logs" / "r.jsonl"
+    log.parent.mkdir(parents=True)
+    rows = [{"question_id": q["question_id"], "ranked_session_ids": q["haystack_session_ids"]} for q in QUESTIONS]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    env = {"LOCI_LLM_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1", "LOCI_LLM_TIMEOUT_S": "5"}
+    code, out = _invoke("qa", "--dataset", str(dataset), "--out", str(tmp_path), "--run-id", "r", env=env)
+    assert code == 2, out
+    assert "unreachable" in out and "/v1/chat/completions" in out
+    assert "Traceback" not in out and out.count("\n") == 1
+
+
+def test_out_that_cannot_hold_a_run_folder_is_one_line(tmp_path: Path) -> None:
+    """`--out` under a file (or on a read-only disk) raised an OSError traceback from the
+    first file a stage wrote; it is refused before any work, naming the folder."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for stage in ("ingest", "score-retrieval"):
+        code, out = _invoke(stage, "--dataset", str(dataset), "--out", str(blocker / "runs"), "--run-id", "r")
+        assert code == 2, out
+        assert f"--out {blocker / 'runs'}: cannot create the run folder" in out and "Not a directory" in out
+        assert "Traceback" not in out
