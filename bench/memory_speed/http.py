@@ -76,7 +76,7 @@ def timed(client: httpx.Client, method: str, path: str, body: dict[str, Any] | N
     response = client.request(method, path, json=body)
     ms = (time.perf_counter() - began) * 1000.0
     if response.status_code != expect:
-        raise SystemExit(f"{method} {path}: {response.status_code} {response.text[:300]}")
+        raise SystemExit(f"{method} {path}: expected {expect}, got {response.status_code}: {response.text[:300]}")
     return ms, (response.json() if response.content else None)
 
 

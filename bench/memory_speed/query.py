@@ -12,7 +12,7 @@ import httpx
 from bench.memory_speed.http import timed, user_keys
 from bench.memory_speed.report import pct, print_latencies
 
-__all__ = ["VARIANTS", "measure_query"]
+__all__ = ["BASELINE", "VARIANTS", "measure_query", "request"]
 
 WARM_UP = 10
 PATH = "/v1/memory/query"
@@ -30,10 +30,17 @@ BASELINE = "recall (baseline)"
 hot path the query shares its signals with, so a figure can be read against it."""
 
 
-def _one(client: httpx.Client, name: str, question: str) -> tuple[float, Any]:
+def request(name: str, question: str) -> tuple[str, dict[str, Any], int]:
+    """Path, body and the status a success answers for one variant (or the baseline); both are
+    reads, so 200 (recall answered 201 once, and the bench's stale 201 failed every run)."""
     if name == BASELINE:
-        return timed(client, "POST", "/v1/recall", {"message": question, "agent_id": "bench"}, 201)
-    return timed(client, "POST", PATH, {"agent": "bench", "query": question, **VARIANTS[name]}, 200)
+        return "/v1/recall", {"message": question, "agent_id": "bench"}, 200
+    return PATH, {"agent": "bench", "query": question, **VARIANTS[name]}, 200
+
+
+def _one(client: httpx.Client, name: str, question: str) -> tuple[float, Any]:
+    path, body, status = request(name, question)
+    return timed(client, "POST", path, body, status)
 
 
 def measure_query(base: str, admin_key: str, qs: list[tuple[int, str]]) -> None:
