@@ -93,7 +93,8 @@ import numpy as np
 from sqlalchemy import text
 
 from bench import stopping
-from bench.longmemeval.dataset import Session, load_questions
+from bench.cli_args import at_least_one
+from bench.longmemeval.dataset import DatasetError, Session, load_questions
 from bench.mining_processes import MiningProcessFailed, mine_in_processes
 from bench.pg_cpu import postgres_cpu_seconds, server_pid
 from ingest import MiningDeps, MiningResult, TurnIn, mine_conversation, store_conversation
@@ -299,27 +300,19 @@ def _torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
-def _at_least_one(text: str) -> int:
-    """argparse's check for a count: an integer of 1 or more, else a usage error naming it."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer of 1 or more, got {text!r}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
-    parser.add_argument("--conversations", type=int, default=100)
-    parser.add_argument("--batch-size", type=int, default=None, help="default: LOCI_EMBEDDING_BATCH_SIZE's")
+    parser.add_argument("--conversations", type=at_least_one, default=100)
+    parser.add_argument("--batch-size", type=at_least_one, default=None, help="default: LOCI_EMBEDDING_BATCH_SIZE's")
     parser.add_argument(
-        "--concurrency", type=int, default=None, help="jobs at once (default: LOCI_QUEUE_WORKER_CONCURRENCY's, 2)"
+        "--concurrency",
+        type=at_least_one,
+        default=None,
+        help="jobs at once (default: LOCI_QUEUE_WORKER_CONCURRENCY's, 2)",
     )
     parser.add_argument(
-        "--processes", type=_at_least_one, default=1,
+        "--processes", type=at_least_one, default=1,
         help="mine in this many processes at once, as `loci serve` does with LOCI_QUEUE_WORKER_PROCESSES "
         "(bench.mining_processes)",
     )  # fmt: skip
@@ -337,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     except stopping.Interrupted as e:
         print("interrupted", file=sys.stderr)
         return e.exit_code
-    except (ConfigurationError, MiningProcessFailed) as e:
+    except (ConfigurationError, DatasetError, MiningProcessFailed) as e:
         print(f"mining_speed: error: {e}", file=sys.stderr)
         return 2
     if args.json:

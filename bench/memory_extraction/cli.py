@@ -16,6 +16,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.cli_args import at_least_one
 from bench.memory_extraction.fixture import DEFAULT_FIXTURE, Conversation, load_fixture
 from bench.memory_extraction.score import KINDS, MATCH_THRESHOLD, Finding, Report, TurnKey, score
 from ingest import MemoryCandidate, TurnView, extract_memory_candidates
@@ -88,13 +89,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Precision and recall of the offline memory extractor.")
     parser.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE, help="labelled conversations (JSON)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--repeat", type=int, default=20, help="passes over the fixture for the timing")
+    parser.add_argument("--repeat", type=at_least_one, default=20, help="passes over the fixture for the timing")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    conversations = load_fixture(args.fixture)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:  # a missing file or one of another shape: a usage error naming it, not a traceback
+        conversations = load_fixture(args.fixture)
+    except OSError as e:
+        parser.error(f"--fixture {args.fixture}: {e.strerror or e}")
+    except (KeyError, TypeError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+        reason = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+        parser.error(f"--fixture {args.fixture}: not a labelled fixture ({reason})")
     report = score(conversations, extract_all(conversations))
     micros = _micros_per_turn(conversations, args.repeat)
     print(json.dumps(as_json(report, micros), indent=2) if args.json else as_text(report, micros))

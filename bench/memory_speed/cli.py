@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 
 from bench import stopping
+from bench.cli_args import at_least_one
 from bench.memory_speed.corpus import build_memory_pool
 from bench.memory_speed.http import measure_api, serving
 from bench.memory_speed.load import load_memories
@@ -30,11 +31,13 @@ DATABASE = "loci_memory_speed"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Memory API and recall latency with many memories (prints figures).")
-    parser.add_argument("--memories", type=int, default=100_000, help="memories across all users")
-    parser.add_argument("--users", type=int, default=1_000, help="users holding them (the palace's users among them)")
-    parser.add_argument("--drawers", type=int, default=10_000, help="palace drawers for the recall comparison")
-    parser.add_argument("--ops", type=int, default=300, help="saves (then updates, forgets) and context calls")
-    parser.add_argument("--queries", type=int, default=200, help="recalls with and without memories")
+    parser.add_argument("--memories", type=at_least_one, default=100_000, help="memories across all users")
+    parser.add_argument(
+        "--users", type=at_least_one, default=1_000, help="users holding them (the palace's users among them)"
+    )
+    parser.add_argument("--drawers", type=at_least_one, default=10_000, help="palace drawers for the recall comparison")
+    parser.add_argument("--ops", type=at_least_one, default=300, help="saves (then updates, forgets) and context calls")
+    parser.add_argument("--queries", type=at_least_one, default=200, help="recalls with and without memories")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--only", choices=("all", "query"), default="all", help="query: time only POST /v1/memory/query (issue 19)"

@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 
 from bench import stopping
+from bench.cli_args import at_least_one, counts
 from bench.recall_speed.corpus import Pool, build_pool, questions, two_clause_questions, user_sizes
 from bench.recall_speed.load import load_corpus
 from bench.recall_speed.measure import measure
@@ -79,9 +80,11 @@ def _embedded(tmp: Path) -> Iterator[tuple[str, str]]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Recall latency at scale on synthetic palaces (prints figures).")
-    parser.add_argument("--sizes", default="10000,100000", help="comma-separated drawer counts (e.g. 1000000)")
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--sizes", type=counts, default="10000,100000", help="comma-separated drawer counts (e.g. 1000000)"
+    )
+    parser.add_argument("--queries", type=at_least_one, default=300)
+    parser.add_argument("--concurrency", type=at_least_one, default=8)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--embed-roles",
@@ -130,7 +133,7 @@ def _measure_sizes(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     pool = build_pool(1500, args.seed)
     print(f"embedded the 1,500-sentence pool in {time.perf_counter() - t0:.1f}s", flush=True)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    sizes: list[int] = args.sizes
     if args.database_url:
         for size in sizes:
             run_size(args.database_url, size, pool, args)

@@ -60,3 +60,15 @@ def test_processes_must_be_a_positive_count(capsys: pytest.CaptureFixture[str]) 
         mining_speed.main(["--processes", "0"])
     assert exited.value.code == 2
     assert "--processes: expected an integer of 1 or more, got '0'" in capsys.readouterr().err
+
+
+def test_a_dataset_that_is_not_longmemeval_is_one_line(
+    migrated_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It is read inside the database's context (a DatasetError there was a traceback): one line, exit 2."""
+    monkeypatch.setenv("DATABASE_URL", migrated_url)
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text('[{"question_id": "q1", ')
+    assert mining_speed.main(["--dataset", str(truncated), "--conversations", "2", "--no-model"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mining_speed: error: {truncated}: not valid JSON: ") and err.count("\n") == 1
