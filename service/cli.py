@@ -202,9 +202,17 @@ def db() -> None:
     """Schema migrations (alembic)."""
 
 
+@contextlib.contextmanager
 def _migration_url(settings: Settings) -> Iterator[str]:
+    """The database's URL, with alembic's own refusals (a revision it cannot find or reach,
+    `loci db downgrade nosuch`) as one line and exit 2 instead of a traceback."""
+    from alembic.util.exc import CommandError
+
     with services(settings, need_queue=False) as resolved:
-        yield resolved.database.url or ""
+        try:
+            yield resolved.database.url or ""
+        except CommandError as e:
+            fail(f"alembic: {e}")
 
 
 @db.command("upgrade")
@@ -215,7 +223,7 @@ def db_upgrade(revision: str, data_dir: Path | None) -> None:
     """Apply migrations up to REVISION (default head)."""
     from loci import migrate
 
-    for url in _migration_url(settings_from(data_dir)):
+    with _migration_url(settings_from(data_dir)) as url:
         migrate.upgrade(url, revision=revision)
         click.echo(f"at revision {migrate.current(url)}")
 
@@ -228,7 +236,7 @@ def db_downgrade(revision: str, data_dir: Path | None) -> None:
     """Revert migrations down to REVISION (default one step; 'base' for empty)."""
     from loci import migrate
 
-    for url in _migration_url(settings_from(data_dir)):
+    with _migration_url(settings_from(data_dir)) as url:
         migrate.downgrade(url, revision=revision)
         click.echo(f"at revision {migrate.current(url)}")
 
@@ -240,7 +248,7 @@ def db_current(data_dir: Path | None) -> None:
     """Print the applied revision."""
     from loci import migrate
 
-    for url in _migration_url(settings_from(data_dir)):
+    with _migration_url(settings_from(data_dir)) as url:
         click.echo(migrate.current(url))
 
 
