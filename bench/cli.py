@@ -32,6 +32,7 @@ from bench.stopping import Interrupted, stop_on_signals
 from loci.errors import LociError
 from loci.logs import configure_logging
 from loci.settings import load_settings
+from retrieval import PRESETS
 
 __all__ = ["bench", "longmemeval"]
 
@@ -107,7 +108,11 @@ def run_options(fn: F) -> F:
             default=None,
             help=f"LongMemEval JSON file [default: {DEFAULT_DATASET}]",
         ),
-        click.option("--run-id", default=None, help="run name [default: <dataset stem>_<preset>]"),
+        click.option(
+            "--run-id",
+            default=None,
+            help="run name [default: <dataset stem>_<preset>; smoke: …_<preset>_smoke; sweep: <dataset stem>_sweep]",
+        ),
         click.option(
             "--out",
             type=click.Path(path_type=Path, file_okay=False),
@@ -120,7 +125,7 @@ def run_options(fn: F) -> F:
             "--preset",
             default=DEFAULT_PRESET,
             show_default=True,
-            help="retrieval preset: vector-only, keyword-only, hybrid, hybrid+rerank",
+            help=f"retrieval preset: {', '.join(PRESETS)}",
         ),
         click.option(
             "--workers",

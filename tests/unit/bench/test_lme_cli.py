@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import bench
+from retrieval import PRESETS
 from tests.fakes.lme_synthetic import QUESTIONS, write_dataset
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -108,3 +109,10 @@ def test_out_that_cannot_hold_a_run_folder_is_one_line(tmp_path: Path) -> None:
         assert code == 2, out
         assert f"--out {blocker / 'runs'}: cannot create the run folder" in out and "Not a directory" in out
         assert "Traceback" not in out
+
+
+def test_the_help_lists_every_preset_the_harness_takes() -> None:
+    """The list is read from `retrieval.PRESETS`: it named four of six, by hand."""
+    shown = " ".join(CliRunner().invoke(bench, ["longmemeval", "retrieve", "--help"]).output.split())
+    listed = shown.split("retrieval preset:")[1].split("[default")[0].replace("- ", "-")
+    assert all(name in listed for name in PRESETS), listed
