@@ -150,7 +150,8 @@ _BODY_VERBS = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|disloc
 _MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
 _DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
 _TRAVEL = (
-    r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travell?(?:ed|ing)? to|(?:fly|flying|flew) to|"
+    r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travel(?:l?ed|l?ing)? (?:to|in|around|through)|"
+    r"(?:touring|toured|backpacking|backpacked)(?: (?:in|around|through))?|(?:fly|flying|flew) to|"
     r"(?:drive|driving|drove) to|head(?:ed|ing)? to|trip to|holiday in|vacation in|off to|arrived in|"
     r"(?:got|came|getting|coming) back from|returned from|we're in|I'm in"
 )

@@ -170,6 +170,8 @@ def test_a_plan_starts_when_it_is_said_not_at_the_trip() -> None:
         ("I'm currently visiting Lisbon with my sister.", "Lisbon", AT),
         ("We're visiting Lisbon at the moment, then Porto next week.", "Lisbon", AT),
         ("I'm still in Madrid.", "Madrid", AT),
+        ("We are still travelling in Japan, Kyoto is lovely.", "Japan", AT),
+        ("We backpacked through Vietnam in 2019.", "Vietnam", datetime(2019, 1, 1, tzinfo=UTC)),
     ],
 )
 def test_a_trip_made_or_under_way_is_still_a_visit(text: str, place: str, since: datetime) -> None:
