@@ -215,7 +215,7 @@ async def test_a_resent_turn_with_another_speaker_is_a_conflict(client: Client, 
     user = await new_user("speaker-conflict")
     first = {"id": "c", "turns": [{"role": "other", "name": "Priya", "content": "hi"}]}
     assert (await client.post("/v1/conversations", json=first, headers=user.headers)).status_code == 201
-    assert (await client.post("/v1/conversations", json=first, headers=user.headers)).status_code == 201
+    assert (await client.post("/v1/conversations", json=first, headers=user.headers)).status_code == 200  # a re-send
     renamed = {"id": "c", "turns": [{"role": "other", "name": "Anna", "content": "hi"}]}
     assert (await client.post("/v1/conversations", json=renamed, headers=user.headers)).status_code == 409
 
