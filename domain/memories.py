@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access import ALLOW_ALL, AgentScope, agent_scope
@@ -70,15 +70,22 @@ def clean_tags(tags: list[str]) -> list[str]:
     return list(dict.fromkeys(t.strip() for t in tags if t.strip()))
 
 
-async def same_content(s: AsyncSession, user_id: int, category: str, content: str) -> Memory | None:
+async def same_content(
+    s: AsyncSession, user_id: int, category: str, content: str, agent_id: str | None = None
+) -> Memory | None:
     """An active memory of ``category`` saying exactly ``content`` (ignoring case and outer
-    space), not past its time: said again after it expired, it is a new memory."""
+    space), not past its time: said again after it expired, it is a new memory. Only one
+    the writer would read back counts: a shared one (no agent), or ``agent_id``'s own. Another
+    agent's note saying the same words is not the writer's memory: answering it would show
+    that note to an agent that may not read it, and the writer's own would never be saved."""
+    owner = Memory.agent_id.is_(None)
     query = select(Memory).where(
         Memory.user_id == user_id,
         Memory.valid_until.is_(None),
         unexpired_at(None),
         Memory.category == category,
         func.lower(func.btrim(Memory.content)) == content.lower(),
+        owner if agent_id is None else or_(owner, Memory.agent_id == agent_id),
     )
     return (await s.execute(query.order_by(Memory.id).limit(1))).scalar_one_or_none()
 
@@ -121,7 +128,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: On
         if (again := await claim(s, user_id, once, MemoryEvent)) is not None:
             return again
         conversation_id = await cited_conversation(s, user_id, body.conversation_id, body.turn_seqs)
-        if (existing := await same_content(s, user_id, body.category, content)) is not None:
+        if (existing := await same_content(s, user_id, body.category, content, body.agent_id)) is not None:
             event = unchanged((await memory_outs(s, [existing]))[0])
         else:
             if body.layer == "core":

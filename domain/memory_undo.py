@@ -157,6 +157,16 @@ async def _latest_check(s: AsyncSession, user_id: int, event: MemoryHistory) -> 
     )
 
 
+def _not_undoable(event: MemoryHistory) -> str:
+    """Why ``event`` has no undo, and what does the job instead: a memory the system ended
+    (its time ran out, unused, merged) comes back by a restore of its last version."""
+    hint = f"; to bring the memory back, restore it (POST /v1/memories/{event.old_id}/restore)"
+    ended = event.event in ("expire", "merge") and event.old_id is not None
+    return f"event {event.id} ({event.event}) cannot be undone: only {', '.join(sorted(UNDOABLE))} events can" + (
+        hint if ended else ""
+    )
+
+
 async def undo_event(store: MemoryStore, user_id: int, event_id: int) -> MemoryEvent:
     """Reverse history event ``event_id`` (see the module); one transaction, one ``undo`` event."""
     async with store.db.user_session(user_id) as s:
@@ -168,7 +178,7 @@ async def undo_event(store: MemoryStore, user_id: int, event_id: int) -> MemoryE
         if event is None:
             raise NotFound(f"memory event {event_id} not found")
         if event.event not in UNDOABLE:
-            raise Conflict(f"a {event.event} event cannot be undone")
+            raise Conflict(_not_undoable(event))
         await _latest_check(s, user_id, event)
         memory, previous, link = await _REVERSERS[event.event](s, user_id, event, store.settings)
         history = await record_event(

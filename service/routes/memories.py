@@ -134,13 +134,13 @@ class MemoryController(Controller):
         opt=AGENT_KEY_OPT,
         summary="Save a memory (idempotent by content)",
         description=(
-            "Content identical (trimmed, ignoring case) to an active memory of the same category returns that "
-            "memory with event `unchanged` and status 200, writing nothing. `category` must be one of "
-            "LOCI_MEMORY_CATEGORIES; content at most LOCI_MEMORY_CONTENT_MAX_CHARS. A core memory that would take "
-            "the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422; a category outside the `agent_id`'s "
-            "access list is a 403. A `conversation_id` in the trash (or unknown) is a 404 naming it, a turn seq "
-            "it does not have a 400 naming `turn_seqs`; a deadline whose date has passed is a 400 (naming `kind`, "
-            "or `content` when the kind was inferred)." + IDEMPOTENT + " " + _EVENT
+            "Content identical (trimmed, ignoring case) to an active memory of the same category (shared, or the "
+            "writing agent's own) returns that memory with event `unchanged` and status 200, writing nothing. "
+            "`category` must be one of LOCI_MEMORY_CATEGORIES; content at most LOCI_MEMORY_CONTENT_MAX_CHARS. "
+            "A core memory that would take the profile over LOCI_MEMORY_CORE_MAX_CHARS is a 422; a category outside "
+            "the `agent_id`'s access list is a 403. A `conversation_id` in the trash (or unknown) is a 404 naming it, "
+            "a turn seq it does not have a 400 naming `turn_seqs`; a deadline whose date has passed is a 400 "
+            "(naming `kind`, or `content` when the kind was inferred)." + IDEMPOTENT + " " + _EVENT
         ),
         responses={
             200: ResponseSpec(MemoryEvent, description="Already saved: nothing written"),

@@ -80,3 +80,31 @@ async def test_an_agent_never_reads_or_changes_another_agents_memories(
             forgotten = await session.call_tool("forget_memory", {"id_or_text": note})
             assert forgotten.is_error, forgotten
     assert await _listed(client, writer.headers) == {new_id, note}
+
+
+async def test_a_save_is_never_answered_with_another_agents_memory(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """Saving words another agent's private note already says wrote nothing and answered that
+    note (`unchanged`): the saver read a memory it may not see, and its own was never saved."""
+    user = await new_user("agent-same-words")
+    writer = await agent_key(client, admin_headers, user.id, "writer")
+    coder = await agent_key(client, admin_headers, user.id, "coder")
+    note = await _saved(client, writer.headers, "Secret launch date is in May")
+    shared = await _saved(client, user.headers, "Lives in Porto")
+
+    own = await client.post(
+        "/v1/memories", json={"content": "secret launch date is in may", "category": "fact"}, headers=coder.headers
+    )
+    assert own.status_code == 201, own.text
+    assert own.json()["memory"]["agent_id"] == "coder" and own.json()["memory"]["id"] != note
+    mine = await client.post(
+        "/v1/memories", json={"content": "Secret launch date is in May", "category": "fact"}, headers=user.headers
+    )
+    assert mine.status_code == 201, mine.text
+    assert mine.json()["memory"]["agent_id"] is None  # the user's save is shared, not folded into a private note
+    again = await client.post(
+        "/v1/memories", json={"content": "lives in porto", "category": "fact"}, headers=coder.headers
+    )
+    assert again.status_code == 200 and again.json()["memory"]["id"] == shared  # a shared one is the agent's too
+    assert await _listed(client, coder.headers) == {shared, own.json()["memory"]["id"], mine.json()["memory"]["id"]}

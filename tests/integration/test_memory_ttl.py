@@ -219,6 +219,9 @@ async def test_the_daily_job_ends_them_and_a_restore_gives_a_fresh_period(
     counts = await jobs.memory_lifecycle({"state": app_state})
     assert counts["timed_out"] >= 1
     assert (await call(client, user, "GET", f"/v1/memories/{berlin['id']}"))["memory"]["end_reason"] == "expire"
+    *_, ended = await events(db, user.id, berlin["id"])
+    undo = await client.post(f"/v1/memories/undo/{ended.id}", headers=user.headers)  # the system's end has no undo
+    assert undo.status_code == 409 and f"restore it (POST /v1/memories/{berlin['id']}/restore)" in undo.text, undo.text
 
     restored = (await call(client, user, "POST", f"/v1/memories/{berlin['id']}/restore"))["memory"]
     start, ends = at(restored["valid_from"]), at(restored["expires_at"])
