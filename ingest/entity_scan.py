@@ -5,8 +5,10 @@ an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
 
 1. its own words: an event, organisation or place head ("… Festival", "… Labs",
    "Rua …", "… Palace"), or a title (a person);
-2. the words before or after it: "my brother X", "with X", "X said" (person); "moved to /
-   visiting / in X" (place); "work at / joined X" (organisation); "a / my / use X" (item);
+2. the words before or after it, one table in `ingest.entity_cues`: "my brother X",
+   "with X", "Thanks, X", "X said", "X's boat" (person); "moved to / in X", "dinner at X",
+   "the X shrine" (place); "work at / employed by / bought … at X" (organisation); "a /
+   my / use X" (item);
 3. the gazetteer (`ingest.gazetteer`): a known place, then a known first name;
 4. otherwise an item for one word (brands and products: "Kindle", "Ventolin"), a person
    when the first word is a first name, else an item.
@@ -20,11 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ingest.entity_cues import AFTER_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
 from ingest.entity_vocab import (
     EVENT_HEADS,
     NOT_NAMES,
     ORG_HEADS,
-    PEOPLE_ROLES,
     PLACE_HEADS,
     PLACE_LEADS,
     POSSESSIONS,
@@ -35,67 +37,12 @@ from ingest.gazetteer import is_first_name, place_weight
 
 __all__ = ["Found", "clean_name", "not_a_name", "scan_turn", "sentence_starts"]
 
-_ROLE_WORDS = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
 _CAP_RUN = re.compile(
     rf"(?<![\w'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
     r"(?:\s+\d{1,4}(?:\.\d{1,3})?[a-z]?\b)?"  # a model number, decimals kept: "Pixel 8", "Python 3.12"
 )
-_BEFORE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"\b(?:hotel|ryokan|hostel|guesthouse|inn|restaurant|bar|cafe|café|pub|bakery|shop|store|gym|park|beach|"
-            r"museum|temple|shrine|village|town|city|neighbou?rhood|street|trail|island)\b[^.,;]{0,30}?"
-            r"\b(?:called|named)\s+$",
-            re.I,
-        ),
-        "l",
-    ),
-    (
-        re.compile(
-            rf"(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
-            rf"(?:{_ROLE_WORDS}),?\s+$",
-            re.I,
-        ),
-        "p",
-    ),
-    (
-        re.compile(
-            r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bdear|\bthank)\s+$",
-            re.I,
-        ),
-        "p",
-    ),
-    (
-        re.compile(
-            r"(?:\bin|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\blives in|\btrip to|\bwent to|\bflew to|"
-            r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bback to|\bheading to|\bholiday in|\bvacation in|"
-            r"\bbased in|\bborn in|\bgrew up in|\bnear|\baround|\bthrough|\bacross|\boutside)\s+(?:the\s+)?$",
-            re.I,
-        ),
-        "l",
-    ),
-    (
-        re.compile(
-            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\bhired by|\binterview(?:ed|ing)? (?:at|with)|"
-            r"\bintern(?:ed|ing)? at)\s+$",
-            re.I,
-        ),
-        "o",
-    ),
-    (
-        re.compile(
-            r"(?:\b(?:a|an|my|our|your|the|this|that)(?:\s+(?:old|new|used|second-hand|broken|spare|first))?|"
-            r"\buse|\busing|\binstall(?:ed)?|\bdownload(?:ed)?|\bon my)\s+$",
-            re.I,
-        ),
-        "i",
-    ),
-)
-"""Words before a name that decide its kind, first match wins. A place cue loses to a
-known first name ("from Rui's shop"), an item cue to a country or big city ("the Lisbon
-of the 1990s") and "that" to a known first name (`_CLAUSE_THAT`)."""
 _CLAUSE_THAT = re.compile(r"\bthat\s+$", re.I)
 _CLAUSE_VERB = re.compile(
     r"^\s+(?:is|was|has|had|will|would|can|could|did|does|might|should|must|may|isn['’]t|wasn['’]t|"
@@ -104,10 +51,6 @@ _CLAUSE_VERB = re.compile(
 """Before a first name and its verb, "that" opens a clause ("just mention that Maya is new",
 "she said that Tom wants to come"), not a thing ("that Alexa keeps" is the device's case too
 rare to weigh; "that Mercedes you sold" stays a thing: no verb follows the name)."""
-_ORG_AFTER = re.compile(r"^\s+(?:group|club|team|community|company|charity|band|league)\b")
-_ITEM_AFTER = re.compile(
-    r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"
-)
 _TRIP_AFTER = re.compile(
     r"^\s+(?:[a-z]+(?:ing)?\s+)?(?:trip|holiday|vacation|getaway|weekend|visit|tour|marathon|half-marathon|"
     r"climbing|hiking|surfing|skiing|diving)\b"
@@ -115,12 +58,6 @@ _TRIP_AFTER = re.compile(
 """A place heading its outing ("the Sintra climbing trip", "our Lisbon weekend"): the "the"
 before it reads like a product's ("the K1000"), but what follows names where one goes."""
 _ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
-_PERSON_AFTER = re.compile(
-    r"^(?:\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|"
-    r"is flying|is coming|is visiting|called|texted|recommended|suggested|invited)|"
-    r"(?:'s|’s)\s+(?:(?:\w+\s+)?(?:parents|wife|husband|birthday|house|place|kids|son|daughter|mom|dad|partner)))",
-    re.I,
-)
 _POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
 _TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
 _HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
@@ -216,29 +153,40 @@ def _gazetteer_kind(name: str) -> str | None:
     return "l" if weight else None
 
 
+def _overruled(cue: Cue, known: str | None, name: str, before: str, after: str) -> bool:
+    """The gazetteer beats a cue it names (`Cue.yields_to`), and the item cue where its
+    article reads wrong: before a country or big city ("the Lisbon of the 1990s"), a known
+    place heading its outing (`_TRIP_AFTER`) or a first name opening a clause (`_CLAUSE_THAT`)."""
+    if known in cue.yields_to:
+        return True
+    if cue.kind != "i":
+        return False
+    return (
+        place_weight(name) >= 2
+        or (known == "l" and _TRIP_AFTER.match(after) is not None)
+        or (known == "p" and _CLAUSE_THAT.search(before) is not None and _CLAUSE_VERB.match(after) is not None)
+    )
+
+
 def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
-    """The kind, and whether something decided it (else it is the default guess)."""
+    """The kind, and whether something decided it (else it is the default guess): the
+    name's own words, then the cue tables of `ingest.entity_cues`, then the gazetteer."""
     own = _own_kind(name)
     if own:
         return own, True
     before, after = text[max(0, start - 48) : start], text[end : end + 40]
-    if _ORG_AFTER.match(after):
-        return "o", True
-    if _ITEM_AFTER.match(after):
-        return "i", True
+    owned = text[end - 2 : end + 40] if re.search(r"['’]s$", text[start:end]) else after
     known = _gazetteer_kind(name)
-    for pattern, kind in _BEFORE:
-        if pattern.search(before):
-            if (
-                (kind == "l" and known == "p")
-                or (kind == "i" and place_weight(name) >= 2)
-                or (kind == "i" and known == "l" and _TRIP_AFTER.match(after))
-                or (kind == "i" and known == "p" and _CLAUSE_THAT.search(before) and _CLAUSE_VERB.match(after))
-            ):
-                return known or kind, True
-            return kind, True
-    if _PERSON_AFTER.match(after) and known != "l":
-        return "p", True
+    for cues, context, is_before in (
+        (FIRST_AFTER_CUES, owned, False),
+        (BEFORE_CUES, before, True),
+        (AFTER_CUES, after, False),
+    ):
+        cue = first_cue(cues, context, before=is_before)
+        if cue is not None:
+            if _overruled(cue, known, name, before, after):
+                return known or cue.kind, True
+            return cue.kind, True
     if known:
         return known, True
     return "i", False
@@ -313,9 +261,19 @@ def scan_turn(text: str, common: frozenset[str]) -> list[Found]:
         name = clean_name(raw)
         if not _plausible(name) or _adjective(text, end, name):
             continue
-        kind, sure = classify(text, start, end, name)
+        kind, sure = classify(text, _name_start(raw, name, start), end, name)
         found.append(Found(EntityMention(kind, name), sure, initial))
     return found + _possessions(text)
+
+
+def _name_start(raw: str, name: str, start: int) -> int:
+    """Where the name begins once chat words are trimmed from the run: "Thanks Kowalski"
+    is addressed, so "Thanks" is the cue before "Kowalski". A trimmed article is not moved
+    past: "The Louvre" opening a sentence is not "the <thing>" of the item cue."""
+    lead = raw.find(name)
+    if lead <= 0 or re.search(r"\b(?:the|a|an)\s+$", raw[:lead], re.I):
+        return start
+    return start + lead
 
 
 def _plausible(name: str) -> bool:

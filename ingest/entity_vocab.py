@@ -14,12 +14,14 @@ __all__ = [
     "BODY_PARTS",
     "EVENT_HEADS",
     "INNER_PUNCT",
+    "LIFE_WORDS",
     "NOT_NAMES",
     "ORG_HEADS",
     "PEOPLE_ROLES",
     "PLACE_HEADS",
     "POSSESSIONS",
     "TITLES",
+    "VENUE_NOUNS",
     "words",
 ]
 
@@ -135,6 +137,22 @@ EVENT_HEADS = words(
     championship fair gala premiere reunion workshop hackathon retreat graduation olympics cup"""
 )
 """Last words that make a run an event ("Berlin Jazz Festival")."""
+
+VENUE_NOUNS = words(
+    """hotel ryokan hostel guesthouse inn restaurant cafe café pub bakery gym park beach museum temple shrine
+    village town city neighbourhood neighborhood street trail island"""
+)
+"""Common nouns for somewhere one goes: "a ryokan called Kikokuso" and "the Toshogu shrine"
+both make the name a place (`ingest.entity_cues`). "bar", "shop" and "store" follow brands
+and products too ("a Mars bar", "the Play store"), so only "called" / "named" reads them."""
+
+LIFE_WORDS = words(
+    """house place flat apartment home birthday wedding party kids children family parents partner wife husband
+    son daughter mom mum dad dog cat garden boat car idea advice number"""
+)
+"""What a person has: "Peninha's boat", "Rui's new flat", with `PEOPLE_ROLES` ("Ana's
+brother"), make the owner a person. Parts of things ("battery", "screen") are left out:
+"the Kindle's battery" is a device's."""
 
 POSSESSIONS = words(
     """battery bike e-bike bicycle scooter motorbike motorcycle car van truck suv camper caravan boat kayak

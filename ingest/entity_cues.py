@@ -1,0 +1,155 @@
+"""The words around a capitalised name that decide its kind: one ordered table, read by
+`ingest.entity_scan.classify`.
+
+Why a table of patterns rather than a library: no English NER model installs from PyPI as
+an official package (spaCy's wheel is on the registry but its models are not, and
+GLiNER / Flair fetch weights at run time, which nothing here may do), and a statistical
+model would still call an unknown "Peninha" anything. Chat names a name by what it does
+in the sentence, so the rule reads that:
+
+* **person**: it speaks or acts ("Peninha said", "Kowalski recommended"), is met or
+  addressed ("with Peninha", "met Tavares", "Thanks, Kowalski"), is someone's relation
+  ("my physio, Kowalski", "Kowalski, my physio,"), or owns something ("Peninha's boat");
+* **organisation**: one works for, is employed by, buys or orders from, shops at or is a
+  customer of it ("bought shoes at Decathlon", "employed by Feedzai");
+* **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
+  Ramiro", "stayed at Vila Joya", "the Toshogu shrine").
+
+A business is typed by the verb, not by what it is: somewhere one *goes* (a restaurant,
+a hotel) is a place, someone one *deals with* (a shop one buys from, an employer) is an
+organisation. Only a name no cue, own word or gazetteer entry types is an item.
+
+Each cue names the gazetteer kinds that beat it (`Cue.yields_to`): "dinner at Rui's" is
+Rui, a known first name, and "bought it from Porto" is the city.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ingest.entity_vocab import LIFE_WORDS, PEOPLE_ROLES, VENUE_NOUNS
+
+__all__ = ["AFTER_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    pattern: re.Pattern[str]
+    """Searched in the text before the name (anchored at its end) or matched at the text after it."""
+    kind: str
+    yields_to: frozenset[str] = frozenset()
+    """Kinds the gazetteer knows the name as that win over this cue."""
+
+
+def _alternatives(vocab: frozenset[str] | set[str]) -> str:
+    return "|".join(sorted((re.escape(w) for w in vocab), key=len, reverse=True))
+
+
+_ROLES = _alternatives(set(PEOPLE_ROLES))
+_VENUES = _alternatives(VENUE_NOUNS)
+_OWNED = _alternatives(LIFE_WORDS | set(PEOPLE_ROLES))
+_PERSON = frozenset({"p"})
+_PLACE = frozenset({"l"})
+_PERSON_OR_PLACE = frozenset({"p", "l"})
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+FIRST_AFTER_CUES: tuple[Cue, ...] = (
+    Cue(_re(r"^\s+(?:group|club|team|community|company|charity|band|league)\b"), "o"),
+    Cue(_re(r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"), "i"),
+    Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
+    Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
+    Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
+)
+"""Words after a name that outrank the words before it: "the Toshogu shrine" is a place
+whatever "the" says, "in Peninha's car" is Peninha's. A possessive is matched on the text
+from its "'s" on; the venue nouns are lower case only ("the Kindle Store" is a name)."""
+
+BEFORE_CUES: tuple[Cue, ...] = (
+    Cue(_re(rf"\b(?:{_VENUES}|bar|shop|store)\b[^.,;]{{0,30}}?\b(?:called|named)\s+$"), "l"),
+    Cue(
+        _re(
+            rf"(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
+            rf"(?:{_ROLES}),?\s+$"
+        ),
+        "p",
+    ),
+    Cue(_re(r"\b(?:hi|hey|hello|dear|thanks|thank you|cheers|bye|congrats|congratulations)[,!]?\s+$"), "p", _PLACE),
+    Cue(
+        _re(
+            r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bthank|"
+            r"\bran into|\bbumped into|\bmarried|\bdating|\bphoned|\bemailed|\bmessaged|\binvited|\bhugged|"
+            r"\btalk(?:ed|ing)? to|\bsp(?:oke|eak|eaking) (?:to|with)|\bintroduced (?:me|us) to)\s+$"
+        ),
+        "p",
+    ),
+    Cue(
+        _re(
+            r"\b(?:ate|eat|eating|dinner|lunch|breakfast|brunch|drinks|coffee|dined|dining|stayed|stay|staying|"
+            r"nights?|reservation|table)\b[^.,;!?]{0,20}?\bat\s+(?:the\s+)?$"
+        ),
+        "l",
+        _PERSON,
+    ),
+    Cue(
+        _re(
+            r"(?:\bin|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\blives in|\btrip to|\bwent to|\bflew to|"
+            r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bback to|\bheading to|\bholiday in|\bvacation in|"
+            r"\bbased in|\bborn in|\bgrew up in|\bnear|\baround|\bthrough|\bacross|\boutside|"
+            r"\b(?:goes|going|gone|been|return(?:ed|ing)?) to|\barrived (?:at|in))\s+(?:the\s+)?$"
+        ),
+        "l",
+        _PERSON,
+    ),
+    Cue(
+        _re(
+            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\b(?:hired|employed) (?:by|at)|"
+            r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at)\s+$"
+        ),
+        "o",
+    ),
+    Cue(
+        _re(
+            r"(?:\b(?:shop|shops|shopped|shopping) (?:at|with)|\b(?:customer|client|account|subscriber) (?:at|of|with)|"
+            r"\b(?:bought|buy|buying|buys|purchased|ordered|order|ordering)\b[^.,;!?]{0,30}?\b(?:at|from))\s+$"
+        ),
+        "o",
+        _PERSON_OR_PLACE,
+    ),
+    Cue(
+        _re(
+            r"(?:\b(?:a|an|my|our|your|the|this|that)(?:\s+(?:old|new|used|second-hand|broken|spare|first))?|"
+            r"\buse|\busing|\binstall(?:ed)?|\bdownload(?:ed)?|\bon my)\s+$"
+        ),
+        "i",
+    ),
+)
+"""Words before a name, first match wins. The item cue's own exceptions (a big city after
+"the", a clause after "that") live in `ingest.entity_scan`, beside the gazetteer they read."""
+
+AFTER_CUES: tuple[Cue, ...] = (
+    Cue(
+        _re(
+            r"^\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|is flying|"
+            r"is coming|is visiting|called|texted|recommended|suggested|invited|mentioned|replied|wrote|explained|"
+            r"promised|agreed|warned|reminded|insisted|admitted|laughed|complained|offered)\b"
+        ),
+        "p",
+        _PLACE,
+    ),
+    Cue(re.compile(r"^,\s+who\b"), "p", _PLACE),
+)
+"""Words after a name that type it when nothing before did: it speaks or acts ("Peninha
+said", "Kowalski recommended"), or "who" follows it."""
+
+
+def first_cue(cues: tuple[Cue, ...], text: str, *, before: bool) -> Cue | None:
+    """The first cue in ``cues`` that the text before (``before``) or after a name shows."""
+    for cue in cues:
+        if (cue.pattern.search(text) if before else cue.pattern.match(text)) is not None:
+            return cue
+    return None
