@@ -120,9 +120,20 @@ def weekend_start(today: date, q: str, *, forward: bool = False) -> date:
     return saturday if on_weekend else saturday - timedelta(weeks=1)
 
 
-def month_day(today: date, month: int, day: int, *, forward: bool = False) -> date:
+def month_day(today: date, month: int, day: int, *, forward: bool = False, weekday: int | None = None) -> date:
     """``month``/``day`` of the year meant: the latest not after today, or (``forward``) the first
-    not before it; Feb 29 reaches to the nearest leap year that way."""
+    not before it; Feb 29 reaches to the nearest leap year that way. A ``weekday`` said with the
+    date ("Sunday 19 April") outweighs the tense: when the year the tense picks puts the date on
+    another weekday and the nearest year the other way matches it, that year is meant (the
+    speaker looked at a calendar; the tense of "it's on Sunday 19 April" is only a guess)."""
+    meant = _month_day(today, month, day, forward)
+    if weekday is None or meant.weekday() == weekday:
+        return meant
+    other = _month_day(today, month, day, not forward)
+    return other if other.weekday() == weekday else meant
+
+
+def _month_day(today: date, month: int, day: int, forward: bool) -> date:
     step = 1 if forward else -1
     for k in range(9):
         try:

@@ -114,7 +114,7 @@ _YEAR = r"(?P<year>(?:19|20)\d{2})(?![\w%]|[.,:/-]\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?P<ord>st|nd|rd|th)?(?![\w:])"
 _PART_OF_DAY = r"(?:\s+(?:morning|afternoon|evening|night))?"
 _ON = r"(?:\bon\s+)?"
-_LEAD_WD = rf"(?:\b(?:{_alt(_WEEKDAYS)}),?\s+)?"
+_LEAD_WD = rf"(?:\b(?P<lwd>{_alt(_WEEKDAYS)}),?\s+)?"
 
 
 def _count(name: str) -> str:
@@ -183,8 +183,10 @@ def _named_date(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved |
     month = _month(m["mon"], date_like=m["ord"] is not None or year is not None)
     if month is None:
         return None
-    day = int(m["day"])
-    return _day(date(year, month, day) if year else cal.month_day(anchor.date(), month, day, forward=forward))
+    day, weekday = int(m["day"]), _WEEKDAYS[m["lwd"].lower()] if m["lwd"] else None
+    if year:
+        return _day(date(year, month, day))
+    return _day(cal.month_day(anchor.date(), month, day, forward=forward, weekday=weekday))
 
 
 def _year_of(m: re.Match[str], today: date) -> int | None:

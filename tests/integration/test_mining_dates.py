@@ -18,6 +18,7 @@ from tests.conftest import UserHandle
 NewUser = Callable[..., Awaitable[UserHandle]]
 MAY_20 = datetime(2024, 5, 20, 9, 0, tzinfo=UTC)
 JUNE_3 = datetime(2024, 6, 3, 9, 0, tzinfo=UTC)
+JAN_27 = datetime(2026, 1, 27, 7, 10, tzinfo=UTC)
 
 # (turn said at, its content, the time tag it must carry)
 SAID = [
@@ -27,6 +28,9 @@ SAID = [
     (MAY_20, "I went to Tokyo in September and loved the food.", "2023-09"),
     (JUNE_3, "I signed up for a half marathon on March 9th next year.", "2025-03-09"),
     (JUNE_3, "I ran a half marathon on March 9th in under two hours.", "2024-03-09"),
+    # a weekday said with the date picks the year it falls on: 19 April 2026 is a Sunday, 2025's a Saturday
+    (JAN_27, "I signed up for the Manchester half! It's on Sunday 19 April.", "2026-04-19"),
+    (JAN_27, "We first met on Saturday 19 April, at a pub quiz.", "2025-04-19"),
 ]
 
 

@@ -257,6 +257,13 @@ def test_longest_match_wins_and_order_is_textual(text: str, expected: list[str])
     assert [s.text for s in found] == expected
 
 
+def test_a_weekday_said_with_a_date_picks_the_year_it_falls_on() -> None:
+    """3 June 2023 was a Saturday and 3 June 2022 a Friday; with no weekday the tense decides."""
+    assert one("it's on Saturday 3 June")[1] == d("2023-06-03")
+    assert one("it's on Friday, June 3rd")[1] == d("2022-06-03")
+    assert one("it's on 3 June")[1] == d("2022-06-03")
+
+
 def test_naive_anchor_is_utc() -> None:
     (span,) = find_time_expressions("yesterday", ANCHOR.replace(tzinfo=None))
     assert span.start == datetime(2023, 5, 29, tzinfo=UTC)
