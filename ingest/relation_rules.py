@@ -153,7 +153,7 @@ _TRAVEL = (
     r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travel(?:l?ed|l?ing)? (?:to|in|around|through)|"
     r"(?:touring|toured|backpacking|backpacked)(?: (?:in|around|through))?|(?:fly|flying|flew) to|"
     r"(?:drive|driving|drove) to|head(?:ed|ing)? to|trip to|holiday in|vacation in|off to|arrived in|"
-    r"(?:got|came|getting|coming) back from|returned from|we're in|I'm in"
+    r"(?:(?:got|came|getting|coming)\s+)?back from|returned from|we're in|I'm in"
 )
 """Ways of saying a trip, in any tense: the sentence's tense decides `visited` or `plans to visit`."""
 _AFFIRMED = rf"(?:(?!\b(?:never|not)\b|\w*n['’]t\b)(?:[^.?!]|{INNER_PUNCT}))"

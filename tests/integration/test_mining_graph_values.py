@@ -127,3 +127,28 @@ async def test_a_visit_closes_the_plan_for_it_and_forgetting_the_visit_reopens_i
     assert ("visited", "Japan") not in trips
     assert (await client.post("/v1/conversations/trip/restore", headers=user.headers)).status_code == 200
     assert (await _trips(client, user, speaker.id))[("plans to visit", "Japan")][0][0] is False
+
+
+async def test_being_back_from_a_place_is_a_visit_that_closes_its_plan(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """ "We're back from Nara!" is how people tell a trip they took; it must close the plan as
+    "we went to Nara" does, or the timeline says the trip is still ahead months after it."""
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await _mined(db, deps, user)  # plans Japan and Nara
+    later = T0 + timedelta(days=150)
+    turns = [
+        TurnIn("user", "We're back from Nara! The deer were everywhere.", later),
+        TurnIn("assistant", "Welcome back! Did you feed them crackers?", later + timedelta(minutes=1)),
+    ]
+    ref = await store_conversation(db, user.id, external_id="home-again", agent_id=None, turns=turns)
+    await complete_conversation(db, user.id, "home-again")
+    await mine_conversation(deps, ref.id)
+    async with db.user_session(user.id) as s:
+        speaker = (await s.execute(select(Entity).where(Entity.slug == "user", Entity.kind == "p"))).scalar_one()
+
+    trips = await _trips(client, user, speaker.id)
+    assert trips[("visited", "Nara")] == [(True, None)]
+    assert trips[("plans to visit", "Nara")] == [(False, later)]
+    assert trips[("plans to visit", "Japan")] == [(True, None)]  # the trip to the rest stays a plan
