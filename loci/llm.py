@@ -5,7 +5,8 @@ error mapping, token accounting and JSON repair live here once instead of in eac
 feature. Failures are translated into the domain errors in :mod:`loci.errors`:
 
 * the endpoint could not give an answer (timeout, refused connection, HTTP error)
-  -> :class:`~loci.errors.UpstreamUnavailable`, so a queue can retry later;
+  -> :class:`~loci.errors.UpstreamUnavailable`, so a queue can retry later; a 429 that
+  says when to come back, soon enough, is asked again first (:mod:`loci.llm_retry`);
 * it answered with something unusable (no content, JSON that does not validate even
   after a corrective retry) -> :class:`~loci.errors.UpstreamBadOutput`.
 
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from loci.errors import ConfigurationError, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm_json import extract_json_block, format_validation_error
+from loci.llm_retry import RETRY_AFTER_MAX_S, wait_after_429
 
 __all__ = [
     "ChatResult",
@@ -65,6 +67,8 @@ class LLMConfig:
     api_key: str | None
     timeout_s: float = 20.0
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    retry_after_max_s: float = RETRY_AFTER_MAX_S
+    """Most seconds one call waits, in all, on a 429's ``Retry-After`` (`loci.llm_retry`); 0: never."""
 
     def __post_init__(self) -> None:
         # Fail at start-up with the setting's name instead of on the first mining job.
@@ -72,6 +76,8 @@ class LLMConfig:
             raise ConfigurationError(f"LOCI_LLM_BASE_URL must start with http:// or https://, got {self.base_url!r}")
         if not self.timeout_s > 0:
             raise ConfigurationError(f"LOCI_LLM_TIMEOUT_S must be positive, got {self.timeout_s}")
+        if not self.retry_after_max_s >= 0:
+            raise ConfigurationError(f"LOCI_LLM_RETRY_AFTER_MAX_S must be >= 0, got {self.retry_after_max_s}")
 
     @property
     def chat_url(self) -> str:
@@ -109,6 +115,7 @@ def llm_config_or_none(
     *,
     timeout_s: float = 20.0,
     prices: Mapping[str, tuple[float, float]] | None = None,
+    retry_after_max_s: float = RETRY_AFTER_MAX_S,
 ) -> LLMConfig | None:
     """Build a config, or ``None`` when no endpoint is set so callers take the offline path."""
     if base_url is None or not base_url.strip():
@@ -118,6 +125,7 @@ def llm_config_or_none(
         api_key=api_key or None,
         timeout_s=timeout_s,
         prices=dict(prices or {}),
+        retry_after_max_s=retry_after_max_s,
     )
 
 
@@ -229,26 +237,46 @@ class LLMClient:
         return self._parse(response, model, messages, latency_ms)
 
     async def _post(self, payload: dict[str, Any], deadline_s: float) -> tuple[httpx.Response, float]:
+        """POST once, and again after a 429 whose ``Retry-After`` is short (`loci.llm_retry`);
+        waits included, the call never outlasts ``deadline_s``."""
         url = self.config.chat_url
         started = time.perf_counter()
+        waited_s, retries = 0.0, 0
+        while True:
+            left_s = deadline_s - (time.perf_counter() - started)
+            response = await self._post_once(url, payload, deadline_s, left_s)
+            if not response.is_error:
+                return response, (time.perf_counter() - started) * 1000.0
+            # 429 and 5xx are transient; other 4xx (bad key, unknown model, bad request)
+            # are configuration problems, but either way the endpoint gave no answer.
+            problem = f"LLM endpoint {url} returned HTTP {response.status_code}: {_server_error_message(response)}"
+            if response.status_code != httpx.codes.TOO_MANY_REQUESTS:
+                raise UpstreamUnavailable(problem)
+            left_s = deadline_s - (time.perf_counter() - started)
+            wait = wait_after_429(
+                response.headers,
+                retries=retries,
+                waited_s=waited_s,
+                max_wait_s=self.config.retry_after_max_s,
+                left_s=left_s,
+            )
+            if wait.seconds is None:
+                raise UpstreamUnavailable(f"{problem} ({wait.why})")
+            logger.info("llm.rate_limited", extra={"retry_after_s": wait.seconds, "retry": retries + 1})
+            await asyncio.sleep(wait.seconds)
+            waited_s, retries = waited_s + wait.seconds, retries + 1
+
+    async def _post_once(self, url: str, payload: dict[str, Any], deadline_s: float, left_s: float) -> httpx.Response:
         try:
             # httpx timeouts apply per phase (a server trickling bytes never trips the read
             # timeout), so an overall deadline is enforced on top.
-            async with asyncio.timeout(deadline_s):
-                response = await self._client().post(url, json=payload, timeout=deadline_s)
+            async with asyncio.timeout(left_s):
+                return await self._client().post(url, json=payload, timeout=left_s)
         except (TimeoutError, httpx.TimeoutException) as e:
             raise UpstreamUnavailable(f"LLM endpoint {url} timed out after {deadline_s:g}s") from e
         except httpx.HTTPError as e:
             cause = str(e) or type(e).__name__
             raise UpstreamUnavailable(f"LLM endpoint {url} unreachable: {cause}") from e
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        if response.is_error:
-            # 429 and 5xx are transient; other 4xx (bad key, unknown model, bad request)
-            # are configuration problems, but either way the endpoint gave no answer.
-            raise UpstreamUnavailable(
-                f"LLM endpoint {url} returned HTTP {response.status_code}: {_server_error_message(response)}"
-            )
-        return response, latency_ms
 
     def _parse(
         self,
@@ -317,7 +345,7 @@ class LLMClient:
 
         Each retry shows the model its own reply and the validation error, which fixes
         most slips (a missing field, a trailing comma) for the price of one more call.
-        Transport errors are not retried here: that is the job queue's decision. Returns
+        Transport errors are not retried here (only a short 429 is, in ``_post``). Returns
         every attempt's :class:`ChatResult` so callers can account for all tokens spent.
         """
         convo: list[Mapping[str, str]] = list(messages)

@@ -7,7 +7,8 @@ conversation (5 windows) took 11 timeouts, over 3 minutes at the default 20 s, a
 queued conversation after it the same. An endpoint that is down, rate-limiting or rejecting
 the model name does not recover between one window and the next, so after the first call
 that got no answer (:class:`~loci.errors.UpstreamUnavailable`: timeout, refused connection,
-HTTP error, 429 included) the job's later calls fail at once with that reason, and every
+HTTP error, a 429 once the call has waited out the short ``Retry-After`` it may, see
+`loci.llm_retry`) the job's later calls fail at once with that reason, and every
 stage records the same cause in its fallback. Bad output (the endpoint answered, just not
 usefully) does not latch: the next window's answer may well be fine.
 

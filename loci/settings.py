@@ -125,9 +125,8 @@ class LLMSettings(BaseSettings):
     qa_model: str = Field(default="gpt-4o-mini", pattern=r"\S")
     judge_model: str = Field(default="gpt-4o", pattern=r"\S")
     timeout_s: float = Field(default=20.0, gt=0, le=600)
-    prices: dict[str, tuple[float, float]] = Field(
-        default_factory=dict, description='JSON: {"model": [usd_per_1M_in, usd_per_1M_out]}'
-    )
+    retry_after_max_s: float = Field(default=10.0, ge=0, le=600)  # a 429's Retry-After waits, in all (llm_retry)
+    prices: dict[str, tuple[float, float]] = Field(default_factory=dict)  # JSON {model: [usd per 1M in, out]}
 
     @field_validator("base_url")
     @classmethod

@@ -74,7 +74,9 @@ def build_llm(settings: Settings) -> LLMClient | None:
     """The process's one LLM client, or None without an endpoint. Does no I/O: the client
     opens its connection pool on first use."""
     s = settings.llm
-    config = llm_config_or_none(s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices)
+    config = llm_config_or_none(
+        s.base_url, s.api_key, timeout_s=s.timeout_s, prices=s.prices, retry_after_max_s=s.retry_after_max_s
+    )
     return LLMClient(config) if config is not None else None
 
 

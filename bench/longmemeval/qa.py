@@ -47,6 +47,7 @@ def require_llm(settings: Settings) -> LLMConfig:
         settings.llm.api_key,
         timeout_s=max(settings.llm.timeout_s, 60.0),
         prices=settings.llm.prices,
+        retry_after_max_s=settings.llm.retry_after_max_s,
     )
     if config is None:
         raise NoEndpoint(

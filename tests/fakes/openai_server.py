@@ -14,8 +14,8 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -35,7 +35,8 @@ class FakeReply:
     ``status`` != 200 sends an OpenAI-style ``{"error": {"message": content}}``;
     ``raw_body`` replaces the whole body verbatim (for non-JSON answers);
     ``usage`` is (prompt_tokens, completion_tokens), omitted from the body when None;
-    ``delay_s`` sleeps before answering (for timeout tests).
+    ``delay_s`` sleeps before answering (for timeout tests);
+    ``headers`` are sent as well (e.g. ``{"Retry-After": "1"}`` on a 429).
     """
 
     content: str | None = None
@@ -43,6 +44,7 @@ class FakeReply:
     delay_s: float = 0.0
     raw_body: str | None = None
     usage: tuple[int, int] | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 ReplyFn = Callable[[dict[str, Any]], FakeReply]
@@ -108,14 +110,16 @@ class _Handler(BaseHTTPRequestHandler):
         reply = fake._next_reply(body)
         if reply.delay_s > 0 and fake._stopping.wait(reply.delay_s):
             return  # server is stopping: drop the reply rather than hold stop() up
-        self._send(reply.status, _render(reply, body))
+        self._send(reply.status, _render(reply, body), reply.headers)
 
-    def _send(self, status: int, text: str) -> None:
+    def _send(self, status: int, text: str, headers: Mapping[str, str] | None = None) -> None:
         data = text.encode("utf-8")
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         except OSError:

@@ -64,9 +64,10 @@ async def mined(db: Database, user_id: int) -> tuple[dict[str, Any], int]:
     [
         (FakeReply(content=json.dumps(WINDOW), delay_s=5), "timed out after 0.5s"),
         (FakeReply(content="slow down", status=429), "HTTP 429"),
+        (FakeReply(status=429, headers={"Retry-After": "60"}), "HTTP 429: fake error 429 (Retry-After 60s is over"),
         (FakeReply(content="model 'gpt-4o-mini' not found", status=404), "HTTP 404"),
     ],
-    ids=["hangs", "rate-limits", "unknown-model"],
+    ids=["hangs", "rate-limits", "rate-limits-long", "unknown-model"],
 )
 async def test_a_failing_endpoint_is_asked_once_per_job_and_every_stage_says_why(
     db: Database,
@@ -109,3 +110,19 @@ async def test_the_next_job_asks_again_and_bad_output_does_not_stop_the_job(
     assert result.extractor == "offline" and result.drawers == 4
     # 2 windows x (extraction, memories) x (answer, corrective retry) + the summary (no retry)
     assert len(fake_openai.requests) == 1 + 2 * 2 * 2 + 1
+
+
+async def test_a_short_retry_after_is_waited_out_and_the_job_mines_with_the_llm(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI
+) -> None:
+    user = await new_user()
+    fake_openai.queue(FakeReply(status=429, headers={"Retry-After": "0.5"}), json.dumps(WINDOW))
+    mining = settings.mining.model_copy(update={"extractor": "llm", "extract_memories": False, "window_turns": 8})
+    ref = await store_conversation(db, user.id, external_id="limited", agent_id=None, turns=TURNS)
+    async with LLMClient(LLMConfig(fake_openai.base_url, "sk-test", timeout_s=5)) as llm:
+        deps = MiningDeps(db, embedder, settings.model_copy(update={"mining": mining}), llm)
+        result = await mine_conversation(deps, ref.id)
+    assert len(fake_openai.requests) == 2  # the 429, then the same call again after 0.5 s
+    assert result.extractor == "llm" and result.windows == 1
+    payload, _drawers = await mined(db, user.id)
+    assert not payload.get("fallbacks")
