@@ -6,21 +6,27 @@ Newest means most recently created (the row id's order: stable while turns arriv
 page does not reshuffle under a client walking the list); each item carries its first and
 last turn's time for a client that sorts by activity. Trashed conversations are left out
 (the trash lists them). Like reading a conversation, listing them is for the user's own
-key: an agent key is refused (`service.auth`).
+key: an agent key is refused (`service.auth`). Each item also says whether its latest mining
+run fell back from the LLM to the offline path, read from that run's ``memory_mined`` event,
+the record `GET /v1/jobs/{id}`'s ``fallback_count`` and ``first_fallback`` are counted from
+(the job's result expires with the queue's results; the event stays).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
+from sqlalchemy.dialects.postgresql import distinct_on
 
 from domain.palace import MAX_LIMIT
+from ingest import describe_fallback
 from loci.db import Database
 from loci.errors import InvalidInput
-from loci.models import Agent, Conversation, Turn
+from loci.models import Activity, Agent, Conversation, Turn
 
 __all__ = ["ConversationPage", "ConversationSummary", "list_conversations"]
 
@@ -44,6 +50,24 @@ class ConversationSummary(msgspec.Struct):
     ]
     mined_at: datetime | None = None
     mining_error: str | None = None
+    fallback_count: Annotated[
+        int,
+        msgspec.Meta(
+            description="times the latest mining run fell back from the LLM to the offline path (a window's "
+            "extraction or memories, the archive summary); 0 when it never did or never asked the LLM"
+        ),
+    ] = 0
+    first_fallback: Annotated[
+        str | None,
+        msgspec.Meta(
+            examples=["window 0: endpoint unavailable: LLM endpoint … returned HTTP 429: …"],
+            description="the first of them, where and why, as GET /v1/jobs/{id} says it",
+        ),
+    ] = None
+
+
+Fallbacks = tuple[int, str | None]
+"""A conversation's latest mining run: how many LLM fallbacks, and the first in words."""
 
 
 class ConversationPage(msgspec.Struct):
@@ -62,12 +86,34 @@ def _mining(conv: Conversation, top: int) -> Mining:
 
 
 def _summary(
-    conv: Conversation, agent_id: str | None, n: int, first: datetime | None, last: datetime | None, top: int
+    conv: Conversation,
+    agent_id: str | None,
+    stats: tuple[int, datetime | None, datetime | None, int],
+    fallbacks: Fallbacks,
 ) -> ConversationSummary:
+    n, first, last, top = stats
     return ConversationSummary(
         conv.external_id, conv.title, agent_id, conv.status, n, first, last, conv.created_at,
-        conv.completed_at, conv.mined_seq, _mining(conv, top), conv.mined_at, conv.mining_error,
+        conv.completed_at, conv.mined_seq, _mining(conv, top), conv.mined_at, conv.mining_error, *fallbacks,
     )  # fmt: skip
+
+
+def _fallbacks(listed: Any) -> Fallbacks:
+    """Count and first of a ``memory_mined`` event's ``fallbacks`` (a list of dicts; anything else: none)."""
+    entries = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    return len(entries), describe_fallback(entries[0]) if entries else None
+
+
+def _latest_runs(user_id: int, ids: Sequence[int]) -> Select[tuple[int, Any]]:
+    """Each listed conversation's latest ``memory_mined`` event's fallbacks (one pass over the
+    user's events: ``DISTINCT ON`` the conversation, newest first)."""
+    conv_key = Activity.payload["conversation_id"].as_integer()
+    return (
+        select(conv_key, Activity.payload["fallbacks"])
+        .where(Activity.user_id == user_id, Activity.type == "memory_mined", conv_key.in_(ids))
+        .ext(distinct_on(conv_key))
+        .order_by(conv_key, Activity.id.desc())
+    )
 
 
 async def list_conversations(
@@ -107,6 +153,10 @@ async def list_conversations(
                 .group_by(Turn.conversation_id)
             )
         }
-    items = [_summary(conv, agent_id, *stats.get(conv.id, (0, None, None, 0))) for conv, agent_id in rows]
+        runs = {conv_id: _fallbacks(listed) for conv_id, listed in await s.execute(_latest_runs(user_id, ids))}
+    items = [
+        _summary(conv, agent_id, stats.get(conv.id, (0, None, None, 0)), runs.get(conv.id, (0, None)))
+        for conv, agent_id in rows
+    ]
     more = offset + len(items) < total
     return ConversationPage(items, total, limit, offset, offset + len(items) if more and items else None)

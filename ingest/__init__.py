@@ -6,7 +6,8 @@ from ``ingest`` only, never from its stage modules:
 * storage: `store_conversation`, `append_turns`, `complete_conversation`,
   `get_conversation`, `list_turns`;
 * mining: `mine_conversation` with its `MiningDeps` and `MiningResult`; `EXTRACTORS`,
-  the table of extractors the setting names, and the `Extractor` protocol;
+  the table of extractors the setting names, and the `Extractor` protocol; `describe_fallback`,
+  one LLM fallback of a run's ``memory_mined`` event in words;
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
@@ -46,6 +47,7 @@ from ingest.memory_reconcile import normalise
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
 from ingest.pipeline import mine_conversation
+from ingest.plan import describe_fallback
 from ingest.predicates import is_multi_valued
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.segment import sentence_pieces
@@ -68,6 +70,7 @@ __all__ = [
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
     "complete_conversation",
+    "describe_fallback",
     "effective_valid_to",
     "embed_statements",
     "extract_memory_candidates",

@@ -9,7 +9,7 @@ accounting only read these records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -23,7 +23,7 @@ from ingest.segment import sentence_pieces, split_text
 from loci.embedder import content_hash
 from loci.llm import ChatResult
 
-__all__ = ["MinedConversation", "MiningTotals", "Part", "TurnPlan", "day_key", "split_and_embed"]
+__all__ = ["MinedConversation", "MiningTotals", "Part", "TurnPlan", "day_key", "describe_fallback", "split_and_embed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +79,17 @@ class MiningTotals:
 
     def first_fallback(self) -> str | None:
         """The first fallback, where and why, for the job's result (`MiningResult`)."""
-        if not self.fallbacks:
-            return None
-        first = self.fallbacks[0]
-        if "archive" in first:
-            return f"archive summary: {first['archive']}"
-        if "memories" in first:
-            return f"window {first['window']} memories: {first['memories']}"
-        return f"window {first['window']}: {first['reason']}"
+        return describe_fallback(self.fallbacks[0]) if self.fallbacks else None
+
+
+def describe_fallback(entry: Mapping[str, object]) -> str:
+    """One entry of the ``memory_mined`` event's ``fallbacks``, where and why, in one line: the
+    job's ``first_fallback`` and the conversation list's say it the same way."""
+    if "archive" in entry:
+        return f"archive summary: {entry['archive']}"
+    if "memories" in entry:
+        return f"window {entry.get('window')} memories: {entry['memories']}"
+    return f"window {entry.get('window')}: {entry.get('reason')}"
 
 
 def day_key(at: datetime) -> str:

@@ -60,6 +60,10 @@ class ConversationSummary(Model):
     """mined, unmined (turns past `mined_seq`) or failed (`mining_error` says why)"""
     mined_at: datetime | None = None
     mining_error: str | None = None
+    fallback_count: int = 0
+    """how often the latest mining run fell back from the LLM to the offline path (as `get_job` counts)"""
+    first_fallback: str | None = None
+    """the first of them, where and why"""
 
 
 class ConversationPage(Model):

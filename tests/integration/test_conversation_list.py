@@ -51,6 +51,7 @@ async def test_conversations_are_listed_newest_first_a_page_at_a_time(
     assert (zero["agent_id"], zero["turn_count"], zero["mined_seq"], zero["mining"]) == (None, 1, 0, "unmined")
     assert (one["status"], one["mined_seq"], one["mining"]) == ("completed", 2, "mined")
     assert one["completed_at"] is not None and one["mined_at"] is not None and one["mining_error"] is None
+    assert (one["fallback_count"], one["first_fallback"]) == (0, None)  # mined offline by configuration
 
     travel = await _page(client, user, agent_id="travel")
     assert [c["id"] for c in travel["items"]] == ["chat-3", "chat-1"] and travel["total"] == 2

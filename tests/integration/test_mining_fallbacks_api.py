@@ -1,6 +1,7 @@
 """Mining's LLM fallbacks as `GET /v1/jobs/{id}` shows them, over real HTTP and a real arq
 worker (burst mode), against the fake OpenAI server answering garbage or hanging: the job
-result counts the fallbacks and names the first, beside ``extractor: offline``."""
+result counts the fallbacks and names the first, beside ``extractor: offline``; so does each
+conversation of `GET /v1/conversations`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from loci.embedder import Embedder
 from loci.models import Activity
 from loci.settings import Settings
+from loci_client import ConversationPage
 from service.app import create_app
 from service.state import AppState
 from tests.conftest import UserHandle, make_state
@@ -89,3 +91,20 @@ async def test_a_job_that_never_asked_the_llm_reports_no_fallback(
     monkeypatch.setattr(state, "settings", state.settings.model_copy(update={"mining": offline}))
     result = (await _mine(client, state, user, "offline-only"))["result"]
     assert (result["extractor"], result["fallback_count"], result["first_fallback"]) == ("offline", 0, None)
+
+
+async def test_the_conversation_list_shows_the_fallbacks_the_job_counted(
+    service: tuple[Client, AppState], new_user: NewUser, fake_openai: FakeOpenAI
+) -> None:
+    client, state = service
+    user = await new_user("listed-fallbacks")
+    fake_openai.set_default(lambda _body: FakeReply(status=429, content="Rate limit reached"))
+    result = (await _mine(client, state, user, "rate-limited"))["result"]
+    stored = await client.post("/v1/conversations", json={"id": "unmined", "turns": TURNS}, headers=user.headers)
+    assert stored.status_code == 201
+    listed = await client.get("/v1/conversations", headers=user.headers)
+    unmined, fell_back = ConversationPage.model_validate(listed.json()).items  # the client's typed answer
+    assert (fell_back.id, fell_back.fallback_count) == ("rate-limited", result["fallback_count"])
+    assert fell_back.fallback_count >= 1 and fell_back.first_fallback == result["first_fallback"]
+    assert fell_back.first_fallback is not None and "HTTP 429: Rate limit reached" in fell_back.first_fallback
+    assert (unmined.id, unmined.fallback_count, unmined.first_fallback) == ("unmined", 0, None)
