@@ -23,7 +23,7 @@ from urllib.parse import quote
 from loci.errors import ConfigurationError
 from loci.ownership import SERVICES_FILE, clear_record, stop_leftovers, write_record
 
-__all__ = ["DataDirLock", "EmbeddedServices", "ServiceUrls", "freeze_startup_heap"]
+__all__ = ["PGDATA_DIR", "DataDirLock", "EmbeddedServices", "ServiceUrls", "freeze_startup_heap", "holds_database"]
 
 log = logging.getLogger("loci.runtime")
 _PG_FAST_STOP = ["-w", "-m", "fast", "stop"]  # wait for it; disconnect clients rather than wait for them
@@ -42,6 +42,17 @@ outlier on a cold 1M-drawer palace)."""
 VALKEY_EXECUTABLE = "valkey-server"
 VALKEY_CONFIG = {"proc-title-template": '"{title} {listen-addr} {server-mode} {config-file}"'}
 """Valkey shows its config file (so its data dir) in `ps`: a leftover is visible and findable."""
+
+
+PGDATA_DIR = "postgres"
+"""The embedded PostgreSQL's cluster, under the data dir."""
+
+
+def holds_database(data_dir: Path) -> bool:
+    """Whether the data dir holds an embedded PostgreSQL cluster (initdb ran there), found
+    without starting anything: what only reads a database refuses a data dir without one
+    rather than create it (`loci db current`, `loci users` with no server)."""
+    return (data_dir.expanduser() / PGDATA_DIR / "PG_VERSION").exists()
 
 
 def _memory_bytes() -> int:
@@ -220,7 +231,7 @@ class EmbeddedServices:
     def _start_postgres(self) -> str:
         import psycopg
 
-        pgdata = self.data_dir / "postgres"
+        pgdata = self.data_dir / PGDATA_DIR
         log.info("starting embedded PostgreSQL in %s", pgdata)
         try:
             self._pg = _postgres_server(pgdata, cleanup_mode="delete" if self.ephemeral else "stop")

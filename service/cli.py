@@ -28,7 +28,7 @@ import click
 
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
-from loci.runtime import EmbeddedServices, freeze_startup_heap
+from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
 from service.serving import (
@@ -215,6 +215,19 @@ def _migration_url(settings: Settings) -> Iterator[str]:
             fail(f"alembic: {e}")
 
 
+def _existing_database(settings: Settings) -> Settings:
+    """``settings``, when they name a database that is there to read: a DATABASE_URL, or a data
+    dir whose embedded PostgreSQL exists. Else one line and exit 2, and the data dir is left as
+    it was: inspecting (or stepping back) a database must not initdb one (`loci db upgrade` may)."""
+    if not settings.database.url and not holds_database(settings.server.data_dir):
+        data_dir = settings.server.data_dir.expanduser().resolve()
+        fail(
+            f"no Loci database in {data_dir} (`loci db upgrade` or `loci serve` makes one); pass the "
+            "server's data dir with --data-dir (or LOCI_DATA_DIR), or DATABASE_URL"
+        )
+    return settings
+
+
 @db.command("upgrade")
 @click.argument("revision", default="head")
 @data_dir_option
@@ -236,7 +249,7 @@ def db_downgrade(revision: str, data_dir: Path | None) -> None:
     """Revert migrations down to REVISION (default one step; 'base' for empty)."""
     from loci import migrate
 
-    with _migration_url(settings_from(data_dir)) as url:
+    with _migration_url(_existing_database(settings_from(data_dir))) as url:
         migrate.downgrade(url, revision=revision)
         click.echo(f"at revision {migrate.current(url)}")
 
@@ -245,10 +258,10 @@ def db_downgrade(revision: str, data_dir: Path | None) -> None:
 @data_dir_option
 @friendly_errors
 def db_current(data_dir: Path | None) -> None:
-    """Print the applied revision."""
+    """Print the applied revision (of an existing database: none is created to read)."""
     from loci import migrate
 
-    with _migration_url(settings_from(data_dir)) as url:
+    with _migration_url(_existing_database(settings_from(data_dir))) as url:
         click.echo(migrate.current(url))
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from loci.errors import ConfigurationError
+from loci.runtime import holds_database
 from service.cli import data_dir_option, ensure_admin_key, services, settings_from
 from service.cli_errors import friendly_errors
 
@@ -54,7 +55,7 @@ def _running_api(settings: Settings) -> AdminApi | None:
     if url is not None:
         admin_key = ensure_admin_key(settings).server.admin_key or ""
         return AdminApi(url, admin_key)
-    if not settings.database.url and not (data_dir / "postgres" / "PG_VERSION").exists():
+    if not settings.database.url and not holds_database(data_dir):
         raise ConfigurationError(
             f"no Loci service or database in {data_dir}; pass the server's data dir with --data-dir "
             "(or LOCI_DATA_DIR), or DATABASE_URL"
