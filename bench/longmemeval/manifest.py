@@ -4,7 +4,10 @@ A benchmark number without its dataset hash, commit, preset config and machine
 is not reproducible, so every run directory gets a ``manifest.json``. Stages
 (ingest, retrieve, read, judge) may run as separate CLI invocations, hence the
 load -> ``with manifest.stage(...)`` -> save cycle, and `RunManifest.open`
-refusing to append to a manifest of a different preset or dataset.
+refusing to append to a manifest of a different preset or dataset. Each
+invocation may bring other flags (``ingest --workers 4``, then ``retrieve
+--limit 50``), so every stage records the config it ran with (``stages.<name>.config``
+and its ``history`` entry); the top-level ``config`` is every key's latest value.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ class StageTiming:
     git_commit: str | None = None
     git_dirty: bool | None = None
     """The code this stage ran (a run's stages may span commits, e.g. a sweep after tuning)."""
+    config: dict[str, Any] | None = None
+    """The config of the invocation that ran it; None where it is not known (a stage run on
+    a loaded manifest, or a manifest written before stages kept theirs)."""
 
     def to_dict(self, name: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {} if name is None else {"stage": name}
@@ -71,6 +77,7 @@ class StageTiming:
             "ok": self.ok,
             "git_commit": self.git_commit,
             "git_dirty": self.git_dirty,
+            "config": self.config,
         }
 
     @classmethod
@@ -81,6 +88,7 @@ class StageTiming:
             ok=bool(t["ok"]),
             git_commit=t.get("git_commit"),
             git_dirty=t.get("git_dirty"),
+            config=dict(t["config"]) if t.get("config") is not None else None,
         )
 
 
@@ -131,6 +139,9 @@ class RunManifest:
     """The latest run of each stage."""
     history: list[tuple[str, StageTiming]] = field(default_factory=list)
     """Every stage run in order, so a resumed no-op ingest does not hide the real one."""
+    invocation: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The config `create` or `open` was given in this process, recorded with each stage it
+    runs; not saved itself (the stages carry it)."""
 
     @classmethod
     def create(
@@ -155,6 +166,7 @@ class RunManifest:
             models=dict(models or {}),
             git_commit=commit,
             git_dirty=dirty,
+            invocation=None if config is None else dict(config),
         )
 
     @classmethod
@@ -169,8 +181,9 @@ class RunManifest:
     ) -> RunManifest:
         """Load the manifest at `path` to append to it, or create one if there is none.
 
-        Raises ManifestMismatch if the existing one is for another preset or
-        dataset: timings of different runs must not be mixed.
+        ``config`` is this invocation's: its keys update the top-level ``config`` and the
+        stages run on the returned manifest record all of it. Raises ManifestMismatch if the
+        existing one is for another preset or dataset: timings of different runs must not be mixed.
         """
         path = Path(path)
         if not path.exists():
@@ -183,6 +196,8 @@ class RunManifest:
                 f"not preset {preset!r} on {sha[:12]}; use another run directory"
             )
         manifest.models.update(models or {})
+        manifest.config.update(config or {})
+        manifest.invocation = None if config is None else dict(config)
         return manifest
 
     @contextmanager
@@ -198,7 +213,8 @@ class RunManifest:
             ok = True
         finally:
             commit, dirty = git_state()
-            timing = StageTiming(time.perf_counter() - start, datetime.now(UTC), ok, commit, dirty)
+            config = None if self.invocation is None else dict(self.invocation)
+            timing = StageTiming(time.perf_counter() - start, datetime.now(UTC), ok, commit, dirty, config)
             self.stages[name] = timing
             self.history.append((name, timing))
             if save_to is not None:
@@ -206,6 +222,7 @@ class RunManifest:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["invocation"]
         data["started_at"] = self.started_at.isoformat()
         data["stages"] = {name: t.to_dict() for name, t in self.stages.items()}
         data["history"] = [t.to_dict(name) for name, t in self.history]

@@ -62,7 +62,9 @@ class Run:
     subset: int | None = None  # smoke: a stratified subset of this many questions
     progress: bool = True
 
-    def manifest(self, models: dict[str, str] | None = None) -> RunManifest:
+    def manifest(self, models: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> RunManifest:
+        """The run's manifest, with this invocation's config (plus a stage's own ``extra``)
+        to record with the stage it runs."""
         config = {
             "limit": self.limit,
             "subset": self.subset,
@@ -73,17 +75,16 @@ class Run:
             "mining": self.settings.mining.model_dump(mode="json"),
             "embedding": self.settings.embedding.model_dump(mode="json"),
             "database": "configured DATABASE_URL" if self.settings.database.url else "embedded (<out>/.services)",
+            **(extra or {}),
         }
         wanted = {"embedding": self.settings.embedding.model, **(models or {})}
         if retrieve_mod.uses_llm_reranker(self.preset):
             wanted["rerank"] = self.settings.llm.rerank_model
         if self.settings.mining.extractor == "llm":
             wanted["extract"] = self.settings.llm.extract_model
-        manifest = RunManifest.open(
+        return RunManifest.open(
             self.paths.manifest, preset=self.preset, dataset_path=self.dataset, config=config, models=wanted
         )
-        manifest.config.update(config)
-        return manifest
 
 
 def _preset_config(preset: str) -> Any:
@@ -208,7 +209,9 @@ async def _retrieve_all(
 ) -> list[dict[str, Any]]:
     """Recall every question; rerank presets get the LLM client when an endpoint is configured."""
     llm = run.settings.llm
-    config = llm_config_or_none(llm.base_url, llm.api_key, timeout_s=llm.timeout_s, prices=llm.prices)
+    config = llm_config_or_none(
+        llm.base_url, llm.api_key, timeout_s=llm.timeout_s, prices=llm.prices, retry_after_max_s=llm.retry_after_max_s
+    )
     client = LLMClient(config) if config is not None and retrieve_mod.uses_llm_reranker(run.preset) else None
     try:
         return await retrieve_mod.retrieve_questions(
@@ -285,8 +288,7 @@ def qa(run: Run, *, mode: str = "sessions", sessions_k: int = 5) -> int:
     records = list(read_jsonl(run.paths.retrieval_log))
     questions = _questions_by_id(run)
     model = run.settings.llm.qa_model
-    manifest = run.manifest({"qa": model})
-    manifest.config["qa_context"] = {"mode": mode, "sessions_k": sessions_k}
+    manifest = run.manifest({"qa": model}, {"qa_context": {"mode": mode, "sessions_k": sessions_k}})
 
     async def work() -> int:
         async with LLMClient(config) as client:
