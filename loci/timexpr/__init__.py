@@ -11,7 +11,7 @@ message it took ~8 ms, read "We may" as May 30th and "paid 2000" as the year 200
 ``_grammar`` holds one precompiled regex per family with a resolver each, and
 ``_calendar`` holds the date arithmetic and the "which one did they mean" policy, and
 ``tense`` reads from a sentence whether an unqualified name ("on June 14th") is the coming
-one or the last one.
+one, the last one, or (no tense to read) the nearer of the two.
 Rules are only tried next to a word a phrase must contain (a month, "ago", a digit), so
 a message with no time words costs one word split (``spans._candidates``).
 Absolute dates are parsed straight from the captured groups (validated by ``date``);

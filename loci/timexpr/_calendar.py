@@ -6,6 +6,7 @@ The "which one did they mean" policy lives here too, one function per family:
 an unqualified name ("in May", "on Tuesday", "the weekend") resolves to the most recent
 one not after today, or with ``forward`` (the sentence speaks of something ahead, see
 `loci.timexpr.tense`) to the first one not before today. Either way the current one counts.
+A sentence with no tense takes whichever of the two is nearer today (`loci.timexpr.spans`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ __all__ = ["Granularity", "Prefer", "TimeSpan", "find_time_expressions"]
 
 Prefer = Literal["tense", "past", "future"]
 """Which instance an unqualified name ("in May", "on June 14th") means: read from the tense
-of its sentence (`loci.timexpr.tense`), or always the latest ("past") or coming ("future") one."""
+of its sentence (`loci.timexpr.tense`: past back, future ahead, no tense the nearer of the two),
+or always the latest ("past") or coming ("future") one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +48,9 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     Relative phrases resolve against ``anchor``: the message's own time when mining, now when
     recalling. A naive anchor is taken as UTC; spans come back in the anchor's zone, whole local days.
     ``prefer`` settles unqualified names (see `Prefer`): mining reads the tense ("Maria is visiting
-    on June 14th" is the coming one), recall asks "past" (a question about "September" asks about
-    one that happened). Spans reaching outside `MIN_YEAR`-`MAX_YEAR` are dropped, as the API
-    refuses such times.
+    on June 14th" is the coming one, "so April feels doable" said in March the nearest April),
+    recall asks "past" (a question about "September" asks about one that happened). Spans reaching
+    outside `MIN_YEAR`-`MAX_YEAR` are dropped, as the API refuses such times.
     """
     tz = anchor.tzinfo if anchor.tzinfo is not None and anchor.utcoffset() is not None else UTC
     anchor = anchor.replace(tzinfo=tz)
@@ -60,16 +61,27 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     reader = TenseReader(text)
     spans = []
     for f in kept:
-        r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer) else f.ahead
+        r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer, today) else f.ahead
         if r.start.year >= MIN_YEAR and (r.end - _ONE_DAY).year <= MAX_YEAR:
             spans.append(TimeSpan(_midnight(r.start, tz), _midnight(r.end, tz), text[f.start : f.end], r.granularity))
     return spans
 
 
-def _forward(reader: TenseReader, found: _Found, others: list[Other], prefer: Prefer) -> bool:
+def _forward(reader: TenseReader, found: _Found, others: list[Other], prefer: Prefer, today: date) -> bool:
+    """Whether the coming reading (``found.ahead``, not None here) is meant rather than the latest."""
     if prefer != "tense":
         return prefer == "future"
-    return reader.direction(found.start, found.end, others) == "future"
+    reading = reader.direction(found.start, found.end, others)
+    if reading == "nearest" and found.ahead is not None:  # a tie goes back: mostly the past is told
+        return _days_away(found.ahead, today) < _days_away(found.resolved, today)
+    return reading == "future"
+
+
+def _days_away(r: Resolved, today: date) -> int:
+    """Days between ``today`` and the nearest day of the span (0 when it holds today)."""
+    if r.start > today:
+        return (r.start - today).days
+    return max((today - r.end).days + 1, 0)
 
 
 def _side(r: Resolved, today: date) -> Direction | None:

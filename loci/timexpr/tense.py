@@ -12,11 +12,12 @@ to", "was"), plan verbs ("booked", "scheduled"), progressives ("is visiting"), p
 direction it points, and whether it is *strong*, a verb saying when the thing happens, or
 *weak*, a hint such as a plan noun "trip" or "I have a … on"). An expression takes the
 direction of the nearest strong cue in its sentence (one before it first), else of the
-nearest weak one, else looks back: a memory service mostly hears about the past, and that
-is what the resolvers did before tense was read. Checked by eye on the 45,899 distinct
-turns of the LongMemEval S dev file: 8 % of the dates found change reading, mostly plans
-("I'm planning a trip … in November"); dates in generic or recurring statements ("open
-Monday to Friday") have no right single reading either way.
+nearest weak one, else `UNMARKED`: a sentence whose tense says nothing ("so the half in
+April feels doable", "it's on 3 June") means the occurrence nearest its own time (issue #20's
+walkthrough: always looking back tagged April said in March as last April). Checked by eye on
+the 45,899 distinct turns of the LongMemEval S dev file: 8 % of the dates found change reading
+by tense, mostly plans ("I'm planning a trip … in November"); dates in generic or recurring
+statements ("open Monday to Friday") have no right single reading either way.
 """
 
 from __future__ import annotations
@@ -27,9 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CUES", "Cue", "Direction", "Other", "TenseReader", "direction_of"]
+__all__ = ["CUES", "UNMARKED", "Cue", "Direction", "Other", "Reading", "TenseReader", "direction_of"]
 
 Direction = Literal["past", "future"]
+Reading = Literal["past", "future", "nearest"]
+"""How an expression's sentence reads it: a cue's direction, or "nearest" (`UNMARKED`)."""
+
+UNMARKED: Reading = "nearest"
+"""The reading of an expression whose sentence has no cue (present tense, or no verb at all):
+the occurrence nearest the anchor, either side (`loci.timexpr.spans`). Past and future cues
+keep their direction; only this default changed (it was "past")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,9 @@ _NOT_PAST_ED = r"(?!(?:excited|interested|tired|worried|scared|bored|pleased|sup
 # Arranging verbs: what was arranged lies ahead of the arranging (a finished trip gets its own
 # verb: "we went"), so their past form points forward.
 _ARRANGED = r"booked|scheduled|planned|reserved|registered|signed\s+up|arranged|confirmed"
+# Plan words with no tense of their own: "the report is due Friday", "it's on the calendar for
+# the 9th". Not "was due" (the past verb decides) nor "due to" (because of).
+_PLANNED = r"(?<!was )(?<!were )due\b(?!\s+to\b)|(?:on|in)\s+(?:the|my|our|your|his|her|their)\s+calendar\b"
 _AHEAD_AT = "visiting arriving leaving coming flying heading moving returning departing traveling travelling starting"
 _COUNT = r"(?:a|an|a\s+few|a\s+couple\s+of|\d+|two|three|four|five|six|seven|eight|nine|ten)"
 # Events people plan: named with a date and no verb, they are usually ahead ("trip to Tokyo in
@@ -112,6 +123,7 @@ CUES: tuple[Cue, ...] = (
         "future",
         True,
     ),
+    Cue(rf"(?:{_PLANNED})", "due on in", "future", True),
     # progressives: "was visiting" is past; "is visiting" and a bare "visiting on" are ahead
     Cue(rf"(?:was|were)\s+{_ADVERB}[a-z]{{2,}}ing\b", "was were", "past", True),
     Cue(rf"{_BE_NOW}\s+{_ADVERB}{_NOT_PROGRESSIVE}[a-z]{{2,}}ing\b", "am is are", "future", True),
@@ -153,12 +165,12 @@ class TenseReader:
         self._cues: list[tuple[int, int, Cue]] | None = None
         self._cue_starts: list[int] = []
 
-    def direction(self, start: int, end: int, others: Sequence[Other] = ()) -> Direction:
+    def direction(self, start: int, end: int, others: Sequence[Other] = ()) -> Reading:
         """The direction of the expression at ``text[start:end]`` from the cues of its sentence.
 
         Strong cues beat weak ones; then a cue before the expression beats one after it (the verb
         usually comes first: "I went to Paris in March and I'm going to Tokyo in September"; a
-        fronted "In March, I went…" still finds its verb after); then the nearer; then "past".
+        fronted "In March, I went…" still finds its verb after); then the nearer; with none, `UNMARKED`.
         ``others`` are the text's time expressions in text order (this one may be among them).
         Words inside them ("last" in "last week"), like words inside the expression itself,
         describe that expression, not the sentence, and are skipped; but one that lies wholly
@@ -176,7 +188,7 @@ class TenseReader:
         ]
         found += [(s, e, side, False) for s, e, side in near if side is not None and e <= hi]
         if not found:
-            return "past"
+            return UNMARKED
         best = min(found, key=lambda f: (not f[3], f[1] > start, max(start - f[1], f[0] - end, 0), f[2] != "past"))
         return best[2]
 
@@ -188,7 +200,7 @@ class TenseReader:
         return [c for c in self._cues[first:last] if c[1] <= hi]
 
 
-def direction_of(text: str, start: int, end: int, others: Sequence[Other] = ()) -> Direction:
+def direction_of(text: str, start: int, end: int, others: Sequence[Other] = ()) -> Reading:
     """`TenseReader.direction` for one expression."""
     return TenseReader(text).direction(start, end, others)
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from loci.errors import InvalidInput
 from loci.timexpr import TimeSpan, check_in_range, find_time_expressions, parse_timestamp
 
-# A Tuesday late in May: "in May" is the current month, "in June" last year's.
+# A Tuesday late in May: "in May" is the current month; a bare "in June" (no tense) the nearest one, this year's.
 ANCHOR = datetime(2023, 5, 30, 10, 0, tzinfo=UTC)
 
 
@@ -40,11 +40,11 @@ CASES = [
     ("yesterday morning", "2023-05-29", "2023-05-30", "day"),
     ("the day before yesterday", "2023-05-28", "2023-05-29", "day"),
     ("the day after tomorrow", "2023-06-01", "2023-06-02", "day"),
-    # weekdays: bare/"on" = latest not after today, "last" strictly before, "next" strictly after
+    # weekdays: bare/"on" = the nearest (no tense), "last" strictly before, "next" strictly after
     ("last Tuesday", "2023-05-23", "2023-05-24", "day"),
     ("on Tuesday", "2023-05-30", "2023-05-31", "day"),
     ("on Monday", "2023-05-29", "2023-05-30", "day"),
-    ("on Wednesday", "2023-05-24", "2023-05-25", "day"),
+    ("on Wednesday", "2023-05-31", "2023-06-01", "day"),
     ("last Friday", "2023-05-26", "2023-05-27", "day"),
     ("this past Sunday", "2023-05-28", "2023-05-29", "day"),
     ("next Friday", "2023-06-02", "2023-06-03", "day"),
@@ -103,9 +103,9 @@ CASES = [
     ("the other day", "2023-05-23", "2023-05-30", "fuzzy"),
     ("a while ago", "2022-05-30", "2023-05-24", "fuzzy"),
     ("not long ago", "2023-03-31", "2023-05-31", "fuzzy"),
-    # months: past-leaning, the current month counts
+    # months: the nearest when no tense says, the current month counts
     ("in May", "2023-05-01", "2023-06-01", "month"),
-    ("in June", "2022-06-01", "2022-07-01", "month"),
+    ("in June", "2023-06-01", "2023-07-01", "month"),
     ("in april", "2023-04-01", "2023-05-01", "month"),
     ("last May", "2022-05-01", "2022-06-01", "month"),
     ("last April", "2023-04-01", "2023-05-01", "month"),
@@ -125,7 +125,7 @@ CASES = [
     ("in the spring", "2023-03-01", "2023-06-01", "season"),
     ("last spring", "2022-03-01", "2022-06-01", "season"),
     ("last winter", "2022-12-01", "2023-03-01", "season"),
-    ("in the fall", "2022-09-01", "2022-12-01", "season"),
+    ("in the fall", "2023-09-01", "2023-12-01", "season"),
     ("the summer of 2021", "2021-06-01", "2021-09-01", "season"),
     ("winter 2023", "2022-12-01", "2023-03-01", "season"),
     ("the summer of last year", "2022-06-01", "2022-09-01", "season"),
@@ -138,15 +138,15 @@ CASES = [
     ("mid-2022", "2022-05-01", "2022-09-01", "year"),
     ("the end of 2020", "2020-09-01", "2021-01-01", "year"),
     ("in the year 2000", "2000-01-01", "2001-01-01", "year"),
-    # absolute dates; no year = latest not after the anchor
+    # absolute dates; no year (and no tense) = the nearest to the anchor
     ("on March 3rd", "2023-03-03", "2023-03-04", "day"),
     ("March 3", "2023-03-03", "2023-03-04", "day"),
     ("3 March 2023", "2023-03-03", "2023-03-04", "day"),
     ("the 3rd of March", "2023-03-03", "2023-03-04", "day"),
     ("March 3rd, 2022", "2022-03-03", "2022-03-04", "day"),
-    ("June 5th", "2022-06-05", "2022-06-06", "day"),
-    ("Feb 29", "2020-02-29", "2020-03-01", "day"),
-    ("Sept. 5", "2022-09-05", "2022-09-06", "day"),
+    ("June 5th", "2023-06-05", "2023-06-06", "day"),
+    ("Feb 29", "2024-02-29", "2024-03-01", "day"),
+    ("Sept. 5", "2023-09-05", "2023-09-06", "day"),
     ("may 3rd", "2023-05-03", "2023-05-04", "day"),
     ("May the 4th", "2023-05-04", "2023-05-05", "day"),
     ("Tuesday, May 23", "2023-05-23", "2023-05-24", "day"),
@@ -258,10 +258,11 @@ def test_longest_match_wins_and_order_is_textual(text: str, expected: list[str])
 
 
 def test_a_weekday_said_with_a_date_picks_the_year_it_falls_on() -> None:
-    """3 June 2023 was a Saturday and 3 June 2022 a Friday; with no weekday the tense decides."""
+    """3 June 2023 was a Saturday and 3 June 2022 a Friday; with no weekday the tense decides
+    (none here: the nearest, four days ahead)."""
     assert one("it's on Saturday 3 June")[1] == d("2023-06-03")
     assert one("it's on Friday, June 3rd")[1] == d("2022-06-03")
-    assert one("it's on 3 June")[1] == d("2022-06-03")
+    assert one("it's on 3 June")[1] == d("2023-06-03")
 
 
 def test_naive_anchor_is_utc() -> None:

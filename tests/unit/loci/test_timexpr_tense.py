@@ -54,9 +54,9 @@ def first_day(text: str, anchor: datetime, prefer: Prefer = "tense") -> str:
         ("I'm flying out on May 20th", MAY_20, "2024-05-20"),
         ("I flew out on May 20th", MAY_20, "2024-05-20"),
         ("I'll be busy in May", MAY_20, "2024-05-01"),
-        # no tense to read: back, as before
-        ("Tokyo in September", MAY_20, "2023-09-01"),
-        ("on June 14th", MAY_20, "2023-06-14"),
+        # no tense to read: the nearest occurrence, ahead or back
+        ("Tokyo in September", MAY_20, "2024-09-01"),
+        ("on June 14th", MAY_20, "2024-06-14"),
     ],
 )
 def test_tense_decides_which_instance(text: str, anchor: datetime, expected: str) -> None:
@@ -117,8 +117,8 @@ def test_recall_asks_for_the_past_and_callers_can_force_either_way() -> None:
         ("I used to go there on DATE", "past"),
         ("I was excited about DATE", "past"),
         ("I'm excited about DATE", "future"),
-        ("DATE", "past"),
-        ("Paris on DATE", "past"),
+        ("DATE", "nearest"),
+        ("Paris on DATE", "nearest"),
     ],
 )
 def test_cue_table(sentence: str, expected: str) -> None:
@@ -140,3 +140,32 @@ def test_dates_outside_the_year_bounds_are_dropped_not_raised() -> None:
     late = datetime(MAX_YEAR, 12, 20, tzinfo=UTC)
     assert spans("I'm visiting on January 3rd and again next year", late) == []
     assert spans("I visited on January 3rd", late) == [("on January 3rd", date(MAX_YEAR, 1, 3), date(MAX_YEAR, 1, 4))]
+
+
+MARCH_12 = datetime(2026, 3, 12, 9, 0, tzinfo=UTC)  # a Thursday
+MARCH_9 = datetime(2026, 3, 9, 9, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor", "expected"),
+    [
+        # issue #20's walkthrough: present tense, or none, means the nearest occurrence
+        ("so the half in April feels doable", MARCH_12, "2026-04-01"),
+        ("in February it's quiet at work", MARCH_12, "2026-02-01"),
+        ("it's on 3 June", datetime(2023, 6, 5, tzinfo=UTC), "2023-06-03"),
+        ("it's on 3 June", datetime(2023, 5, 30, tzinfo=UTC), "2023-06-03"),
+        ("Friday works for me", MARCH_9, "2026-03-06"),  # three days back beats four ahead
+        ("Wednesday works for me", MARCH_9, "2026-03-11"),
+        # planning words look ahead whatever the weekday's distance
+        ("the quarterly report is due Friday now", MARCH_9, "2026-03-13"),
+        ("the dentist is on the calendar for Friday", MARCH_9, "2026-03-13"),
+        ("the deadline is Friday", MARCH_9, "2026-03-13"),
+        # a past verb still looks back, a future one ahead
+        ("the report was due Friday", MARCH_9, "2026-03-06"),
+        ("the half in April was hard", MARCH_12, "2025-04-01"),
+        ("we'll see in February", MARCH_12, "2027-02-01"),
+        ("it's due to rain on Friday", MARCH_9, "2026-03-06"),  # "due to" is "because of"
+    ],
+)
+def test_no_tense_means_the_nearest_occurrence(text: str, anchor: datetime, expected: str) -> None:
+    assert spans(text, anchor)[-1][1].isoformat() == expected, spans(text, anchor)
