@@ -66,11 +66,13 @@ class RecalledMemoryOut(Model):
 
 class RecallStatsOut(Model):
     """How deep recall went for the message (``depth``, ``top_k``) and whether the answer came
-    from the conversation's cache (``cache``: ``hit``, ``miss``, or None without a conversation)."""
+    from the conversation's cache (``cache``: ``hit``, ``miss``, or None without a conversation);
+    ``top_k`` counts rooms with ``group_by`` ``room``, and ``drawers`` what came back."""
 
     depth: str
     top_k: int
     cache: str | None = None
+    drawers: int = 0
 
 
 class RecallOut(Model):

@@ -9,11 +9,11 @@ after the fact, where a short list would come back instead of the next-best rows
 from __future__ import annotations
 
 from collections.abc import Set
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta
 from typing import Any
 
-__all__ = ["MemoryFilters", "RecallFilters", "filter_sql", "memory_filter_sql"]
+__all__ = ["MemoryFilters", "RecallFilters", "filter_sql", "known_by", "memory_filter_sql"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,23 @@ class RecallFilters:
         """True when a filter applies after the keyword signal's capped match list
         (`keyword_matches` only knows time and role), which must then lift its cap."""
         return bool(self.wing or self.entity or self.conversation or self.agent or self.wings is not None)
+
+
+def known_by(filters: RecallFilters, now: datetime | None) -> RecallFilters:
+    """``filters`` narrowed to the drawers said by the end of ``now``'s day (in its own zone), when
+    the caller names the moment its question is asked: what was said later cannot be known then.
+
+    The end of the day, not the instant: ``now`` names the day as time expressions read it
+    ("today" is all of it), and a transcript's times of day are often not comparable with the
+    question's (in LongMemEval S dev, 221 haystack sessions, 14 of them answers, are dated hours
+    after their question on the same day; none on a later day). Folded into ``until``, which
+    every signal (the keyword matcher's capped scan too) already applies."""
+    if now is None:
+        return filters
+    cutoff = datetime.combine(now.date() + timedelta(days=1), time(), now.tzinfo)
+    if filters.until is not None and filters.until <= cutoff:
+        return filters
+    return replace(filters, until=cutoff)
 
 
 def filter_sql(filters: RecallFilters) -> tuple[str, dict[str, Any]]:

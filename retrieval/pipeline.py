@@ -25,6 +25,7 @@ from retrieval.cache import TokenMemo
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.depth import Depth, DepthKind, choose_depth
+from retrieval.filters import known_by
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
 from retrieval.grouping import group_rooms, order_by_room
@@ -169,7 +170,7 @@ async def _finish(
     drawers = tuple(i.drawer for i in items)
     timings = clock.total()
     memories = tuple(state.memories)
-    stats = RecallStats(str(state.notes["depth"]), state.top_k, state.notes.get("cache"))
+    stats = RecallStats(str(state.notes["depth"]), state.asked, state.notes.get("cache"), len(drawers))
     return RecallResponse(drawers, context, timings, config.name, memories=memories, stats=stats)
 
 
@@ -180,6 +181,9 @@ class _Ranked:
     items: list[RenderItem]
     floor_ok: set[int]
     top_k: int
+    """Drawers kept for the answer (with `GroupBy.ROOM`, those of the rooms asked)."""
+    asked: int
+    """What the request's depth asked for: drawers, or rooms (`RecallStats.top_k`)."""
     rerank: bool
     rerank_model: str | None
     notes: dict[str, Any]
@@ -213,10 +217,10 @@ async def _rank(
     if not controls.agent_enabled:
         return "recall disabled for this agent"
     per_room = config.room_turns if request.group_by is GroupBy.ROOM else 1
-    top_k = search.depth.resolve(controls.top_k)
+    top_k = asked = search.depth.resolve(controls.top_k)
     limit = max(request.candidate_limit, top_k * per_room)
     ctx = SignalContext(
-        request.user_id, analysis, None, request.filters, limit, config.min_similarity,
+        request.user_id, analysis, None, known_by(request.filters, request.now), limit, config.min_similarity,
         controls.palace_size, controls.palace_vectors, controls.graph_size, controls.named_speakers,
     )  # fmt: skip
     plan = plan_memories(config, request, analysis, controls)
@@ -233,7 +237,7 @@ async def _rank(
     items, vectorless = await hydrate(session, request.user_id, pool, with_neighbours=True)
     clock.stage("hydrate", len(pool), len(items))
     notes: dict[str, Any] = {"terms": list(analysis.terms), "spans": [s.text for s in analysis.spans]}
-    notes |= {"weights": weights, "depth": str(search.depth.kind), "top_k": top_k}
+    notes |= {"weights": weights, "depth": str(search.depth.kind), "top_k": asked, "drawers": len(pool)}
     if search.cache is not None:
         notes["cache"] = search.cache
     if found.sub_weights:
@@ -244,7 +248,7 @@ async def _rank(
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
-    return _Ranked(items, floor_ok, top_k, rerank, controls.rerank_model, notes, memories)
+    return _Ranked(items, floor_ok, top_k, asked, rerank, controls.rerank_model, notes, memories)
 
 
 def _log(

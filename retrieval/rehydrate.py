@@ -79,8 +79,8 @@ async def serve_cached(
     counter = TokenMemo(deps.embedder.count_tokens, entry.tokens)  # a line not counted before is counted now
     context = render_context(relevant, budget, counter, memories=memories)
     clock.stage("render", len(items), len(relevant) if context else 0)
-    stats = RecallStats(entry.depth, entry.top_k, "hit")
     drawers = tuple(i.drawer for i in items)
+    stats = RecallStats(entry.depth, entry.top_k, "hit", len(drawers))
     response = RecallResponse(drawers, context, clock.total(), config.name, memories=tuple(memories), stats=stats)
     if request.log:
         notes = {"cache": "hit", "depth": entry.depth, "top_k": entry.top_k, "floor_passed": len(relevant)}

@@ -66,13 +66,16 @@ class RecallRequest:
 
 @dataclass(frozen=True, slots=True)
 class RecallStats:
-    """What recall decided, for the caller and the log: how deep (`retrieval.depth`) and
-    whether the answer came from the conversation's cache."""
+    """What recall decided, for the caller and the log: how deep (`retrieval.depth`), how many
+    it looked for and found, and whether the answer came from the conversation's cache."""
 
     depth: str
     top_k: int
+    """What was asked for: drawers, or with `GroupBy.ROOM` rooms (as the request's ``top_k``)."""
     cache: str | None = None
     """``hit``, ``miss``, or None when the request did not use the cache."""
+    drawers: int = 0
+    """The drawers that came back: up to ``top_k``, or up to `RetrievalConfig.room_turns` per room."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,12 +169,14 @@ class RecalledMemoryOut(msgspec.Struct):
 
 class RecallStatsOut(msgspec.Struct):
     """What recall decided: how deep the message is (``skip``, ``ordinary``, ``memory``, ``long``
-    or ``explicit`` for a caller's ``top_k``), the ``top_k`` it used, and ``cache``: ``hit``,
-    ``miss`` or null when the request named no ``conversation_id``."""
+    or ``explicit`` for a caller's ``top_k``), the ``top_k`` it used (rooms with ``group_by``
+    ``room``), ``cache``: ``hit``, ``miss`` or null when the request named no ``conversation_id``,
+    and ``drawers``: how many came back."""
 
     depth: str
     top_k: int
     cache: str | None = None
+    drawers: int = 0
 
 
 class RecallOut(msgspec.Struct):

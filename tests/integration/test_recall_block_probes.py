@@ -193,3 +193,27 @@ async def test_grouping_over_http(client: AsyncTestClient, palace: dict[str, Any
     assert r.status_code == 200, r.text
     sessions = [item["session"] for item in r.json()["items"]]
     assert len(set(sessions)) == 4 and sessions[0] == "trip"
+    # stats say what was asked (4 rooms, as README's top_k) and how many drawers came back
+    assert r.json()["stats"]["top_k"] == 4 and r.json()["stats"]["drawers"] == len(sessions) > 4, r.json()["stats"]
+
+
+async def test_a_question_asked_at_now_recalls_nothing_said_after_that_day(
+    client: AsyncTestClient,  # type: ignore[type-arg]
+    palace: dict[str, Any],
+) -> None:
+    """`now` is when the question is asked: the Porto trip (planned 12 days before NOW) and the
+    wedding (20 days) were not yet said 25 days before NOW, so neither may come back."""
+    asked = NOW - timedelta(days=25)
+    body = {"message": "What did Inês and I plan for Porto and Clara's wedding?", "top_k": 10}
+    r = await client.post(
+        "/v1/recall", json=body | {"now": asked.isoformat()}, headers={"Authorization": f"Bearer {palace['key']}"}
+    )
+    assert r.status_code == 200, r.text
+    said = {item["session"]: datetime.fromisoformat(item["occurred_at"]) for item in r.json()["items"]}
+    assert said and max(said.values()).date() <= asked.date(), said  # the day asked counts whole
+    assert "Porto" not in (r.json()["context"] or "") and "Sintra" not in (r.json()["context"] or "")
+    # asked at NOW, the same question finds them
+    r = await client.post(
+        "/v1/recall", json=body | {"now": NOW.isoformat()}, headers={"Authorization": f"Bearer {palace['key']}"}
+    )
+    assert {"trip", "wedding"} <= {item["session"] for item in r.json()["items"]}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from retrieval import PRESETS, RetrievalConfig, Signal, get_preset
+from retrieval.filters import RecallFilters, known_by
 from retrieval.query import about_user, analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
@@ -112,6 +113,17 @@ def test_filter_sql_binds_every_filter_and_nothing_else() -> None:
     assert params == {"f_wing": "work", "f_entity": "ingrid", "f_since": since, "f_until": NOW, "f_role": "user"}
 
 
+def test_a_question_at_now_knows_the_drawers_said_by_the_end_of_its_day() -> None:
+    """`known_by` folds the request's ``now`` into ``until``: the end of that day in now's zone;
+    an earlier ``until`` stands, and without ``now`` nothing changes."""
+    asked = datetime(2026, 2, 1, 15, 30, tzinfo=timezone(timedelta(hours=-5)))
+    midnight = datetime(2026, 2, 2, tzinfo=timezone(timedelta(hours=-5)))
+    assert known_by(RecallFilters(), asked).until == midnight
+    assert known_by(RecallFilters(role="user"), asked) == RecallFilters(role="user", until=midnight)
+    earlier = RecallFilters(until=datetime(2026, 1, 1, tzinfo=UTC))
+    assert known_by(earlier, asked) == earlier and known_by(RecallFilters(), None) == RecallFilters()
+
+
 def test_a_question_asks_about_the_past_even_in_a_future_tense() -> None:
     """Recall reads a question's dates backward: "Where is Maria visiting on June 14th?" asked
     in May asks about the June 14th that happened, whatever its tense (mining reads tense)."""
@@ -120,6 +132,14 @@ def test_a_question_asks_about_the_past_even_in_a_future_tense() -> None:
     assert span.start.date().isoformat() == "2023-06-14"
     (span,) = analyse("What trip am I planning in September?", now).spans
     assert span.start.date().isoformat() == "2023-09-01"
+    # a sentence with no tense is the nearest occurrence when mined, but a question still looks back
+    march_12 = datetime(2026, 3, 12, 9, 0, tzinfo=UTC)  # a Thursday
+    (span,) = analyse("Anything about the half in April?", march_12).spans
+    assert span.start.date().isoformat() == "2025-04-01"
+    (span,) = analyse("What did I do last Saturday?", march_12).spans
+    assert span.start.date().isoformat() == "2026-03-07"
+    (span,) = analyse("the report due Friday?", march_12).spans
+    assert span.start.date().isoformat() == "2026-03-06"
 
 
 @pytest.mark.parametrize(
