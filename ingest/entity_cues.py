@@ -9,9 +9,11 @@ in the sentence, so the rule reads that:
 
 * **person**: it speaks or acts ("Peninha said", "Kowalski recommended"), is met or
   addressed ("with Peninha", "met Tavares", "Thanks, Kowalski"), is someone's relation
-  ("my physio, Kowalski", "Kowalski, my physio,"), or owns something ("Peninha's boat");
-* **organisation**: one works for, is employed by, buys or orders from, shops at or is a
-  customer of it ("bought shoes at Decathlon", "employed by Feedzai");
+  ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), or owns
+  something ("Peninha's boat");
+* **organisation**: one works for, is employed by, starts at, has an offer from, hands in
+  one's notice at, buys or orders from, shops at or is a customer of it ("bought shoes at
+  Decathlon", "employed by Feedzai", "I start at Brightwave in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
   Ramiro", "stayed at Vila Joya", "the Toshogu shrine").
 
@@ -78,6 +80,11 @@ BEFORE_CUES: tuple[Cue, ...] = (
         ),
         "p",
     ),
+    Cue(
+        _re(rf"\b(?:my|our|his|her|their)\s+(?:new\s+|old\s+)?(?:{_ROLES})(?:'s name)?\s+(?:is|was)\s+(?:now\s+)?$"),
+        "p",
+        _PLACE,
+    ),
     Cue(_re(r"\b(?:hi|hey|hello|dear|thanks|thank you|cheers|bye|congrats|congratulations)[,!]?\s+$"), "p", _PLACE),
     Cue(
         _re(
@@ -108,7 +115,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     Cue(
         _re(
             r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\b(?:hired|employed) (?:by|at)|"
-            r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at)\s+$"
+            r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
+            r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at)\s+$"
         ),
         "o",
     ),

@@ -9,12 +9,18 @@ an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
    "with X", "Thanks, X", "X said", "X's boat" (person); "moved to / in X", "dinner at X",
    "the X shrine" (place); "work at / employed by / bought … at X" (organisation); "a /
    my / use X" (item);
-3. the gazetteer (`ingest.gazetteer`): a known place, then a known first name;
+3. the gazetteer (`ingest.gazetteer`): a known place, then a known first name, then two
+   words whose second is a known surname ("Raj Patel");
 4. otherwise an item for one word (brands and products: "Kindle", "Ventolin"), a person
    when the first word is a first name, else an item.
 
 Steps 1-3 are "sure" (`Found.sure`); a window settles each name on its sure kinds, so a
 place named once with a cue is a place everywhere in the window.
+
+Never a name: a word that is a head alone ("Hospital", "Labs": a common noun), a run that
+starts with a digit ("10k") or is a contraction and a number ("She's 74"), and a lone
+everyday English word opening a sentence with no cue around it ("Deal. Also…", though Deal
+is a town: `ingest.gazetteer.is_common_word`).
 """
 
 from __future__ import annotations
@@ -31,13 +37,14 @@ from ingest.entity_vocab import (
     PLACE_LEADS,
     POSSESSIONS,
     TITLES,
+    VENUE_NOUNS,
 )
 from ingest.extraction import EntityMention
-from ingest.gazetteer import is_first_name, place_weight
+from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_weight
 
 __all__ = ["Found", "clean_name", "not_a_name", "scan_turn", "sentence_starts"]
 
-_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
+_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
 _CAP_RUN = re.compile(
     rf"(?<![\w'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
@@ -69,8 +76,14 @@ _BOUGHT = re.compile(
     r"\b(?:bought|purchased|ordered|adopted|got)\s+(?:(?:a|an|the|my|some|new|brand|second-hand|used)\s+)+"
     r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
 )
-_SENTENCE_START = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*")
+_SENTENCE_START = re.compile(
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
+)
 _GENERIC_WORDS = frozenset({"a", "an", "the", "some", "new", "used"})
+_HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
+"""Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
+_CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
+_OF = re.compile(r"\s+of\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +100,12 @@ def sentence_starts(text: str) -> set[int]:
 
 
 def _fold(word: str) -> str:
-    return word.lower().rstrip(".")
+    return word.lower().rstrip(".").replace("’", "'")
+
+
+def _bare(word: str) -> str:
+    """The word a contraction is made of ("She's" → "she", "Don’t" → "do")."""
+    return _CONTRACTION.sub("", _fold(word))
 
 
 def _titled(words: list[str]) -> list[str]:
@@ -106,7 +124,7 @@ def clean_name(raw: str) -> str:
     cutting it leaves a fragment ("Hoi") that names nothing and no country contains."""
     name = re.sub(r"(?:'s|’s)$", "", raw.strip())
     words = name.split()
-    while words and _fold(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
+    while words and _bare(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)
     while words and (_fold(words[-1]) in NOT_NAMES or words[-1].lower() in {"of", "de", "the", "and", "&"}):
         if _known_place(words):
@@ -137,7 +155,7 @@ def _own_kind(name: str) -> str | None:
         return "e"
     if first in _TITLE_WORDS and len(words) > 1:
         return "p"
-    if len(words) > 1 and last in ORG_HEADS:
+    if len(words) > 1 and (last in ORG_HEADS or "&" in words[1:-1]):
         return "o"
     if len(words) > 1 and (last in PLACE_HEADS or first in PLACE_LEADS):
         return "l"
@@ -148,7 +166,8 @@ def _gazetteer_kind(name: str) -> str | None:
     weight = place_weight(name)
     if weight >= 2:
         return "l"
-    if is_first_name(name.split()[0]):
+    words = name.split()
+    if is_first_name(words[0]) or (len(words) == 2 and is_surname(words[1]) and not is_common_word(words[0])):
         return "p"
     return "l" if weight else None
 
@@ -174,9 +193,19 @@ def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
     own = _own_kind(name)
     if own:
         return own, True
+    known = _gazetteer_kind(name)
+    cued = _cue_kind(text, start, end, name, known)
+    if cued:
+        return cued, True
+    if known:
+        return known, True
+    return "i", False
+
+
+def _cue_kind(text: str, start: int, end: int, name: str, known: str | None) -> str | None:
+    """The kind the words around the name give (`ingest.entity_cues`), None when none does."""
     before, after = text[max(0, start - 48) : start], text[end : end + 40]
     owned = text[end - 2 : end + 40] if re.search(r"['’]s$", text[start:end]) else after
-    known = _gazetteer_kind(name)
     for cues, context, is_before in (
         (FIRST_AFTER_CUES, owned, False),
         (BEFORE_CUES, before, True),
@@ -184,12 +213,8 @@ def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
     ):
         cue = first_cue(cues, context, before=is_before)
         if cue is not None:
-            if _overruled(cue, known, name, before, after):
-                return known or cue.kind, True
-            return cue.kind, True
-    if known:
-        return known, True
-    return "i", False
+            return (known or cue.kind) if _overruled(cue, known, name, before, after) else cue.kind
+    return None
 
 
 def _adjective(text: str, end: int, name: str) -> bool:
@@ -227,8 +252,17 @@ def _runs(text: str) -> list[tuple[int, int]]:
             if _gazetteer_kind(owner):  # "Sintra's Pena Palace", not "Philosopher's Path"
                 spans.append((start, m.start() + cut.start()))
                 start = m.start() + cut.end()
-        spans.append((start, m.end()))
+        spans.extend(_of_cut(text, start, m.end()))
     return spans
+
+
+def _of_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A person "of" an organisation is two names: "Mike Doyle of Doyle & Sons"; "Bank of
+    America" and "University of Porto" stay one (their first word is no first name)."""
+    m = _OF.search(text, start, end)
+    if m is None or not is_first_name(text[start:end].split()[0]) or _own_kind(clean_name(text[m.end() : end])) != "o":
+        return [(start, end)]
+    return [(start, m.start()), (m.end(), end)]
 
 
 def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], starts: set[int]) -> int:
@@ -261,7 +295,10 @@ def scan_turn(text: str, common: frozenset[str]) -> list[Found]:
         name = clean_name(raw)
         if not _plausible(name) or _adjective(text, end, name):
             continue
-        kind, sure = classify(text, _name_start(raw, name, start), end, name)
+        at = _name_start(raw, name, start)
+        if initial and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
+            continue  # "Deal. Also…": an everyday word opening a sentence, whatever the gazetteer says
+        kind, sure = classify(text, at, end, name)
         found.append(Found(EntityMention(kind, name), sure, initial))
     return found + _possessions(text)
 
@@ -277,6 +314,8 @@ def _name_start(raw: str, name: str, start: int) -> int:
 
 
 def _plausible(name: str) -> bool:
-    if _fold(name) in NOT_NAMES or name.replace(" ", "").replace(".", "").isupper():
+    if _fold(name) in NOT_NAMES or name.replace(" ", "").replace(".", "").isupper() or not name[:1].isalpha():
+        return False
+    if " " not in name and _fold(name) in _HEAD_WORDS:
         return False
     return len(name) >= 3 or is_first_name(name)

@@ -75,7 +75,8 @@ NOT_NAMES = words(
     warning example summary conclusion option options pros cons update edit ps btw lol omg wow congrats
     congratulations sorry cheers perfect awesome cool noted exactly absolutely definitely follow follow-up check
     remember consider use try make keep avoid take add ask book go get let start stop look see read watch call
-    today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january february
+    today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
+    wednesdays thursdays fridays saturdays sundays weekends mornings evenings nights january february
     march april may june july august september october november december spring summer autumn fall winter
     morning afternoon evening night week weekend month year mom mum dad mother father brother sister the a an
     ride spend visit bring pack walk eat drink buy order book plan drive fly stay skip swap replace charge
@@ -83,7 +84,7 @@ NOT_NAMES = words(
 )
 """Capitalised words that are never an entity on their own: pronouns and chat words,
 speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "Check"),
-and calendar words (times come from `loci.timexpr`, not from capitals)."""
+and calendar words, plural ones too ("on Sundays": times come from `loci.timexpr`, not from capitals)."""
 
 _SAID_AS_RECORDED = words(
     """brother sister son daughter wife husband partner fiance fiancee girlfriend boyfriend friend cousin aunt uncle
@@ -118,9 +119,13 @@ ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university
     universidade college school academy institute hospital clinic foundation agency studio studios partners
     ministry council association society club federation airlines airways systems technologies solutions
-    consulting capital ventures games media software"""
+    consulting capital ventures games media software analytics sons brothers harriers runners athletics athletic
+    rovers united fc afc wanderers"""
 )
-"""A capitalised run ending with one of these names an organisation ("Northwind Labs")."""
+"""A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
+a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
+(`ingest.entity_scan`: "Marks & Spencer"). Alone ("Hospital", "Labs") such a word is a common
+noun, never a name."""
 
 PLACE_HEADS = words(
     """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands
@@ -129,8 +134,9 @@ PLACE_HEADS = words(
     county province region peninsula canyon falls trail path"""
 )
 """Last words that make a capitalised run a place ("Pena Palace", "Central Park")."""
-PLACE_LEADS = words("""rua avenida praça largo travessa calle plaza via rue place piazza mount lake""")
-"""First words that make a capitalised run a place ("Rua das Flores", "Lake Como")."""
+PLACE_LEADS = words("""rua avenida praça largo travessa calle plaza via rue place piazza mount lake st saint""")
+"""First words that make a capitalised run a place ("Rua das Flores", "Lake Como"); "St" / "Saint"
+leads a saint's name, which in chat is a hospital, a church or a street ("St James", "St. Mary's")."""
 
 EVENT_HEADS = words(
     """conference festival wedding party concert meeting marathon summit birthday ceremony tournament expo

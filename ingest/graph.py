@@ -26,10 +26,12 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from ingest.entity_merge import short_names
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.names import name_key, slugify
 from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
+from ingest.relation_close import close_ended, close_plans, fulfilled_at
 from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -87,12 +89,16 @@ async def upsert_entities(
     Each distinct mention's slug is worked out once, here; callers look entities up by
     the mention itself, so spellings that share a slug share the id. A name keeps the
     kind it was first stored with (`_settled_kinds`), so "Lisbon" is one entity even
-    when a later window guesses another kind for it.
+    when a later window guesses another kind for it. A short name of one known longer
+    name is that entity (`ingest.entity_merge`): "Mike" is "Mike Doyle", "Niro EV" the "Kia Niro EV".
     """
     seen = list(seen)
     keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _ in seen}
     settled = await _settled_kinds(s, user_id, keys.values())
     keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
+    short = await short_names(s, user_id, keys)
+    names = {key: m.name for m, key in keys.items() if m not in short}
+    keys |= short
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for mention, at in seen:
         key = keys[mention]
@@ -101,7 +107,7 @@ async def upsert_entities(
             rows[key] = {
                 "user_id": user_id,
                 "kind": key[0],
-                "name": mention.name[:300],
+                "name": names.get(key, mention.name)[:300],
                 "slug": key[1][:300],
                 "aliases": [mention.name.lower()],
                 "mention_count": _mentions(mention),
@@ -225,8 +231,9 @@ async def record_relation(
         else:
             valid_to = current.valid_from
     if predicate in FULFILLED_BY:  # a plan told after the trip it was for is already over
-        valid_to = await _fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-    await _close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+        valid_to = await fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+    await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+    await close_ended(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     s.add(
         Relation(
             user_id=user_id,
@@ -245,80 +252,29 @@ async def record_relation(
     return True
 
 
-def _same_value(relation: Any, value: str, object_entity_id: int | None) -> ColumnElement[bool]:
-    """``relation`` names the same thing: the same entity, or the same words in any case."""
-    same_words = func.lower(func.coalesce(relation.object_value, "")) == " ".join(value.lower().split())
-    if object_entity_id is None:
-        return same_words
-    return or_(same_words, relation.object_entity_id == object_entity_id)
-
-
-async def _fulfilled_at(
-    s: AsyncSession,
-    user_id: int,
-    subject_id: int,
-    plan: str,
-    value: str,
-    object_entity_id: int | None,
-    since: datetime,
-) -> datetime | None:
-    """When the subject first carried out ``plan`` for ``value`` at or after ``since``, if ever."""
-    stmt = select(func.min(Relation.valid_from)).where(
-        Relation.user_id == user_id,
-        Relation.subject_id == subject_id,
-        Relation.predicate == FULFILLED_BY[plan],
-        Relation.valid_from >= since,
-        _same_value(Relation, value, object_entity_id),
-    )
-    found: datetime | None = (await s.execute(stmt)).scalar()
-    return found
-
-
-async def _close_plans(
-    s: AsyncSession,
-    user_id: int,
-    subject_id: int,
-    predicate: str,
-    value: str,
-    object_entity_id: int | None,
-    at: datetime,
-) -> None:
-    """Close the subject's open plans that ``predicate`` carries out for ``value``, made by ``at``."""
-    plans = [plan for plan, done_by in FULFILLED_BY.items() if done_by == predicate]
-    if not plans:
-        return
-    await s.execute(
-        update(Relation)
-        .where(
-            Relation.user_id == user_id,
-            Relation.subject_id == subject_id,
-            Relation.predicate.in_(plans),
-            Relation.valid_to.is_(None),
-            Relation.valid_from <= at,
-            _same_value(Relation, value, object_entity_id),
-        )
-        .values(valid_to=at)
-    )
-
-
 def _entity_out(e: Entity) -> EntityOut:
     return EntityOut(e.id, e.kind, e.name, tuple(e.aliases), e.mention_count, e.first_seen, e.last_seen)
 
 
 MAX_ENTITY_PAGE = 200
 """Most entities one search returns."""
+UNLISTED_KINDS = ("t",)
+"""Kinds the listings leave out: a time ("1932", "2026-01-24") is when something happened,
+not one of the user's people and things; it stays readable by id, and recall still uses it."""
 
 
 async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
     """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first;
-    never the user's own row (`USER_ENTITY`)."""
+    never the user's own row (`USER_ENTITY`) nor a time (`UNLISTED_KINDS`)."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
     if not 1 <= limit <= MAX_ENTITY_PAGE:  # it was clamped silently: -2112535910 gave one entity
         raise InvalidInput(f"limit must be between 1 and {MAX_ENTITY_PAGE}", field="limit")
     if q is not None:
         check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
-    stmt = select(Entity).where(Entity.user_id == user_id, live_entity(Entity.id), _not_speaker(Entity))
+    stmt = select(Entity).where(
+        Entity.user_id == user_id, Entity.kind.not_in(UNLISTED_KINDS), live_entity(Entity.id), _not_speaker(Entity)
+    )
     if q and q.strip():
         pattern = f"%{q.strip().lower()}%"
         alias = func.array_to_string(Entity.aliases, " ")

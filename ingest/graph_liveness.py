@@ -8,9 +8,10 @@ forgets what was learned from it at once and a restore brings it back exactly:
   left (purged) is gone too;
 * an entity is live while a live drawer mentions it or it takes part in a live relation
   (`live_entity`);
-* a closed relation whose closer (the one that superseded it) is no longer live is
-  closed by the next live value instead, or is current again (`effective_valid_to`):
-  forgetting "I moved to Lisbon" makes "I live in Paris" current again;
+* a closed relation whose closer (the one that superseded it, or the one that ended it:
+  `ingest.predicates.ENDED_BY`) is no longer live is closed by the next live value instead,
+  or is current again (`effective_valid_to`): forgetting "I moved to Lisbon" makes "I live
+  in Paris" current again, forgetting "I handed in my notice at Northwind" the job;
 * a plan ends with the first live row that carries it out (`ingest.predicates.FULFILLED_BY`:
   a visit to the same place, from the plan on), so forgetting the visit makes the plan
   current again.
@@ -24,7 +25,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, case, func, null, or_, select
 from sqlalchemy.orm import aliased
 
-from ingest.predicates import FULFILLED_BY
+from ingest.predicates import ENDED_BY, FULFILLED_BY
 from loci.models import Drawer, DrawerEntity, Relation
 
 __all__ = ["effective_valid_to", "live_entity", "live_relation"]
@@ -67,7 +68,23 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
         other.id != relation.id,
         live_relation(other),
     )
-    closer_live = select(other.id).where(same_fact, other.valid_from == relation.valid_to).exists()
+    ender = or_(
+        *(
+            and_(relation.predicate == ended, other.predicate == by, _same_thing(other, relation))
+            for ended, by in ENDED_BY.items()
+        )
+    )
+    closer = and_(
+        other.user_id == relation.user_id,
+        other.subject_id == relation.subject_id,
+        other.id != relation.id,
+        or_(
+            and_(other.predicate == relation.predicate, other.valid_from == relation.valid_to),
+            and_(ender, other.valid_from <= relation.valid_to),  # "today" may start before the job's row
+        ),
+        live_relation(other),
+    )
+    closer_live = select(other.id).where(closer).exists()
     next_live = select(func.min(other.valid_from)).where(same_fact, other.valid_from > relation.valid_from)
     return case(
         *(
@@ -80,14 +97,19 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
     )
 
 
+def _same_thing(other: Any, relation: Any) -> ColumnElement[bool]:
+    """Both rows name the same thing: the same words in any case, or the same entity."""
+    return or_(
+        func.lower(func.coalesce(other.object_value, "")) == func.lower(func.coalesce(relation.object_value, "")),
+        other.object_entity_id == relation.object_entity_id,
+    )
+
+
 def _first_live_fulfilment(relation: Any, done_by: str) -> Any:
     """A plan's end as the live relations tell it: the first live row carrying it out (the same
     subject, ``done_by``, the same thing) from the plan on; NULL, a current plan, when none is."""
     other = aliased(Relation)
-    same_thing = or_(
-        func.lower(func.coalesce(other.object_value, "")) == func.lower(func.coalesce(relation.object_value, "")),
-        other.object_entity_id == relation.object_entity_id,
-    )
+    same_thing = _same_thing(other, relation)
     return (
         select(func.min(other.valid_from))
         .where(

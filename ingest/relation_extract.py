@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ingest.entity_scan import clean_name
-from ingest.entity_vocab import PEOPLE_ROLES, POSSESSIONS
+from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, POSSESSIONS
 from ingest.extraction import USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
@@ -41,6 +41,9 @@ Lisbon at the moment" is a visit under way, though "I'm visiting Lisbon" alone, 
 visiting on June 14th", looks ahead. Not when they qualify the arranging ("I'm currently
 planning a trip to Iceland")."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
+_WHEN_OR_HOW = re.compile(r"^(?:on|in|at|every|during|around|finally|still|fine|better|worse|sore|ok|okay)\b", re.I)
+"""An attribute's value that says when or how something is ("my run is on Sundays", "my
+hamstring is finally fine"): a schedule or a state, no attribute the graph holds."""
 
 
 def _last_person(sentence: str, before: int, kinds: Mapping[str, str]) -> EntityMention | None:
@@ -152,6 +155,8 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
         return None
+    if rule.attribute and _WHEN_OR_HOW.match(value):
+        return None
     predicate = rule.predicate or _group_predicate(rule, m)
     if not predicate:
         return None
@@ -171,7 +176,8 @@ def _under_way(m: re.Match[str], sentence: str) -> bool:
 
 
 def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
-    """A people word ("my *manager* Tiago"), or for an attribute rule the attribute itself."""
+    """A people word ("my *manager* Tiago"), or for an attribute rule the attribute itself
+    ("my *budget* is …"), never a body part ("my hamstring is …" is health, no attribute)."""
     key = " ".join(m.group("pred").lower().split())
     if not rule.attribute:
         return PEOPLE_ROLES[key]
@@ -180,7 +186,7 @@ def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
     if (
         any(w in PEOPLE_ROLES for w in words)
         or owned
-        or any(w in NOT_ATTRIBUTES for w in words)
+        or any(w in NOT_ATTRIBUTES or w in BODY_PARTS for w in words)
         or words[0] in {"own", "only"}
     ):
         return None

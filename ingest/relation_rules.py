@@ -158,7 +158,20 @@ _TRAVEL = (
 """Ways of saying a trip, in any tense: the sentence's tense decides `visited` or `plans to visit`."""
 _AFFIRMED = rf"(?:(?!\b(?:never|not)\b|\w*n['’]t\b)(?:[^.?!]|{INNER_PUNCT}))"
 """A character of the words between "I" and the verb that are not a negation ("I've never been to")."""
-_JOINED = r"joined|got a job at|started a new job at|started at|got hired at|got hired by"
+_JOINED = r"joined|got a job at|started a new job at|started at|got hired at|got hired by|took a job at"
+_STARTS = (
+    r"accepted (?:an|the|their) offer (?:at|from)|accepted (?:a|the) (?:job|position|role) (?:at|with)|"
+    r"start(?:ing)? (?:work )?at"
+)
+"""A job taken and not yet begun ("I accepted an offer at …", "I start at … in June") is the
+employer from then on: the old one's row closes as the new one opens."""
+_LEAVES = (
+    r"(?:handed in|hand in|handing in|gave|given|giving|put in|putting in)\s+(?:my\s+)?notice\s+(?:at|to|with)|"
+    r"resigned from|quit my (?:job|role) at"
+)
+"""Notice handed in ends the job: a `worked at` row that closes the `works at` one
+(`ingest.predicates.ENDED_BY`)."""
+_HOME = r"house|home|flat|apartment"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 
@@ -176,6 +189,12 @@ RULES: tuple[Rule, ...] = (
     # places
     Rule(_cs(rf"{_WHO_VERB}(?i:moved|relocated)\s+(?i:to)\s+(?P<value>{_NAME})"), "lives in", "l"),
     Rule(_cs(rf"{_WHO_VERB}(?i:live|living)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"),
+    Rule(
+        _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
+        "lives in",
+        "l",
+        needs_kind="l",
+    ),
     Rule(
         _cs(rf"\b(?P<who>{_NAME})\s+{_NOW}(?i:lives\s+in|has\s+moved\s+to|moved\s+to)\s+(?P<value>{_NAME})"),
         "lives in",
@@ -210,6 +229,13 @@ RULES: tuple[Rule, ...] = (
         "o",
     ),
     Rule(
+        _cs(rf"\b(?i:I|we)(?:'ve| have|'m| am|'ll| will)?\s+{_NOW}(?i:{_STARTS})\s+(?P<value>{_NAME})"),
+        "works at",
+        "o",
+        needs_kind="o",
+    ),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_LEAVES})\s+(?P<value>{_NAME})"), "worked at", "o"),
+    Rule(
         _r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b(?:[^.?!]|{INNER_PUNCT})*?\bas an?\s+{_PHRASE}"),
         "works as",
     ),
@@ -233,7 +259,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
     Rule(
         _r(
-            rf"\bmy\s+(?P<pred>(?-i:(?:[a-z]+\s+){{0,2}}[a-z]+))\s+(?:is|was|are)\s+(?:now\s+|called\s+|named\s+)?{_PHRASE}"
+            rf"\bmy\s+(?P<pred>(?-i:(?:[a-z]+\s+){{0,2}}[a-z]+))\s+(?:is|was)\s+(?:now\s+|called\s+|named\s+)?{_PHRASE}"
         ),
         None,
         attribute=True,

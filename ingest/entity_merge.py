@@ -1,0 +1,62 @@
+"""One entity per real thing across a user's windows: a short name resolves to the one
+longer name it abbreviates, read when a window's entities are written (`ingest.graph`).
+
+Why at write time and against the stored graph: the full name ("Mike Doyle") and the short
+one ("Mike rang again") are often in different chats, so no single window sees both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.extraction import USER_ENTITY, EntityMention
+from ingest.graph_liveness import live_entity
+from loci.models import Entity
+
+__all__ = ["short_names"]
+
+
+def _short_of(kind: str, slug: str, longer: str) -> bool:
+    """``slug`` is a short way to say ``longer``: a person's first name alone ("mike" of
+    "mike-doyle"), or the tail of a product's name ("niro-ev" of "kia-niro-ev")."""
+    return longer.startswith(f"{slug}-") if kind == "p" else longer.endswith(f"-{slug}")
+
+
+async def short_names(
+    s: AsyncSession, user_id: int, keys: Mapping[EntityMention, tuple[str, str]]
+) -> dict[EntityMention, tuple[str, str]]:
+    """The mentions that are a short name of exactly one longer name of the user's (in this
+    batch, or a live stored entity of the same kind), mapped onto that name's key.
+
+    A first name alone is a person's one full name with it ("Mike" → "Mike Doyle"); with
+    two such full names ("Mike Doyle", "Mike Chen") it stays apart, as nobody can tell which.
+    A capitalised product name is the one longer product name it ends ("Niro EV" → "Kia
+    Niro EV"). Owned things in lower case ("house") are never short for a name.
+    """
+    short = {
+        m: key
+        for m, key in keys.items()
+        if m != USER_ENTITY
+        and ((key[0] == "p" and len(m.name.split()) == 1) or (key[0] == "i" and m.name[:1].isupper()))
+    }
+    if not short:
+        return {}
+    shapes = [
+        Entity.slug.like(f"{slug}-%") if kind == "p" else Entity.slug.like(f"%-{slug}")
+        for kind, slug in set(short.values())
+    ]
+    stored = await s.execute(
+        select(Entity.kind, Entity.slug).where(
+            Entity.user_id == user_id, Entity.kind.in_(("p", "i")), or_(*shapes), live_entity(Entity.id)
+        )
+    )
+    pool = {(str(kind), str(slug)) for kind, slug in stored} | set(keys.values())
+    out: dict[EntityMention, tuple[str, str]] = {}
+    for m, (kind, slug) in short.items():
+        longer = {key for key in pool if key[0] == kind and _short_of(kind, slug, key[1])}
+        if len(longer) == 1:
+            out[m] = longer.pop()
+    return out

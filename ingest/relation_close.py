@@ -1,0 +1,100 @@
+"""Relations that end other relations: a visit carries out the plan to make it
+(`ingest.predicates.FULFILLED_BY`), notice handed in ends the job (`ENDED_BY`). Run by
+`ingest.graph.record_relation` inside the window's transaction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.predicates import ENDED_BY, FULFILLED_BY
+from loci.models import Relation
+
+__all__ = ["close_ended", "close_plans", "fulfilled_at"]
+
+
+def _same_value(relation: Any, value: str, object_entity_id: int | None) -> ColumnElement[bool]:
+    """``relation`` names the same thing: the same entity, or the same words in any case."""
+    same_words = func.lower(func.coalesce(relation.object_value, "")) == " ".join(value.lower().split())
+    if object_entity_id is None:
+        return same_words
+    return or_(same_words, relation.object_entity_id == object_entity_id)
+
+
+async def fulfilled_at(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    plan: str,
+    value: str,
+    object_entity_id: int | None,
+    since: datetime,
+) -> datetime | None:
+    """When the subject first carried out ``plan`` for ``value`` at or after ``since``, if ever."""
+    stmt = select(func.min(Relation.valid_from)).where(
+        Relation.user_id == user_id,
+        Relation.subject_id == subject_id,
+        Relation.predicate == FULFILLED_BY[plan],
+        Relation.valid_from >= since,
+        _same_value(Relation, value, object_entity_id),
+    )
+    found: datetime | None = (await s.execute(stmt)).scalar()
+    return found
+
+
+async def close_plans(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    predicate: str,
+    value: str,
+    object_entity_id: int | None,
+    at: datetime,
+) -> None:
+    """Close the subject's open plans that ``predicate`` carries out for ``value``, made by ``at``."""
+    plans = [plan for plan, done_by in FULFILLED_BY.items() if done_by == predicate]
+    if not plans:
+        return
+    await s.execute(
+        update(Relation)
+        .where(
+            Relation.user_id == user_id,
+            Relation.subject_id == subject_id,
+            Relation.predicate.in_(plans),
+            Relation.valid_to.is_(None),
+            Relation.valid_from <= at,
+            _same_value(Relation, value, object_entity_id),
+        )
+        .values(valid_to=at)
+    )
+
+
+async def close_ended(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    predicate: str,
+    value: str,
+    object_entity_id: int | None,
+    at: datetime,
+) -> None:
+    """Close the subject's current rows that ``predicate`` ends for ``value`` (`ENDED_BY`:
+    notice handed in at Northwind ends working at Northwind). A day said ("today") starts before
+    the job's own row may: the row then closes where it began, never before."""
+    ended = [current for current, ender in ENDED_BY.items() if ender == predicate]
+    if not ended:
+        return
+    await s.execute(
+        update(Relation)
+        .where(
+            Relation.user_id == user_id,
+            Relation.subject_id == subject_id,
+            Relation.predicate.in_(ended),
+            Relation.valid_to.is_(None),
+            _same_value(Relation, value, object_entity_id),
+        )
+        .values(valid_to=func.greatest(Relation.valid_from, at))
+    )
