@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from arq import create_pool
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.middleware import DefineMiddleware
 from redis.asyncio import Redis
@@ -30,6 +30,7 @@ from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware, agent_key_guard
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.mcp import McpMount, mcp_route
+from service.parameters import check_api_request
 from service.request_id import RequestIdMiddleware, add_request_id_header
 from service.routes._api_docs import docs_assets_router, openapi_config
 from service.routes._openapi import StrictStructSchemaPlugin, allow_header
@@ -54,12 +55,11 @@ from service.strict_body import decode_strictly
 from service.web import route_misses, template_config, web_router
 from service.worker import redis_settings, supervise
 
-__all__ = ["ROUTE_HANDLERS", "build_state", "create_app"]
+__all__ = ["API_HANDLERS", "ROUTE_HANDLERS", "api_router", "build_state", "create_app"]
 
 log = logging.getLogger("loci.service")
 
-ROUTE_HANDLERS: list[Any] = [
-    HealthController,
+API_HANDLERS: list[Any] = [
     AdminController,
     MeController,
     ConversationController,
@@ -78,6 +78,14 @@ ROUTE_HANDLERS: list[Any] = [
     ProposalController,
     ToolsController,
 ]
+"""The /v1 API: its routes refuse query parameters they do not declare (`service.parameters`)."""
+ROUTE_HANDLERS: list[Any] = [HealthController, *API_HANDLERS]
+
+
+def api_router() -> Router:
+    """The /v1 controllers under one router whose hook refuses undeclared query parameters and
+    decodes bodies strictly; a fresh one per app, as a router is bound to the app it is registered in."""
+    return Router(path="/", route_handlers=API_HANDLERS, before_request=check_api_request)
 
 
 def build_state(settings: Settings) -> AppState:
@@ -169,7 +177,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
     return Litestar(
-        route_handlers=[*ROUTE_HANDLERS, web_router(), docs_assets_router(), mcp_route(mcp)],
+        route_handlers=[HealthController, api_router(), web_router(), docs_assets_router(), mcp_route(mcp)],
         dependencies=DEPENDENCIES,
         guards=[agent_key_guard],  # agent keys only where a route applies the agent's access list
         # the request id outermost, so auth's own log lines carry it too

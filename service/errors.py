@@ -21,6 +21,7 @@ import sqlalchemy.exc
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+from litestar.handlers import HTTPRouteHandler
 from sqlalchemy.exc import DataError
 
 from loci.errors import (
@@ -36,6 +37,7 @@ from loci.errors import (
     UpstreamBadOutput,
     UpstreamUnavailable,
 )
+from service.parameters import declared
 from service.strict_body import in_words
 
 __all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body"]
@@ -126,17 +128,23 @@ _WHOLE_NUMBER = re.compile(r"^Expected `int(?: \| null)?`, got `\w+`$")
 """Litestar's refusal of text where a parameter takes an id or a count (``?limit=abc``)."""
 
 
-def _parameter_refusal(exc: ValidationException) -> Response[dict[str, Any]] | None:
+def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException) -> Response[dict[str, Any]] | None:
     """Litestar's refusal of query or path parameters (``?layer=deep``), in the words a
     body field's refusal uses (`service.strict_body.in_words`): the allowed values, the rule,
-    the bound, instead of the regular expression. Each item keeps its ``key`` and ``source``;
-    the detail names every refused parameter, as a body refusal names its field."""
+    the bound, instead of the regular expression. Each item keeps its ``source`` and names the
+    parameter as a client sends it (the ``Idempotency-Key`` header, not the handler's
+    ``idempotency_key``); the detail names every refused parameter, as a body refusal names its field."""
     items = (
         [dict(i) for i in exc.extra if isinstance(i, Mapping) and i.get("key")] if isinstance(exc.extra, list) else []
     )
+    # Litestar re-checks each argument alone to find the refused one, and an optional body left out
+    # raises KeyError there: "data: 'data'" beside the real refusal (``POST /v1/admin/users/abc/keys``)
+    items = [item for item in items if item.get("message") != repr(item["key"])]
     if not items:
         return None
+    sent_as = declared(request).sent_as if isinstance(request.route_handler, HTTPRouteHandler) else {}
     for item in items:
+        item["key"] = sent_as.get(str(item["key"]), item["key"])
         raw = str(item.get("message") or "is not valid")
         words = "must be a whole number" if _WHOLE_NUMBER.match(raw) else in_words(raw).replace("`", "")
         item["message"] = words[0].lower() + words[1:]
@@ -149,7 +157,7 @@ def _parameter_refusal(exc: ValidationException) -> Response[dict[str, Any]] | N
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
-    if isinstance(exc, ValidationException) and (worded := _parameter_refusal(exc)) is not None:
+    if isinstance(exc, ValidationException) and (worded := _parameter_refusal(request, exc)) is not None:
         return worded
     if isinstance(exc, HTTPException):
         body: dict[str, Any] = {"status_code": exc.status_code, "detail": exc.detail}

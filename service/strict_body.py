@@ -20,6 +20,7 @@ from litestar import Request
 from litestar.enums import RequestEncodingType
 
 from loci.errors import InvalidInput
+from loci.idempotency import KEY_PATTERN, MAX_KEY_CHARS
 from loci.inputs import PATTERN_RULES
 from loci.settings import CATEGORY_PATTERN
 
@@ -46,8 +47,10 @@ relations): said as that list, so a caller reads what to send instead of a point
 _RULES = {
     **PATTERN_RULES,
     CATEGORY_PATTERN: "must be a lowercase name: a letter, then letters, digits or _ (up to 32 characters)",
+    KEY_PATTERN: f"must be 1-{MAX_KEY_CHARS} visible ASCII characters, no spaces (a UUID, say)",
 }
-"""`PATTERN_RULES` and the category names' rule (defined with the settings, which list the categories)."""
+"""`PATTERN_RULES`, the category names' rule (defined with the settings, which list the categories) and the
+``Idempotency-Key`` header's (`loci.idempotency`)."""
 
 _ENUM = re.compile(r"^Invalid enum value ")
 _STEP = re.compile(r"\[(?P<index>\d+)\]|\.?(?P<name>[^.\[]+)")
@@ -63,12 +66,13 @@ _ARRAYS = (
 _BOUNDS = (
     (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
     (re.compile(r"^Expected `(?:int|float|number)` <= (?P<n>\S+)$"), "must be at most {n}"),
-    (re.compile(r"^Expected `(?:str)` of length >= (?P<n>\d+)$"), "must be at least {n} characters"),
-    (re.compile(r"^Expected `(?:str)` of length <= (?P<n>\d+)$"), "must be at most {n} characters"),
-    (re.compile(r"^Expected `array` of length >= (?P<n>\d+)$"), "must hold at least {n} items"),
-    (re.compile(r"^Expected `array` of length <= (?P<n>\d+)$"), "must hold at most {n} items"),
+    (re.compile(r"^Expected `(?:str)` of length >= (?P<n>\d+)$"), "must be at least {n} {character}"),
+    (re.compile(r"^Expected `(?:str)` of length <= (?P<n>\d+)$"), "must be at most {n} {character}"),
+    (re.compile(r"^Expected `array` of length >= (?P<n>\d+)$"), "must hold at least {n} {item}"),
+    (re.compile(r"^Expected `array` of length <= (?P<n>\d+)$"), "must hold at most {n} {item}"),
 )
-"""msgspec's bound refusals ("Expected `int` >= 1") as sentences."""
+"""msgspec's bound refusals ("Expected `int` >= 1") as sentences; a count of one is singular
+("at least 1 character", not "1 characters")."""
 
 
 def in_words(message: str) -> str:
@@ -77,7 +81,9 @@ def in_words(message: str) -> str:
     The /memory pages say Litestar's refusals of their query parameters with it too."""
     for bound, words in _BOUNDS:
         if found := bound.match(message):
-            return words.format(n=found.group("n"))
+            n = found.group("n")
+            return words.format(n=n, character="character" if n == "1" else "characters",
+                                item="item" if n == "1" else "items")  # fmt: skip
     match = _REGEX.match(message)
     if match is None:
         return message
@@ -166,17 +172,22 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
         raise InvalidInput(
             f"the request body is not UTF-8 (byte {e.start}): send JSON encoded as UTF-8", field="body"
         ) from e
-    convert_strictly(parsed, parameter.raw)
+    convert_strictly(parsed, parameter.raw, whole="body")
 
 
-def convert_strictly(value: Any, type_: type[T]) -> T:
+def convert_strictly(value: Any, type_: type[T], *, whole: str | None = None) -> T:
     """Decoded JSON into ``type_`` with the rules of a request body; a refusal is an
-    `InvalidInput` naming the field. The MCP tools take their arguments through this too,
-    so a model sees the same message a client of the HTTP route would."""
+    `InvalidInput` naming the field, or ``whole`` when the value itself is refused (an array
+    sent where an object goes: the request's ``body``). The MCP tools take their arguments
+    through this too, so a model sees the same message a client of the HTTP route would."""
     try:
         return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
     except msgspec.ValidationError as e:
-        raise refusal(e, type_=type_) from e
+        found = refusal(e, type_=type_)
+        if found.field is None and whole is not None:
+            message = str(found)
+            raise InvalidInput(f"{whole}: {message[0].lower()}{message[1:]}", field=whole) from e
+        raise found from e
 
 
 def refusal(

@@ -83,7 +83,10 @@ it is the largest integer a float holds exactly. Litestar writes schema bounds a
 with 2**63 - 1 the schema said 9223372036854775808 while the server refused anything over
 9223372036854775807; JavaScript clients cannot hold larger ids either."""
 IdPath = Annotated[int, PathParameter(ge=1, le=MAX_ID, description="a row id")]
-"""A path id: out-of-range numbers are a 400 before any query runs."""
+"""A path id: out-of-range numbers are a 400 before any query runs. Declare it ``{name:str}`` in the
+route (``"/{memory_id:str}"``): with ``:int`` Litestar's router answered ``/v1/memories/abc`` with a
+bare 404 before the parameter was checked; as text it meets this ``int``, and ``abc`` is a 400 saying
+it must be a whole number (`service.errors`). The schema still says ``integer``."""
 IdQuery = Annotated[int | None, QueryParameter(ge=1, le=MAX_ID, description="a row id")]
 Limit = Annotated[int, QueryParameter(description=f"page size, 1-{MAX_LIMIT}", ge=1, le=MAX_LIMIT)]
 Offset = Annotated[int, QueryParameter(description="rows to skip", ge=0, le=MAX_ID)]

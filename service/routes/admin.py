@@ -124,7 +124,7 @@ class AdminController(Controller):
         return [UserOut(u.id, u.name, u.email, u.created_at) for u in listed]
 
     @post(
-        "/users/{user_id:int}/keys",
+        "/users/{user_id:str}/keys",
         operation_id="adminCreateKey",
         summary="Issue an API key (shown once)",
         description="Admin key only. The key is returned once and stored only as a hash; rotate by issuing a new "
@@ -141,7 +141,7 @@ class AdminController(Controller):
         )
 
     @get(
-        "/users/{user_id:int}/keys",
+        "/users/{user_id:str}/keys",
         operation_id="adminListKeys",
         summary="A user's API keys (never their secrets)",
         description="Admin key only. Every key, revoked ones too, with the agent an agent key acts as.",
@@ -151,7 +151,7 @@ class AdminController(Controller):
         return await list_keys(app_state.db, user_id)
 
     @delete(
-        "/users/{user_id:int}/keys/{key_id:int}",
+        "/users/{user_id:str}/keys/{key_id:str}",
         operation_id="adminRevokeKey",
         summary="Revoke a key",
         description="Admin key only. The key stops working at once (no caching of key lookups); a key revoked "
@@ -162,7 +162,7 @@ class AdminController(Controller):
         await revoke_key(app_state.db, user_id, key_id)
 
     @delete(
-        "/users/{user_id:int}",
+        "/users/{user_id:str}",
         operation_id="adminDeleteUser",
         summary="Delete a user and all their memory, for good",
         description=(

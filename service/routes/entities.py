@@ -99,7 +99,7 @@ class EntityController(Controller):
         return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
 
     @get(
-        "/{entity_id:int}",
+        "/{entity_id:str}",
         operation_id="getEntity",
         summary="One entity",
         description="One entity of the knowledge graph.",
@@ -109,7 +109,7 @@ class EntityController(Controller):
         return _entity(await get_entity(app_state.db, caller.user_id, entity_id))
 
     @get(
-        "/{entity_id:int}/timeline",
+        "/{entity_id:str}/timeline",
         operation_id="entityTimeline",
         summary="Relation history, newest first",
         description=(

@@ -213,7 +213,7 @@ class MemoryController(Controller):
         return await memories.confirm_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @post(
-        "/{memory_id:int}/restore",
+        "/{memory_id:str}/restore",
         operation_id="restoreMemory",
         status_code=200,
         summary="Bring a forgotten memory back (as a new version)",
@@ -236,18 +236,18 @@ class MemoryController(Controller):
         return await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))
 
     @delete(
-        "/links/{link_id:int}",
+        "/links/{link_id:str}",
         operation_id="unlinkMemories",
         status_code=200,
         summary="Remove a link (kept for as_of reads)",
-        description=_EVENT,
-        responses=_errors(400, 404),
+        description="409 when the link was removed already (saying when). " + _EVENT,
+        responses=_errors(400, 404, 409),
     )
     async def unlink(self, app_state: StateDep, caller: CallerDep, link_id: IdPath) -> MemoryEvent:
         return await memories.unlink_memories(app_state.memory_store(), caller.user_id, link_id)
 
     @post(
-        "/undo/{event_id:int}",
+        "/undo/{event_id:str}",
         operation_id="undoMemoryEvent",
         status_code=200,
         summary="Undo one write (the latest of its memory)",
@@ -293,7 +293,7 @@ class MemoryController(Controller):
         return await memory_read.list_memories(app_state.db, caller.user_id, query)
 
     @get(
-        "/{memory_id:int}",
+        "/{memory_id:str}",
         operation_id="getMemory",
         opt=AGENT_KEY_OPT,
         summary="One version of a memory, with its links",
@@ -311,7 +311,7 @@ class MemoryController(Controller):
         return await memory_read.get_memory(app_state.db, caller.user_id, memory_id, when, within, caller.agent_id)
 
     @get(
-        "/{memory_id:int}/history",
+        "/{memory_id:str}/history",
         operation_id="getMemoryHistory",
         opt=AGENT_KEY_OPT,
         summary="Every write of a memory, oldest first",

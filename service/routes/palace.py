@@ -141,7 +141,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
         if kind == "drawer":
 
             @get(
-                "/{item_id:int}",
+                "/{item_id:str}",
                 operation_id="getDrawer",
                 summary="One drawer: the verbatim message with its AAAK pointer and tags",
                 description="404 for trashed drawers and for ids that are not the caller's.",
@@ -151,7 +151,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
                 return await palace.get_drawer(app_state.db, caller.user_id, item_id)
 
         @delete(
-            "/{item_id:int}",
+            "/{item_id:str}",
             status_code=200,
             operation_id=f"delete{title}",
             summary=f"Move a {kind} to the trash (or purge it)",
@@ -166,7 +166,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             return await trash.trash(app_state.db, caller.user_id, kind, item_id)
 
         @post(
-            "/{item_id:int}/restore",
+            "/{item_id:str}/restore",
             status_code=200,
             operation_id=f"restore{title}",
             summary=f"Restore a trashed {kind}",

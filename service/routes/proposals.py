@@ -50,7 +50,7 @@ class ProposalController(Controller):
         return await memory_proposals.list_proposals(app_state.db, caller.user_id, wanted)
 
     @post(
-        "/{proposal_id:int}/approve",
+        "/{proposal_id:str}/approve",
         operation_id="approveMemoryProposal",
         status_code=200,
         summary="Approve: write the change as your own core memory",
@@ -61,7 +61,7 @@ class ProposalController(Controller):
         return await memory_proposals.approve_proposal(app_state.memory_store(), caller.user_id, proposal_id)
 
     @post(
-        "/{proposal_id:int}/reject",
+        "/{proposal_id:str}/reject",
         operation_id="rejectMemoryProposal",
         status_code=200,
         summary="Reject: nothing is written, and mining will not propose it again",
