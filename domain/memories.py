@@ -337,18 +337,17 @@ async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> Memor
 
 
 async def unlink_memories(store: MemoryStore, user_id: int, link_id: int) -> MemoryEvent:
-    """Mark the link removed (it stays for ``as_of`` reads and undo)."""
+    """Mark the link removed (it stays for ``as_of`` reads and undo). Removing it again is a 409
+    saying when it was removed, as a second revoke of a key is: a 404 read as a mistyped id."""
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         link = (
-            await s.execute(
-                select(MemoryLink).where(
-                    MemoryLink.user_id == user_id, MemoryLink.id == link_id, MemoryLink.removed_at.is_(None)
-                )
-            )
+            await s.execute(select(MemoryLink).where(MemoryLink.user_id == user_id, MemoryLink.id == link_id))
         ).scalar_one_or_none()
         if link is None:
             raise NotFound(f"link {link_id} not found")
+        if link.removed_at is not None:
+            raise Conflict(f"link {link_id} was already removed at {link.removed_at.isoformat(timespec='seconds')}")
         link.removed_at = await transaction_now(s)
         source = await any_version(s, user_id, link.from_id)
         history = await record_event(
