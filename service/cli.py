@@ -50,6 +50,7 @@ LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
     "mcp": ("service.mcp.cli:mcp", "Serve the MCP tools over stdio for the user in LOCI_API_KEY."),
     "users": ("service.cli_accounts:users", "Manage users (through the running service, or its stopped database)."),
     "keys": ("service.cli_accounts:keys", "Manage API keys (through the running service, or its stopped database)."),
+    "memories": ("service.cli_memories:memories", "Memory upkeep: `sweep` runs the daily memory job once, now."),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 
@@ -105,6 +106,32 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
     """Uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler the
     process would die right there and leave embedded Postgres and Valkey running."""
     raise SystemExit(0)
+
+
+def beside_server(settings: Settings, command: str) -> Settings | None:
+    """Settings that use the PostgreSQL and Valkey of the `loci serve` running on the data
+    dir, or None (a configured database, or no live server: own the data dir). One process owns
+    a data dir, so a command beside a server (`loci mcp`, `loci memories sweep`) uses what it runs
+    (`loci.ownership.live_services`) and starts nothing; ``command`` names it in a refusal."""
+    from loci.ownership import live_services
+
+    if settings.database.url:
+        return None
+    data_dir = settings.server.data_dir.expanduser().resolve()
+    live = live_services(data_dir)
+    if live is None:
+        return None
+    if live.database_url is None:
+        fail(
+            f"the loci serve running on {data_dir} (pid {live.owner}) uses an external PostgreSQL "
+            f"(or was started by an older Loci): give {command} the same LOCI_DATABASE_URL, or restart it"
+        )
+    return settings.model_copy(
+        update={
+            "database": settings.database.model_copy(update={"url": live.database_url}),
+            "queue": settings.queue.model_copy(update={"url": live.redis_url}),
+        }
+    )
 
 
 @click.group(cls=LazyGroup, lazy=LAZY_COMMANDS)

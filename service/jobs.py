@@ -20,9 +20,11 @@ from domain import insights, memory_consolidate, mining_failures, trash
 from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
+from loci.db import Database
 from loci.errors import NotFound
 from loci.idempotency import drop_expired
 from loci.llm import LLMClient
+from loci.settings import MemorySettings
 from service.errors import DATABASE_DOWN
 from service.state import AppState
 
@@ -33,6 +35,7 @@ __all__ = [
     "derive_insights",
     "drop_idempotency_keys",
     "memory_lifecycle",
+    "memory_upkeep",
     "mine_conversation",
     "purge_trash",
     "sweep_unmined",
@@ -75,15 +78,22 @@ async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
     return counts
 
 
-@_skip_during_outage
-async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
+async def memory_upkeep(db: Database, settings: MemorySettings, now: datetime | None = None) -> dict[str, int]:
     """The daily upkeep of memories (`domain.memory_lifecycle`): decay, the end of those past
     their kind's time, expiry of unused ones into the trash, purge of what has sat there
-    past ``LOCI_MEMORY_TRASH_DAYS``. Idempotency keys past their time go first: an answer
-    they hold may quote a memory this run purges."""
+    past ``LOCI_MEMORY_TRASH_DAYS``, lapse of unanswered proposals. Idempotency keys past
+    their time go first (``dropped_keys``): an answer they hold may quote a memory this run
+    purges. The cron job and ``loci memories sweep`` both run this."""
+    dropped = await drop_expired(db)
+    counts = dataclasses.asdict(await run_memory_lifecycle(db, settings, now))
+    return {**counts, "dropped_keys": dropped}
+
+
+@_skip_during_outage
+async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
+    """`memory_upkeep`, daily (`service.worker.cron_jobs`)."""
     state: AppState = ctx["state"]
-    await drop_expired(state.db)
-    counts = dataclasses.asdict(await run_memory_lifecycle(state.db, state.settings.memory))
+    counts = await memory_upkeep(state.db, state.settings.memory)
     log.info("memory lifecycle: %s", counts)
     return counts
 

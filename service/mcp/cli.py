@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from service.cli import data_dir_option, services, settings_from
+from service.cli import beside_server, data_dir_option, services, settings_from
 from service.cli_errors import fail, friendly_errors
 
 if TYPE_CHECKING:
@@ -75,33 +75,9 @@ def mcp(data_dir: Path | None) -> None:
     if not key:
         fail(f"{API_KEY_ENV} is not set: give the MCP server the user's API key (loci users create NAME)")
     settings = settings_from(data_dir)
-    beside = _beside_server(settings)
+    beside = beside_server(settings, "loci mcp")
     if beside is not None:
         asyncio.run(_serve(beside, key))
         return
     with services(settings, need_queue=False) as resolved:
         asyncio.run(_serve(resolved, key))
-
-
-def _beside_server(settings: Settings) -> Settings | None:
-    """Settings that use the PostgreSQL and Valkey of the `loci serve` running on the data
-    dir, or None (a configured database, or no live server: own the data dir)."""
-    from loci.ownership import live_services
-
-    if settings.database.url:
-        return None
-    data_dir = settings.server.data_dir.expanduser().resolve()
-    live = live_services(data_dir)
-    if live is None:
-        return None
-    if live.database_url is None:
-        fail(
-            f"the loci serve running on {data_dir} (pid {live.owner}) uses an external PostgreSQL "
-            "(or was started by an older Loci): give loci mcp the same LOCI_DATABASE_URL, or restart it"
-        )
-    return settings.model_copy(
-        update={
-            "database": settings.database.model_copy(update={"url": live.database_url}),
-            "queue": settings.queue.model_copy(update={"url": live.redis_url}),
-        }
-    )
