@@ -81,7 +81,10 @@ class EntityController(Controller):
         "",
         operation_id="searchEntities",
         summary="Entities whose name or alias contains q",
-        description="Entities (people, places, organisations, events, items, times) whose name or alias contains `q`.",
+        description=(
+            "Entities (people, places, organisations, events, items; times are read by id only) "
+            "whose name or alias contains `q`."
+        ),
         responses=errors(400),
     )
     async def search(
