@@ -96,7 +96,7 @@ class _Gatherer:
             title = m.name.split()[0].rstrip(".").lower() if " " in m.name else ""
             if m.kind == "p" and title in self.titles:
                 continue  # "Dr. Sousa": the clinician is a detail of the health domain's conversation
-            if m.name.lower() in self.domain_of:
+            if m.name[:1].isupper() and m.name.lower() in self.domain_of:
                 continue  # "my Manager", capitalised: still the work domain's word (counted by `words`), no name
             if m.kind in NAMED_KINDS and m.name.lower() not in self.rules.time_words:
                 c = self.at(subject_key(m.name, fold_plural=False), turn, opening)
