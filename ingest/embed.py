@@ -5,8 +5,8 @@ by several questions) is embedded once per model: the ``embedding_cache`` table 
 (model, sha256) to the vector. Misses are deduplicated and embedded in one call (the
 library sorts by length, which keeps padding small). When the embedder fails, the
 affected texts get ``None``: the drawers are still written, with a NULL embedding, and
-the ``backfill_embeddings`` job fills them in later. Lookups and inserts go in
-`loci.batching` slices: a run may carry tens of thousands of texts.
+the ``backfill_embeddings`` job fills them in later. Lookups go in `loci.batching` slices (a
+run may carry tens of thousands of texts); inserts are one array per column (`loci.column_insert`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from ingest.segment import sentence_pieces
-from loci.batching import batches, row_batches
+from loci.batching import batches
+from loci.column_insert import ColumnInsert, insert_columns
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.models import Drawer, DrawerSentence, EmbeddingCache
 from loci.write_watch import bookkeeping
 
 __all__ = [
+    "SENTENCES",
     "EmbedOutcome",
     "GroupedEmbeddings",
     "backfill_null_embeddings",
@@ -41,6 +42,19 @@ __all__ = [
 ]
 
 log = logging.getLogger("loci.ingest.embed")
+
+SENTENCES = ColumnInsert(
+    DrawerSentence.__tablename__,
+    (("drawer_id", "bigint"), ("position", "smallint"), ("user_id", "bigint"), ("embedding", "vector")),
+    "ON CONFLICT DO NOTHING",
+)
+"""``drawer_sentences`` rows as `sentence_rows` gives them; a rerun's rows already there are kept."""
+_CACHE = ColumnInsert(
+    EmbeddingCache.__tablename__,
+    (("model", "varchar"), ("content_hash", "varchar"), ("embedding", "vector")),
+    "ON CONFLICT DO NOTHING",
+)
+"""Two jobs may embed the same new text at once: the first row stays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,21 +133,16 @@ async def _cached(db: Database, model: str, hashes: Sequence[str]) -> dict[str, 
 async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> None:
     if not fresh:
         return
-    rows = [{"model": model, "content_hash": h, "embedding": v} for h, v in fresh.items()]
     async with db.system_session() as s:
         bookkeeping(s)  # vectors by content hash: nobody's memory changes
         await s.execute(text("SET LOCAL synchronous_commit = off"))  # a lost cache row is only recomputed
-        for batch in row_batches(rows):
-            await s.execute(pg_insert(EmbeddingCache).values(batch).on_conflict_do_nothing())
+        await insert_columns(s, _CACHE, [(model, h, v) for h, v in fresh.items()])
 
 
-def sentence_rows(drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None]) -> list[dict[str, Any]]:
-    """``drawer_sentences`` rows for one drawer; a sentence's position is its index in
+def sentence_rows(drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None]) -> list[tuple[Any, ...]]:
+    """`SENTENCES` rows for one drawer; a sentence's position is its index in
     `ingest.segment.sentence_pieces` of the drawer's content."""
-    return [
-        {"drawer_id": drawer_id, "position": position, "user_id": user_id, "embedding": vector}
-        for position, vector in enumerate(vectors)
-    ]
+    return [(drawer_id, position, user_id, vector) for position, vector in enumerate(vectors)]
 
 
 async def backfill_null_embeddings(
@@ -179,8 +188,7 @@ async def backfill_null_embeddings(
                 .values(embedding=vector, sentences_done=sentences)
             )
             if done.rowcount and sentence_vectors:  # type: ignore[attr-defined]
-                for batch in row_batches(sentence_rows(drawer_id, user_id, sentence_vectors)):
-                    await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
+                await insert_columns(s, SENTENCES, sentence_rows(drawer_id, user_id, sentence_vectors))
             filled += 1
     return filled
 
@@ -206,7 +214,6 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
         return 0
     async with db.system_session() as s:
         for (drawer_id, user_id, _), sentence_vectors in zip(rows, embedded.vectors, strict=True):
-            for batch in row_batches(sentence_rows(drawer_id, user_id, sentence_vectors)):
-                await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
+            await insert_columns(s, SENTENCES, sentence_rows(drawer_id, user_id, sentence_vectors))
             await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))
     return len(rows)

@@ -3,21 +3,22 @@
 A crash leaves whole windows only, and a re-run starts after the last committed one, so
 nothing is created twice. Inside the transaction the watermark is re-read under a
 per-user lock, so two overlapping runs (a duplicate job, a resume racing the sweep) skip
-what the other already committed. Multi-row inserts go in `loci.batching` slices, so a
-window of any size stays within PostgreSQL's parameters per statement.
+what the other already committed. Multi-row inserts send one array per column
+(`loci.column_insert`), so a window of any size is one statement per table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
+from psycopg.types.json import Jsonb
 from sqlalchemy import select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.archive import PendingArchive, settle_archive
-from ingest.embed import sentence_rows
+from ingest.embed import SENTENCES, sentence_rows
 from ingest.extraction import EntityMention, Extraction, ExtractionOutcome, RelationFact, Subject
 from ingest.graph import record_relation, upsert_entities
 from ingest.memory_mining import PendingMemories, settle
@@ -37,8 +38,8 @@ from ingest.records import MiningDeps
 from ingest.relation_extract import speaker_of
 from ingest.subjects import WingSubject
 from loci.aaak import format_pointer
-from loci.batching import row_batches
-from loci.models import Conversation, Drawer, DrawerEntity, DrawerSentence, Room, Wing
+from loci.column_insert import ColumnInsert, insert_columns
+from loci.models import Conversation, Drawer, DrawerEntity, Room, Wing
 
 __all__ = ["DEFAULT_WING", "commit_window", "write_window"]
 
@@ -46,6 +47,24 @@ DEFAULT_WING = Subject("topic", "general")
 """Where a conversation with no clear subject and no agent is filed."""
 DEFAULT_TOPIC = "general"
 """The closet of a window whose extractor found no topic."""
+
+_DRAWERS = ColumnInsert(
+    Drawer.__tablename__,
+    (
+        ("user_id", "bigint"), ("wing_id", "bigint"), ("room_id", "bigint"), ("closet_id", "bigint"),
+        ("turn_id", "bigint"), ("part", "integer"), ("seq", "integer"), ("role", "varchar"), ("speaker", "varchar"),
+        ("content", "text"), ("aaak", "varchar"), ("tags", "jsonb"), ("tag_text", "text"),
+        ("occurred_at", "timestamptz"), ("content_hash", "varchar"), ("embedding", "vector"),
+        ("sentences_done", "boolean"),
+    ),
+    "RETURNING id, turn_id, part",
+)  # fmt: skip
+"""A window's drawers; each comes back with its (turn, part), which is unique."""
+_LINKS = ColumnInsert(
+    DrawerEntity.__tablename__, (("drawer_id", "bigint"), ("entity_id", "bigint"), ("user_id", "bigint")),
+    "ON CONFLICT DO NOTHING",
+)  # fmt: skip
+"""Which entities the window's drawers mention."""
 
 
 async def commit_window(
@@ -96,10 +115,7 @@ async def write_window(
     facts = _facts_of(ex, kept)
     entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
-    if links:
-        rows = [{"drawer_id": d, "entity_id": e, "user_id": conv.user_id} for d, e in sorted(links)]
-        for batch in row_batches(rows):
-            await s.execute(pg_insert(DrawerEntity).values(batch).on_conflict_do_nothing())
+    await insert_columns(s, _LINKS, [(d, e, conv.user_id) for d, e in sorted(links)])
     for f in facts:
         object_id = entity_ids.get(EntityMention(f.value_kind, f.value)) if f.value_kind else None
         totals.relations += await record_relation(
@@ -194,10 +210,11 @@ async def _place_drawers(
     mentions: Mapping[int, tuple[EntityMention, ...]],
     entity_ids: Mapping[EntityMention, int],
 ) -> tuple[dict[int, int], set[tuple[int, int]]]:
-    """Add one drawer per part (SQLAlchemy batches the ORM INSERT within its own parameter
-    bound) and its sentence vectors; returns the first drawer per turn and entity links."""
+    """Add one drawer per part and its sentence vectors, each table in one statement
+    (`loci.column_insert`); returns the first drawer per turn and entity links."""
     next_seq: dict[int, int] = {}
-    placed: list[tuple[int, Drawer, list[EntityMention], Part]] = []
+    placed: list[tuple[TurnPlan, Part, list[EntityMention]]] = []
+    rows: list[tuple[Any, ...]] = []
     for plan in plans:
         t, room = plan.turn, rooms[plan.day]
         if room.id not in next_seq:
@@ -205,23 +222,26 @@ async def _place_drawers(
         for part in plan.parts:
             found = mentions_in_part(part.content, part.index, mentions.get(t.seq, ()))
             tags, tag_text = tags_for(found)
-            drawer = Drawer(
-                user_id=conv.user_id, wing_id=wing.id, room_id=room.id, closet_id=closets[plan.day], turn_id=t.id,
-                part=part.index, seq=next_seq[room.id], role=t.role, speaker=t.name, content=part.content,
-                aaak=format_pointer(wing.seq, room.seq, next_seq[room.id]), tags=tags, tag_text=tag_text,
-                occurred_at=t.created_at, content_hash=part.content_hash, embedding=part.vector,
-                sentences_done=part.sentences is not None,
-            )  # fmt: skip
+            seq = next_seq[room.id]
+            rows.append((
+                conv.user_id, wing.id, room.id, closets[plan.day], t.id, part.index, seq, t.role, t.name,
+                part.content, format_pointer(wing.seq, room.seq, seq), Jsonb(tags), tag_text, t.created_at,
+                part.content_hash, part.vector, part.sentences is not None,
+            ))  # fmt: skip
             next_seq[room.id] += 1
-            placed.append((t.seq, drawer, [*found, *_said_by(plan)], part))
-    s.add_all([drawer for _, drawer, _, _ in placed])
-    await s.flush()
-    sentences = [row for _, d, _, part in placed for row in sentence_rows(d.id, conv.user_id, part.sentences or ())]
-    for batch in row_batches(sentences):
-        await s.execute(pg_insert(DrawerSentence).values(batch).on_conflict_do_nothing())
+            placed.append((plan, part, [*found, *_said_by(plan)]))
+    returned = await insert_columns(s, _DRAWERS, rows)
+    ids = {(turn_id, index): int(drawer_id) for drawer_id, turn_id, index in returned}
+    drawer_ids = [ids[(plan.turn.id, part.index)] for plan, part, _ in placed]
+    sentences = [
+        row
+        for drawer_id, (_, part, _) in zip(drawer_ids, placed, strict=True)
+        for row in sentence_rows(drawer_id, conv.user_id, part.sentences or ())
+    ]
+    await insert_columns(s, SENTENCES, sentences)
     first_drawer: dict[int, int] = {}
     links: set[tuple[int, int]] = set()
-    for seq, drawer, found, _ in placed:
-        first_drawer.setdefault(seq, drawer.id)
-        links.update((drawer.id, entity_ids[m]) for m in found)
+    for drawer_id, (plan, _, found) in zip(drawer_ids, placed, strict=True):
+        first_drawer.setdefault(plan.turn.seq, drawer_id)
+        links.update((drawer_id, entity_ids[m]) for m in found)
     return first_drawer, links

@@ -36,6 +36,7 @@ __all__ = [
     "WriteHook",
     "driver_rows",
     "prepared_rows",
+    "session_driver",
     "sqlalchemy_url",
     "valid_schema_name",
 ]
@@ -182,6 +183,12 @@ async def _driver_of(connection: AsyncConnection) -> psycopg.AsyncConnection[Any
     if driver.prepare_threshold is None:  # None turns ``prepare=True`` off as well
         driver.prepare_threshold = _PREPARE_ONLY_WHEN_ASKED
     return driver
+
+
+async def session_driver(session: AsyncSession) -> psycopg.AsyncConnection[Any]:
+    """The psycopg connection of ``session``'s open transaction, for statements sent past
+    SQLAlchemy (`loci.column_insert`), set to prepare those that ask."""
+    return await _driver_of(await session.connection())
 
 
 async def _execute(
