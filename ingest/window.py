@@ -145,14 +145,15 @@ def _seen(
     ex: Extraction, kept: Sequence[TurnPlan], facts: Sequence[RelationFact]
 ) -> list[tuple[EntityMention, datetime]]:
     """Every entity the kept turns mention or their facts name, and the other people who
-    wrote them (`_said_by`), with when it was seen."""
-    seen = [(m, p.turn.created_at) for p in kept for m in (*ex.mentions.get(p.turn.seq, ()), *_said_by(p))]
+    wrote them (`_said_by`), with when it was seen: once per turn, as `mention_count` counts
+    the turns that mention an entity (a fact about a name the turn mentions is no second one)."""
     when = {p.turn.seq: p.turn.created_at for p in kept}
+    named = [(p.turn.seq, m) for p in kept for m in (*ex.mentions.get(p.turn.seq, ()), *_said_by(p))]
     for f in facts:
-        seen.append((f.subject, when[f.turn_seq]))
+        named.append((f.turn_seq, f.subject))
         if f.value_kind:
-            seen.append((EntityMention(f.value_kind, f.value), when[f.turn_seq]))
-    return seen
+            named.append((f.turn_seq, EntityMention(f.value_kind, f.value)))
+    return [(m, when[seq]) for seq, m in dict.fromkeys(named)]
 
 
 def _said_by(plan: TurnPlan) -> tuple[EntityMention, ...]:

@@ -94,3 +94,5 @@ async def test_notice_ends_the_job_and_a_move_ends_the_home(
     await _mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, "jobs", JOBS, 0)
     assert await _current(client, user, "works at") == {"Pellow Digital": False}
     assert await _current(client, user, "lives in") == {"York": False, "Durham": True}
+    listed = await _listed(client, user)  # a fact naming what its turn mentions is no second mention
+    assert (listed["Pellow Digital"]["mention_count"], listed["York"]["mention_count"]) == (2, 1), listed
