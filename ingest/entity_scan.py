@@ -150,6 +150,8 @@ def not_a_name(name: str) -> bool:
 
 def _own_kind(name: str) -> str | None:
     words = name.split()
+    if not words:  # what cleaning leaves of "… of Mine" or "As of December": nothing
+        return None
     first, last = _fold(words[0]), _fold(words[-1])
     if last in EVENT_HEADS:
         return "e"

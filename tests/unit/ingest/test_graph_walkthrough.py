@@ -57,6 +57,17 @@ def test_a_person_of_an_organisation_is_two_names() -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "As of December the gym opens at six.",  # nothing a name after "of": mining crashed here
+        "Jane read Carla Maren's This Heart of Mine twice.",
+    ],
+)
+def test_a_run_with_nothing_after_of_is_one_name(text: str) -> None:
+    assert window(text).mentions is not None  # an IndexError failed the whole mining job
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "Mum rang from the ward. She’s 81 and bored stiff.",  # a contraction and a number
         "The race on the 14th? It’s 10k, flat and muddy.",  # a distance
         "The Hospital car park costs a fortune.",  # a head alone is a common noun
