@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,9 +94,18 @@ def _run_slice(job: _Slice, index: int, events: Any) -> None:
     try:
         summary = asyncio.run(_mine_slice(job, index, events))
     except BaseException as e:
-        events.put((_FAILED, index, f"{type(e).__name__}: {e}"))
+        traceback.print_exc()  # the whole story on the child's stderr, which is the command's
+        events.put((_FAILED, index, _cause(e)))
         raise SystemExit(1) from None
     events.put((_SUMMARY, index, summary))
+
+
+def _cause(e: BaseException) -> str:
+    """The error in one line: an exception group's first leaf (a TaskGroup wraps the real
+    error as "unhandled errors in a TaskGroup (1 sub-exception)", which says nothing)."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return f"{type(e).__name__}: {e}"
 
 
 async def _mine_slice(job: _Slice, index: int, events: Any) -> ingest_mod.IngestSummary:
