@@ -56,20 +56,8 @@ async def close_plans(
 ) -> None:
     """Close the subject's open plans that ``predicate`` carries out for ``value``, made by ``at``."""
     plans = [plan for plan, done_by in FULFILLED_BY.items() if done_by == predicate]
-    if not plans:
-        return
-    await s.execute(
-        update(Relation)
-        .where(
-            Relation.user_id == user_id,
-            Relation.subject_id == subject_id,
-            Relation.predicate.in_(plans),
-            Relation.valid_to.is_(None),
-            Relation.valid_from <= at,
-            _same_value(Relation, value, object_entity_id),
-        )
-        .values(valid_to=at)
-    )
+    where = (Relation.valid_from <= at,)
+    await _close(s, user_id, subject_id, plans, _same_value(Relation, value, object_entity_id), where, at)
 
 
 async def close_ended(
@@ -85,16 +73,31 @@ async def close_ended(
     notice handed in at Northwind ends working at Northwind). A day said ("today") starts before
     the job's own row may: the row then closes where it began, never before."""
     ended = [current for current, ender in ENDED_BY.items() if ender == predicate]
-    if not ended:
+    same = _same_value(Relation, value, object_entity_id)
+    await _close(s, user_id, subject_id, ended, same, (), func.greatest(Relation.valid_from, at))
+
+
+async def _close(
+    s: AsyncSession,
+    user_id: int,
+    subject_id: int,
+    predicates: list[str],
+    same: ColumnElement[bool],
+    where: tuple[ColumnElement[bool], ...],
+    valid_to: Any,
+) -> None:
+    """End the subject's open rows of ``predicates`` about the same thing (``same``), at ``valid_to``."""
+    if not predicates:
         return
     await s.execute(
         update(Relation)
         .where(
             Relation.user_id == user_id,
             Relation.subject_id == subject_id,
-            Relation.predicate.in_(ended),
+            Relation.predicate.in_(predicates),
             Relation.valid_to.is_(None),
-            _same_value(Relation, value, object_entity_id),
+            same,
+            *where,
         )
-        .values(valid_to=func.greatest(Relation.valid_from, at))
+        .values(valid_to=valid_to)
     )
