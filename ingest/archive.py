@@ -15,8 +15,6 @@ finds it by tag and conversation and *updates* it (a new version, history kept);
 person edited since is theirs, and mining records a skip instead. Its history events
 carry `loci.memory_revision.OUTSIDE_BLOCK`: the archive is never in a session-start
 block, so filing a summary leaves the block's revision, and a cached block, as they were.
-Its ``valid_from`` is the conversation's latest turn (`_dated`), never after the write: a chat
-from February mined in November is a February memory, as recall shows it.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -86,15 +83,6 @@ class PendingArchive:
     confidence: float
     calls: tuple[ChatResult, ...] = ()
     fallback: str | None = None
-    said_at: datetime | None = None
-    """The latest summarised turn's time: what the memory is dated by (`_dated`)."""
-
-
-def _dated(pending: PendingArchive, now: datetime) -> datetime:
-    """When the summary holds from: its conversation's latest turn, as the drawers are dated by
-    their turns, not when mining ran (a February chat mined in November is February's); never
-    after ``now``, so a turn stamped ahead by a skewed clock cannot hide it from recall."""
-    return now if pending.said_at is None else min(pending.said_at, now)
 
 
 async def _conversation(deps: MiningDeps, conv: MinedConversation, upto: int, params: ArchiveParams) -> list[TurnView]:
@@ -127,16 +115,15 @@ async def propose_archive(
         return None
     calls: tuple[ChatResult, ...] = ()
     why: str | None = None
-    said_at = max(t.created_at for t in turns)
     if deps.llm is not None:
         found, made, why = await ask_for_summary(deps.llm, deps.settings.llm.extract_model, turns, params.summary)
         calls = tuple(made)
         if found is not None:
-            return await _embedded(deps, found, "llm", params.llm_confidence, calls, said_at=said_at)
+            return await _embedded(deps, found, "llm", params.llm_confidence, calls)
     summary = extractive_summary(turns, params.summary, conv.title)
     if summary is None:
         return None
-    return await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why, said_at=said_at)
+    return await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why)
 
 
 async def _embedded(
@@ -146,8 +133,6 @@ async def _embedded(
     confidence: float,
     calls: tuple[ChatResult, ...],
     fallback: str | None = None,
-    *,
-    said_at: datetime | None = None,
 ) -> PendingArchive:
     content = summary.content[: deps.settings.memory.content_max_chars]
     summary = ArchiveSummary(content, summary.body, summary.turn_seqs)
@@ -156,7 +141,7 @@ async def _embedded(
         [vector] = await embed_statements(deps.embedder, [content])
     except Exception as e:  # the summary is still worth filing: keyword recall finds it
         log.warning("archive summary not embedded: %s: %s", type(e).__name__, e)
-    return PendingArchive(summary, vector, extractor, confidence, calls, fallback, said_at)
+    return PendingArchive(summary, vector, extractor, confidence, calls, fallback)
 
 
 def _values(pending: PendingArchive, params: ArchiveParams) -> dict[str, object]:
@@ -197,8 +182,7 @@ async def settle_archive(
     old = await _filed(s, user_id, conversation_id)
     if old is None:
         row = await new_memory_row(
-            s, user_id, layer="archive", source="extracted", conversation_id=conversation_id,
-            valid_from=_dated(pending, now),
+            s, user_id, layer="archive", source="extracted", conversation_id=conversation_id, valid_from=now,
             tags=[ARCHIVE_TAG], **_values(pending, params),
         )  # fmt: skip
         await record_event(
@@ -216,14 +200,13 @@ async def settle_archive(
         return {"op": "skip", "memory_id": old.id, "by": pending.extractor}
     if normalise(old.content) == normalise(pending.summary.content) and (old.body or "") == pending.summary.body:
         return {"op": "same", "memory_id": old.id, "by": pending.extractor}
-    when = max(_dated(pending, now), old.valid_from)  # versions never overlap, nor run backwards
     new = await copy_row(
-        s, old, **_values(pending, params), source="extracted", conversation_id=conversation_id, valid_from=when,
+        s, old, **_values(pending, params), source="extracted", conversation_id=conversation_id, valid_from=now,
         last_confirmed_at=None,
     )  # fmt: skip
     s.add(new)
     await s.flush()
-    end_row(old, when, "update", superseded_by=new.id)
+    end_row(old, now, "update", superseded_by=new.id)
     await copy_links(s, user_id, old.id, new.id)
     await record_event(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,

@@ -140,27 +140,6 @@ async def test_re_mining_appended_turns_updates_the_summary_instead_of_adding_on
     assert (events[-1]["old_id"], events[-1]["new_id"]) == (first["id"], second["id"])
 
 
-async def test_the_summary_is_dated_by_its_conversation_not_by_when_mining_ran(
-    client: Client, app_state: AppState, new_user: NewUser
-) -> None:
-    """A chat of 1 March mined today is a 1 March memory (its latest turn's time), in the memory
-    and in the block's line; appended turns date the new version by the new last turn, and the
-    old version ends where the new one starts."""
-    user = await new_user()
-    await mine(client, app_state, user, "login", LOGIN)
-    [first] = await archives(client, user)
-    assert first["valid_from"].startswith("2024-03-01T09:05:00"), first
-    found = await recall(client, user, "How did we fix the Django login redirect loop?", group_by="room")
-    [recalled] = [m for m in found["memories"] if m["id"] == first["id"]]
-    assert recalled["valid_from"].startswith("2024-03-01T09:05:00")
-    assert "• 2024-03-01 · summary · extracted (0.60): Conversation 2024-03-01:" in found["context"], found["context"]
-    await mine(client, app_state, user, "login", LOGIN + MORE)
-    [second] = await archives(client, user)
-    assert second["valid_from"].startswith("2024-03-02T09:03:00"), second
-    old = (await client.get(f"/v1/memories/{first['id']}", headers=user.headers)).json()["memory"]
-    assert old["valid_until"] == second["valid_from"], old
-
-
 async def test_a_summary_a_person_edited_is_not_overwritten_by_re_mining(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
