@@ -67,7 +67,7 @@ def _searched(data: dict[str, Any]) -> bool:
 async def test_depth_follows_the_message(client: Client, new_user: NewUser, db: Database, embedder: Embedder) -> None:
     user, _ = await _palace(new_user, db, embedder, "depth")
     ordinary = await _recall(client, user)
-    assert ordinary["stats"] == {"depth": "ordinary", "top_k": 5, "cache": None}
+    assert ordinary["stats"] == {"depth": "ordinary", "top_k": 5, "cache": None, "drawers": 5}
     assert len(ordinary["items"]) == 5
     memory = await _recall(client, user, "Do you remember what I told you about Ingrid?")
     assert memory["stats"]["depth"] == "memory" and memory["stats"]["top_k"] == 10
@@ -75,7 +75,8 @@ async def test_depth_follows_the_message(client: Client, new_user: NewUser, db: 
     long_message = " ".join(["Ingrid and Trondheim and the fjord and the harbour lab"] * 7)
     assert (await _recall(client, user, long_message))["stats"]["depth"] == "long"
     explicit = await _recall(client, user, "Do you remember Ingrid?", top_k=3)
-    assert explicit["stats"] == {"depth": "explicit", "top_k": 3, "cache": None} and len(explicit["items"]) == 3
+    assert explicit["stats"] == {"depth": "explicit", "top_k": 3, "cache": None, "drawers": 3}
+    assert len(explicit["items"]) == 3
     trivial = await _recall(client, user, "ok thanks")
     assert trivial["skipped"] == "trivial message" and trivial["stats"]["depth"] == "skip"
     # The choice is logged with the recall; the rows are queued in the client's event loop
