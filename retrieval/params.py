@@ -241,8 +241,23 @@ class RecallDepth:
         "i mentioned",
         "we talked about",
         "we discussed",
+        "did we talk",
+        "did we discuss",
+        "did we decide",
+        "we decided",
+        "did we agree",
+        "we agreed",
         "you know about me",
+        "you told me",
+        "you said",
+        "did you say",
+        "you mentioned",
+        "you recommended",
+        "you suggested",
     )
-    """Phrases (matched at a word start, any ending: "remembered") that ask about memory."""
+    """Phrases (matched at a word start, any ending: "remembered") that ask about memory:
+    the user's words, what was settled together, and the assistant's own earlier answers
+    ("what was the hotel you recommended?"), which are in the memory only as old turns.
+    Past tense only: "what do you recommend?" asks for something new."""
     long_words: int = 60
     """A message of at least this many words is long (a pasted text, a detailed request)."""
