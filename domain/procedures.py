@@ -27,7 +27,9 @@ MAX_STEPS = 50
 """Steps one procedure may have: past that it is a document, not a how-to."""
 STEP_MAX_CHARS = 1_000
 """One step's length at most (a command line with its explanation fits)."""
-_MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d{1,3}\s*[.):\-]\s*|[-*\u2022]\s+)", re.IGNORECASE)
+_MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d{1,3}\s*[.):\-](?!\d)\s*|[-*\u2022]\s+)", re.IGNORECASE)
+"""A step's number or bullet. A digit right after the mark makes it part of the step's own
+text, not a number: "1.5 cups flour", "10-15 minutes rest", "10:30 preheat"."""
 
 
 def _steps(lines: list[str]) -> list[str]:

@@ -30,6 +30,21 @@ def test_steps_are_read_leniently_and_stored_numbered(body: str, steps: str) -> 
     assert numbered_steps(body) == steps
 
 
+@pytest.mark.parametrize(
+    ("body", "steps"),
+    [
+        (
+            "1.5 cups flour into a bowl\n10-15 minutes rest\n2 tbsp oil",
+            "1. 1.5 cups flour into a bowl\n2. 10-15 minutes rest\n3. 2 tbsp oil",
+        ),
+        ("1. Heat the oven\n10:30 bake\n2. 2.5 dl cream", "1. Heat the oven 10:30 bake\n2. 2.5 dl cream"),
+    ],
+)
+def test_a_step_opening_with_a_quantity_or_a_time_keeps_it(body: str, steps: str) -> None:
+    """A recipe's "1.5 cups" is not step 1 with "5 cups" in it, nor "10-15 minutes" step 10."""
+    assert numbered_steps(body) == steps
+
+
 @pytest.mark.parametrize("body", [None, "", " \n\t\n", "\n".join(["x"] * 51), "1. " + "y" * 1001, "a\x00b"])
 def test_bad_steps_are_refused_naming_the_field(body: str | None) -> None:
     with pytest.raises(InvalidInput) as e:
