@@ -210,6 +210,9 @@ class MemoryDoc(msgspec.Struct):
     kind: Text = "durable"
     """How long it holds (`loci.memory_kinds`); absent in older files: durable, as they were."""
     expires_at: datetime | None = None
+    said_at: datetime | None = None
+    """Learned from a conversation: when it was said; absent (older files, memories written on
+    purpose): said when written (``valid_from``)."""
 
 
 class MemoryLinkDoc(msgspec.Struct):

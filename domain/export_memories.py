@@ -58,7 +58,7 @@ def memory_doc(
         superseded_by=None if m.superseded_by in left_out else m.superseded_by,
         last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
         last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector, kind=m.kind,
-        expires_at=m.expires_at,
+        expires_at=m.expires_at, said_at=m.said_at,
     )  # fmt: skip
 
 

@@ -228,7 +228,7 @@ def memory_row(m: MemoryDoc, user_id: int, ids: MemoryIdMap, conversation_id: in
         conversation_id=conversation_id, turn_seqs=m.turn_seqs, valid_from=m.valid_from,
         valid_until=m.valid_until, end_reason=m.end_reason, last_confirmed_at=m.last_confirmed_at,
         recall_count=m.recall_count, last_recalled_at=m.last_recalled_at, embedding=m.embedding, kind=m.kind,
-        expires_at=m.expires_at,
+        expires_at=m.expires_at, said_at=m.said_at,
     )  # fmt: skip
     if m.created_at is not None:
         row.created_at = m.created_at

@@ -199,6 +199,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
             check_ahead(kind, diff["expires_at"], now, field=field)
         if "content" in diff:
             diff["embedding"] = (await vectors)[0]
+            diff["said_at"] = None  # new words are the writer's, said now; other edits keep the date
         source = "agent" if body.agent_id else "user"
         # the owner stays: an agent's own note edited by the user is still that agent's, and a
         # shared memory an agent corrects stays shared (who wrote it is the history's actor)
@@ -209,7 +210,7 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         await copy_links(s, user_id, old.id, new.id)
         history = await record_event(
             s, user_id, "update", actor=actor_of(body.agent_id), lineage_id=old.lineage_id, old_id=old.id,
-            new_id=new.id, changed=sorted(k for k in diff if k not in ("embedding", "expires_at")),
+            new_id=new.id, changed=sorted(k for k in diff if k not in ("embedding", "expires_at", "said_at")),
             **outside_block(store.settings, old, new),
         )  # fmt: skip
         return await event_out(s, history, new, old)

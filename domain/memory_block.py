@@ -54,6 +54,7 @@ __all__ = [
     "CategoryUsage",
     "TokenCounter",
     "category_order",
+    "entry_line",
     "entry_order",
     "heading",
     "open_tag",
@@ -82,6 +83,14 @@ def bullet(text: str) -> str:
     return "- " + plain(text, max(len(text), 1))
 
 
+def entry_line(e: BlockEntry) -> str:
+    """The entry's bullet; one learned from a conversation says when it was said
+    (``- Lives in Porto (said 2026-03-14)``), so a model weighs an old statement as old,
+    whenever it was mined."""
+    line = bullet(e.text)
+    return line if e.said_at is None else f"{line} (said {e.said_at:%Y-%m-%d})"
+
+
 @dataclass(frozen=True, slots=True)
 class BlockEntry:
     """One memory as the block sees it; ``text`` is its summary or content, unescaped."""
@@ -93,6 +102,9 @@ class BlockEntry:
     pinned: bool
     importance: int
     valid_from: datetime
+    said_at: datetime | None = None
+    """When a memory learned from a conversation was said (its turn); None for one written on
+    purpose. Its line ends with the date (`entry_line`): a stored value, so the block never ticks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,18 +193,18 @@ def render_block(
         by_category.setdefault(e.category, []).append(e)
     order = category_order(budget.categories, list(by_category))
     frame = [open_tag(revision), PREAMBLE, CLOSE]
-    cost = _counter(count_tokens, [*frame, *map(heading, order), *(bullet(e.text) for e in entries)])
+    cost = _counter(count_tokens, [*frame, *map(heading, order), *map(entry_line, entries)])
     alloc = _Allocation(budget, cost, sum(map(cost, frame)))
     for category in order:
         for e in by_category[category]:
             if e.layer == "core":
-                alloc.force(category, bullet(e.text))
+                alloc.force(category, entry_line(e))
     named = [c for c in order if c in budget.per_category]
     shared = [c for c in order if c not in budget.per_category]
     shown = sum(1 for e in entries if e.layer == "core")
     for category in (*named, *shared):
         for e in by_category[category]:
-            if e.layer != "core" and alloc.offer(category, bullet(e.text)):
+            if e.layer != "core" and alloc.offer(category, entry_line(e)):
                 shown += 1
     if not alloc.lines:
         return Block("", 0, (), len(entries))

@@ -102,7 +102,8 @@ _ROWS_AS_OF = (
 )
 _READ = """
 WITH scope AS ({scope})
-SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from
+SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from,
+       m.said_at
 FROM scope
 CROSS JOIN (SELECT max(h.id) AS revision FROM memory_history h
       WHERE h.user_id = :uid AND ((h.event <> ALL(:quiet) AND NOT h.meta ? :outside) OR h.meta ? :moved)
@@ -147,8 +148,8 @@ async def _read(
     scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS], agent_only=settings.agent_only_categories)
     left_out = _left_out(scope, settings)
     entries = [
-        BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from)
-        for mid, category, layer, content, summary, pinned, importance, valid_from in (
+        BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from, said_at)
+        for mid, category, layer, content, summary, pinned, importance, valid_from, said_at in (
             row[_SCOPE_COLUMNS + 1 :] for row in result
         )
         if mid is not None and category not in left_out

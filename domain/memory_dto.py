@@ -197,6 +197,11 @@ class MemoryOut(msgspec.Struct):
     kind: str
     expires_at: datetime | None
     """When it leaves the block and recall (its kind's time); null: never."""
+    said_at: When
+    """When what it says was said: for a memory learned from a conversation (mined, or a
+    conversation's summary) the turn's time, else when it was written (``valid_from``). What it
+    is dated by in the blocks; ``valid_from`` is when Loci learned it, which ``as_of`` reads,
+    decay and expiry measure from."""
 
 
 class LinkOut(msgspec.Struct):

@@ -178,6 +178,7 @@ async def _write(
     new = await copy_row(
         s, old, layer="core", category=p.category, content=p.content, source="user", confidence=None,
         confidence_base=None, agent_id=None, tags=_tags(p, old.tags), valid_from=now, embedding=vector,
+        said_at=None,  # the user's own words from now on, as the add above
     )  # fmt: skip
     s.add(new)
     await s.flush()

@@ -24,7 +24,7 @@ from loci.errors import InvalidInput, OverLimit
 from loci.inputs import check_text
 from loci.memory_revision import BLOCK_LAYERS, OUTSIDE_BLOCK
 from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now, user_lock
-from loci.models import Conversation, Memory, MemoryHistory, MemoryLink
+from loci.models import Conversation, Memory, MemoryHistory, MemoryLink, said_of
 from loci.settings import MemorySettings
 
 __all__ = [
@@ -180,7 +180,7 @@ def _out(r: Memory, conversation: str | None) -> MemoryOut:
         r.id, r.lineage_id, r.layer, r.category, r.content, r.summary, r.body, r.source, r.confidence,
         r.importance, r.pinned, list(r.tags or []), r.agent_id, conversation, list(r.turn_seqs or []),
         r.valid_from, r.valid_until, r.end_reason, r.superseded_by, r.last_confirmed_at, r.created_at,
-        r.kind, r.expires_at,
+        r.kind, r.expires_at, said_of(r),
     )  # fmt: skip
 
 

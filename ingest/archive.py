@@ -15,13 +15,18 @@ finds it by tag and conversation and *updates* it (a new version, history kept);
 person edited since is theirs, and mining records a skip instead. Its history events
 carry `loci.memory_revision.OUTSIDE_BLOCK`: the archive is never in a session-start
 block, so filing a summary leaves the block's revision, and a cached block, as they were.
+Its ``said_at`` is the latest turn summarised (never after the write): a chat from March mined
+in November reads as March's wherever it is shown, while ``valid_from`` stays the write's time,
+which the daily decay measures "unconfirmed since" from (a first attempt moved ``valid_from``
+instead, and a fresh summary of a March chat faded to 0.21 at its first sweep).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -35,6 +40,7 @@ from ingest.extraction import TurnView
 from ingest.memory_mining import embed_statements
 from ingest.memory_reconcile import normalise
 from ingest.memory_store import ACTOR
+from ingest.memory_store import iso_or_none as _iso
 from ingest.plan import MinedConversation
 from ingest.records import MiningDeps
 from loci.llm import ChatResult
@@ -83,6 +89,8 @@ class PendingArchive:
     confidence: float
     calls: tuple[ChatResult, ...] = ()
     fallback: str | None = None
+    said_at: datetime | None = None
+    """The latest summarised turn's time: the memory's ``said_at`` (`_values`)."""
 
 
 async def _conversation(deps: MiningDeps, conv: MinedConversation, upto: int, params: ArchiveParams) -> list[TurnView]:
@@ -115,15 +123,17 @@ async def propose_archive(
         return None
     calls: tuple[ChatResult, ...] = ()
     why: str | None = None
+    said = max(t.created_at for t in turns)
     if deps.llm is not None:
         found, made, why = await ask_for_summary(deps.llm, deps.settings.llm.extract_model, turns, params.summary)
         calls = tuple(made)
         if found is not None:
-            return await _embedded(deps, found, "llm", params.llm_confidence, calls)
+            return replace(await _embedded(deps, found, "llm", params.llm_confidence, calls), said_at=said)
     summary = extractive_summary(turns, params.summary, conv.title)
     if summary is None:
         return None
-    return await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why)
+    pending = await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why)
+    return replace(pending, said_at=said)
 
 
 async def _embedded(
@@ -144,9 +154,11 @@ async def _embedded(
     return PendingArchive(summary, vector, extractor, confidence, calls, fallback)
 
 
-def _values(pending: PendingArchive, params: ArchiveParams) -> dict[str, object]:
+def _values(pending: PendingArchive, params: ArchiveParams, now: datetime) -> dict[str, object]:
     s = pending.summary
+    said = now if pending.said_at is None else min(pending.said_at, now)  # a skewed clock: never ahead
     return {
+        "said_at": said,
         "category": params.category, "content": s.content, "body": s.body or None, "summary": None,
         "confidence": pending.confidence, "confidence_base": pending.confidence, "importance": params.importance,
         "turn_seqs": list(s.turn_seqs), "embedding": None if pending.vector is None else pending.vector.tolist(),
@@ -183,11 +195,11 @@ async def settle_archive(
     if old is None:
         row = await new_memory_row(
             s, user_id, layer="archive", source="extracted", conversation_id=conversation_id, valid_from=now,
-            tags=[ARCHIVE_TAG], **_values(pending, params),
+            tags=[ARCHIVE_TAG], **_values(pending, params, now),
         )  # fmt: skip
         await record_event(
             s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer="archive",
-            category=row.category, **meta,
+            category=row.category, said_at=_iso(row.said_at), **meta,
         )  # fmt: skip
         return {"op": "add", "memory_id": row.id, "by": pending.extractor}
     if old.source != "extracted" or old.layer != "archive":
@@ -201,7 +213,7 @@ async def settle_archive(
     if normalise(old.content) == normalise(pending.summary.content) and (old.body or "") == pending.summary.body:
         return {"op": "same", "memory_id": old.id, "by": pending.extractor}
     new = await copy_row(
-        s, old, **_values(pending, params), source="extracted", conversation_id=conversation_id, valid_from=now,
+        s, old, **_values(pending, params, now), source="extracted", conversation_id=conversation_id, valid_from=now,
         last_confirmed_at=None,
     )  # fmt: skip
     s.add(new)
@@ -210,6 +222,6 @@ async def settle_archive(
     await copy_links(s, user_id, old.id, new.id)
     await record_event(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
-        changed=["content", "body"], reason="the conversation went on", **meta,
+        changed=["content", "body"], reason="the conversation went on", said_at=_iso(new.said_at), **meta,
     )  # fmt: skip
     return {"op": "update", "memory_id": new.id, "by": pending.extractor}

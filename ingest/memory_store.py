@@ -27,7 +27,7 @@ from loci.memory_revision import BLOCK_CHANGE, moves_block
 from loci.memory_writes import copy_links, copy_row, end_row, new_memory_row, record_event, transaction_now
 from loci.models import Memory, unexpired_at
 
-__all__ = ["ACTOR", "MemoryTally", "apply_ops", "known_memories"]
+__all__ = ["ACTOR", "MemoryTally", "apply_ops", "iso_or_none", "known_memories"]
 
 ACTOR = "system:mining"
 """Who history says wrote an extracted memory."""
@@ -96,12 +96,14 @@ async def known_memories(
 
 
 def said_at(c: MemoryCandidate, said: Mapping[int, datetime], now: datetime) -> datetime:
-    """When the candidate was said: its latest turn's time (``now`` when none is known).
-    A kind's time counts from there, not from when mining ran: "I'm at the airport today"
-    in a chat mined a month later was temporary a month ago, and "due Friday" means the
-    Friday after the turn, which relative dates resolve against (`loci.timexpr`)."""
+    """When the candidate was said: its latest turn's time (``now`` when none is known), never
+    after ``now`` (a turn stamped ahead by a skewed clock). A kind's time counts from there, not
+    from when mining ran: "I'm at the airport today" in a chat mined a month later was temporary
+    a month ago, and "due Friday" means the Friday after the turn, which relative dates resolve
+    against (`loci.timexpr`). It is also the row's ``said_at``, what the memory is dated by;
+    ``valid_from`` stays the write's time, which decay measures from (`domain.memory_decay`)."""
     times = [said[seq] for seq in c.turn_seqs if seq in said]
-    return max(times) if times else now
+    return min(max(times), now) if times else now
 
 
 def _values(
@@ -116,8 +118,14 @@ def _values(
     return {
         "category": c.category, "content": c.content, "confidence": c.confidence, "confidence_base": c.confidence,
         "importance": c.importance, "tags": tags, "turn_seqs": list(c.turn_seqs), "embedding": embedding,
-        "kind": kind, "expires_at": expires_at,
+        "kind": kind, "expires_at": expires_at, "said_at": anchor,
     }  # fmt: skip
+
+
+def iso_or_none(when: datetime | None) -> str | None:
+    """A history event's ``said_at``: when the statement was said, beside the event's own time
+    (when it was mined), so the history tells both."""
+    return None if when is None else when.isoformat()
 
 
 async def _add(
@@ -136,7 +144,7 @@ async def _add(
     )  # fmt: skip
     await record_event(
         s, user_id, "add", actor=ACTOR, lineage_id=row.id, new_id=row.id, layer=row.layer, category=row.category,
-        extractor=extractor, turn_seqs=list(op.candidate.turn_seqs), kind=row.kind,
+        extractor=extractor, turn_seqs=list(op.candidate.turn_seqs), kind=row.kind, said_at=iso_or_none(row.said_at),
     )  # fmt: skip
     return row.id
 
@@ -166,6 +174,7 @@ async def _update(
     await record_event(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
         changed=["content"], reason=op.reason, extractor=extractor, turn_seqs=list(op.candidate.turn_seqs),
+        said_at=iso_or_none(new.said_at),
     )  # fmt: skip
     return new.id
 

@@ -85,6 +85,7 @@ _COPIED = [
     "agent_id",
     "conversation_id",
     "turn_seqs",
+    "said_at",
     "kind",
     "expires_at",
     "last_confirmed_at",

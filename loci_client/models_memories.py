@@ -50,6 +50,9 @@ class MemoryOut(Model):
     """durable, contextual, temporary or deadline: how long it holds."""
     expires_at: datetime | None
     """When it leaves the block and recall; None: never."""
+    said_at: datetime
+    """When it was said: a memory learned from a conversation is dated by its turn, not by
+    when it was mined (``valid_from``)."""
 
 
 class LinkOut(Model):

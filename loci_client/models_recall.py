@@ -62,6 +62,8 @@ class RecalledMemoryOut(Model):
     valid_from: datetime
     ranks: dict[str, int]
     score: float
+    said_at: datetime
+    """When it was said (a memory learned from a conversation: its turn); what the block dates it by."""
 
 
 class RecallStatsOut(Model):

@@ -35,11 +35,11 @@ from loci.models import MEMORY_SOURCES
 from loci.write_watch import bookkeeping
 from retrieval.candidates import vector_param
 from retrieval.config import RetrievalConfig
-from retrieval.filters import MemoryFilters, memory_filter_sql
+from retrieval.filters import MemoryFilters, known_by, memory_filter_sql
 from retrieval.fusion import rrf_scores
 from retrieval.params import KeywordParams, MemorySearchParams, SearchMode, SemanticParams
 from retrieval.query import QueryAnalysis, or_tsquery
-from retrieval.request import RecalledMemory, RecallRequest
+from retrieval.request import RecalledMemory, RecallFilters, RecallRequest
 from retrieval.semantic import use_exact_search
 from retrieval.store import Controls
 
@@ -67,7 +67,7 @@ log = logging.getLogger("loci.retrieval")
 
 KEYWORD = "keyword"
 SEMANTIC = "semantic"
-_COLUMNS = "m.id, {score}, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from"
+_COLUMNS = "m.id, {score}, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, m.said_at"
 _SIMILARITY = "1 - (m.embedding <=> CAST(:qv AS vector)) AS sim"
 _TRUST = "array_position(CAST(:trust AS text[]), CAST(m.source AS text))"
 
@@ -95,7 +95,9 @@ class MemoryScope:
     """Categories never read (`RecallFilters.excluded_categories`)."""
     now: datetime | None = None
     """The request's clock: a memory whose ``expires_at`` is not after ``as_of``, else this,
-    else the database's now, is left out (its kind's time ran out; `loci.memory_kinds`)."""
+    else the database's now, is left out (its kind's time ran out; `loci.memory_kinds`); so is
+    one learned from a conversation whose ``said_at`` is after this day, as its drawers are
+    (`retrieval.filters.known_by`): it could not be known when the question is asked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,8 @@ class MemoryCandidate:
     source: str
     confidence: float | None
     valid_from: datetime
+    said_at: datetime | None = None
+    """When it was said: a memory learned from a conversation carries its turn's time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +180,9 @@ def _where(scope: MemoryScope, user_column: str) -> tuple[str, dict[str, Any]]:
     if scope.excluded:  # agent-only categories: recall never reads them
         sql += " AND m.category <> ALL(:xcats)"
         bind["xcats"] = sorted(scope.excluded)
+    if scope.now is not None:  # learned from a conversation: known from when it was said, as its turns are
+        sql += " AND (m.said_at IS NULL OR m.said_at < :said_by)"
+        bind["said_by"] = known_by(RecallFilters(), scope.now).until
     extra, filtered = memory_filter_sql(scope.filters)
     return sql + extra, bind | filtered | {"trust": list(MEMORY_SOURCES), "n": scope.limit}
 
@@ -188,7 +195,7 @@ def scope_sql(scope: MemoryScope) -> tuple[str, dict[str, Any]]:
 
 def memory_rows(result: Any) -> list[MemoryCandidate]:
     return [
-        MemoryCandidate(int(r[0]), float(r[1] or 0.0), r[2], r[3], r[4], r[5], r[6], r[7])
+        MemoryCandidate(int(r[0]), float(r[1] or 0.0), r[2], r[3], r[4], r[5], r[6], r[7], r[8])
         for r in result
     ]  # fmt: skip
 
@@ -254,7 +261,7 @@ def _keyword_sql(terms: int, where: str, params: KeywordParams) -> str:
     return (
         f"WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) AS q{per_term}), "
         "h AS MATERIALIZED (SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, "
-        f"m.tsv FROM memories m, qs WHERE {where} AND m.tsv @@ qs.q ORDER BY m.id DESC LIMIT :scan), "
+        f"m.said_at, m.tsv FROM memories m, qs WHERE {where} AND m.tsv @@ qs.q ORDER BY m.id DESC LIMIT :scan), "
         f"m AS MATERIALIZED (SELECT h.*{hits} FROM h, qs), df AS (SELECT {dfs} FROM m) "
         f"SELECT {_COLUMNS.format(score=score)} "
         f"FROM m, df, qs ORDER BY s DESC, {_TRUST}, m.id LIMIT :n"
@@ -303,7 +310,7 @@ def fuse_memories(
         RecalledMemory(
             memory_id=i, layer=rows[i].layer, category=rows[i].category, content=rows[i].content,
             source=rows[i].source, confidence=rows[i].confidence, valid_from=rows[i].valid_from,
-            ranks=dict(ranks[i]), score=scores[i],
+            ranks=dict(ranks[i]), score=scores[i], said_at=rows[i].said_at,
         )
         for i in passing[: params.max_items]
     ]  # fmt: skip

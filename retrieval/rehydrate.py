@@ -30,7 +30,9 @@ from retrieval.store import hydrate_read, hydrated
 
 __all__ = ["serve_cached"]
 
-_MEMORIES = "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from FROM memories m "
+_MEMORIES = (
+    "SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, m.said_at FROM memories m "
+)
 
 
 def _memories_read(request: RecallRequest, cached: Sequence[CachedMemory]) -> Read:
@@ -53,7 +55,7 @@ def _memories(cached: Sequence[CachedMemory], rows: Sequence[Sequence[Any]]) -> 
     return [
         RecalledMemory(
             memory_id=m.memory_id, layer=r[1], category=r[2], content=r[3], source=r[4], confidence=r[5],
-            valid_from=r[6], ranks=dict(m.ranks), score=m.score,
+            valid_from=r[6], ranks=dict(m.ranks), score=m.score, said_at=r[7],
         )
         for m in cached
         if (r := by_id.get(m.memory_id)) is not None

@@ -126,7 +126,8 @@ def _memory_line(memory: RecalledMemory, max_chars: int) -> str:
     source = plain(memory.source, LABEL_CHARS)
     if memory.confidence is not None:
         source = f"{source} ({memory.confidence:.2f})"
-    head = f"{MEMORY_MARK} {memory.valid_from:%Y-%m-%d} · {plain(memory.category, LABEL_CHARS)} · {source}"
+    # dated by when it was said (a summary of a March chat mined in November reads March's date)
+    head = f"{MEMORY_MARK} {memory.dated:%Y-%m-%d} · {plain(memory.category, LABEL_CHARS)} · {source}"
     return f"{head}: {plain(memory.content, max_chars)}"
 
 

@@ -112,6 +112,14 @@ class RecalledMemory:
     valid_from: datetime
     ranks: Mapping[str, int]
     score: float
+    said_at: datetime | None = None
+    """When it was said (`loci.models.said_of`: a mined memory's turn, else ``valid_from``);
+    what the block dates it by. None only where a caller built one without it."""
+
+    @property
+    def dated(self) -> datetime:
+        """The date a reader sees: when it was said, not when Loci learned it."""
+        return self.said_at if self.said_at is not None else self.valid_from
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from loci.models.memories import (
     Memory,
     MemoryHistory,
     MemoryLink,
+    said_of,
     unexpired_at,
     valid_at,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "UsageCost",
     "User",
     "Wing",
+    "said_of",
     "unexpired_at",
     "valid_at",
 ]

@@ -89,6 +89,7 @@ class Relation(Base):
             postgresql_where=text("valid_to IS NULL AND multi"),
         ),
         Index("ix_relations_subject", "subject_id", "valid_from"),
+        Index("ix_relations_source_drawer", "source_drawer_id"),
     )
 
     id: Mapped[int] = pk_column()

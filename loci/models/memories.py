@@ -57,6 +57,7 @@ __all__ = [
     "Memory",
     "MemoryHistory",
     "MemoryLink",
+    "said_of",
     "unexpired_at",
     "valid_at",
 ]
@@ -135,6 +136,11 @@ class Memory(Base):
     conversation_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("conversations.id", ondelete="SET NULL"))
     turn_seqs: Mapped[list[int]] = mapped_column(ARRAY(Integer), nullable=False, server_default="{}")
     valid_from: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=text("now()"))
+    said_at: Mapped[datetime | None] = mapped_column(
+        TS, comment="learned from a conversation: when it was said (its latest turn); NULL: said when written"
+    )
+    """What a reader dates the memory by (`said_of`); ``valid_from`` stays when Loci learned it,
+    which ``as_of``, decay and expiry measure from (migration 0027)."""
     valid_until: Mapped[datetime | None] = mapped_column(TS)
     end_reason: Mapped[str | None] = mapped_column(String(16))
     superseded_by: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("memories.id", ondelete="SET NULL"))
@@ -222,3 +228,9 @@ def unexpired_at(when: datetime | None) -> ColumnElement[bool]:
     daily sweep ends it (`domain.memory_ttl`)."""
     limit = func.now() if when is None else literal(when)
     return or_(Memory.expires_at.is_(None), Memory.expires_at > limit)
+
+
+def said_of(memory: Memory) -> datetime:
+    """When what ``memory`` says was said: the conversation's time for one learned from a
+    conversation, else when it was written. The date a person or a model reads it by."""
+    return memory.said_at if memory.said_at is not None else memory.valid_from

@@ -165,6 +165,7 @@ class RecalledMemoryOut(msgspec.Struct):
     valid_from: datetime
     ranks: dict[str, int]
     score: float
+    said_at: datetime  # when it was said (a mined memory: its turn), the block's date; valid_from: when learned
 
 
 class RecallStatsOut(msgspec.Struct):
@@ -243,7 +244,7 @@ def _out(response: RecallResponse, changes: Changes | None = None) -> RecallOut:
     def memory(m: RecalledMemory) -> RecalledMemoryOut:
         return RecalledMemoryOut(
             m.memory_id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, dict(m.ranks),
-            round(m.score, 6),
+            round(m.score, 6), m.dated,
         )  # fmt: skip
 
     context = response.context

@@ -258,7 +258,7 @@ async def test_other_users_memories_never_appear(
     assert r.json()["memories"] == [] and "Quokka" not in (r.json()["context"] or "")
     r = await client.post("/v1/recall", json=body | {"message": "What is my favourite colour?"}, headers=other.headers)
     assert [m["id"] for m in r.json()["memories"]] == [mine]
-    keys = {"id", "layer", "category", "content", "source", "confidence", "valid_from", "ranks", "score"}
+    keys = {"id", "layer", "category", "content", "source", "confidence", "valid_from", "ranks", "score", "said_at"}
     assert set(r.json()["memories"][0]) == keys
 
 
