@@ -62,6 +62,11 @@ class RetrievalConfig:
     other people's, whose "I" is not the user's, unless the message names them); a
     message about what the assistant said scales the user's instead, and each listed reply
     first takes its question's evidence (`retrieval.reply.answer_exchanges`)."""
+    current_first: bool = True
+    """For a question about how things stand now, rank a turn whose facts the graph has since
+    replaced right below the turn that replaced them (`retrieval.superseded`): current state
+    beats superseded state. An order the graph states, not a weight; False turns it off (to
+    compare, as the bench does with presets)."""
     min_similarity: float = 0.30
     """Absolute relevance floor: a drawer with at least this cosine similarity, or a match
     by a signal that `counts_as_relevant`, is relevant on its own (room pooling counts

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
+from loci.timexpr.tense import direction_of
 from retrieval.answer_type import AnswerKind, answer_kind
 
 __all__ = [
     "QueryAnalysis",
     "about_assistant",
+    "about_now",
     "about_past",
     "analyse",
     "is_trivial",
@@ -147,6 +149,8 @@ class QueryAnalysis:
     """The kind of thing the message asks for, if a pattern can see one (`retrieval.answer_type`)."""
     about_user: bool = False
     """The message speaks of the user in the first person ("am I allergic…", "my trip"), see `about_user`."""
+    about_now: bool = False
+    """The message asks how things stand now ("who is my manager?"), see `about_now`."""
 
 
 def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
@@ -167,9 +171,10 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         spans=spans,
         about_assistant=about_assistant(message),
         sub_queries=sub_queries(message),
-        about_past=about_past(message, found, now),
+        about_past=(past := about_past(message, found, now)),
         answer_kind=answer_kind(message),
         about_user=about_user(message),
+        about_now=about_now(message, found, past),
     )
 
 
@@ -199,6 +204,19 @@ def about_past(message: str, spans: list[TimeSpan], now: datetime) -> bool:
     (their archive layer); the drawer signals have their own time rules."""
     over = any(s.end <= now or s.granularity == "fuzzy" for s in spans)
     return over or bool(_PAST_RE.search(message))
+
+
+def about_now(message: str, spans: list[TimeSpan], past: bool) -> bool:
+    """True when the message asks how things stand now: it names no time (not even "lately"),
+    does not ask what happened (`about_past`), and its own tense at its end does not look back
+    (`loci.timexpr.tense`, read as a date said there would be: "who is my manager?", "where do
+    I live?", "what do I drive these days?" are about now; "who was my manager?", "where did I
+    live before?" are not). Such a question wants the current state, so recall ranks a turn
+    whose fact has since been superseded below the one that superseded it (`retrieval.superseded`)."""
+    if spans or past:
+        return False
+    end = len(message.rstrip(" ?!.\n\t"))
+    return direction_of(message, end, end) != "past"
 
 
 def sub_queries(message: str) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -27,6 +27,7 @@ from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
 from retrieval.reply import REPLY_LIST, answer_exchanges, reply_candidates
 from retrieval.signals import SIGNALS
+from retrieval.superseded import current_first
 
 __all__ = ["Clock", "derived_lists", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
 
@@ -80,9 +81,11 @@ def fuse_drawers(
     analysis: QueryAnalysis,
     config: RetrievalConfig,
     sub_weights: Mapping[str, float],
+    replaced: Mapping[int, Collection[int]] | None = None,
 ) -> tuple[list[Fused], dict[str, float]]:
     """The drawer lists fused by RRF with the config's weights, the recency and assistant
-    priors and room pooling; also answers the weights used (for the log)."""
+    priors and room pooling, then each superseded turn put below the turns that replaced it
+    (``replaced``: `retrieval.superseded`); also answers the weights used (for the log)."""
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
     weights.update(sub_weights)
     if REPLY_LIST in lists:
@@ -105,6 +108,8 @@ def fuse_drawers(
         fused = pool_rooms(
             fused, room_of(lists), config.room_pool_depth, config.room_pool_decay, relevant, config.room_bonus_spread
         )
+    if replaced:
+        fused = current_first(fused, replaced)
     return fused, weights
 
 
