@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.insights_llm import InsightAnswer, Proposed, RecentActivity, accepted, messages
 from domain.memory_rows import MemoryStore, embed_texts, outside_block
+from ingest import unconsented, withhold_turn
 from loci.errors import UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, LLMClient
 from loci.memory_writes import lock_user, new_memory_row, record_event, transaction_now
@@ -98,17 +99,20 @@ async def _recent(
     s: AsyncSession, user_id: int, since: datetime, held: list[Memory], quiet: frozenset[str]
 ) -> RecentActivity:
     """The user's own turns and the memories saved since ``since``, newest first; never the
-    categories with a reach of their own (``quiet``: an agent's procedures, insights)."""
-    turns = select(Turn.content).where(
+    categories with a reach of their own (``quiet``: an agent's procedures, insights), nor
+    what the user has not consented to have remembered (`ingest.withhold_turn`)."""
+    turns = select(Turn.content, Turn.seq, Turn.conversation_id).where(
         Turn.user_id == user_id, Turn.role == "user", Turn.created_at >= since, Turn.deleted_at.is_(None)
     )
-    said = (await s.execute(turns.order_by(Turn.created_at.desc()).limit(READ_LIMIT))).scalars()
+    rows = (await s.execute(turns.order_by(Turn.created_at.desc()).limit(READ_LIMIT))).all()
+    withheld = await unconsented(s, user_id)
+    said = [text for c, seq, conv in rows if (text := withhold_turn(c, seq, withheld, conv))]
     memories = select(Memory.content).where(
         Memory.user_id == user_id, Memory.valid_until.is_(None), Memory.valid_from >= since,
         Memory.category.not_in(sorted(quiet)), Memory.layer != "archive",
     )  # fmt: skip
     saved = (await s.execute(memories.order_by(Memory.valid_from.desc()).limit(READ_LIMIT))).scalars()
-    return RecentActivity(list(said), list(saved), [m.content for m in held])
+    return RecentActivity(said, list(saved), [m.content for m in held])
 
 
 def _unit(vectors: list[list[float]]) -> np.ndarray:

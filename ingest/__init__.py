@@ -16,11 +16,14 @@ from ``ingest`` only, never from its stage modules:
   state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
   (a recall benchmark building a synthetic palace must follow it);
+* `unconsented` and `withhold_turn`: what the user has not agreed to have remembered,
+  and a turn without it (the insights job reads turns as the archive summary does);
 * `ARCHIVE`, what a conversation's archive summary is filed as (its category: what an
   agent's access says about summaries).
 """
 
 from ingest.archive import ARCHIVE
+from ingest.consent_withhold import unconsented, withhold_turn
 from ingest.conversations import (
     MAX_TITLE_CHARS,
     append_turns,
@@ -88,4 +91,6 @@ __all__ = [
     "slugify",
     "store_conversation",
     "timeline",
+    "unconsented",
+    "withhold_turn",
 ]

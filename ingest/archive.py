@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.archive_llm import ask_for_summary
 from ingest.archive_summary import ArchiveSummary, SummaryParams, extractive_summary
+from ingest.consent_withhold import Withheld, unconsented, withhold_turns
 from ingest.echo_guard import strip_echoed_blocks
 from ingest.extraction import TurnView
 from ingest.memory_mining import embed_statements
@@ -93,8 +94,12 @@ class PendingArchive:
     """The latest summarised turn's time: the memory's ``said_at`` (`_values`)."""
 
 
-async def _conversation(deps: MiningDeps, conv: MinedConversation, upto: int, params: ArchiveParams) -> list[TurnView]:
-    """The live turns up to ``upto`` (the last being mined), the first and the latest."""
+async def _conversation(
+    deps: MiningDeps, conv: MinedConversation, upto: int, params: ArchiveParams, withheld: Sequence[Withheld]
+) -> list[TurnView]:
+    """The live turns up to ``upto`` (the last being mined), the first and the latest, less
+    what the user has not consented to have remembered (``withheld``, this run's, and the
+    proposals on file: `ingest.consent_withhold`)."""
     async with deps.db.user_session(conv.user_id) as s:
         rows = await s.execute(
             select(Turn)
@@ -104,21 +109,28 @@ async def _conversation(deps: MiningDeps, conv: MinedConversation, upto: int, pa
         turns = [
             TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at, t.name) for t in rows.scalars()
         ]
+        withheld = [*withheld, *await unconsented(s, conv.user_id)]
+    turns = withhold_turns(turns, withheld, conv.id)
     if len(turns) > params.max_turns:
         turns = [turns[0], *turns[-(params.max_turns - 1) :]]
     return turns
 
 
 async def propose_archive(
-    deps: MiningDeps, conv: MinedConversation, mined: Sequence[TurnView], params: ArchiveParams = ARCHIVE
+    deps: MiningDeps,
+    conv: MinedConversation,
+    mined: Sequence[TurnView],
+    params: ArchiveParams = ARCHIVE,
+    withheld: Sequence[Withheld] = (),
 ) -> PendingArchive | None:
     """The conversation's summary, embedded; None when archiving is off or there is nothing
     worth one. With an LLM the model writes it, and the extractive summary stands in when
-    the model fails."""
+    the model fails. Neither reads what waits for the user's consent or was declined
+    (``withheld``: what this run is about to propose; the rest is read from the proposals)."""
     mining = deps.settings.mining
     if not (mining.archive and mining.extract_memories) or not mined:
         return None
-    turns = await _conversation(deps, conv, max(t.seq for t in mined), params)
+    turns = await _conversation(deps, conv, max(t.seq for t in mined), params, withheld)
     if not any(t.role == "user" for t in turns):
         return None
     calls: tuple[ChatResult, ...] = ()

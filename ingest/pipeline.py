@@ -34,11 +34,12 @@ from sqlalchemy import select
 
 from ingest.accounting import record_run
 from ingest.archive import PendingArchive, propose_archive
+from ingest.consent_withhold import sensitive_statements
 from ingest.echo_guard import strip_echoed_blocks
 from ingest.extraction import ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
-from ingest.memory_mining import propose
+from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
@@ -136,7 +137,7 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
                 totals.fallbacks.append({"window": window.index, "memories": memories.fallback})
         totals.seconds["extract"] += time.perf_counter() - clock
         clock = time.perf_counter()
-        archive = await _archive(deps, conv, turns, totals) if n == len(extracted) else None
+        archive = await _archive(deps, conv, turns, totals, memories) if n == len(extracted) else None
         await commit_window(deps, conv, window_plans, outcome, totals, memories, subject, archive)
         totals.seconds["write"] += time.perf_counter() - clock
     name = "+".join(sorted(totals.extractors)) or extractor.name
@@ -183,11 +184,20 @@ async def _subject(
 
 
 async def _archive(
-    deps: MiningDeps, conv: MinedConversation, turns: Sequence[TurnView], totals: MiningTotals
+    deps: MiningDeps,
+    conv: MinedConversation,
+    turns: Sequence[TurnView],
+    totals: MiningTotals,
+    memories: PendingMemories | None,
 ) -> PendingArchive | None:
-    """The conversation's archive summary (`ingest.archive`), its LLM cost and fallback counted."""
+    """The conversation's archive summary (`ingest.archive`), its LLM cost and fallback
+    counted; the last window's sensitive statements, proposed in its transaction after the
+    summary is made, are kept out of it as the proposals on file are."""
     clock = time.perf_counter()
-    archive = await propose_archive(deps, conv, turns)
+    stated = [] if memories is None else [c for c, *_ in memories.candidates]
+    stated += [] if memories is None else [op.candidate for op in memories.decided]
+    withheld = sensitive_statements(stated, deps.settings.memory)
+    archive = await propose_archive(deps, conv, turns, withheld=withheld)
     totals.seconds["extract"] += time.perf_counter() - clock
     if archive is not None:
         totals.calls.extend(archive.calls)

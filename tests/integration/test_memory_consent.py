@@ -69,7 +69,7 @@ async def test_mining_a_name_and_a_move_proposes_them_instead_of_writing(
     city = pending["city"]
     where = (city["kind"], city["status"], city["conversation_id"], city["turn_seqs"])
     assert where == ("add", "pending", "intro", [1])
-    # The conversation's archive summary quotes it (test_mining_archive); consent is about the profile.
+    # The archive summary leaves what waits out (test_consent_withheld); here: the profile.
     contents = [m["content"] for m in await memories(client, user) if m["layer"] != "archive"]
     assert contents == ["Loves Italian food"]  # the taste is written at once; the name and the city wait
     block = (await client.get("/v1/context", headers=user.headers)).json()["block"] or ""
