@@ -23,9 +23,10 @@ from redis.asyncio import Redis
 
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.errors import ConfigurationError
 from loci.runtime import freeze_startup_heap
 from loci.settings import Settings
-from retrieval import settle_recall_logs
+from retrieval import PRESETS, settle_recall_logs
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware, agent_key_guard
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
@@ -91,6 +92,9 @@ def api_router() -> Router:
 def build_state(settings: Settings) -> AppState:
     if not settings.database.url:
         raise ValueError("database URL must be resolved before building the app")
+    if (preset := settings.retrieval.preset) not in PRESETS:  # else every recall naming none is a 400 on "preset"
+        known = ", ".join(sorted(PRESETS))
+        raise ConfigurationError(f"invalid setting LOCI_RETRIEVAL_PRESET: unknown preset {preset!r}; known: {known}")
     db = Database(
         settings.database.url,
         app_role=settings.database.app_role,
