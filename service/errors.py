@@ -126,6 +126,8 @@ def _bad_value(_: Request[Any, Any, Any], exc: DataError) -> Response[dict[str, 
 
 _WHOLE_NUMBER = re.compile(r"^Expected `int(?: \| null)?`, got `\w+`$")
 """Litestar's refusal of text where a parameter takes an id or a count (``?limit=abc``)."""
+_MISSING_PARAMETER = re.compile(r"^Missing required (?P<source>query|header|path|cookie) parameter '(?P<key>[^']+)'")
+"""Litestar's refusal of a required parameter left out (``GET /v1/search`` without ``q``), which has no items."""
 
 
 def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException) -> Response[dict[str, Any]] | None:
@@ -140,6 +142,8 @@ def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException
     # Litestar re-checks each argument alone to find the refused one, and an optional body left out
     # raises KeyError there: "data: 'data'" beside the real refusal (``POST /v1/admin/users/abc/keys``)
     items = [item for item in items if item.get("message") != repr(item["key"])]
+    if not items and (missing := _MISSING_PARAMETER.match(str(exc.detail))):
+        items = [{"message": "is required", "key": missing["key"], "source": missing["source"]}]
     if not items:
         return None
     sent_as = declared(request).sent_as if isinstance(request.route_handler, HTTPRouteHandler) else {}
