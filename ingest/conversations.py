@@ -248,11 +248,12 @@ async def append_turns(
         if conv is None or conv.deleted_at is not None:
             raise NotFound(f"conversation {external_id!r} not found")
         top = int(await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id)) or 0)
+        added = 0
         if not (timed and await _repeats_tail(s, conv, checked, top)):
-            if await _merge_turns(s, conv, checked, top + 1):
+            if added := await _merge_turns(s, conv, checked, top + 1):
                 _clear_mining_failure(conv)
             conv.status = "open"
-        ref = await _ref(s, conv)
+        ref = replace(await _ref(s, conv), stored=added > 0)  # a re-send stored nothing: the API's 200
         await remember(s, user_id, once, ref)
         return ref
 

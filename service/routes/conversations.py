@@ -205,9 +205,14 @@ class ConversationController(Controller):
         description=(
             "Appends turns to an open or completed conversation; completing it again mines only the new turns."
             " Turns that all carry a `created_at` and repeat the conversation's last turns (role, name, content"
-            " and time) are a re-send: nothing is stored, the answer is the conversation as it is." + IDEMPOTENT
+            " and time) are a re-send: nothing is stored, the answer is the conversation as it is. 201 when"
+            " the call stored new turns, 200 when it stored nothing." + IDEMPOTENT
         ),
-        responses=errors(400, 404, 409, 413),
+        responses={
+            200: ResponseSpec(data_container=ConversationOut, description="A re-send: nothing new was stored"),
+            **errors(400, 404, 409, 413),
+        },
+        status_code=201,
     )
     async def append(
         self,
@@ -216,13 +221,13 @@ class ConversationController(Controller):
         caller: CallerDep,
         app_state: StateDep,
         idempotency_key: IdempotencyKeyHeader = None,
-    ) -> ConversationOut:
+    ) -> Response[ConversationOut]:
         key = Once.of(idempotency_key, "appendTurns", conversation_id, caller.agent_id, data)
         ref = await append_to_conversation(
             app_state.db, caller.user_id, conversation_id, _turns(data.turns), limits=app_state.settings.mining,
             agent=caller.agent_id, once=key,
         )  # fmt: skip
-        return _out(ref)
+        return Response(_out(ref), status_code=201 if ref.stored else 200)
 
     @post(
         "/{conversation_id:str}/complete",

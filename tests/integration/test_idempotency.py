@@ -79,7 +79,9 @@ async def test_identical_appends_at_once_store_one_turn(client: Client, db: Data
     timed = await asyncio.gather(
         *(client.post("/v1/conversations/race-timed/turns", json=SECOND, headers=user.headers) for _ in range(8))
     )
-    assert (await _all_equal(list(timed), 201))["turn_count"] == 2
+    # one stored the turn (201); the others stored nothing (200), answering the same conversation
+    assert sorted(r.status_code for r in timed) == [200] * 7 + [201], [r.text for r in timed]
+    assert {r.json()["turn_count"] for r in timed} == {2}
     assert await _turns(db, user.id) == ["first", "same words", "first", "second"]
     async with db.user_session(user.id) as s:
         assert await s.scalar(select(func.count()).select_from(IdempotencyKey)) == 1
@@ -89,8 +91,11 @@ async def test_a_repeated_timed_append_is_a_resend(client: Client, db: Database,
     user = await new_user("idem-tail")
     await _chat(client, user, "tail")
     path = "/v1/conversations/tail/turns"
-    assert (await client.post(path, json=SECOND, headers=user.headers)).json()["turn_count"] == 2
-    assert (await client.post(path, json=SECOND, headers=user.headers)).json()["turn_count"] == 2
+    first = await client.post(path, json=SECOND, headers=user.headers)
+    again = await client.post(path, json=SECOND, headers=user.headers)
+    assert (first.status_code, first.json()["turn_count"]) == (201, 2), first.text
+    # nothing stored: 200, as re-sending a created conversation answers (README)
+    assert (again.status_code, again.json()) == (200, first.json()), again.text
     # a re-send of a batch is recognised whole; another time, name or role is a new turn
     pair = {"turns": [SECOND["turns"][0], {"role": "assistant", "content": "ok", "created_at": "2026-11-27T10:02Z"}]}
     assert (await client.post(path, json=pair, headers=user.headers)).json()["turn_count"] == 4
