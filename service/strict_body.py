@@ -96,6 +96,23 @@ def in_words(message: str) -> str:
     return _RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects a body may have. The deepest the API takes is an
+import's memory inside its list inside the document, a handful of levels; a body of thousands
+of ``[`` ended in a RecursionError, a 500, in the decoder or in the walk below."""
+
+
+def _check_depth(value: Any, *, whole: str | None) -> None:
+    """Refuse ``value`` nested deeper than `MAX_DEPTH`, walking it without recursion."""
+    level = [value]
+    for _ in range(MAX_DEPTH + 1):
+        level = [v for c in level if isinstance(c, (dict, list)) for v in (c.values() if isinstance(c, dict) else c)]
+        if not level:
+            return
+    where = whole or "value"
+    raise InvalidInput(f"{where}: nests arrays and objects more than {MAX_DEPTH} deep", field=whole)
+
+
 def _whole_floats_as_ints(value: Any) -> Any:
     """JSON Schema's ``integer`` is any number without a fractional part (``36.0`` is one),
     and a client's JSON library may write it so; msgspec's strict mode would refuse it."""
@@ -166,6 +183,8 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
         return  # Litestar answers a missing required body itself
     try:
         parsed = msgspec.json.decode(raw)
+    except RecursionError as e:  # msgspec's own guard, far past MAX_DEPTH
+        raise InvalidInput(f"body: nests arrays and objects more than {MAX_DEPTH} deep", field="body") from e
     except msgspec.DecodeError as e:
         raise InvalidInput(f"the request body is not valid JSON: {e}", field="body") from e
     except UnicodeDecodeError as e:  # JSON is UTF-8 (RFC 8259); a Latin-1 "café" ended as a 500
@@ -180,6 +199,7 @@ def convert_strictly(value: Any, type_: type[T], *, whole: str | None = None) ->
     `InvalidInput` naming the field, or ``whole`` when the value itself is refused (an array
     sent where an object goes: the request's ``body``). The MCP tools take their arguments
     through this too, so a model sees the same message a client of the HTTP route would."""
+    _check_depth(value, whole=whole)
     try:
         return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
     except msgspec.ValidationError as e:
