@@ -70,9 +70,11 @@ def descendants(kind: str, item_id: int) -> list[tuple[Any, Any]]:
 
 
 async def get_item(s: AsyncSession, kind: str, user_id: int, item_id: int, *, trashed: bool | None) -> Any:
-    """The caller's item (``trashed``: only if in the trash; False: only if live; None: either)."""
+    """The caller's item (``trashed``: only if in the trash; False: only if live; None: either), its row
+    locked until the transaction ends: a mining window in flight (`ingest.window`, which locks the
+    conversation's row) commits first and is moved with the rest, or runs after and sees the stamp."""
     model = TRASHABLE[kind]
-    query = select(model).where(model.id == item_id, model.user_id == user_id)
+    query = select(model).where(model.id == item_id, model.user_id == user_id).with_for_update()
     if trashed is not None:
         query = query.where(model.deleted_at.is_not(None) if trashed else model.deleted_at.is_(None))
     row = (await s.execute(query)).scalar_one_or_none()

@@ -111,7 +111,8 @@ async def _adopt_name(s: AsyncSession, wing: Wing, name: str, key: str) -> None:
 async def resolve_room(
     s: AsyncSession, user_id: int, wing: PlacedWing, conversation_id: int, start: datetime, end: datetime, label: str
 ) -> PlacedRoom:
-    """The room for this conversation on ``start``'s (UTC) day; a new day is a new room."""
+    """The live room for this conversation on ``start``'s (UTC) day; a new day, or a room in the
+    trash (its new turns would be filed out of sight), is a new room."""
     day: date = start.date()
     lo = datetime.combine(day, time(), tzinfo=start.tzinfo)
     room = (
@@ -120,6 +121,7 @@ async def resolve_room(
             .where(
                 Room.conversation_id == conversation_id,
                 Room.wing_id == wing.id,
+                Room.deleted_at.is_(None),
                 Room.started_at >= lo,
                 Room.started_at < lo + timedelta(days=1),
             )

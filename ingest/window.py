@@ -3,8 +3,9 @@
 A crash leaves whole windows only, and a re-run starts after the last committed one, so
 nothing is created twice. Inside the transaction the watermark is re-read under a
 per-user lock, so two overlapping runs (a duplicate job, a resume racing the sweep) skip
-what the other already committed. Multi-row inserts send one array per column
-(`loci.column_insert`), so a window of any size is one statement per table.
+what the other already committed, and a conversation trashed meanwhile gets nothing more.
+Multi-row inserts send one array per column (`loci.column_insert`), so a window of any size
+is one statement per table.
 """
 
 from __future__ import annotations
@@ -103,8 +104,16 @@ async def write_window(
     # watermark is in the same transaction, so they are simply mined again (no half windows).
     await s.execute(text("SET LOCAL synchronous_commit = off"))
     await lock_user(s, conv.user_id)
-    mined = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id).with_for_update())
-    kept = [p for p in plans if p.turn.seq > int(mined or 0)]
+    found = await s.execute(
+        select(Conversation.mined_seq, Conversation.deleted_at).where(Conversation.id == conv.id).with_for_update()
+    )
+    row = found.one_or_none()
+    if row is None or row.deleted_at is not None:
+        # Trashed (or purged) while this job ran: its windows would be live drawers of a conversation
+        # that reads as gone (recall, palace, export). The watermark stays, so a restore mines the
+        # rest. `domain.trash` locks this row first, so a window is either all before it or after it.
+        return frozenset()
+    kept = [p for p in plans if p.turn.seq > int(row.mined_seq or 0)]
     if not kept:
         return frozenset()  # another run committed this window already
     ex = outcome.extraction
@@ -169,13 +178,14 @@ def _said_by(plan: TurnPlan) -> tuple[EntityMention, ...]:
 
 
 async def _wing_for(s: AsyncSession, conv: MinedConversation, subject: WingSubject | None) -> PlacedWing:
-    """The conversation keeps the wing of its first room; else its subject's wing
-    (`ingest.subjects`), else its agent's, else "general"."""
+    """The conversation keeps the wing of its first live room; else its subject's wing
+    (`ingest.subjects`), else its agent's, else "general". A wing or room in the trash is not
+    kept: turns added after it was deleted were filed under it, out of every reader's sight."""
     existing = (
         await s.execute(
             select(Wing)
             .join(Room, Room.wing_id == Wing.id)
-            .where(Room.conversation_id == conv.id)
+            .where(Room.conversation_id == conv.id, Room.deleted_at.is_(None), Wing.deleted_at.is_(None))
             .order_by(Room.id)
             .limit(1)
         )
