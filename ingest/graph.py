@@ -276,9 +276,11 @@ async def search_entities(db: Database, user_id: int, q: str | None, *, limit: i
         Entity.user_id == user_id, Entity.kind.not_in(UNLISTED_KINDS), live_entity(Entity.id), _not_speaker(Entity)
     )
     if q and q.strip():
-        pattern = f"%{q.strip().lower()}%"
+        # ``%`` and ``_`` are the user's characters, not wildcards: "%" listed every entity
+        literal = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{literal}%"
         alias = func.array_to_string(Entity.aliases, " ")
-        stmt = stmt.where(or_(func.lower(Entity.name).like(pattern), alias.like(pattern)))
+        stmt = stmt.where(or_(func.lower(Entity.name).like(pattern, escape="\\"), alias.like(pattern, escape="\\")))
     stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit)
     async with db.user_session(user_id) as s:
         return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
