@@ -2,7 +2,8 @@
 
 A purge deletes rows, in one transaction: the drawers (their sentence vectors and entity
 links cascade), the verbatim turns they were made from, the containers, the relations
-learned from those drawers, the entities nothing mentions any more, and the closets,
+learned from those drawers, the entities nothing mentions any more (the others are recounted
+from what is left: `ingest.refresh_entities`), and the closets,
 rooms and wings the purge left with nothing in them (a wing whose only conversation was
 purged: no name is kept for a palace item that holds nothing). The activity
 feed keeps only that a purge happened (what kind, how many rows): the ``label`` of the
@@ -28,6 +29,7 @@ from domain.activity import record
 from domain.fields import Count
 from domain.memory_trash import purge_derived
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
+from ingest import refresh_entities
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_text
@@ -219,6 +221,7 @@ async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
         if ids:
             result = await s.execute(delete(model).where(model.user_id == user_id, _among(model.id, ids)))
             setattr(out, name, int(result.rowcount))  # type: ignore[attr-defined]
+    await refresh_entities(s, user_id, touched)  # the purged mentions and dates come off
     emptied = await _empties_gone(s, user_id, around)
     for name in ("closets", "rooms", "wings"):
         setattr(out, name, getattr(out, name) + len(getattr(emptied, name)))

@@ -29,6 +29,7 @@ from domain.fields import Count, Id, Label, Level, When
 from domain.forget import purge_expired
 from domain.memory_trash import restore_derived, trash_derived
 from domain.trash_rows import KINDS, TRASHABLE, Moved, check_kind, descendants, drawers_of, get_item, label_of
+from ingest import entities_of_drawers, refresh_entities
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput
 from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
@@ -78,13 +79,15 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
     """Move the item's subtree from stamp ``old`` (None: live) to ``new``; returns the drawers moved.
 
     The turns behind the moved drawers move with them, matched before the drawers change,
-    and the memories extracted from those turns follow (`domain.memory_trash`).
+    and the memories extracted from those turns follow (`domain.memory_trash`); the entities
+    they name are recounted from what is live (`ingest.refresh_entities`).
     """
 
     def state(model: Any) -> Any:
         return model.deleted_at.is_(None) if old is None else model.deleted_at == old
 
     drawers = and_(drawers_of(kind, item_id), Drawer.user_id == user_id, state(Drawer))
+    named = await entities_of_drawers(s, user_id, drawers)
     behind = select(Drawer.turn_id).where(drawers, Drawer.turn_id.is_not(None))
     await s.execute(
         update(Turn).where(Turn.user_id == user_id, state(Turn), Turn.id.in_(behind)).values(deleted_at=new)
@@ -98,6 +101,7 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
         await trash_derived(s, user_id, new)
     else:
         await restore_derived(s, user_id, old)
+    await refresh_entities(s, user_id, named)  # their mentions and dates come off or back
     return int(moved.rowcount)  # type: ignore[attr-defined]
 
 

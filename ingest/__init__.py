@@ -11,7 +11,9 @@ from ``ingest`` only, never from its stage modules:
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
-  which the export and the purge share;
+  which the export and the purge share, and `entities_of_drawers` + `refresh_entities`, which
+  recount an entity's mentions and dates from what is live when drawers are trashed, restored
+  or purged;
 * `extract_memory_candidates`, the offline extractor of durable memories (what people
   state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
@@ -33,6 +35,7 @@ from ingest.conversations import (
     store_conversation,
 )
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
+from ingest.entity_stats import entities_of_drawers, refresh_entities
 from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import (
@@ -76,6 +79,7 @@ __all__ = [
     "describe_fallback",
     "effective_valid_to",
     "embed_statements",
+    "entities_of_drawers",
     "extract_memory_candidates",
     "get_conversation",
     "get_entity",
@@ -85,6 +89,7 @@ __all__ = [
     "live_relation",
     "mine_conversation",
     "normalise",
+    "refresh_entities",
     "search_entities",
     "sentence_pieces",
     "slot_tag",
