@@ -11,7 +11,8 @@ earlier delete events of the purged items is scrubbed, so no name or topic outli
 
 Deleting a user deletes the ``users`` row; every user table references it with
 ``ON DELETE CASCADE`` (the RLS-independent foreign-key actions), so nothing of theirs is
-left and their keys stop working on the next request.
+left and their keys stop working on the next request; `forget_user_keys` then clears what
+Valkey holds under their id.
 """
 
 from __future__ import annotations
@@ -22,20 +23,24 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
 from sqlalchemy import ARRAY, BigInteger, Select, delete, exists, func, literal, or_, select, union, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import Count
 from domain.memory_trash import purge_derived
+from domain.mining_jobs import user_job_results
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
 from ingest import refresh_entities
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
+from loci.generations import Generations, namespace_of
 from loci.inputs import check_text
 from loci.models import Activity, Closet, Conversation, Drawer, DrawerEntity, Entity, Relation, Room, Turn, User, Wing
 
-__all__ = ["Purged", "delete_account", "delete_user", "purge_expired", "purge_item", "purge_trash"]
+__all__ = ["Purged", "delete_account", "delete_user", "forget_user_keys", "purge_expired", "purge_item", "purge_trash"]
 
 log = logging.getLogger("loci.forget")
 
@@ -279,6 +284,23 @@ async def delete_user(db: Database, user_id: int) -> None:
         if result.rowcount == 0:  # type: ignore[attr-defined]
             raise NotFound(f"user {user_id} not found")
     log.info("deleted user %d and all their memory", user_id)
+
+
+async def forget_user_keys(db: Database, redis: Redis | None, user_id: int) -> None:
+    """After ``user_id`` was deleted: their keys in the queue's Valkey, so nothing keyed by them
+    outlives them (recall cache entries and the write generation, `loci.generations`; the results
+    of their mining jobs, `domain.mining_jobs`). The entries hold ids and counts, never text,
+    and would expire on their own; a failure is logged, as the deletion itself has committed."""
+    if redis is None:
+        return
+    generations = Generations(redis, namespace_of(db.url, db.schema))
+    try:
+        for pattern in (*generations.user_patterns(user_id), user_job_results(user_id)):
+            keys = [key async for key in redis.scan_iter(match=pattern, count=500)]
+            if keys:
+                await redis.delete(*keys)
+    except (RedisError, OSError) as e:
+        log.warning("forget.user_keys_failed", extra={"user_id": user_id, "error": type(e).__name__})
 
 
 async def delete_account(db: Database, user_id: int, confirm: str) -> None:

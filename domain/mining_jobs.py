@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arq.connections import ArqRedis
+from arq.constants import result_key_prefix
 from arq.jobs import Job, JobResult, JobStatus
 from sqlalchemy import select, text
 
@@ -40,6 +41,7 @@ __all__ = [
     "mining_job",
     "parse_job_id",
     "unmined_conversations",
+    "user_job_results",
 ]
 
 MINE_FUNCTION = "mine_conversation"
@@ -83,6 +85,11 @@ class MiningTarget:
 
 def mine_job_id(user_id: int, conversation_id: int, target_seq: int) -> str:
     return f"mine-{user_id}-{conversation_id}-{target_seq}"
+
+
+def user_job_results(user_id: int) -> str:
+    """A SCAN pattern for the results arq keeps of ``user_id``'s mining jobs (a day, by job id)."""
+    return f"{result_key_prefix}mine-{user_id}-*"
 
 
 def parse_job_id(job_id: str, user_id: int) -> JobRef:

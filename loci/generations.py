@@ -57,6 +57,12 @@ class Generations:
         """The user's generation key and the global one, in the order `token` reads them."""
         return f"{self.prefix}:gen:u:{user_id}", self.global_key
 
+    def user_patterns(self, user_id: int) -> tuple[str, str]:
+        """Every key of this database's that names ``user_id``: the generation and the recall
+        cache's entries (``{prefix}:recall:{user}:…``, `retrieval.cache`), as SCAN patterns,
+        for deleting a user to leave nothing of theirs behind."""
+        return self.keys(user_id)[0], f"{self.prefix}:recall:{user_id}:*"
+
     @staticmethod
     def token(values: Sequence[bytes | str | None]) -> str:
         """The generations as one comparable string (``-`` for a key never set)."""

@@ -20,7 +20,7 @@ from domain.accounts import (
     list_users,
     revoke_key,
 )
-from domain.forget import delete_user
+from domain.forget import delete_user, forget_user_keys
 from loci.inputs import EMAIL_PATTERN, ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
@@ -174,3 +174,4 @@ class AdminController(Controller):
     )
     async def remove_user(self, user_id: IdPath, app_state: StateDep) -> None:
         await delete_user(app_state.db, user_id)
+        await forget_user_keys(app_state.db, app_state.queue, user_id)

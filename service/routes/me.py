@@ -10,7 +10,7 @@ from litestar import Controller, delete, get
 from litestar.params import QueryParameter
 
 from domain.accounts import get_account
-from domain.forget import delete_account
+from domain.forget import delete_account, forget_user_keys
 from loci.inputs import TEXT_PATTERN
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
@@ -60,3 +60,4 @@ class MeController(Controller):
         ],
     ) -> None:
         await delete_account(app_state.db, caller.user_id, confirm)
+        await forget_user_keys(app_state.db, app_state.queue, caller.user_id)
