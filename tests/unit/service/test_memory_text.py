@@ -36,7 +36,7 @@ def memory(id_: int = 1, **fields: Any) -> MemoryOut:
         "summary": None, "body": None, "source": "user", "confidence": None, "importance": 3, "pinned": False,
         "tags": [], "agent_id": None, "conversation_id": None, "turn_seqs": [], "valid_from": WHEN,
         "valid_until": None, "end_reason": None, "superseded_by": None, "last_confirmed_at": None, "created_at": WHEN,
-        "kind": "durable", "expires_at": None,
+        "kind": "durable", "expires_at": None, "said_at": WHEN,
     }  # fmt: skip
     return msgspec.convert({**base, **fields}, MemoryOut)
 
