@@ -12,7 +12,8 @@ in the sentence, so the rule reads that:
   ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), or owns
   something ("Peninha's boat");
 * **organisation**: one works for, is employed by, starts at, has an offer from, hands in
-  one's notice at, buys or orders from, shops at or is a customer of it ("bought shoes at
+  one's notice at, is laid off from, retires from or leaves (unless a known person or place:
+  "I left Lisbon"), buys or orders from, shops at or is a customer of it ("bought shoes at
   Decathlon", "employed by Feedzai", "I start at Brightwave in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
   Ramiro", "stayed at Vila Joya", "the Toshogu shrine").
@@ -116,9 +117,15 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _re(
             r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\b(?:hired|employed) (?:by|at)|"
             r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
-            r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at)\s+$"
+            r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at|"
+            r"\b(?:laid off|let go|fired|sacked|made redundant) (?:from|by|at)|\bretired from)\s+$"
         ),
         "o",
+    ),
+    Cue(
+        _re(r"\b(?:I|we)(?:'ve| have|'m| am|'re| are)?\s+(?:just\s+|finally\s+)?(?:left|no longer (?:at|with))\s+$"),
+        "o",
+        _PERSON_OR_PLACE,
     ),
     Cue(
         _re(

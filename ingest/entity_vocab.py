@@ -111,9 +111,13 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
         "gp": "doctor",
         "physician": "doctor",
         "best friend": "friend",
+        "boss": "manager",
+        "landlady": "landlord",
     }
 )
-"""Words for the people in someone's life (as said → the predicate it records)."""
+"""Words for the people in someone's life (as said → the predicate it records). Two words for
+one single-valued role record one predicate, so the new one closes the old: "Ana is my new
+boss" ends "my manager Tiago", a new landlady the landlord."""
 
 ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university

@@ -23,8 +23,8 @@ from ingest.entity_vocab import PEOPLE_ROLES
 __all__ = ["ENDED_BY", "FULFILLED_BY", "MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
 
 _SINGLE_PEOPLE = frozenset(
-    {"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "boss", "manager", "landlord"}
-    | {"landlady", "mother", "father", "doctor", "dentist", "therapist", "coach", "trainer", "physiotherapist"}
+    {"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "manager", "landlord"}
+    | {"mother", "father", "doctor", "dentist", "therapist", "coach", "trainer", "physiotherapist"}
 )
 MULTI_VALUED = frozenset(
     {r for r in PEOPLE_ROLES.values() if r not in _SINGLE_PEOPLE}
@@ -121,6 +121,11 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "takes medication": "takes",
         "state": "status",
         "switched to": "uses",
+        "reports to": "manager",
+        "line manager": "manager",
+        "spouse": "partner",
+        "married to": "partner",
+        "dating": "partner",
     }
 )
 

@@ -171,6 +171,27 @@ _LEAVES = (
 )
 """Notice handed in ends the job: a `worked at` row that closes the `works at` one
 (`ingest.predicates.ENDED_BY`)."""
+_LEAVES_IF_EMPLOYER = r"left|quit|walked out of|moved on from|no longer (?:at|with)"
+"""Verbs that end a job only when their object is an employer ("I left Acme", not "I left
+Lisbon"): their rule needs an organisation (`Rule.needs_kind`)."""
+_LAID_OFF = (
+    r"(?:was|got|been|were)\s+(?:laid off|let go|fired|sacked|made redundant)\s+(?:from|by|at)|retired from|"
+    r"stopped working (?:at|for)|no longer work(?:ing)? (?:at|for)"
+)
+"""Ways a job ends that say so whatever the name: `worked at` (`ENDED_BY` closes `works at`)."""
+_BECAME = r"is\s+now|became|has become|took over as|has taken over as|stepped in as"
+"""Ways of saying someone is now in a role ("Ana took over as my manager"); "is" alone is in
+the plain rule beside it."""
+_REPORT = r"report(?:ing)?\s+(?:directly\s+)?to|work(?:ing)?\s+(?:directly\s+)?under"
+"""Whom one reports to is one's manager ("I report to Ana now"); a person only (`needs_kind`),
+so "I report to Finance" records nothing."""
+_PARTNERED = r"(?:been\s+|started\s+)?dating|engaged to|married to|in a relationship with|married"
+"""A partner named by the relationship ("I'm dating Sam", "I married Sam"): a person only. Not
+"seeing" ("I'm seeing Dr. Sousa on Monday") nor "going out with" (a night out)."""
+_NO_MORE = r"anymore|any more|any longer"
+_HAVE = r"(?:have|'ve got|have got|got|get|now have)"
+_MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
+"""A people word after "my" / "our", as the ``pred`` group ("my new *boss*")."""
 _HOME = r"house|home|flat|apartment"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
@@ -182,6 +203,36 @@ RULES: tuple[Rule, ...] = (
     Rule(
         _cs(rf"\b(?i:my)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:'s name)?\s+(?i:is called|is named|is)\s+(?P<value>{_NAME})"),
         None,
+        "p",
+    ),
+    Rule(
+        _cs(rf"(?P<value>{_NAME})(?:['’]s(?:\s+(?i:now))?|\s+(?i:{_BECAME}))\s+{_MY_ROLE}\b"),
+        None,
+        "p",
+    ),
+    Rule(
+        _cs(rf"(?P<value>{_NAME})\s+(?i:replaced|succeeded)\s+{_NAME}\s+(?i:as)\s+{_MY_ROLE}\b"),
+        None,
+        "p",
+    ),
+    Rule(
+        _cs(rf"(?P<value>{_NAME}),\s+{_MY_ROLE}\s*(?=[,.;!?)]|$)"),
+        None,
+        "p",
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:I|we)\s+{_NOW}(?i:{_HAVE})\s+(?i:a|an|one)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
+            rf"(?:,\s+|\s+(?i:called|named)\s+)(?P<value>{_NAME})"
+        ),
+        None,
+        "p",
+    ),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_REPORT})\s+(?P<value>{_NAME})"), "manager", "p", needs_kind="p"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_PARTNERED})\s+(?P<value>{_NAME})"), "partner", "p", needs_kind="p"),
+    Rule(
+        _cs(rf"(?P<value>{_NAME})\s+(?i:and I)\s+(?i:got married|got engaged|are dating|started dating)"),
+        "partner",
         "p",
     ),
     Rule(_cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", third_person=True),
@@ -234,7 +285,13 @@ RULES: tuple[Rule, ...] = (
         "o",
         needs_kind="o",
     ),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_LEAVES})\s+(?P<value>{_NAME})"), "worked at", "o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_LEAVES}|{_LAID_OFF})\s+(?P<value>{_NAME})"), "worked at", "o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_LEAVES_IF_EMPLOYER})\s+(?P<value>{_NAME})"), "worked at", "o", needs_kind="o"),
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:don't|don’t|do not)\s+(?i:work)\s+(?i:at|for)\s+(?P<value>{_NAME})\s+(?i:{_NO_MORE})\b"),
+        "worked at",
+        "o",
+    ),
     Rule(
         _r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b(?:[^.?!]|{INNER_PUNCT})*?\bas an?\s+{_PHRASE}"),
         "works as",
