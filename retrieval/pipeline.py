@@ -47,9 +47,8 @@ from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallR
 from retrieval.rerank import RerankCandidate, RerankOutcome, apply_order
 from retrieval.semantic import semantic_candidates
 from retrieval.signals import SIGNALS
-from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, room_of
+from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, room_of, superseded_among
 from retrieval.store import Controls, hydrate, load_controls, record_rerank_costs
-from retrieval.superseded import superseded_by
 from retrieval.validate import validate_request
 
 __all__ = ["recall"]
@@ -205,24 +204,6 @@ class _Search:
     cache: str | None
 
 
-async def _superseded(
-    session: AsyncSession,
-    request: RecallRequest,
-    analysis: QueryAnalysis,
-    config: RetrievalConfig,
-    lists: dict[str, list[Scored]],
-    clock: Clock,
-) -> dict[int, frozenset[int]]:
-    """The candidates whose facts the graph has replaced, with the turns that replaced them,
-    for a question about how things stand now (else none): `retrieval.superseded`."""
-    if not (analysis.about_now and config.current_first):
-        return {}
-    ids = {i.drawer_id for items in lists.values() for i in items}
-    replaced = await superseded_by(session, request.user_id, ids, request.now)
-    clock.stage("superseded", len(ids), len(replaced))
-    return replaced
-
-
 async def _rank(
     session: AsyncSession, request: RecallRequest, search: _Search, clock: Clock, db: Database
 ) -> _Ranked | str:
@@ -245,7 +226,7 @@ async def _rank(
     plan = plan_memories(config, request, analysis, controls)
     found = await _candidates(session, ctx, config, embedding, clock, plan, db)
     lists, sims = found.lists, found.sims
-    replaced = await _superseded(session, request, analysis, config, lists, clock)
+    replaced = await superseded_among(session, ctx, config, lists, request.now, clock)
     fused, weights = fuse_drawers(lists, sims, analysis, config, found.sub_weights, replaced)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     rerank = _use_rerank(config, controls)

@@ -3,7 +3,8 @@ by filters written into every candidate statement (`POST /v1/memory/query`).
 
 Recall's machinery, not a second ranking: the drawers go through the signal table and
 `stages.fuse_drawers` (weights, priors, room pooling, relevance floor) exactly as in
-`recall`, the memories through `memory_search` (semantic and keyword lists on the aside
+`recall` (a turn the graph has superseded ranked below its replacement for a question
+about now: `stages.superseded_among`), the memories through `memory_search` (semantic and keyword lists on the aside
 connection, fused by `fuse_memories`), both with the config's ``rrf_k``. Both kinds'
 fused scores are sums of ``weight / (rrf_k + rank)`` over lists of the same weights, so
 one order over both is meaningful: a memory first in both its lists scores what a drawer
@@ -45,7 +46,7 @@ from retrieval.params import MemorySearchParams, Signal
 from retrieval.presets import get_preset
 from retrieval.query import QueryAnalysis, analyse
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory
-from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers
+from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, superseded_among
 from retrieval.store import Controls, hydrate, load_controls
 from retrieval.validate import MAX_CANDIDATES, MAX_MESSAGE_CHARS, MAX_TOP_K
 
@@ -156,7 +157,8 @@ async def _drawer_hits(
     lists = {str(signal): found[signal] for signal in config.signals}
     lists |= await derived_lists(session, ctx, config, found, clock)
     sims = {item.drawer_id: item.score for item in lists.get(str(Signal.SEMANTIC), [])}
-    fused, _ = fuse_drawers(lists, sims, analysis, config, {})
+    replaced = await superseded_among(session, ctx, config, lists, request.now, clock)
+    fused, _ = fuse_drawers(lists, sims, analysis, config, {}, replaced)
     clock.stage("fuse", sum(len(v) for v in lists.values()), len(fused))
     kept = [(f, sims.get(f.drawer_id)) for f in fused]
     return [(f, sim) for f, sim in kept if _keep(sim, passes_absolute(f, sims, config), request.threshold)]

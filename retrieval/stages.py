@@ -1,5 +1,6 @@
 """The stages recall and the scoped query (`retrieval.scoped`) share: stage timing, the
-drawer signals in table order around the query vector, and the drawers' RRF fusion.
+drawer signals in table order around the query vector, which candidates the graph has
+superseded, and the drawers' RRF fusion.
 
 Moved out of `retrieval.pipeline` so a second caller ranks drawers with exactly recall's
 machinery (weights, recency prior, assistant prior, room pooling, relevance floor)
@@ -13,6 +14,7 @@ import logging
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import replace
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,9 +29,18 @@ from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
 from retrieval.reply import REPLY_LIST, answer_exchanges, reply_candidates
 from retrieval.signals import SIGNALS
-from retrieval.superseded import current_first
+from retrieval.superseded import current_first, superseded_by
 
-__all__ = ["Clock", "derived_lists", "drawer_signals", "embed_texts", "fuse_drawers", "room_of", "run_signals"]
+__all__ = [
+    "Clock",
+    "derived_lists",
+    "drawer_signals",
+    "embed_texts",
+    "fuse_drawers",
+    "room_of",
+    "run_signals",
+    "superseded_among",
+]
 
 log = logging.getLogger("loci.retrieval")
 
@@ -111,6 +122,25 @@ def fuse_drawers(
     if replaced:
         fused = current_first(fused, replaced)
     return fused, weights
+
+
+async def superseded_among(
+    session: AsyncSession,
+    ctx: SignalContext,
+    config: RetrievalConfig,
+    lists: Mapping[str, list[Scored]],
+    at: datetime | None,
+    clock: Clock,
+) -> dict[int, frozenset[int]]:
+    """The candidates whose facts the graph has replaced by ``at`` (the question's ``now``),
+    with the turns that replaced them, for a question about how things stand now (else none,
+    without a statement): what `fuse_drawers` takes as ``replaced`` (`retrieval.superseded`)."""
+    if not (ctx.query.about_now and config.current_first):
+        return {}
+    ids = {i.drawer_id for items in lists.values() for i in items}
+    replaced = await superseded_by(session, ctx.user_id, ids, at)
+    clock.stage("superseded", len(ids), len(replaced))
+    return replaced
 
 
 def _scaled_by_role(lists: Mapping[str, list[Scored]], analysis: QueryAnalysis) -> set[int]:
