@@ -12,21 +12,25 @@ import enum
 import functools
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from retrieval.params import RecallDepth
-from retrieval.query import is_trivial
+from retrieval.query import QueryAnalysis, has_content, is_trivial, or_tsquery
 
-__all__ = ["Depth", "DepthKind", "choose_depth"]
+__all__ = ["NO_CONTENT", "TRIVIAL", "Depth", "DepthKind", "choose_depth", "subject_query"]
 
 log = logging.getLogger("loci.retrieval")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_WORD_REST = re.compile(r"\w*", re.UNICODE)
+
+TRIVIAL = "trivial message"
+NO_CONTENT = "nothing to search for: every word is a stopword"
 
 
 class DepthKind(enum.StrEnum):
     SKIP = "skip"
-    """A trivial continuation: nothing is recalled."""
+    """A trivial continuation, or a message without a content word: nothing is recalled."""
     ORDINARY = "ordinary"
     MEMORY = "memory"
     """The message asks about memory ("do you remember…", "what did I say…")."""
@@ -40,6 +44,8 @@ class Depth:
     kind: DepthKind
     top_k: int | None
     """Drawers to recall; None: the user's ``top_k`` setting (read with the controls)."""
+    skipped: str | None = None
+    """Why a `DepthKind.SKIP` recalls nothing (`TRIVIAL`, `NO_CONTENT`), answered as ``skipped``."""
 
     def resolve(self, user_top_k: int) -> int:
         """The count in force once the user's setting is known."""
@@ -57,9 +63,12 @@ def _phrases(phrases: tuple[str, ...]) -> re.Pattern[str]:
 
 def choose_depth(message: str, rule: RecallDepth, explicit_top_k: int | None = None) -> Depth:
     """The depth for ``message`` under ``rule``; a caller's ``explicit_top_k`` wins over the
-    rule (a trivial message is still skipped: it has nothing to search for)."""
+    rule (a trivial message, or one without a content word when ``rule.skip_without_content``,
+    is still skipped: it has nothing to search for)."""
     if is_trivial(message):
-        depth = Depth(DepthKind.SKIP, 0)
+        depth = Depth(DepthKind.SKIP, 0, TRIVIAL)
+    elif rule.skip_without_content and not has_content(message):
+        depth = Depth(DepthKind.SKIP, 0, NO_CONTENT)
     elif explicit_top_k is not None:
         depth = Depth(DepthKind.EXPLICIT, explicit_top_k)
     elif _phrases(rule.memory_phrases).search(message):
@@ -70,3 +79,19 @@ def choose_depth(message: str, rule: RecallDepth, explicit_top_k: int | None = N
         depth = Depth(DepthKind.ORDINARY, rule.ordinary_top_k)
     log.debug("retrieval.depth", extra={"depth": str(depth.kind), "top_k": depth.top_k})
     return depth
+
+
+def subject_query(analysis: QueryAnalysis, rule: RecallDepth) -> QueryAnalysis:
+    """``analysis`` without the words of the memory phrases its message uses (``rule.memory_phrases``,
+    each to the end of its last word: "we decided", "last time"): what the message asks about,
+    not how it asks. "What did we decide about the Japan trip last time?" is about "japan" and
+    "trip"; "decide", "last" and "time" say it asks about the past, and match every summary
+    or saved memory that says "we decided" or "last week" (`MemorySearchParams.subject_terms`)."""
+    message = analysis.message
+    asking: set[str] = set()
+    for found in _phrases(rule.memory_phrases).finditer(message):
+        rest = _WORD_REST.match(message, found.end())
+        end = rest.end() if rest is not None else found.end()
+        asking.update(w.lower() for w in _WORD.findall(message[found.start() : end]))
+    terms = tuple(t for t in analysis.terms if t not in asking)
+    return analysis if terms == analysis.terms else replace(analysis, terms=terms, tsquery=or_tsquery(list(terms)))

@@ -21,6 +21,11 @@ message (`BlockFloor.lexical_min_similarity`): one shared stem ("differently" fo
 the user's are embedded) can only be found by those signals, so for them the match
 stands.
 
+A drawer whose text holds no word ("?!...", "---", "🎉🎉🎉") never counts on its own
+(`BlockFloor.admit_wordless`); it may still come as the neighbour of one that does.
+
+Saved memories meet the same lexical rule (`lexical_match`, from `memory_search.fuse_memories`).
+
 Room pooling keeps the absolute rule (`passes_absolute`) so the ranking does not move
 with the block's floor.
 """
@@ -35,7 +40,7 @@ from retrieval.params import Signal
 from retrieval.reply import REPLY_LIST
 from retrieval.signals import relevant_signals
 
-__all__ = ["block_relevant", "passes_absolute"]
+__all__ = ["block_relevant", "lexical_match", "passes_absolute"]
 
 _RELEVANT = relevant_signals() | {REPLY_LIST}  # a reply of a question past the floor
 _LEXICAL = frozenset({str(Signal.KEYWORD)})
@@ -48,14 +53,19 @@ def passes_absolute(fused: Fused, sims: Mapping[int, float], config: RetrievalCo
     return sims.get(fused.drawer_id, 0.0) >= config.min_similarity
 
 
+def lexical_match(similarity: float | None, minimum: float) -> bool:
+    """Whether a match by words alone counts: the item has no known similarity (no vector, or
+    no semantic search ran), or one of at least ``minimum`` (`BlockFloor.lexical_min_similarity`)."""
+    return similarity is None or similarity >= minimum
+
+
 def _matched(fused: Fused, sims: Mapping[int, float], ceiling: float | None, config: RetrievalConfig) -> bool:
     signals = _RELEVANT.intersection(fused.ranks)
     if not signals:
         return False
     if not signals <= _LEXICAL:
         return True
-    sim = sims.get(fused.drawer_id, ceiling)
-    return sim is None or sim >= config.floor.lexical_min_similarity
+    return lexical_match(sims.get(fused.drawer_id, ceiling), config.floor.lexical_min_similarity)
 
 
 def _vectorless_match(fused: Fused, vectorless: Collection[int]) -> bool:
@@ -68,19 +78,23 @@ def block_relevant(
     ceiling: float | None,
     vectorless: Collection[int],
     config: RetrievalConfig,
+    wordless: Collection[int] = (),
 ) -> set[int]:
     """The ids of ``ranked`` (recall's top ``top_k``) that may enter the block.
 
     ``sims`` holds the best cosine similarity to the message (or a clause) of each drawer
     the semantic signal returned; ``ceiling`` is None when that list held every drawer
     with a vector, else its last similarity, which bounds every drawer with a vector it
-    left out; ``vectorless`` are the ranked drawers without one.
+    left out; ``vectorless`` are the ranked drawers without one, ``wordless`` those whose
+    text holds no word (left out unless `BlockFloor.admit_wordless`).
     """
     best = max(sims.values(), default=0.0)
     gate_open = best >= config.floor.gate_similarity
     near = max(config.floor.gate_similarity, best * config.floor.relative_share)
     passed: set[int] = set()
     for fused in ranked:
+        if fused.drawer_id in wordless and not config.floor.admit_wordless:
+            continue
         sim = sims.get(fused.drawer_id)
         close = sim is not None and (sim >= config.min_similarity or (gate_open and sim >= near))
         if close or _vectorless_match(fused, vectorless) or _matched(fused, sims, ceiling, config):

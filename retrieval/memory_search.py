@@ -36,6 +36,7 @@ from loci.write_watch import bookkeeping
 from retrieval.candidates import vector_param
 from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, known_by, memory_filter_sql
+from retrieval.floor import lexical_match
 from retrieval.fusion import rrf_scores
 from retrieval.params import KeywordParams, MemorySearchParams, SearchMode, SemanticParams
 from retrieval.query import QueryAnalysis, or_tsquery
@@ -128,6 +129,8 @@ class MemoryPlan:
     min_similarity: float
     caps: Mapping[str, int]
     """Most memories of a category in the answer (`RecallRequest.category_caps`)."""
+    lexical_floor: float | None = None
+    """Least similarity of a memory found by its words alone (`fuse_memories`); None: none."""
 
 
 def plan_memories(
@@ -147,9 +150,9 @@ def plan_memories(
         controls.memory_rows, controls.memory_table, filters.categories, filters.category,
         excluded=filters.excluded_categories, now=request.now,
     )  # fmt: skip
-    return MemoryPlan(
-        scope, params, config.keyword, config.semantic, config.rrf_k, config.min_similarity, request.category_caps
-    )
+    lexical = config.floor.lexical_min_similarity if params.keyword_needs_similarity else None
+    ranking = (config.keyword, config.semantic, config.rrf_k, config.min_similarity, request.category_caps, lexical)
+    return MemoryPlan(scope, params, *ranking)
 
 
 def trust_rank(source: str) -> int:
@@ -287,12 +290,14 @@ def fuse_memories(
     rrf_k: int,
     min_similarity: float,
     caps: Mapping[str, int] | None = None,
+    lexical_floor: float | None = None,
 ) -> list[RecalledMemory]:
     """RRF over the memory lists, the relevance floor, then the best ``max_items`` with at
     most ``caps[category]`` of a capped category.
 
-    A memory passes the floor with a keyword match or a cosine similarity of at least
-    ``min_similarity``, as a drawer does; equal fused scores go to the more trusted source.
+    A memory passes the floor with a cosine similarity of at least ``min_similarity`` or a keyword
+    match, which with a ``lexical_floor`` counts only as a drawer's does (`floor.lexical_match`);
+    equal fused scores go to the more trusted source.
     """
     weights = {KEYWORD: params.keyword_weight, SEMANTIC: params.semantic_weight}
     ids = {name: [c.memory_id for c in items] for name, items in lists.items()}
@@ -303,6 +308,10 @@ def fuse_memories(
         scores[i] *= category_weight.get(rows[i].category, 1.0)
     sims = {c.memory_id: c.score for c in lists.get(SEMANTIC, ())}
     keyword = set(ids.get(KEYWORD, ())) if params.keyword_weight > 0 else set()
+    semantic = lists.get(SEMANTIC, ())  # when full, its last score bounds the memories it left out
+    ceiling = semantic[-1].score if len(semantic) >= params.candidate_limit else None
+    if lexical_floor is not None:
+        keyword = {i for i in keyword if lexical_match(sims.get(i, ceiling), lexical_floor)}
     passing = [i for i in scores if i in keyword or sims.get(i, 0.0) >= min_similarity]
     passing.sort(key=lambda i: (-scores[i], trust_rank(rows[i].source), min(ranks[i].values()), i))
     passing = _capped(passing, {i: rows[i].category for i in passing}, caps or {})
@@ -388,4 +397,4 @@ def recalled_memories(plan: MemoryPlan | None, lists: Mapping[str, Sequence[Memo
     """The fused memories that pass the floor (none without a plan)."""
     if plan is None:
         return []
-    return fuse_memories(lists, plan.params, plan.rrf_k, plan.min_similarity, plan.caps)
+    return fuse_memories(lists, plan.params, plan.rrf_k, plan.min_similarity, plan.caps, plan.lexical_floor)

@@ -71,7 +71,16 @@ class BlockFloor:
     lexical_min_similarity: float = 0.10
     """A drawer matched by the keyword signal alone counts only with at least this
     similarity when it has a vector: one shared stem with a drawer about something else
-    (cosine ~0) is not relevance."""
+    (cosine ~0) is not relevance. Saved memories meet the same rule
+    (`MemorySearchParams.keyword_needs_similarity`)."""
+    admit_wordless: bool = False
+    """Whether a drawer whose text holds no word at all (`query.has_words`: "?!...", "---",
+    "🎉🎉🎉") may enter the block on its own. False: it is still ranked, and still shown as
+    the neighbour of a drawer that entered, but never for itself. MiniLM reads every emoji as
+    the same unknown token ("🎉🎉🎉" and "🍅🌱☀️" score 1.0 against each other) and puts
+    punctuation near any short message, so such a drawer's similarity says nothing, and alone
+    it tells the reader nothing. It can change a block (not a ranking) for any question, so it
+    is a field: True shows them as before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +209,21 @@ class MemorySearchParams:
     """RRF weight of the memories' semantic list: as much as the drawers' (`SIGNALS`)."""
     keyword_weight: float = 1.0
     """RRF weight of the memories' keyword list: as much as the drawers'."""
+    subject_terms: bool = True
+    """The memories' keyword list searches the message's terms without the words of the memory
+    phrases it uses (`depth.subject_query`; `RecallDepth.memory_phrases`: "did we decide",
+    "last time"), which say how it asks, not what about. Saved lines say "I decided…" and
+    "last week" often: "What did we decide about the Japan trip last time?" found "I decided to
+    stop drinking soda last year" (cosine 0.15, past the word-match floor below) by "decide"
+    and "last". The drawers' keyword signal keeps every term. False: the memories' too."""
+    keyword_needs_similarity: bool = True
+    """A memory found by its words alone passes recall's floor only as a drawer does
+    (`BlockFloor.lexical_min_similarity`): when its vector is not unrelated to the message
+    (or it has none). A summary spans a whole conversation, so it shares a word ("decided",
+    "last", "time") with most questions about the past: "What did we decide about the Japan
+    trip last time?" brought the job's and the diagnosis's summaries (cosine 0.09 and 0.06)
+    beside Japan's (0.53). False: any keyword match passes, as before (the scoped query
+    keeps that rule: a search lists what shares its words)."""
     candidate_limit: int = 20
     """Depth of each memory list: four times ``max_items``, enough for the two lists to
     agree on the best few."""
@@ -261,3 +285,10 @@ class RecallDepth:
     Past tense only: "what do you recommend?" asks for something new."""
     long_words: int = 60
     """A message of at least this many words is long (a pasted text, a detailed request)."""
+    skip_without_content: bool = True
+    """Recall nothing for a message without a content word (`query.has_content`: every word a
+    stopword or a lone letter or digit, "is it?", "what about that?", "1️⃣2️⃣3️⃣"), as for a
+    trivial one. Such a message has no keyword query, and its vector encodes only its form: its
+    nearest drawers were the palace's content-free turns ("?!...", "---", emoji), past the
+    floor at cosine 0.3-1.0, so the block showed them. A question names what it asks about, so
+    this should leave benchmark rankings alone (not yet re-measured); False recalls as before."""

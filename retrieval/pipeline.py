@@ -24,7 +24,7 @@ from loci.write_watch import bookkeeping
 from retrieval.cache import TokenMemo
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
-from retrieval.depth import Depth, DepthKind, choose_depth
+from retrieval.depth import Depth, DepthKind, choose_depth, subject_query
 from retrieval.filters import known_by
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
@@ -40,7 +40,7 @@ from retrieval.memory_search import (
 )
 from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse
+from retrieval.query import QueryAnalysis, analyse, has_words
 from retrieval.rehydrate import serve_cached
 from retrieval.render import RenderItem, render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
@@ -123,7 +123,8 @@ async def _candidates(
     config order; explicit memories meanwhile on a connection of their own (`search_aside`)."""
     aside = None
     if memories is not None:
-        aside = asyncio.create_task(search_aside(db, memories, ctx.query, embedding))
+        query = subject_query(ctx.query, config.depth) if memories.params.subject_terms else ctx.query
+        aside = asyncio.create_task(search_aside(db, memories, query, embedding))
     try:
         found, vectors, ctx = await drawer_signals(session, ctx, config, embedding, clock)
         lists = {str(signal): found[signal] for signal in config.signals}
@@ -247,7 +248,8 @@ async def _rank(
         notes["superseded"] = {str(old): sorted(new) for old, new in sorted(replaced.items())}
     semantic = lists.get(str(Signal.SEMANTIC), [])
     ceiling = semantic[-1].score if len(semantic) >= ctx.limit else None  # cut off: bounds the rest
-    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config)
+    wordless = {i.drawer.drawer_id for i in items if not has_words(i.drawer.content)}
+    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config, wordless)
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
@@ -275,7 +277,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
     config = request.config if request.config is not None else get_preset(deps.settings.retrieval.preset)
     depth = choose_depth(request.message, config.depth, request.top_k)
     if depth.kind is DepthKind.SKIP:
-        return _skip("trivial message", config, clock, RecallStats(str(depth.kind), 0))
+        return _skip(depth.skipped or "trivial message", config, clock, RecallStats(str(depth.kind), 0))
     cache = deps.cache if deps.cache is not None and deps.cache.usable(request) else None
     slot = await cache.lookup(request, config) if cache is not None else None
     if cache is not None:

@@ -23,6 +23,8 @@ __all__ = [
     "about_now",
     "about_past",
     "analyse",
+    "has_content",
+    "has_words",
     "is_trivial",
     "keyword_terms",
     "or_tsquery",
@@ -45,6 +47,10 @@ mentioned mention told ask asked earlier previously conversation chat talked tal
 get got one thing things something anything like would could might please thanks thank
 """
 _STOPWORDS = frozenset(_STOP_TEXT.split())
+_CLITIC_TEXT = "s t d m ll re ve didn doesn isn wasn weren aren haven hasn hadn won wouldn couldn shouldn"
+_CLITICS = frozenset(_CLITIC_TEXT.split())
+"""The pieces of a contraction ("that's", "didn't", "won't") that are not words of their own, as
+in Postgres' english stopwords: `has_content` reads a contraction by its pieces."""
 
 _TRIVIAL_TEXT = """
 ok okay k kk ok. thanks thank thx ty cool nice great sure yes yep yeah yup no nope got it gotcha
@@ -109,6 +115,22 @@ def is_trivial(message: str) -> bool:
         return True
     words = _words(stripped)
     return len(words) <= 3 and all(w in _TRIVIAL for w in words)
+
+
+def has_words(text: str) -> bool:
+    """True when ``text`` holds a word at all (a run of letters or digits): "?!...", "---" and
+    "🎉🎉🎉" hold none."""
+    return _WORD_RE.search(text) is not None
+
+
+def has_content(message: str) -> bool:
+    """True when some word of ``message`` is a content word: not a stopword of `keyword_terms`
+    and not a lone ASCII letter or digit. "is it?", "what about that?", "the and of to a in" and
+    "1️⃣2️⃣3️⃣" (keycaps: digits) have none, so there is nothing to search for: no keyword query,
+    and a vector that encodes only their form, which lies nearer other content-free texts
+    ("?!...", "---", emoji) than any topic. A time word ("today", "March") is a content word."""
+    parts = (part for word in _words(message) for part in word.split("'"))  # "that's": "that", "s"
+    return any(p not in _STOPWORDS and p not in _CLITICS and not (len(p) == 1 and p.isascii()) for p in parts)
 
 
 def keyword_terms(message: str, limit: int | None = None) -> list[str]:

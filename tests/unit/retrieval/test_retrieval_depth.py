@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import ValidationError
@@ -12,7 +13,8 @@ from loci.generations import CACHE_TTL_MAX_S, GENERATION_TTL_S
 from loci.settings import RetrievalSettings
 from retrieval import HYBRID, RecallDepth, RecallFilters, RecallRequest
 from retrieval.cache import TokenMemo, cache_key, normalise
-from retrieval.depth import DepthKind, choose_depth
+from retrieval.depth import NO_CONTENT, DepthKind, choose_depth, subject_query
+from retrieval.query import analyse
 
 RULE = RecallDepth()
 
@@ -51,7 +53,23 @@ def test_resolved_top_k() -> None:
     assert choose_depth("What should I cook?", small).resolve(5) == 3
     assert choose_depth("Where is Ingrid?", small).kind is DepthKind.MEMORY
     assert choose_depth("one two three four five", small).kind is DepthKind.LONG
-    assert choose_depth("Do you remember?", replace(RULE, memory_phrases=())).kind is DepthKind.ORDINARY
+    assert choose_depth("Do you remember Ingrid?", replace(RULE, memory_phrases=())).kind is DepthKind.ORDINARY
+
+
+@pytest.mark.parametrize("message", ["is it?", "what about that?", "Do you remember?", "the and of to a", "1️⃣2️⃣3️⃣"])
+def test_a_message_without_a_content_word_is_skipped(message: str) -> None:
+    depth = choose_depth(message, RULE, explicit_top_k=5)
+    assert (depth.kind, depth.skipped) == (DepthKind.SKIP, NO_CONTENT)
+    assert choose_depth(message, replace(RULE, skip_without_content=False)).kind is not DepthKind.SKIP
+
+
+def test_the_memories_keyword_query_leaves_out_the_memory_phrases() -> None:
+    asked = analyse("What did we decide about the Japan trip last time?", datetime(2024, 10, 1, tzinfo=UTC))
+    subject = subject_query(asked, RULE)
+    assert asked.terms == ("decide", "japan", "trip", "last", "time")
+    assert (subject.terms, subject.tsquery) == (("japan", "trip"), "'japan' | 'trip'")
+    plain = analyse("Where does Ingrid live?", datetime(2024, 10, 1, tzinfo=UTC))
+    assert subject_query(plain, RULE) is plain
 
 
 def test_cache_key_covers_what_changes_the_answer() -> None:

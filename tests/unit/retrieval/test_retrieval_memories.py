@@ -67,6 +67,17 @@ def test_the_floor_keeps_keyword_matches_and_similar_memories_only() -> None:
     assert [m.memory_id for m in no_keyword] == [2]
 
 
+def test_with_a_lexical_floor_a_word_match_counts_as_a_drawers_does() -> None:
+    """A keyword match whose vector is unrelated (cosine under the floor) stays out; one with no
+    known similarity (no vector, or past a semantic list that was not full) stands."""
+    lists = {KEYWORD: [cand(1, 3.0), cand(2, 2.0), cand(4, 1.0)], SEMANTIC: [cand(1, 0.05), cand(2, 0.12)]}
+    fused = fuse_memories(lists, PARAMS, rrf_k=20, min_similarity=0.3, lexical_floor=0.10)
+    assert [m.memory_id for m in fused] == [2, 4]
+    assert [m.memory_id for m in fuse_memories(lists, PARAMS, 20, 0.3)] == [1, 2, 4]  # no floor: as before
+    full = {**lists, SEMANTIC: [cand(1, 0.05), cand(2, 0.12)]}  # a full list bounds the memories it left out
+    assert [m.memory_id for m in fuse_memories(full, replace(PARAMS, candidate_limit=2), 20, 0.3, None, 0.13)] == []
+
+
 def test_equal_scores_go_to_the_more_trusted_source_and_max_items_cuts() -> None:
     # Each memory is first in one list and second in the other: equal RRF scores.
     ext, own = cand(1, 2.0, "extracted"), cand(2, 1.0, "user")

@@ -8,7 +8,16 @@ import pytest
 
 from retrieval import PRESETS, RetrievalConfig, Signal, get_preset
 from retrieval.filters import RecallFilters, known_by
-from retrieval.query import about_user, analyse, is_trivial, keyword_terms, or_tsquery, sub_queries
+from retrieval.query import (
+    about_user,
+    analyse,
+    has_content,
+    has_words,
+    is_trivial,
+    keyword_terms,
+    or_tsquery,
+    sub_queries,
+)
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
 
@@ -90,6 +99,28 @@ def test_trivial_continuations(message: str) -> None:
 @pytest.mark.parametrize("message", ["ok so what was my sister's name?", "thanks, where did I park?", "Lisbon"])
 def test_real_questions_are_not_trivial(message: str) -> None:
     assert not is_trivial(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [
+        ("is it?", False),
+        ("what's that?", False),
+        ("didn't you?", False),
+        ("1️⃣2️⃣3️⃣", False),
+        ("How are you today?", True),
+        ("Lisbon", True),
+        ("猫?", True),
+        ("hmm... so?", True),
+    ],
+)
+def test_content_words(message: str, content: bool) -> None:
+    assert has_content(message) is content
+
+
+def test_words_at_all() -> None:
+    assert not any(has_words(t) for t in ("?!...", "---", "🎉🎉🎉", "🍅🌱☀️", ""))
+    assert has_words("ok") and has_words("7")
 
 
 def test_presets_cover_the_contract() -> None:
