@@ -21,7 +21,7 @@ from sqlalchemy import select, text, update
 
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
-from loci.inputs import EMAIL_PATTERN, check_id, check_text
+from loci.inputs import EMAIL_PATTERN, check_id, check_name
 from loci.models import ApiKey, MemorySettings, User
 from loci.write_watch import bookkeeping
 
@@ -109,7 +109,7 @@ async def create_user(db: Database, name: str, email: str | None = None) -> User
     name = name.strip()
     if not name or len(name) > MAX_NAME_CHARS:
         raise InvalidInput(f"name must be 1-{MAX_NAME_CHARS} characters", field="name")
-    check_text(name, field="name")
+    check_name(name, field="name")
     if email is not None:
         email = email.strip()
         if len(email) > MAX_EMAIL_CHARS or not _EMAIL.fullmatch(email):
@@ -155,7 +155,7 @@ async def create_key(db: Database, user_id: int, name: str = "default", agent: s
     name = name.strip()
     if not name or len(name) > MAX_NAME_CHARS:
         raise InvalidInput(f"name must be 1-{MAX_NAME_CHARS} characters", field="name")
-    check_text(name, field="name")
+    check_name(name, field="name")
     if agent is not None:
         check_id(agent, field="agent_id")
     prefix = secrets.token_hex(4)

@@ -24,6 +24,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
+from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, SLUG_PATTERN, check_id
@@ -245,7 +246,10 @@ def _convert(raw: Any, kind: Any, at: str) -> Any:
         message = str(e)
         below = message.rsplit("at `$", 1)[1].rstrip("`") if "at `$" in message else ""
         field = (at + below).lstrip(".") or "body"
-        raise InvalidInput(message.split(" - at `")[0], field=field) from e
+        said = message.split(" - at `")[0]
+        if INVALID_CHOICE.match(said) and (choices := choices_at(kind, below)):
+            said = f"{field}: {one_of(choices)}"  # as the JSON route says it (`service.strict_body`)
+        raise InvalidInput(said, field=field) from e
 
 
 def _modes_in(raw: Any, at: str) -> dict[str, ModeSpec]:

@@ -20,7 +20,7 @@ from domain.fields import When
 from domain.insights import InsightsOut
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.inputs import TEXT_PATTERN, check_id, check_text
+from loci.inputs import NAME_PATTERN, check_id, check_name
 from loci.models import TOP_K_MAX, Agent, MemorySettings
 
 __all__ = [
@@ -73,7 +73,7 @@ class AgentOut(msgspec.Struct):
 class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
     recall_enabled: bool | msgspec.UnsetType = msgspec.UNSET
     name: (
-        Annotated[str, msgspec.Meta(max_length=MAX_AGENT_NAME_CHARS, pattern=TEXT_PATTERN)] | msgspec.UnsetType | None
+        Annotated[str, msgspec.Meta(max_length=MAX_AGENT_NAME_CHARS, pattern=NAME_PATTERN)] | msgspec.UnsetType | None
     ) = msgspec.UNSET
 
 
@@ -147,7 +147,7 @@ async def put_agent(db: Database, user_id: int, external_id: str, update: AgentU
     if isinstance(update.name, str):
         if len(update.name) > MAX_AGENT_NAME_CHARS:
             raise InvalidInput(f"name must be at most {MAX_AGENT_NAME_CHARS} characters", field="name")
-        check_text(update.name, field="name")
+        check_name(update.name, field="name")
     async with db.user_session(user_id) as s:
         row = (
             await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))

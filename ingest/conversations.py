@@ -34,7 +34,7 @@ from ingest.records import ConversationRef, TurnIn
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from loci.idempotency import Once, claim, remember
-from loci.inputs import check_id, check_speaker, check_text
+from loci.inputs import check_id, check_name, check_speaker, check_text
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
@@ -85,11 +85,11 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
 
 
 def check_title(title: str | None, *, field: str = "title") -> str | None:
-    """A conversation title: at most `MAX_TITLE_CHARS`, no control characters."""
+    """A conversation title: at most `MAX_TITLE_CHARS`, a visible character, no control characters."""
     if title is not None:
         if len(title) > MAX_TITLE_CHARS:
             raise InvalidInput(f"{field} must be at most {MAX_TITLE_CHARS} characters", field=field)
-        check_text(title, field=field)
+        check_name(title, field=field)
     return title
 
 

@@ -10,7 +10,10 @@ field. They exist because of what got through before:
   C0 controls (ESC, BEL…) have no place in a chat transcript and can forge terminal or
   log output, so they are refused everywhere except tab, newline and carriage return;
 * a lone surrogate (``"\\ud800"`` in JSON) cannot be encoded as UTF-8 and fails deep in
-  the driver.
+  the driver;
+* a name of zero-width spaces (U+200B) or other invisible characters was stored and shown as
+  a label nobody can see (``:`` before a turn, an empty row in a listing), so every display
+  name (a speaker, a user, a key, an agent, a title) must hold a visible character.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ __all__ = [
     "ID_PATTERN",
     "MAX_ID_CHARS",
     "MAX_SPEAKER_CHARS",
+    "NAME_PATTERN",
     "NONBLANK_TEXT_PATTERN",
     "PATTERN_RULES",
     "SLUG_PATTERN",
     "SPEAKER_PATTERN",
     "TEXT_PATTERN",
     "check_id",
+    "check_name",
     "check_speaker",
     "check_text",
 ]
@@ -48,6 +53,14 @@ _BLANK = r"\t\n\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 """The whitespace `str.strip` removes, less the control characters. Spelled out rather than ``\\s``, which
 differs between Python (``\\x85``) and the ECMA regular expressions a schema's reader uses (``\\ufeff``): a
 schema-valid request must never be one the server refuses."""
+_INVISIBLE = (
+    r"\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    r"\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
+)
+"""Characters that show nothing on their own: zero-width spaces and joiners, direction marks, the word
+joiner and invisible operators, the byte-order mark, variation selectors, the soft hyphen and the blank
+fillers (Hangul, Braille). A name of only these reads as no name. Spelled out, as `_BLANK` is, so the
+schemas' patterns say the same rule (Unicode's ``Cf`` category would also take visible signs)."""
 TEXT_PATTERN = rf"^[^{_CONTROL}]*$"
 NONBLANK_TEXT_PATTERN = rf"^[{_BLANK}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}]*$"
 """`check_text`'s rule (TEXT_PATTERN), and that plus "not blank", as a regular expression for schemas (JSON cannot
@@ -58,9 +71,13 @@ characters ending in a NUL, on every request), which had kept the rule off the l
 MAX_SPEAKER_CHARS = 100
 """A speaker's name (a turn's ``name``): the width of ``turns.name`` and ``drawers.speaker``."""
 _LINE_BLANK = _BLANK.removeprefix(r"\t\n\r")
-SPEAKER_PATTERN = rf"^[{_LINE_BLANK}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}\n\r\t]*$"
-"""`check_speaker`'s rule for schemas: one line, not blank, no control characters (linear, as NONBLANK_TEXT_PATTERN)."""
+SPEAKER_PATTERN = rf"^[{_LINE_BLANK}{_INVISIBLE}]*[^{_CONTROL}{_BLANK}{_INVISIBLE}][^{_CONTROL}\n\r\t]*$"
+"""`check_speaker`'s rule for schemas: one line, something visible, no control characters (linear, as
+NONBLANK_TEXT_PATTERN)."""
 _SPEAKER = re.compile(SPEAKER_PATTERN)
+NAME_PATTERN = rf"^[{_BLANK}{_INVISIBLE}]*[^{_CONTROL}{_BLANK}{_INVISIBLE}][^{_CONTROL}]*$"
+"""`check_name`'s rule for schemas: a visible character, no control characters (linear, as NONBLANK_TEXT_PATTERN)."""
+_VISIBLE = re.compile(rf"[^{_CONTROL}{_BLANK}{_INVISIBLE}\ud800-\udfff]")
 
 _LABEL = rf"[^@.{_CONTROL}{_BLANK}]+"
 EMAIL_PATTERN = rf"^[^@{_CONTROL}{_BLANK}]+@{_LABEL}(?:\.{_LABEL})+$"
@@ -75,7 +92,10 @@ PATTERN_RULES = {
     ID_PATTERN: f"must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",
     TEXT_PATTERN: "must not contain control characters (tab, newline and carriage return are fine)",
     NONBLANK_TEXT_PATTERN: "must not be blank, nor contain control characters (tab, newline, carriage return are fine)",
-    SPEAKER_PATTERN: "must be one line, not blank, without control characters",
+    SPEAKER_PATTERN: "must be one line with a visible character (not only spaces or invisible ones such as U+200B), "
+    "without control characters",
+    NAME_PATTERN: "must hold a visible character (not only spaces or invisible ones such as U+200B), "
+    "without control characters",
     EMAIL_PATTERN: "must look like name@example.org (no spaces)",
     SLUG_PATTERN: "must be a wing's slug: lower-case letters and digits, words joined by '-' (e.g. billing-service)",
 }
@@ -93,9 +113,21 @@ def check_speaker(value: str | None, *, field: str) -> str | None:
         raise InvalidInput(f"{field} must not be blank", field=field)
     if len(value) > MAX_SPEAKER_CHARS:
         raise InvalidInput(f"{field} must be at most {MAX_SPEAKER_CHARS} characters", field=field)
-    if _UNSAFE.search(value) or not _SPEAKER.fullmatch(value):
+    if _UNSAFE.search(value) or not _VISIBLE.search(value) or not _SPEAKER.fullmatch(value):
+        check_name(value, field=field)  # says which: a control character, or nothing visible
         raise InvalidInput(f"{field} must be one line without control characters", field=field)
     return " ".join(value.split())
+
+
+def check_name(value: str, *, field: str) -> str:
+    """``value`` when `check_text` takes it and it holds a visible character; else InvalidInput
+    naming ``field`` and the invisible code points it holds (a name of U+200B reads as none)."""
+    check_text(value, field=field)
+    if not _VISIBLE.search(value):
+        shown = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(value) if not c.isspace())
+        holds = f"only spaces and invisible characters ({shown})" if shown else "only spaces"
+        raise InvalidInput(f"{field} must hold a visible character; it has {holds}", field=field)
+    return value
 
 
 def check_id(value: str, *, field: str) -> str:

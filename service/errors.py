@@ -24,6 +24,7 @@ from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.handlers import HTTPRouteHandler
 from sqlalchemy.exc import DataError
 
+from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import (
     Ambiguous,
     ConfigurationError,
@@ -130,6 +131,18 @@ _MISSING_PARAMETER = re.compile(r"^Missing required (?P<source>query|header|path
 """Litestar's refusal of a required parameter left out (``GET /v1/search`` without ``q``), which has no items."""
 
 
+def _parameter_words(request: Request[Any, Any, Any], name: str, raw: str) -> str:
+    """One refused parameter's message in words; a ``Literal`` one (``?format=xml`` on the export)
+    lists the values its handler argument takes, as a body field's refusal does."""
+    if _WHOLE_NUMBER.match(raw):
+        return "must be a whole number"
+    if INVALID_CHOICE.match(raw):
+        parameter = request.route_handler.parsed_fn_signature.parameters.get(name)
+        if parameter is not None and (choices := choices_at(parameter.annotation)):
+            return one_of(choices)
+    return in_words(raw).replace("`", "")
+
+
 def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException) -> Response[dict[str, Any]] | None:
     """Litestar's refusal of query or path parameters (``?layer=deep``), in the words a
     body field's refusal uses (`service.strict_body.in_words`): the allowed values, the rule,
@@ -148,9 +161,8 @@ def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException
         return None
     sent_as = declared(request).sent_as if isinstance(request.route_handler, HTTPRouteHandler) else {}
     for item in items:
+        words = _parameter_words(request, str(item["key"]), str(item.get("message") or "is not valid"))
         item["key"] = sent_as.get(str(item["key"]), item["key"])
-        raw = str(item.get("message") or "is not valid")
-        words = "must be a whole number" if _WHOLE_NUMBER.match(raw) else in_words(raw).replace("`", "")
         item["message"] = words[0].lower() + words[1:]
     body: dict[str, Any] = {
         "status_code": exc.status_code,

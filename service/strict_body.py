@@ -19,6 +19,7 @@ import msgspec
 from litestar import Request
 from litestar.enums import RequestEncodingType
 
+from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import InvalidInput
 from loci.idempotency import KEY_PATTERN, MAX_KEY_CHARS
 from loci.inputs import PATTERN_RULES
@@ -40,9 +41,12 @@ _REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
 """msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
 
 
-_CHOICES = re.compile(r"^\^\((?P<words>[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\$$")
+_WORD = r"(?:[A-Za-z0-9_-]|\\[^A-Za-z0-9])+"
+"""One word of a choice pattern: letters, digits, ``_`` and ``-``, or punctuation escaped (``hybrid\\+rerank``)."""
+_CHOICES = re.compile(rf"^\^\((?P<words>{_WORD}(?:\|{_WORD})*)\)\$$")
 """A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
-relations): said as that list, so a caller reads what to send instead of a pointer to the schema."""
+relations, presets): said as that list, so a caller reads what to send instead of a pointer to the schema."""
+_ESCAPED = re.compile(r"\\(.)")
 
 _RULES = {
     **PATTERN_RULES,
@@ -51,17 +55,6 @@ _RULES = {
 }
 """`PATTERN_RULES`, the category names' rule (defined with the settings, which list the categories) and the
 ``Idempotency-Key`` header's (`loci.idempotency`)."""
-
-_ENUM = re.compile(r"^Invalid enum value ")
-_STEP = re.compile(r"\[(?P<index>\d+)\]|\.?(?P<name>[^.\[]+)")
-"""One step of a refusal's path: ``turns``, ``[0]``, ``.role``."""
-_WITH_FIELDS = (msgspec.inspect.StructType, msgspec.inspect.TypedDictType, msgspec.inspect.DataclassType)
-_ARRAYS = (
-    msgspec.inspect.ListType,
-    msgspec.inspect.SetType,
-    msgspec.inspect.FrozenSetType,
-    msgspec.inspect.VarTupleType,
-)
 
 _BOUNDS = (
     (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
@@ -92,7 +85,7 @@ def in_words(message: str) -> str:
     except (ValueError, SyntaxError):
         pattern = None
     if isinstance(pattern, str) and (choices := _CHOICES.match(pattern)):
-        return "must be one of " + ", ".join(choices.group("words").split("|"))
+        return one_of([_ESCAPED.sub(r"\1", word) for word in choices.group("words").split("|")])
     return _RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 
@@ -125,45 +118,13 @@ def _whole_floats_as_ints(value: Any) -> Any:
     return value
 
 
-def _members(info: Any) -> list[Any]:
-    """The types ``info`` may be: its members when a union (``Literal[...] | None``), without metadata."""
-    while isinstance(info, msgspec.inspect.Metadata):
-        info = info.type
-    found = list(info.types) if isinstance(info, msgspec.inspect.UnionType) else [info]
-    return [t.type if isinstance(t, msgspec.inspect.Metadata) else t for t in found]
-
-
-def _child(info: Any, name: str | None, index: str | None) -> Any:
-    """The type at one step of a refusal's path: a field by its JSON name, or an array's item."""
-    for member in _members(info):
-        if name is not None and isinstance(member, _WITH_FIELDS):
-            return next((f.type for f in member.fields if f.encode_name == name), None)
-        if index is not None and isinstance(member, _ARRAYS):
-            return member.item_type
-    return None
-
-
-def _choices_at(type_: Any, path: str) -> list[str]:
-    """The values a ``Literal`` at ``path`` of ``type_`` allows; msgspec's "Invalid enum value"
-    names only the value that was sent, so ``"source": "robot"`` read as a dead end."""
-    try:
-        info: Any = msgspec.inspect.type_info(type_)
-    except (TypeError, ValueError):
-        return []
-    for step in _STEP.finditer(path):
-        info = _child(info, step.group("name"), step.group("index"))
-        if info is None:
-            return []
-    return [str(v) for m in _members(info) if isinstance(m, msgspec.inspect.LiteralType) for v in m.values]
-
-
 def _field_and_message(error: msgspec.ValidationError, type_: Any = None) -> tuple[str | None, str]:
     text = str(error)
     match = _AT.search(text)
     path = match.group("path").lstrip(".") if match else ""
     message = in_words(_AT.sub("", text))
-    if _ENUM.match(message) and (choices := _choices_at(type_, path)):
-        message = "must be one of " + ", ".join(choices)
+    if INVALID_CHOICE.match(message) and (choices := choices_at(type_, path)):
+        message = one_of(choices)
     if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
         path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
     elif unknown := _UNKNOWN.search(text):  # a misspelt "createdAt" would otherwise be dropped in silence

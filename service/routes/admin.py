@@ -21,7 +21,7 @@ from domain.accounts import (
     revoke_key,
 )
 from domain.forget import delete_user, forget_user_keys
-from loci.inputs import EMAIL_PATTERN, ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN
+from loci.inputs import EMAIL_PATTERN, ID_PATTERN, MAX_ID_CHARS, NAME_PATTERN
 from service.deps import StateDep
 from service.routes._api_docs import ADMIN_KEY
 from service.routes._docs import MAX_ID, IdPath, errors
@@ -32,7 +32,7 @@ class NewUser(msgspec.Struct):
     name: Annotated[
         str,
         msgspec.Meta(
-            pattern=NONBLANK_TEXT_PATTERN,
+            pattern=NAME_PATTERN,
             max_length=MAX_NAME_CHARS,
             description=f"1-{MAX_NAME_CHARS} characters once trimmed, no control characters",
         ),
@@ -60,7 +60,7 @@ class NewKey(msgspec.Struct):
     name: Annotated[
         str,
         msgspec.Meta(
-            pattern=NONBLANK_TEXT_PATTERN,
+            pattern=NAME_PATTERN,
             max_length=MAX_NAME_CHARS,
             description=f"a label for listings: 1-{MAX_NAME_CHARS} characters once trimmed, no control characters",
         ),

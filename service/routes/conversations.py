@@ -32,6 +32,7 @@ from loci.inputs import (
     ID_PATTERN,
     MAX_ID_CHARS,
     MAX_SPEAKER_CHARS,
+    NAME_PATTERN,
     NONBLANK_TEXT_PATTERN,
     SPEAKER_PATTERN,
     TEXT_PATTERN,
@@ -61,7 +62,7 @@ Content = Annotated[
 ClientId = Annotated[
     str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description=f"1-{MAX_ID_CHARS} of {ID_ALPHABET}")
 ]
-Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS, pattern=TEXT_PATTERN)]
+Title = Annotated[str, msgspec.Meta(max_length=MAX_TITLE_CHARS, pattern=NAME_PATTERN)]
 Stamp = Annotated[
     str,
     msgspec.Meta(

@@ -69,7 +69,7 @@ def _decode_doc(body: bytes) -> ExportDoc:
     try:
         return _JSON_DECODER.decode(body)
     except msgspec.ValidationError as e:  # named by its path ($.drawers[0].content: drawers[0].content)
-        raise refusal(e, context="not a loci export document: ", default="body") from e
+        raise refusal(e, context="not a loci export document: ", default="body", type_=ExportDoc) from e
     except msgspec.DecodeError as e:
         raise InvalidInput(f"not a loci export document: {e}", field="body") from e
 

@@ -3,21 +3,29 @@
 A profile over the core cap names ``markdown`` (or ``entries``), what was sent, not
 ``content``; a bullet too long names its line. ``{"id_or_text": "3"}`` finds memory 3 as
 the number does, unless other memories' text holds "3" (a 409 listing them). An unknown
-``kind``, ``layer``, ``source`` or link ``relation`` lists the values allowed.
+``kind``, ``layer``, ``source`` or link ``relation`` lists the values allowed, as does every
+other field or query parameter that takes a fixed list of words (the schema is walked for them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
+from domain.accounts import create_key, create_user
+from domain.preferences import AgentUpdate, put_agent
+from loci.db import Database
+from loci.errors import InvalidInput
+from loci.inputs import check_speaker
 from tests.conftest import UserHandle
 
 Client = AsyncTestClient  # type: ignore[type-arg]
 NewUser = Callable[..., Awaitable[UserHandle]]
+Choice = tuple[tuple[str | int, ...], list[str]]
 
 
 def _refusal(answer: Any, status: int) -> tuple[str, str]:
@@ -112,3 +120,103 @@ async def test_query_and_path_parameters_are_refused_in_words(
     assert named == field and message.startswith(f"{field}: ") and words in message, message
     assert "regex" not in answer.text and "Expected" not in answer.text, answer.text
     assert answer.json()["extra"][0]["source"] in {"query", "path"}
+
+
+def _choice_fields(node: Any, schemas: dict[str, Any], path: tuple[str | int, ...] = ()) -> Iterator[Choice]:
+    """Every place of a schema that takes a fixed list of words (an ``enum``, a ``const`` or a
+    pattern ``^(a|b)$``): its path (a map's value as ``"x"``, an array's item as 0) and the words."""
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        yield from _choice_fields(schemas[node["$ref"].rsplit("/", 1)[1]], schemas, path)
+        return
+    words = [w for w in node.get("enum", [node["const"]] if "const" in node else []) if w is not None]
+    if words:
+        yield path, [str(w) for w in words]
+    if found := re.fullmatch(r"\^\((.*)\)\$", node.get("pattern", "")):
+        yield path, [re.sub(r"\\(.)", r"\1", w) for w in found.group(1).split("|")]
+    for member in [*node.get("anyOf", []), *node.get("oneOf", []), *node.get("allOf", [])]:
+        yield from _choice_fields(member, schemas, path)
+    for name, child in node.get("properties", {}).items():
+        yield from _choice_fields(child, schemas, (*path, name))
+    yield from _choice_fields(node.get("items"), schemas, (*path, 0))
+    yield from _choice_fields(node.get("additionalProperties"), schemas, (*path, "x"))
+
+
+def _nested(path: tuple[str | int, ...], value: Any) -> Any:
+    """A body holding only ``value`` at ``path``: the refused word is the first thing msgspec meets."""
+    for step in reversed(path):
+        value = [value] if step == 0 else {step: value}
+    return value
+
+
+async def test_every_word_choice_of_the_api_lists_the_words_allowed(client: Client, new_user: NewUser) -> None:
+    """Walks the OpenAPI schema: each body field and query parameter of /v1 that takes a fixed
+    list of words, sent one it does not take, is a 400 that lists them (``group_by``, ``preset`` and
+    ``?format=`` of the export had said "invalid enum value" or pointed at the schema)."""
+    user = await new_user("choices")
+    spec = (await client.get("/schema/openapi.json")).json()
+    schemas, tried, unlisted = spec["components"]["schemas"], 0, []
+    for route, operations in spec["paths"].items():
+        url = re.sub(r"\{[^}]+\}", "a1", route)
+        for method, op in operations.items():
+            if not route.startswith("/v1/") or route.startswith("/v1/admin") or "responses" not in op:
+                continue
+            required = {p["name"]: "hello" for p in op.get("parameters", []) if p["in"] == "query" and p["required"]}
+            sends = [
+                ({"params": {**required, p["name"]: "bogus"}}, words)
+                for p in op.get("parameters", []) if p["in"] == "query"
+                for _, words in _choice_fields(p["schema"], schemas)
+            ] + [
+                ({"json": _nested(path, "bogus")}, words)
+                for media in op.get("requestBody", {}).get("content", {}).values()
+                for path, words in _choice_fields(media["schema"], schemas)
+            ]  # fmt: skip
+            for send, words in sends:
+                tried += 1
+                answer = await client.request(method.upper(), url, headers=user.headers, **send)
+                detail = answer.json().get("detail", "") if answer.status_code == 400 else answer.text
+                listed = detail.rpartition("must be one of ")[2].split(", ") if "must be one of" in detail else []
+                if set(listed) != set(words) or not answer.json()["extra"][0].get("key"):
+                    unlisted.append(f"{method.upper()} {route} {send}: {answer.status_code} {detail}")
+    assert tried >= 25, tried  # the walk found the API's choices (roles, layers, presets, modes, formats…)
+    assert not unlisted, "\n".join(unlisted)
+
+
+INVISIBLE_NAMES = ["\u200b", "\u200c\u200d", "\u2060 \ufeff", "\ufeff\u200b\u3000"]
+"""Names that hold no visible character: zero-width space, non-joiner and joiner, word joiner, BOM, blanks."""
+
+
+@pytest.mark.parametrize("invisible", INVISIBLE_NAMES)
+async def test_a_display_name_of_invisible_characters_is_refused_naming_it(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str], db: Database, invisible: str
+) -> None:
+    """A speaker, a conversation title, an agent's, a user's or a key's name shows as a label:
+    one of only U+200B and the like was stored and shown as nothing. Over HTTP (the schema's
+    pattern) and through the domain functions the CLI and the importer call (`check_name`)."""
+    user = await new_user("invisible")
+    turn = {"role": "other", "content": "hi", "name": invisible}
+    sends = [
+        (client.post("/v1/conversations", json={"id": "c1", "turns": [turn]}, headers=user.headers), "turns[0].name"),
+        (client.post("/v1/conversations", json={"id": "c2", "title": invisible}, headers=user.headers), "title"),
+        (client.put("/v1/agents/helper", json={"name": invisible}, headers=user.headers), "name"),
+        (client.post("/v1/admin/users", json={"name": invisible}, headers=admin_headers), "name"),
+        (client.post(f"/v1/admin/users/{user.id}/keys", json={"name": invisible}, headers=admin_headers), "name"),
+    ]
+    for send, field in sends:
+        message, named = _refusal(await send, 400)
+        assert named == field and "visible character" in message, message
+    assert (await client.get("/v1/conversations/c1", headers=user.headers)).status_code == 404
+    for call in (
+        lambda: create_user(db, invisible),
+        lambda: create_key(db, user.id, invisible),
+        lambda: put_agent(db, user.id, "helper", AgentUpdate(name=invisible)),
+    ):
+        with pytest.raises(InvalidInput, match="visible character") as refused:
+            await call()
+        assert refused.value.field == "name"
+    with pytest.raises(InvalidInput, match=r"turns\[0\]\.name must hold a visible character") as refused:
+        check_speaker(invisible, field="turns[0].name")
+    visible = await client.post("/v1/conversations", json={"id": "c3", "title": "\u200bPlans", "turns": [
+        {**turn, "name": "\u200bPriya"}]}, headers=user.headers)  # fmt: skip
+    assert visible.status_code == 201, visible.text  # an invisible character beside a visible one is fine
