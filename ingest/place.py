@@ -14,6 +14,7 @@ conversation's wing is for is decided before placement (`ingest.subjects`).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -21,7 +22,6 @@ from typing import Any
 
 from sqlalchemy import Text, cast, func, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import EntityMention
@@ -148,15 +148,29 @@ async def resolve_room(
 
 
 async def resolve_closet(s: AsyncSession, user_id: int, room_id: int, topic: str) -> int:
+    """The room's live closet for ``topic``, created when new. A closet in the trash is not
+    reused: drawers filed in it were out of every reader's sight (the palace, the export, the
+    trash's counts). A room's closet slugs are unique, so the new closet takes the first free
+    ``slug-2``, ``slug-3``…; restoring the trashed one then leaves both, each with its own
+    drawers, as they were filed (a restore gives back what was deleted, and moves nothing)."""
     topic = " ".join(topic.split())[:300] or "general"
     slug = slugify(topic)
-    await s.execute(
-        pg_insert(Closet)
-        .values(user_id=user_id, room_id=room_id, topic=topic, slug=slug)
-        .on_conflict_do_nothing(index_elements=["room_id", "slug"])
-    )
-    closet_id = await s.scalar(select(Closet.id).where(Closet.room_id == room_id, Closet.slug == slug))
-    return int(closet_id or 0)
+    rows = (
+        await s.execute(
+            select(Closet.id, Closet.slug, Closet.topic, Closet.deleted_at)
+            .where(Closet.room_id == room_id, (Closet.slug == slug) | Closet.slug.startswith(f"{slug}-"))
+            .order_by(Closet.id)
+        )
+    ).all()
+    live = next((r.id for r in rows if r.deleted_at is None and slugify(r.topic) == slug), None)
+    if live is not None:
+        return int(live)
+    taken = {r.slug for r in rows}
+    free = next(c for n in itertools.count(1) if (c := slug if n == 1 else f"{slug}-{n}") not in taken)
+    closet = Closet(user_id=user_id, room_id=room_id, topic=topic, slug=free)  # the caller holds `lock_user`
+    s.add(closet)
+    await s.flush()
+    return int(closet.id)
 
 
 async def next_drawer_seq(s: AsyncSession, room_id: int) -> int:

@@ -4,7 +4,7 @@ Each test is a defect found by driving a running server over HTTP: a body nested
 deep was a 500 (RecursionError); a conversation trashed (or purged) while its mining job ran
 got every later window written as live drawers, found by recall and the export though the
 conversation read as gone, and a purge racing a window was a deadlock answered 503; turns added
-after their wing was trashed were mined into that trashed wing, out of every reader's sight.
+after their wing (or their closet) was trashed were mined into it, out of every reader's sight.
 """
 
 from __future__ import annotations
@@ -168,6 +168,37 @@ async def test_turns_added_after_their_wing_was_trashed_are_mined_where_they_can
     assert (await post(client, user, f"/v1/wings/{kyoto}/restore")).status_code == 200
     export = (await client.get("/v1/export", params={"embeddings": "false"}, headers=user.headers)).json()
     assert len(export["drawers"]) == 3
+
+
+async def test_turns_added_after_their_closet_was_trashed_are_mined_where_they_can_be_found(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """The same day and topic found the trashed closet again (its slug is unique in its room),
+    and the new drawer was filed in it: neither the palace nor the export showed it. It goes
+    into a new live closet of the same room; restoring the old one keeps both, each with its drawers."""
+    user = await new_user("closet-trashed")
+    await _create(client, user, "kyoto", ["I am planning a trip to Kyoto in April.", "Kyoto temples are my favourite."])
+    await run_jobs(app_state)
+
+    async def closets(room: int) -> list[tuple[str, int]]:
+        answer = await client.get("/v1/palace", params={"room": room}, headers=user.headers)
+        return sorted((c["label"], c["drawers"]) for c in answer.json()["items"])
+
+    (wing,) = (await client.get("/v1/palace", headers=user.headers)).json()["items"]
+    (room,) = (await client.get("/v1/palace", params={"wing": wing["id"]}, headers=user.headers)).json()["items"]
+    (closet,) = (await client.get("/v1/palace", params={"room": room["id"]}, headers=user.headers)).json()["items"]
+    assert (await client.delete(f"/v1/closets/{closet['id']}", headers=user.headers)).status_code == 200
+    more = {"turns": [{"role": "user", "content": "In Kyoto I want to see the bamboo grove of Arashiyama."}]}
+    assert (await post(client, user, "/v1/conversations/kyoto/turns", more)).status_code == 201
+    assert (await post(client, user, "/v1/conversations/kyoto/complete")).status_code == 202
+    await run_jobs(app_state)
+    assert await closets(room["id"]) == [(closet["label"], 1)]
+    export = (await client.get("/v1/export", params={"embeddings": "false"}, headers=user.headers)).json()
+    assert [d["content"] for d in export["drawers"]] == [more["turns"][0]["content"]]
+    assert (await post(client, user, f"/v1/closets/{closet['id']}/restore")).status_code == 200
+    assert await closets(room["id"]) == [(closet["label"], 1), (closet["label"], 2)]
+    export = (await client.get("/v1/export", params={"embeddings": "false"}, headers=user.headers)).json()
+    assert len(export["drawers"]) == 3 and len({c["slug"] for c in export["closets"]}) == 2
 
 
 async def test_entity_search_takes_percent_and_underscore_as_themselves(
