@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+import msgspec
 
 from loci.errors import ConfigurationError
 from loci.runtime import holds_database
@@ -63,9 +65,27 @@ def _running_api(settings: Settings) -> AdminApi | None:
     return None
 
 
+def _cell(value: object) -> str:
+    """One value as the admin API writes it: a time in ISO 8601 with ``Z`` (msgspec's form), so
+    a listing reads the same whether it came from the running service or the stopped database
+    (``str`` of a datetime had printed ``2026-11-28 22:59:34+00:00`` there)."""
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return str(msgspec.to_builtins(value.astimezone(UTC)))
+    return str(value)
+
+
+def _issued(key: str, agent: str | None) -> str:
+    """The line that shows a new key once, saying the agent it acts as (it sees only what that agent may)."""
+    if agent is None:
+        return f"api key (shown once): {key}"
+    return f"api key for agent {agent} (shown once; it acts as that agent, within its access list): {key}"
+
+
 def _table(rows: Sequence[Sequence[object]]) -> None:
     """Rows as aligned columns (the first is the header), one line each."""
-    cells = [["-" if value is None else str(value) for value in row] for row in rows]
+    cells = [[_cell(value) for value in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     for row in cells:
         click.echo("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
@@ -94,7 +114,7 @@ def users_create(name: str, email: str | None, with_key: bool, agent: str | None
             user = api.create_user(name, email)
             click.echo(f"user {user['id']} created: {user['name']}")
             if with_key:
-                click.echo(f"api key (shown once): {api.create_key(user['id'], 'default', agent)['key']}")
+                click.echo(_issued(api.create_key(user["id"], "default", agent)["key"], agent))
         return
 
     async def action(database: Database) -> None:
@@ -102,7 +122,7 @@ def users_create(name: str, email: str | None, with_key: bool, agent: str | None
         click.echo(f"user {user.id} created: {user.name}")
         if with_key:
             issued = await create_key(database, user.id, agent=agent)
-            click.echo(f"api key (shown once): {issued.key}")
+            click.echo(_issued(issued.key, agent))
 
     _with_db(settings, action)
 
@@ -125,7 +145,7 @@ def users_list(after: int, limit: int, data_dir: Path | None) -> None:
 
         async def action(database: Database) -> list[tuple[object, ...]]:
             listed = await list_users(database, after=after, limit=limit)
-            return [(u.id, u.name, u.email, u.created_at.isoformat()) for u in listed]
+            return [(u.id, u.name, u.email, u.created_at) for u in listed]
 
         found = _with_db(settings, action)
     if not found:

@@ -3,6 +3,7 @@ on a stopped service's database; a second revoke and a malformed e-mail are clea
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,26 @@ def test_the_cli_lists_users_and_keys_of_a_stopped_service(settings: Settings, t
     for args, field in [(["--limit", "0"], "limit"), (["--after", str(2**63)], "after")]:
         bad = runner.invoke(main, ["users", "list", *args], env=env)
         assert bad.exit_code == 2 and field in bad.output, bad.output
+
+
+async def test_the_cli_writes_times_as_the_api_does_and_names_a_key_s_agent(
+    client: Client, admin_headers: dict[str, str], settings: Settings, tmp_path: Path
+) -> None:
+    """A stopped service's listings printed ``2026-11-28 22:59:34+00:00``, a running one's (the admin
+    API's) ``2026-11-28T22:59:34Z``; and `users create --agent` printed a key without its agent."""
+    env = {"DATABASE_URL": settings.database.url or "", "LOCI_DATA_DIR": str(tmp_path)}
+
+    async def loci(*args: str) -> str:
+        result = await asyncio.to_thread(CliRunner().invoke, main, list(args), env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    created = await loci("users", "create", "cli-agent", "--agent", "helper")
+    user_id = int(re.search(r"user (\d+) created", created).group(1))  # type: ignore[union-attr]
+    assert re.search(r"^api key for agent helper \(shown once\b.*\): loci_\S+$", created, re.M), created
+    (key,) = (await client.get(f"/v1/admin/users/{user_id}/keys", headers=admin_headers)).json()
+    assert key["agent_id"] == "helper" and key["created_at"].endswith("Z"), key
+    assert key["created_at"] in (await loci("keys", "list", str(user_id))).splitlines()[1].split()
+    users = await client.get("/v1/admin/users", params={"after": user_id - 1, "limit": 1}, headers=admin_headers)
+    listed = (await loci("users", "list", "--after", str(user_id - 1), "--limit", "1")).splitlines()[1]
+    assert listed.split()[-1] == users.json()[0]["created_at"], listed
