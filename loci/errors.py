@@ -51,7 +51,8 @@ class Conflict(LociError):
 
 class Ambiguous(Conflict):
     """A text reference matched several things; ``candidates`` lets the caller pick one by id
-    (each a small dict such as ``{"id", "category", "content"}``) instead of guessing."""
+    (each a small dict such as ``{"id", "category", "content"}``: the id first, the text last,
+    as the MCP tools print them) instead of guessing."""
 
     def __init__(self, message: str, *, candidates: list[dict[str, object]]) -> None:
         super().__init__(message)

@@ -81,13 +81,25 @@ def _refusal(message: str, **detail: Any) -> CallToolResult:
     )
 
 
+def _candidate_line(candidate: dict[str, object]) -> str:
+    """One candidate of an `Ambiguous` on a line a model reads: ``- id 3, category fact: Prefers tea``.
+    A candidate holds its id first and its text last (`loci.errors.Ambiguous`); the Python dict had
+    been printed as it is (``{'id': 3, 'category': …}``). The text's line breaks are spaces, so
+    each candidate stays one line."""
+    if not candidate:
+        return "-"
+    *fields, (_, said) = candidate.items()
+    labels = ", ".join(f"{key} {value}" for key, value in fields if value is not None)
+    return f"- {labels}: {' '.join(str(said).split())}"
+
+
 def _domain_refusal(error: LociError) -> CallToolResult:
     """The HTTP error body's content, for a model: the message, the field, what to pick from."""
     message = str(error)
     if isinstance(error, InvalidInput | Forbidden | NotFound) and error.field and not message.startswith(error.field):
         message = f"{error.field}: {message}"
     if isinstance(error, Ambiguous):
-        listed = "\n".join(f"- {c}" for c in error.candidates)
+        listed = "\n".join(_candidate_line(c) for c in error.candidates)
         return _refusal(f"{message}\n{listed}", candidates=error.candidates)
     if isinstance(error, OverLimit):
         return _refusal(f"{message} (size {error.size}, limit {error.limit})", size=error.size, limit=error.limit)

@@ -244,3 +244,22 @@ async def test_every_tool_states_its_output_schema_and_answers_by_it(base_url: s
         assert (await call(session, "memory_query", agent="a", query="Oslo"))["bullets"]
         forgot = await session.call_tool("forget_memory", {"id_or_text": second})
         assert not forgot.is_error and text(forgot).startswith(f"Forgot memory {second} [preference]")
+
+
+async def test_an_ambiguous_text_lists_its_candidates_one_a_line(base_url: str, new_user: NewUser) -> None:
+    """The candidates were printed as Python dicts (``- {'id': 3, 'category': 'fact', …}``)."""
+    user = await new_user("mcp-ambiguous")
+    async with mcp_session(base_url, user.key) as session:
+        tea = await call(session, "save_memory", content="Drinks green tea\nevery morning", category="preference")
+        chai = await call(session, "save_memory", content="Orders chai tea at cafés", category="preference")
+        refused = await session.call_tool("forget_memory", {"id_or_text": "tea"})
+    assert refused.is_error and isinstance(refused.structured_content, dict), text(refused)
+    lines = text(refused).splitlines()
+    assert lines[0].startswith("2 active memories contain 'tea'"), lines
+    assert sorted(lines[1:]) == sorted(
+        [
+            f"- id {tea['memory']['id']}, category preference: Drinks green tea every morning",
+            f"- id {chai['memory']['id']}, category preference: Orders chai tea at cafés",
+        ]
+    ), lines
+    assert len(refused.structured_content["candidates"]) == 2
