@@ -12,8 +12,8 @@ from ``ingest`` only, never from its stage modules:
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
   which the export and the purge share, and `entities_of_drawers` + `refresh_entities`, which
-  recount an entity's mentions and dates from what is live when drawers are trashed, restored
-  or purged;
+  recount an entity's mentions and dates, and name it again (name, slug, aliases), from what is
+  live when drawers are trashed, restored or purged;
 * `extract_memory_candidates`, the offline extractor of durable memories (what people
   state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector

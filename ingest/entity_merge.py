@@ -7,7 +7,7 @@ one ("Mike rang again") are often in different chats, so no single window sees b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,7 +16,29 @@ from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_liveness import live_entity
 from loci.models import Entity
 
-__all__ = ["short_names"]
+__all__ = ["display_name", "short_names", "shortens"]
+
+
+def _may_be_short(kind: str, name: str) -> bool:
+    """A person's one-word name, or a capitalised product name: owned things in lower case
+    ("house") are never short for a name."""
+    return (kind == "p" and len(name.split()) == 1) or (kind == "i" and name[:1].isupper())
+
+
+def shortens(kind: str, name: str, slug: str, longer: str) -> bool:
+    """``name`` (keyed ``slug``) is a short way to say the name keyed ``longer``: the rule
+    `short_names` merges a mention by, also read back over an entity's spellings
+    (`ingest.entity_names`)."""
+    return _may_be_short(kind, name) and _short_of(kind, slug, longer)
+
+
+def display_name(spellings: Sequence[tuple[str, bool]]) -> str:
+    """The name an entity shows, from the spellings that named it in the order they came, each
+    with whether it was a short name merged into a longer one: the first that is not ("Callum
+    Hendry", never the "Callum" merged into it), else the first (when only "Callum" is known).
+    Mining names a new entity by it (`ingest.graph.upsert_entities`), and deleting a chat names
+    it again by the spellings left (`ingest.entity_names`)."""
+    return next((name for name, short in spellings if not short), spellings[0][0])
 
 
 def _short_of(kind: str, slug: str, longer: str) -> bool:
@@ -36,12 +58,7 @@ async def short_names(
     A capitalised product name is the one longer product name it ends ("Niro EV" → "Kia
     Niro EV"). Owned things in lower case ("house") are never short for a name.
     """
-    short = {
-        m: key
-        for m, key in keys.items()
-        if m != USER_ENTITY
-        and ((key[0] == "p" and len(m.name.split()) == 1) or (key[0] == "i" and m.name[:1].isupper()))
-    }
+    short = {m: key for m, key in keys.items() if m != USER_ENTITY and _may_be_short(key[0], m.name)}
     if not short:
         return {}
     shapes = [

@@ -13,7 +13,9 @@ mentions off the count and its dates off the span, and a restore puts them back 
   no mentions), ``first_seen``/``last_seen`` the earliest and latest of their times.
 
 An entity with no live source keeps its figures (it is not listed while nothing live names it,
-and a purge deletes it), so a restore of the whole of it finds them unchanged.
+and a purge deletes it), so a restore of the whole of it finds them unchanged. Its name, slug
+and aliases are worked out again in the same way, from the spellings of the live mentions
+(`ingest.entity_names`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from sqlalchemy import ARRAY, BigInteger, and_, case, func, literal, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest.entity_names import refresh_names
 from ingest.extraction import USER_ENTITY
 from ingest.graph import entity_slug
 from ingest.graph_liveness import live_relation
@@ -65,7 +68,7 @@ def _sources() -> Any:
 
 
 async def refresh_entities(s: AsyncSession, user_id: int, entity_ids: Collection[int]) -> None:
-    """Recount the entities ``entity_ids`` from their live sources (see the module doc)."""
+    """Recount and rename the entities ``entity_ids`` from their live sources (see the module doc)."""
     if not entity_ids:
         return
     src = _sources()
@@ -91,3 +94,4 @@ async def refresh_entities(s: AsyncSession, user_id: int, entity_ids: Collection
         )
         .execution_options(synchronize_session=False)
     )
+    await refresh_names(s, user_id, entity_ids)

@@ -26,7 +26,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from ingest.entity_merge import short_names
+from ingest.entity_merge import display_name, short_names
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.names import name_key, slugify
@@ -97,8 +97,11 @@ async def upsert_entities(
     settled = await _settled_kinds(s, user_id, keys.values())
     keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
     short = await short_names(s, user_id, keys)
-    names = {key: m.name for m, key in keys.items() if m not in short}
     keys |= short
+    spelled: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for m, key in keys.items():
+        spelled.setdefault(key, []).append((m.name, m in short))
+    names = {key: display_name(spellings) for key, spellings in spelled.items()}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for mention, at in seen:
         key = keys[mention]
@@ -107,7 +110,7 @@ async def upsert_entities(
             rows[key] = {
                 "user_id": user_id,
                 "kind": key[0],
-                "name": names.get(key, mention.name)[:300],
+                "name": names[key][:300],  # a stored entity keeps its name (see the upsert)
                 "slug": key[1][:300],
                 "aliases": [mention.name.lower()],
                 "mention_count": _mentions(mention),

@@ -62,10 +62,12 @@ _DRAWERS = ColumnInsert(
 )  # fmt: skip
 """A window's drawers; each comes back with its (turn, part), which is unique."""
 _LINKS = ColumnInsert(
-    DrawerEntity.__tablename__, (("drawer_id", "bigint"), ("entity_id", "bigint"), ("user_id", "bigint")),
+    DrawerEntity.__tablename__,
+    (("drawer_id", "bigint"), ("entity_id", "bigint"), ("user_id", "bigint"), ("surfaces", "jsonb")),
     "ON CONFLICT DO NOTHING",
 )  # fmt: skip
-"""Which entities the window's drawers mention."""
+"""Which entities the window's drawers mention, and how each drawer spelled them (what the
+entity's name and aliases are worked out from again when a drawer is deleted: `ingest.entity_names`)."""
 
 
 async def commit_window(
@@ -124,7 +126,7 @@ async def write_window(
     facts = _facts_of(ex, kept)
     entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
-    await insert_columns(s, _LINKS, [(d, e, conv.user_id) for d, e in sorted(links)])
+    await insert_columns(s, _LINKS, [(d, e, conv.user_id, Jsonb(spelled)) for (d, e), spelled in sorted(links.items())])
     for f in facts:
         object_id = entity_ids.get(EntityMention(f.value_kind, f.value)) if f.value_kind else None
         totals.relations += await record_relation(
@@ -220,9 +222,10 @@ async def _place_drawers(
     plans: Sequence[TurnPlan],
     mentions: Mapping[int, tuple[EntityMention, ...]],
     entity_ids: Mapping[EntityMention, int],
-) -> tuple[dict[int, int], set[tuple[int, int]]]:
+) -> tuple[dict[int, int], dict[tuple[int, int], list[str]]]:
     """Add one drawer per part and its sentence vectors, each table in one statement
-    (`loci.column_insert`); returns the first drawer per turn and entity links."""
+    (`loci.column_insert`); returns the first drawer per turn and the entity links, each
+    with the spellings its drawer used, in the order the drawer's mentions came."""
     next_seq: dict[int, int] = {}
     placed: list[tuple[TurnPlan, Part, list[EntityMention]]] = []
     rows: list[tuple[Any, ...]] = []
@@ -251,8 +254,11 @@ async def _place_drawers(
     ]
     await insert_columns(s, SENTENCES, sentences)
     first_drawer: dict[int, int] = {}
-    links: set[tuple[int, int]] = set()
+    links: dict[tuple[int, int], list[str]] = {}
     for drawer_id, (plan, _, found) in zip(drawer_ids, placed, strict=True):
         first_drawer.setdefault(plan.turn.seq, drawer_id)
-        links.update((drawer_id, entity_ids[m]) for m in found)
+        for m in found:
+            spelled = links.setdefault((drawer_id, entity_ids[m]), [])
+            if m.name not in spelled:
+                spelled.append(m.name)
     return first_drawer, links

@@ -17,7 +17,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from loci.models._base import (
@@ -51,7 +51,11 @@ class Entity(Base):
 
 
 class DrawerEntity(Base):
-    """Which entities a drawer mentions: feeds entity filters and the preference signal."""
+    """Which entities a drawer mentions: feeds entity filters and the preference signal.
+
+    ``surfaces`` keeps how the drawer spelled the entity ("Callum" for "Callum Hendry"), so its
+    name and aliases can be worked out again from the live drawers alone when one is deleted
+    (`ingest.entity_names`)."""
 
     __tablename__ = "drawer_entities"
 
@@ -60,6 +64,9 @@ class DrawerEntity(Base):
         BigInteger, ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True, index=True
     )
     user_id: Mapped[int] = user_fk_column()
+    surfaces: Mapped[list[str] | None] = mapped_column(
+        JSONB, comment="the spellings the drawer names the entity by, in order; NULL: not known (an import)"
+    )
 
 
 class Relation(Base):
