@@ -49,7 +49,7 @@ B = [
 ]
 
 
-async def _mine(
+async def mine_chat(
     db: Database, deps: MiningDeps, user: UserHandle, key: str, turns: Sequence[Said], at: datetime
 ) -> None:
     rows = [TurnIn(role, text, at + timedelta(minutes=i), name=name) for i, (role, name, text) in enumerate(turns)]
@@ -76,10 +76,10 @@ async def test_trash_restore_and_purge_of_a_later_chat_give_back_the_earlier_one
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(db, deps, user, "spring", A, SPRING)
+    await mine_chat(db, deps, user, "spring", A, SPRING)
     before = await _graph(client, user)
     assert before["entities"]["Callum Hendry"][1:] == (1, "2026-03-01T10:03:00Z", "2026-03-01T10:03:00Z")
-    await _mine(db, deps, user, "summer", B, SUMMER)
+    await mine_chat(db, deps, user, "summer", B, SUMMER)
     after = await _graph(client, user)
     assert after["entities"]["Callum Hendry"][1] == 2 and "Callum" not in after["entities"]  # merged
     assert after["entities"]["Japan"][1:] == (2, "2026-03-01T10:00:00Z", "2026-06-01T10:00:00Z")
@@ -101,8 +101,8 @@ async def test_deleting_the_earlier_chat_leaves_the_later_ones_counts_and_dates(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(db, deps, user, "spring", A, SPRING)
-    await _mine(db, deps, user, "summer", B, SUMMER)
+    await mine_chat(db, deps, user, "spring", A, SPRING)
+    await mine_chat(db, deps, user, "summer", B, SUMMER)
     assert (await client.delete("/v1/conversations/spring", headers=user.headers)).status_code == 200
     graph = await _graph(client, user)
     assert graph["entities"]["Japan"][1:] == (1, "2026-06-01T10:00:00Z", "2026-06-01T10:00:00Z")
@@ -129,7 +129,7 @@ async def test_deleting_the_user_leaves_nothing_keyed_by_them_in_valkey(
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     for route in ("me", "admin"):
         user = await new_user()
-        await _mine(db, deps, user, "spring", A, SPRING)
+        await mine_chat(db, deps, user, "spring", A, SPRING)
         asked = {"message": "where do I work?", "conversation_id": "spring"}
         assert (await client.post("/v1/recall", json=asked, headers=user.headers)).status_code == 200
         await redis.set(f"arq:result:mine-{user.id}-1-4", b"kept by arq for a day", ex=600)  # as a job leaves it

@@ -11,48 +11,22 @@ Mined as the worker mines them (offline); read through the HTTP routes.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, refresh_entities, store_conversation
+from ingest import MiningDeps, refresh_entities
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Entity
 from loci.settings import Settings
 from tests.conftest import UserHandle
+from tests.integration.test_forgetting_across_chats import SPRING, SUMMER, A, B, mine_chat
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
-SPRING = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
-SUMMER = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)
-Said = tuple[str, str | None, str]
-
-A = [
-    ("user", None, "I booked flights for my trip to Japan in October."),
-    ("user", None, "I work at Pellow Digital, mostly dashboards."),
-    ("user", None, "My battery is a 12V20Ah pack."),
-    ("user", None, "I had lunch with Callum Hendry, he fixes kitchens."),
-]
-B = [
-    ("user", None, "We went to Japan last week, the temples were beautiful."),
-    ("user", None, "I handed in my notice at Pellow Digital today."),
-    ("user", None, "We swapped the battery for a 44V 30Ah pack."),
-    ("user", None, "Callum rang again about the worktop."),
-    ("other", "Zelda Marwick", "I loved the samples from Thornquist Tiles."),
-]
-
-
-async def _mine(
-    db: Database, deps: MiningDeps, user: UserHandle, key: str, turns: Sequence[Said], at: datetime
-) -> None:
-    rows = [TurnIn(role, text, at + timedelta(minutes=i), name=name) for i, (role, name, text) in enumerate(turns)]
-    ref = await store_conversation(db, user.id, external_id=key, agent_id=None, turns=rows)
-    await complete_conversation(db, user.id, key)
-    assert (await mine_conversation(deps, ref.id)).extractor == "offline"
 
 
 async def _callum(client: Client, user: UserHandle) -> dict[str, Any]:
@@ -102,8 +76,8 @@ def _same(seen: dict[str, Any], expected: dict[str, Any]) -> bool:
 async def _both(db: Database, embedder: Embedder, settings: Settings, new_user: NewUser) -> UserHandle:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(db, deps, user, "spring", A, SPRING)
-    await _mine(db, deps, user, "summer", B, SUMMER)
+    await mine_chat(db, deps, user, "spring", A, SPRING)
+    await mine_chat(db, deps, user, "summer", B, SUMMER)
     return user
 
 
