@@ -17,15 +17,26 @@ from dataclasses import dataclass, replace
 from retrieval.params import RecallDepth
 from retrieval.query import QueryAnalysis, has_content, is_trivial, or_tsquery
 
-__all__ = ["NO_CONTENT", "TRIVIAL", "Depth", "DepthKind", "choose_depth", "subject_query"]
+__all__ = [
+    "NO_CONTENT",
+    "SMALL_TALK",
+    "TRIVIAL",
+    "Depth",
+    "DepthKind",
+    "choose_depth",
+    "is_small_talk",
+    "subject_query",
+]
 
 log = logging.getLogger("loci.retrieval")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _WORD_REST = re.compile(r"\w*", re.UNICODE)
+_ASKS = re.compile(r"\b(?:what|where|when|who|whom|whose|which|why|my|mine)\b", re.IGNORECASE)
 
 TRIVIAL = "trivial message"
 NO_CONTENT = "nothing to search for: every word is a stopword"
+SMALL_TALK = "small talk: a greeting or pleasantry, nothing to search for"
 
 
 class DepthKind(enum.StrEnum):
@@ -45,7 +56,8 @@ class Depth:
     top_k: int | None
     """Drawers to recall; None: the user's ``top_k`` setting (read with the controls)."""
     skipped: str | None = None
-    """Why a `DepthKind.SKIP` recalls nothing (`TRIVIAL`, `NO_CONTENT`), answered as ``skipped``."""
+    """Why a `DepthKind.SKIP` recalls nothing (`TRIVIAL`, `NO_CONTENT`, `SMALL_TALK`), answered as
+    ``skipped``."""
 
     def resolve(self, user_top_k: int) -> int:
         """The count in force once the user's setting is known."""
@@ -69,6 +81,8 @@ def choose_depth(message: str, rule: RecallDepth, explicit_top_k: int | None = N
         depth = Depth(DepthKind.SKIP, 0, TRIVIAL)
     elif rule.skip_without_content and not has_content(message):
         depth = Depth(DepthKind.SKIP, 0, NO_CONTENT)
+    elif is_small_talk(message, rule):
+        depth = Depth(DepthKind.SKIP, 0, SMALL_TALK)
     elif explicit_top_k is not None:
         depth = Depth(DepthKind.EXPLICIT, explicit_top_k)
     elif _phrases(rule.memory_phrases).search(message):
@@ -79,6 +93,26 @@ def choose_depth(message: str, rule: RecallDepth, explicit_top_k: int | None = N
         depth = Depth(DepthKind.ORDINARY, rule.ordinary_top_k)
     log.debug("retrieval.depth", extra={"depth": str(depth.kind), "top_k": depth.top_k})
     return depth
+
+
+def is_small_talk(message: str, rule: RecallDepth) -> bool:
+    """Whether ``message`` only greets: it holds one of ``rule.small_talk`` and, once those and
+    ``rule.small_talk_companions`` are taken out (whole words, the longest first), no content
+    word, no question word and no "my" is left ("Hey, where was I this morning?" asks)."""
+    text = message.replace("’", "'")
+    greeting = _whole_phrases(rule.small_talk)
+    if not greeting.search(text):
+        return False
+    rest = _whole_phrases(rule.small_talk_companions).sub(" ", greeting.sub(" ", text))
+    return not has_content(rest) and _ASKS.search(rest) is None
+
+
+@functools.lru_cache(maxsize=32)
+def _whole_phrases(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation, longest phrase first, each a whole-word match ("hi" is not "his")."""
+    ordered = sorted((p for p in phrases if p.strip()), key=len, reverse=True)
+    body = "|".join(r"\s+".join(re.escape(w) for w in p.split()) for p in ordered)
+    return re.compile(rf"(?<!\w)(?:{body})(?!\w)" if body else r"(?!)", re.IGNORECASE)
 
 
 def subject_query(analysis: QueryAnalysis, rule: RecallDepth) -> QueryAnalysis:

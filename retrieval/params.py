@@ -292,3 +292,53 @@ class RecallDepth:
     nearest drawers were the palace's content-free turns ("?!...", "---", emoji), past the
     floor at cosine 0.3-1.0, so the block showed them. A question names what it asks about, so
     this should leave benchmark rankings alone (not yet re-measured); False recalls as before."""
+    small_talk: tuple[str, ...] = (
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "good morning",
+        "good afternoon",
+        "good evening",
+        "good night",
+        "morning",
+        "how are you",
+        "how are you doing",
+        "how're you",
+        "how r u",
+        "how are things",
+        "how's it going",
+        "how is it going",
+        "how's everything",
+        "how have you been",
+        "how's your day",
+        "how is your day going",
+        "what's up",
+        "whats up",
+        "hope you're well",
+        "hope you are well",
+        "hope you're doing well",
+        "nice to meet you",
+        "long time no see",
+        "i'm back",
+        "it's me again",
+    )
+    """Greetings and pleasantries ("How are you today?", "Hi there, good morning!"): a message
+    made of one of these, `small_talk_companions` and stopwords alone is skipped like a trivial
+    one (`retrieval.depth.is_small_talk`). "today" is a content word elsewhere, so "How are you
+    today?" had a keyword and a vector, and a turn that happened to say "today" reached the
+    block. Any other content word, a question word or "my" makes it an ordinary message ("Hi!
+    How is my sister's new job going?", "Hey, where was I this morning?")."""
+    small_talk_companions: tuple[str, ...] = (
+        "there",
+        "again",
+        "today",
+        "tonight",
+        "this morning",
+        "this afternoon",
+        "this evening",
+        "everyone",
+        "friend",
+    )
+    """Words that go with a greeting ("hi there", "how are you today", "hello again") and are
+    taken out with it; alone they greet nothing ("today?" stays a message)."""

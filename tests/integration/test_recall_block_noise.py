@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 
 from domain.accounts import create_key, create_user
 from loci.db import Database
-from retrieval.depth import NO_CONTENT
+from retrieval.depth import NO_CONTENT, SMALL_TALK
 from retrieval.query import has_words
 from service.state import AppState
 from tests.conftest import UserHandle
@@ -74,6 +74,14 @@ CONVERSATIONS = {
         ("user", "I used to drink three espressos a day but now I prefer green tea, coffee makes me jittery."),
         ("assistant", "Green tea has less caffeine. Sencha or genmaicha are nice options."),
     ),
+    "errands": _turns(
+        "2024-09-20",
+        (
+            "user",
+            "Today I have to pick up the dry cleaning and call the plumber about the boiler, how are you at lists?",
+        ),
+        ("assistant", "Here is a list: dry cleaning, then the plumber about the boiler."),
+    ),
     "garden": _turns(
         "2024-09-01",
         ("user", "Which tomatoes grow well on a balcony in Denver?"),
@@ -121,6 +129,19 @@ async def test_a_message_without_a_content_word_gets_no_block(client: Client, us
     block showed them; now nothing is searched and nothing is shown."""
     found = await _recall(client, user, message)
     assert (found["context"], found["items"], found["skipped"]) == (None, [], NO_CONTENT), found
+
+
+@pytest.mark.parametrize("message", ["How are you today?", "Hi there, good morning!", "hey, how's it going tonight?"])
+async def test_a_greeting_gets_no_block(client: Client, user: UserHandle, message: str) -> None:
+    """ "How are you today?" has a content word ("today"), and the errands turn ("Today I have to
+    … how are you at lists?") passed the floor, so a greeting got a block; a greeting is skipped."""
+    found = await _recall(client, user, message)
+    assert (found["context"], found["items"], found["skipped"]) == (None, [], SMALL_TALK), found
+
+
+async def test_a_greeting_with_a_question_is_searched(client: Client, user: UserHandle) -> None:
+    found = await _recall(client, user, "Hi! How is Mei's new job going?")
+    assert found["skipped"] is None and "University of Colorado" in (found["context"] or ""), found
 
 
 @pytest.mark.parametrize("message", ["hmm... so?", "🎉🎉🎉 yay"])

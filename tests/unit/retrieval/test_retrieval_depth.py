@@ -13,7 +13,7 @@ from loci.generations import CACHE_TTL_MAX_S, GENERATION_TTL_S
 from loci.settings import RetrievalSettings
 from retrieval import HYBRID, RecallDepth, RecallFilters, RecallRequest
 from retrieval.cache import TokenMemo, cache_key, normalise
-from retrieval.depth import NO_CONTENT, DepthKind, choose_depth, subject_query
+from retrieval.depth import NO_CONTENT, SMALL_TALK, DepthKind, choose_depth, subject_query
 from retrieval.query import analyse
 
 RULE = RecallDepth()
@@ -61,6 +61,37 @@ def test_a_message_without_a_content_word_is_skipped(message: str) -> None:
     depth = choose_depth(message, RULE, explicit_top_k=5)
     assert (depth.kind, depth.skipped) == (DepthKind.SKIP, NO_CONTENT)
     assert choose_depth(message, replace(RULE, skip_without_content=False)).kind is not DepthKind.SKIP
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "How are you today?",
+        "Hi there, good morning!",
+        "hello again!",
+        "How’s it going?",
+        "Good evening, how've you been?",
+    ],
+)
+def test_a_greeting_is_skipped(message: str) -> None:
+    depth = choose_depth(message, RULE, explicit_top_k=5)
+    assert (depth.kind, depth.skipped) == (DepthKind.SKIP, SMALL_TALK)
+    assert choose_depth(message, replace(RULE, small_talk=())).skipped != SMALL_TALK
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Hi! How is my sister's new job going?",
+        "Hey, where was I this morning?",
+        "What did I eat today?",
+        "today?",
+        "Good morning, any news on the boiler?",
+        "His flight lands tonight",
+    ],
+)
+def test_a_greeting_with_something_to_ask_is_searched(message: str) -> None:
+    assert choose_depth(message, RULE).kind is not DepthKind.SKIP
 
 
 def test_the_memories_keyword_query_leaves_out_the_memory_phrases() -> None:
