@@ -22,7 +22,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from loci_client.errors import Unreachable, error_for
 
-__all__ = ["AsyncTransport", "Decoder", "Op", "Request", "Retry", "SyncTransport", "operation"]
+__all__ = ["AsyncTransport", "Decoder", "Op", "Request", "Retry", "SyncTransport", "Target", "operation"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -94,7 +94,23 @@ def _retry_after(value: str | None) -> float | None:
     return when.timestamp() - time.time()
 
 
-def _build(http_request: Request, client: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+@dataclass(frozen=True)
+class Target:
+    """Where and as whom a client sends: its base URL and headers (the API key). Kept here and
+    added to each request, never set on the `httpx` client, which the caller may have passed in
+    and share between clients of several users: setting the key on it made every one of them
+    send the key of the client made last."""
+
+    base_url: httpx.URL
+    headers: Mapping[str, str]
+
+    def url(self, path: str) -> httpx.URL:
+        """``path`` (already quoted, `requests.path`) under the base URL's own path, as httpx's
+        ``base_url`` joins them (``http://host/loci`` + ``/v1/me`` is ``http://host/loci/v1/me``)."""
+        return self.base_url.copy_with(raw_path=self.base_url.raw_path.rstrip(b"/") + path.encode("ascii"))
+
+
+def _build(http_request: Request, client: httpx.Client | httpx.AsyncClient, target: Target) -> httpx.Request:
     params = {k: v for k, v in (http_request.params or {}).items() if v is not None}
     params = {k: (str(v).lower() if isinstance(v, bool) else v) for k, v in params.items()}
     body = (
@@ -104,11 +120,11 @@ def _build(http_request: Request, client: httpx.Client | httpx.AsyncClient) -> h
     )
     return client.build_request(
         http_request.method,
-        http_request.path,
+        target.url(http_request.path),
         params=params,
         json=body if http_request.content is None else None,
         content=http_request.content,
-        headers=dict(http_request.headers),
+        headers={**target.headers, **http_request.headers},
     )
 
 
@@ -121,14 +137,15 @@ def _answer(decoder: Decoder[T], response: httpx.Response) -> T:
 class SyncTransport:
     """Sends with an `httpx.Client`, sleeping between retries."""
 
-    def __init__(self, http: httpx.Client, retry: Retry) -> None:
+    def __init__(self, http: httpx.Client, retry: Retry, target: Target) -> None:
         self._http = http
         self._retry = retry
+        self._target = target
 
     def _send(self, decoder: Decoder[T], request: Request) -> T:
         attempt = 0
         while True:
-            sent = _build(request, self._http)
+            sent = _build(request, self._http, self._target)
             try:
                 response = self._http.send(sent)
                 response.read()
@@ -144,14 +161,15 @@ class SyncTransport:
 class AsyncTransport:
     """Sends with an `httpx.AsyncClient`, awaiting between retries."""
 
-    def __init__(self, http: httpx.AsyncClient, retry: Retry) -> None:
+    def __init__(self, http: httpx.AsyncClient, retry: Retry, target: Target) -> None:
         self._http = http
         self._retry = retry
+        self._target = target
 
     async def _send(self, decoder: Decoder[T], request: Request) -> T:
         attempt = 0
         while True:
-            sent = _build(request, self._http)
+            sent = _build(request, self._http, self._target)
             try:
                 response = await self._http.send(sent)
                 await response.aread()

@@ -16,7 +16,7 @@ from loci_client import ops_conversations as conv
 from loci_client import ops_memories as mem
 from loci_client import ops_recall as rec
 from loci_client import ops_settings as cfg
-from loci_client._transport import AsyncTransport, Retry, SyncTransport
+from loci_client._transport import AsyncTransport, Retry, SyncTransport, Target
 
 __all__ = ["AsyncLociClient", "LociClient", "Operations"]
 
@@ -97,13 +97,14 @@ class Operations:
     import_access_yaml = acc.import_access_yaml
 
 
-def _headers(api_key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+def _target(base_url: str, api_key: str) -> Target:
+    return Target(httpx.URL(base_url), {"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
 
 
 class LociClient(SyncTransport, Operations):
     """A blocking client: ``LociClient("http://127.0.0.1:8420", api_key)``; use it as a context
-    manager or call `close`. Pass ``http`` to bring your own `httpx.Client` (proxies, mounts)."""
+    manager or call `close`. Pass ``http`` to bring your own `httpx.Client` (proxies, mounts): it is
+    left as it is (the URL and key go on each request), so one may serve the clients of several users."""
 
     def __init__(
         self,
@@ -114,13 +115,13 @@ class LociClient(SyncTransport, Operations):
         retry: Retry | None = None,
         http: httpx.Client | None = None,
     ) -> None:
-        client = http or httpx.Client(timeout=timeout)
-        client.base_url = httpx.URL(base_url)
-        client.headers.update(_headers(api_key))
-        super().__init__(client, retry or Retry())
+        super().__init__(http or httpx.Client(timeout=timeout), retry or Retry(), _target(base_url, api_key))
+        self._owns_http = http is None
 
     def close(self) -> None:
-        self._http.close()
+        """Close the client's connections; an ``http`` passed in stays open (its owner closes it)."""
+        if self._owns_http:
+            self._http.close()
 
     def __enter__(self) -> Self:
         return self
@@ -141,13 +142,13 @@ class AsyncLociClient(AsyncTransport, Operations):
         retry: Retry | None = None,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        client = http or httpx.AsyncClient(timeout=timeout)
-        client.base_url = httpx.URL(base_url)
-        client.headers.update(_headers(api_key))
-        super().__init__(client, retry or Retry())
+        super().__init__(http or httpx.AsyncClient(timeout=timeout), retry or Retry(), _target(base_url, api_key))
+        self._owns_http = http is None
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        """Close the client's connections; an ``http`` passed in stays open (its owner closes it)."""
+        if self._owns_http:
+            await self._http.aclose()
 
     async def __aenter__(self) -> Self:
         return self

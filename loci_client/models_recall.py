@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import PrivateAttr
+
 from loci_client._model import Model
 
 __all__ = [
@@ -110,6 +112,13 @@ class ContextOut(Model):
     delta: list[str]
     delta_text: str
     as_of: datetime | None
+    _etag: str | None = PrivateAttr(default=None)
+
+    @property
+    def etag(self) -> str | None:
+        """The answer's ``ETag`` header (not a body field): pass it back as ``get_context(etag=…)``,
+        which then answers None for as long as the block and its delta stay the same."""
+        return self._etag
 
 
 class Node(Model):

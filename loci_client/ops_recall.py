@@ -16,8 +16,13 @@ _context = model(ContextOut)
 
 
 def _context_or_unchanged(response: httpx.Response) -> ContextOut | None:
-    """None when the server says the block is unchanged (304 to an ``If-None-Match``)."""
-    return None if response.status_code == 304 else _context.decode(response)
+    """None when the server says the block is unchanged (304 to an ``If-None-Match``); else the
+    answer, carrying its ``ETag`` header as `ContextOut.etag` so the caller can send it back."""
+    if response.status_code == 304:
+        return None
+    found = _context.decode(response)
+    found._etag = response.headers.get("etag")
+    return found
 
 
 @operation("recall", model(RecallOut))
