@@ -12,9 +12,11 @@ in the sentence, so the rule reads that:
   ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), or owns
   something ("Peninha's boat");
 * **organisation**: one works for, is employed by, starts at, has an offer from, hands in
-  one's notice at, is laid off from, retires from or leaves (unless a known person or place:
-  "I left Lisbon"), buys or orders from, shops at or is a customer of it ("bought shoes at
-  Decathlon", "employed by Feedzai", "I start at Brightwave in June");
+  one's notice at, is laid off from, retires from, leaves or moves over to (unless a known
+  person or place: "I left Lisbon"), quits or leaves after years there or to join another,
+  holds a title at ("moved to Acme as a designer"), buys or orders from, shops at or is a
+  customer of it ("bought shoes at Decathlon", "employed by Feedzai", "I start at Brightwave
+  in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
   Ramiro", "stayed at Vila Joya", "the Toshogu shrine").
 
@@ -61,12 +63,24 @@ def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
+_JOB_AFTER = (
+    r"^\s+(?:after\s+(?:\w+\s+){1,2}(?:years?|months?)\b|"
+    r"to\s+(?:join|work\s+(?:at|for)|start\s+(?:at|with)|take\s+(?:a|the|their)\s+(?:job|role|position))\b|"
+    r"as\s+(?:an?|the|their)\s+(?:(?:new|senior|junior|lead|head|chief|staff|principal)\s+)?"
+    r"[a-z]+(?:er|or|ist|ant|ent|ian|ect|ive|ger)\b)"
+)
+"""Words after a name that make it an employer: a time served ("I quit Acme *after five
+years*"), a next job ("I left Acme *to join* Globex"), a title held ("moved to Acme *as a
+designer*"). A known person or place keeps its kind: "I left Lisbon after five years"."""
+
+
 FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(_re(r"^\s+(?:group|club|team|community|company|charity|band|league)\b"), "o"),
     Cue(_re(r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"), "i"),
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
     Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
+    Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )
 """Words after a name that outrank the words before it: "the Toshogu shrine" is a place
 whatever "the" says, "in Peninha's car" is Peninha's. A possessive is matched on the text
@@ -115,7 +129,7 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(
         _re(
-            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\bjob at|\b(?:hired|employed) (?:by|at)|"
+            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\b(?:job|role|position) at|\b(?:hired|employed) (?:by|at)|"
             r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
             r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at|"
             r"\b(?:laid off|let go|fired|sacked|made redundant) (?:from|by|at)|\bretired from)\s+$"
@@ -123,10 +137,14 @@ BEFORE_CUES: tuple[Cue, ...] = (
         "o",
     ),
     Cue(
-        _re(r"\b(?:I|we)(?:'ve| have|'m| am|'re| are)?\s+(?:just\s+|finally\s+)?(?:left|no longer (?:at|with))\s+$"),
+        _re(
+            r"\b(?:I|we)(?:'ve| have|'m| am|'re| are)?\s+(?:just\s+|finally\s+)?"
+            r"(?:left|no longer (?:at|with)|moved over to)\s+$"
+        ),
         "o",
         _PERSON_OR_PLACE,
     ),
+    Cue(_re(r"\bto (?:join|start at)\s+$"), "o", _PERSON_OR_PLACE),
     Cue(
         _re(
             r"(?:\b(?:shop|shops|shopped|shopping) (?:at|with)|\b(?:customer|client|account|subscriber) (?:at|of|with)|"

@@ -87,10 +87,10 @@ speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "C
 and calendar words, plural ones too ("on Sundays": times come from `loci.timexpr`, not from capitals)."""
 
 _SAID_AS_RECORDED = words(
-    """brother sister son daughter wife husband partner fiance fiancee girlfriend boyfriend friend cousin aunt uncle
-    niece nephew grandson granddaughter roommate flatmate boss manager colleague coworker mentor teacher tutor
-    student doctor dentist supervisor advisor therapist physio physiotherapist coach trainer landlord landlady
-    neighbour stepson stepdaughter stepbrother stepsister godson goddaughter"""
+    """brother sister son daughter partner friend cousin aunt uncle niece nephew grandson granddaughter roommate
+    flatmate boss manager colleague coworker mentor teacher tutor student doctor dentist supervisor advisor
+    therapist physio physiotherapist coach trainer landlord landlady neighbour stepson stepdaughter stepbrother
+    stepsister godson goddaughter"""
 )
 PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
     {
@@ -106,8 +106,15 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
         "grandfather": "grandfather",
         "neighbor": "neighbour",
         "co-worker": "coworker",
-        "fiancé": "fiance",
-        "fiancée": "fiancee",
+        "wife": "partner",
+        "husband": "partner",
+        "girlfriend": "partner",
+        "boyfriend": "partner",
+        "fiance": "partner",
+        "fiancee": "partner",
+        "fiancé": "partner",
+        "fiancée": "partner",
+        "spouse": "partner",
         "gp": "doctor",
         "physician": "doctor",
         "best friend": "friend",
@@ -117,7 +124,10 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
 )
 """Words for the people in someone's life (as said → the predicate it records). Two words for
 one single-valued role record one predicate, so the new one closes the old: "Ana is my new
-boss" ends "my manager Tiago", a new landlady the landlord."""
+boss" ends "my manager Tiago", a new landlady the landlord, and "my wife Sam" after "my
+girlfriend Sam" is the same `partner` (no new row), while a new partner closes the old one.
+The word said is not kept on the row (`loci.models.Relation` has no column for it); the
+drawer it came from still says it. Migration 0029 rewrote the rows stored before these."""
 
 ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university

@@ -23,7 +23,7 @@ from ingest.entity_vocab import PEOPLE_ROLES
 __all__ = ["ENDED_BY", "FULFILLED_BY", "MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
 
 _SINGLE_PEOPLE = frozenset(
-    {"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee", "manager", "landlord"}
+    {"partner", "manager", "landlord"}
     | {"mother", "father", "doctor", "dentist", "therapist", "coach", "trainer", "physiotherapist"}
 )
 MULTI_VALUED = frozenset(
@@ -123,7 +123,6 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "switched to": "uses",
         "reports to": "manager",
         "line manager": "manager",
-        "spouse": "partner",
         "married to": "partner",
         "dating": "partner",
     }

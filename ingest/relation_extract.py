@@ -155,6 +155,8 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
         return None
+    if rule.refuses_kind and kinds.get(value.lower()) == rule.refuses_kind:
+        return None
     if rule.attribute and _WHEN_OR_HOW.match(value):
         return None
     predicate = rule.predicate or _group_predicate(rule, m)

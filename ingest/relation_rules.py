@@ -127,6 +127,7 @@ class Rule:
     value: str | None = None  # a fixed value ("sold"), or ``{verb}`` / ``{verb} {value}`` templates
     third_person: bool = False  # the subject is the last person the sentence named
     needs_kind: str | None = None  # the value must be an entity of this kind (else no fact)
+    refuses_kind: str | None = None  # no fact when the value is an entity of this kind
     named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
     ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
@@ -167,13 +168,20 @@ _STARTS = (
 employer from then on: the old one's row closes as the new one opens."""
 _LEAVES = (
     r"(?:handed in|hand in|handing in|gave|given|giving|put in|putting in)\s+(?:my\s+)?notice\s+(?:at|to|with)|"
-    r"resigned from|quit my (?:job|role) at"
+    r"resigned from|(?:quit|left)\s+my\s+(?:old\s+)?(?:job|role|position)\s+(?:at|with)"
 )
-"""Notice handed in ends the job: a `worked at` row that closes the `works at` one
-(`ingest.predicates.ENDED_BY`)."""
+"""Notice handed in, or a job quit or left ("I quit my job at Acme"), ends the job: a `worked
+at` row that closes the `works at` one (`ingest.predicates.ENDED_BY`)."""
 _LEAVES_IF_EMPLOYER = r"left|quit|walked out of|moved on from|no longer (?:at|with)"
 """Verbs that end a job only when their object is an employer ("I left Acme", not "I left
-Lisbon"): their rule needs an organisation (`Rule.needs_kind`)."""
+Lisbon" nor "I quit Duolingo"): their rule needs an organisation (`Rule.needs_kind`), which the
+window knows it as, or the sentence makes it (`ingest.entity_cues`: "I quit Acme after five
+years", "I left Acme to join Globex")."""
+_MOVED = r"(?:moved|relocated)\s+(?:over\s+)?to"
+_MOVED_TO_JOB = rf"{_MOVED}\s+(?:a|an|the)\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)"
+"""Moving to an organisation is a job change ("I moved to Northwind Labs", "moved over to Acme",
+"moved to Acme as a designer", "moved to a job at Acme"): `works at`, which closes the old
+job; to anywhere else it is a new home ("I moved to Lisbon")."""
 _LAID_OFF = (
     r"(?:was|got|been|were)\s+(?:laid off|let go|fired|sacked|made redundant)\s+(?:from|by|at)|retired from|"
     r"stopped working (?:at|for)|no longer work(?:ing)? (?:at|for)"
@@ -238,7 +246,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", third_person=True),
     Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
     # places
-    Rule(_cs(rf"{_WHO_VERB}(?i:moved|relocated)\s+(?i:to)\s+(?P<value>{_NAME})"), "lives in", "l"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),
     Rule(_cs(rf"{_WHO_VERB}(?i:live|living)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"),
     Rule(
         _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
@@ -273,7 +281,14 @@ RULES: tuple[Rule, ...] = (
     ),
     # work
     Rule(_cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"), "works at", "o"),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED})\s+(?P<value>{_NAME})"), "works at", "o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:left|quit)\s+{_NAME}\s+(?i:to\s+(?:join|start\s+at))\s+(?P<value>{_NAME})"),
+        "works at",
+        "o",
+        refuses_kind="p",
+    ),
     Rule(
         _cs(rf"{_WHO_VERB}(?i:used to work|previously worked|worked)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
         "worked at",

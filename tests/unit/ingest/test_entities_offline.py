@@ -87,7 +87,7 @@ def test_a_known_city_is_a_place_everywhere_in_the_window_never_a_person() -> No
 @pytest.mark.parametrize(
     ("text", "fact"),
     [
-        ("My husband Olu and I just got back from Lagos.", ("User", "husband", "Olu")),
+        ("My husband Olu and I just got back from Lagos.", ("User", "partner", "Olu")),
         ("My sister Priya just moved to Edinburgh.", ("Priya", "lives in", "Edinburgh")),
         ("I work for Deloitte as a tax consultant.", ("User", "works as", "tax consultant")),
         ("Ever since I joined Spotify I've barely had time to cook.", ("User", "works at", "Spotify")),

@@ -123,3 +123,41 @@ def test_a_new_boss_is_the_same_single_valued_predicate_as_the_old_manager() -> 
     ]
     said = {(f.predicate, f.value) for f in extract_window(window).relations}
     assert {("manager", "Tiago"), ("manager", "Ana")} <= said, said
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I quit my job at Acme.", ("User", "worked at", "Acme")),
+        ("I left my job at Acme last week.", ("User", "worked at", "Acme")),
+        ("I quit Acme after five years.", ("User", "worked at", "Acme")),
+        ("I left Acme to join Globex.", ("User", "worked at", "Acme")),
+        ("I left Acme to join Globex.", ("User", "works at", "Globex")),
+        ("I moved to Acme as a designer.", ("User", "works at", "Acme")),
+        ("I moved to a job at Acme.", ("User", "works at", "Acme")),
+        ("I moved over to Acme from Globex.", ("User", "works at", "Acme")),
+        ("I moved to Northwind Labs.", ("User", "works at", "Northwind Labs")),
+        ("I moved to Lisbon.", ("User", "lives in", "Lisbon")),
+        ("I moved over to Lisbon.", ("User", "lives in", "Lisbon")),
+        ("I moved to Lisbon as a student.", ("User", "lives in", "Lisbon")),
+    ],
+)
+def test_a_job_said_by_the_sentence_itself(text: str, expected: tuple[str, str, str]) -> None:
+    """'I quit Acme' needed Acme known as an employer, and 'I moved to Acme' was a home."""
+    assert expected in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I quit smoking.", "I quit Duolingo.", "I left Lisbon.", "I left Lisbon after five years.", "I moved to Lisbon."],
+)
+def test_no_job_where_the_sentence_names_none(text: str) -> None:
+    assert not {p for _, p, _ in facts(text)} & {"worked at", "works at"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    "word", ["girlfriend", "boyfriend", "wife", "husband", "fiance", "fiancée", "spouse", "partner"]
+)
+def test_every_word_for_a_partner_records_the_one_partner_predicate(word: str) -> None:
+    assert ("User", "partner", "Sam") in facts(f"My {word} Sam is great."), facts(f"My {word} Sam is great.")
+    assert canonical_predicate(word) == "partner"
