@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ingest.entity_vocab import PEOPLE_ROLES
+from loci.relation_ends import ENDED_BY, FULFILLED_BY
 
 __all__ = ["ENDED_BY", "FULFILLED_BY", "MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
 
@@ -70,19 +71,6 @@ PREDICATES: Mapping[str, str] = MappingProxyType(
 the user's own attributes: "my favorite color is blue", "my budget is $12.50 a day" record the
 noun after "my" (`ingest.relation_rules`), never a person word, an owned thing, a body part
 ("my hamstring is fine") or a when or how ("my long runs are on Sundays")."""
-
-FULFILLED_BY: Mapping[str, str] = MappingProxyType({"plans to visit": "visited"})
-"""A plan's predicate and the one that carries it out. A row of the second with the same
-value, starting at or after the plan was said, ends the plan (`ingest.graph`): "I booked
-flights to Japan" in May, then "we're in Kyoto… Japan is amazing" in June. A visit from
-before the plan ("I went to Japan in 2019") does not: the plan is for another trip."""
-
-ENDED_BY: Mapping[str, str] = MappingProxyType({"works at": "worked at"})
-"""A single-valued predicate and the one that ends it with no successor: "I handed in my
-notice at Northwind" records `worked at Northwind`, which closes the current `works at
-Northwind` (the same value) when it is said (`ingest.graph`), and forgetting it opens the
-job again (`ingest.graph_liveness`). A new value still closes the old one as before
-("I start at Brightwave in June")."""
 
 _SYNONYMS: Mapping[str, str] = MappingProxyType(
     {

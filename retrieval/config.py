@@ -64,9 +64,10 @@ class RetrievalConfig:
     first takes its question's evidence (`retrieval.reply.answer_exchanges`)."""
     current_first: bool = True
     """For a question about how things stand now, rank a turn whose facts the graph has since
-    replaced right below the turn that replaced them (`retrieval.superseded`): current state
-    beats superseded state. An order the graph states, not a weight; False turns it off (to
-    compare, as the bench does with presets)."""
+    closed right below the turn that closed them, by a new value or by ending them ("I handed
+    in my notice", `retrieval.superseded`): current state beats superseded state. An order
+    the graph states, not a weight; False turns it off (to compare, as the bench does with
+    presets)."""
     min_similarity: float = 0.30
     """Absolute relevance floor: a drawer with at least this cosine similarity, or a match
     by a signal that `counts_as_relevant`, is relevant on its own (room pooling counts

@@ -132,9 +132,10 @@ async def superseded_among(
     at: datetime | None,
     clock: Clock,
 ) -> dict[int, frozenset[int]]:
-    """The candidates whose facts the graph has replaced by ``at`` (the question's ``now``),
-    with the turns that replaced them, for a question about how things stand now (else none,
-    without a statement): what `fuse_drawers` takes as ``replaced`` (`retrieval.superseded`)."""
+    """The candidates whose facts the graph has closed by ``at`` (the question's ``now``),
+    with the turns that closed them (a new value, or an ending: notice handed in, a plan
+    carried out), for a question about how things stand now (else none, without a
+    statement): what `fuse_drawers` takes as ``replaced`` (`retrieval.superseded`)."""
     if not (ctx.query.about_now and config.current_first):
         return {}
     ids = {i.drawer_id for items in lists.values() for i in items}

@@ -1,0 +1,36 @@
+"""Relations that end another with no new value of its own: mining closes by them, recall orders by them.
+
+A single-valued relation ends when a new value replaces it ("I moved to Porto" closes "lives in
+Lisbon"). Some end without one, by another predicate about the same thing: notice handed in
+(`worked at Acme`) ends the job (`works at Acme`), the visit (`visited Kyoto`) carries out the
+plan (`plans to visit Kyoto`). Mining closes the old row where the ending one starts
+(`ingest.relation_close`; `ingest.graph_liveness` reads the same pairs when a drawer is
+trashed), and recall ranks the turn that stated the ended fact right below the turn that ended
+it, for a question about how things stand now (`retrieval.superseded`). Here in the core, as
+`loci.sentences` is, because both mining and recall read these pairs and neither may import the
+other (the layers in ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = ["ENDED_BY", "ENDINGS", "FULFILLED_BY"]
+
+FULFILLED_BY: Mapping[str, str] = MappingProxyType({"plans to visit": "visited"})
+"""A plan's predicate and the one that carries it out. A row of the second with the same
+value, starting at or after the plan was said, ends the plan (`ingest.graph`): "I booked
+flights to Japan" in May, then "we're in Kyoto… Japan is amazing" in June. A visit from
+before the plan ("I went to Japan in 2019") does not: the plan is for another trip."""
+
+ENDED_BY: Mapping[str, str] = MappingProxyType({"works at": "worked at"})
+"""A single-valued predicate and the one that ends it with no successor: "I handed in my
+notice at Northwind" records `worked at Northwind`, which closes the current `works at
+Northwind` (the same value) when it is said (`ingest.graph`), and forgetting it opens the
+job again (`ingest.graph_liveness`). A new value still closes the old one as before
+("I start at Brightwave in June")."""
+
+ENDINGS: tuple[tuple[str, str], ...] = (*ENDED_BY.items(), *FULFILLED_BY.items())
+"""Every (ended predicate, predicate that ends it) pair, plans and jobs alike: what recall
+looks for beside a new value of the same predicate (`retrieval.superseded`)."""
