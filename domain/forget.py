@@ -11,8 +11,8 @@ earlier delete events of the purged items is scrubbed, so no name or topic outli
 
 Deleting a user deletes the ``users`` row; every user table references it with
 ``ON DELETE CASCADE`` (the RLS-independent foreign-key actions), so nothing of theirs is
-left and their keys stop working on the next request; `forget_user_keys` then clears what
-Valkey holds under their id.
+left and their keys stop working on the next request; `forget_user_keys` then aborts their
+mining jobs and clears what Valkey holds under their id.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.fields import Count
 from domain.memory_trash import purge_derived
-from domain.mining_jobs import user_job_results
+from domain.mining_jobs import abort_user_jobs, user_job_results
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
 from ingest import refresh_entities
 from loci.db import Database
@@ -246,7 +246,7 @@ async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Mov
     async with db.user_session(user_id) as s:
         await get_item(s, kind, user_id, item_id, trashed=None)
         purged = await _destroy(s, user_id, await _item_rows(s, user_id, kind, item_id))
-        await record(s, user_id, "purged", what=kind, **_counts(purged))
+        await record(s, user_id, "purged", what=kind, id=item_id, **_counts(purged))  # id: a job's 410
     return Moved(kind, item_id, purged.drawers, purged=True)
 
 
@@ -287,14 +287,18 @@ async def delete_user(db: Database, user_id: int) -> None:
 
 
 async def forget_user_keys(db: Database, redis: Redis | None, user_id: int) -> None:
-    """After ``user_id`` was deleted: their keys in the queue's Valkey, so nothing keyed by them
-    outlives them (recall cache entries and the write generation, `loci.generations`; the results
-    of their mining jobs, `domain.mining_jobs`). The entries hold ids and counts, never text,
-    and would expire on their own; a failure is logged, as the deletion itself has committed."""
+    """After ``user_id`` was deleted: their jobs and keys in the queue's Valkey, so nothing of
+    theirs runs or outlives them. Their queued, deferred and running mining jobs are aborted
+    (`domain.mining_jobs.abort_user_jobs`: none mines for a user who is gone), then the recall
+    cache entries and the write generation go (`loci.generations`), and the results of their
+    mining jobs. The entries hold ids and counts, never text, and would expire on their own; a
+    failure is logged, as the deletion itself has committed (and a job that still starts finds
+    nothing to mine)."""
     if redis is None:
         return
     generations = Generations(redis, namespace_of(db.url, db.schema))
     try:
+        await abort_user_jobs(redis, user_id)
         for pattern in (*generations.user_patterns(user_id), user_job_results(user_id)):
             keys = [key async for key in redis.scan_iter(match=pattern, count=500)]
             if keys:

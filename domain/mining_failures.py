@@ -34,6 +34,7 @@ __all__ = [
     "MAX_MINING_ATTEMPTS",
     "begin_attempt",
     "clear_failure",
+    "conversation_exists",
     "failure_reason",
     "is_transient",
     "record_failure",
@@ -78,6 +79,13 @@ def failure_reason(exc: BaseException) -> str:
     lines = str(cause).strip().splitlines()
     reason = f"{type(cause).__name__}: {lines[0]}" if lines else type(cause).__name__
     return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"
+
+
+async def conversation_exists(db: Database, conversation_id: int) -> bool:
+    """Whether the conversation (so its user) is still stored: a job whose window failed because
+    either was deleted meanwhile has nothing to record and no failure to report."""
+    async with db.system_session() as s:
+        return await s.scalar(select(Conversation.id).where(Conversation.id == conversation_id)) is not None
 
 
 async def begin_attempt(db: Database, conversation_id: int) -> None:

@@ -7,6 +7,11 @@ a higher target) gets a new one, and ``GET /v1/jobs/{id}`` can refuse another us
 job (404) without a job table. A retry after a failed run adds ``-r<minute>`` because
 arq keeps a finished job's id (and refuses it) for as long as it keeps the result.
 
+A job whose conversation was deleted for good reads as gone (410, `loci.errors.Gone`) while
+arq still knows the job or the user's activity records the deletion, rather than as an id
+never given out (404). Deleting a user aborts their queued, deferred and running jobs
+(`abort_user_jobs`, arq's own abort), so none of them mines for a user who is gone.
+
 A job that fails for a reason retrying cannot fix ends normally in arq with a
 ``{"failed": reason}`` result (`service.jobs.mine_conversation`), so arq neither retries
 nor logs a traceback; here that result reads as ``failed`` with the reason, and the
@@ -15,27 +20,30 @@ sweep leaves the conversation alone (`domain.mining_failures`).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from arq.connections import ArqRedis
-from arq.constants import result_key_prefix
+from arq.constants import default_queue_name, result_key_prefix
 from arq.jobs import Job, JobResult, JobStatus
-from sqlalchemy import select, text
+from redis.asyncio import Redis
+from sqlalchemy import or_, select, text
 
 from domain.mining_failures import MAX_MINING_ATTEMPTS
 from loci.db import Database
-from loci.errors import NotFound, UpstreamUnavailable
+from loci.errors import Gone, NotFound, UpstreamUnavailable
 from loci.inputs import check_id
-from loci.models import Conversation
+from loci.models import Activity, Conversation
 
 __all__ = [
     "JobInfo",
     "JobRef",
     "MiningJob",
     "MiningTarget",
+    "abort_user_jobs",
     "enqueue_mining",
     "job_info",
     "mining_job",
@@ -90,6 +98,24 @@ def mine_job_id(user_id: int, conversation_id: int, target_seq: int) -> str:
 def user_job_results(user_id: int) -> str:
     """A SCAN pattern for the results arq keeps of ``user_id``'s mining jobs (a day, by job id)."""
     return f"{result_key_prefix}mine-{user_id}-*"
+
+
+async def abort_user_jobs(queue: Redis, user_id: int) -> int:
+    """Abort every mining job of ``user_id`` arq still holds (queued, deferred or running); how many.
+
+    arq's own abort (`arq.jobs.Job.abort`): a deferred job is moved to the front, and a worker
+    (``allow_abort_jobs``, `service.worker.build_worker`) ends each one unstarted, or cancels
+    the running one mid-window (whose transaction rolls back), instead of mining it. The
+    abort is only asked for here, not waited on: the user is gone whatever the worker does
+    next, and a job that still starts finds nothing to mine (`service.jobs.mine_conversation`).
+    """
+    pattern = f"mine-{user_id}-*"  # the dash keeps user 12's jobs out of user 1's
+    found = [raw async for raw, _ in queue.zscan_iter(default_queue_name, match=pattern)]
+    for raw in found:
+        job_id = raw.decode() if isinstance(raw, bytes) else str(raw)
+        with contextlib.suppress(TimeoutError):  # asked for, not waited on: the worker ends it
+            await Job(job_id, queue).abort(timeout=0, poll_delay=0)
+    return len(found)
 
 
 def parse_job_id(job_id: str, user_id: int) -> JobRef:
@@ -161,7 +187,7 @@ async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id:
         found = await s.execute(select(Conversation).where(Conversation.id == ref.conversation_id))
         conv = found.scalar_one_or_none()
     if conv is None:
-        raise NotFound(f"job {job_id!r} not found")
+        await _refuse_vanished(db, queue, user_id, job_id, ref)
     info = await job_info(queue, job_id)
     if info is None:
         if conv.mined_seq >= ref.target_seq:  # the result expired, but the work is done
@@ -173,6 +199,37 @@ async def mining_job(db: Database, queue: ArqRedis | None, user_id: int, job_id:
     if info.status == "failed" and conv.mining_error and conv.mined_seq < ref.target_seq:
         error = conv.mining_error  # the job's own words, where arq only says "max retries exceeded"
     return MiningJob(job_id, info.status, conv.external_id, info.result, error)
+
+
+async def _refuse_vanished(db: Database, queue: ArqRedis | None, user_id: int, job_id: str, ref: JobRef) -> NoReturn:
+    """The job's conversation is gone: Gone (410) when the job was the caller's, NotFound when
+    nothing says so (an id never given out, or past both arq's day and the activity feed).
+
+    A client polling the job it was given learns why it will never finish, and not its result:
+    what the job mined went with the conversation. Its own deletion is on record when arq
+    still knows the job, or the caller's activity holds the conversation's trash or purge."""
+    known = queue is not None and await Job(job_id, queue).status() != JobStatus.not_found
+    if not known:
+        said = Activity.payload["id"].astext == str(ref.conversation_id)
+        async with db.user_session(user_id) as s:
+            known = (
+                await s.scalar(
+                    select(Activity.id)
+                    .where(
+                        Activity.user_id == user_id,
+                        said,
+                        or_(
+                            Activity.type == "conversation_deleted",
+                            (Activity.type == "purged") & (Activity.payload["what"].astext == "conversation"),
+                        ),
+                    )
+                    .limit(1)
+                )
+                is not None
+            )
+    if known:
+        raise Gone(f"job {job_id!r} will not report: its conversation was deleted for good, and what it mined with it")
+    raise NotFound(f"job {job_id!r} not found")
 
 
 async def unmined_conversations(db: Database, *, limit: int) -> list[MiningTarget]:

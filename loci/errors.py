@@ -12,6 +12,7 @@ __all__ = [
     "ConfigurationError",
     "Conflict",
     "Forbidden",
+    "Gone",
     "InvalidInput",
     "LociError",
     "NotFound",
@@ -33,6 +34,12 @@ class NotFound(LociError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class Gone(NotFound):
+    """The thing existed for this caller and was deleted for good (a mining job whose
+    conversation was purged): a 410, which says it will not come back, where a bare 404
+    could be a mistyped id. A NotFound, so code that handles that handles this too."""
 
 
 class Forbidden(LociError):

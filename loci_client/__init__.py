@@ -13,6 +13,7 @@ from loci_client.client import AsyncLociClient, LociClient, Operations
 from loci_client.errors import (
     Conflict,
     Forbidden,
+    Gone,
     InvalidInput,
     LociError,
     NotFound,
@@ -96,6 +97,7 @@ __all__ = [
     "EntityDTO",
     "ExportDoc",
     "Forbidden",
+    "Gone",
     "HistoryOut",
     "ImportResult",
     "InsightsOut",

@@ -15,6 +15,7 @@ import httpx
 __all__ = [
     "Conflict",
     "Forbidden",
+    "Gone",
     "InvalidInput",
     "LociError",
     "NotFound",
@@ -62,6 +63,10 @@ class NotFound(LociError):
     """404: no such row for this user (another user's ids read as missing too)."""
 
 
+class Gone(NotFound):
+    """410: it existed and was deleted for good (a job whose conversation was purged); a `NotFound`."""
+
+
 class Conflict(LociError):
     """409: the request contradicts stored state (other content for a stored turn)."""
 
@@ -107,6 +112,7 @@ _BY_STATUS: dict[int, type[LociError]] = {
     403: Forbidden,
     404: NotFound,
     409: Conflict,
+    410: Gone,
     413: PayloadTooLarge,
     422: OverLimit,
     429: RateLimited,

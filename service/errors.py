@@ -30,6 +30,7 @@ from loci.errors import (
     ConfigurationError,
     Conflict,
     Forbidden,
+    Gone,
     InvalidInput,
     LociError,
     NotFound,
@@ -51,6 +52,7 @@ RETRY_AFTER_S = 5
 _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (PayloadTooLarge, 413),
     (InvalidInput, 400),
+    (Gone, 410),
     (NotFound, 404),
     (Forbidden, 403),
     (OverLimit, 422),

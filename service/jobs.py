@@ -137,6 +137,9 @@ async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[s
             log.warning("mining %d failed (try %d), retrying: %s", conversation_id, tries, reason)
             await _note_failure(state, conversation_id, reason, permanent=False)
             raise Retry(defer=min(5 * tries, 60)) from e
+        if not await mining_failures.conversation_exists(state.db, conversation_id):
+            log.info("mining %d stopped: its conversation or user was deleted meanwhile (%s)", conversation_id, reason)
+            return {"conversation_id": conversation_id, "skipped": "conversation no longer exists"}
         log.warning("mining %d failed, not retrying (a retry would fail the same way): %s", conversation_id, reason)
         await _note_failure(state, conversation_id, reason, permanent=True)
         return {"conversation_id": conversation_id, "failed": reason}

@@ -158,6 +158,7 @@ def build_worker(
         health_check_interval=HEARTBEAT_S,
         ctx={"state": state, "leases": {}},
         keep_result=24 * 3600,
+        allow_abort_jobs=True,  # a deleted user's jobs are aborted (`domain.mining_jobs.abort_user_jobs`)
         on_job_start=_on_job_start,
         on_job_end=_on_job_end,
         on_beat=on_beat,

@@ -47,6 +47,11 @@ _TEXT = {
     ),
     404: ("Not found (also for ids owned by another user)", "drawer 42 not found", None),
     409: ("Conflicts with stored state", "import needs an empty memory", None),
+    410: (
+        "Deleted for good: the job's conversation was purged, and what the job mined with it",
+        "job 'mine-1-2-3' will not report: its conversation was deleted for good, and what it mined with it",
+        None,
+    ),
     413: (
         "Request body over LOCI_MAX_BODY_BYTES",
         "request body is over the limit of 2000000 bytes (LOCI_MAX_BODY_BYTES)",

@@ -41,8 +41,11 @@ class JobController(Controller):
         "/{job_id:str}",
         operation_id="getJob",
         summary="Where a mining job stands",
-        description="Status of a mining job: queued, running, done (with counts) or failed (with the error).",
-        responses=errors(404),
+        description=(
+            "Status of a mining job: queued, running, done (with counts) or failed (with the error). "
+            "A job whose conversation was deleted for good answers 410 Gone, saying so."
+        ),
+        responses=errors(404, 410),
     )
     async def read(self, job_id: JobPath, caller: CallerDep, app_state: StateDep) -> JobOut:
         job = await mining_job(app_state.db, app_state.queue, caller.user_id, job_id)
