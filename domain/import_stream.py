@@ -38,6 +38,7 @@ from domain.import_memories import (
 )
 from domain.import_proposals import proposal_row
 from domain.import_stream_checks import Plan, check_stream
+from domain.import_surfaces import fill_surfaces
 from domain.importer import ImportResult, refuse_unless_empty
 from domain.stream_format import (
     AgentLine,
@@ -356,6 +357,7 @@ async def import_ndjson(
                     s, plan.memory_space, plan.link_ids, plan.history_ids, plan.proposal_ids
                 )
                 await _write(s, _lines(spool), ids)
+                await fill_surfaces(s, user_id)
                 await set_superseded(s, ids.newer)
                 await check_core_cap(s, user_id, memory)
                 await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))

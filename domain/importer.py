@@ -24,6 +24,7 @@ from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
 from domain.import_checks import check_like_the_api, mined_seqs
 from domain.import_embed import embed_imported, embed_memories
 from domain.import_memories import check_memory_tables, write_memory_tables
+from domain.import_surfaces import fill_surfaces
 from ingest import is_multi_valued
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
@@ -382,6 +383,7 @@ async def import_json(
             conv_ids, turn_ids = await _conversations(s, user_id, doc)
             drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
             await _graph(s, user_id, doc, drawer_ids)
+            await fill_surfaces(s, user_id)
             await write_memory_tables(s, user_id, doc, conv_ids, memory)
             result = ImportResult(
                 len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),

@@ -4,12 +4,12 @@ An entity's name and aliases are the spellings its mentions used ("Callum Hendry
 "Callum" in a later one, merged into one person). Recording them per link lets trash, restore
 and purge work the name and aliases out again from the live drawers alone
 (`ingest.entity_names`), so deleting a chat takes its spellings off as well as its counts.
-Mining writes the column with the link; NULL means not known (a link an import wrote), and
-such an entity keeps its stored name and aliases.
+Mining writes the column with the link (an import, by the backfill's rule below); NULL means
+not known, and such an entity keeps its stored name and aliases.
 
-Existing links are backfilled from what is stored: the entity's aliases and name that the
-drawer's text contains (matched as mining matched a mention to a part: lower case, anywhere in
-the text), in the text's own spelling, leaving out one found only inside a longer one found
+Existing links are backfilled from what is stored (`loci.entity_spellings.spellings_in`, which
+an import uses too): the entity's aliases and name that the drawer's text contains (matched as
+mining matched a mention to a part: lower case, anywhere in the text), in the text's own spelling, leaving out one found only inside a longer one found
 ("callum" inside "Callum Hendry"), in the order the text says them; a link whose drawer
 contains none of them (a speaker's own turn, a resolved date) gets the entity's name. What
 this cannot know: a spelling mining saw but merged away before aliases were kept, a short name
@@ -24,11 +24,12 @@ Create Date: 2026-11-29 10:00:00
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
+
+from loci.entity_spellings import spellings_in
 
 revision: str = "0028"
 down_revision: str | None = "0027"
@@ -37,30 +38,6 @@ depends_on: str | None = None
 
 BATCH = 5000
 """Links read and written per round trip of the backfill."""
-
-
-def _spellings(name: str, aliases: Sequence[str], content: str) -> list[str]:
-    """The entity's known spellings the drawer's text says (see the module doc), else its name."""
-    low = content.lower()
-    same_length = len(low) == len(content)  # lower() kept every offset: the text's case can be read back
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, str]] = []
-    for spelling in sorted({a for a in (*aliases, name.lower()) if a}, key=lambda a: (-len(a), a)):
-        spans = []
-        start = low.find(spelling)
-        while start >= 0:
-            end = start + len(spelling)
-            if not any(s <= start and end <= e for s, e in taken):
-                spans.append((start, end))
-            start = low.find(spelling, start + 1)
-        if spans:
-            at = spans[0][0]
-            if same_length:
-                found.append((at, content[at : at + len(spelling)]))
-            else:
-                found.append((at, name if spelling == name.lower() else spelling))
-            taken.extend(spans)
-    return [spelling for _, spelling in sorted(found)] or [name]
 
 
 def _backfill() -> None:
@@ -87,7 +64,7 @@ def _backfill() -> None:
             {
                 "d": [r.drawer_id for r in rows],
                 "e": [r.entity_id for r in rows],
-                "s": [json.dumps(_spellings(r.name, r.aliases or (), r.content or "")) for r in rows],
+                "s": [json.dumps(spellings_in(r.name, r.aliases or (), r.content or "")) for r in rows],
             },
         )
         last = (rows[-1].drawer_id, rows[-1].entity_id)

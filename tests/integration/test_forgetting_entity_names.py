@@ -140,3 +140,30 @@ async def test_refreshing_with_nothing_deleted_gives_the_names_mining_gave(
     async with db.user_session(user.id) as s:
         await refresh_entities(s, user.id, set(mined))
     assert await entities() == mined
+
+
+async def test_an_imported_entity_loses_the_name_of_a_trashed_chat(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """An import's links carry the spellings their drawers used (read off the drawers' text),
+    so trashing the imported chat that said "Callum Hendry" leaves "Callum" there too, by the
+    JSON import and by the streaming one; a restore gives the full name back."""
+    source = await _both(db, embedder, settings, new_user)
+    params = {"embeddings": "false"}
+    doc = (await client.get("/v1/export", params=params, headers=source.headers)).json()
+    ndjson = await client.get("/v1/export", params={**params, "format": "ndjson"}, headers=source.headers)
+    by_json, by_ndjson = await new_user("json"), await new_user("ndjson")
+    assert (await client.post("/v1/import", json=doc, headers=by_json.headers)).status_code == 201
+    streamed = await client.post(
+        "/v1/import", content=ndjson.text, headers={**by_ndjson.headers, "content-type": "application/x-ndjson"}
+    )
+    assert streamed.status_code == 201, streamed.text
+    for user in (by_json, by_ndjson):
+        imported = await _callum(client, user)
+        assert (imported["name"], imported["slug"]) == ("Callum Hendry", "callum-hendry")
+        assert (await client.delete("/v1/conversations/spring", headers=user.headers)).status_code == 200
+        trashed = await _callum(client, user)
+        assert (trashed["name"], trashed["aliases"], trashed["slug"]) == ("Callum", {"callum"}, "callum"), user
+        assert "hendry" not in trashed["text"].lower()
+        assert (await client.post("/v1/conversations/spring/restore", headers=user.headers)).status_code in (200, 201)
+        assert (await _callum(client, user))["name"] == "Callum Hendry"
