@@ -6,26 +6,45 @@ never claims something that was rolled back.
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.fields import Id, When
+from loci.choices import one_of
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import Activity
 
-__all__ = ["TYPE_PATTERN", "ActivityOut", "ActivityPage", "list_activity", "record"]
+__all__ = ["TYPES", "ActivityOut", "ActivityPage", "ActivityType", "list_activity", "record"]
 
 MAX_LIMIT = 200
-TYPE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
-"""An event type as the feed writes it (``memory_mined``, the ``activity.type`` column's 64
-characters): a filter that cannot be one is refused, not sent to the database (a NUL in it
-reached PostgreSQL, whose message came back)."""
-_TYPE = re.compile(TYPE_PATTERN)
+ActivityType = Literal[
+    "memory_mined",
+    "memory_imported",
+    "mining_failed",
+    "insights_derived",
+    "settings_changed",
+    "agent_changed",
+    "agent_access_changed",
+    "purged",
+    "wing_deleted",
+    "room_deleted",
+    "closet_deleted",
+    "drawer_deleted",
+    "conversation_deleted",
+    "wing_restored",
+    "room_restored",
+    "closet_restored",
+    "drawer_restored",
+    "conversation_restored",
+]
+"""Every event type the feed writes (`record`'s callers, and ``memory_mined`` in `ingest.accounting`):
+a filter on any other is refused with this list, not answered with an empty page (a typo such as
+``memory_mine`` read as "nothing happened"), and never reaches the database (a NUL once did)."""
+TYPES: tuple[str, ...] = get_args(ActivityType)
 
 
 class ActivityOut(msgspec.Struct):
@@ -51,10 +70,8 @@ async def list_activity(
     """Newest first, keyset-paginated by id (stable while new events arrive)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    if kind is not None and not _TYPE.fullmatch(kind):
-        raise InvalidInput(
-            "type must be an event type: 1-64 lower-case letters, digits or _, such as memory_mined", field="type"
-        )
+    if kind is not None and kind not in TYPES:
+        raise InvalidInput(f"type {one_of(list(TYPES))}", field="type")
     query = select(Activity).where(Activity.user_id == user_id)
     if before is not None:
         query = query.where(Activity.id < before)

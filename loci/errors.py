@@ -53,7 +53,12 @@ class Forbidden(LociError):
 
 
 class Conflict(LociError):
-    """The request clashes with stored state (duplicate id with other content, wrong status)."""
+    """The request clashes with stored state (duplicate id with other content, wrong status).
+    ``field`` names the input that clashed when one does (a reused ``Idempotency-Key``)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Ambiguous(Conflict):

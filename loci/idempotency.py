@@ -53,7 +53,11 @@ T = TypeVar("T")
 
 class KeyReused(Conflict):
     """The key already stands for another request (a 409): a client reusing a key by mistake
-    must not get another write's answer, nor write twice."""
+    must not get another write's answer, nor write twice. It names the header as its field, as
+    a malformed key's 400 does, so a client reads which input clashed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field=HEADER)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import psycopg
 import redis.exceptions
 import sqlalchemy.exc
 from litestar import MediaType, Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.handlers import HTTPRouteHandler
 from sqlalchemy.exc import DataError
@@ -40,6 +40,7 @@ from loci.errors import (
     UpstreamUnavailable,
 )
 from service.parameters import declared
+from service.path_slash import encoded_slash_refusal
 from service.strict_body import in_words
 
 __all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body"]
@@ -95,7 +96,7 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
     if status == 503:
         log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
         return _unavailable(str(exc))
-    field = exc.field if isinstance(exc, InvalidInput | Forbidden | NotFound) else None
+    field = exc.field if isinstance(exc, InvalidInput | Forbidden | NotFound | Conflict) else None
     body = error_body(status, str(exc), field)
     if isinstance(exc, Ambiguous):
         body["extra"] = exc.candidates
@@ -177,6 +178,8 @@ def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     if isinstance(exc, ValidationException) and (worded := _parameter_refusal(request, exc)) is not None:
         return worded
+    if isinstance(exc, NotFoundException) and (slashed := encoded_slash_refusal(request)) is not None:
+        return slashed
     if isinstance(exc, HTTPException):
         body: dict[str, Any] = {"status_code": exc.status_code, "detail": exc.detail}
         if exc.extra:

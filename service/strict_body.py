@@ -12,6 +12,7 @@ same value on Litestar's path, so the handler's behaviour is otherwise unchanged
 from __future__ import annotations
 
 import ast
+import json
 import re
 from typing import Any, TypeVar
 
@@ -47,6 +48,8 @@ _CHOICES = re.compile(rf"^\^\((?P<words>{_WORD}(?:\|{_WORD})*)\)\$$")
 """A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
 relations, presets): said as that list, so a caller reads what to send instead of a pointer to the schema."""
 _ESCAPED = re.compile(r"\\(.)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate on its own: Python's JSON decoder keeps ``\\ud800`` as one, msgspec refuses it."""
 
 _RULES = {
     **PATTERN_RULES,
@@ -147,12 +150,43 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
     except RecursionError as e:  # msgspec's own guard, far past MAX_DEPTH
         raise InvalidInput(f"body: nests arrays and objects more than {MAX_DEPTH} deep", field="body") from e
     except msgspec.DecodeError as e:
+        if (field := _lone_surrogate_at(raw)) is not None:
+            raise InvalidInput(
+                f"{field}: holds a lone UTF-16 surrogate escape (such as \\ud800 without its pair), which is "
+                "not valid Unicode: escape a character outside the BMP as both halves of its pair",
+                field=field,
+            ) from e
         raise InvalidInput(f"the request body is not valid JSON: {e}", field="body") from e
     except UnicodeDecodeError as e:  # JSON is UTF-8 (RFC 8259); a Latin-1 "café" ended as a 500
         raise InvalidInput(
             f"the request body is not UTF-8 (byte {e.start}): send JSON encoded as UTF-8", field="body"
         ) from e
     convert_strictly(parsed, parameter.raw, whole="body")
+
+
+def _lone_surrogate_at(raw: bytes) -> str | None:
+    """Where a body msgspec refused holds a lone surrogate (``"a\\ud800b"``), or None when it does not.
+
+    msgspec says "Input data was truncated" for a high surrogate without its low half, which
+    sent callers hunting for a cut-off body. Python's own decoder keeps such a surrogate in the
+    string, so the body is decoded once more with it, on this refusal's path only, to find the
+    string (or key: ``body``) that holds one."""
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    pending: list[tuple[str, Any]] = [("", parsed)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return path or "body"
+        if isinstance(value, dict):
+            if any(_SURROGATE.search(key) for key in value):
+                return path or "body"
+            pending.extend((f"{path}.{key}".lstrip("."), item) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return None
 
 
 def convert_strictly(value: Any, type_: type[T], *, whole: str | None = None) -> T:

@@ -9,7 +9,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, QueryParameter
 
 from domain import activity, preferences
-from domain.activity import TYPE_PATTERN, ActivityPage
+from domain.activity import ActivityPage, ActivityType
 from domain.insights import insights_status
 from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
@@ -40,8 +40,7 @@ class PreferencesController(Controller):
         limit: Annotated[int, QueryParameter(description="page size, 1-200", ge=1, le=200)] = 50,
         before: IdQuery = None,
         type: Annotated[
-            str | None,
-            QueryParameter(description="only events of this type, such as `memory_mined`", pattern=TYPE_PATTERN),
+            ActivityType | None, QueryParameter(description="only events of this type, such as `memory_mined`")
         ] = None,
     ) -> ActivityPage:
         return await activity.list_activity(app_state.db, caller.user_id, limit=limit, before=before, kind=type)
