@@ -54,11 +54,24 @@ class Candidate(msgspec.Struct):
     content: str
 
 
+class ConflictItem(msgspec.Struct):
+    """One entry of a 409's ``extra``: a candidate memory (``id``, ``category``, ``content``) for
+    an ambiguous text, or the field the conflict is about (``key``, ``message``: an
+    ``Idempotency-Key`` already used for another body)."""
+
+    id: int | None = None
+    category: str | None = None
+    content: str | None = None
+    key: str | None = None
+    message: str | None = None
+
+
 class ConflictBody(msgspec.Struct):
     status_code: int
     detail: str
-    extra: list[Candidate] | None = None
-    """For a text matching several memories: the candidates (at most 10), to retry with an id."""
+    extra: list[ConflictItem] | None = None
+    """For a text matching several memories: the candidates (at most 10), to retry with an id;
+    for a reused ``Idempotency-Key``: that header."""
 
 
 class CoreRoom(msgspec.Struct):
