@@ -139,10 +139,25 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         await insert_columns(s, _CACHE, [(model, h, v) for h, v in fresh.items()])
 
 
-def sentence_rows(drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None]) -> list[tuple[Any, ...]]:
+def sentence_rows(
+    drawer_id: int, user_id: int, vectors: Sequence[np.ndarray | None], hashes: Sequence[str]
+) -> list[tuple[Any, ...]]:
     """`SENTENCES` rows for one drawer; a sentence's position is its index in
-    `ingest.segment.sentence_pieces` of the drawer's content."""
-    return [(drawer_id, position, user_id, vector) for position, vector in enumerate(vectors)]
+    `ingest.segment.sentence_pieces` of the drawer's content (``hashes`` are those pieces'
+    content hashes, aligned with ``vectors``).
+
+    A sentence the drawer repeats keeps only its first position: the same text has the same
+    vector, so another row adds nothing to the best-sentence match, while thousands of equal
+    vectors make every HNSW insert walk a graph of ties (a 99,999-character turn of one
+    repeated sentence took 6 s to store its ~2,500 rows on an idle machine, and a loaded one
+    ran past the 30 s statement timeout and failed the whole mining job)."""
+    seen: set[str] = set()
+    rows: list[tuple[Any, ...]] = []
+    for position, (vector, sentence_hash) in enumerate(zip(vectors, hashes, strict=True)):
+        if sentence_hash not in seen:
+            seen.add(sentence_hash)
+            rows.append((drawer_id, position, user_id, vector))
+    return rows
 
 
 async def backfill_null_embeddings(
@@ -179,7 +194,9 @@ async def backfill_null_embeddings(
         return 0
     filled = 0
     async with db.system_session() as s:
-        for (drawer_id, user_id, _), (vector, *sentence_vectors) in zip(rows, embedded.vectors, strict=True):
+        for (drawer_id, user_id, _), (vector, *sentence_vectors), (_, *sentence_hashes) in zip(
+            rows, embedded.vectors, embedded.hashes, strict=True
+        ):
             if vector is None:
                 continue
             done = await s.execute(
@@ -188,7 +205,7 @@ async def backfill_null_embeddings(
                 .values(embedding=vector, sentences_done=sentences)
             )
             if done.rowcount and sentence_vectors:  # type: ignore[attr-defined]
-                await insert_columns(s, SENTENCES, sentence_rows(drawer_id, user_id, sentence_vectors))
+                await insert_columns(s, SENTENCES, sentence_rows(drawer_id, user_id, sentence_vectors, sentence_hashes))
             filled += 1
     return filled
 
@@ -213,7 +230,10 @@ async def backfill_sentence_vectors(db: Database, embedder: Embedder, *, limit: 
     if embedded.outcome.error:
         return 0
     async with db.system_session() as s:
-        for (drawer_id, user_id, _), sentence_vectors in zip(rows, embedded.vectors, strict=True):
-            await insert_columns(s, SENTENCES, sentence_rows(drawer_id, user_id, sentence_vectors))
+        for (drawer_id, user_id, _), sentence_vectors, sentence_hashes in zip(
+            rows, embedded.vectors, embedded.hashes, strict=True
+        ):
+            rows_of_drawer = sentence_rows(drawer_id, user_id, sentence_vectors, sentence_hashes)
+            await insert_columns(s, SENTENCES, rows_of_drawer)
             await s.execute(update(Drawer).where(Drawer.id == drawer_id).values(sentences_done=True))
     return len(rows)

@@ -47,6 +47,8 @@ class Part:
     vector: np.ndarray | None
     sentences: tuple[np.ndarray, ...] | None = None
     """One vector per `sentence_pieces` piece; None until they are done (``drawers.sentences_done``)."""
+    sentence_hashes: tuple[str, ...] = ()
+    """The content hash of each `sentence_pieces` piece, aligned with ``sentences``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,7 @@ async def split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[
             parts.setdefault(t.seq, []).append(Part(i, chunk, content_hash(chunk), None))
             continue
         sentences = _complete(vectors[0], vectors[1:]) if with_sentences else None
-        parts.setdefault(t.seq, []).append(Part(i, chunk, hashes[0], vectors[0], sentences))
+        parts.setdefault(t.seq, []).append(Part(i, chunk, hashes[0], vectors[0], sentences, tuple(hashes[1:])))
     plans = {t.seq: TurnPlan(t, day_key(t.created_at), tuple(parts.get(t.seq, ()))) for t in turns}
     return plans, embedded.outcome
 

@@ -250,7 +250,9 @@ async def _place_drawers(
     sentences = [
         row
         for drawer_id, (_, part, _) in zip(drawer_ids, placed, strict=True)
-        for row in sentence_rows(drawer_id, conv.user_id, part.sentences or ())
+        for row in sentence_rows(
+            drawer_id, conv.user_id, part.sentences or (), part.sentence_hashes if part.sentences else ()
+        )
     ]
     await insert_columns(s, SENTENCES, sentences)
     first_drawer: dict[int, int] = {}

@@ -202,3 +202,37 @@ async def test_backfill_gives_sentences_their_vectors_with_the_drawer(
     assert len(stored) == len(sentence_pieces(text)) == 4
     assert (await _drawer(db, user.id, text)).sentences_done
     assert np.allclose(stored[1][1], embedder.embed_one(sentence_pieces(text)[1]), atol=1e-5)
+
+
+REPEATING = (
+    "I fed the cat this morning before work. The vet called about the cat's shots today. "
+    "I fed the cat this morning before work."
+)
+
+
+@pytest.mark.parametrize("path", ["mining", "sentence backfill", "embedding backfill"])
+async def test_a_repeated_sentence_keeps_one_vector_at_its_first_position(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, path: str
+) -> None:
+    """Equal rows add nothing to the best-sentence match and make HNSW inserts crawl; every
+    path that writes sentence vectors stores a repeated one once."""
+    user = await new_user(f"repeats-{path.replace(' ', '-')}")
+    text = f"{REPEATING} Ticket {user.id} is on the fridge."
+    if path == "mining":
+        await _mine(db, embedder, settings, user.id, "cat", [TurnIn("user", text, T0)])
+    elif path == "sentence backfill":
+        await _mine(db, embedder, _with(settings, sentence_vectors=False), user.id, "cat", [TurnIn("user", text, T0)])
+        while await backfill_sentence_vectors(db, embedder, limit=50):
+            pass
+    else:
+        broken = FailingEmbedder(settings.embedding)
+        broken._model = embedder._model
+        await _mine(db, broken, settings, user.id, "cat", [TurnIn("user", text, T0)])
+        while await backfill_null_embeddings(db, embedder, settings.mining.embed_roles):
+            pass
+    drawer = await _drawer(db, user.id, text)
+    pieces = sentence_pieces(text)
+    assert pieces[0] == pieces[2] and len(pieces) == 4 and drawer.sentences_done
+    stored = await _sentences(db, user.id, drawer.id)
+    assert [p for p, _ in stored] == [0, 1, 3]
+    assert np.allclose(stored[2][1], embedder.embed_one(pieces[3]), atol=1e-5)
