@@ -17,6 +17,7 @@ from domain.activity import TYPES
 from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import Conflict, InvalidInput, LociClient
+from service.routes.recall import SEARCH_QUERY_MAX_CHARS
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 
@@ -87,3 +88,15 @@ async def test_a_lone_surrogate_is_named_as_invalid_unicode(
     assert body["extra"][0]["key"] == field, body
     assert body["detail"].startswith(f"{field}: holds a lone UTF-16 surrogate") and "truncated" not in body["detail"]
     assert saved.status_code in (200, 201) and "\U0001f600" in saved.json()["memory"]["content"], saved.text
+
+
+async def test_every_search_the_schema_allows_reaches_the_app(base_url: str, new_user: NewUser) -> None:
+    """A ``q`` of 20,000 four-byte characters was schema-valid but 240 KB once percent-encoded,
+    past the 64 KiB request line uvicorn's parser takes: a bare text/plain 400 came back."""
+    user = await new_user("long-search")
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers, timeout=60) as http:
+        widest = await http.get("/v1/search", params={"q": "\U0001d11e" * SEARCH_QUERY_MAX_CHARS, "wing": "w" * 200})
+        assert widest.status_code == 200 and widest.json()["items"] == [], widest.text
+        over = await http.get("/v1/search", params={"q": "a" * (SEARCH_QUERY_MAX_CHARS + 1)})
+        assert over.status_code == 400 and over.headers["content-type"].startswith("application/json"), over.text
+        assert over.json()["extra"][0]["key"] == "q", over.text
