@@ -50,6 +50,7 @@ from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
 from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
+from service.routes.search import SearchController
 from service.routes.tools import ToolsController
 from service.state import AppState, build_llm, connect_cache
 from service.strict_body import decode_strictly
@@ -67,6 +68,7 @@ API_HANDLERS: list[Any] = [
     JobController,
     EntityController,
     RecallController,
+    SearchController,
     ContextController,
     PalaceController,
     *TRASH_CONTROLLERS,

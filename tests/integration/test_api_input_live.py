@@ -17,7 +17,7 @@ from domain.activity import TYPES
 from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import Conflict, InvalidInput, LociClient
-from service.routes.recall import SEARCH_QUERY_MAX_CHARS
+from service.routes.search import SEARCH_QUERY_MAX_CHARS
 from tests.conftest import UserHandle
 from tests.live_server import live_server
 
