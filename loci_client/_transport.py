@@ -20,7 +20,9 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
+from loci_client._sendable import refuse_unsendable, refuse_unsendable_header
 from loci_client.errors import Unreachable, error_for
+from loci_client.requests import IDEMPOTENCY_HEADER
 
 __all__ = ["AsyncTransport", "Decoder", "Op", "Request", "Retry", "SyncTransport", "Target", "operation"]
 
@@ -58,17 +60,32 @@ def no_content() -> Decoder[None]:
     return Decoder(lambda r: None)
 
 
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+"""Failures before any byte of the request left: no connection (refused, reset while connecting,
+a server not listening yet), or none free in the pool. Safe to send again, whatever the request."""
+_LOST = (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError)
+"""Failures after the request may have reached the server (a connection reset or dropped before
+the answer, a read timeout): sent again only when a second copy changes nothing. The other
+transport errors (a URL without http://, a header httpx refuses) would fail the same way again."""
+
+
 @dataclass(frozen=True)
 class Retry:
-    """When to send a request again: only on 429 and 503, which say "later", never on an
-    answer that would be the same. The wait is the server's ``Retry-After`` when it sends one
-    (capped at `max_delay_s`), else `base_delay_s` doubling each attempt."""
+    """When to send a request again: on 429 and 503, which say "later", never on an answer that
+    would be the same; and when no answer came (`Unreachable`) if sending again is safe: a
+    connection that could not be made, for every request, and one lost after sending for the
+    requests a second copy cannot change: the `idempotent_methods`, and writes that carry an
+    ``Idempotency-Key`` (the server answers their retry what the first try did). The wait is the
+    server's ``Retry-After`` when it sends one (capped at `max_delay_s`), else `base_delay_s`
+    doubling each attempt. `attempts` counts the retries of a call, whatever their reason."""
 
     attempts: int = 3
-    """retries after the first try (0: never retry)"""
+    """retries after the first try (0: never retry); the defaults wait 0.5, 1 and 2 s, so a server
+    still starting has 3.5 s to listen"""
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     statuses: frozenset[int] = frozenset({429, 503})
+    idempotent_methods: frozenset[str] = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 
     def delay(self, attempt: int, response: httpx.Response) -> float | None:
         """Seconds to wait before retry number ``attempt + 1``, or None to give up and answer."""
@@ -77,6 +94,16 @@ class Retry:
         told = _retry_after(response.headers.get("retry-after"))
         wait = told if told is not None else self.base_delay_s * 2**attempt
         return max(0.0, min(wait, self.max_delay_s))
+
+    def delay_after(self, attempt: int, error: httpx.TransportError, request: httpx.Request) -> float | None:
+        """Seconds to wait before sending ``request`` again after ``error`` (no answer came), or
+        None to give up (`Unreachable`): retries spent, or a second copy might write twice."""
+        if attempt >= self.attempts:
+            return None
+        safe = request.method in self.idempotent_methods or IDEMPOTENCY_HEADER in request.headers
+        if not (isinstance(error, _NOT_SENT) or (isinstance(error, _LOST) and safe)):
+            return None
+        return max(0.0, min(self.base_delay_s * 2.0**attempt, self.max_delay_s))
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -118,13 +145,21 @@ def _build(http_request: Request, client: httpx.Client | httpx.AsyncClient, targ
         if isinstance(http_request.json, BaseModel)
         else http_request.json
     )
+    # Checked here, where every operation's request passes, before httpx encodes any of it.
+    headers = {**target.headers, **http_request.headers}
+    for name, value in params.items():
+        refuse_unsendable(value, name)
+    if http_request.content is None:
+        refuse_unsendable(body)
+    for name, text in headers.items():
+        refuse_unsendable_header(name, text)
     return client.build_request(
         http_request.method,
         target.url(http_request.path),
         params=params,
         json=body if http_request.content is None else None,
         content=http_request.content,
-        headers={**target.headers, **http_request.headers},
+        headers=headers,
     )
 
 
@@ -134,6 +169,11 @@ def _answer(decoder: Decoder[T], response: httpx.Response) -> T:
     raise error_for(response)
 
 
+# Retries are this loop's, not httpx's: ``httpx.HTTPTransport(retries=n)`` retries connect errors
+# only, with httpcore's fixed backoff (0, 0.5, 1, 2 s: not configurable, so neither fast in a
+# test nor longer for a slow start), and only on a transport the client makes: an ``http=``
+# client the caller passes in keeps its own. One loop and one `Retry` cover refused connects,
+# answers lost on a safe request, and 429/503, with one budget of attempts per call.
 class SyncTransport:
     """Sends with an `httpx.Client`, sleeping between retries."""
 
@@ -150,10 +190,13 @@ class SyncTransport:
                 response = self._http.send(sent)
                 response.read()
             except httpx.TransportError as e:
-                raise Unreachable(str(sent.url), e) from e
-            wait = self._retry.delay(attempt, response)
-            if wait is None:
-                return _answer(decoder, response)
+                wait = self._retry.delay_after(attempt, e, sent)
+                if wait is None:
+                    raise Unreachable(str(sent.url), e, tries=attempt + 1) from e
+            else:
+                wait = self._retry.delay(attempt, response)
+                if wait is None:
+                    return _answer(decoder, response)
             time.sleep(wait)
             attempt += 1
 
@@ -174,10 +217,13 @@ class AsyncTransport:
                 response = await self._http.send(sent)
                 await response.aread()
             except httpx.TransportError as e:
-                raise Unreachable(str(sent.url), e) from e
-            wait = self._retry.delay(attempt, response)
-            if wait is None:
-                return _answer(decoder, response)
+                wait = self._retry.delay_after(attempt, e, sent)
+                if wait is None:
+                    raise Unreachable(str(sent.url), e, tries=attempt + 1) from e
+            else:
+                wait = self._retry.delay(attempt, response)
+                if wait is None:
+                    return _answer(decoder, response)
             await asyncio.sleep(wait)
             attempt += 1
 

@@ -104,7 +104,15 @@ def _target(base_url: str, api_key: str) -> Target:
 class LociClient(SyncTransport, Operations):
     """A blocking client: ``LociClient("http://127.0.0.1:8420", api_key)``; use it as a context
     manager or call `close`. Pass ``http`` to bring your own `httpx.Client` (proxies, mounts): it is
-    left as it is (the URL and key go on each request), so one may serve the clients of several users."""
+    left as it is (the URL and key go on each request), so one may serve the clients of several users.
+
+    ``retry`` says when a call is sent again and how long it waits (`Retry`; default: up to 3
+    retries, 0.5 s doubling, or the server's ``Retry-After``): after a 429 or 503, after a
+    connection that could not be made (a server still starting), and after an answer lost to a
+    dropped connection when sending again is safe (GET, PUT, DELETE, and the writes sent with an
+    ``Idempotency-Key``). ``retry=Retry(attempts=5, base_delay_s=1)`` waits longer;
+    ``Retry(attempts=0)`` never retries. A value no request can carry (a lone surrogate in a str,
+    a NaN) is refused before sending as `InvalidInput` naming its field."""
 
     def __init__(
         self,
@@ -131,7 +139,8 @@ class LociClient(SyncTransport, Operations):
 
 
 class AsyncLociClient(AsyncTransport, Operations):
-    """The same operations as `LociClient`, each a coroutine: ``async with AsyncLociClient(url, key) as loci``."""
+    """The same operations as `LociClient`, each a coroutine: ``async with AsyncLociClient(url, key) as loci``;
+    ``retry`` and ``http`` (an `httpx.AsyncClient`) as there."""
 
     def __init__(
         self,

@@ -48,7 +48,9 @@ class LociError(Exception):
 
 
 class InvalidInput(LociError):
-    """400: the request was refused; `field` names what to fix (e.g. ``turns[0].created_at``)."""
+    """400: the request was refused; `field` names what to fix (e.g. ``turns[0].created_at``).
+    Also raised before sending, with no `request_id`, for a value no request can carry (a lone
+    UTF-16 surrogate in a str, a float NaN or infinity), named as the server names fields."""
 
 
 class Unauthorized(LociError):
@@ -93,17 +95,21 @@ class Unavailable(LociError):
 
 class Unreachable(Unavailable):
     """No answer at all: the connection was refused or dropped, or the server did not answer
-    within the client's timeout. `url` is the address tried; httpx's error is the
-    ``__cause__``. `status` is 0 (no HTTP status came back). An `Unavailable`, so one
-    ``except Unavailable`` covers "Loci cannot answer now, try later". Not retried: a refused
-    connection is a server that is not running, which waiting a few seconds rarely changes."""
+    within the client's timeout. `url` is the address tried; httpx's error (of the last try) is
+    the ``__cause__``; `tries` counts the sends. `status` is 0 (no HTTP status came back). An
+    `Unavailable`, so one ``except Unavailable`` covers "Loci cannot answer now, try later".
+    Raised once the client's `Retry` gives up: a connection that could not be made is retried
+    for every request (a server still starting, a restart), one lost after sending only for a
+    request a second copy cannot change (GET, PUT, DELETE, a write with an Idempotency-Key)."""
 
-    def __init__(self, url: str, error: Exception) -> None:
+    def __init__(self, url: str, error: Exception, *, tries: int = 1) -> None:
         what = "did not answer in time" if isinstance(error, httpx.TimeoutException) else "could not be reached"
         reason = str(error) or type(error).__name__
-        super().__init__(0, f"Loci at {url} {what} ({reason})")
+        after = f"; {tries} tries" if tries > 1 else ""
+        super().__init__(0, f"Loci at {url} {what} ({reason}{after})")
         self.args = (self.message,)
         self.url = url
+        self.tries = tries
 
 
 _BY_STATUS: dict[int, type[LociError]] = {

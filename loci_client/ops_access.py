@@ -17,7 +17,7 @@ YAML = "application/yaml"
 @operation("getAgentAccess", model(AgentAccessOut))
 def get_agent_access(agent_id: str) -> Request:
     """What one agent may see (an agent never configured: everything)."""
-    return Request("GET", path("/v1/agents/{}/access", agent_id))
+    return Request("GET", path("/v1/agents/{external_id}/access", external_id=agent_id))
 
 
 @operation("putAgentAccess", model(AgentAccessOut))
@@ -31,7 +31,9 @@ def put_agent_access(
     """Replace one agent's access; None leaves that list open (every category or wing)."""
     shown = {c: dump(m) for c, m in (modes or {}).items()}
     return Request(
-        "PUT", path("/v1/agents/{}/access", agent_id), json=body(categories=categories, wings=wings, modes=shown)
+        "PUT",
+        path("/v1/agents/{external_id}/access", external_id=agent_id),
+        json=body(categories=categories, wings=wings, modes=shown),
     )
 
 

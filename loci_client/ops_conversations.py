@@ -54,7 +54,7 @@ def append_turns(conversation_id: str, turns: Turns, *, idempotency_key: str | N
     (``idempotency_key``, else a fresh one): retries never append the turns twice."""
     return Request(
         "POST",
-        path("/v1/conversations/{}/turns", conversation_id),
+        path("/v1/conversations/{conversation_id}/turns", conversation_id=conversation_id),
         json={"turns": dump_all(turns)},
         headers=idempotent(idempotency_key),
     )
@@ -69,37 +69,39 @@ def list_conversations(*, limit: int | None = None, offset: int | None = None, a
 @operation("completeConversation", model(MiningQueued))
 def complete_conversation(conversation_id: str) -> Request:
     """Mark a conversation complete; mining is queued when the user's auto_mine is on."""
-    return Request("POST", path("/v1/conversations/{}/complete", conversation_id))
+    return Request("POST", path("/v1/conversations/{conversation_id}/complete", conversation_id=conversation_id))
 
 
 @operation("mineConversation", model(MiningQueued))
 def mine_conversation(conversation_id: str) -> Request:
     """Queue mining of a conversation now."""
-    return Request("POST", path("/v1/conversations/{}/mine", conversation_id))
+    return Request("POST", path("/v1/conversations/{conversation_id}/mine", conversation_id=conversation_id))
 
 
 @operation("getConversation", model(ConversationOut))
 def get_conversation(conversation_id: str) -> Request:
     """A conversation with its turns and mining state."""
-    return Request("GET", path("/v1/conversations/{}", conversation_id))
+    return Request("GET", path("/v1/conversations/{conversation_id}", conversation_id=conversation_id))
 
 
 @operation("deleteConversation", model(ConversationMoved))
 def delete_conversation(conversation_id: str, *, purge: bool | None = None) -> Request:
     """Move a conversation to the trash (``purge=True``: delete it for good)."""
-    return Request("DELETE", path("/v1/conversations/{}", conversation_id), params={"purge": purge})
+    return Request(
+        "DELETE", path("/v1/conversations/{conversation_id}", conversation_id=conversation_id), params={"purge": purge}
+    )
 
 
 @operation("restoreConversation", model(ConversationMoved))
 def restore_conversation(conversation_id: str) -> Request:
     """Bring a trashed conversation back."""
-    return Request("POST", path("/v1/conversations/{}/restore", conversation_id))
+    return Request("POST", path("/v1/conversations/{conversation_id}/restore", conversation_id=conversation_id))
 
 
 @operation("getJob", model(JobOut))
 def get_job(job_id: str) -> Request:
     """A mining job's status."""
-    return Request("GET", path("/v1/jobs/{}", job_id))
+    return Request("GET", path("/v1/jobs/{job_id}", job_id=job_id))
 
 
 @operation("searchEntities", model(list[EntityDTO]))
@@ -111,10 +113,10 @@ def search_entities(q: str | None = None, *, limit: int | None = None) -> Reques
 @operation("getEntity", model(EntityDTO))
 def get_entity(entity_id: int) -> Request:
     """One entity."""
-    return Request("GET", path("/v1/entities/{}", entity_id))
+    return Request("GET", path("/v1/entities/{entity_id}", entity_id=entity_id))
 
 
 @operation("entityTimeline", model(TimelineDTO))
 def entity_timeline(entity_id: int) -> Request:
     """An entity's facts over time."""
-    return Request("GET", path("/v1/entities/{}/timeline", entity_id))
+    return Request("GET", path("/v1/entities/{entity_id}/timeline", entity_id=entity_id))

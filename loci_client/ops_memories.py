@@ -95,7 +95,7 @@ def confirm_memory(id_or_text: int | str, *, agent_id: str | None = None) -> Req
 @operation("restoreMemory", model(MemoryEvent))
 def restore_memory(memory_id: int) -> Request:
     """Bring a forgotten memory back."""
-    return Request("POST", path("/v1/memories/{}/restore", memory_id))
+    return Request("POST", path("/v1/memories/{memory_id}/restore", memory_id=memory_id))
 
 
 @operation("linkMemories", model(MemoryEvent))
@@ -108,13 +108,13 @@ def link_memories(from_id: int, to_id: int, relation: str, *, agent_id: str | No
 @operation("unlinkMemories", model(MemoryEvent))
 def unlink_memories(link_id: int) -> Request:
     """Remove a link."""
-    return Request("DELETE", path("/v1/memories/links/{}", link_id))
+    return Request("DELETE", path("/v1/memories/links/{link_id}", link_id=link_id))
 
 
 @operation("undoMemoryEvent", model(MemoryEvent))
 def undo(event_id: int) -> Request:
     """Reverse a memory event (a write's `MemoryEvent.event_id`)."""
-    return Request("POST", path("/v1/memories/undo/{}", event_id))
+    return Request("POST", path("/v1/memories/undo/{event_id}", event_id=event_id))
 
 
 @operation("listMemories", model(MemoryPage))
@@ -145,25 +145,25 @@ def list_proposals(*, status: str | None = None) -> Request:
 @operation("approveMemoryProposal", model(ProposalDecision))
 def approve_proposal(proposal_id: int) -> Request:
     """Write a proposal as the user's own core memory."""
-    return Request("POST", path("/v1/memories/proposals/{}/approve", proposal_id))
+    return Request("POST", path("/v1/memories/proposals/{proposal_id}/approve", proposal_id=proposal_id))
 
 
 @operation("rejectMemoryProposal", model(ProposalDecision))
 def reject_proposal(proposal_id: int) -> Request:
     """Refuse a proposal; mining never proposes the same words again."""
-    return Request("POST", path("/v1/memories/proposals/{}/reject", proposal_id))
+    return Request("POST", path("/v1/memories/proposals/{proposal_id}/reject", proposal_id=proposal_id))
 
 
 @operation("getMemory", model(MemoryDetail))
 def get_memory(memory_id: int, *, as_of: str | None = None) -> Request:
     """One memory and its links."""
-    return Request("GET", path("/v1/memories/{}", memory_id), params={"as_of": as_of})
+    return Request("GET", path("/v1/memories/{memory_id}", memory_id=memory_id), params={"as_of": as_of})
 
 
 @operation("getMemoryHistory", model(list[HistoryOut]))
 def get_memory_history(memory_id: int) -> Request:
     """Every event in a memory's lineage, oldest first."""
-    return Request("GET", path("/v1/memories/{}/history", memory_id))
+    return Request("GET", path("/v1/memories/{memory_id}/history", memory_id=memory_id))
 
 
 @operation("getProfile", model(ProfileOut))

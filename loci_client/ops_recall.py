@@ -108,52 +108,52 @@ def purge_trash() -> Request:
 @operation("getDrawer", model(DrawerOut))
 def get_drawer(drawer_id: int) -> Request:
     """One drawer: a verbatim turn (or part of one) and where it lives."""
-    return Request("GET", path("/v1/drawers/{}", drawer_id))
+    return Request("GET", path("/v1/drawers/{item_id}", item_id=drawer_id))
 
 
 @operation("deleteDrawer", model(Moved))
 def delete_drawer(drawer_id: int, *, purge: bool | None = None) -> Request:
     """Move a drawer (and what is under it) to the trash; ``purge=True`` deletes it for good."""
-    return Request("DELETE", path("/v1/drawers/{}", drawer_id), params={"purge": purge})
+    return Request("DELETE", path("/v1/drawers/{item_id}", item_id=drawer_id), params={"purge": purge})
 
 
 @operation("restoreDrawer", model(Moved))
 def restore_drawer(drawer_id: int) -> Request:
     """Bring a trashed drawer back."""
-    return Request("POST", path("/v1/drawers/{}/restore", drawer_id))
+    return Request("POST", path("/v1/drawers/{item_id}/restore", item_id=drawer_id))
 
 
 @operation("deleteCloset", model(Moved))
 def delete_closet(closet_id: int, *, purge: bool | None = None) -> Request:
     """Move a closet (and what is under it) to the trash; ``purge=True`` deletes it for good."""
-    return Request("DELETE", path("/v1/closets/{}", closet_id), params={"purge": purge})
+    return Request("DELETE", path("/v1/closets/{item_id}", item_id=closet_id), params={"purge": purge})
 
 
 @operation("restoreCloset", model(Moved))
 def restore_closet(closet_id: int) -> Request:
     """Bring a trashed closet back."""
-    return Request("POST", path("/v1/closets/{}/restore", closet_id))
+    return Request("POST", path("/v1/closets/{item_id}/restore", item_id=closet_id))
 
 
 @operation("deleteRoom", model(Moved))
 def delete_room(room_id: int, *, purge: bool | None = None) -> Request:
     """Move a room (and what is under it) to the trash; ``purge=True`` deletes it for good."""
-    return Request("DELETE", path("/v1/rooms/{}", room_id), params={"purge": purge})
+    return Request("DELETE", path("/v1/rooms/{item_id}", item_id=room_id), params={"purge": purge})
 
 
 @operation("restoreRoom", model(Moved))
 def restore_room(room_id: int) -> Request:
     """Bring a trashed room back."""
-    return Request("POST", path("/v1/rooms/{}/restore", room_id))
+    return Request("POST", path("/v1/rooms/{item_id}/restore", item_id=room_id))
 
 
 @operation("deleteWing", model(Moved))
 def delete_wing(wing_id: int, *, purge: bool | None = None) -> Request:
     """Move a wing (and what is under it) to the trash; ``purge=True`` deletes it for good."""
-    return Request("DELETE", path("/v1/wings/{}", wing_id), params={"purge": purge})
+    return Request("DELETE", path("/v1/wings/{item_id}", item_id=wing_id), params={"purge": purge})
 
 
 @operation("restoreWing", model(Moved))
 def restore_wing(wing_id: int) -> Request:
     """Bring a trashed wing back."""
-    return Request("POST", path("/v1/wings/{}/restore", wing_id))
+    return Request("POST", path("/v1/wings/{item_id}/restore", item_id=wing_id))

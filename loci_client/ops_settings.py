@@ -18,13 +18,17 @@ def list_agents() -> Request:
 @operation("getAgent", model(AgentOut))
 def get_agent(external_id: str) -> Request:
     """One agent."""
-    return Request("GET", path("/v1/agents/{}", external_id))
+    return Request("GET", path("/v1/agents/{external_id}", external_id=external_id))
 
 
 @operation("putAgent", model(AgentOut))
 def put_agent(external_id: str, *, name: str | None = None, recall_enabled: bool | None = None) -> Request:
     """Create or change an agent (``recall_enabled=False``: recall answers it nothing)."""
-    return Request("PUT", path("/v1/agents/{}", external_id), json=body(name=name, recall_enabled=recall_enabled))
+    return Request(
+        "PUT",
+        path("/v1/agents/{external_id}", external_id=external_id),
+        json=body(name=name, recall_enabled=recall_enabled),
+    )
 
 
 @operation("getSettings", model(SettingsOut))

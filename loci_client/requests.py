@@ -13,7 +13,23 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ProfileEntry", "QueryFilters", "RecallFilters", "Turn", "body", "dump_all", "idempotent", "path"]
+from loci_client._sendable import refuse_unsendable
+
+__all__ = [
+    "IDEMPOTENCY_HEADER",
+    "ProfileEntry",
+    "QueryFilters",
+    "RecallFilters",
+    "Turn",
+    "body",
+    "dump_all",
+    "idempotent",
+    "path",
+]
+
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+"""The header that makes a write safe to send twice (the transport retries such a write when its answer is lost)."""
 
 
 class _In(BaseModel):
@@ -85,9 +101,13 @@ def idempotent(key: str | None) -> dict[str, str]:
     random one. The request is built once per call and sent as it is on each retry, so a
     retry after a 503 or a lost answer replays the first answer instead of writing twice.
     Pass your own key to make a retry across calls (or processes) safe as well."""
-    return {"Idempotency-Key": key if key is not None else uuid.uuid4().hex}
+    return {IDEMPOTENCY_HEADER: key if key is not None else uuid.uuid4().hex}
 
 
-def path(template: str, *ids: str | int) -> str:
-    """``template`` with each ``{}`` filled by an id, quoted so no id can change the path."""
-    return template.format(*(quote(str(i), safe="") for i in ids))
+def path(template: str, **ids: str | int) -> str:
+    """``template`` with each ``{name}`` filled by its id, quoted so no id can change the path.
+    The names are the API's path parameters, so an id that cannot be sent (a lone surrogate
+    has no UTF-8 to quote) is refused naming the parameter, as the server would name it."""
+    for name, value in ids.items():
+        refuse_unsendable(value, name)
+    return template.format(**{name: quote(str(value), safe="") for name, value in ids.items()})

@@ -29,10 +29,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(settings: Settings, embedder: Embedder) -> Iterator[str]:
+def live_server(settings: Settings, embedder: Embedder, *, port: int | None = None) -> Iterator[str]:
+    """The app listening on ``port`` (a free one when None) until the block ends."""
     database = Database(settings.database.url or "", app_role=settings.database.app_role)
     app = create_app(settings, state=AppState(settings=settings, db=database, embedder=embedder), run_worker=False)
-    port = free_port()
+    port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, name="live-uvicorn", daemon=True)
     thread.start()

@@ -1,5 +1,6 @@
-"""The client retries 429 and 503 only, waiting as ``Retry-After`` says, against a tiny real
-HTTP server that answers from a script (no mocks of httpx)."""
+"""The client retries 429 and 503, waiting as ``Retry-After`` says, against a tiny real HTTP
+server that answers from a script (no mocks of httpx); and a connection never made. A lost
+answer (test_client_reconnect) is retried only when sending again is safe."""
 
 from __future__ import annotations
 
@@ -106,6 +107,23 @@ def test_retry_waits_as_retry_after_says_capped() -> None:
     assert policy.delay(0, httpx.Response(500)) is None
 
 
+def test_retry_after_no_answer_only_when_sending_again_is_safe() -> None:
+    """A connection never made is retried for any request; an answer lost after sending only for
+    a request a second copy cannot change (GET, PUT, DELETE, a write with an Idempotency-Key)."""
+    policy = Retry(attempts=2, base_delay_s=0.5)
+    post = httpx.Request("POST", "http://x/v1/memories/forget")
+    keyed = httpx.Request("POST", "http://x/v1/memories", headers={"Idempotency-Key": "k"})
+    get, put = httpx.Request("GET", "http://x/v1/me"), httpx.Request("PUT", "http://x/v1/settings")
+    refused, dropped = httpx.ConnectError("refused"), httpx.RemoteProtocolError("Server disconnected")
+    assert [policy.delay_after(n, refused, post) for n in range(3)] == [0.5, 1.0, None]
+    assert policy.delay_after(0, httpx.ConnectTimeout("slow"), post) == 0.5
+    assert policy.delay_after(0, dropped, post) is None and policy.delay_after(0, httpx.ReadTimeout("t"), post) is None
+    assert [policy.delay_after(0, e, r) for e, r in [(dropped, keyed), (httpx.ReadError("reset"), get)]] == [0.5, 0.5]
+    assert policy.delay_after(1, httpx.ReadTimeout("slow"), put) == 1.0
+    assert policy.delay_after(0, httpx.UnsupportedProtocol("no http://"), get) is None  # would fail the same
+    assert Retry(attempts=0).delay_after(0, refused, get) is None
+
+
 def _closed_port_url() -> str:
     """An address where nothing listens: a port the OS gave out, then closed."""
     import socket
@@ -123,6 +141,7 @@ def test_a_closed_port_is_unreachable_with_its_url() -> None:
     assert isinstance(down.value, Unavailable) and down.value.status == 0
     assert down.value.url == f"{url}/v1/me" and f"Loci at {url}/v1/me could not be reached" in str(down.value)
     assert isinstance(down.value.__cause__, httpx.ConnectError)
+    assert down.value.tries == 4 and "; 4 tries)" in str(down.value)  # the first and FAST's 3 retries
 
 
 async def test_async_a_closed_port_is_unreachable() -> None:
@@ -131,3 +150,4 @@ async def test_async_a_closed_port_is_unreachable() -> None:
         with pytest.raises(Unreachable) as down:
             await loci.get_me()
     assert down.value.url == f"{url}/v1/me" and isinstance(down.value.__cause__, httpx.ConnectError)
+    assert down.value.tries == 4
