@@ -29,7 +29,7 @@ from domain.fields import Count, Id, Label, Level, When
 from domain.forget import purge_expired
 from domain.memory_trash import restore_derived, trash_derived
 from domain.trash_rows import KINDS, TRASHABLE, Moved, check_kind, descendants, drawers_of, get_item, label_of
-from ingest import entities_of_drawers, refresh_entities
+from ingest import entities_of_drawers, refresh_entities, unify_entities
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput
 from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
@@ -80,7 +80,9 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
 
     The turns behind the moved drawers move with them, matched before the drawers change,
     and the memories extracted from those turns follow (`domain.memory_trash`); the entities
-    they name are recounted from what is live (`ingest.refresh_entities`).
+    they name are recounted from what is live (`ingest.refresh_entities`), and on a restore
+    those that came back are joined to the entities mined meanwhile that mining would have
+    made them (`ingest.unify_entities`: "Derek" said while "Derek Hale" was in the trash).
     """
 
     def state(model: Any) -> Any:
@@ -102,6 +104,8 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
     else:
         await restore_derived(s, user_id, old)
     await refresh_entities(s, user_id, named)  # their mentions and dates come off or back
+    if new is None:  # what came back joins what was mined meanwhile: one entity per thing
+        await unify_entities(s, user_id, named)
     return int(moved.rowcount)  # type: ignore[attr-defined]
 
 

@@ -13,7 +13,8 @@ from ``ingest`` only, never from its stage modules:
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
   which the export and the purge share, and `entities_of_drawers` + `refresh_entities`, which
   recount an entity's mentions and dates, and name it again (name, slug, aliases), from what is
-  live when drawers are trashed, restored or purged;
+  live when drawers are trashed, restored or purged, and `unify_entities`, which on a restore
+  joins what came back to the entities mined meanwhile that mining would have made it;
 * `extract_memory_candidates`, the offline extractor of durable memories (what people
   state about themselves), with the `MemoryCandidate` it returns and the `TurnView` it reads;
 * `sentence_pieces`, the rule that decides which sentences of a drawer get a vector
@@ -36,6 +37,7 @@ from ingest.conversations import (
 )
 from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
 from ingest.entity_stats import entities_of_drawers, refresh_entities
+from ingest.entity_unify import unify_entities
 from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import (
@@ -97,5 +99,6 @@ __all__ = [
     "store_conversation",
     "timeline",
     "unconsented",
+    "unify_entities",
     "withhold_turn",
 ]

@@ -1,0 +1,173 @@
+"""Two entities' relations made one timeline, as mining would have written them in one.
+
+Used when a restore joins an entity to the one mining would have put its mentions on
+(`ingest.entity_unify`): the relations move with the mentions, and each timeline they land
+in (one subject's predicate) is put back into the shape `ingest.graph.record_relation`
+keeps, so the unique "one current row" indexes hold and the history reads in time order:
+
+* a single-valued predicate is one chain in ``valid_from`` order: a row still open, or
+  closed after the next value began, is closed when the next value begins (a row ended
+  earlier, by `ingest.predicates.ENDED_BY`, keeps its end); a value that only repeats the
+  one before it while that one held is the repeat ``record_relation`` never stores, so it
+  is dropped and the row before takes its end;
+* a multi-valued predicate keeps one current row per value: a later current repeat is dropped.
+
+A repeat is dropped only when both rows are live (`ingest.graph_liveness.live_relation`):
+beside a row whose drawer is in the trash the live one is kept, and the trashed one is
+closed when it begins, so a later restore or purge of either loses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, delete, select, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ingest.graph import _same
+from ingest.graph_liveness import live_relation
+from loci.models import Relation
+
+__all__ = ["move_objects", "move_subjects"]
+
+
+@dataclass(slots=True)
+class _Fact:
+    id: int
+    subject: int
+    predicate: str
+    multi: bool
+    value: str | None
+    object_id: int | None
+    valid_from: datetime
+    valid_to: datetime | None
+    live: bool
+
+
+@dataclass(slots=True)
+class _Edit:
+    """What one timeline needs: rows to drop, and rows whose ``valid_to`` changes."""
+
+    drop: set[int]
+    close: dict[int, datetime | None]
+
+
+async def _facts(s: AsyncSession, where: ColumnElement[bool]) -> list[_Fact]:
+    rows = await s.execute(
+        select(
+            Relation.id,
+            Relation.subject_id,
+            Relation.predicate,
+            Relation.multi,
+            Relation.object_value,
+            Relation.object_entity_id,
+            Relation.valid_from,
+            Relation.valid_to,
+            live_relation(Relation),
+        ).where(where)
+    )
+    return [_Fact(*row) for row in rows]
+
+
+def _same_thing(before: _Fact, after: _Fact) -> bool:
+    """Both rows give the same value: `record_relation`'s rule (the same words, or the same entity)."""
+    return _same(before.value, after.value) or (before.object_id is not None and before.object_id == after.object_id)
+
+
+def _repeats(before: _Fact, after: _Fact) -> bool:
+    """``after`` is the repeat mining never stores: the same value, both rows live."""
+    return _same_thing(before, after) and before.live and after.live
+
+
+def _chain(facts: list[_Fact], edit: _Edit) -> None:
+    """One single-valued timeline (see the module doc)."""
+    kept: list[_Fact] = []
+    for f in sorted(facts, key=lambda f: (f.valid_from, f.id)):
+        last = kept[-1] if kept else None
+        held = last is not None and (last.valid_to is None or last.valid_to >= f.valid_from)
+        if last is not None and held and _repeats(last, f):
+            edit.drop.add(f.id)
+            last.valid_to = f.valid_to
+            edit.close[last.id] = f.valid_to
+            continue
+        if last is not None and (last.valid_to is None or last.valid_to > f.valid_from):
+            last.valid_to = f.valid_from
+            edit.close[last.id] = f.valid_from
+        kept.append(f)
+
+
+def _one_current(facts: list[_Fact], edit: _Edit) -> None:
+    """One multi-valued predicate: one current row per value (see the module doc)."""
+    current: list[_Fact] = []
+    for f in sorted(facts, key=lambda f: (f.valid_from, f.id)):
+        if f.valid_to is not None:
+            continue
+        first = next((c for c in current if _same_thing(c, f)), None)
+        if first is None:
+            current.append(f)
+        elif _repeats(first, f):
+            edit.drop.add(f.id)
+        else:
+            edit.close[first.id] = f.valid_from
+            current[current.index(first)] = f
+
+
+async def _normalise(s: AsyncSession, facts: Iterable[_Fact]) -> set[int]:
+    """Write what the timelines of ``facts`` (grouped by subject and predicate) need;
+    returns the rows dropped."""
+    timelines: dict[tuple[int, str], list[_Fact]] = {}
+    for f in facts:
+        timelines.setdefault((f.subject, f.predicate), []).append(f)
+    edit = _Edit(set(), {})
+    for group in timelines.values():
+        (_one_current if group[0].multi else _chain)(group, edit)
+    if edit.drop:
+        await s.execute(delete(Relation).where(Relation.id.in_(edit.drop)))
+    closes = [{"id": i, "valid_to": at} for i, at in edit.close.items() if i not in edit.drop]
+    if closes:
+        await s.execute(update(Relation), closes)
+    return edit.drop
+
+
+def _from_drawers(after: int | None) -> list[ColumnElement[bool]]:
+    """The relations learned from drawers mined after drawer ``after`` (all when None)."""
+    return [] if after is None else [Relation.source_drawer_id > after]
+
+
+async def move_subjects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
+    """Give ``dst`` the facts about ``src`` learned after drawer ``after`` (all when None),
+    each timeline made one first (so the current-row indexes never see two current rows)."""
+    moving = await _facts(s, and_(Relation.user_id == user_id, Relation.subject_id == src, *_from_drawers(after)))
+    if not moving:
+        return
+    held = await _facts(
+        s,
+        and_(
+            Relation.user_id == user_id,
+            Relation.subject_id == dst,
+            Relation.predicate.in_({f.predicate for f in moving}),
+        ),
+    )
+    for f in moving:  # one timeline with dst's own, as if mined onto dst
+        f.subject = dst
+    dropped = await _normalise(s, [*moving, *held])
+    ids = [f.id for f in moving if f.id not in dropped]
+    if ids:
+        await s.execute(update(Relation).where(Relation.id.in_(ids)).values(subject_id=dst))
+
+
+async def move_objects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
+    """Point the facts naming ``src`` as their object (learned after drawer ``after``, all
+    when None) at ``dst``, and make each timeline that now names ``dst`` twice one."""
+    where = and_(Relation.user_id == user_id, Relation.object_entity_id == src, *_from_drawers(after))
+    groups: list[Any] = list(
+        (await s.execute(select(Relation.subject_id, Relation.predicate).where(where).distinct())).all()
+    )
+    if not groups:
+        return
+    await s.execute(update(Relation).where(where).values(object_entity_id=dst))
+    timelines = tuple_(Relation.subject_id, Relation.predicate).in_([tuple(g) for g in groups])
+    await _normalise(s, await _facts(s, and_(Relation.user_id == user_id, timelines)))
