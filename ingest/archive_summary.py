@@ -12,9 +12,18 @@ Cues, each a named number in `SummaryParams`:
 * **facts**: numbers, dates and times (`loci.timexpr`), names (capitalised words not
   opening a sentence);
 * **the request and the answer**: the user's first substantive sentence says what was
-  discussed, the assistant's last turn is the answer to it;
-* questions, pleasantries and sentences under `min_words` carry little and score less or
-  nothing.
+  discussed (the line puts it right after the best sentence, `_ranked`), the assistant's
+  last turn is the answer to it where it carries a fact;
+* **the user's words first**: what the user said (their facts, plans, preferences) always
+  counts; an assistant's sentence counts only for a fact or decision it carries, so its
+  elaborations and advice in general words do not crowd the user's out;
+* questions carry little and score less; chit-chat ("Great question!", "I hope this helps!
+  Let me know if you need anything else", "Here are some tips:", thanks and greetings: the
+  table in `ingest.chitchat`) is taken out of every sentence first, and a sentence with
+  fewer than `min_words` words left is not read at all;
+* **nothing twice**: a sentence whose words (`_terms`) are mostly those of one already
+  kept (`SummaryParams.near_duplicate`) is left out, as the assistant's recap of the user's
+  plan, or the same sentence said in two turns, would be.
 
 Why not a library: the maintained offline summariser on the package index (sumy, LexRank
 and TextRank) tokenizes with NLTK's punkt model, which is data downloaded at run time,
@@ -29,6 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ingest.chitchat import substance
 from ingest.extraction import TurnView
 from ingest.segment import split_sentences
 from loci.speakers import speaker_label
@@ -49,12 +59,19 @@ _NUMBER_RE = re.compile(r"\d")
 _NAME_RE = re.compile(r"(?<=\s)[A-Z][\w'’\-]*[a-z][\w'’\-]*")
 """A capitalised word after a space (so not a sentence's first word): a name, a place, a product."""
 _QUESTION_RE = re.compile(r"\?\s*$")
-_PLEASANTRY_RE = re.compile(
-    r"^(?:thanks?|thank you|great|perfect|awesome|cool|ok(?:ay)?|sure|got it|sounds good|no problem|"
-    r"you're welcome|happy to help|glad (?:it|that|i|to))\b",
-    re.IGNORECASE,
-)
 _SPACE_RE = re.compile(r"\s+")
+_BULLET_RE = re.compile(r"^(?:[-*•‣▪]|\d{1,2}[.)])\s+")
+"""A list item's marker ("- ", "2. "): layout, not words."""
+_TERM_RE = re.compile(r"[a-z0-9]+")
+_FUNCTION_WORDS = frozenset(
+    _TERM_RE.findall(
+        """a an the and or but if so of to in on at for with from by as into about than then that this these those
+    is are was were be been being am do does did have has had will would can could should shall may might must
+    it its i me my we us our you your he him his she her they them their s t d ll re ve m just also very really
+    there here"""
+    )
+)
+"""Words every sentence has: two sentences are alike by the rest (`_terms`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +94,21 @@ class SummaryParams:
     """Each name, up to ``max_names``: who or what the sentence is about."""
     max_names: int = 3
     request: float = 2.5
-    """The user's first substantive sentence: what the conversation was about."""
+    """The user's first substantive sentence: what the conversation was about (`_ranked`
+    also puts it second, after the best sentence)."""
     answer: float = 1.5
-    """A sentence of the assistant's last turn: the answer the user came for."""
-    user: float = 0.5
-    """What the user said weighs a little over the assistant's elaborations."""
-    question: float = -1.5
-    """A question asks; only the first request question is worth keeping."""
+    """A sentence of the assistant's last turn that carries a fact: the answer the user came for."""
+    user: float = 3.0
+    """What the user said (their facts, plans, preferences) is what the archive is about: a
+    plain sentence of theirs weighs as a decision, over an assistant's sentence with only a
+    number and a name in it (a price in a list of options they did not take)."""
+    question: float = -3.0
+    """A question asks: the user's weighs by its cues alone, as an assistant's sentence does
+    (what they asked is not what they said); the first request question keeps its bonus."""
+    near_duplicate: float = 0.8
+    """A sentence this much of whose words (`_terms`) a kept sentence already has says
+    nothing new: "You're all set with your reservation at Shigetsu for 6 April at 12:00"
+    after "I reserved Shigetsu for 6 April at 12:00 for two" (5 of its 6)."""
     length_cap: int = 40
     """Sentences longer than this many words are cut there in the summary."""
 
@@ -98,6 +123,8 @@ class ScoredSentence:
     score: float
     lead: bool = False
     """The request sentence (scored up by ``SummaryParams.request``), kept even without cues."""
+    terms: frozenset[str] = frozenset()
+    """What it says, as `_terms`: how a repeat of it is found."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,20 +137,39 @@ class ArchiveSummary:
 
 
 def _clean(text: str) -> str:
-    return _SPACE_RE.sub(" ", text).strip()
+    return _BULLET_RE.sub("", _SPACE_RE.sub(" ", text).strip())
+
+
+def _terms(text: str) -> frozenset[str]:
+    """The sentence's words less `_FUNCTION_WORDS`, lower case, numbers kept ("12:00" is 12, 00)."""
+    return frozenset(w for w in _TERM_RE.findall(text.lower()) if w not in _FUNCTION_WORDS)
+
+
+def _repeats(terms: frozenset[str], kept: Sequence[frozenset[str]], share: float) -> bool:
+    """Whether ``share`` of ``terms`` is in one kept sentence already.
+
+    Hand-written: a set overlap, so a reordered paraphrase ("Booking early is highly
+    recommended" / "It's highly recommended to book early") counts, which difflib's
+    sequence matching (order-bound) does not; rapidfuzz's token_set_ratio would do but is
+    not a dependency, and scikit-learn is here only through sentence-transformers.
+    """
+    return bool(terms) and any(len(terms & k) >= share * len(terms) for k in kept)
 
 
 def _words(text: str) -> int:
     return len(text.split())
 
 
-def _score(text: str, turn: TurnView, params: SummaryParams) -> float:
-    score = params.decision if DECISION_RE.search(text) else 0.0
-    score += params.number if _NUMBER_RE.search(text) else 0.0
-    score += params.date if find_time_expressions(text, turn.created_at) else 0.0
-    score += params.name * min(len(_NAME_RE.findall(" " + text)), params.max_names)
+def _score(said: str, turn: TurnView, params: SummaryParams) -> float:
+    """The cues' sum; 0 for an assistant's sentence without a fact or decision in it."""
+    score = params.decision if DECISION_RE.search(said) else 0.0
+    score += params.number if _NUMBER_RE.search(said) else 0.0
+    score += params.date if find_time_expressions(said, turn.created_at) else 0.0
+    score += params.name * min(len(_NAME_RE.findall(said)), params.max_names)
+    if turn.role != "user" and score == 0:
+        return 0.0  # advice in general words: the user came for the facts
     score += params.user if turn.role == "user" else 0.0
-    score += params.question if _QUESTION_RE.search(text) else 0.0
+    score += params.question if _QUESTION_RE.search(said) else 0.0
     return score
 
 
@@ -134,17 +180,19 @@ def score_sentences(turns: Sequence[TurnView], params: SummaryParams) -> list[Sc
     lead_found = False
     for turn in turns:
         for piece in split_sentences(turn.content):
-            text = _clean(piece)
-            if _words(text) < params.min_words or (_PLEASANTRY_RE.match(text) and not DECISION_RE.search(text)):
+            sentence = substance(_clean(piece))
+            if sentence.words < params.min_words:
                 continue  # "Thanks, have a great day" goes; "Ok, we're going with X" stays
-            score = _score(text, turn, params)
+            score = _score(sentence.said, turn, params)
             lead = not lead_found and turn.role == "user"
             if lead:
                 score += params.request
                 lead_found = True
-            if turn.seq == last_answer:
+            if turn.seq == last_answer and score > 0:
                 score += params.answer
-            scored.append(ScoredSentence(turn.seq, len(scored), speaker_label(turn.role, turn.name), text, score, lead))
+            speaker = speaker_label(turn.role, turn.name)
+            terms = _terms(sentence.said)
+            scored.append(ScoredSentence(turn.seq, len(scored), speaker, sentence.quoted, score, lead, terms))
     return scored
 
 
@@ -153,13 +201,14 @@ def _cut(text: str, words: int) -> str:
     return text if len(parts) <= words else " ".join(parts[:words]).rstrip(",;:") + "…"
 
 
-def _within(ranked: Sequence[ScoredSentence], budget: int, cap: int) -> list[ScoredSentence]:
-    """The best sentences whose (capped) words fit ``budget``, back in conversation order."""
+def _within(ranked: Sequence[ScoredSentence], budget: int, cap: int, near: float) -> list[ScoredSentence]:
+    """The best sentences whose (capped) words fit ``budget``, none a repeat of a better one
+    (`_repeats`), back in conversation order."""
     kept: list[ScoredSentence] = []
     spent = 0
     for s in ranked:
         cost = min(_words(s.text), cap)
-        if spent + cost > budget:
+        if spent + cost > budget or _repeats(s.terms, [k.terms for k in kept], near):
             continue  # a shorter, lower sentence may still fit
         kept.append(s)
         spent += cost
@@ -167,9 +216,12 @@ def _within(ranked: Sequence[ScoredSentence], budget: int, cap: int) -> list[Sco
 
 
 def _ranked(scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
-    """Best first (ties: the later sentence, nearer the outcome). The request's bonus
-    usually puts it near the top, but a tight budget keeps the decision over it."""
-    return sorted(scored, key=lambda s: (-s.score, -s.position))
+    """Best first (ties: the later sentence, nearer the outcome), but the request second:
+    the line says the decision that matters most and what the conversation was about
+    before the other decisions (a tight budget keeps the decision over the request)."""
+    ranked = sorted(scored, key=lambda s: (-s.score, -s.position))
+    lead = next((s for s in ranked[1:] if s.lead), None)
+    return ranked if lead is None else [ranked[0], lead, *(s for s in ranked[1:] if s is not lead)]
 
 
 def _date_range(turns: Sequence[TurnView]) -> str:
@@ -186,8 +238,8 @@ def extractive_summary(
     if not scored or not any(s.score > 0 for s in scored):
         return None
     ranked = _ranked([s for s in scored if s.score > 0 or s.lead])
-    line = _within(ranked, params.content_words, params.length_cap)
-    account = _within(ranked, params.body_words, params.length_cap * 2)
+    line = _within(ranked, params.content_words, params.length_cap, params.near_duplicate)
+    account = _within(ranked, params.body_words, params.length_cap * 2, params.near_duplicate)
     head = f"Conversation {_date_range(turns)}" + (f" ({_clean(title)})" if title and title.strip() else "")
     content = f"{head}: " + " ".join(_cut(s.text, params.length_cap) for s in line)
     body = "\n".join(f"{s.speaker}: {_cut(s.text, params.length_cap * 2)}" for s in account)

@@ -31,6 +31,7 @@ from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.test_mining_llm import GOOD, llm_deps, mined_event
 from tests.integration.test_mining_memories import history, memories, mine, turns
+from tests.verbose_chat import KYOTO, summary_faults
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 ROOM_LINK = re.compile(r'class="room-link" href="/memory\?room=(\d+)"')
@@ -122,6 +123,20 @@ async def test_only_questions_about_the_past_or_a_layer_filter_reach_the_archive
         headers=user.headers,
     )
     assert bad.status_code == 400 and "layer" in bad.text
+
+
+async def test_a_chatty_assistant_s_boilerplate_and_repeats_stay_out_of_the_summary(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """32 turns with an assistant as verbose as LLM assistants are: the summary says what the
+    user planned and decided, quotes no "Great question!" or "Let me know...", nothing twice."""
+    user = await new_user()
+    await mine(client, app_state, user, "kyoto", turns(*KYOTO))
+    [summary] = await archives(client, user)
+    print(f"{summary['content']}\n\n{summary['body']}")  # the text itself, when this fails
+    assert summary_faults(summary["content"], summary["body"]) == []
+    assert summary["content"].startswith("Conversation 2024-03-01: My partner Maya and I are planning a trip")
+    assert "We decided to book Ryokan Motonago" in summary["content"]
 
 
 async def test_re_mining_appended_turns_updates_the_summary_instead_of_adding_one(

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from ingest.archive_llm import transcript
 from ingest.archive_summary import ArchiveSummary, SummaryParams, extractive_summary, score_sentences
 from ingest.extraction import TurnView
+from tests.verbose_chat import KYOTO, summary_faults
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 PARAMS = SummaryParams()
@@ -51,6 +52,34 @@ def test_decision_cues_outrank_chatter() -> None:
     assert scores[4] > scores[1] > scores[2] and scores[4] > scores[3]
     tight = extractive_summary(said, replace(PARAMS, content_words=20))
     assert tight is not None and "Memmo Alfama" in tight.content and "weather" not in tight.content
+
+
+def test_a_verbose_assistant_s_chit_chat_and_repeats_stay_out_and_the_user_s_facts_stay_in() -> None:
+    summary = extractive_summary(conversation(*KYOTO), PARAMS)
+    assert summary is not None
+    assert summary_faults(summary.content, summary.body) == [], f"{summary.content}\n\n{summary.body}"
+    # The line: the decision that matters most, what the conversation was about, then the rest.
+    line = summary.content.split(": ", 1)[1]
+    assert line.startswith("My partner Maya and I are planning a trip to Japan"), line
+    assert "We decided to book Ryokan Motonago" in line and "I reserved Shigetsu for 6 April" in line
+    # The assistant's words come in for their facts only, and a recap of the user's plan not at all.
+    said = summary.body.splitlines()
+    assert all(line.startswith("user: ") for line in said[:3])
+    assert any(line.startswith("assistant: Yadoya Nishijinso is a small family-run ryokan") for line in said)
+    assert not any("Fushimi Inari at dawn" in line for line in said if line.startswith("assistant: "))
+
+
+def test_a_sentence_said_again_in_other_words_is_kept_once_and_a_changed_fact_is_not_a_repeat() -> None:
+    said = conversation(
+        ("user", "We fly to Lisbon on 3 May and booked Booking early for the hotel."),
+        ("assistant", "Booking early for the Lisbon hotel is highly recommended in May, about 120 euros a night."),
+        ("assistant", "It is highly recommended in May to book early for the Lisbon hotel, about 120 euros a night."),
+        ("user", "Correction: we fly to Lisbon on 3 June."),
+    )
+    summary = extractive_summary(said, PARAMS)
+    assert summary is not None
+    assert summary.body.count("highly recommended") == 1, summary.body
+    assert "3 May" in summary.body and "3 June" in summary.body
 
 
 def test_budgets_hold_and_a_long_sentence_is_cut() -> None:
