@@ -9,8 +9,9 @@ in the sentence, so the rule reads that:
 
 * **person**: it speaks or acts ("Peninha said", "Kowalski recommended"), is met or
   addressed ("with Peninha", "met Tavares", "Thanks, Kowalski"), is someone's relation
-  ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), or owns
-  something ("Peninha's boat");
+  ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), owns
+  something ("Peninha's boat"), or is someone's pet ("my turtle is called Sushi", "our cat,
+  Miso,", "a parrot named Kiwi": a named animal is person-like, `ingest.entity_vocab.PETS`);
 * **organisation**: one works for, is employed by, starts at, has an offer from, hands in
   one's notice at, is laid off from, retires from, leaves or moves over to (unless a known
   person or place: "I left Lisbon"), quits or leaves after years there or to join another,
@@ -33,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.entity_vocab import LIFE_WORDS, PEOPLE_ROLES, VENUE_NOUNS
+from ingest.entity_vocab import LIFE_WORDS, PEOPLE_ROLES, PETS, VENUE_NOUNS
 
 __all__ = ["AFTER_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
 
@@ -52,6 +53,7 @@ def _alternatives(vocab: frozenset[str] | set[str]) -> str:
 
 
 _ROLES = _alternatives(set(PEOPLE_ROLES))
+_PETS = _alternatives(set(PETS))
 _VENUES = _alternatives(VENUE_NOUNS)
 _OWNED = _alternatives(LIFE_WORDS | set(PEOPLE_ROLES))
 _PERSON = frozenset({"p"})
@@ -80,6 +82,7 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
     Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
+    Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )
 """Words after a name that outrank the words before it: "the Toshogu shrine" is a place
@@ -87,6 +90,13 @@ whatever "the" says, "in Peninha's car" is Peninha's. A possessive is matched on
 from its "'s" on; the venue nouns are lower case only ("the Kindle Store" is a name)."""
 
 BEFORE_CUES: tuple[Cue, ...] = (
+    Cue(
+        _re(
+            rf"\b(?:my|our|his|her|their|a|an)\s+(?:[a-z]+\s+)?(?:{_PETS})"
+            r"(?:['’]s name\s+is|,|\s+(?:is|was)\s+(?:called|named)|\s+(?:called|named|is))?\s+$"
+        ),
+        "p",
+    ),
     Cue(_re(rf"\b(?:{_VENUES}|bar|shop|store)\b[^.,;]{{0,30}}?\b(?:called|named)\s+$"), "l"),
     Cue(
         _re(
@@ -129,7 +139,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(
         _re(
-            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\bjoined|\b(?:job|role|position) at|\b(?:hired|employed) (?:by|at)|"
+            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\b(?:re-?)?joined|\b(?:job|role|position) at|"
+            r"\b(?:hired|employed) (?:by|at)|"
             r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
             r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at|"
             r"\b(?:laid off|let go|fired|sacked|made redundant) (?:from|by|at)|\bretired from)\s+$"

@@ -18,6 +18,7 @@ __all__ = [
     "NOT_NAMES",
     "ORG_HEADS",
     "PEOPLE_ROLES",
+    "PETS",
     "PLACE_HEADS",
     "POSSESSIONS",
     "TITLES",
@@ -128,6 +129,27 @@ boss" ends "my manager Tiago", a new landlady the landlord, and "my wife Sam" af
 girlfriend Sam" is the same `partner` (no new row), while a new partner closes the old one.
 The word said is not kept on the row (`loci.models.Relation` has no column for it); the
 drawer it came from still says it. Migration 0029 rewrote the rows stored before these."""
+
+PETS: Mapping[str, str] = MappingProxyType(
+    {
+        **{w: w for w in words("dog cat rabbit hamster horse pony parrot budgie tortoise turtle ferret gecko lizard")},
+        **{w: w for w in words("snake goldfish fish chinchilla cockatiel canary hedgehog")},
+        "puppy": "dog",
+        "pup": "dog",
+        "kitten": "cat",
+        "kitty": "cat",
+        "bunny": "rabbit",
+        "guinea pig": "guinea pig",
+        "pet": "",
+    }
+)
+"""Words for the animals people keep (as said → the species recorded): "my turtle is called
+Sushi", "our cat, Miso," make Sushi and Miso the user's `pet` and record their `species`
+(`ingest.relation_rules`); "pet" alone names one with no species ("my pet is called Kiwi").
+A pet is a person-kind entity (`ingest.entity_cues`): there is no animal kind, and a pet is
+named, called "he" or "she" and is one of the people in the user's life, as a `p` is; an item
+(`i`) is a thing with a state (bought, sold, broken). Common pet names are people's names
+anyway ("Max", "Bella"), which the gazetteer types `p`."""
 
 ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university

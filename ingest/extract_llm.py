@@ -84,7 +84,8 @@ people they know or things they own, with the date they became true when the tex
 Use these predicates where they fit: lives in, works at, works as, worked at, visited (a trip made
 or under way), plans to visit (a trip booked, planned or wished for), likes,
 dislikes, prefers, diet, diagnosed with, allergic to, takes, injury, a family or work role
-("brother", "partner", "manager", "friend", "doctor"), and for an item "is" (what it is now:
+("brother", "partner", "manager", "friend", "doctor"), "pet" (an animal kept, by its name, kind p)
+and the pet's "species" ("turtle"), and for an item "is" (what it is now:
 the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost, repaired, no longer
 used). Use the turn seq numbers shown in brackets.
 "subject" names the lasting subject of the user's life the chat is about, as the user would

@@ -9,9 +9,10 @@ forgets what was learned from it at once and a restore brings it back exactly:
 * an entity is live while a live drawer mentions it or it takes part in a live relation
   (`live_entity`);
 * a closed relation whose closer (the one that superseded it, or the one that ended it:
-  `ingest.predicates.ENDED_BY`) is no longer live is closed by the next live value instead,
-  or is current again (`effective_valid_to`): forgetting "I moved to Lisbon" makes "I live
-  in Paris" current again, forgetting "I handed in my notice at Northwind" the job;
+  `ingest.predicates.ENDED_BY`, starting where it closed) is no longer live is closed by the
+  next live value instead, or is current again (`effective_valid_to`): forgetting "I moved to
+  Lisbon" makes "I live in Paris" current again, forgetting "I handed in my notice at
+  Northwind" the job and the title held there (`HELD_AT`), but not a job left earlier;
 * a plan ends with the first live row that carries it out (`ingest.predicates.FULFILLED_BY`:
   a visit to the same place, from the plan on), so forgetting the visit makes the plan
   current again.
@@ -22,10 +23,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, null, or_, select
+from sqlalchemy import ColumnElement, and_, case, func, null, or_, select, true
 from sqlalchemy.orm import aliased
 
-from ingest.predicates import ENDED_BY, FULFILLED_BY
+from ingest.predicates import ENDED_BY, FULFILLED_BY, HELD_AT
 from loci.models import Drawer, DrawerEntity, Relation
 
 __all__ = ["effective_valid_to", "live_entity", "live_relation"]
@@ -70,9 +71,17 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
     )
     ender = or_(
         *(
-            and_(relation.predicate == ended, other.predicate == by, _same_thing(other, relation))
+            and_(
+                relation.predicate == ended,
+                other.predicate == by,
+                true() if ended in HELD_AT else _same_thing(other, relation),  # the title ends with the job
+            )
             for ended, by in ENDED_BY.items()
         )
+    )
+    ended_then = or_(  # where `ingest.relation_close` closed it: at the ender, or where it began
+        other.valid_from == relation.valid_to,
+        and_(relation.valid_to == relation.valid_from, other.valid_from <= relation.valid_to),
     )
     closer = and_(
         other.user_id == relation.user_id,
@@ -80,7 +89,7 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
         other.id != relation.id,
         or_(
             and_(other.predicate == relation.predicate, other.valid_from == relation.valid_to),
-            and_(ender, other.valid_from <= relation.valid_to),  # "today" may start before the job's row
+            and_(ender, ended_then),  # "today" may start before the job's row
         ),
         live_relation(other),
     )

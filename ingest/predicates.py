@@ -19,9 +19,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ingest.entity_vocab import PEOPLE_ROLES
-from loci.relation_ends import ENDED_BY, FULFILLED_BY
+from loci.relation_ends import ENDED_BY, FULFILLED_BY, HELD_AT
 
-__all__ = ["ENDED_BY", "FULFILLED_BY", "MULTI_VALUED", "PREDICATES", "canonical_predicate", "is_multi_valued"]
+__all__ = [
+    "ENDED_BY",
+    "FULFILLED_BY",
+    "HELD_AT",
+    "MULTI_VALUED",
+    "PREDICATES",
+    "canonical_predicate",
+    "is_multi_valued",
+]
 
 _SINGLE_PEOPLE = frozenset(
     {"partner", "manager", "landlord"}
@@ -40,6 +48,7 @@ MULTI_VALUED = frozenset(
         "takes",
         "injury",
         "owns",
+        "pet",
     }
 )
 """Predicates a subject may hold several values of at once."""
@@ -64,6 +73,8 @@ PREDICATES: Mapping[str, str] = MappingProxyType(
         "allergic to": "an allergy",
         "takes": "a medication",
         "injury": "an injury (broken wrist)",
+        "pet": "an animal the subject keeps, by its name (my turtle is called Sushi)",
+        "species": "what animal a pet is (turtle, dog)",
         **{role: "a person in the subject's life" for role in sorted(set(PEOPLE_ROLES.values()))},
     }
 )
@@ -113,6 +124,10 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "line manager": "manager",
         "married to": "partner",
         "dating": "partner",
+        "has pet": "pet",
+        "has a pet": "pet",
+        "owns pet": "pet",
+        "animal": "species",
     }
 )
 

@@ -1,16 +1,17 @@
 """Relations that end other relations: a visit carries out the plan to make it
-(`ingest.predicates.FULFILLED_BY`), notice handed in ends the job (`ENDED_BY`). Run by
-`ingest.graph.record_relation` inside the window's transaction."""
+(`ingest.predicates.FULFILLED_BY`), notice handed in ends the job and the title held there
+(`ENDED_BY`, `HELD_AT`). Run by `ingest.graph.record_relation` inside the window's
+transaction."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy import ColumnElement, func, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.predicates import ENDED_BY, FULFILLED_BY
+from ingest.predicates import ENDED_BY, FULFILLED_BY, HELD_AT
 from loci.models import Relation
 
 __all__ = ["close_ended", "close_plans", "fulfilled_at"]
@@ -70,11 +71,15 @@ async def close_ended(
     at: datetime,
 ) -> None:
     """Close the subject's current rows that ``predicate`` ends for ``value`` (`ENDED_BY`:
-    notice handed in at Northwind ends working at Northwind). A day said ("today") starts before
+    notice handed in at Northwind ends working at Northwind), then the current rows held at
+    what closed (`HELD_AT`: the title held at that job). A day said ("today") starts before
     the job's own row may: the row then closes where it began, never before."""
-    ended = [current for current, ender in ENDED_BY.items() if ender == predicate]
+    ended = [current for current, ender in ENDED_BY.items() if ender == predicate and current not in HELD_AT]
     same = _same_value(Relation, value, object_entity_id)
-    await _close(s, user_id, subject_id, ended, same, (), func.greatest(Relation.valid_from, at))
+    until = func.greatest(Relation.valid_from, at)
+    closed = await _close(s, user_id, subject_id, ended, same, (), until)
+    held = [p for p, at_row in HELD_AT.items() if ENDED_BY.get(p) == predicate and at_row in closed]
+    await _close(s, user_id, subject_id, held, true(), (), until)
 
 
 async def _close(
@@ -85,11 +90,12 @@ async def _close(
     same: ColumnElement[bool],
     where: tuple[ColumnElement[bool], ...],
     valid_to: Any,
-) -> None:
-    """End the subject's open rows of ``predicates`` about the same thing (``same``), at ``valid_to``."""
+) -> list[str]:
+    """End the subject's open rows of ``predicates`` about the same thing (``same``), at
+    ``valid_to``; the predicate of each row closed."""
     if not predicates:
-        return
-    await s.execute(
+        return []
+    closed = await s.execute(
         update(Relation)
         .where(
             Relation.user_id == user_id,
@@ -100,4 +106,6 @@ async def _close(
             *where,
         )
         .values(valid_to=valid_to)
+        .returning(Relation.predicate)
     )
+    return list(closed.scalars())

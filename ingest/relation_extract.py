@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ingest.entity_scan import clean_name
-from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, POSSESSIONS
+from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
@@ -98,6 +98,8 @@ def _subject(
 def _value(rule: Rule, m: re.Match[str]) -> str:
     groups = m.groupdict()
     raw = groups.get("value") or ""
+    if rule.recorded is not None:
+        return rule.recorded.get(" ".join(raw.lower().split()), "")
     if rule.value is not None:
         verb = VERB_VALUES.get(" ".join((groups.get("verb") or "").lower().split()), "")
         return rule.value.format(verb=verb, value=raw.lower()).strip()
@@ -179,7 +181,8 @@ def _under_way(m: re.Match[str], sentence: str) -> bool:
 
 def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
     """A people word ("my *manager* Tiago"), or for an attribute rule the attribute itself
-    ("my *budget* is …"), never a body part ("my hamstring is …" is health, no attribute)."""
+    ("my *budget* is …"), never a body part ("my hamstring is …" is health, no attribute) nor an
+    animal ("my turtle is called Sushi" is a pet: `ingest.relation_rules._PET_SAYINGS`)."""
     key = " ".join(m.group("pred").lower().split())
     if not rule.attribute:
         return PEOPLE_ROLES[key]
@@ -188,6 +191,7 @@ def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
     if (
         any(w in PEOPLE_ROLES for w in words)
         or owned
+        or any(w in PETS for w in words)
         or any(w in NOT_ATTRIBUTES or w in BODY_PARTS for w in words)
         or words[0] in {"own", "only"}
     ):

@@ -14,9 +14,10 @@ or a wish: "I'm flying to Tokyo", "I want to visit Nara"), as `loci.timexpr.tens
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, POSSESSIONS
+from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
 
 __all__ = ["NOT_ATTRIBUTES", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
 
@@ -43,37 +44,9 @@ _PHRASE = rf"(?P<value>(?:[^.,;:!?\n()]|{INNER_PUNCT}){{1,80}})"
 _BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
 _DIETS = r"vegetarian|vegan|pescatarian|gluten-free|lactose intolerant|coeliac|celiac|keto|halal|kosher"
 
-NOT_ATTRIBUTES = frozenset(
-    [
-        "question",
-        "point",
-        "guess",
-        "bad",
-        "pleasure",
-        "apologies",
-        "thoughts",
-        "goal",
-        "plan",
-        "problem",
-        "issue",
-        "concern",
-        "understanding",
-        "hope",
-        "idea",
-        "life",
-        "day",
-        "time",
-        "head",
-        "mind",
-        "way",
-        "own",
-        "one",
-        "fault",
-        "turn",
-        "bet",
-        "advice",
-        "answer",
-    ]
+NOT_ATTRIBUTES = words(
+    """question point guess bad pleasure apologies thoughts goal plan problem issue concern understanding hope idea life
+    day time head mind way own one fault turn bet advice answer"""
 )
 """Words after "my" that do not name a lasting attribute ("my guess is …", "my plan is …")."""
 
@@ -131,6 +104,7 @@ class Rule:
     named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
     ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
+    recorded: Mapping[str, str] | None = None  # the value as said → as recorded ("puppy" → "dog")
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -159,7 +133,7 @@ _TRAVEL = (
 """Ways of saying a trip, in any tense: the sentence's tense decides `visited` or `plans to visit`."""
 _AFFIRMED = rf"(?:(?!\b(?:never|not)\b|\w*n['’]t\b)(?:[^.?!]|{INNER_PUNCT}))"
 """A character of the words between "I" and the verb that are not a negation ("I've never been to")."""
-_JOINED = r"joined|got a job at|started a new job at|started at|got hired at|got hired by|took a job at"
+_JOINED = r"(?:re-?)?joined|got a job at|started a new job at|started at|got hired at|got hired by|took a job at"
 _STARTS = (
     r"accepted (?:an|the|their) offer (?:at|from)|accepted (?:a|the) (?:job|position|role) (?:at|with)|"
     r"start(?:ing)? (?:work )?at"
@@ -203,6 +177,30 @@ _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 _HOME = r"house|home|flat|apartment"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
+_PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
+"""An animal word after any one word ("my rescue *dog*", "our old *cat*"), as the ``species`` group."""
+_PET_SAYINGS = (
+    rf"\b(?i:my|our)\s+{_PET}(?:['’]s\s+name)?\s+(?i:(?:is|was)\s+(?:called|named)|is|was)\s+(?P<name>{_NAME})",
+    rf"\b(?i:my|our)\s+{_PET},?\s+(?P<name>{_NAME})",
+    rf"\b(?i:I|we)(?:\s+|(?=['’]))(?i:{_NOW}(?:{_HAVE}|adopted|rescued))\s+(?i:a|an)\s+{_PET}(?:,\s+|\s+(?i:called|named)\s+)(?P<name>{_NAME})",
+    rf"(?P<name>{_NAME}),?\s+(?i:is|was)\s+(?i:my|our)\s+{_PET}\b",
+    rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)",
+)
+"""Ways of naming a pet (`ingest.entity_vocab.PETS`), each with its ``name`` and ``species``:
+"my turtle is called Sushi", "my dog's name is Rex", "our cat, Miso,", "I have a parrot named
+Kiwi", "Kiwi is our parrot". Each records two facts (`_pet_rules`): the name is the speaker's
+`pet`, a person-kind entity (`ingest.entity_cues` types it), and the word said its `species`."""
+
+
+def _pet_rules(saying: str) -> tuple[Rule, Rule]:
+    """The two rules one pet saying makes: speaker `pet` name, and name `species` animal."""
+    pet = saying.replace("(?P<name>", "(?P<value>")
+    species = saying.replace("(?P<name>", "(?P<who>").replace("(?P<species>", "(?P<value>")
+    return (
+        Rule(_cs(pet), "pet", "p", needs_kind="p"),
+        Rule(_cs(species), "species", recorded=PETS),
+    )
+
 
 RULES: tuple[Rule, ...] = (
     # people
@@ -244,6 +242,7 @@ RULES: tuple[Rule, ...] = (
         "p",
     ),
     Rule(_cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", third_person=True),
+    *(rule for saying in _PET_SAYINGS for rule in _pet_rules(saying)),
     Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
     # places
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),

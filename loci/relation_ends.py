@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["ENDED_BY", "ENDINGS", "FULFILLED_BY"]
+__all__ = ["ENDED_BY", "ENDINGS", "FULFILLED_BY", "HELD_AT"]
 
 FULFILLED_BY: Mapping[str, str] = MappingProxyType({"plans to visit": "visited"})
 """A plan's predicate and the one that carries it out. A row of the second with the same
@@ -24,12 +24,24 @@ value, starting at or after the plan was said, ends the plan (`ingest.graph`): "
 flights to Japan" in May, then "we're in Kyoto… Japan is amazing" in June. A visit from
 before the plan ("I went to Japan in 2019") does not: the plan is for another trip."""
 
-ENDED_BY: Mapping[str, str] = MappingProxyType({"works at": "worked at"})
-"""A single-valued predicate and the one that ends it with no successor: "I handed in my
-notice at Northwind" records `worked at Northwind`, which closes the current `works at
-Northwind` (the same value) when it is said (`ingest.graph`), and forgetting it opens the
-job again (`ingest.graph_liveness`). A new value still closes the old one as before
-("I start at Brightwave in June")."""
+ENDED_BY: Mapping[str, str] = MappingProxyType(
+    {"works at": "worked at", "works as": "worked at", "worked at": "works at"}
+)
+"""A predicate and the one that ends it with no successor: "I handed in my notice at
+Northwind" records `worked at Northwind`, which closes the current `works at Northwind` (the
+same value) when it is said (`ingest.graph`), and forgetting it opens the job again
+(`ingest.graph_liveness`). A new value still closes the old one as before ("I start at
+Brightwave in June"). Going back ("I rejoined Northwind") ends the former employer's row the
+same way, so a job left, taken again and left again reads as two spans of `works at`, each
+followed by its `worked at`. The title held at the job (`works as`, `HELD_AT`) ends with it."""
+
+HELD_AT: Mapping[str, str] = MappingProxyType({"works as": "works at"})
+"""An ended predicate of `ENDED_BY` held at a row of another rather than valued like its ender:
+the title is held at the job. "I quit my job at Acme" (`worked at Acme`) ends `works at
+Acme` by its value, and with it the subject's current `works as designer`, whatever its
+value: `works at` holds one value at a time, so the title current when that job ends is the
+one held there. An ender that closes no current job ("I used to work at Globex", a former
+employer) leaves the title alone."""
 
 ENDINGS: tuple[tuple[str, str], ...] = (*ENDED_BY.items(), *FULFILLED_BY.items())
 """Every (ended predicate, predicate that ends it) pair, plans and jobs alike: what recall
