@@ -362,10 +362,12 @@ async def memories_at_phone_width(browser: BrowserContext, base_url: str) -> Non
         await shot(tab, f"memories-phone-{name}")
     await tab.goto(base_url + "/memory/memories")
     await tab.locator("ul.memories > li").first.locator("text=History").click()
+    await tab.wait_for_url(re.compile(r"/memory/memories/\d+$"))  # a link: the page is replaced
     await no_sideways_scroll(tab)
     await shot(tab, "memories-phone-history")
     await tab.goto(base_url + "/memory/memories")
     await tab.locator("ul.memories > li").first.locator("text=Edit").click()
+    await tab.wait_for_url(re.compile(r"/memory/memories/\d+/edit$"))
     await no_sideways_scroll(tab)
     await shot(tab, "memories-phone-edit")
 
