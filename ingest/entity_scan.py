@@ -9,8 +9,10 @@ an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
    "with X", "Thanks, X", "X said", "X's boat" (person); "moved to / in X", "dinner at X",
    "the X shrine" (place); "work at / employed by / bought … at X" (organisation); "a /
    my / use X" (item);
-3. the gazetteer (`ingest.gazetteer`): a known place, then a known first name, then two
-   words whose second is a known surname ("Raj Patel");
+3. what is known of the name: the kind the user's graph already gives it (``known``,
+   `ingest.known_kinds`: "I quit Acme" weeks after "I work at Acme"), else the gazetteer
+   (`ingest.gazetteer`): a known place, then a known first name, then two words whose
+   second is a known surname ("Raj Patel");
 4. otherwise an item for one word (brands and products: "Kindle", "Ventolin"), a person
    when the first word is a first name, else an item.
 
@@ -26,6 +28,7 @@ is a town: `ingest.gazetteer.is_common_word`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ingest.entity_cues import AFTER_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
@@ -39,10 +42,10 @@ from ingest.entity_vocab import (
     TITLES,
     VENUE_NOUNS,
 )
-from ingest.extraction import EntityMention
+from ingest.extraction import NO_KNOWN_KINDS, EntityMention
 from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_weight
 
-__all__ = ["Found", "clean_name", "not_a_name", "scan_turn", "sentence_starts"]
+__all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
 _NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
 _CAP_RUN = re.compile(
@@ -189,13 +192,17 @@ def _overruled(cue: Cue, known: str | None, name: str, before: str, after: str) 
     )
 
 
-def classify(text: str, start: int, end: int, name: str) -> tuple[str, bool]:
+def classify(text: str, start: int, end: int, name: str, stored: str | None = None) -> tuple[str, bool]:
     """The kind, and whether something decided it (else it is the default guess): the
-    name's own words, then the cue tables of `ingest.entity_cues`, then the gazetteer."""
+    name's own words, then the cue tables of `ingest.entity_cues`, then what is known of
+    the name: the kind the user's graph already gives it (``stored``), else the gazetteer.
+    A stored kind stands where the gazetteer's would, ahead of it: a cue that yields to
+    the gazetteer yields to it too ("I left Biscuit at the vet" keeps the dog a person-like
+    pet, as "I left Lisbon" keeps the city), a clear one still wins ("I work at Biscuit")."""
     own = _own_kind(name)
     if own:
         return own, True
-    known = _gazetteer_kind(name)
+    known = stored or _gazetteer_kind(name)
     cued = _cue_kind(text, start, end, name, known)
     if cued:
         return cued, True
@@ -278,11 +285,18 @@ def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], start
     return start
 
 
-def scan_turn(text: str, common: frozenset[str]) -> list[Found]:
+def scan_turn(
+    text: str, common: frozenset[str], known: Mapping[str, str] = NO_KNOWN_KINDS, *, known_openers: bool = True
+) -> list[Found]:
     """Entity mentions in one turn, in order (duplicates kept: they count mentions).
 
     ``common`` holds the words the window uses in lower case (and stop words): such a word
-    opening a sentence is not a name.
+    opening a sentence is not a name. ``known`` maps names the user's graph already holds
+    (lower case) to their kinds (`ingest.known_kinds`): such a name is sure of its kind
+    without a cue. Alone at a sentence's start it is read so only with ``known_openers`` (a
+    person's turn: "Biscuit is sick"), else as if unknown: the assistant opens sentences with
+    capitalised common nouns ("Mirrors are designed for two") that an earlier chat may have
+    stored as names.
     """
     found: list[Found] = []
     starts = sentence_starts(text)
@@ -298,11 +312,28 @@ def scan_turn(text: str, common: frozenset[str]) -> list[Found]:
         if not _plausible(name) or _adjective(text, end, name):
             continue
         at = _name_start(raw, name, start)
-        if initial and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
+        stored = None if initial and not known_openers else known.get(name.lower())
+        if initial and stored is None and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
             continue  # "Deal. Also…": an everyday word opening a sentence, whatever the gazetteer says
-        kind, sure = classify(text, at, end, name)
+        kind, sure = classify(text, at, end, name, stored)
         found.append(Found(EntityMention(kind, name), sure, initial))
     return found + _possessions(text)
+
+
+def name_spellings(texts: Iterable[str], longest: int = 6) -> frozenset[str]:
+    """Every name `scan_turn` could find in ``texts``, lower case, and more: each run of up
+    to ``longest`` capitalised words inside a capitalised run, cleaned as a name is. Cheap
+    (one regex pass), so mining asks the graph only about names the chat may mention."""
+    spellings: set[str] = set()
+    for text in texts:
+        for m in _CAP_RUN.finditer(text):
+            words = m.group().split()
+            for i in range(len(words)):
+                for j in range(i + 1, min(len(words), i + longest) + 1):
+                    name = clean_name(" ".join(words[i:j]))
+                    if name:
+                        spellings.add(name.lower())
+    return frozenset(spellings)
 
 
 def _name_start(raw: str, name: str, start: int) -> int:

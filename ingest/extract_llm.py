@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from ingest.entity_scan import not_a_name
 from ingest.extract_offline import USER_ENTITY, extract_window
 from ingest.extraction import (
+    NO_KNOWN_KINDS,
     EntityMention,
     Extraction,
     ExtractionOutcome,
@@ -168,10 +169,15 @@ class LLMExtractor:
         self.client = client
         self.model = model
 
-    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+    async def extract(
+        self, turns: Sequence[TurnView], subjects: Sequence[str] = (), known: Mapping[str, str] = NO_KNOWN_KINDS
+    ) -> ExtractionOutcome:
         """The window read by the model; ``subjects``, the user's existing wings, are listed after
         the turns so a later chat about one ("the carb is acting up again") is named as the first
-        was ("Vespa") and joins its wing, which a chat naming only details cannot do by itself."""
+        was ("Vespa") and joins its wing, which a chat naming only details cannot do by itself.
+        ``known`` (the kinds the user's graph gives names) is not in the prompt: the model types
+        names by their sense, and storage keeps a stored name's kind anyway; only the offline
+        fallback reads it."""
         content = _render(turns)
         if subjects:
             content += KNOWN_SUBJECTS + json.dumps(list(subjects), ensure_ascii=False)
@@ -180,13 +186,15 @@ class LLMExtractor:
         try:
             parsed, calls = await self.client.chat_json(self.model, messages, WindowSchema, retries=1)
         except JSONOutputError as e:
-            return self._fallback(turns, f"malformed output after retry: {e}", e.results)
+            return self._fallback(turns, known, f"malformed output after retry: {e}", e.results)
         except UpstreamUnavailable as e:
-            return self._fallback(turns, f"endpoint unavailable: {e}", calls)
+            return self._fallback(turns, known, f"endpoint unavailable: {e}", calls)
         except UpstreamBadOutput as e:
-            return self._fallback(turns, f"bad output: {e}", calls)
+            return self._fallback(turns, known, f"bad output: {e}", calls)
         return ExtractionOutcome(to_extraction(parsed, turns), "llm", None, tuple(calls))
 
-    def _fallback(self, turns: Sequence[TurnView], reason: str, calls: Sequence[ChatResult]) -> ExtractionOutcome:
+    def _fallback(
+        self, turns: Sequence[TurnView], known: Mapping[str, str], reason: str, calls: Sequence[ChatResult]
+    ) -> ExtractionOutcome:
         log.warning("LLM extraction fell back to offline: %s", reason)
-        return ExtractionOutcome(extract_window(turns), "offline", reason[:500], tuple(calls))
+        return ExtractionOutcome(extract_window(turns, known), "offline", reason[:500], tuple(calls))

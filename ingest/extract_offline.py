@@ -9,8 +9,9 @@ need a narrow set of signals, and each rule is cheap and explainable:
 
 * **entities** (`ingest.entity_scan`): runs of capitalised words, titles joined to their
   name ("Dr. Sousa"), owned things ("my battery"); typed person / place / organisation /
-  item / event by their own words, the words around them, then the gazetteer of first
-  names and places (`ingest.gazetteer`). A lone word opening a sentence counts only when
+  item / event by their own words, the words around them, then the kind the user's graph
+  already gives them (`ingest.known_kinds`), then the gazetteer of first names and places
+  (`ingest.gazetteer`). A lone word opening a sentence counts only when
   the window never uses it in lower case; pronoun-like and speaker words never do.
   The window settles each name on one kind, so a place is never also a person.
   Each turn lists an entity once, however often it repeats it: an entity's
@@ -37,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ingest.entity_scan import Found, scan_turn
 from ingest.entity_vocab import NOT_NAMES
 from ingest.extraction import (
+    NO_KNOWN_KINDS,
     USER_ENTITY,
     EntityMention,
     Extraction,
@@ -154,12 +156,16 @@ def _renamed(found: Mapping[int, Sequence[Found]]) -> dict[int, list[Found]]:
     }
 
 
-def extract_window(turns: Sequence[TurnView]) -> Extraction:
+def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOWN_KINDS) -> Extraction:
     """Pure function over one window: the whole offline extractor, reading the turns' prose
-    (`ingest.prose`: pasted code and markup name no topic, entity or fact)."""
+    (`ingest.prose`: pasted code and markup name no topic, entity or fact). ``known``: the
+    kinds the user's graph gives names (`ingest.known_kinds`), used where the window's words
+    type a name by no cue of their own."""
     turns = prose_turns(turns)
     common = _common_words(turns)
-    found = _renamed({turn.seq: scan_turn(turn.content, common) for turn in turns})
+    found = _renamed(
+        {turn.seq: scan_turn(turn.content, common, known, known_openers=turn.role != "assistant") for turn in turns}
+    )
     settled, confirmed = _settle(found)
     names: dict[int, list[EntityMention]] = {
         turn.seq: [
@@ -193,5 +199,7 @@ class OfflineExtractor:
     name = "offline"
     reads_subjects = False
 
-    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
-        return ExtractionOutcome(extract_window(turns), "offline")
+    async def extract(
+        self, turns: Sequence[TurnView], subjects: Sequence[str] = (), known: Mapping[str, str] = NO_KNOWN_KINDS
+    ) -> ExtractionOutcome:
+        return ExtractionOutcome(extract_window(turns, known), "offline")

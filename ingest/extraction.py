@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Protocol
 
 from loci.llm import ChatResult
 from loci.timexpr import TimeSpan
 
 __all__ = [
+    "NO_KNOWN_KINDS",
     "USER_ENTITY",
     "EntityMention",
     "Extraction",
@@ -101,14 +103,23 @@ class ExtractionOutcome:
     calls: tuple[ChatResult, ...] = ()
 
 
+NO_KNOWN_KINDS: Mapping[str, str] = MappingProxyType({})
+"""No name's kind known beforehand: a window read by its own words alone."""
+
+
 class Extractor(Protocol):
     name: str
     reads_subjects: bool
     """Whether `extract` uses ``subjects``; mining looks the user's wings up only for one that does."""
 
-    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+    async def extract(
+        self, turns: Sequence[TurnView], subjects: Sequence[str] = (), known: Mapping[str, str] = NO_KNOWN_KINDS
+    ) -> ExtractionOutcome:
         """The window's records; ``subjects`` are the names the user's palace already files chats
-        under (`ingest.wings.known_subjects`), for an extractor that names the window's subject."""
+        under (`ingest.wings.known_subjects`), for an extractor that names the window's subject;
+        ``known`` maps names the user's graph already holds (lower case) to their kinds
+        (`ingest.known_kinds`), for an extractor that types a name by its context and finds
+        none in this window ("I quit Acme." weeks after "I work at Acme")."""
         ...
 
 

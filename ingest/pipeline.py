@@ -5,7 +5,10 @@
 2. Split long turns and embed every part, and the sentences of the parts that have
    several, in one cached batch (`plan`).
 3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM) and
-   rank the closet topics against the window's vectors.
+   rank the closet topics against the window's vectors. The extractor is handed the kinds
+   the user's graph already gives the names these turns may mention (`known_kinds`, read
+   with the turns in step 1: one statement), plus those the earlier windows typed, so
+   "I quit Acme." weeks after "I work at Acme" still ends the job.
 4. Choose the conversation's subject from all windows' mentions and its text, settled
    against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
    window is extracted before the first is written, so the wing reflects the whole
@@ -36,9 +39,11 @@ from ingest.accounting import record_run
 from ingest.archive import PendingArchive, propose_archive
 from ingest.consent_withhold import sensitive_statements
 from ingest.echo_guard import strip_echoed_blocks
-from ingest.extraction import ExtractionOutcome, Extractor, TurnView
+from ingest.entity_scan import name_spellings
+from ingest.extraction import NO_KNOWN_KINDS, ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
+from ingest.known_kinds import known_kinds, with_window_kinds
 from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.records import MiningDeps, MiningResult
@@ -55,7 +60,9 @@ __all__ = ["mine_conversation"]
 log = logging.getLogger("loci.ingest.pipeline")
 
 
-async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversation, list[TurnView]]:
+async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversation, list[TurnView], dict[str, str]]:
+    """The conversation, its turns past the watermark, and the kinds the user's graph gives the
+    names they may mention (`ingest.known_kinds`: one statement in the same session)."""
     async with deps.db.system_session() as s:  # only to learn the owner; the rest is user-scoped
         user_id = await s.scalar(select(Conversation.user_id).where(Conversation.id == conversation_id))
     if user_id is None:
@@ -74,8 +81,9 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversati
             for t in rows.scalars()
             if live
         ]
+        known = await known_kinds(s, int(user_id), name_spellings(t.content for t in turns))
     agent_name = (agent.name or agent.external_id) if agent else None
-    return MinedConversation(conv.id, int(user_id), conv.external_id, conv.title, agent_name), turns
+    return MinedConversation(conv.id, int(user_id), conv.external_id, conv.title, agent_name), turns, known
 
 
 async def _rank_topics(
@@ -105,7 +113,7 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     started = time.perf_counter()
     if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
         deps = replace(deps, llm=OutageLatch(deps.llm))
-    conv, turns = await _load(deps, conversation_id)
+    conv, turns, known = await _load(deps, conversation_id)
     extractor = extractor_for(deps)
     totals = MiningTotals()
     if not turns:
@@ -118,7 +126,8 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     for window in windows(turns, deps.settings.mining.window_turns):
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
-        outcome = await _extract(deps, extractor, window.items, window_plans, subjects)
+        outcome = await _extract(deps, extractor, window.items, window_plans, subjects, known)
+        known = with_window_kinds(known, outcome.extraction)  # a later window knows what this one typed
         extracted.append((window, window_plans, outcome))
         totals.seconds["extract"] += time.perf_counter() - clock
     clock = time.perf_counter()
@@ -212,7 +221,8 @@ async def _extract(
     turns: Sequence[TurnView],
     plans: Sequence[TurnPlan],
     subjects: Sequence[str] = (),
+    known: Mapping[str, str] = NO_KNOWN_KINDS,
 ) -> ExtractionOutcome:
     """The window's entities, facts and topics, the topics ranked against its vectors."""
-    outcome = await extractor.extract(turns, subjects)
+    outcome = await extractor.extract(turns, subjects, known)
     return await _rank_topics(deps, outcome, [part.vector for plan in plans for part in plan.parts])

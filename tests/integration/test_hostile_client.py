@@ -10,7 +10,7 @@ after their wing (or their closet) was trashed were mined into it, out of every 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -22,7 +22,7 @@ from domain import trash
 from domain.conversation_trash import delete_conversation
 from ingest import MiningDeps, mine_conversation
 from ingest.extract_offline import OfflineExtractor
-from ingest.extraction import ExtractionOutcome, TurnView
+from ingest.extraction import NO_KNOWN_KINDS, ExtractionOutcome, TurnView
 from loci.models import Conversation, Drawer
 from service.state import AppState
 from tests.conftest import UserHandle
@@ -84,11 +84,13 @@ class _TrashingExtractor(OfflineExtractor):
         super().__init__()
         self._act: Callable[[], Awaitable[object]] | None = act
 
-    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+    async def extract(
+        self, turns: Sequence[TurnView], subjects: Sequence[str] = (), known: Mapping[str, str] = NO_KNOWN_KINDS
+    ) -> ExtractionOutcome:
         if self._act is not None:
             act, self._act = self._act, None
             await act()
-        return await super().extract(turns, subjects)
+        return await super().extract(turns, subjects, known)
 
 
 @pytest.mark.parametrize("purge", [False, True])

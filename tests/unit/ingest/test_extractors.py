@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ingest import EXTRACTORS, MiningDeps
-from ingest.extraction import Extraction, ExtractionOutcome, TurnView
+from ingest.extraction import NO_KNOWN_KINDS, Extraction, ExtractionOutcome, TurnView
 from ingest.extractors import extractor_for
 from loci.settings import MiningSettings, load_settings
 
@@ -15,7 +15,9 @@ class _Fixed:
     name = "fixed"
     reads_subjects = False
 
-    async def extract(self, turns: Sequence[TurnView], subjects: Sequence[str] = ()) -> ExtractionOutcome:
+    async def extract(
+        self, turns: Sequence[TurnView], subjects: Sequence[str] = (), known: Mapping[str, str] = NO_KNOWN_KINDS
+    ) -> ExtractionOutcome:
         return ExtractionOutcome(Extraction((), None, {}, ()), self.name)
 
 
