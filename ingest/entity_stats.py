@@ -1,8 +1,10 @@
 """An entity's counts and dates as its live sources tell them, refreshed when drawers come and go.
 
 Mining adds to ``mention_count`` and widens ``first_seen``/``last_seen`` as each window is
-written (`ingest.graph.upsert_entities`); a later conversation's mentions land on an entity an
-earlier one made ("Callum" merged into "Callum Hendry", a second chat about the battery). When
+written (`ingest.graph.upsert_entities`; to an entity with no live source, whose chats are all
+in the trash, it writes the window's figures alone, its only live ones); a later
+conversation's mentions land on an entity an earlier one made ("Callum" merged into "Callum
+Hendry", a second chat about the battery). When
 drawers go to the trash, come back or are purged (`domain.trash`, `domain.forget`), those
 figures are worked out again from what is still live, so deleting a conversation takes its
 mentions off the count and its dates off the span, and a restore puts them back exactly:

@@ -19,6 +19,11 @@ Which entities are one thing is decided by mining's own rules, read here, not re
   join it; earlier ones stay, as mining left them ("Derek from the gym", before any
   "Derek Hale" was heard of).
 
+A fact the restored chat told and a chat mined meanwhile told again about the same entity
+("Derek Hale lives in Leeds" in both) is one row again, as mining keeps a repeat once
+(`ingest.relation_merge.fold_repeats`): mining stored the second with its own source while
+the first was in the trash, so that neither the trash nor a purge of it could lose the fact.
+
 Moving loses nothing and doubles nothing: a drawer link moves with its spellings (merged
 with the link the drawer already has to the survivor), relations move as subject and as
 object with their timelines made one (`ingest.relation_merge`), an entity left with no
@@ -40,7 +45,7 @@ from ingest.entity_stats import refresh_entities
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph import entity_slug
 from ingest.graph_liveness import live_entity, live_relation
-from ingest.relation_merge import move_objects, move_subjects
+from ingest.relation_merge import fold_repeats, move_objects, move_subjects
 from loci.models import Drawer, DrawerEntity, Entity, Relation
 
 __all__ = ["unify_entities"]
@@ -218,8 +223,10 @@ async def unify_entities(s: AsyncSession, user_id: int, entity_ids: Collection[i
     ones mining would have merged them with one entity each (see the module doc)."""
     if not entity_ids:
         return
+    folded = await fold_repeats(s, user_id, entity_ids)  # facts told again meanwhile: one row each
     back = await _live(s, user_id, Entity.id.in_(list(entity_ids)))
     if not back:
+        await refresh_entities(s, user_id, folded)
         return
     joined = await _same_keys(s, user_id, back)
     kept = set(joined.values())
@@ -228,7 +235,7 @@ async def unify_entities(s: AsyncSession, user_id: int, entity_ids: Collection[i
         await refresh_entities(s, user_id, kept)
         await _take_back_slugs(s, user_id, kept)
     back = await _live(s, user_id, Entity.id.in_(list((set(entity_ids) | kept) - set(joined))))
-    touched = set(kept)
+    touched = kept | folded
     for short, long in await _short_ones(s, user_id, back):
         after = await _first_source(s, long.id)
         if after is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select, text, update
@@ -88,13 +89,13 @@ async def upsert_entities(
 
     Each distinct mention's slug is worked out once, here; callers look entities up by
     the mention itself, so spellings that share a slug share the id. A name keeps the
-    kind it was first stored with (`_settled_kinds`), so "Lisbon" is one entity even
+    kind it was first stored with (`_stored`), so "Lisbon" is one entity even
     when a later window guesses another kind for it. A short name of one known longer
     name is that entity (`ingest.entity_merge`): "Mike" is "Mike Doyle", "Niro EV" the "Kia Niro EV".
     """
     seen = list(seen)
     keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _ in seen}
-    settled = await _settled_kinds(s, user_id, keys.values())
+    settled, stale = await _stored(s, user_id, keys.values())
     keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
     short = await short_names(s, user_id, keys)
     keys |= short
@@ -125,7 +126,7 @@ async def upsert_entities(
             row["aliases"].append(mention.name.lower())
     if not rows:
         return {}, 0
-    ids, created = await _upsert_rows(s, list(rows.values()))
+    ids, created = await _upsert_rows(s, list(rows.values()), stale)
     return {mention: ids[key] for mention, key in keys.items()}, created
 
 
@@ -140,43 +141,78 @@ def _not_speaker(entity: Any) -> ColumnElement[bool]:
     return ~and_(entity.kind == USER_ENTITY.kind, entity.slug == entity_slug(USER_ENTITY))
 
 
-async def _settled_kinds(s: AsyncSession, user_id: int, keys: Iterable[tuple[str, str]]) -> dict[str, str]:
+async def _stored(
+    s: AsyncSession, user_id: int, keys: Iterable[tuple[str, str]]
+) -> tuple[dict[str, str], set[tuple[str, str]]]:
     """slug → the one kind its entity has: the stored one (the oldest, should two exist),
-    else the first kind this batch gives it. Times keep their own kind and slugs."""
-    keys = [k for k in keys if k[0] != "t"]
+    else the first kind this batch gives it (times keep their own kind and slugs); and the
+    stored (kind, slug) of those with no live source (`_REPLACE`), each asked once here."""
+    keys = list(keys)
     if not keys:
-        return {}
+        return {}, set()
     stored = await s.execute(
-        select(Entity.slug, Entity.kind)
-        .where(Entity.user_id == user_id, Entity.kind != "t", Entity.slug.in_({slug[:300] for _, slug in keys}))
+        select(Entity.slug, Entity.kind, _live())
+        .where(Entity.user_id == user_id, Entity.slug.in_({slug[:300] for _, slug in keys}))
         .order_by(Entity.id.desc())
     )
-    kinds = {slug: kind for slug, kind in stored}
+    kinds: dict[str, str] = {}
+    stale: set[tuple[str, str]] = set()
+    for slug, kind, live in stored:
+        if kind != "t":
+            kinds[slug] = kind
+        if not live:
+            stale.add((kind, slug))
     for kind, slug in keys:
-        kinds.setdefault(slug, kind)
-    return kinds
+        if kind != "t":
+            kinds.setdefault(slug, kind)
+    return kinds, stale
 
 
-async def _upsert_rows(s: AsyncSession, rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], int], int]:
+@cache
+def _live() -> ColumnElement[bool]:
+    """`live_entity` of `Entity`, built once (see `entity_merge._live`)."""
+    return live_entity(Entity.id)
+
+
+_EXCLUDED = pg_insert(Entity).excluded
+"""The row a window proposes, as ON CONFLICT DO UPDATE reads it."""
+_ADD: dict[str, Any] = {
+    "mention_count": Entity.mention_count + _EXCLUDED.mention_count,
+    "first_seen": func.least(Entity.first_seen, _EXCLUDED.first_seen),
+    "last_seen": func.greatest(Entity.last_seen, _EXCLUDED.last_seen),
+    "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
+}
+"""What the upsert writes to a stored, live entity: the window's figures added to its own."""
+_REPLACE: dict[str, Any] = {column: _EXCLUDED[column] for column in (*_ADD, "name")}
+"""What it writes to a stored entity with no live source (`_stored`), whose chats are all in
+the trash: the window's figures alone. Those it has are its trashed sources' (kept for a
+restore, which recounts them from both: `ingest.entity_stats`) and must not show under a
+later chat's mention: "Derek Hale" named again while the chat that first named him is in
+the trash is seen since now, mentioned once, spelled as now."""
+
+
+async def _upsert_rows(
+    s: AsyncSession, rows: list[dict[str, Any]], stale: set[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], int], int]:
     """INSERT … ON CONFLICT for the window's entities, in `row_batches` (each (kind, slug)
-    is in one row only, so batches never touch the same entity); ({(kind, slug): id}, new ones)."""
+    is in one row only, so batches never touch the same entity), those of ``stale`` keys
+    apart (`_REPLACE`); ({(kind, slug): id}, new ones)."""
     ids: dict[tuple[str, str], int] = {}
     created = 0
-    for batch in row_batches(rows):
-        insert = pg_insert(Entity).values(list(batch))
-        ex = insert.excluded
-        stmt: Any = insert.on_conflict_do_update(
-            index_elements=["user_id", "kind", "slug"],
-            set_={
-                "mention_count": Entity.mention_count + ex.mention_count,
-                "first_seen": func.least(Entity.first_seen, ex.first_seen),
-                "last_seen": func.greatest(Entity.last_seen, ex.last_seen),
-                "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
-            },
-        ).returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
-        for entity_id, kind, slug, inserted in await s.execute(stmt):
-            ids[(kind, slug)] = int(entity_id)
-            created += int(bool(inserted))
+    groups: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for row in rows:
+        groups[(row["kind"], row["slug"]) in stale].append(row)
+    for group, update_with in ((groups[True], _REPLACE), (groups[False], _ADD)):
+        for batch in row_batches(group):
+            stmt: Any = (
+                pg_insert(Entity)
+                .values(list(batch))
+                .on_conflict_do_update(index_elements=["user_id", "kind", "slug"], set_=update_with)
+                .returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
+            )
+            for entity_id, kind, slug, inserted in await s.execute(stmt):
+                ids[(kind, slug)] = int(entity_id)
+                created += int(bool(inserted))
     return ids, created
 
 
@@ -184,10 +220,11 @@ def _same(a: str | None, b: str | None) -> bool:
     return " ".join((a or "").lower().split()) == " ".join((b or "").lower().split())
 
 
-async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicate: str) -> list[Relation]:
-    """The subject's current rows of the predicate, newest first, locked until the window commits."""
+async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicate: str) -> list[tuple[Relation, bool]]:
+    """The subject's current rows of the predicate, newest first, each with whether it is
+    live (`live_relation`), locked until the window commits."""
     stmt = (
-        select(Relation)
+        select(Relation, live_relation(Relation))
         .where(
             Relation.user_id == user_id,
             Relation.subject_id == subject_id,
@@ -195,9 +232,24 @@ async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicat
             Relation.valid_to.is_(None),
         )
         .order_by(Relation.valid_from.desc(), Relation.id.desc())
-        .with_for_update()
+        .with_for_update(of=Relation)
     )
-    return list((await s.execute(stmt)).scalars().all())
+    return [(r, bool(live)) for r, live in (await s.execute(stmt)).all()]
+
+
+def _gives(r: Relation, value: str, object_entity_id: int | None) -> bool:
+    """The row gives this value: the same words, or the same entity."""
+    return _same(r.object_value, value) or (object_entity_id is not None and r.object_entity_id == object_entity_id)
+
+
+def _superseded(
+    rows: list[tuple[Relation, bool]], multi: bool, value: str, object_entity_id: int | None
+) -> Relation | None:
+    """The current row a new value takes the place of: a single-valued predicate's one, or for
+    a multi-valued one the trashed row of this value (the one current row per value)."""
+    if multi:
+        return next((r for r, live in rows if not live and _gives(r, value, object_entity_id)), None)
+    return rows[0][0] if rows else None
 
 
 async def record_relation(
@@ -217,16 +269,20 @@ async def record_relation(
     A single-valued predicate (`ingest.predicates`) supersedes: the current row is closed
     at the new ``valid_from`` and the new one opened, in the caller's transaction. A
     multi-valued one ("sister", "visited") only adds a row beside the current ones.
+
+    Only a live row (one whose drawer is not in the trash) is repeated: a fact told again
+    while the chat that first told it is trashed is stored with its own source, or it would
+    not show while that chat is in the trash and would go with it when the trash is purged.
+    The trashed row is superseded by it as by a new value (for a multi-valued predicate, the
+    one current row of that value); a restore folds the two back into one
+    (`ingest.relation_merge.fold_repeats`).
     """
     predicate = canonical_predicate(predicate)[:200]
     rows = await _current_rows(s, user_id, subject_id, predicate)
-    if any(
-        _same(r.object_value, value) or (object_entity_id is not None and r.object_entity_id == object_entity_id)
-        for r in rows
-    ):
+    if any(live and _gives(r, value, object_entity_id) for r, live in rows):
         return False
     multi = is_multi_valued(predicate)
-    current = None if multi or not rows else rows[0]
+    current = _superseded(rows, multi, value, object_entity_id)
     valid_to: datetime | None = None
     if current is not None:
         if valid_from >= current.valid_from:
@@ -234,7 +290,8 @@ async def record_relation(
         else:
             valid_to = current.valid_from
     if predicate in FULFILLED_BY:  # a plan told after the trip it was for is already over
-        valid_to = await fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+        done = await fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
+        valid_to = min((at for at in (valid_to, done) if at is not None), default=None)
     await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     await close_ended(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     s.add(

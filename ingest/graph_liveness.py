@@ -13,6 +13,9 @@ forgets what was learned from it at once and a restore brings it back exactly:
   next live value instead, or is current again (`effective_valid_to`): forgetting "I moved to
   Lisbon" makes "I live in Paris" current again, forgetting "I handed in my notice at
   Northwind" the job and the title held there (`HELD_AT`), but not a job left earlier;
+* a row of a multi-valued predicate ("visited Whitby") is closed only by the same value
+  (a row of it told again while the first was in the trash: `ingest.graph.record_relation`),
+  never by another one ("visited York");
 * a plan ends with the first live row that carries it out (`ingest.predicates.FULFILLED_BY`:
   a visit to the same place, from the plan on), so forgetting the visit makes the plan
   current again.
@@ -62,10 +65,13 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
     ``valid_to``) is live, so with nothing trashed every row reads as stored.
     """
     other = aliased(Relation)
+    successor = and_(  # a later value of the fact; one value of many is ended only by itself
+        other.predicate == relation.predicate, or_(~relation.multi, _same_thing(other, relation))
+    )
     same_fact = and_(
         other.user_id == relation.user_id,
         other.subject_id == relation.subject_id,
-        other.predicate == relation.predicate,
+        successor,
         other.id != relation.id,
         live_relation(other),
     )
@@ -88,7 +94,7 @@ def effective_valid_to(relation: Any) -> ColumnElement[datetime | None]:
         other.subject_id == relation.subject_id,
         other.id != relation.id,
         or_(
-            and_(other.predicate == relation.predicate, other.valid_from == relation.valid_to),
+            and_(successor, other.valid_from == relation.valid_to),
             and_(ender, ended_then),  # "today" may start before the job's row
         ),
         live_relation(other),

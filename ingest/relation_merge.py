@@ -15,23 +15,27 @@ keeps, so the unique "one current row" indexes hold and the history reads in tim
 A repeat is dropped only when both rows are live (`ingest.graph_liveness.live_relation`):
 beside a row whose drawer is in the trash the live one is kept, and the trashed one is
 closed when it begins, so a later restore or purge of either loses nothing.
+
+Mining itself stores a repeat of a trashed row in the same way (`record_relation`); when the
+restore makes both live, `fold_repeats` makes the restored entities' timelines one in the
+same way, so a restore gives the timeline mining would have given with nothing trashed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, select, tuple_, update
+from sqlalchemy import ARRAY, BigInteger, ColumnElement, and_, delete, func, literal, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.graph import _same
 from ingest.graph_liveness import live_relation
 from loci.models import Relation
 
-__all__ = ["move_objects", "move_subjects"]
+__all__ = ["fold_repeats", "move_objects", "move_subjects"]
 
 
 @dataclass(slots=True)
@@ -124,12 +128,65 @@ async def _normalise(s: AsyncSession, facts: Iterable[_Fact]) -> set[int]:
     edit = _Edit(set(), {})
     for group in timelines.values():
         (_one_current if group[0].multi else _chain)(group, edit)
+    return await _write(s, edit)
+
+
+async def _write(s: AsyncSession, edit: _Edit) -> set[int]:
+    """Apply ``edit``; returns the rows dropped."""
     if edit.drop:
         await s.execute(delete(Relation).where(Relation.id.in_(edit.drop)))
     closes = [{"id": i, "valid_to": at} for i, at in edit.close.items() if i not in edit.drop]
     if closes:
         await s.execute(update(Relation), closes)
     return edit.drop
+
+
+def _lanes(facts: Iterable[_Fact]) -> list[list[_Fact]]:
+    """The rows that follow one another in time: a single-valued timeline (one subject's
+    predicate), or the rows of one value of a multi-valued one (`_same_thing`: the same
+    words or the same entity). One pass, however long the user's own timeline is."""
+    lanes: list[list[_Fact]] = []
+    found: dict[tuple[int, str, str | int | None], int] = {}  # (subject, predicate, words or entity) → lane
+    for f in facts:
+        keys: list[tuple[int, str, str | int | None]] = [(f.subject, f.predicate, None)]
+        if f.multi:
+            keys = [(f.subject, f.predicate, " ".join((f.value or "").lower().split()))]
+            keys += [(f.subject, f.predicate, f.object_id)] if f.object_id is not None else []
+        at = next((found[k] for k in keys if k in found), None)
+        if at is None:
+            at = len(lanes)
+            lanes.append([])
+        lanes[at].append(f)
+        found.update(dict.fromkeys(keys, at))
+    return lanes
+
+
+async def fold_repeats(s: AsyncSession, user_id: int, subject_ids: Collection[int]) -> set[int]:
+    """After a restore: the facts about ``subject_ids`` told again while the chat that first
+    told them was in the trash become the one row mining keeps of a repeat.
+
+    `ingest.graph.record_relation` repeats only a live row, so a fact told again beside a
+    trashed one is stored with its own source and supersedes the trashed row as a new value
+    would (the trashed row closed where the new one begins, or the new one, told as of
+    earlier, closed where the trashed one begins). Once both are live again the later one is
+    the repeat mining never stores: it is dropped and the earlier one takes its end
+    (`_chain`). Only a lane (`_lanes`) holding such a repeat is written, so a timeline with
+    none is left exactly as mining wrote it. Returns the entities the dropped rows named,
+    whose figures may change.
+    """
+    if not subject_ids:
+        return set()
+    among = Relation.subject_id == func.any(literal(sorted(subject_ids), ARRAY(BigInteger)))
+    facts = await _facts(s, and_(Relation.user_id == user_id, among))
+    edit = _Edit(set(), {})
+    for lane in _lanes(facts):
+        one = _Edit(set(), {})
+        _chain(lane, one)
+        if one.drop:
+            edit.drop |= one.drop
+            edit.close |= one.close
+    dropped = await _write(s, edit)
+    return {x for f in facts if f.id in dropped for x in (f.subject, f.object_id) if x is not None}
 
 
 def _from_drawers(after: int | None) -> list[ColumnElement[bool]]:
