@@ -139,7 +139,7 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(
         _re(
-            r"(?:\bwork(?:s|ed|ing)? (?:at|for)|\b(?:re-?)?joined|\b(?:job|role|position) at|"
+            r"(?:\bwork(?:s|ed|ing)? at|\b(?:job|role|position) at|"
             r"\b(?:hired|employed) (?:by|at)|"
             r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
             r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at|"
@@ -156,6 +156,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _PERSON_OR_PLACE,
     ),
     Cue(_re(r"\bto (?:join|start at)\s+$"), "o", _PERSON_OR_PLACE),
+    Cue(_re(r"(?:\bwork(?:s|ed|ing)? for|\b(?:re-?)?joined)\s+$"), "o", _PERSON),
+    Cue(_re(r"\bstart(?:s|ed)\s+(?:a new job\s+|working\s+|work\s+)?at\s+$"), "o", _PERSON_OR_PLACE),
     Cue(
         _re(
             r"(?:\b(?:shop|shops|shopped|shopping) (?:at|with)|\b(?:customer|client|account|subscriber) (?:at|of|with)|"

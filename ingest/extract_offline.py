@@ -179,7 +179,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
     mentions: dict[int, tuple[EntityMention, ...]] = {}
     relations: list[RelationFact] = []
     for turn in turns:
-        facts, things = relations_in(turn, kinds)
+        facts, things = relations_in(turn, kinds, relations)
         relations.extend(facts)
         mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())

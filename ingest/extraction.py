@@ -18,6 +18,7 @@ from loci.llm import ChatResult
 from loci.timexpr import TimeSpan
 
 __all__ = [
+    "KIN",
     "NO_KNOWN_KINDS",
     "USER_ENTITY",
     "EntityMention",
@@ -51,6 +52,11 @@ class EntityMention:
     kind: str
     name: str
 
+
+KIN = "kin"
+"""The kind of a subject named only by a people word the window gives no name ("my brother
+started at Google"): its name is the word's predicate ("brother"), and the writer makes it the
+person the user's graph holds so (`ingest.relation_current.name_kin`). Never stored."""
 
 USER_ENTITY = EntityMention("p", "User")
 """The person chatting: the subject of first-person relations ("I moved to Porto"). It is

@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ingest.entity_vocab import PEOPLE_ROLES
-from loci.relation_ends import ENDED_BY, FULFILLED_BY, HELD_AT
+from loci.relation_ends import ENDED_BY, ENDS_CURRENT, FULFILLED_BY, HELD_AT
 
 __all__ = [
     "ENDED_BY",
+    "ENDS_CURRENT",
     "FULFILLED_BY",
     "HELD_AT",
     "MULTI_VALUED",

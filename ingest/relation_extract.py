@@ -5,7 +5,11 @@ one); a turn of another person the caller named (``role: other``, ``name: Priya`
 facts about that person: its "I" and "my" are Priya's (`speaker_of`). A fact is valid
 from the first time expression of its sentence that is not in the future, else from the
 turn's own time, so "I moved to Porto last month" starts last month; a trip the sentence
-looks ahead at is a plan, not a visit (`Rule.ahead`). The owned things that facts are
+looks ahead at is a plan, not a visit (`Rule.ahead`). "My brother" as a subject
+(`ingest.change_rules`) is the one person the speaker has named so, in this turn or an earlier
+one of the window (`kin_of`): "my brother Derek" … "my brother started at Google"; else, for
+the user, the one the user's graph holds, which the writer looks up (a `KIN` subject:
+`ingest.relation_current`). The owned things that facts are
 about ("battery") come back as item mentions too, so they exist as entities with the
 drawers that name them.
 """
@@ -13,24 +17,27 @@ drawers that name them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
+from ingest.change_rules import CHANGE_RULES
 from ingest.entity_scan import clean_name
 from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
-from ingest.extraction import USER_ENTITY, EntityMention, RelationFact, TurnView
+from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
 from ingest.segment import split_sentences
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import Direction, Other, direction_of
 
-__all__ = ["relations_in", "speaker_of"]
+__all__ = ["kin_of", "relations_in", "speaker_of"]
 
 RULE_CONFIDENCE = 0.7
 """Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
+_ALL_RULES = (*RULES, *CHANGE_RULES)
+_ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
 _UNDER_WAY_BEFORE = re.compile(rf"\b(?:{_NOW_WORDS})\s+(?:visiting|staying|travell?ing|touring|in|at)\b", re.I)
@@ -81,10 +88,27 @@ def speaker_of(turn: TurnView) -> EntityMention | None:
     return EntityMention("p", name)
 
 
+def kin_of(facts: Iterable[RelationFact]) -> dict[tuple[str, str], str]:
+    """(speaker, people word's predicate) → the one person ``facts`` say the speaker has by that
+    word ("my brother Derek": ("user", "brother") → Derek); a word given two names ("my sister
+    Ana", "my sister Zoe") is left out, as no one knows which "my sister" means."""
+    named: dict[tuple[str, str], dict[str, str]] = {}
+    for f in facts:
+        if f.predicate in _ROLES and f.value_kind == "p":
+            named.setdefault((f.subject.name.lower(), f.predicate), {})[f.value.lower()] = f.value
+    return {key: next(iter(names.values())) for key, names in named.items() if len(names) == 1}
+
+
 def _subject(
-    rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str], speaker: EntityMention
+    rule: Rule, m: re.Match[str], sentence: str, kinds: Mapping[str, str], said: _Said
 ) -> EntityMention | None:
     groups = m.groupdict()
+    if groups.get("kin"):
+        role = PEOPLE_ROLES[" ".join(groups["kin"].lower().split())]
+        name = said.kin.get(role)
+        if name:
+            return EntityMention("p", name)
+        return EntityMention(KIN, role) if said.speaker == USER_ENTITY else None  # the graph may know
     if groups.get("thing"):
         return _thing(groups["thing"], kinds)
     if groups.get("who"):
@@ -92,7 +116,7 @@ def _subject(
         return EntityMention("p", who) if who and kinds.get(who.lower(), "p") == "p" else None
     if rule.third_person:
         return _last_person(sentence, m.start(), kinds)
-    return speaker
+    return said.speaker
 
 
 def _value(rule: Rule, m: re.Match[str]) -> str:
@@ -110,12 +134,14 @@ def _value(rule: Rule, m: re.Match[str]) -> str:
 
 class _Said:
     """One sentence of a person's turn, read against the turn's time: its time expressions are
-    found once, and only when a fact needs them. ``speaker`` is who its "I" is."""
+    found once, and only when a fact needs them. ``speaker`` is who its "I" is, ``kin`` the people
+    the speaker has named by a people word (predicate → name: `kin_of`)."""
 
-    def __init__(self, text: str, turn: TurnView, speaker: EntityMention) -> None:
+    def __init__(self, text: str, turn: TurnView, speaker: EntityMention, kin: Mapping[str, str]) -> None:
         self.text = text
         self.turn = turn
         self.speaker = speaker
+        self.kin = kin
         self._spans: list[TimeSpan] | None = None
 
     def spans(self) -> list[TimeSpan]:
@@ -152,7 +178,7 @@ class _Said:
 def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
     sentence = said.text
     value = _value(rule, m)
-    subject = _subject(rule, m, sentence, kinds, said.speaker)
+    subject = _subject(rule, m, sentence, kinds, said)
     if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
@@ -199,10 +225,13 @@ def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
     return key
 
 
-def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[RelationFact], list[EntityMention]]:
+def relations_in(
+    turn: TurnView, kinds: Mapping[str, str], before: Sequence[RelationFact] = ()
+) -> tuple[list[RelationFact], list[EntityMention]]:
     """The facts one turn states, and the owned things they are about (new item mentions).
 
-    ``kinds`` maps each name the window mentions (lower case) to its settled kind.
+    ``kinds`` maps each name the window mentions (lower case) to its settled kind; ``before``
+    holds the facts of the window's earlier turns (the people they name: `kin_of`).
     """
     speaker = speaker_of(turn)
     if speaker is None:
@@ -210,8 +239,9 @@ def relations_in(turn: TurnView, kinds: Mapping[str, str]) -> tuple[list[Relatio
     facts: list[RelationFact] = []
     things: list[EntityMention] = []
     for sentence in split_sentences(turn.content):
-        said = _Said(sentence, turn, speaker)
-        for rule in RULES:
+        kin = {role: name for (who, role), name in kin_of((*before, *facts)).items() if who == speaker.name.lower()}
+        said = _Said(sentence, turn, speaker, kin)
+        for rule in _ALL_RULES:
             for m in rule.pattern.finditer(sentence):
                 found = _fact(rule, m, said, kinds)
                 if found is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
 
-__all__ = ["NOT_ATTRIBUTES", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
+__all__ = ["MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
 
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
@@ -174,6 +174,8 @@ _NO_MORE = r"anymore|any more|any longer"
 _HAVE = r"(?:have|'ve got|have got|got|get|now have)"
 _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 """A people word after "my" / "our", as the ``pred`` group ("my new *boss*")."""
+NAME, NOW, MY_ROLE = _NAME, _NOW, _MY_ROLE
+"""The pieces `ingest.change_rules` builds on: a name, the adverbs before a verb, "my <people word>"."""
 _HOME = r"house|home|flat|apartment"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
@@ -279,8 +281,13 @@ RULES: tuple[Rule, ...] = (
         ahead="plans to visit",
     ),
     # work
-    Rule(_cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"), "works at", "o"),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o"),
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
+        "works at",
+        "o",
+        refuses_kind="p",
+    ),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o", refuses_kind="p"),
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
     Rule(
         _cs(rf"{_WHO_VERB}(?i:left|quit)\s+{_NAME}\s+(?i:to\s+(?:join|start\s+at))\s+(?P<value>{_NAME})"),

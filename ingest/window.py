@@ -36,6 +36,7 @@ from ingest.place import (
 )
 from ingest.plan import MinedConversation, MiningTotals, Part, TurnPlan
 from ingest.records import MiningDeps
+from ingest.relation_current import Named, name_current, name_kin
 from ingest.relation_extract import speaker_of
 from ingest.subjects import WingSubject
 from loci.aaak import format_pointer
@@ -123,15 +124,18 @@ async def write_window(
     wing = await _wing_for(s, conv, subject)
     rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)
     closets = {day: await resolve_closet(s, conv.user_id, room.id, topic) for day, room in rooms.items()}
-    facts = _facts_of(ex, kept)
+    facts = await name_kin(s, conv.user_id, _facts_of(ex, kept))
     entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
     await insert_columns(s, _LINKS, [(d, e, conv.user_id, Jsonb(spelled)) for (d, e), spelled in sorted(links.items())])
     for f in facts:
         object_id = entity_ids.get(EntityMention(f.value_kind, f.value)) if f.value_kind else None
+        named = await name_current(s, conv.user_id, entity_ids[f.subject], Named(f.predicate, f.value, object_id))
+        if named is None:  # "I quit my job" with no job known: nothing ends
+            continue
         totals.relations += await record_relation(
-            s, conv.user_id, subject_id=entity_ids[f.subject], predicate=f.predicate,
-            value=f.value, object_entity_id=object_id, valid_from=f.valid_from,
+            s, conv.user_id, subject_id=entity_ids[f.subject], predicate=named.predicate,
+            value=named.value, object_entity_id=named.object_entity_id, valid_from=f.valid_from,
             source_drawer_id=first_drawer.get(f.turn_seq), confidence=f.confidence,
         )  # fmt: skip
     await s.execute(

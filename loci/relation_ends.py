@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["ENDED_BY", "ENDINGS", "FULFILLED_BY", "HELD_AT"]
+__all__ = ["ENDED_BY", "ENDINGS", "ENDS_CURRENT", "FULFILLED_BY", "HELD_AT"]
 
 FULFILLED_BY: Mapping[str, str] = MappingProxyType({"plans to visit": "visited"})
 """A plan's predicate and the one that carries it out. A row of the second with the same
@@ -42,6 +42,18 @@ Acme` by its value, and with it the subject's current `works as designer`, whate
 value: `works at` holds one value at a time, so the title current when that job ends is the
 one held there. An ender that closes no current job ("I used to work at Globex", a former
 employer) leaves the title alone."""
+
+ENDS_CURRENT: Mapping[str, tuple[str, str]] = MappingProxyType({"left job": ("works at", "worked at")})
+"""An ending said without naming what ends ("I quit my job today", "I got laid off", "I
+retired in March") → (the predicate whose current row it ends, whatever its value; the ender of
+`ENDED_BY` it is recorded as). The extractor cannot name the job (it does not see the graph), so
+it records the key (`ingest.change_rules`); the window's writer, which does, records the ender
+with the value of the subject's current row instead (`ingest.relation_current`): "I quit my
+job" while at Acme stores `worked at Acme`, exactly what "I quit my job at Acme" stores. So
+closing the job and the title held there, reopening both when that chat is trashed and recall's
+current state first read it as they read a named one, with no rule of their own; with no
+current job, nothing is stored. Not a marker value or a predicate of its own in the graph: the
+timeline would show "left job: job", and each reader would need a whatever-value branch."""
 
 ENDINGS: tuple[tuple[str, str], ...] = (*ENDED_BY.items(), *FULFILLED_BY.items())
 """Every (ended predicate, predicate that ends it) pair, plans and jobs alike: what recall

@@ -89,3 +89,22 @@ async def test_a_plan_carried_out_ranks_below_the_trip(client: Client, app_state
     await mine(client, app_state, user, "trip", TRIP)
     found = await _recall(client, user, "Am I still planning to visit Kyoto?")
     assert _first_user_turn(found, "Kyoto").startswith("We visited Kyoto"), found["items"]
+
+
+QUIT_UNNAMED = turns(
+    ("user", "I quit my job last Friday, I need a break from work."),
+    ("assistant", "Take care of yourself."),
+    day="2026-06-03",
+)
+
+
+async def test_a_job_ended_without_naming_it_ranks_below_the_ending(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """ "I quit my job" names no employer: mining records `worked at` the job current then
+    (`loci.relation_ends.ENDS_CURRENT`), so the ending closes January's job like a named one."""
+    user = await new_user()
+    await mine(client, app_state, user, "job", JOB)
+    await mine(client, app_state, user, "quit", QUIT_UNNAMED)
+    found = await _recall(client, user, "Where do I work?")
+    assert _first_user_turn(found, "Acme", "quit my job").startswith("I quit my job"), found["items"]
