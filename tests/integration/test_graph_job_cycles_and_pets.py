@@ -15,56 +15,19 @@ Mined as the worker mines them (offline) on embedded Postgres + Valkey, read ove
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from litestar.testing import AsyncTestClient
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest import MiningDeps
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
+from tests.graph_timeline import entity_named, mine_chat, spans, timeline, users_rows
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-async def _mine(deps: MiningDeps, user: UserHandle, key: str, texts: Sequence[str], *, day: int, gap: int = 0) -> None:
-    """One chat, its turns ``gap`` days apart (0: minutes apart), mined as the worker does."""
-    start = T0 + timedelta(days=day)
-    step = timedelta(days=gap) if gap else timedelta(minutes=1)
-    turns = [TurnIn("user", text, start + i * step) for i, text in enumerate(texts)]
-    ref = await store_conversation(deps.db, user.id, external_id=key, agent_id=None, turns=turns)
-    await complete_conversation(deps.db, user.id, key)
-    assert (await mine_conversation(deps, ref.id)).extractor == "offline"
-
-
-async def _entity(client: Client, user: UserHandle, name: str) -> dict[str, Any]:
-    found = (await client.get("/v1/entities", params={"q": name}, headers=user.headers)).json()
-    assert [e["name"] for e in found] == [name], found
-    entity: dict[str, Any] = found[0]
-    return entity
-
-
-async def _timeline(client: Client, user: UserHandle, entity_id: int) -> list[dict[str, Any]]:
-    answer = await client.get(f"/v1/entities/{entity_id}/timeline", headers=user.headers)
-    assert answer.status_code == 200, answer.text
-    rows: list[dict[str, Any]] = answer.json()["relations"]
-    return rows
-
-
-async def _users_rows(client: Client, user: UserHandle, via: str) -> list[dict[str, Any]]:
-    """The user's own timeline, oldest first, found through an entity a fact of theirs names."""
-    named = await _timeline(client, user, (await _entity(client, user, via))["id"])
-    rows = await _timeline(client, user, named[0]["subject_id"])
-    return sorted(rows, key=lambda r: (r["valid_from"], r["id"]))
-
-
-def _spans(rows: list[dict[str, Any]], predicate: str) -> list[tuple[str, bool]]:
-    return [(r["object"], r["current"]) for r in rows if r["predicate"] == predicate]
 
 
 async def test_quitting_the_job_ends_the_title_held_there(
@@ -72,22 +35,22 @@ async def test_quitting_the_job_ends_the_title_held_there(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(deps, user, "hired", ["I work at Acme as a designer, mostly the checkout flow."], day=0)
-    await _mine(deps, user, "quit", ["I quit my job at Acme, the commute was killing me."], day=21)
-    rows = await _users_rows(client, user, "Acme")
-    assert _spans(rows, "works at") == [("Acme", False)], rows
-    assert _spans(rows, "works as") == [("designer", False)], rows  # it stayed current
-    assert _spans(rows, "worked at") == [("Acme", True)], rows
+    await mine_chat(deps, user, "hired", ["I work at Acme as a designer, mostly the checkout flow."], day=0)
+    await mine_chat(deps, user, "quit", ["I quit my job at Acme, the commute was killing me."], day=21)
+    rows = await users_rows(client, user, "Acme")
+    assert spans(rows, "works at") == [("Acme", False)], rows
+    assert spans(rows, "works as") == [("designer", False)], rows  # it stayed current
+    assert spans(rows, "worked at") == [("Acme", True)], rows
 
 
-async def test_a_job_left_taken_again_and_left_again_reads_as_two_spans(
+async def test_a_job_left_taken_again_and_left_again_reads_as_twospans(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     said = ["I joined Acme.", "I quit Acme.", "I rejoined Acme.", "I left Acme again."]
-    await _mine(deps, user, "acme", said, day=0, gap=30)
-    rows = await _users_rows(client, user, "Acme")
+    await mine_chat(deps, user, "acme", said, day=0, gap=30)
+    rows = await users_rows(client, user, "Acme")
     jobs = [(r["predicate"], r["current"]) for r in rows if r["predicate"] in {"works at", "worked at"}]
     assert jobs == [("works at", False), ("worked at", False), ("works at", False), ("worked at", True)], rows
     first, second = (r for r in rows if r["predicate"] == "works at")
@@ -97,7 +60,7 @@ async def test_a_job_left_taken_again_and_left_again_reads_as_two_spans(
     last_leave = [r for r in rows if r["predicate"] == "worked at"][-1]
     gone = await client.delete(f"/v1/drawers/{last_leave['source_drawer_id']}", headers=user.headers)
     assert gone.status_code == 200, gone.text
-    rows = await _users_rows(client, user, "Acme")
+    rows = await users_rows(client, user, "Acme")
     jobs = [(r["predicate"], r["current"]) for r in rows if r["predicate"] in {"works at", "worked at"}]
     assert jobs == [("works at", False), ("worked at", False), ("works at", True)], rows
 
@@ -108,13 +71,13 @@ async def test_a_pet_told_by_its_name_is_the_users_pet_with_its_species(
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     said = ["My turtle is called Sushi and she hates the cold.", "I also have a parrot named Kiwi who talks all day."]
-    await _mine(deps, user, "pets", said, day=0)
-    sushi = await _entity(client, user, "Sushi")
+    await mine_chat(deps, user, "pets", said, day=0)
+    sushi = await entity_named(client, user, "Sushi")
     assert sushi["kind"] == "p", sushi
-    rows = await _timeline(client, user, sushi["id"])
+    rows = await timeline(client, user, sushi["id"])
     facts = {(r["subject"], r["predicate"], r["object"], r["current"]) for r in rows}
     assert ("Sushi", "species", "turtle", True) in facts, rows
     pet = [r for r in rows if r["predicate"] == "pet"]
     assert [(r["object"], r["current"]) for r in pet] == [("Sushi", True)], rows
-    mine = {r["object"] for r in await _timeline(client, user, pet[0]["subject_id"]) if r["predicate"] == "pet"}
+    mine = {r["object"] for r in await timeline(client, user, pet[0]["subject_id"]) if r["predicate"] == "pet"}
     assert mine == {"Sushi", "Kiwi"}

@@ -17,49 +17,20 @@ what a trashed chat taught types nothing (`ingest.graph_liveness.live_entity`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from litestar.testing import AsyncTestClient
 
 from domain.conversation_trash import delete_conversation
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest import MiningDeps
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
+from tests.graph_timeline import entity_named, fact_rows, mine_chat, timeline
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-async def _mine(deps: MiningDeps, user: UserHandle, key: str, texts: Sequence[str], *, day: int) -> None:
-    """One chat, its turns minutes apart, mined as the worker does."""
-    start = T0 + timedelta(days=day)
-    turns = [TurnIn("user", text, start + i * timedelta(minutes=1)) for i, text in enumerate(texts)]
-    ref = await store_conversation(deps.db, user.id, external_id=key, agent_id=None, turns=turns)
-    await complete_conversation(deps.db, user.id, key)
-    assert (await mine_conversation(deps, ref.id)).extractor == "offline"
-
-
-async def _entity(client: Client, user: UserHandle, name: str) -> dict[str, Any]:
-    found = (await client.get("/v1/entities", params={"q": name}, headers=user.headers)).json()
-    assert [e["name"] for e in found] == [name], found
-    entity: dict[str, Any] = found[0]
-    return entity
-
-
-async def _timeline(client: Client, user: UserHandle, entity_id: int) -> list[dict[str, Any]]:
-    answer = await client.get(f"/v1/entities/{entity_id}/timeline", headers=user.headers)
-    assert answer.status_code == 200, answer.text
-    rows: list[dict[str, Any]] = answer.json()["relations"]
-    return sorted(rows, key=lambda r: (r["valid_from"], r["id"]))
-
-
-def _facts(rows: list[dict[str, Any]]) -> list[tuple[str, str, str, bool]]:
-    return [(r["subject"], r["predicate"], r["object"], r["current"]) for r in rows]
 
 
 async def test_quitting_an_employer_named_in_an_earlier_chat_closes_the_job(
@@ -67,14 +38,17 @@ async def test_quitting_an_employer_named_in_an_earlier_chat_closes_the_job(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(deps, user, "hired", ["I work at Acme as a designer."], day=0)
-    await _mine(deps, user, "quit", ["I quit Acme."], day=21)
-    acme = await _entity(client, user, "Acme")
+    await mine_chat(deps, user, "hired", ["I work at Acme as a designer."], day=0)
+    await mine_chat(deps, user, "quit", ["I quit Acme."], day=21)
+    acme = await entity_named(client, user, "Acme")
     assert acme["kind"] == "o", acme
-    rows = await _timeline(client, user, acme["id"])
-    assert [(p, o, now) for _, p, o, now in _facts(rows)] == [("works at", "Acme", False), ("worked at", "Acme", True)]
-    jobs = await _timeline(client, user, rows[0]["subject_id"])  # the user's own timeline
-    work = [(p, o, now) for _, p, o, now in _facts(jobs) if p in {"works at", "works as", "worked at"}]
+    rows = await timeline(client, user, acme["id"])
+    assert [(p, o, now) for _, p, o, now in fact_rows(rows)] == [
+        ("works at", "Acme", False),
+        ("worked at", "Acme", True),
+    ]
+    jobs = await timeline(client, user, rows[0]["subject_id"])  # the user's own timeline
+    work = [(p, o, now) for _, p, o, now in fact_rows(jobs) if p in {"works at", "works as", "worked at"}]
     assert work == [("works at", "Acme", False), ("works as", "designer", False), ("worked at", "Acme", True)], jobs
     hired, left = (next(r for r in jobs if r["predicate"] == p) for p in ("works at", "worked at"))
     assert hired["valid_to"] == left["valid_from"], jobs  # the job closed where the leave began
@@ -88,10 +62,10 @@ async def test_a_window_knows_the_kinds_an_earlier_window_of_the_chat_gave(
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     filler = [f"Still thinking about the garden, note {n}." for n in range(settings.mining.window_turns)]
-    await _mine(deps, user, "long", ["I work at Acme as a designer.", *filler, "I quit Acme."], day=0)
-    acme = await _entity(client, user, "Acme")
-    rows = await _timeline(client, user, acme["id"])
-    assert [(p, now) for _, p, _, now in _facts(rows)] == [("works at", False), ("worked at", True)], rows
+    await mine_chat(deps, user, "long", ["I work at Acme as a designer.", *filler, "I quit Acme."], day=0)
+    acme = await entity_named(client, user, "Acme")
+    rows = await timeline(client, user, acme["id"])
+    assert [(p, now) for _, p, _, now in fact_rows(rows)] == [("works at", False), ("worked at", True)], rows
 
 
 async def test_a_person_and_a_pet_known_from_earlier_chats_stay_people(
@@ -99,16 +73,20 @@ async def test_a_person_and_a_pet_known_from_earlier_chats_stay_people(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(deps, user, "family", ["My sister Zaria lives in Bristol.", "We adopted a dog called Biscuit."], day=0)
-    await _mine(deps, user, "news", ["Zaria moved to Leeds.", "Biscuit is sick, so I left Biscuit at the vet."], day=30)
-    zaria = await _entity(client, user, "Zaria")
+    await mine_chat(
+        deps, user, "family", ["My sister Zaria lives in Bristol.", "We adopted a dog called Biscuit."], day=0
+    )
+    await mine_chat(
+        deps, user, "news", ["Zaria moved to Leeds.", "Biscuit is sick, so I left Biscuit at the vet."], day=30
+    )
+    zaria = await entity_named(client, user, "Zaria")
     assert zaria["kind"] == "p", zaria
-    homes = [(o, now) for s, p, o, now in _facts(await _timeline(client, user, zaria["id"])) if s == "Zaria"]
+    homes = [(o, now) for s, p, o, now in fact_rows(await timeline(client, user, zaria["id"])) if s == "Zaria"]
     assert homes == [("Bristol", False), ("Leeds", True)]
-    biscuit = await _entity(client, user, "Biscuit")
+    biscuit = await entity_named(client, user, "Biscuit")
     assert biscuit["kind"] == "p", biscuit
     assert biscuit["mention_count"] == 2, biscuit  # chat 2's turn names the dog too
-    facts = _facts(await _timeline(client, user, biscuit["id"]))
+    facts = fact_rows(await timeline(client, user, biscuit["id"]))
     assert all(p not in {"worked at", "works at"} for _, p, _, _ in facts), facts  # a vet visit, not a job
 
 
@@ -117,8 +95,8 @@ async def test_a_kind_learned_only_from_a_trashed_chat_types_nothing(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(deps, user, "hired", ["I work at Acme as a designer."], day=0)
+    await mine_chat(deps, user, "hired", ["I work at Acme as a designer."], day=0)
     await delete_conversation(db, user.id, "hired")
-    await _mine(deps, user, "quit", ["I quit Acme."], day=21)
-    acme = await _entity(client, user, "Acme")
-    assert _facts(await _timeline(client, user, acme["id"])) == []
+    await mine_chat(deps, user, "quit", ["I quit Acme."], day=21)
+    acme = await entity_named(client, user, "Acme")
+    assert fact_rows(await timeline(client, user, acme["id"])) == []

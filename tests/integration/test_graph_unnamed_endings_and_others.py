@@ -26,7 +26,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
-from tests.integration.test_graph_job_cycles_and_pets import _entity, _mine, _spans, _timeline, _users_rows
+from tests.graph_timeline import entity_named, mine_chat, spans, timeline, users_rows
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
@@ -51,12 +51,12 @@ async def test_a_job_ended_without_naming_it_ends_the_current_job_and_title(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(deps, user, "hired", ["I work at Acme as a designer, mostly the checkout flow."], day=0)
-    await _mine(deps, user, "ended", [ending], day=30)
-    rows = await _users_rows(client, user, "Acme")
-    assert _spans(rows, "works at") == [("Acme", False)], rows
-    assert _spans(rows, "works as") == [("designer", False)], rows
-    assert _spans(rows, "worked at") == [("Acme", True)], rows
+    await mine_chat(deps, user, "hired", ["I work at Acme as a designer, mostly the checkout flow."], day=0)
+    await mine_chat(deps, user, "ended", [ending], day=30)
+    rows = await users_rows(client, user, "Acme")
+    assert spans(rows, "works at") == [("Acme", False)], rows
+    assert spans(rows, "works as") == [("designer", False)], rows
+    assert spans(rows, "worked at") == [("Acme", True)], rows
     left = next(r for r in rows if r["predicate"] == "worked at")
     job = next(r for r in rows if r["predicate"] == "works at")
     assert job["valid_to"] == left["valid_from"], rows
@@ -65,9 +65,9 @@ async def test_a_job_ended_without_naming_it_ends_the_current_job_and_title(
     # forgetting the chat that ended it makes the job and the title current again
     gone = await client.delete(f"/v1/drawers/{left['source_drawer_id']}", headers=user.headers)
     assert gone.status_code == 200, gone.text
-    rows = await _users_rows(client, user, "Acme")
-    assert _spans(rows, "works at") == [("Acme", True)], rows
-    assert _spans(rows, "works as") == [("designer", True)], rows
+    rows = await users_rows(client, user, "Acme")
+    assert spans(rows, "works at") == [("Acme", True)], rows
+    assert spans(rows, "works as") == [("designer", True)], rows
 
 
 async def test_an_unnamed_ending_with_no_job_known_records_nothing_and_a_rejoin_still_opens(
@@ -78,10 +78,10 @@ async def test_an_unnamed_ending_with_no_job_known_records_nothing_and_a_rejoin_
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     said = ["I retired in March. My sister Ana lives in Leeds.", "I joined Globex.", "I quit my job."]
-    await _mine(deps, user, "career", said, day=0, gap=40)
-    ana = await _timeline(client, user, (await _entity(client, user, "Ana"))["id"])
+    await mine_chat(deps, user, "career", said, day=0, gap=40)
+    ana = await timeline(client, user, (await entity_named(client, user, "Ana"))["id"])
     me = next(r["subject_id"] for r in ana if r["subject"] == "User")
-    rows = sorted(await _timeline(client, user, me), key=lambda r: (r["valid_from"], r["id"]))
+    rows = sorted(await timeline(client, user, me), key=lambda r: (r["valid_from"], r["id"]))
     jobs = [(r["predicate"], r["object"], r["current"]) for r in rows if r["predicate"] in {"works at", "worked at"}]
     assert jobs == [("works at", "Globex", False), ("worked at", "Globex", True)], rows
 
@@ -92,23 +92,23 @@ async def test_other_peoples_jobs_and_partners_are_their_own_relations(
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     before = ["My brother Derek lives in Leeds. Hannah works at Globex. Maya works at Spotify, she loves it."]
-    await _mine(deps, user, "before", before, day=0)
+    await mine_chat(deps, user, "before", before, day=0)
     said = [
         "My brother started at Google last month, he is thrilled.",  # Derek, named in the first chat
         "Hannah got a new job at Initech. Maya left Spotify. Priya got engaged to Sam!",
         "My sister married Tom in May.",  # no sister named: no one's partner
     ]
-    await _mine(deps, user, "news", said, day=60)
+    await mine_chat(deps, user, "news", said, day=60)
 
-    async def facts(name: str) -> set[tuple[str, str, bool]]:
-        rows = await _timeline(client, user, (await _entity(client, user, name))["id"])
+    async def fact_rows(name: str) -> set[tuple[str, str, bool]]:
+        rows = await timeline(client, user, (await entity_named(client, user, name))["id"])
         return {(r["predicate"], r["object"], r["current"]) for r in rows if r["subject"] == name}
 
-    assert ("works at", "Google", True) in await facts("Derek")
-    assert {("works at", "Globex", False), ("works at", "Initech", True)} <= await facts("Hannah")
-    assert {("works at", "Spotify", False), ("worked at", "Spotify", True)} <= await facts("Maya")
-    assert ("partner", "Sam", True) in await facts("Priya")
-    derek = await _timeline(client, user, (await _entity(client, user, "Derek"))["id"])
+    assert ("works at", "Google", True) in await fact_rows("Derek")
+    assert {("works at", "Globex", False), ("works at", "Initech", True)} <= await fact_rows("Hannah")
+    assert {("works at", "Spotify", False), ("worked at", "Spotify", True)} <= await fact_rows("Maya")
+    assert ("partner", "Sam", True) in await fact_rows("Priya")
+    derek = await timeline(client, user, (await entity_named(client, user, "Derek"))["id"])
     assert ("User", "brother") in {(r["subject"], r["predicate"]) for r in derek}, derek  # the user's brother
-    tom = await _timeline(client, user, (await _entity(client, user, "Tom"))["id"])
+    tom = await timeline(client, user, (await entity_named(client, user, "Tom"))["id"])
     assert not [r for r in tom if r["predicate"] == "partner"], tom
