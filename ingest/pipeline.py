@@ -52,6 +52,7 @@ from ingest.subjects import WingSubject
 from ingest.window import commit_window
 from ingest.wings import conversation_subject, known_subjects, suggested_subject
 from loci.errors import NotFound
+from loci.exclusive import exclusive
 from loci.llm_latch import OutageLatch
 from loci.models import Agent, Conversation, Turn
 
@@ -60,13 +61,20 @@ __all__ = ["mine_conversation"]
 log = logging.getLogger("loci.ingest.pipeline")
 
 
-async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversation, list[TurnView], dict[str, str]]:
-    """The conversation, its turns past the watermark, and the kinds the user's graph gives the
-    names they may mention (`ingest.known_kinds`: one statement in the same session)."""
-    async with deps.db.system_session() as s:  # only to learn the owner; the rest is user-scoped
+async def _owner(deps: MiningDeps, conversation_id: int) -> int:
+    """The user whose conversation it is (the only read across users; the rest is user-scoped)."""
+    async with deps.db.system_session() as s:
         user_id = await s.scalar(select(Conversation.user_id).where(Conversation.id == conversation_id))
     if user_id is None:
         raise NotFound(f"conversation {conversation_id} not found")
+    return int(user_id)
+
+
+async def _load(
+    deps: MiningDeps, user_id: int, conversation_id: int
+) -> tuple[MinedConversation, list[TurnView], dict[str, str]]:
+    """The conversation, its turns past the watermark, and the kinds the user's graph gives the
+    names they may mention (`ingest.known_kinds`: one statement in the same session)."""
     async with deps.db.user_session(user_id) as s:
         conv = await s.get(Conversation, conversation_id)
         assert conv is not None
@@ -81,9 +89,9 @@ async def _load(deps: MiningDeps, conversation_id: int) -> tuple[MinedConversati
             for t in rows.scalars()
             if live
         ]
-        known = await known_kinds(s, int(user_id), name_spellings(t.content for t in turns))
+        known = await known_kinds(s, user_id, name_spellings(t.content for t in turns))
     agent_name = (agent.name or agent.external_id) if agent else None
-    return MinedConversation(conv.id, int(user_id), conv.external_id, conv.title, agent_name), turns, known
+    return MinedConversation(conv.id, user_id, conv.external_id, conv.title, agent_name), turns, known
 
 
 async def _rank_topics(
@@ -109,11 +117,25 @@ async def _rank_topics(
 
 
 async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningResult:
-    """Mine the turns past the watermark; idempotent and incremental (see module doc)."""
-    started = time.perf_counter()
+    """Mine the turns past the watermark; idempotent and incremental (see module doc).
+
+    One user's conversations are mined one at a time, whatever process or worker slot runs
+    them (`loci.exclusive`): what mining writes depends on what the user's graph
+    and palace already hold (the kinds of known names, the job current when "I quit my job" is
+    said, the wings a subject joins), so two of a user's chats completed together and mined side
+    by side each missed the other ("I quit my job today" ended nothing and made a second wing).
+    """
     if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
         deps = replace(deps, llm=OutageLatch(deps.llm))
-    conv, turns, known = await _load(deps, conversation_id)
+    user_id = await _owner(deps, conversation_id)
+    async with exclusive(deps.db, f"loci.mine.user:{user_id}"):
+        return await _mine_alone(deps, user_id, conversation_id)
+
+
+async def _mine_alone(deps: MiningDeps, user_id: int, conversation_id: int) -> MiningResult:
+    """`mine_conversation` once no other job mines this user's conversations."""
+    started = time.perf_counter()
+    conv, turns, known = await _load(deps, user_id, conversation_id)
     extractor = extractor_for(deps)
     totals = MiningTotals()
     if not turns:
