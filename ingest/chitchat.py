@@ -94,6 +94,10 @@ CHITCHAT: tuple[Chitchat, ...] = (
         rf"(?:day|time|trip|weekend|evening|stay|journey|holiday|vacation){_CLAUSE}",
     ),
     Chitchat("wishes", rf"^enjoy\b{_CLAUSE}"),
+    Chitchat(  # a whole sentence only: "Great news: I got the job" keeps its news
+        "reaction", rf"^(?:that's |that is |what |such )?(?:an? )?(?:{_WARM} |big )+(?:news|change)(?: for [\w']+)?\W*$"
+    ),
+    Chitchat("reaction", r"^congratulations(?: (?:on|to) [^.!?,]*)?\W*$"),
     Chitchat("list preamble", r"^here(?:'s| is| are)\b[^.!?:]*:"),
     Chitchat("list preamble", r"^[^.!?:]*:\s*$"),
 )

@@ -28,6 +28,9 @@ ALL_FORMULA = [
     "Glad it works now.",
     "I'm so glad I could help you plan your trip.",
     "Enjoy Kyoto and the cherry blossoms, and have a wonderful time with Maya!",
+    "Great news for Hannah!",  # a loci serve walkthrough's archive summary quoted these two
+    "That's a big change!",
+    "Congratulations on the new job!",
 ]
 
 
@@ -47,6 +50,7 @@ def test_a_formula_leaves_too_few_words_to_keep(sentence: str) -> None:
         ("Sure! The fix was adding SECURE_PROXY_SSL_HEADER.", "The fix was adding SECURE_PROXY_SSL_HEADER."),
         ("I hope the new boiler arrives by 4 June.", "I hope the new boiler arrives by 4 June."),
         ("I hope that the 3 May flight is not delayed.", "I hope that the 3 May flight is not delayed."),
+        ("Great news: I got the job at Globex.", "Great news: I got the job at Globex."),
     ],
 )
 def test_what_carries_a_fact_is_kept_less_its_opener(sentence: str, quoted: str) -> None:
