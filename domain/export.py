@@ -5,8 +5,9 @@ own fields, references as the exporting database's ids (the importer remaps them
 never trusts them); embeddings go along so an import needs no re-embedding.
 
 An export is what the service remembers, so what sits in the trash is left out: trashed
-palace rows, trashed conversations and turns, relations whose source drawer is trashed
-and entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
+palace rows, trashed conversations and turns, relations no live turn said (each goes out with
+the live turns that said it: one whose first chat is trashed names a later chat's turn), and
+entities nothing live backs (the same rules as the entity routes, `ingest.live_relation`).
 A wing, room or closet goes out only while it holds a live drawer (`domain.export_containers`), as
 the palace lists it (`domain.palace`): a wing whose only conversation is in the trash would
 otherwise carry that conversation's subject ("Annie") into the file and into an import.
@@ -41,7 +42,7 @@ from domain.export_format import (
     WingDoc,
 )
 from domain.export_memories import memory_docs, proposal_docs
-from ingest import effective_valid_to, live_entity, live_relation
+from ingest import effective_valid_to, live_entity, live_relation, live_sources
 from loci.db import Database
 from loci.models import (
     MEMORY_LAYERS,
@@ -174,7 +175,10 @@ async def _palace_docs(
     return wings, rooms, closets, drawers
 
 
-def relation_doc(r: Relation, valid_to: datetime | None) -> RelationDoc:
+def relation_doc(r: Relation, valid_to: datetime | None, said: list[int]) -> RelationDoc:
+    """The row as the file holds it; ``said``: the live drawers that said it and go out with
+    the file (`ingest.live_sources`), the first as ``source_drawer_id``, which is not the
+    row's own when the turn that said it first is in the trash."""
     return RelationDoc(
         r.id,
         r.subject_id,
@@ -183,9 +187,10 @@ def relation_doc(r: Relation, valid_to: datetime | None) -> RelationDoc:
         r.object_entity_id,
         r.object_value,
         valid_to,
-        r.source_drawer_id,
+        said[0] if said else None,
         r.confidence,
         r.created_at,
+        said[1:],
     )
 
 
@@ -203,13 +208,12 @@ async def _graph_docs(
         if de.drawer_id in drawer_ids
     ]
     query = (
-        select(Relation, effective_valid_to(Relation))
+        select(Relation, effective_valid_to(Relation), live_sources(Relation))
         .where(Relation.user_id == user_id, live_relation(Relation))
         .order_by(Relation.id)
     )
-    relations = [
-        relation_doc(r, valid_to) for r, valid_to in await s.execute(query) if r.source_drawer_id in drawer_ids
-    ]
+    rows = [(r, valid_to, [d for d in said if d in drawer_ids]) for r, valid_to, said in await s.execute(query)]
+    relations = [relation_doc(*row) for row in rows if row[2]]
     return entities, links, relations
 
 

@@ -173,8 +173,12 @@ class RelationDoc(msgspec.Struct):
     object_value: Text | None = None
     valid_to: datetime | None = None
     source_drawer_id: int | None = None
+    """The first turn of the file that said it (its drawer)."""
     confidence: float = 1.0
     created_at: datetime | None = None
+    sources: list[int] = []
+    """The file's other drawers that said it too (``relation_sources``): the fact holds while
+    one of them does. Older files have none; an import always counts ``source_drawer_id``."""
 
 
 class MemoryDoc(msgspec.Struct):

@@ -54,7 +54,7 @@ from domain.stream_format import (
     WingLine,
     encode_line,
 )
-from ingest import effective_valid_to, live_entity, live_relation
+from ingest import effective_valid_to, live_entity, live_relation, live_sources
 from loci.db import Database
 from loci.models import (
     Agent,
@@ -159,14 +159,15 @@ async def _graph(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterator
         if out.has("drawer", de.drawer_id) and out.has("entity", de.entity_id):
             yield out.line("drawer_entity", DrawerEntityLine(de.drawer_id, de.entity_id))
     relations = (
-        select(Relation, effective_valid_to(Relation))
+        select(Relation, effective_valid_to(Relation), live_sources(Relation))
         .where(Relation.user_id == user_id, live_relation(Relation))
         .order_by(Relation.id)
         .execution_options(yield_per=CURSOR_BATCH)
     )
-    async for r, valid_to in await s.stream(relations):
-        if out.has("drawer", r.source_drawer_id):
-            yield out.line("relation", RelationLine(**_fields(relation_doc(r, valid_to))), r.id)
+    async for r, valid_to, said in await s.stream(relations):
+        said = [d for d in said if out.has("drawer", d)]
+        if said:
+            yield out.line("relation", RelationLine(**_fields(relation_doc(r, valid_to, said))), r.id)
 
 
 async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings: bool) -> AsyncIterator[bytes]:

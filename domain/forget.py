@@ -2,11 +2,11 @@
 
 A purge deletes rows, in one transaction: the drawers (their sentence vectors and entity
 links cascade), the verbatim turns they were made from, the containers, the relations
-learned from those drawers, the entities nothing mentions any more (the others are recounted
-from what is left: `ingest.refresh_entities`), and the closets,
-rooms and wings the purge left with nothing in them (a wing whose only conversation was
-purged: no name is kept for a palace item that holds nothing). The activity
-feed keeps only that a purge happened (what kind, how many rows): the ``label`` of the
+learned from those drawers alone (one another turn said too stays, on that turn), the
+entities nothing mentions any more (the others are recounted from what is left:
+`ingest.refresh_entities`), and the closets, rooms and wings the purge left with nothing
+in them (a wing whose only conversation was purged: no name is kept for a palace item that
+holds nothing). The activity feed keeps only that a purge happened (what kind, how many rows): the ``label`` of the
 earlier delete events of the purged items is scrubbed, so no name or topic outlives it.
 
 Deleting a user deletes the ``users`` row; every user table references it with
@@ -33,7 +33,7 @@ from domain.fields import Count
 from domain.memory_trash import purge_derived
 from domain.mining_jobs import abort_user_jobs, user_job_results
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
-from ingest import refresh_entities
+from ingest import forget_sources, refresh_entities
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.generations import Generations, namespace_of
@@ -135,20 +135,13 @@ async def _trash_rows(s: AsyncSession, user_id: int, before: datetime | None) ->
 
 
 async def _forget_graph(s: AsyncSession, user_id: int, drawers: list[int]) -> tuple[int, set[int]]:
-    """Delete the relations learned from ``drawers`` (and any left without a source).
+    """Delete the relations only ``drawers`` said (and any left without a source): one another
+    turn said too stays, on that turn (`ingest.forget_sources`).
 
     Returns how many, and the entities they or the drawers touched (orphan candidates).
     """
     touched = set(await _ids(s, select(DrawerEntity.entity_id).where(_among(DrawerEntity.drawer_id, drawers))))
-    gone = await s.execute(
-        delete(Relation)
-        .where(
-            Relation.user_id == user_id,
-            or_(_among(Relation.source_drawer_id, drawers), Relation.source_drawer_id.is_(None)),
-        )
-        .returning(Relation.subject_id, Relation.object_entity_id)
-    )
-    rows = gone.all()
+    rows = await forget_sources(s, user_id, drawers)
     touched |= {int(x) for row in rows for x in row if x is not None}
     return len(rows), touched
 

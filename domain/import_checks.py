@@ -11,7 +11,9 @@ from mining for good. So:
 * ids, titles, turn content and its length follow the API's rules and
   ``MiningSettings``' limits (``max_turn_chars``; ``max_turns_per_request`` bounds one
   request's turns, not a conversation's, so an export of long conversations still imports);
-* `mined_seqs` recomputes each conversation's watermark from the drawers the file brings.
+* `mined_seqs` recomputes each conversation's watermark from the drawers the file brings;
+* `check_values` checks what msgspec's types cannot express (ids used twice, kinds, roles,
+  vector sizes), before the import touches the database.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ import msgspec
 from domain.export_format import ExportDoc
 from loci.errors import InvalidInput, PayloadTooLarge
 from loci.inputs import check_id, check_speaker, check_text
+from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
 
-__all__ = ["check_content", "check_leaves", "check_like_the_api", "mined_seqs"]
+__all__ = ["check_content", "check_leaves", "check_like_the_api", "check_values", "mined_seqs"]
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -95,3 +98,45 @@ def mined_seqs(doc: ExportDoc) -> dict[int, int]:
     read: one past the turns would keep them from mining forever."""
     mined_turns = {d.turn_id for d in doc.drawers if d.turn_id is not None}
     return {c.id: max((t.seq for t in c.turns if t.id in mined_turns), default=0) for c in doc.conversations}
+
+
+def _one_of(values: list[str], allowed: tuple[str, ...], field: str) -> None:
+    for i, value in enumerate(values):
+        if value not in allowed:
+            raise InvalidInput(f"must be one of {', '.join(allowed)}", field=field.format(i=i))
+
+
+def _unique_ids(doc: ExportDoc) -> None:
+    """Ids label rows within the file; a label used twice would make references ambiguous."""
+    tables: dict[str, list[Any]] = {
+        "conversations": doc.conversations,
+        "turns": [t for c in doc.conversations for t in c.turns],
+        "wings": doc.wings,
+        "rooms": doc.rooms,
+        "closets": doc.closets,
+        "drawers": doc.drawers,
+        "entities": doc.entities,
+        "relations": doc.relations,
+    }
+    for table, rows in tables.items():
+        seen: set[int] = set()
+        for i, row in enumerate(rows):
+            if row.id in seen:
+                raise InvalidInput(f"id {row.id} appears twice in {table}", field=f"{table}[{i}].id")
+            seen.add(row.id)
+
+
+def check_values(doc: ExportDoc) -> None:
+    """Value checks msgspec's types cannot express, before touching the database."""
+    _unique_ids(doc)
+    _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
+    _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
+    _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")
+    _one_of([c.status for c in doc.conversations], ("open", "completed"), "conversations[{i}].status")
+    for i, c in enumerate(doc.conversations):
+        _one_of([t.role for t in c.turns], ROLES, f"conversations[{i}].turns[{{i}}].role")
+    for i, d in enumerate(doc.drawers):
+        if d.embedding is not None and len(d.embedding) != EMBEDDING_DIM:
+            raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field=f"drawers[{i}].embedding")
+    if doc.settings is not None and not 1 <= doc.settings.top_k <= TOP_K_MAX:
+        raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="settings.top_k")

@@ -59,7 +59,7 @@ from domain.stream_format import (
     decode_line,
     line_kind,
 )
-from ingest import is_multi_valued
+from ingest import add_sources, is_multi_valued, sources_from_first
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.errors import InvalidInput
@@ -97,6 +97,7 @@ class _Ids:
     agents: dict[str, int] = field(default_factory=dict)
     memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}, {}))
     newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
+    said: list[tuple[int, int]] = field(default_factory=list)  # (relation, drawer) of ``sources``, file ids
 
     def __call__(self, kind: str, value: int | None) -> Any:
         return None if value is None else self.maps[kind][value]
@@ -175,6 +176,7 @@ def _drawer_entity(r: DrawerEntityLine, ids: _Ids) -> Any:
 
 
 def _relation(r: RelationLine, ids: _Ids) -> Any:
+    ids.said.extend((r.id, drawer_id) for drawer_id in r.sources)  # written once the relations have ids
     row = Relation(
         user_id=ids.user_id, subject_id=ids("entity", r.subject_id), predicate=r.predicate,
         object_entity_id=ids("entity", r.object_entity_id), object_value=r.object_value, valid_from=r.valid_from,
@@ -358,6 +360,8 @@ async def import_ndjson(
                 )
                 await _write(s, _lines(spool), ids)
                 await fill_surfaces(s, user_id)
+                await sources_from_first(s, user_id)  # each relation said by its source_drawer_id
+                await add_sources(s, user_id, [(ids("relation", r), ids("drawer", d)) for r, d in ids.said])
                 await set_superseded(s, ids.newer)
                 await check_core_cap(s, user_id, memory)
                 await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))

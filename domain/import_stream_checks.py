@@ -187,6 +187,8 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
     seen.ref("entity", "subject_id", row.subject_id)
     seen.ref("entity", "object_entity_id", row.object_entity_id, optional=True)
     seen.ref("drawer", "source_drawer_id", row.source_drawer_id, optional=True)
+    for drawer_id in row.sources:
+        seen.ref("drawer", "sources", drawer_id)
 
 
 def _memory(row: MemoryLine, seen: _Seen) -> None:

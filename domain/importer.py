@@ -6,8 +6,7 @@ not bring (another user's, or this user's existing ones). A reference to an id t
 file does not define is a 400 naming the field; the whole import is one transaction.
 Values are checked as the API checks them (`domain.import_checks`), and each
 conversation's ``mined_seq`` is recomputed from the drawers the file brings. Explicit
-memories, their links and history are checked and written by `domain.import_memories`.
-"""
+memories, their links and history are checked and written by `domain.import_memories`."""
 
 from __future__ import annotations
 
@@ -21,20 +20,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
-from domain.import_checks import check_like_the_api, mined_seqs
+from domain.import_checks import check_like_the_api, check_values, mined_seqs
 from domain.import_embed import embed_imported, embed_memories
 from domain.import_memories import check_memory_tables, write_memory_tables
 from domain.import_surfaces import fill_surfaces
-from ingest import is_multi_valued
+from ingest import add_sources, is_multi_valued, sources_from_first
 from loci.db import Database
 from loci.embedder import Embedder, content_hash
 from loci.errors import Conflict, InvalidInput
 from loci.models import (
-    EMBEDDING_DIM,
-    ENTITY_KINDS,
-    ROLES,
-    TOP_K_MAX,
-    WING_KINDS,
     Agent,
     Closet,
     Conversation,
@@ -82,48 +76,6 @@ def _need(ids: dict[int, int], value: int, field: str) -> int:
     out = _ref(ids, value, field)
     assert out is not None
     return out
-
-
-def _one_of(values: list[str], allowed: tuple[str, ...], field: str) -> None:
-    for i, value in enumerate(values):
-        if value not in allowed:
-            raise InvalidInput(f"must be one of {', '.join(allowed)}", field=field.format(i=i))
-
-
-def _unique_ids(doc: ExportDoc) -> None:
-    """Ids label rows within the file; a label used twice would make references ambiguous."""
-    tables: dict[str, list[Any]] = {
-        "conversations": doc.conversations,
-        "turns": [t for c in doc.conversations for t in c.turns],
-        "wings": doc.wings,
-        "rooms": doc.rooms,
-        "closets": doc.closets,
-        "drawers": doc.drawers,
-        "entities": doc.entities,
-        "relations": doc.relations,
-    }
-    for table, rows in tables.items():
-        seen: set[int] = set()
-        for i, row in enumerate(rows):
-            if row.id in seen:
-                raise InvalidInput(f"id {row.id} appears twice in {table}", field=f"{table}[{i}].id")
-            seen.add(row.id)
-
-
-def _check(doc: ExportDoc) -> None:
-    """Value checks msgspec's types cannot express, before touching the database."""
-    _unique_ids(doc)
-    _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
-    _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
-    _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")
-    _one_of([c.status for c in doc.conversations], ("open", "completed"), "conversations[{i}].status")
-    for i, c in enumerate(doc.conversations):
-        _one_of([t.role for t in c.turns], ROLES, f"conversations[{i}].turns[{{i}}].role")
-    for i, d in enumerate(doc.drawers):
-        if d.embedding is not None and len(d.embedding) != EMBEDDING_DIM:
-            raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field=f"drawers[{i}].embedding")
-    if doc.settings is not None and not 1 <= doc.settings.top_k <= TOP_K_MAX:
-        raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="settings.top_k")
 
 
 async def _added(s: AsyncSession, pairs: list[tuple[int, Any]]) -> dict[int, int]:
@@ -340,7 +292,14 @@ async def _graph(s: AsyncSession, user_id: int, doc: ExportDoc, drawer_ids: dict
         if r.created_at is not None:
             row.created_at = r.created_at
         relations.append((r.id, row))
-    await _added(s, relations)
+    relation_ids = await _added(s, relations)
+    await sources_from_first(s, user_id)  # each relation said by its source_drawer_id, and by its other sources:
+    said = [
+        (relation_ids[r.id], _need(drawer_ids, d, f"relations[{i}].sources[{j}]"))
+        for i, r in enumerate(doc.relations)
+        for j, d in enumerate(r.sources)
+    ]
+    await add_sources(s, user_id, said)
 
 
 async def _settings(s: AsyncSession, user_id: int, doc: ExportDoc) -> None:
@@ -373,7 +332,7 @@ async def import_json(
     if doc.version not in SUPPORTED_VERSIONS:
         raise InvalidInput(f"unsupported export version (expected one of {SUPPORTED_VERSIONS})", field="version")
     limits, memory = limits or MiningSettings(), memory or MemoryConfig()
-    _check(doc)
+    check_values(doc)
     check_like_the_api(doc, limits)
     check_memory_tables(doc, memory)
     try:

@@ -11,7 +11,9 @@ from ``ingest`` only, never from its stage modules:
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
-  which the export and the purge share, and `entities_of_drawers` + `refresh_entities`, which
+  which the export and the purge share, and the turns that said a relation (`forget_sources`,
+  for a purge; `live_sources`, those an export names; `add_sources` and `sources_from_first`,
+  for an import), and `entities_of_drawers` + `refresh_entities`, which
   recount an entity's mentions and dates, and name it again (name, slug, aliases), from what is
   live when drawers are trashed, restored or purged, and `unify_entities`, which on a restore
   joins what came back to the entities mined meanwhile that mining would have made it;
@@ -58,6 +60,7 @@ from ingest.pipeline import mine_conversation
 from ingest.plan import describe_fallback
 from ingest.predicates import is_multi_valued
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
+from ingest.relation_sources import add_sources, forget_sources, live_sources, sources_from_first
 from ingest.segment import sentence_pieces
 
 __all__ = [
@@ -74,6 +77,7 @@ __all__ = [
     "RelationOut",
     "TurnIn",
     "TurnView",
+    "add_sources",
     "append_turns",
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
@@ -83,12 +87,14 @@ __all__ = [
     "embed_statements",
     "entities_of_drawers",
     "extract_memory_candidates",
+    "forget_sources",
     "get_conversation",
     "get_entity",
     "is_multi_valued",
     "list_turns",
     "live_entity",
     "live_relation",
+    "live_sources",
     "mine_conversation",
     "normalise",
     "refresh_entities",
@@ -96,6 +102,7 @@ __all__ = [
     "sentence_pieces",
     "slot_tag",
     "slugify",
+    "sources_from_first",
     "store_conversation",
     "timeline",
     "unconsented",

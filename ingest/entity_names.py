@@ -35,6 +35,7 @@ from ingest.entity_merge import display_name, shortens
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph import entity_slug
 from ingest.graph_liveness import live_relation
+from ingest.relation_sources import first_live_source
 from loci.models import Drawer, DrawerEntity, Entity, Relation
 
 __all__ = ["refresh_names"]
@@ -70,7 +71,7 @@ async def _spellings(s: AsyncSession, entity_ids: Collection[int]) -> dict[int, 
         .where(_among(DrawerEntity.entity_id, entity_ids), Drawer.deleted_at.is_(None))
     )
     values = select(
-        Relation.object_entity_id, Relation.source_drawer_id, literal(_AFTER_MENTIONS), Relation.object_value
+        Relation.object_entity_id, first_live_source(Relation), literal(_AFTER_MENTIONS), Relation.object_value
     ).where(_among(Relation.object_entity_id, entity_ids), Relation.object_value.is_not(None), live_relation(Relation))
     both = union_all(links, values).subquery()
     first = (

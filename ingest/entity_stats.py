@@ -9,8 +9,9 @@ drawers go to the trash, come back or are purged (`domain.trash`, `domain.forget
 figures are worked out again from what is still live, so deleting a conversation takes its
 mentions off the count and its dates off the span, and a restore puts them back exactly:
 
-* a turn mentions the entity when one of its live drawers is linked to it, or a live relation
-  learned from it names it (as subject or object): the same turns mining counted;
+* a turn mentions the entity when one of its live drawers is linked to it, or said a relation
+  that names it (as subject or object; first or again: `ingest.relation_sources`): the same
+  turns mining counted;
 * ``mention_count`` is how many such turns there are (0 for the user's own row, whose facts are
   no mentions), ``first_seen``/``last_seen`` the earliest and latest of their times.
 
@@ -31,8 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest.entity_names import refresh_names
 from ingest.extraction import USER_ENTITY
 from ingest.graph import entity_slug
-from ingest.graph_liveness import live_relation
-from loci.models import Drawer, DrawerEntity, Entity, Relation
+from loci.models import Drawer, DrawerEntity, Entity, Relation, RelationSource
 
 __all__ = ["entities_of_drawers", "refresh_entities"]
 
@@ -47,23 +47,26 @@ async def entities_of_drawers(s: AsyncSession, user_id: int, drawers: Any) -> se
     teach a relation about: those whose figures a change to those drawers moves."""
     chosen = select(Drawer.id).where(drawers, Drawer.user_id == user_id)
     linked = select(DrawerEntity.entity_id).where(DrawerEntity.drawer_id.in_(chosen))
-    subjects = select(Relation.subject_id).where(Relation.source_drawer_id.in_(chosen))
-    objects = select(Relation.object_entity_id).where(Relation.source_drawer_id.in_(chosen))
+    taught = select(RelationSource.relation_id).where(RelationSource.drawer_id.in_(chosen))
+    subjects = select(Relation.subject_id).where(Relation.id.in_(taught))
+    objects = select(Relation.object_entity_id).where(Relation.id.in_(taught))
     rows = (await s.execute(union_all(linked, subjects, objects))).scalars()
     return {int(x) for x in rows if x is not None}
 
 
 def _sources() -> Any:
-    """(entity, turn, time) for every live drawer that mentions an entity or taught a live
-    relation naming it; a drawer without a turn (written by an import) stands for its own."""
+    """(entity, turn, time) for every live drawer that mentions an entity or said a relation
+    naming it (any of its sources: `ingest.relation_sources`); a drawer without a turn (written
+    by an import) stands for its own."""
     turn = func.coalesce(Drawer.turn_id, -Drawer.id)
     linked = select(DrawerEntity.entity_id.label("entity_id"), turn.label("turn"), Drawer.occurred_at.label("at")).join(
         Drawer, Drawer.id == DrawerEntity.drawer_id
     )
     facts = [
         select(column.label("entity_id"), turn.label("turn"), Drawer.occurred_at.label("at"))
-        .join(Drawer, Drawer.id == Relation.source_drawer_id)
-        .where(column.is_not(None), live_relation(Relation))
+        .join(RelationSource, RelationSource.relation_id == Relation.id)
+        .join(Drawer, Drawer.id == RelationSource.drawer_id)
+        .where(column.is_not(None), Drawer.deleted_at.is_(None))
         for column in (Relation.subject_id, Relation.object_entity_id)
     ]
     return union_all(linked.where(Drawer.deleted_at.is_(None)), *facts).subquery()

@@ -44,9 +44,9 @@ from ingest.entity_merge import short_names
 from ingest.entity_stats import refresh_entities
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph import entity_slug
-from ingest.graph_liveness import live_entity, live_relation
+from ingest.graph_liveness import live_entity
 from ingest.relation_merge import fold_repeats, move_objects, move_subjects
-from loci.models import Drawer, DrawerEntity, Entity, Relation
+from loci.models import Drawer, DrawerEntity, Entity, Relation, RelationSource
 
 __all__ = ["unify_entities"]
 
@@ -90,8 +90,12 @@ async def _first_source(s: AsyncSession, entity_id: int) -> int | None:
         .join(Drawer, Drawer.id == DrawerEntity.drawer_id)
         .where(DrawerEntity.entity_id == entity_id, Drawer.deleted_at.is_(None))
     )
-    taught = select(func.min(Relation.source_drawer_id)).where(
-        or_(Relation.subject_id == entity_id, Relation.object_entity_id == entity_id), live_relation(Relation)
+    taught = (  # any live turn that said such a fact, not only the first (`ingest.relation_sources`)
+        select(func.min(RelationSource.drawer_id))
+        .join(Relation, Relation.id == RelationSource.relation_id)
+        .join(Drawer, Drawer.id == RelationSource.drawer_id)
+        .where(or_(Relation.subject_id == entity_id, Relation.object_entity_id == entity_id))
+        .where(Drawer.deleted_at.is_(None))
     )
     found = [x for x in ((await s.scalar(linked)), (await s.scalar(taught))) if x is not None]
     return min(found) if found else None

@@ -33,6 +33,7 @@ from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.names import name_key, slugify
 from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
 from ingest.relation_close import close_ended, close_plans, fulfilled_at
+from ingest.relation_sources import add_source
 from loci.batching import row_batches
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -264,13 +265,12 @@ async def record_relation(
     source_drawer_id: int | None,
     confidence: float,
 ) -> bool:
-    """Add a fact; False when it only repeats a current value.
+    """Add a fact; False when it only repeats a current value (its row takes the turn as one
+    more source: `ingest.relation_sources`). A single-valued predicate (`ingest.predicates`)
+    supersedes: the current row is closed at the new ``valid_from`` and the new one opened,
+    in the caller's transaction. A multi-valued one ("sister", "visited") only adds a row.
 
-    A single-valued predicate (`ingest.predicates`) supersedes: the current row is closed
-    at the new ``valid_from`` and the new one opened, in the caller's transaction. A
-    multi-valued one ("sister", "visited") only adds a row beside the current ones.
-
-    Only a live row (one whose drawer is not in the trash) is repeated: a fact told again
+    Only a live row (one a turn not in the trash said) is repeated: a fact told again
     while the chat that first told it is trashed is stored with its own source, or it would
     not show while that chat is in the trash and would go with it when the trash is purged.
     The trashed row is superseded by it as by a new value (for a multi-valued predicate, the
@@ -279,7 +279,9 @@ async def record_relation(
     """
     predicate = canonical_predicate(predicate)[:200]
     rows = await _current_rows(s, user_id, subject_id, predicate)
-    if any(live and _gives(r, value, object_entity_id) for r, live in rows):
+    repeated = next((r for r, live in rows if live and _gives(r, value, object_entity_id)), None)
+    if repeated is not None:  # one more turn that said it: the fact stands while any of them is live
+        await add_source(s, user_id, repeated.id, source_drawer_id)
         return False
     multi = is_multi_valued(predicate)
     current = _superseded(rows, multi, value, object_entity_id)
@@ -294,21 +296,21 @@ async def record_relation(
         valid_to = min((at for at in (valid_to, done) if at is not None), default=None)
     await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     await close_ended(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-    s.add(
-        Relation(
-            user_id=user_id,
-            subject_id=subject_id,
-            predicate=predicate,
-            object_entity_id=object_entity_id,
-            object_value=value,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            source_drawer_id=source_drawer_id,
-            confidence=confidence,
-            multi=multi,
-        )
+    row = Relation(
+        user_id=user_id,
+        subject_id=subject_id,
+        predicate=predicate,
+        object_entity_id=object_entity_id,
+        object_value=value,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        source_drawer_id=source_drawer_id,
+        confidence=confidence,
+        multi=multi,
     )
+    s.add(row)
     await s.flush()
+    await add_source(s, user_id, row.id, source_drawer_id)
     return True
 
 

@@ -4,8 +4,8 @@ Nothing in the graph is rewritten when a drawer is trashed or restored; the read
 entity routes, export) look again through these expressions instead, so deleting a drawer
 forgets what was learned from it at once and a restore brings it back exactly:
 
-* a relation is live while its source drawer is (`live_relation`); one with no source
-  left (purged) is gone too;
+* a relation is live while one of the drawers that said it is (`live_relation`: its
+  ``relation_sources``, `ingest.relation_sources`); one with no source left (purged) is gone too;
 * an entity is live while a live drawer mentions it or it takes part in a live relation
   (`live_entity`);
 * a closed relation whose closer (the one that superseded it, or the one that ended it:
@@ -30,15 +30,21 @@ from sqlalchemy import ColumnElement, and_, case, func, null, or_, select, true
 from sqlalchemy.orm import aliased
 
 from ingest.predicates import ENDED_BY, FULFILLED_BY, HELD_AT
-from loci.models import Drawer, DrawerEntity, Relation
+from loci.models import Drawer, DrawerEntity, Relation, RelationSource
 
 __all__ = ["effective_valid_to", "live_entity", "live_relation"]
 
 
 def live_relation(relation: Any) -> ColumnElement[bool]:
-    """True while ``relation`` (the model or an alias) has a live source drawer."""
-    source = aliased(Drawer)
-    return select(source.id).where(source.id == relation.source_drawer_id, source.deleted_at.is_(None)).exists()
+    """True while ``relation`` (the model or an alias) has a live source drawer: any turn
+    that said it (``relation_sources``, by its primary key), not only the first."""
+    said, source = aliased(RelationSource), aliased(Drawer)
+    return (
+        select(said.drawer_id)
+        .join(source, source.id == said.drawer_id)
+        .where(said.relation_id == relation.id, source.deleted_at.is_(None))
+        .exists()
+    )
 
 
 def live_entity(entity_id: Any) -> ColumnElement[bool]:

@@ -9,7 +9,8 @@ keeps, so the unique "one current row" indexes hold and the history reads in tim
   closed after the next value began, is closed when the next value begins (a row ended
   earlier, by `ingest.predicates.ENDED_BY`, keeps its end); a value that only repeats the
   one before it while that one held is the repeat ``record_relation`` never stores, so it
-  is dropped and the row before takes its end;
+  is dropped and the row before takes its end and its sources (the turns that said it:
+  `ingest.relation_sources`);
 * a multi-valued predicate keeps one current row per value: a later current repeat is dropped.
 
 A repeat is dropped only when both rows are live (`ingest.graph_liveness.live_relation`):
@@ -33,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.graph import _same
 from ingest.graph_liveness import live_relation
+from ingest.relation_sources import adopt_sources
 from loci.models import Relation
 
 __all__ = ["fold_repeats", "move_objects", "move_subjects"]
@@ -53,9 +55,10 @@ class _Fact:
 
 @dataclass(slots=True)
 class _Edit:
-    """What one timeline needs: rows to drop, and rows whose ``valid_to`` changes."""
+    """What one timeline needs: rows to drop (each with the row it repeats, which takes its
+    sources), and rows whose ``valid_to`` changes."""
 
-    drop: set[int]
+    drop: dict[int, int]
     close: dict[int, datetime | None]
 
 
@@ -93,7 +96,7 @@ def _chain(facts: list[_Fact], edit: _Edit) -> None:
         last = kept[-1] if kept else None
         held = last is not None and (last.valid_to is None or last.valid_to >= f.valid_from)
         if last is not None and held and _repeats(last, f):
-            edit.drop.add(f.id)
+            edit.drop[f.id] = last.id
             last.valid_to = f.valid_to
             edit.close[last.id] = f.valid_to
             continue
@@ -113,7 +116,7 @@ def _one_current(facts: list[_Fact], edit: _Edit) -> None:
         if first is None:
             current.append(f)
         elif _repeats(first, f):
-            edit.drop.add(f.id)
+            edit.drop[f.id] = first.id
         else:
             edit.close[first.id] = f.valid_from
             current[current.index(first)] = f
@@ -125,20 +128,21 @@ async def _normalise(s: AsyncSession, facts: Iterable[_Fact]) -> set[int]:
     timelines: dict[tuple[int, str], list[_Fact]] = {}
     for f in facts:
         timelines.setdefault((f.subject, f.predicate), []).append(f)
-    edit = _Edit(set(), {})
+    edit = _Edit({}, {})
     for group in timelines.values():
         (_one_current if group[0].multi else _chain)(group, edit)
     return await _write(s, edit)
 
 
 async def _write(s: AsyncSession, edit: _Edit) -> set[int]:
-    """Apply ``edit``; returns the rows dropped."""
+    """Apply ``edit``; returns the rows dropped (their sources now the kept rows')."""
     if edit.drop:
-        await s.execute(delete(Relation).where(Relation.id.in_(edit.drop)))
+        await adopt_sources(s, edit.drop)
+        await s.execute(delete(Relation).where(Relation.id.in_(list(edit.drop))))
     closes = [{"id": i, "valid_to": at} for i, at in edit.close.items() if i not in edit.drop]
     if closes:
         await s.execute(update(Relation), closes)
-    return edit.drop
+    return set(edit.drop)
 
 
 def _lanes(facts: Iterable[_Fact]) -> list[list[_Fact]]:
@@ -169,18 +173,18 @@ async def fold_repeats(s: AsyncSession, user_id: int, subject_ids: Collection[in
     trashed one is stored with its own source and supersedes the trashed row as a new value
     would (the trashed row closed where the new one begins, or the new one, told as of
     earlier, closed where the trashed one begins). Once both are live again the later one is
-    the repeat mining never stores: it is dropped and the earlier one takes its end
-    (`_chain`). Only a lane (`_lanes`) holding such a repeat is written, so a timeline with
-    none is left exactly as mining wrote it. Returns the entities the dropped rows named,
-    whose figures may change.
+    the repeat mining never stores: it is dropped and the earlier one takes its end and its
+    sources, as mining would have recorded the repeat (`_chain`). Only a lane (`_lanes`)
+    holding such a repeat is written, so a timeline with none is left exactly as mining wrote
+    it. Returns the entities the dropped rows named, whose figures may change.
     """
     if not subject_ids:
         return set()
     among = Relation.subject_id == func.any(literal(sorted(subject_ids), ARRAY(BigInteger)))
     facts = await _facts(s, and_(Relation.user_id == user_id, among))
-    edit = _Edit(set(), {})
+    edit = _Edit({}, {})
     for lane in _lanes(facts):
-        one = _Edit(set(), {})
+        one = _Edit({}, {})
         _chain(lane, one)
         if one.drop:
             edit.drop |= one.drop

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest import sources_from_first
 from loci.aaak import format_pointer
 from loci.db import Database
 from loci.embedder import content_hash
@@ -172,6 +173,8 @@ async def _graph(w: _Writer) -> None:
             ),
         ]
     )
+    await w.s.flush()
+    await sources_from_first(w.s, user_id)  # each relation said by its source drawer, as mining records it
 
 
 async def seed_palace(db: Database, user_id: int, marker: str, *, wings: int = 2, seed: int = 7) -> Seeded:

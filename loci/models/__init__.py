@@ -21,7 +21,7 @@ from loci.models._base import (
 )
 from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
 from loci.models.bookkeeping import Activity, IdempotencyKey, RetrievalLog, UsageCost
-from loci.models.graph import DrawerEntity, Entity, Relation
+from loci.models.graph import DrawerEntity, Entity, Relation, RelationSource
 from loci.models.memories import (
     MEMORY_END_REASONS,
     MEMORY_EVENTS,
@@ -77,6 +77,7 @@ __all__ = [
     "MemoryProposal",
     "MemorySettings",
     "Relation",
+    "RelationSource",
     "RetrievalLog",
     "Room",
     "Turn",

@@ -29,7 +29,7 @@ from loci.models._base import (
     user_fk_column,
 )
 
-__all__ = ["DrawerEntity", "Entity", "Relation"]
+__all__ = ["DrawerEntity", "Entity", "Relation", "RelationSource"]
 
 
 class Entity(Base):
@@ -118,3 +118,23 @@ class Relation(Base):
         comment="the predicate holds several values at once: a new value adds a row instead of closing the current one",
     )
     created_at: Mapped[datetime] = created_column()
+
+
+class RelationSource(Base):
+    """Every turn (its drawer) that said a relation: the fact holds while one of them is live.
+
+    Mining stores a repeat of a current fact as one more source of its row, not as a row
+    (`ingest.graph.record_relation`), so trashing or purging the chat that first said it
+    leaves the fact standing on the chats that said it again. ``relations.source_drawer_id``
+    stays the first of them (a purge points it at the first one left); it is always a source.
+    """
+
+    __tablename__ = "relation_sources"
+
+    relation_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("relations.id", ondelete="CASCADE"), primary_key=True
+    )
+    drawer_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("drawers.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    user_id: Mapped[int] = user_fk_column()

@@ -137,7 +137,8 @@ async def test_a_restore_folds_the_fact_told_again_into_one_row(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client, case: str
 ) -> None:
     """Restored, the graph is the one mining gives with nothing trashed: the repeat stored
-    once, from the first chat (so, as there, trashing the first chat again hides it)."""
+    once, from the first chat, with the later chat as one more source (so, as there, trashing
+    the first chat again leaves it standing on the later one)."""
     name, said, fact = TOLD[case]
     plain, user = await new_user("plain"), await new_user("restored")
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
@@ -149,5 +150,7 @@ async def test_a_restore_folds_the_fact_told_again_into_one_row(
     assert await _graph(client, user) == await _graph(client, plain)
     assert await _told(client, user, name, fact) == [("2026-03-01T10:01:00Z", None)]
 
-    assert (await client.delete("/v1/conversations/spring", headers=user.headers)).status_code == 200
-    assert await _told(client, user, name, fact) == []  # as with nothing trashed: the repeat was never kept
+    for who in (user, plain):
+        assert (await client.delete("/v1/conversations/spring", headers=who.headers)).status_code == 200
+    assert await _told(client, user, name, fact) == [("2026-03-01T10:01:00Z", None)]  # the later chat said it
+    assert await _graph(client, user) == await _graph(client, plain)

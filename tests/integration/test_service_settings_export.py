@@ -129,6 +129,7 @@ ID_FIELDS = {
         "subject_id": "entities",
         "object_entity_id": "entities",
         "source_drawer_id": "drawers",
+        "sources": "drawers",
     },
 }
 
@@ -145,7 +146,9 @@ def modulo_ids(doc: dict[str, Any]) -> dict[str, Any]:
     for table, fields in ID_FIELDS.items():
         for row in doc[table]:
             for name, target in fields.items():
-                if row[name] is not None:
+                if isinstance(row[name], list):
+                    row[name] = [maps[target][x] for x in row[name]]
+                elif row[name] is not None:
                     row[name] = maps[target][row[name]]
     return doc
 
