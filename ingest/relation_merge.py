@@ -20,6 +20,11 @@ closed when it begins, so a later restore or purge of either loses nothing.
 Mining itself stores a repeat of a trashed row in the same way (`record_relation`); when the
 restore makes both live, `fold_repeats` makes the restored entities' timelines one in the
 same way, so a restore gives the timeline mining would have given with nothing trashed.
+
+When only the mentions after a drawer join (a short name heard before the longer one was,
+`ingest.entity_unify`), a row moves by its first telling, and a row first told before that
+drawer but told again after it keeps only its earlier turns: each later one is told of the
+entity joined into, as mining would have told it (`_retell`, through `record_relation`).
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ from typing import Any
 from sqlalchemy import ARRAY, BigInteger, ColumnElement, and_, delete, func, literal, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.graph import _same
+from ingest.graph import _same, record_relation
 from ingest.graph_liveness import live_relation
 from ingest.relation_sources import adopt_sources
-from loci.models import Relation
+from loci.models import Drawer, Relation, RelationSource
 
 __all__ = ["fold_repeats", "move_objects", "move_subjects"]
 
@@ -194,13 +199,69 @@ async def fold_repeats(s: AsyncSession, user_id: int, subject_ids: Collection[in
 
 
 def _from_drawers(after: int | None) -> list[ColumnElement[bool]]:
-    """The relations learned from drawers mined after drawer ``after`` (all when None)."""
+    """The relations first told by drawers mined after drawer ``after`` (all when None).
+
+    The first telling decides where a row goes: every later one is after ``after`` too. A row
+    first told by then but told again after it is the one whose turns split; `_told_again`
+    gives those later turns to the entity joined into."""
     return [] if after is None else [Relation.source_drawer_id > after]
+
+
+@dataclass(slots=True)
+class _Retold:
+    relation: Relation
+    drawer: int
+    at: datetime
+
+
+async def _told_again(s: AsyncSession, user_id: int, where: ColumnElement[bool], after: int | None) -> list[_Retold]:
+    """The rows matching ``where`` first told by drawer ``after`` or before (none when None:
+    everything moves) with each turn after it that told them again, in mining order, when it
+    was said: mining would have told those of the entity joined into (`_retell`)."""
+    if after is None:
+        return []
+    rows = await s.execute(
+        select(Relation, RelationSource.drawer_id, Drawer.occurred_at)
+        .join(RelationSource, RelationSource.relation_id == Relation.id)
+        .join(Drawer, Drawer.id == RelationSource.drawer_id)
+        .where(Relation.user_id == user_id, where, Relation.source_drawer_id <= after, RelationSource.drawer_id > after)
+        .order_by(RelationSource.drawer_id)
+    )
+    return [_Retold(r, int(drawer), at) for r, drawer, at in rows.all()]
+
+
+async def _retell(s: AsyncSession, user_id: int, retold: Iterable[_Retold], src: int, dst: int) -> None:
+    """Each later telling of a row about ``src`` (as subject or object) is no longer one of its
+    sources, and is told of ``dst`` as mining tells a fact (`record_relation`: a repeat of what
+    ``dst`` holds adds the turn as its source, a new value supersedes), as of the turn's time:
+    a repeat kept no date of its own."""
+    for t in retold:
+        r = t.relation
+        said = (RelationSource.relation_id == r.id, RelationSource.drawer_id == t.drawer)
+        await s.execute(delete(RelationSource).where(*said))
+        await record_relation(
+            s,
+            user_id,
+            subject_id=dst if r.subject_id == src else r.subject_id,
+            predicate=r.predicate,
+            value=r.object_value or "",
+            object_entity_id=dst if r.object_entity_id == src else r.object_entity_id,
+            valid_from=t.at,
+            source_drawer_id=t.drawer,
+            confidence=r.confidence,
+        )
 
 
 async def move_subjects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
     """Give ``dst`` the facts about ``src`` learned after drawer ``after`` (all when None),
-    each timeline made one first (so the current-row indexes never see two current rows)."""
+    each timeline made one first (so the current-row indexes never see two current rows);
+    a fact first told by then and told again after is told again of ``dst`` (`_retell`)."""
+    retold = await _told_again(s, user_id, Relation.subject_id == src, after)
+    await _move_subjects(s, user_id, src, dst, after)
+    await _retell(s, user_id, retold, src, dst)
+
+
+async def _move_subjects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
     moving = await _facts(s, and_(Relation.user_id == user_id, Relation.subject_id == src, *_from_drawers(after)))
     if not moving:
         return
@@ -222,7 +283,14 @@ async def move_subjects(s: AsyncSession, user_id: int, src: int, dst: int, after
 
 async def move_objects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
     """Point the facts naming ``src`` as their object (learned after drawer ``after``, all
-    when None) at ``dst``, and make each timeline that now names ``dst`` twice one."""
+    when None) at ``dst``, and make each timeline that now names ``dst`` twice one; a fact
+    first told by then and told again after is told again naming ``dst`` (`_retell`)."""
+    retold = await _told_again(s, user_id, Relation.object_entity_id == src, after)
+    await _move_objects(s, user_id, src, dst, after)
+    await _retell(s, user_id, retold, src, dst)
+
+
+async def _move_objects(s: AsyncSession, user_id: int, src: int, dst: int, after: int | None) -> None:
     where = and_(Relation.user_id == user_id, Relation.object_entity_id == src, *_from_drawers(after))
     groups: list[Any] = list(
         (await s.execute(select(Relation.subject_id, Relation.predicate).where(where).distinct())).all()

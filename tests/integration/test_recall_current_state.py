@@ -88,3 +88,23 @@ async def test_a_move_ranks_where_i_live_now_first(client: Client, app_state: Ap
     )
     found = await _recall(client, user, "Where do I live?")
     assert "Porto" in _first_user_turn(found, "Lisbon", "Porto"), found["items"]
+
+
+async def test_a_fact_said_again_before_it_changed_ranks_below_the_change_too(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """Chat B only repeats chat A's fact, so its turn is one more source of A's relation
+    (`ingest.relation_sources`), not a row of its own: it is superseded by the move as A is."""
+    user = await new_user()
+    said = (
+        ("a", "I live in Paris.", "2026-01-05"),
+        ("b", "I still live in Paris, near the Marais.", "2026-03-02"),
+        ("c", "I moved to Lisbon last month.", "2026-06-10"),
+    )
+    for name, line, day in said:
+        await mine(client, app_state, user, name, turns(("user", line), ("assistant", "Noted."), day=day))
+    found = await _recall(client, user, "Where do I live now?")
+    ranked = [i["content"] for i in found["items"] if i["role"] == "user"]
+    moved = ranked.index("I moved to Lisbon last month.")
+    assert moved < ranked.index("I live in Paris."), ranked
+    assert moved < ranked.index("I still live in Paris, near the Marais."), ranked

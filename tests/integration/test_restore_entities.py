@@ -65,6 +65,16 @@ KIN2: Chat = (
     datetime(2026, 6, 1, 10, tzinfo=UTC),
 )
 QUOTE: Chat = ("quote", [("user", None, "Derek Hale sent the quote.")], datetime(2026, 7, 1, 10, tzinfo=UTC))
+GYM_LEEDS: Chat = (
+    "gym",
+    [("user", None, "Derek from the gym lent me a book."), ("user", None, "Derek lives in Leeds.")],
+    datetime(2026, 1, 30, 10, tzinfo=UTC),
+)
+LUNCH: Chat = (
+    "spring",
+    [("user", None, "I had lunch with Derek Hale, he fixes kitchens.")],
+    datetime(2026, 3, 1, 10, tzinfo=UTC),
+)
 
 CASES = {
     # the chat mined meanwhile says "Derek": mining would have put it on "Derek Hale"
@@ -77,6 +87,8 @@ CASES = {
     "kin": ([KIN1], [KIN2]),
     # a "Derek" heard before any "Derek Hale" stays apart, as mining left it
     "earlier short name": ([GYM, SPRING], [SUMMER]),
+    # the earlier "Derek"'s fact told again meanwhile: mining would have told it of "Derek Hale"
+    "earlier short name's fact again": ([GYM_LEEDS, LUNCH], [AGAIN]),
 }
 
 
