@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ingest.entity_vocab import PETS
+
 __all__ = ["DOMAINS", "SUBJECT_RULES", "Domain", "SubjectRules", "Weights"]
 
 
@@ -233,12 +235,12 @@ class SubjectRules:
         "sister mom mum mother wife daughter aunt grandma grandmother nana nan gran granny niece girlfriend fiancee"
     )
     """Kin words that settle "he" or "she"; the rest (partner, cousin, friend…) and names take either."""
-    species: frozenset[str] = _words(
-        "dog dogs puppy puppies cat cats kitten kittens rabbit rabbits bunny hamster horse pony parrot "
-        "budgie tortoise ferret"
-    )
+    species: frozenset[str] = frozenset(w for w in PETS if w) | _words("dogs puppies cats kittens rabbits")
     """Animals people keep: "a rescue dog called Biscuit" makes "the dog" and "Biscuit" one
-    subject, named by its name, as people file a pet under its name."""
+    subject, named by its name, as people file a pet under its name. The graph's pet words
+    (`ingest.entity_vocab.PETS`), so a pet it records ("my turtle is called Sushi": Sushi,
+    species turtle) is the pet the wing is named by; until 2026-11-29 this was a shorter list of
+    its own, and a chat about Sushi was filed under "Turtle". Plus the plurals people write."""
     prepositions: frozenset[str] = _words("with about for of on from into in at by without through around")
     """A word right after a preposition heads a noun phrase as one after a determiner does:
     mass nouns and bare plurals ("getting migraines … with migraine") take no determiner."""

@@ -46,6 +46,11 @@ __all__ = ["NAMED_SUBJECTS", "content_wing", "named_by"]
 
 NAMED_SUBJECTS = frozenset({"person", "place"})
 """Wing kinds a chat's own name settles: never joined to another wing by content."""
+MIN_RIVALS = 2
+"""Wings a chat's mean must be compared with before it may join one: the nearest and a
+runner-up. The join rests on the ratio test (``SubjectRules.join_margin``); with one wing
+there is nothing to measure the lead against, and the bar alone joins chats that only share
+the user's register or a detail (see the module doc)."""
 UNFILED = frozenset({"agent"})
 """Wing kinds that hold what no subject claimed (an agent's wing; "general" too, by slug):
 sharing their content says nothing about a subject."""
@@ -92,26 +97,35 @@ async def content_wing(
     ).all()
     if not wings or any(named_by(subject, slug, aliases) for _, _, _, slug, aliases in wings):
         return subject
-    kin_only = subject.kind == "person"
-    wings = [w for w in wings if _joinable(str(w[1]), str(w[3]), kin_only)]
-    if not wings:
+    rivals = [w for w in wings if _joinable(str(w[1]), str(w[3]), kin_only=False)]
+    joinable = {w[0]: w for w in rivals if _joinable(str(w[1]), str(w[3]), kin_only=subject.kind == "person")}
+    if not joinable:
         return subject
+    sims = await _closeness(s, user_id, [w[0] for w in rivals], document)
+    best = next(((sim, wing_id) for sim, wing_id in sims if wing_id in joinable), None)
+    if best is None or len(sims) < MIN_RIVALS or best[0] < rules.join_similarity:
+        return subject
+    runner_up = max((sim for sim, wing_id in sims if wing_id != best[1]), default=0.0)
+    if best[0] - runner_up < rules.join_margin:
+        return subject
+    _, kind, name, _, _ = joinable[best[1]]
+    return replace(subject, kind=str(kind), name=str(name), aliases=(*subject.aliases, subject.name.lower()))
+
+
+async def _closeness(
+    s: AsyncSession, user_id: int, wing_ids: Sequence[int], document: np.ndarray
+) -> list[tuple[float, int]]:
+    """(cosine to ``document``, wing id) for each of these wings that holds embedded drawers, closest first."""
     centroids = (
         await s.execute(
             select(Drawer.wing_id, func.avg(Drawer.embedding, type_=Drawer.embedding.type))
             .where(
                 Drawer.user_id == user_id,
-                Drawer.wing_id.in_([w[0] for w in wings]),
+                Drawer.wing_id.in_(wing_ids),
                 Drawer.embedding.is_not(None),
                 Drawer.deleted_at.is_(None),
             )
             .group_by(Drawer.wing_id)
         )
     ).all()
-    sims = sorted(((_cosine(centroid, document), wing_id) for wing_id, centroid in centroids), reverse=True)
-    runner_up = sims[1][0] if len(sims) > 1 else 0.0
-    if not sims or sims[0][0] < rules.join_similarity or sims[0][0] - runner_up < rules.join_margin:
-        return subject
-    wing = next(w for w in wings if w[0] == sims[0][1])
-    _, kind, name, _, _ = wing
-    return replace(subject, kind=str(kind), name=str(name), aliases=(*subject.aliases, subject.name.lower()))
+    return sorted(((_cosine(centroid, document), wing_id) for wing_id, centroid in centroids), reverse=True)
