@@ -5,19 +5,22 @@ while it is current adds its drawer here instead of a row (`ingest.graph.record_
 So trashing the chat that said it first leaves it standing on the others
 (`ingest.graph_liveness.live_relation`), and purging that chat deletes the row only when no
 other turn said it (`forget_sources`). ``relations.source_drawer_id`` is always one of the
-sources: the first one, or after a purge the first one left.
+sources: the first one, or after a purge the first one left, and then the row is dated as
+that turn told it: nothing in it comes from the purged chat.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ARRAY, BigInteger, ColumnElement, delete, func, literal, select, update
+from sqlalchemy import ARRAY, BigInteger, ColumnElement, and_, case, delete, func, literal, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from ingest.predicates import ENDED_BY, FULFILLED_BY, HELD_AT
 from loci.batching import row_batches
 from loci.models import Drawer, Relation, RelationSource
 
@@ -108,7 +111,8 @@ async def sources_from_first(s: AsyncSession, user_id: int) -> None:
 async def forget_sources(s: AsyncSession, user_id: int, drawers: Sequence[int]) -> list[tuple[int, int | None]]:
     """A purge of ``drawers``: they no longer said anything. Deletes the relations no turn is
     left to say (and any with no source at all), and points the others' ``source_drawer_id``
-    at the first source left; returns the deleted rows' (subject, object entity)."""
+    at the first source left, dated as that turn told it (`_retold_from`, the rows it closed
+    with it: `_move_closes`); returns the deleted rows' (subject, object entity)."""
     said = await s.execute(
         delete(RelationSource)
         .where(RelationSource.user_id == user_id, _among(RelationSource.drawer_id, drawers))
@@ -128,14 +132,77 @@ async def forget_sources(s: AsyncSession, user_id: int, drawers: Sequence[int]) 
         .returning(Relation.subject_id, Relation.object_entity_id)
     )
     rows = [(int(subject), obj) for subject, obj in gone.all()]
-    first = select(func.min(RelationSource.drawer_id)).where(RelationSource.relation_id == Relation.id)
+    await _move_closes(s, user_id, drawers)
     await s.execute(
         update(Relation)
         .where(
             Relation.user_id == user_id,
             _among(Relation.id, touched) | _among(Relation.source_drawer_id, drawers),
         )
-        .values(source_drawer_id=first.scalar_subquery())
+        .values(source_drawer_id=_first_source(Relation), valid_from=_retold_from(Relation, drawers))
         .execution_options(synchronize_session=False)
     )
     return rows
+
+
+def _first_source(relation: Any) -> ColumnElement[int | None]:
+    """The first drawer left that said ``relation`` (NULL when none is)."""
+    said = aliased(RelationSource)
+    first = select(func.min(said.drawer_id)).where(said.relation_id == relation.id)
+    return first.correlate(relation).scalar_subquery()
+
+
+def _retold_from(relation: Any, purged: Sequence[int]) -> ColumnElement[datetime]:
+    """``valid_from`` once ``purged`` went: where the purge took the first telling, the time of
+    the first one left, so the fact reads "since" only what a turn still there said (chat A's
+    March date goes with chat A); otherwise unchanged.
+
+    The time is the drawer's ``occurred_at``: a repeat keeps no date of its own (as in
+    `ingest.relation_merge._retell`), so a date the later turn's words gave is not recovered.
+    It never passes the row's ``valid_to`` (a close a later row made stays a valid interval).
+    """
+    drawer = aliased(Drawer)
+    told = select(drawer.occurred_at).where(drawer.id == _first_source(relation)).scalar_subquery()
+    since = func.least(func.coalesce(told, relation.valid_from), func.coalesce(relation.valid_to, told))
+    return case((_among(relation.source_drawer_id, purged), since), else_=relation.valid_from)
+
+
+def _closes(new: Any, old: Any) -> ColumnElement[bool]:
+    """``new`` is what closes ``old`` when mined (`ingest.graph.record_relation`): a later value
+    (of a multi-valued predicate only the same one), the fact that ends it (`ENDED_BY`; a title
+    `HELD_AT` the job whatever its value), or the visit that carries out the plan (`FULFILLED_BY`)."""
+    same = or_(
+        func.lower(func.coalesce(old.object_value, "")) == func.lower(func.coalesce(new.object_value, "")),
+        old.object_entity_id == new.object_entity_id,
+    )
+    ends = [and_(old.predicate == new.predicate, or_(~new.multi, same))]
+    ends += [
+        and_(old.predicate == ended, new.predicate == by, same if ended not in HELD_AT else true())
+        for ended, by in ENDED_BY.items()
+    ]
+    ends += [and_(old.predicate == plan, new.predicate == by, same) for plan, by in FULFILLED_BY.items()]
+    return or_(*ends)
+
+
+async def _move_closes(s: AsyncSession, user_id: int, purged: Sequence[int]) -> None:
+    """Before a fact whose first telling ``purged`` held is re-dated (`_retold_from`): the rows it
+    closed at the old date close at the new one, as mining the turns left would have closed them
+    (and as reads show: `ingest.graph_liveness.effective_valid_to` finds no closer at the old
+    date, so it closes them at the next live value). Stored, not only read, as recall reads the
+    stored close (`retrieval.superseded`: a turn ranks below the one whose row starts where its
+    row ends)."""
+    new = aliased(Relation)
+    await s.execute(
+        update(Relation)
+        .where(
+            Relation.user_id == user_id,
+            new.user_id == user_id,
+            _among(new.source_drawer_id, purged),
+            Relation.subject_id == new.subject_id,
+            Relation.id != new.id,
+            Relation.valid_to == new.valid_from,
+            _closes(new, Relation),
+        )
+        .values(valid_to=func.greatest(Relation.valid_from, _retold_from(new, purged)))
+        .execution_options(synchronize_session=False)
+    )

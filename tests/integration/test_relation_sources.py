@@ -27,13 +27,15 @@ from loci.models import Conversation, Drawer, Relation, RelationSource, Room
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.integration.test_forgetting_across_chats import _graph, mine_chat
-from tests.integration.test_mining_beside_the_trash import TOLD, _again, _first, _told
+from tests.integration.test_mining_beside_the_trash import JANUARY, TOLD, _again, _first, _told
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
 
 SINCE = "2026-03-01T10:01:00Z"
 """When chat A (``spring``) said the fact: the row's ``valid_from``."""
+AGAIN = "2026-07-01T10:01:00Z"
+"""When chat B (``quote``) said it again: the row's ``valid_from`` once chat A is purged."""
 
 
 async def _said_both(db: Database, deps: MiningDeps, user: UserHandle, case: str) -> tuple[str, tuple[str, str]]:
@@ -88,13 +90,14 @@ async def test_a_fact_said_in_two_chats_outlives_trashing_and_purging_the_first(
     assert entities == (await _graph(client, alone))["entities"]  # counted from chat B alone
 
     assert (await client.post("/v1/trash/purge", headers=user.headers)).status_code in (200, 201)
-    assert await _told(client, user, name, fact) == [(SINCE, None)]
+    assert await _told(client, user, name, fact) == [(AGAIN, None)]  # since chat B: A's date went with A
     assert await _sources(db, user, fact) == [["quote"]]  # the first source left
+    assert await _graph(client, user) == await _graph(client, alone)  # all that is left is what B told
 
     await _delete(client, user, "quote")
     assert await _told(client, user, name, fact) == []  # no live turn says it
     await _restore(client, user, "quote")
-    assert await _told(client, user, name, fact) == [(SINCE, None)]
+    assert await _told(client, user, name, fact) == [(AGAIN, None)]
 
     await _delete(client, user, "quote", purge="true")
     assert await _sources(db, user, fact) == []  # no turn left to say it: the row went too
@@ -171,3 +174,48 @@ async def test_an_import_refuses_a_source_the_file_does_not_hold(
     refused = await client.post("/v1/import", json=doc, headers=target.headers)
     assert refused.status_code == 400, refused.text
     assert refused.json()["extra"][0]["key"] == f"relations[{said}].sources[0]", refused.json()
+
+
+CLOSED = {
+    # a new value closes the old one: York until Leeds
+    "moved": ("Derek Hale lives in York.", "Derek Hale lives in Leeds.", ("Derek Hale", "lives in", "York")),
+    # notice handed in ends the job and the title held there
+    "notice": (
+        "I work at Pellow Digital as a designer.",
+        "I handed in my notice at Pellow Digital.",
+        ("Pellow Digital", "works at", "Pellow Digital"),
+    ),
+    # the visit carries out the plan
+    "trip": ("I booked flights for my trip to Japan.", "I visited Japan.", ("Japan", "plans to visit", "Japan")),
+}
+"""Per case: what a January chat said, what chats A and B then both say that closes it, and
+the closed row (the entity whose timeline shows it, its predicate, its object)."""
+
+
+@pytest.mark.parametrize("case", list(CLOSED))
+async def test_purging_the_first_telling_of_a_fact_moves_where_it_closed_the_one_before(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client, case: str
+) -> None:
+    """The January row was closed at chat A's March; chat A purged, what closed it stands on
+    chat B alone, and the graph, as read and as stored, is the one mining January and chat B gives."""
+    before, closer, (name, *closed) = CLOSED[case]
+    user, alone = await new_user(), await new_user("winter and chat B")
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    winter = ("winter", [("user", None, before)], JANUARY)
+    for who, chats in ((user, [winter, _first(closer), _again(closer)]), (alone, [winter, _again(closer)])):
+        for chat in chats:
+            await mine_chat(db, deps, who, *chat)
+    assert await _told(client, user, name, tuple(closed)) == [("2026-01-01T10:00:00Z", SINCE)]
+
+    await _delete(client, user, "spring", purge="true")
+    assert await _told(client, user, name, tuple(closed)) == [("2026-01-01T10:00:00Z", AGAIN)]
+    assert await _graph(client, user) == await _graph(client, alone)
+    assert await _stored(db, user) == await _stored(db, alone)  # as mining January and chat B stores it
+
+
+async def _stored(db: Database, user: UserHandle) -> list[tuple[str, str | None, str, str | None]]:
+    """The user's relation rows as stored (what recall's `retrieval.superseded` reads), not as read."""
+    async with db.user_session(user.id) as s:
+        rows = (await s.execute(select(Relation))).scalars().all()
+    out = [(r.predicate, r.object_value, r.valid_from.isoformat(), r.valid_to and r.valid_to.isoformat()) for r in rows]
+    return sorted(out, key=str)
