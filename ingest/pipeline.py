@@ -39,6 +39,7 @@ from ingest.accounting import record_run
 from ingest.archive import PendingArchive, propose_archive
 from ingest.consent_withhold import sensitive_statements
 from ingest.echo_guard import strip_echoed_blocks
+from ingest.embed import EmbedOutcome
 from ingest.entity_scan import name_spellings
 from ingest.extraction import NO_KNOWN_KINDS, ExtractionOutcome, Extractor, TurnView
 from ingest.extractors import extractor_for
@@ -70,11 +71,8 @@ async def _owner(deps: MiningDeps, conversation_id: int) -> int:
     return int(user_id)
 
 
-async def _load(
-    deps: MiningDeps, user_id: int, conversation_id: int
-) -> tuple[MinedConversation, list[TurnView], dict[str, str]]:
-    """The conversation, its turns past the watermark, and the kinds the user's graph gives the
-    names they may mention (`ingest.known_kinds`: one statement in the same session)."""
+async def _load(deps: MiningDeps, user_id: int, conversation_id: int) -> tuple[MinedConversation, list[TurnView]]:
+    """The conversation and its turns past the watermark."""
     async with deps.db.user_session(user_id) as s:
         conv = await s.get(Conversation, conversation_id)
         assert conv is not None
@@ -89,9 +87,21 @@ async def _load(
             for t in rows.scalars()
             if live
         ]
-        known = await known_kinds(s, user_id, name_spellings(t.content for t in turns))
     agent_name = (agent.name or agent.external_id) if agent else None
-    return MinedConversation(conv.id, user_id, conv.external_id, conv.title, agent_name), turns, known
+    return MinedConversation(conv.id, user_id, conv.external_id, conv.title, agent_name), turns
+
+
+async def _still_unmined(
+    deps: MiningDeps, conv: MinedConversation, turns: Sequence[TurnView]
+) -> tuple[list[TurnView], dict[str, str]]:
+    """Once the user's lock is held: the turns no other job mined meanwhile (past the watermark
+    as it is now), and the kinds the user's graph gives the names they may mention
+    (`ingest.known_kinds`), read in one session."""
+    async with deps.db.user_session(conv.user_id) as s:
+        mined_seq = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id))
+        left = [t for t in turns if mined_seq is None or t.seq > mined_seq]
+        known = await known_kinds(s, conv.user_id, name_spellings(t.content for t in left)) if left else {}
+    return left, known
 
 
 async def _rank_topics(
@@ -119,30 +129,45 @@ async def _rank_topics(
 async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningResult:
     """Mine the turns past the watermark; idempotent and incremental (see module doc).
 
-    One user's conversations are mined one at a time, whatever process or worker slot runs
-    them (`loci.exclusive`): what mining writes depends on what the user's graph
-    and palace already hold (the kinds of known names, the job current when "I quit my job" is
-    said, the wings a subject joins), so two of a user's chats completed together and mined side
-    by side each missed the other ("I quit my job today" ended nothing and made a second wing).
+    One user's conversations are mined one at a time past their embedding, whatever process
+    or worker slot runs them (`loci.exclusive`): what mining writes depends on what the user's
+    graph and palace already hold (the kinds of known names, the job current when "I quit my
+    job" is said, the wings a subject joins), so two of a user's chats completed together and
+    mined side by side each missed the other ("I quit my job today" ended nothing and made a
+    second wing). Splitting and embedding read nothing of the graph, so they run before the
+    lock: a user's next job embeds while the one before it extracts and writes.
     """
     if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
         deps = replace(deps, llm=OutageLatch(deps.llm))
-    user_id = await _owner(deps, conversation_id)
-    async with exclusive(deps.db, f"loci.mine.user:{user_id}"):
-        return await _mine_alone(deps, user_id, conversation_id)
-
-
-async def _mine_alone(deps: MiningDeps, user_id: int, conversation_id: int) -> MiningResult:
-    """`mine_conversation` once no other job mines this user's conversations."""
     started = time.perf_counter()
-    conv, turns, known = await _load(deps, user_id, conversation_id)
-    extractor = extractor_for(deps)
-    totals = MiningTotals()
+    conv, turns = await _load(deps, await _owner(deps, conversation_id), conversation_id)
+    nothing = MiningResult(conv.id, 0, 0, 0, 0, 0, extractor_for(deps).name, 0.0)
     if not turns:
-        return MiningResult(conv.id, 0, 0, 0, 0, 0, extractor.name, time.perf_counter() - started)
-    clock = time.perf_counter()
+        return replace(nothing, duration_s=time.perf_counter() - started)
+    totals = MiningTotals()
     plans, embedded = await split_and_embed(deps, turns)
-    totals.seconds["embed"] = time.perf_counter() - clock
+    totals.seconds["embed"] = time.perf_counter() - started
+    async with exclusive(deps.db, f"loci.mine.user:{conv.user_id}"):
+        turns, known = await _still_unmined(deps, conv, turns)
+        if not turns:  # another job mined them while these were embedded
+            return replace(nothing, duration_s=time.perf_counter() - started)
+        return await _mine_alone(deps, conv, turns, (plans, embedded), known, totals, started)
+
+
+async def _mine_alone(
+    deps: MiningDeps,
+    conv: MinedConversation,
+    turns: list[TurnView],
+    planned: tuple[dict[int, TurnPlan], EmbedOutcome],
+    known: dict[str, str],
+    totals: MiningTotals,
+    started: float,
+) -> MiningResult:
+    """`mine_conversation` once no other job mines this user's conversations: extract, choose
+    the subject, write window by window."""
+    plans, embedded = planned[0], planned[1]
+    plans = {t.seq: plans[t.seq] for t in turns}  # those of turns another job mined meanwhile go
+    extractor = extractor_for(deps)
     extracted = []
     subjects = await known_subjects(deps, conv.user_id) if extractor.reads_subjects else ()
     for window in windows(turns, deps.settings.mining.window_turns):
