@@ -47,6 +47,7 @@ __all__ = [
     "entity_slug",
     "get_entity",
     "record_relation",
+    "same_value",
     "search_entities",
     "timeline",
     "upsert_entities",
@@ -217,8 +218,12 @@ async def _upsert_rows(
     return ids, created
 
 
-def _same(a: str | None, b: str | None) -> bool:
-    return " ".join((a or "").lower().split()) == " ".join((b or "").lower().split())
+def same_value(value: str | None, object_id: int | None, other: str | None, other_id: int | None) -> bool:
+    """Two facts give the same value: the same words (case and spacing aside), or the same
+    entity. What `record_relation` counts as a repeat, and a restore's merge too
+    (`ingest.relation_merge`)."""
+    words = " ".join((value or "").lower().split()) == " ".join((other or "").lower().split())
+    return words or (other_id is not None and object_id == other_id)
 
 
 async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicate: str) -> list[tuple[Relation, bool]]:
@@ -240,7 +245,7 @@ async def _current_rows(s: AsyncSession, user_id: int, subject_id: int, predicat
 
 def _gives(r: Relation, value: str, object_entity_id: int | None) -> bool:
     """The row gives this value: the same words, or the same entity."""
-    return _same(r.object_value, value) or (object_entity_id is not None and r.object_entity_id == object_entity_id)
+    return same_value(r.object_value, r.object_entity_id, value, object_entity_id)
 
 
 def _superseded(

@@ -37,7 +37,7 @@ from typing import Any
 from sqlalchemy import ARRAY, BigInteger, ColumnElement, and_, delete, func, literal, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.graph import _same, record_relation
+from ingest.graph import record_relation, same_value
 from ingest.graph_liveness import live_relation
 from ingest.relation_sources import adopt_sources
 from loci.models import Drawer, Relation, RelationSource
@@ -86,7 +86,7 @@ async def _facts(s: AsyncSession, where: ColumnElement[bool]) -> list[_Fact]:
 
 def _same_thing(before: _Fact, after: _Fact) -> bool:
     """Both rows give the same value: `record_relation`'s rule (the same words, or the same entity)."""
-    return _same(before.value, after.value) or (before.object_id is not None and before.object_id == after.object_id)
+    return same_value(after.value, after.object_id, before.value, before.object_id)
 
 
 def _repeats(before: _Fact, after: _Fact) -> bool:
