@@ -12,6 +12,8 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from socketserver import BaseServer
+from typing import TypeVar
 
 import uvicorn
 
@@ -47,3 +49,19 @@ def live_server(settings: Settings, embedder: Embedder, *, port: int | None = No
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+S = TypeVar("S", bound=BaseServer)
+
+
+@contextmanager
+def serving(server: S) -> Iterator[S]:
+    """``server`` (a stub or proxy the test defines) answering from a background thread until
+    the block ends, then shut down and its socket closed."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()

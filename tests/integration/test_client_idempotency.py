@@ -4,7 +4,6 @@ retries), the retry carries the same ``Idempotency-Key`` and gets the first answ
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -15,7 +14,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import AsyncLociClient, Conflict, LociClient, Retry, Turn
 from tests.conftest import UserHandle
-from tests.live_server import live_server
+from tests.live_server import live_server, serving
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 FAST = Retry(attempts=3, base_delay_s=0.01)
@@ -75,14 +74,8 @@ def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
 
 @pytest.fixture
 def proxy(base_url: str) -> Iterator[LossyProxy]:
-    srv = LossyProxy(base_url)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(LossyProxy(base_url)) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 async def test_sync_retries_after_a_lost_answer_write_once(proxy: LossyProxy, new_user: NewUser) -> None:

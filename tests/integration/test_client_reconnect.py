@@ -7,7 +7,6 @@ request, so nothing here waits on timing; the retries wait 10 ms."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,7 +18,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import AsyncLociClient, InvalidInput, LociClient, Retry, Unreachable
 from tests.conftest import UserHandle
-from tests.live_server import free_port, live_server
+from tests.live_server import free_port, live_server, serving
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 FAST = Retry(attempts=3, base_delay_s=0.01)
@@ -130,14 +129,8 @@ def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
 
 @pytest.fixture
 def proxy(base_url: str) -> Iterator[DroppingProxy]:
-    srv = DroppingProxy(base_url)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(DroppingProxy(base_url)) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 async def test_a_lost_answer_is_asked_again_only_when_that_is_safe(proxy: DroppingProxy, new_user: NewUser) -> None:

@@ -5,7 +5,6 @@ answer (test_client_reconnect) is retried only when sending again is safe."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from loci_client import AsyncLociClient, InvalidInput, LociClient, Retry, Unavailable, Unreachable
+from tests.live_server import serving
 
 ME = {"id": 7, "name": "ann", "email": None, "created_at": "2026-01-01T00:00:00Z"}
 FAST = Retry(attempts=3, base_delay_s=0.01)
@@ -54,14 +54,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[Scripted]:
-    srv = Scripted()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Scripted()) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def test_sync_retries_503_then_succeeds(server: Scripted) -> None:
