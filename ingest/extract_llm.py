@@ -29,7 +29,7 @@ from ingest.extraction import (
     Subject,
     TurnView,
 )
-from ingest.predicates import canonical_predicate
+from ingest.predicates import ENDS_CURRENT, canonical_predicate
 from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm import ChatResult, JSONOutputError, LLMClient
 from loci.speakers import speaker_label
@@ -82,13 +82,15 @@ Kinds: p person (with a title if used: "Dr. Sousa"), l place, o organisation (em
 club), e event, i item (an owned thing or product: "battery", "Pixel 8"), t time. Never an
 entity: "user", "assistant", pronouns, bare titles. Relations are durable facts about the user,
 people they know or things they own, with the date they became true when the text says so.
-Use these predicates where they fit: lives in, works at, works as, worked at, visited (a trip made
-or under way), plans to visit (a trip booked, planned or wished for), likes,
-dislikes, prefers, diet, diagnosed with, allergic to, takes, injury, a family or work role
-("brother", "partner", "manager", "friend", "doctor"), "pet" (an animal kept, by its name, kind p)
-and the pet's "species" ("turtle"), and for an item "is" (what it is now:
-the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost, repaired, no longer
-used). Use the turn seq numbers shown in brackets.
+Use these predicates where they fit: lives in, works at, works as, worked at (a job ended at a
+named employer), left job (a job ended with no employer named: "I quit my job", "I got laid
+off", "I retired"; object "job"), visited (a trip made or under way), plans to visit (a trip
+booked, planned or wished for), likes, dislikes, prefers, diet, diagnosed with, allergic to,
+takes, injury, a family or work role ("brother", "partner", "manager", "friend", "doctor"),
+"pet" (an animal kept, by its name, kind p) and the pet's "species" ("turtle"), and for an item
+"is" (what it is now: the battery is a 44V 30Ah pack) and "status" (bought, sold, broken, lost,
+repaired, no longer used).
+Use the turn seq numbers shown in brackets.
 "subject" names the lasting subject of the user's life the chat is about, as the user would
 file it in a notebook: a person ("Dad", "Kasia"), a place or trip ("Japan trip"), a thing or
 project they own, build or keep ("Vespa", "Aquarium"), or a recurring topic ("Vertigo",
@@ -142,11 +144,14 @@ def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction
         if not is_user and not_a_name(rel.subject):
             continue  # "assistant", "AI", "she": no entity to hang the fact on
         who = USER_ENTITY if is_user else EntityMention(kinds.get(rel.subject.lower(), "p"), rel.subject)
-        value_kind = rel.object_kind or kinds.get(rel.object.lower())
+        predicate = canonical_predicate(rel.predicate)
+        # an unnamed ending's object is a placeholder the writer replaces with the current job
+        # (`ingest.relation_current`): never an entity of its own
+        value_kind = None if predicate in ENDS_CURRENT else rel.object_kind or kinds.get(rel.object.lower())
         relations.append(
             RelationFact(
                 who,
-                canonical_predicate(rel.predicate),
+                predicate,
                 rel.object,
                 value_kind,
                 _valid_from(rel.valid_from, turn.created_at),

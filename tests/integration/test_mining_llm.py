@@ -13,7 +13,7 @@ from ingest import MiningDeps, TurnIn, mine_conversation, store_conversation
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
-from loci.models import Activity, Relation, UsageCost, Wing
+from loci.models import Activity, Entity, Relation, UsageCost, Wing
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
@@ -35,9 +35,15 @@ GOOD = {
 }
 
 
+def _client(fake: FakeOpenAI, timeout_s: float) -> LLMClient:
+    return LLMClient(LLMConfig(fake.base_url, "sk-test", timeout_s=timeout_s, prices={"gpt-x": (1.0, 2.0)}))
+
+
 @pytest.fixture
 async def llm(fake_openai: FakeOpenAI) -> AsyncIterator[LLMClient]:
-    client = LLMClient(LLMConfig(fake_openai.base_url, "sk-test", timeout_s=0.5, prices={"gpt-x": (1.0, 2.0)}))
+    """A patient client: the fake answers at once, but a loaded CI machine can take more than
+    half a second to (only `test_llm_timeout_falls_back_to_offline` wants a short timeout)."""
+    client = _client(fake_openai, timeout_s=10)
     yield client
     await client.aclose()
 
@@ -93,12 +99,16 @@ async def test_malformed_json_is_retried_once_then_the_window_falls_back(
 
 
 async def test_llm_timeout_falls_back_to_offline(
-    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI
 ) -> None:
     user = await new_user()
     fake_openai.queue(FakeReply(content=json.dumps(GOOD), delay_s=3))
     ref = await store_conversation(db, user.id, external_id="llm-slow", agent_id=None, turns=TURNS)
-    result = await mine_conversation(llm_deps(settings, db, embedder, llm), ref.id)
+    impatient = _client(fake_openai, timeout_s=0.5)
+    try:
+        result = await mine_conversation(llm_deps(settings, db, embedder, impatient), ref.id)
+    finally:
+        await impatient.aclose()
     assert result.extractor == "offline" and result.drawers == 2
     event = await mined_event(db, user.id)
     assert "timed out" in event.payload["fallbacks"][0]["reason"]
@@ -164,3 +174,46 @@ async def test_without_the_llms_subject_the_rule_names_the_wing(
         async with db.user_session(who.id) as s:
             names.append(sorted(w.name for w in (await s.execute(select(Wing))).scalars()))
     assert names[0] == names[1] and len(names[0]) == 1 and names[0] != ["Vespa"]
+
+
+def _facts(*relations: dict[str, object]) -> str:
+    return json.dumps({"subject": None, "topics": [], "entities": [], "relations": list(relations)})
+
+
+async def test_a_job_the_llm_reads_as_ended_without_a_name_ends_the_current_one(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, fake_openai: FakeOpenAI, llm: LLMClient
+) -> None:
+    """ "I quit my job today" names no employer; the model says `left job` (or a synonym such
+    as "laid off") and the writer records `worked at` the job current then, closing it and the
+    title held there, as the offline extractor's does. Its placeholder object, even given a
+    kind, is no entity; with no job known nothing is stored."""
+    user = await new_user()
+    deps = llm_deps(settings, db, embedder, llm)
+    hired = [TurnIn("user", "I work at Acme as a designer.", T0), TurnIn("assistant", "Nice!", T0)]
+    later = T0.replace(month=9)
+    quit_ = [TurnIn("user", "I quit my job today.", later), TurnIn("assistant", "Big step!", later)]
+    fake_openai.queue(
+        _facts(
+            {"subject": "user", "predicate": "works at", "object": "Acme", "object_kind": "o", "turn": 1},
+            {"subject": "user", "predicate": "works as", "object": "designer", "turn": 1},
+        ),
+        _facts({"subject": "user", "predicate": "laid off", "object": "job", "object_kind": "o", "turn": 1}),
+    )
+    for external_id, turns in (("hired", hired), ("quit", quit_)):
+        ref = await store_conversation(db, user.id, external_id=external_id, agent_id=None, turns=turns)
+        assert (await mine_conversation(deps, ref.id)).extractor == "llm"
+    async with db.user_session(user.id) as s:
+        rows = (await s.execute(select(Relation).order_by(Relation.id))).scalars().all()
+        names = set((await s.execute(select(Entity.name))).scalars())
+    assert [(r.predicate, r.object_value, r.valid_to is None) for r in rows] == [
+        ("works at", "Acme", False),
+        ("works as", "designer", False),
+        ("worked at", "Acme", True),
+    ]
+    assert "job" not in {n.lower() for n in names}
+    jobless = await new_user()
+    fake_openai.queue(_facts({"subject": "user", "predicate": "left job", "object": "job", "turn": 1}))
+    ref = await store_conversation(db, jobless.id, external_id="quit", agent_id=None, turns=quit_)
+    await mine_conversation(deps, ref.id)
+    async with db.user_session(jobless.id) as s:
+        assert (await s.execute(select(Relation))).scalars().all() == []
