@@ -26,6 +26,13 @@ A drawer whose text holds no word ("?!...", "---", "🎉🎉🎉") never counts 
 
 Saved memories meet the same lexical rule (`lexical_match`, from `memory_search.fuse_memories`).
 
+A turn that replaced a drawer which passes (``replaced``: `retrieval.superseded`, the
+graph's "I moved to Lisbon" closing "I live in Paris") passes too, whatever its cosine:
+the current-state rule ranked it above the old turn because it holds what is true now, and
+a block showing only the old turn tells the model the superseded fact ("Where do I live
+these days?" answered Paris while Lisbon ranked first: its cosine, 0.27, is under
+0.75 of Paris's).
+
 Room pooling keeps the absolute rule (`passes_absolute`) so the ranking does not move
 with the block's floor.
 """
@@ -72,6 +79,17 @@ def _vectorless_match(fused: Fused, vectorless: Collection[int]) -> bool:
     return fused.drawer_id in vectorless and not _RELEVANT.isdisjoint(fused.ranks)
 
 
+def _with_replacements(passed: set[int], ranked: Collection[int], replaced: Mapping[int, Collection[int]]) -> set[int]:
+    """``passed`` and, chains followed, every ranked turn that replaced one of them."""
+    out, todo = set(passed), list(passed)
+    while todo:
+        for newer in replaced.get(todo.pop(), ()):
+            if newer in ranked and newer not in out:
+                out.add(newer)
+                todo.append(newer)
+    return out
+
+
 def block_relevant(
     ranked: Sequence[Fused],
     sims: Mapping[int, float],
@@ -79,6 +97,7 @@ def block_relevant(
     vectorless: Collection[int],
     config: RetrievalConfig,
     wordless: Collection[int] = (),
+    replaced: Mapping[int, Collection[int]] | None = None,
 ) -> set[int]:
     """The ids of ``ranked`` (recall's top ``top_k``) that may enter the block.
 
@@ -86,7 +105,8 @@ def block_relevant(
     the semantic signal returned; ``ceiling`` is None when that list held every drawer
     with a vector, else its last similarity, which bounds every drawer with a vector it
     left out; ``vectorless`` are the ranked drawers without one, ``wordless`` those whose
-    text holds no word (left out unless `BlockFloor.admit_wordless`).
+    text holds no word (left out unless `BlockFloor.admit_wordless`), ``replaced`` each
+    superseded drawer's replacements (`retrieval.superseded.superseded_by`).
     """
     best = max(sims.values(), default=0.0)
     gate_open = best >= config.floor.gate_similarity
@@ -99,4 +119,4 @@ def block_relevant(
         close = sim is not None and (sim >= config.min_similarity or (gate_open and sim >= near))
         if close or _vectorless_match(fused, vectorless) or _matched(fused, sims, ceiling, config):
             passed.add(fused.drawer_id)
-    return passed
+    return _with_replacements(passed, {f.drawer_id for f in ranked}, replaced or {})

@@ -249,7 +249,7 @@ async def _rank(
     semantic = lists.get(str(Signal.SEMANTIC), [])
     ceiling = semantic[-1].score if len(semantic) >= ctx.limit else None  # cut off: bounds the rest
     wordless = {i.drawer.drawer_id for i in items if not has_words(i.drawer.content)}
-    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config, wordless)
+    floor_ok = block_relevant(pool, sims, ceiling, vectorless, config, wordless, replaced)
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
