@@ -7,6 +7,19 @@ name into the keyword index instead was tried first: the name then counted twice
 this list, and Priya's unrelated turns outranked her answer.) Names are matched case-blind as whole 1- to n-word runs of
 the message, or by a speaker's first name alone ("Priya" finds "Priya Sharma").
 
+A run counts only where the message writes it as a name, its first word not in lower case
+("Priya", "PRIYA", "李"), unless the message has no capital letter at all ("what did priya
+say?"): friends called Will, May or Bill are words too, and "What will I eat tonight?"
+used to fill the top 3 with Will's turns about band practice. A name opening a sentence
+still counts ("Will said…", and so, ambiguously, "Will I need a visa?").
+
+A person the message names by the user's tie to them counts too: "my partner" is the
+object of the user's current ``partner`` relation in the graph ("Inês"), so "What food
+restriction does my partner have?" finds Inês's own "I am vegetarian" in a group chat.
+Without it her turn was not named, and the first-person rule (`retrieval.stages`:
+"my…" scales other people's turns) put her words below the user's turns that only
+mentioned a vegetarian tasca. Kin words are looked up only when the message says "my X".
+
 Served by the partial index ``ix_drawers_user_speaker`` (``user_id, speaker`` where a
 speaker is set, migration 0017): a palace without named turns (every LongMemEval one)
 answers from an empty index range, and recall's controls query already found that out
@@ -29,25 +42,58 @@ from retrieval.params import SpeakerParams
 __all__ = ["speaker_candidates", "speaker_phrases"]
 
 _WORDS_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
+_MY_RE = re.compile(r"\bmy\s+([^\W\d_]+)(?:['’]s\b)?(?:\s+([^\W\d_]+))?", re.IGNORECASE | re.UNICODE)
+USER_SLUG = "user"
+"""The slug of the user's own entity in the graph (`ingest.extraction.USER_ENTITY`, kind ``p``):
+the subject of the relations "my partner", "my sister" name."""
 
 
 def speaker_phrases(message: str, params: SpeakerParams) -> list[str]:
-    """The message's lower-cased runs of 1 to ``max_name_words`` words, each once."""
-    words = [w.lower().replace("’", "'") for w in _WORDS_RE.findall(message)]
+    """The message's lower-cased runs of 1 to ``max_name_words`` words written as a name
+    (first word not lower case; any run when the message has no capital), each once."""
+    said = _WORDS_RE.findall(message)
+    caseless = message == message.lower()
+    words = [w.lower().replace("’", "'") for w in said]
     runs: dict[str, None] = {}
     for n in range(1, params.max_name_words + 1):
         for i in range(len(words) - n + 1):
-            runs.setdefault(" ".join(words[i : i + n]), None)
+            if caseless or not said[i][0].islower():
+                runs.setdefault(" ".join(words[i : i + n]), None)
     return list(runs)[: params.max_phrases]
 
 
-def _sql(with_vector: bool, extra: str) -> str:
+def kin_words(message: str) -> list[str]:
+    """The ties the message names as the user's: "my partner", "my older sister" give
+    ``partner``, ``older``, ``older sister`` (the graph's predicate is one of them, if any)."""
+    found: dict[str, None] = {}
+    for first, second in _MY_RE.findall(message):
+        found.setdefault(first.lower(), None)
+        if second:
+            found.setdefault(f"{first} {second}".lower(), None)
+    return list(found)
+
+
+_ASKED = "asked AS (SELECT unnest(CAST(:names AS text[])) AS n)"
+_ASKED_KIN = (
+    "asked AS (SELECT unnest(CAST(:names AS text[])) AS n UNION SELECT lower(coalesce(e.name, r.object_value)) "
+    "FROM entities u JOIN relations r ON r.subject_id = u.id AND r.user_id = :uid "
+    "LEFT JOIN entities e ON e.id = r.object_entity_id "
+    "WHERE u.user_id = :uid AND u.kind = 'p' AND u.slug = :me AND r.predicate = ANY(:kin) AND r.valid_to IS NULL)"
+)
+"""The names asked for: the message's runs, and with kin words the names of the people the
+user's current relations of those predicates point at (the user's entity by its unique
+(user, kind, slug) key, its relations through ``ix_relations_subject``)."""
+
+
+def _sql(with_vector: bool, extra: str, kin: bool = False) -> str:
     """A named speaker's drawers (the newest ``:cap``), by similarity (whole text or best
     sentence, as the semantic signal scores) or, without a query vector, newest first."""
     named = (
+        f"{_ASKED_KIN if kin else _ASKED}, "
         "named AS (SELECT s.speaker FROM (SELECT DISTINCT d.speaker FROM drawers d "
         "WHERE d.user_id = :uid AND d.speaker IS NOT NULL) s "
-        "WHERE lower(s.speaker) = ANY(:names) OR lower(split_part(s.speaker, ' ', 1)) = ANY(:names)), "
+        "WHERE lower(s.speaker) IN (SELECT n FROM asked) "
+        "OR lower(split_part(s.speaker, ' ', 1)) IN (SELECT n FROM asked)), "
         "theirs AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
         f"WHERE {BASE} AND d.speaker IN (SELECT speaker FROM named){extra} "
         "ORDER BY d.occurred_at DESC LIMIT :cap)"
@@ -67,12 +113,15 @@ def _sql(with_vector: bool, extra: str) -> str:
 
 async def speaker_candidates(session: AsyncSession, ctx: SignalContext, params: SpeakerParams) -> list[Scored]:
     """Drawers spoken by a person the message names, most similar to the message first."""
-    names = speaker_phrases(ctx.query.message, params) if ctx.named_speakers else []
-    if not names:
+    if not ctx.named_speakers:
+        return []
+    names, kin = speaker_phrases(ctx.query.message, params), kin_words(ctx.query.message)
+    if not names and not kin:
         return []
     extra, bind = filter_sql(ctx.filters)
     bind |= {"uid": ctx.user_id, "names": names, "cap": params.speaker_cap, "n": ctx.limit}
-    if ctx.vector is None:
-        return rows(await driver_rows(session, text(_sql(False, extra)), bind))
-    bind["qv"] = vector_param(ctx.vector)
-    return rows(await driver_rows(session, text(_sql(True, extra)), bind))
+    if kin:
+        bind |= {"kin": kin, "me": USER_SLUG}
+    if ctx.vector is not None:
+        bind["qv"] = vector_param(ctx.vector)
+    return rows(await driver_rows(session, text(_sql(ctx.vector is not None, extra, bool(kin))), bind))

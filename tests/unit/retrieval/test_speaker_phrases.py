@@ -1,0 +1,28 @@
+"""Which words of a message may name a speaker (`retrieval.speaker`)."""
+
+from __future__ import annotations
+
+from retrieval.params import SpeakerParams
+from retrieval.speaker import kin_words, speaker_phrases
+
+
+def test_a_name_counts_where_written_as_one_or_in_a_message_typed_all_lower_case() -> None:
+    assert "will" not in speaker_phrases("What will I eat tonight?", SpeakerParams())
+    assert "will" in speaker_phrases("Will said what about the amp?", SpeakerParams())
+    assert "priya" in speaker_phrases("What did PRIYA buy?", SpeakerParams())
+    assert "priya" in speaker_phrases("what did priya say?", SpeakerParams())
+    assert "李" in speaker_phrases("What did 李 say?", SpeakerParams())  # no case: a name as written
+
+
+def test_kin_words_are_the_words_after_my() -> None:
+    assert kin_words("What food restriction does my partner have?") == ["partner", "partner have"]
+    assert "older sister" in kin_words("When is My older sister's flight?")
+    assert kin_words("What did Priya say?") == []
+
+
+def test_the_user_slug_is_the_one_mining_gives_the_user() -> None:
+    from ingest.extraction import USER_ENTITY
+    from ingest.graph import entity_slug
+    from retrieval.speaker import USER_SLUG
+
+    assert entity_slug(USER_ENTITY) == USER_SLUG and USER_ENTITY.kind == "p"
