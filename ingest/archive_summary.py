@@ -125,6 +125,9 @@ class ScoredSentence:
     """The request sentence (scored up by ``SummaryParams.request``), kept even without cues."""
     terms: frozenset[str] = frozenset()
     """What it says, as `_terms`: how a repeat of it is found."""
+    by_other: bool = False
+    """Said by another person (role ``other``): the line names them (`_in_line`), since an
+    unlabelled "I" in the user's archive reads as the user ("I'm allergic to bee stings")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,8 @@ def score_sentences(turns: Sequence[TurnView], params: SummaryParams) -> list[Sc
                 score += params.answer
             speaker = speaker_label(turn.role, turn.name)
             terms = _terms(sentence.said)
-            scored.append(ScoredSentence(turn.seq, len(scored), speaker, sentence.quoted, score, lead, terms))
+            by_other = turn.role == "other"
+            scored.append(ScoredSentence(turn.seq, len(scored), speaker, sentence.quoted, score, lead, terms, by_other))
     return scored
 
 
@@ -224,6 +228,14 @@ def _ranked(scored: Sequence[ScoredSentence]) -> list[ScoredSentence]:
     return ranked if lead is None else [ranked[0], lead, *(s for s in ranked[1:] if s is not lead)]
 
 
+def _in_line(sentence: ScoredSentence, words: int) -> str:
+    """A sentence as the one-line summary gives it: another person's with their label, as the
+    block writes a turn ("Sam (other): I suggest the Pena Palace loop"); the user's and the
+    assistant's bare, as before (a LongMemEval summary, user and assistant only, is unchanged)."""
+    text = _cut(sentence.text, words)
+    return f"{sentence.speaker}: {text}" if sentence.by_other else text
+
+
 def _date_range(turns: Sequence[TurnView]) -> str:
     days = sorted({t.created_at.date() for t in turns})
     first, last = days[0], days[-1]
@@ -241,7 +253,7 @@ def extractive_summary(
     line = _within(ranked, params.content_words, params.length_cap, params.near_duplicate)
     account = _within(ranked, params.body_words, params.length_cap * 2, params.near_duplicate)
     head = f"Conversation {_date_range(turns)}" + (f" ({_clean(title)})" if title and title.strip() else "")
-    content = f"{head}: " + " ".join(_cut(s.text, params.length_cap) for s in line)
+    content = f"{head}: " + " ".join(_in_line(s, params.length_cap) for s in line)
     body = "\n".join(f"{s.speaker}: {_cut(s.text, params.length_cap * 2)}" for s in account)
     seqs = tuple(sorted({s.seq for s in account}))
     return ArchiveSummary(content, body, seqs)
