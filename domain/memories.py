@@ -118,7 +118,8 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: On
     if body.category in settings.step_categories:  # a procedure: its body is the steps, renumbered
         detail = numbered_steps(body.body)
     # an agent may not write what its access list would not let it read back
-    (await _writer_scope(store, user_id, body.agent_id)).check_category(body.category, field="category")
+    scope = await _writer_scope(store, user_id, body.agent_id)
+    scope.check_category(body.category, field="category")
     source = body.source or ("agent" if body.agent_id else "user")
     async with (
         embedding_beside(store.embedder, [content]) as vectors,
@@ -132,7 +133,10 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: On
             event = unchanged((await memory_outs(s, [existing]))[0])
         else:
             if body.layer == "core":
-                await check_core_room(s, user_id, settings, adding=[content])
+                await check_core_room(
+                    s, user_id, settings, adding=[content], within=scope.within(settings.categories),
+                    reader=body.agent_id,
+                )  # fmt: skip
             now = await transaction_now(s)
             kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
             check_ahead(kind, expires_at, now, field="content" if body.kind is None else "kind")
@@ -187,8 +191,9 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
             return unchanged((await memory_outs(s, [old]))[0])
         if diff.get("layer", old.layer) == "core":
             await check_core_room(
-                s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id]
-            )
+                s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id],
+                within=scope.within(store.settings.categories), reader=body.agent_id,
+            )  # fmt: skip
         now = await transaction_now(s)
         if "content" in diff or "kind" in diff:  # the kind's time restarts with this version
             kind = diff.get("kind", old.kind)

@@ -18,6 +18,10 @@ against the active core memories by (category, text ignoring case and runs of wh
 space): unchanged lines are kept as they are (same ids, no history), removed lines are
 forgotten, new lines are added, all ``source=user`` in one transaction under the cap
 (over it: a 422 naming ``markdown`` or ``entries``, whichever was sent).
+
+An agent key reads and replaces only the part of the profile it may see (`_visible_core`):
+the memories no agent owns and its own, in its categories; its PUT writes as the agent
+(``source=agent``, actor ``agent:<id>``) and leaves every other core memory as it was.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from domain.memories import new_memory_row
 from domain.memory_dto import MemoryEvent, ProfileIn, ProfileOut, ProfileWrite
 from domain.memory_rows import (
     MemoryStore,
+    actor_of,
     check_category,
     check_core_room,
     clean_content,
@@ -154,10 +159,17 @@ async def _revision(s: AsyncSession, user_id: int) -> int:
     return int((await s.execute(revision_query(user_id, None))).scalar_one() or 0)
 
 
+async def _visible_core(s: AsyncSession, user_id: int, settings: MemorySettings, scope: AgentScope) -> list[Memory]:
+    """The core memories ``scope`` may read, as every other read applies it: its categories (an
+    agent with no list still misses the agent-only ones, e.g. procedures) and, for an agent, the
+    memories no agent owns and its own, never another agent's."""
+    return await core_rows(s, user_id, scope.within(settings.categories), scope.agent_id)
+
+
 async def _profile(
     s: AsyncSession, user_id: int, settings: MemorySettings, scope: AgentScope = ALLOW_ALL
 ) -> ProfileOut:
-    rows = _order(await core_rows(s, user_id, scope.categories), settings)
+    rows = _order(await _visible_core(s, user_id, settings, scope), settings)
     return ProfileOut(
         render_profile(rows, settings),
         sum(len(r.content) for r in rows),
@@ -186,35 +198,39 @@ async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: 
             field="profile",
         )
     wanted = _wanted(body, store.settings)
+    field = "markdown" if body.markdown is not None else "entries"
+    for category, _ in wanted:  # a line it could never read back, as a save of one is (403)
+        scope.check_category(category, field=field)
+    actor, source = actor_of(scope.agent_id), "agent" if scope.agent_id else "user"
     vectors = dict(zip((_key(*w) for w in wanted), await embed_texts(store.embedder, [c for _, c in wanted]),
                        strict=True))  # fmt: skip
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
-        current = await core_rows(s, user_id)
+        current = await _visible_core(s, user_id, store.settings, scope)  # what it cannot see it cannot drop
         have = {_key(r.category, r.content) for r in current}
         keep = set(vectors)
         removed = [r for r in current if _key(r.category, r.content) not in keep]
         added = [w for w in wanted if _key(*w) not in have]
         await check_core_room(
             s, user_id, store.settings, adding=[c for _, c in added], removing=[r.id for r in removed],
-            field="markdown" if body.markdown is not None else "entries",
+            field=field, within=scope.within(store.settings.categories), reader=scope.agent_id,
         )  # fmt: skip
         now = await transaction_now(s)
         events: list[MemoryEvent] = []
         for row in removed:
             end_row(row, now, "forget")
             history = await record_event(
-                s, user_id, "forget", actor="user", lineage_id=row.lineage_id, old_id=row.id, via="profile"
+                s, user_id, "forget", actor=actor, lineage_id=row.lineage_id, old_id=row.id, via="profile"
             )
             events.append(await event_out(s, history, row))
         for category, content in added:
             row = await new_memory_row(
-                s, user_id, layer="core", category=category, content=content, source="user", importance=3,
+                s, user_id, layer="core", category=category, content=content, source=source, importance=3,
                 pinned=False, tags=[], turn_seqs=[], valid_from=now, embedding=vectors[_key(category, content)],
             )  # fmt: skip
             history = await record_event(
-                s, user_id, "add", actor="user", lineage_id=row.id, new_id=row.id, layer="core", category=category,
+                s, user_id, "add", actor=actor, lineage_id=row.id, new_id=row.id, layer="core", category=category,
                 via="profile",
             )  # fmt: skip
             events.append(await event_out(s, history, row))
-        return ProfileWrite(await _profile(s, user_id, store.settings), events)
+        return ProfileWrite(await _profile(s, user_id, store.settings, scope), events)

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import LinkOut, MemoryEvent, MemoryOut, UndoRef
-from domain.memory_lookup import in_categories
+from domain.memory_lookup import in_categories, readable_by
 from ingest import embed_statements
 from loci.db import Database
 from loci.embedder import Embedder
@@ -129,10 +129,17 @@ async def embedding_beside(embedder: Embedder, texts: Sequence[str]) -> AsyncIte
             task.exception()
 
 
-async def core_rows(s: AsyncSession, user_id: int, within: frozenset[str] | None = None) -> list[Memory]:
-    """The active core profile; with ``within``, its memories of those categories only (an agent's allowlist)."""
+async def core_rows(
+    s: AsyncSession, user_id: int, within: frozenset[str] | None = None, reader: str | None = None
+) -> list[Memory]:
+    """The active core profile; with ``within``, its memories of those categories only (an agent's
+    allowlist); with ``reader`` (an agent), only the memories no agent owns and its own (`readable_by`)."""
     query = select(Memory).where(
-        Memory.user_id == user_id, Memory.layer == "core", Memory.valid_until.is_(None), in_categories(within)
+        Memory.user_id == user_id,
+        Memory.layer == "core",
+        Memory.valid_until.is_(None),
+        in_categories(within),
+        readable_by(reader),
     )
     return list((await s.execute(query.order_by(Memory.id))).scalars())
 
@@ -145,10 +152,15 @@ async def check_core_room(
     adding: Sequence[str],
     removing: Sequence[int] = (),
     field: str = "content",
+    within: frozenset[str] | None = None,
+    reader: str | None = None,
 ) -> None:
     """Refuse (422) a write that would take the core profile over its cap, naming ``field``:
     what the caller sent (a profile PUT sends ``markdown`` or ``entries``, not ``content``). A
-    write that shrinks it (or keeps it) always passes, so lowering the limit never locks a user out."""
+    write that shrinks it (or keeps it) always passes, so lowering the limit never locks a user out.
+    The cap counts every core memory; the ``entries`` listed to merge are those the writer may
+    read (``within`` its categories, ``reader``'s own and shared: `core_rows`), never another
+    agent's memory or a category hidden from it."""
     rows = await core_rows(s, user_id)
     size = sum(len(r.content) for r in rows)
     after = size - sum(len(r.content) for r in rows if r.id in removing) + sum(len(c) for c in adding)
@@ -160,7 +172,11 @@ async def check_core_room(
             field=field,
             size=size,
             limit=limit,
-            entries=[{"id": r.id, "category": r.category, "content": r.content} for r in rows],
+            entries=[
+                {"id": r.id, "category": r.category, "content": r.content}
+                for r in rows
+                if (within is None or r.category in within) and (reader is None or r.agent_id in (None, reader))
+            ],
         )
 
 
