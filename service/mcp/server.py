@@ -98,13 +98,18 @@ def _domain_refusal(error: LociError) -> CallToolResult:
     message = str(error)
     if isinstance(error, InvalidInput | Forbidden | NotFound) and error.field and not message.startswith(error.field):
         message = f"{error.field}: {message}"
+    kind = type(error).__name__  # every refusal says its kind, so a client can branch on it
     if isinstance(error, Ambiguous):
         listed = "\n".join(_candidate_line(c) for c in error.candidates)
-        return _refusal(f"{message}\n{listed}", candidates=error.candidates)
-    if isinstance(error, OverLimit):
-        return _refusal(f"{message} (size {error.size}, limit {error.limit})", size=error.size, limit=error.limit)
+        return _refusal(f"{message}\n{listed}", kind=kind, candidates=error.candidates)
+    if isinstance(error, OverLimit):  # the entries to merge or forget, as the HTTP 422 lists them
+        listed = "".join(f"\n{_candidate_line(e)}" for e in error.entries)
+        return _refusal(
+            f"{message} (size {error.size}, limit {error.limit}){listed}",
+            kind=kind, size=error.size, limit=error.limit, entries=error.entries,
+        )  # fmt: skip
     field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound) else None
-    return _refusal(message, kind=type(error).__name__, **({"field": field} if field else {}))
+    return _refusal(message, kind=kind, **({"field": field} if field else {}))
 
 
 async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -113,7 +118,7 @@ async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[s
     if tool is None:
         return _refusal(f"unknown tool {name!r}; the tools are: {', '.join(t.name for t in TOOLS)}")
     try:
-        args = convert_strictly(arguments, tool.args)
+        args = convert_strictly(arguments, tool.args, whole="arguments")
         answer = await tool.call(state, caller, args)
     except LociError as e:
         return _domain_refusal(e)
