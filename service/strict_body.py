@@ -11,7 +11,6 @@ same value on Litestar's path, so the handler's behaviour is otherwise unchanged
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from typing import Any, TypeVar
@@ -22,9 +21,7 @@ from litestar.enums import RequestEncodingType
 
 from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import InvalidInput
-from loci.idempotency import KEY_PATTERN, MAX_KEY_CHARS
-from loci.inputs import PATTERN_RULES
-from loci.settings import CATEGORY_PATTERN
+from loci.refusal_words import in_words
 
 __all__ = ["convert_strictly", "decode_strictly", "in_words", "refusal"]
 
@@ -38,58 +35,10 @@ _DECODED_AS_JSON = (None, RequestEncodingType.JSON)
 (``curl -d`` sends ``application/x-www-form-urlencoded``): keyed on the header, this check
 was skipped for such requests and their bodies met only the lenient path."""
 _MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
-_REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
-"""msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
 
 
-_WORD = r"(?:[A-Za-z0-9_-]|\\[^A-Za-z0-9])+"
-"""One word of a choice pattern: letters, digits, ``_`` and ``-``, or punctuation escaped (``hybrid\\+rerank``)."""
-_CHOICES = re.compile(rf"^\^\((?P<words>{_WORD}(?:\|{_WORD})*)\)\$$")
-"""A pattern that allows a fixed list of words (``^(user|assistant|other)$``: roles, layers,
-relations, presets): said as that list, so a caller reads what to send instead of a pointer to the schema."""
-_ESCAPED = re.compile(r"\\(.)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """A UTF-16 surrogate on its own: Python's JSON decoder keeps ``\\ud800`` as one, msgspec refuses it."""
-
-_RULES = {
-    **PATTERN_RULES,
-    CATEGORY_PATTERN: "must be a lowercase name: a letter, then letters, digits or _ (up to 32 characters)",
-    KEY_PATTERN: f"must be 1-{MAX_KEY_CHARS} visible ASCII characters, no spaces (a UUID, say)",
-}
-"""`PATTERN_RULES`, the category names' rule (defined with the settings, which list the categories) and the
-``Idempotency-Key`` header's (`loci.idempotency`)."""
-
-_BOUNDS = (
-    (re.compile(r"^Expected `(?:int|float|number)` >= (?P<n>\S+)$"), "must be at least {n}"),
-    (re.compile(r"^Expected `(?:int|float|number)` <= (?P<n>\S+)$"), "must be at most {n}"),
-    (re.compile(r"^Expected `(?:str)` of length >= (?P<n>\d+)$"), "must be at least {n} {character}"),
-    (re.compile(r"^Expected `(?:str)` of length <= (?P<n>\d+)$"), "must be at most {n} {character}"),
-    (re.compile(r"^Expected `array` of length >= (?P<n>\d+)$"), "must hold at least {n} {item}"),
-    (re.compile(r"^Expected `array` of length <= (?P<n>\d+)$"), "must hold at most {n} {item}"),
-)
-"""msgspec's bound refusals ("Expected `int` >= 1") as sentences; a count of one is singular
-("at least 1 character", not "1 characters")."""
-
-
-def in_words(message: str) -> str:
-    """A pattern refusal said as the rule it enforces (`loci.inputs.PATTERN_RULES`, or the words
-    a choice pattern allows), a bound as a sentence; any other message as msgspec wrote it.
-    The /memory pages say Litestar's refusals of their query parameters with it too."""
-    for bound, words in _BOUNDS:
-        if found := bound.match(message):
-            n = found.group("n")
-            return words.format(n=n, character="character" if n == "1" else "characters",
-                                item="item" if n == "1" else "items")  # fmt: skip
-    match = _REGEX.match(message)
-    if match is None:
-        return message
-    try:
-        pattern = ast.literal_eval(match.group("quoted"))
-    except (ValueError, SyntaxError):
-        pattern = None
-    if isinstance(pattern, str) and (choices := _CHOICES.match(pattern)):
-        return one_of([_ESCAPED.sub(r"\1", word) for word in choices.group("words").split("|")])
-    return _RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
 
 
 MAX_DEPTH = 32
@@ -144,7 +93,10 @@ async def decode_strictly(request: Request[Any, Any, Any]) -> None:
         return  # a form, or no body: not JSON for Litestar either
     raw = await request.body()
     if not raw.strip():
-        return  # Litestar answers a missing required body itself
+        if parameter.is_optional or parameter.has_default:
+            return
+        # Litestar's own answer named its parameter ("Validation failed …", extra "'data'"), not the body
+        raise InvalidInput("body: is required: send a JSON object with this route's fields", field="body")
     try:
         parsed = msgspec.json.decode(raw)
     except RecursionError as e:  # msgspec's own guard, far past MAX_DEPTH
