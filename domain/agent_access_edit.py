@@ -15,6 +15,7 @@ wing may be configured before mining creates it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -29,6 +30,7 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, SLUG_PATTERN, check_id
 from loci.models import TOP_K_MAX
+from loci.refusal_words import in_words
 from loci.settings import CATEGORY_PATTERN
 
 __all__ = [
@@ -237,6 +239,10 @@ class _LooseDoc(msgspec.Struct, forbid_unknown_fields=True):
     agents: dict[AgentKey, Any] = msgspec.field(default_factory=dict)
 
 
+_WHERE = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
+_UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
+
+
 def _convert(raw: Any, kind: Any, at: str) -> Any:
     """``msgspec.convert``, its error a 400 naming the field by its keys: msgspec writes a
     map's value as ``[...]``, so maps are converted one value at a time with ``at`` known."""
@@ -244,12 +250,18 @@ def _convert(raw: Any, kind: Any, at: str) -> Any:
         return msgspec.convert(raw, kind)
     except msgspec.ValidationError as e:
         message = str(e)
-        below = message.rsplit("at `$", 1)[1].rstrip("`") if "at `$" in message else ""
+        where = _WHERE.search(message)  # "- at `$.wings[0]`", or a map's key: "- at `key` in `$.agents`"
+        below = where.group("path") if where else ""
         field = (at + below).lstrip(".") or "body"
-        said = message.split(" - at `")[0]
+        said = in_words(message[: where.start()] if where else message)
         if INVALID_CHOICE.match(said) and (choices := choices_at(kind, below)):
-            said = f"{field}: {one_of(choices)}"  # as the JSON route says it (`service.strict_body`)
-        raise InvalidInput(said, field=field) from e
+            said = one_of(choices)
+        if unknown := _UNKNOWN.search(message):  # a misspelt "wing:" would otherwise read as a riddle
+            below, said = f"{below}.{unknown.group('name')}", "is not a field here (unknown ones are refused)"
+            field = (at + below).lstrip(".")
+        said = said.replace("`", "")
+        # in the JSON route's words (`service.strict_body`): the field, then its rule
+        raise InvalidInput(f"{field}: {said[0].lower()}{said[1:]}", field=field) from e
 
 
 def _modes_in(raw: Any, at: str) -> dict[str, ModeSpec]:

@@ -71,7 +71,7 @@ def test_yaml_round_trip_and_errors_name_the_field() -> None:
     cases = {
         "agents: {coder: {modes: {goal: {mode: sometimes}}}}": "agents.coder.modes.goal.mode",
         "agents: {coder: {categories: [Not-A-Name]}}": "agents.coder.categories[0]",
-        "agents: {coder: {colour: red}}": "agents.coder",
+        "agents: {coder: {colour: red}}": "agents.coder.colour",  # the unknown field itself, as JSON names it
         "defaults: {modes: {goal: {cap: 0}}}": "defaults.modes.goal.cap",
         "agents: [coder]": "agents",
         "{{": "body",
