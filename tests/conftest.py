@@ -8,6 +8,8 @@ database.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 import tempfile
@@ -18,11 +20,13 @@ from pathlib import Path
 import psycopg
 import pytest
 from litestar.testing import AsyncTestClient
+from redis.asyncio import Redis
 
 from domain.accounts import create_key, create_user
 from loci import migrate
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.generations import Generations, namespace_of
 from loci.runtime import EmbeddedServices, ServiceUrls
 from loci.settings import Settings, load_settings
 from service.app import create_app
@@ -103,10 +107,39 @@ def make_state(settings: Settings, embedder: Embedder) -> AppState:
     return AppState(settings=settings, db=database, embedder=embedder)
 
 
+@contextlib.asynccontextmanager
+async def bumps_on_either_loop(client: AsyncTestClient, settings: Settings) -> AsyncIterator[None]:  # type: ignore[type-arg]
+    """Let the app's write hook bump generations from the test's event loop too.
+
+    The test client runs the app in an event loop of its own, on its portal's thread, while
+    a test also writes through ``app_state.db`` from pytest's loop. A Valkey client is bound
+    to the loop its connections were opened in, so the process's one client (`connect_cache`)
+    failed the hook at every switch of loop (``db.write_hook_failed``: "got Future attached
+    to a different loop"). A write from the test's loop now bumps through a client of its
+    own, as a second process would; a write the app makes uses the app's."""
+    state: AppState = client.app.state.loci
+    app_hook = state.db.on_write
+    app_loop = client.blocking_portal.call(asyncio.get_running_loop)
+    if app_hook is None or not settings.queue.url:
+        yield
+        return
+    redis = Redis.from_url(settings.queue.url)
+    own_hook = Generations(redis, namespace_of(state.db.url, state.db.schema)).bump
+
+    async def bump(user_id: int | None) -> None:
+        await (app_hook if asyncio.get_running_loop() is app_loop else own_hook)(user_id)
+
+    state.db.on_write = bump
+    try:
+        yield
+    finally:
+        await redis.aclose()
+
+
 @pytest.fixture(scope="session")
 async def client(settings: Settings, embedder: Embedder) -> AsyncIterator[AsyncTestClient]:  # type: ignore[type-arg]
     app = create_app(settings, state=make_state(settings, embedder), run_worker=False)
-    async with AsyncTestClient(app=app) as test_client:
+    async with AsyncTestClient(app=app) as test_client, bumps_on_either_loop(test_client, settings):
         yield test_client
 
 

@@ -36,7 +36,7 @@ from service import jobs
 from service.app import create_app
 from service.state import AppState
 from service.worker import redis_settings
-from tests.conftest import ADMIN_KEY, UserHandle, make_state
+from tests.conftest import ADMIN_KEY, UserHandle, bumps_on_either_loop, make_state
 from tests.integration.test_mining_api import run_jobs
 
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -165,7 +165,8 @@ async def own_service(
         database={"url": url}, queue={"url": queue}, server={"admin_key": ADMIN_KEY, "run_worker": False}
     )
     state = make_state(settings, embedder)
-    async with AsyncTestClient(app=create_app(settings, state=state, run_worker=False)) as own:
+    app = create_app(settings, state=state, run_worker=False)
+    async with AsyncTestClient(app=app) as own, bumps_on_either_loop(own, settings):
         yield own, state
     await state.db.dispose()
 

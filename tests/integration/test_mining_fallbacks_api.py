@@ -19,7 +19,7 @@ from loci.settings import Settings
 from loci_client import ConversationPage
 from service.app import create_app
 from service.state import AppState
-from tests.conftest import UserHandle, make_state
+from tests.conftest import UserHandle, bumps_on_either_loop, make_state
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.integration.test_mining_api import TURNS, run_jobs
 
@@ -37,7 +37,8 @@ async def service(
     mining = settings.mining.model_copy(update={"extractor": "llm"})
     with_llm = settings.model_copy(update={"llm": llm, "mining": mining})
     state = make_state(with_llm, embedder)
-    async with AsyncTestClient(app=create_app(with_llm, state=state, run_worker=False)) as client:
+    app = create_app(with_llm, state=state, run_worker=False)
+    async with AsyncTestClient(app=app) as client, bumps_on_either_loop(client, with_llm):
         yield client, state
     await state.db.dispose()
 

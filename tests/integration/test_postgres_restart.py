@@ -40,7 +40,7 @@ from loci.settings import load_settings
 from service.app import create_app
 from service.errors import EXCEPTION_HANDLERS
 from service.state import AppState
-from tests.conftest import ADMIN_KEY, UserHandle, make_state
+from tests.conftest import ADMIN_KEY, UserHandle, bumps_on_either_loop, make_state
 
 Client = AsyncTestClient[Any]
 
@@ -196,7 +196,8 @@ async def running_app(urls: ServiceUrls, embedder: Embedder) -> AsyncIterator[tu
     )
     state: AppState = make_state(settings, embedder)
     try:
-        async with AsyncTestClient(app=create_app(settings, state=state, run_worker=False)) as client:
+        app = create_app(settings, state=state, run_worker=False)
+        async with AsyncTestClient(app=app) as client, bumps_on_either_loop(client, settings):
             created = await create_user(state.db, f"pg-restart-{secrets.token_hex(3)}")
             yield client, UserHandle(created.id, (await create_key(state.db, created.id)).key)
     finally:

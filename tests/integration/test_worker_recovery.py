@@ -33,7 +33,7 @@ from loci.settings import Settings, load_settings
 from service.app import create_app
 from service.state import AppState
 from service.worker import redis_settings, supervise
-from tests.conftest import ADMIN_KEY, UserHandle, make_state
+from tests.conftest import ADMIN_KEY, UserHandle, bumps_on_either_loop, make_state
 
 Client = AsyncTestClient[Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,8 @@ async def run_service(
 ) -> AsyncIterator[tuple[Client, AppState]]:
     settings = own_settings(database_url, valkey)
     state = make_state(settings, embedder)
-    async with AsyncTestClient(app=create_app(settings, state=state, run_worker=run_worker)) as client:
+    app = create_app(settings, state=state, run_worker=run_worker)
+    async with AsyncTestClient(app=app) as client, bumps_on_either_loop(client, settings):
         yield client, state
     await state.db.dispose()
 
