@@ -133,21 +133,29 @@ async def _scoped(
 ) -> AsyncIterator[AsyncSession]:
     """A transaction opened with ``opening``; commits on success, rolls back on error. With
     ``on_write``, a transaction that changed rows (`loci.write_watch`) calls it once committed,
-    before the caller goes on: a write acknowledged to a client has invalidated the caches."""
+    before the caller goes on: a write acknowledged to a client has invalidated the caches.
+
+    The hook runs once the COMMIT was sent, whatever happens next: a task cancelled while the
+    commit's reply or the connection's return was awaited (an arq job's timeout, a shutdown)
+    may well have committed, and a write whose hook never ran stays hidden by the recall
+    cache until its entries expire. A hook after a commit that failed costs a cache miss."""
     session, row = await _opened(sessions, opening)
     if lock is not None:
         session.info[HELD_LOCK] = (lock, row[2])
     forget_writes(await session.connection())
-    async with session:
-        try:
-            yield session
-            wrote = on_write is not None and await changed_rows(session)
-        except BaseException:
-            await session.rollback()
-            raise
-        await session.commit()
-    if wrote and on_write is not None:
-        await _notify(on_write, user_id)
+    wrote = False
+    try:
+        async with session:
+            try:
+                yield session
+                wrote = on_write is not None and await changed_rows(session)
+            except BaseException:
+                await session.rollback()
+                raise
+            await session.commit()
+    finally:
+        if wrote and on_write is not None:
+            await _notify(on_write, user_id)
 
 
 _SYSTEM = _opening("loci.system", "on")

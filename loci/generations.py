@@ -10,6 +10,13 @@ the entry stale-tagged and it is never served.
 Tokens are unique (time and randomness), never counters: a generation key lost to a Valkey
 restart or an expiry cannot come back with a value an old entry was tagged with. A key
 lives `GENERATION_TTL_S`, far longer than any cache entry (`CACHE_TTL_MAX_S`).
+
+A bump that fails (Valkey unreachable for a moment; the caller cancelled mid-round-trip)
+cannot undo its committed write, and the entries computed before the write would stay
+fresh until their TTL, hiding it. So the bump is *owed*: the process remembers the user and
+sets the token at its next bump or recall lookup (`settle`), and a lookup that cannot
+settle is a miss; a stale answer lasts no longer than the outage in the process that wrote,
+and until that process's next write or lookup (at most the entry's TTL) in another.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from collections.abc import Sequence
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-__all__ = ["CACHE_TTL_MAX_S", "GENERATION_TTL_S", "Generations", "namespace_of"]
+__all__ = ["CACHE_TTL_MAX_S", "GENERATION_TTL_S", "OWED_MAX", "Generations", "namespace_of"]
 
 log = logging.getLogger("loci.generations")
 
@@ -33,6 +40,9 @@ out in `loci.settings` (which is at its size bound) and checked equal by a unit 
 GENERATION_TTL_S = 24 * 3600
 """A generation outlives every entry tagged with it, so an expired generation never meets
 an entry it should have invalidated; a day keeps only active users' keys around."""
+OWED_MAX = 1000
+"""Past this many users' bumps owed (a long outage in a busy process), one global bump
+settles them all: every user's entries go stale, which costs misses, never a stale answer."""
 
 
 def namespace_of(url: str, schema: str | None) -> str:
@@ -47,6 +57,8 @@ class Generations:
     def __init__(self, redis: Redis, namespace: str) -> None:
         self.redis = redis
         self.prefix = f"loci:{namespace}"
+        self.owed: set[int | None] = set()
+        """Users (None: everyone) whose write committed and whose bump has not landed."""
 
     @property
     def global_key(self) -> str:
@@ -69,11 +81,33 @@ class Generations:
         return "|".join(v.decode() if isinstance(v, bytes) else (v or "-") for v in values)
 
     async def bump(self, user_id: int | None) -> None:
-        """After a write committed: a new token for ``user_id`` (None: for everyone).
-        A failure is logged, not raised: the write has committed and must stand."""
-        key = self.keys(user_id)[0] if user_id is not None else self.global_key
+        """After a write committed: a new token for ``user_id`` (None: for everyone), and
+        for every bump still owed. A failure is logged, not raised: the write has committed
+        and must stand, and the bump stays owed (see the module docstring)."""
+        self.owed.add(user_id)  # before the round trip: a cancelled bump stays owed
+        await self.settle()
+
+    async def settle(self) -> bool:
+        """Set a new token for every user whose bump is owed, in one round trip; True when
+        nothing is owed any more. Free when nothing is."""
+        if not self.owed:
+            return True
+        sending = set(self.owed)
+        keys = [self.global_key] if None in sending or len(sending) > OWED_MAX else [self._key(u) for u in sending]
         token = f"{time.time_ns():x}.{secrets.token_hex(4)}"
         try:
-            await self.redis.set(key, token, ex=GENERATION_TTL_S)
+            if len(keys) == 1:  # the common case: this write's own bump, nothing else owed
+                await self.redis.set(keys[0], token, ex=GENERATION_TTL_S)
+            else:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for key in keys:
+                        pipe.set(key, token, ex=GENERATION_TTL_S)
+                    await pipe.execute()
         except (RedisError, OSError) as e:
-            log.warning("generations.bump_failed", extra={"user_id": user_id, "error": type(e).__name__})
+            log.warning("generations.bump_failed", extra={"owed": len(self.owed), "error": type(e).__name__})
+            return False
+        self.owed -= sending  # a bump owed meanwhile stays for the next round trip
+        return not self.owed
+
+    def _key(self, user_id: int | None) -> str:
+        return self.keys(user_id)[0] if user_id is not None else self.global_key

@@ -17,6 +17,8 @@ Why it cannot serve a stale answer:
   by a digest of each line (`TokenMemo`), never what was said: a hit renders the block again
   from the rows it re-read, without the tokenizer (a sixth of a hit's time) unless a line
   changed, and nothing of a forgotten memory outlives its write in Valkey.
+* **A bump that failed** — Valkey unreachable as a write committed: the bump is owed and
+  paid before this process's next lookup, which is a miss until it lands (`loci.generations`).
 * **Time** — an entry lives ``ttl_s`` (``LOCI_RETRIEVAL_CACHE_TTL_S``, default 300 s) by the
   cache's clock, with Valkey's own expiry as the backstop.
 
@@ -161,7 +163,11 @@ class RecallCache:
         return self.ttl_s > 0 and request.conversation_id is not None and request.as_of is None
 
     async def lookup(self, request: RecallRequest, config: RetrievalConfig) -> CacheSlot | None:
-        """The entry and the current generations, in one round trip; None when Valkey fails."""
+        """The entry and the current generations, in one round trip; None when Valkey fails
+        or a bump this process owes (`Generations.settle`) still cannot land: an entry
+        computed before that write would hide it."""
+        if not await self.generations.settle():
+            return None
         key = f"{self.generations.prefix}:recall:{request.user_id}:{cache_key(request, config)}"
         try:
             raw, *gens = await self.redis.mget([key, *self.generations.keys(request.user_id)])

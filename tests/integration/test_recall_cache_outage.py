@@ -1,0 +1,116 @@
+"""A write whose generation bump could not reach Valkey, or was cancelled, is never hidden
+by the recall cache once Valkey answers again: the bump is owed and paid before the next
+lookup (`loci.generations`), and a transaction cancelled as it commits still calls the
+write hook (`loci.db`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+from redis.asyncio import Redis
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.generations import Generations, namespace_of
+from loci.settings import Settings
+from service.state import AppState
+from tests.conftest import UserHandle
+from tests.integration.test_recall_cache import _palace, _recall
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+Client = AsyncTestClient  # type: ignore[type-arg]
+
+
+def _closed_port() -> int:
+    """A local port nothing listens on: connecting to it is refused at once."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+async def test_a_write_whose_bump_failed_is_seen_once_valkey_is_back(
+    client: Client,
+    app_state: AppState,
+    new_user: NewUser,
+    db: Database,
+    embedder: Embedder,
+    monkeypatch: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    user, _ = await _palace(new_user, db, embedder, "outage")
+    cache = app_state.recall_cache
+    assert cache is not None
+    assert (await _recall(client, user, conversation_id="o"))["stats"]["cache"] == "miss"
+    assert (await _recall(client, user, conversation_id="o"))["stats"]["cache"] == "hit"
+    up, down = cache.generations.redis, Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
+    monkeypatch.setattr(cache.generations, "redis", down)  # Valkey unreachable as the write commits
+    with caplog.at_level(logging.WARNING):
+        memory = {"content": "Ingrid lives in Bergen since May", "category": "fact"}
+        saved = await client.post("/v1/memories", json=memory, headers=user.headers)
+    assert saved.status_code == 201, saved.text  # the write stands
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("loci.")] == ["generations.bump_failed"]
+    monkeypatch.setattr(cache.generations, "redis", up)  # Valkey is back
+    after = await _recall(client, user, conversation_id="o")
+    assert after["stats"]["cache"] == "miss" and "Bergen" in after["memories"][0]["content"]
+    assert not cache.generations.owed
+    with contextlib.suppress(Exception):
+        await down.aclose()
+
+
+async def test_a_cancelled_bump_stays_owed_until_it_lands(settings: Settings) -> None:
+    redis = Redis.from_url(settings.queue.url or "")
+    generations = Generations(redis, namespace_of("owed", None))
+    key = generations.keys(7)[0]
+    try:
+        await redis.delete(key)
+        bump = asyncio.create_task(generations.bump(7))
+        await asyncio.sleep(0)  # it has asked Valkey, not heard back
+        bump.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await bump
+        assert generations.owed == {7}
+        assert await generations.settle() and not generations.owed
+        assert await redis.get(key) is not None
+    finally:
+        await redis.aclose()
+
+
+async def test_a_transaction_cancelled_as_it_commits_still_calls_the_hook(
+    settings: Settings, new_user: NewUser, monkeypatch: Any
+) -> None:
+    user = await new_user("cancelled")
+    db = Database(settings.database.url or "", app_role=settings.database.app_role)
+    calls: list[int | None] = []
+
+    async def hook(user_id: int | None) -> None:
+        calls.append(user_id)
+
+    db.on_write = hook
+    commit = AsyncSession.commit
+
+    async def committed_then_cancelled(self: AsyncSession) -> None:
+        """The COMMIT went through; the task is cancelled before it hears so."""
+        await commit(self)
+        raise asyncio.CancelledError
+
+    try:
+        monkeypatch.setattr(AsyncSession, "commit", committed_then_cancelled)
+        with pytest.raises(asyncio.CancelledError):
+            async with db.user_session(user.id) as s:
+                await s.execute(text("UPDATE memory_settings SET top_k = 9 WHERE user_id = :u"), {"u": user.id})
+        monkeypatch.undo()
+        async with db.user_session(user.id) as s:
+            top_k = await s.execute(text("SELECT top_k FROM memory_settings WHERE user_id = :u"), {"u": user.id})
+        assert top_k.scalar_one() == 9 and calls == [user.id]
+    finally:
+        await db.dispose()
