@@ -22,6 +22,7 @@ from litestar.enums import RequestEncodingType
 from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import InvalidInput
 from loci.refusal_words import in_words
+from service.body_keys import with_keys
 
 __all__ = ["convert_strictly", "decode_strictly", "in_words", "refusal"]
 
@@ -70,13 +71,15 @@ def _whole_floats_as_ints(value: Any) -> Any:
     return value
 
 
-def _field_and_message(error: msgspec.ValidationError, type_: Any = None) -> tuple[str | None, str]:
+def _field_and_message(error: msgspec.ValidationError, type_: Any = None, value: Any = None) -> tuple[str | None, str]:
     text = str(error)
     match = _AT.search(text)
     path = match.group("path").lstrip(".") if match else ""
     message = in_words(_AT.sub("", text))
     if INVALID_CHOICE.match(message) and (choices := choices_at(type_, path)):
         message = one_of(choices)
+    if value is not None:  # a map's value is "[...]" to msgspec: "agents[...].wings[0]" -> "agents.coder.wings[0]"
+        path = with_keys(path, value, type_, text)
     if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
         path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
     elif unknown := _UNKNOWN.search(text):  # a misspelt "createdAt" would otherwise be dropped in silence
@@ -147,10 +150,11 @@ def convert_strictly(value: Any, type_: type[T], *, whole: str | None = None) ->
     sent where an object goes: the request's ``body``). The MCP tools take their arguments
     through this too, so a model sees the same message a client of the HTTP route would."""
     _check_depth(value, whole=whole)
+    value = _whole_floats_as_ints(value)
     try:
-        return msgspec.convert(_whole_floats_as_ints(value), type=type_, strict=True)
+        return msgspec.convert(value, type=type_, strict=True)
     except msgspec.ValidationError as e:
-        found = refusal(e, type_=type_)
+        found = refusal(e, type_=type_, value=value)
         if found.field is None and whole is not None:
             message = str(found)
             raise InvalidInput(f"{whole}: {message[0].lower()}{message[1:]}", field=whole) from e
@@ -158,10 +162,16 @@ def convert_strictly(value: Any, type_: type[T], *, whole: str | None = None) ->
 
 
 def refusal(
-    error: msgspec.ValidationError, *, context: str = "", default: str | None = None, type_: Any = None
+    error: msgspec.ValidationError,
+    *,
+    context: str = "",
+    default: str | None = None,
+    type_: Any = None,
+    value: Any = None,
 ) -> InvalidInput:
     """msgspec's refusal as an `InvalidInput` naming the field at its path (``drawers[0].content``),
     or ``default`` when it names none; ``context`` starts the message. With the ``type_`` that
-    was converted to, a refused ``Literal`` lists the values it takes."""
-    field, message = _field_and_message(error, type_)
+    was converted to, a refused ``Literal`` lists the values it takes; with the ``value`` too,
+    a map's entry is named by its key (``agents.coder``), not msgspec's ``[...]``."""
+    field, message = _field_and_message(error, type_, value)
     return InvalidInput(context + message, field=field or default)
