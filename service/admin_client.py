@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from loci.errors import ConfigurationError
+from loci.errors import ConfigurationError, InvalidInput
 from loci.ownership import SERVER_FILE, SERVICES_FILE, lock_holder, read_record
 
 __all__ = ["AdminApi", "running_service_url"]
@@ -66,10 +66,15 @@ class AdminApi:
             raise ConfigurationError(f"the Loci service at {self.url} did not answer ({e})") from e
         if response.status_code >= 400:
             try:
-                detail = response.json().get("detail", response.text)
-            except ValueError:
-                detail = response.text
-            raise ConfigurationError(f"{detail} (HTTP {response.status_code} from {self.url})")
+                answer = response.json()
+                detail, extra = answer.get("detail", response.text), answer.get("extra")
+            except (ValueError, AttributeError):
+                detail, extra = response.text, None
+            said = f"{detail} (HTTP {response.status_code} from {self.url})"
+            field = extra[0].get("key") if isinstance(extra, list) and extra and isinstance(extra[0], dict) else None
+            if response.status_code == 400 and isinstance(field, str):
+                raise InvalidInput(said, field=field)  # the field, so the CLI can name its option
+            raise ConfigurationError(said)
         return response.json() if response.content else None
 
     def create_user(self, name: str, email: str | None) -> dict[str, Any]:
