@@ -12,21 +12,26 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from markupsafe import Markup
+
 from loci.timexpr import MAX_YEAR, MIN_YEAR
 
 __all__ = [
     "DATE_UNKNOWN",
     "ENTITY_KINDS",
     "ROLES",
+    "bdi",
     "date_span",
     "entity_kind",
     "human_date",
     "human_datetime",
+    "isolated",
     "known",
     "plural",
     "plural_word",
     "role_label",
     "room_name",
+    "speaker_label",
     "split_pointer",
 ]
 
@@ -128,3 +133,24 @@ def entity_kind(kind: str | None) -> str:
     if not kind:
         return ""
     return ENTITY_KINDS.get(kind, kind)
+
+
+def bdi(label: object) -> Markup:
+    """``label`` (escaped) in ``<bdi>``, the HTML element that isolates its direction.
+
+    A name is the user's: a speaker, wing or entity named with U+202E (RIGHT-TO-LEFT OVERRIDE)
+    reversed what followed it on the line ("· 12 March" read backwards), since an override runs
+    to the end of its paragraph whatever element holds it. Inside ``<bdi>`` it ends with the name."""
+    return Markup("<bdi>{}</bdi>").format(label)
+
+
+def isolated(label: str) -> str:
+    """``label`` between U+2068 and U+2069 (first-strong isolate, pop directional isolate): the
+    plain-text `bdi`, for a ``<title>`` or attribute, where no element can go."""
+    return f"\u2068{label}\u2069"
+
+
+def speaker_label(role: str | None, speaker: str | None = None) -> Markup:
+    """`role_label` for a line of the page: a speaker's name is the user's, so it is isolated
+    (`bdi`); the service's own words ("You", "Assistant") need not be."""
+    return bdi(speaker) if speaker else Markup("{}").format(role_label(role))
