@@ -53,6 +53,7 @@ from loci.db import Database
 from loci.errors import Forbidden, InvalidInput
 from loci.models import Memory
 from loci.settings import MemorySettings
+from retrieval import visible
 
 __all__ = ["get_profile", "parse_profile", "put_profile", "render_profile"]
 
@@ -64,7 +65,16 @@ Line = tuple[str, str]
 
 
 def _key(category: str, content: str) -> tuple[str, str]:
-    return category, " ".join(content.split()).lower()
+    """What a line is compared by: as the profile shows it (`_shown`), so the Markdown read back
+    unchanged keeps every row, invisible characters and all."""
+    return category, _shown(content).lower()
+
+
+def _shown(content: str) -> str:
+    """A core memory as one line of the profile, without the invisible characters the blocks
+    drop too (`retrieval.visible`: tag characters that spell hidden instructions a model reads,
+    bidi overrides). Not escaped: the profile is Markdown a person edits and PUTs back."""
+    return " ".join(visible(content).split())
 
 
 def _title(category: str) -> str:
@@ -87,7 +97,7 @@ def render_profile(rows: list[Memory], settings: MemorySettings) -> str:
                 sections.append("")
             current = row.category
             sections.append(f"## {_title(current)}")
-        sections.append("- " + " ".join(row.content.split()))
+        sections.append("- " + _shown(row.content))
     return "\n".join(sections) + ("\n" if sections else "")
 
 

@@ -106,8 +106,12 @@ KNOWN_SUBJECTS = (
 
 
 def _render(turns: Sequence[TurnView]) -> str:
+    """One paragraph per turn, its whitespace collapsed (as `archive_llm` does), so another
+    person's turn cannot start a ``[seq] Sam (user) (…):`` line of its own for the model to
+    read as the user's (their facts, their relations in the graph)."""
     return "\n\n".join(
-        f"[{t.seq}] {speaker_label(t.role, t.name)} ({t.created_at.isoformat()}): {t.content}" for t in turns
+        f"[{t.seq}] {speaker_label(t.role, t.name)} ({t.created_at.isoformat()}): {' '.join(t.content.split())}"
+        for t in turns
     )
 
 

@@ -10,7 +10,7 @@ else is an internal stage.
 
 from retrieval.cache import RecallCache
 from retrieval.config import RerankerKind, RetrievalConfig
-from retrieval.escape import LABEL_CHARS, plain
+from retrieval.escape import LABEL_CHARS, plain, visible
 from retrieval.filters import MemoryFilters
 from retrieval.log_queue import settle_recall_logs
 from retrieval.params import (
@@ -83,4 +83,5 @@ __all__ = [
     "scoped_query",
     "settle_recall_logs",
     "validate_request",
+    "visible",
 ]

@@ -205,7 +205,7 @@ async def test_memory_query_answers_what_the_route_answers(base_url: str, new_us
             {"id": saved.json()["memory"]["id"], "kind": "memory", "category": "relationship", "text": FACT}
         ]
         assert text(answer).splitlines() == [
-            "1 results",
+            "1 result",
             f"- memory {routed['bullets'][0]['id']} [relationship] {FACT}",
         ]
         full = await call(session, "memory_query", **body, **{"return": "full"})
