@@ -14,9 +14,11 @@ Cues, each a named number in `SummaryParams`:
 * **the request and the answer**: the user's first substantive sentence says what was
   discussed (the line puts it right after the best sentence, `_ranked`), the assistant's
   last turn is the answer to it where it carries a fact;
-* **the user's words first**: what the user said (their facts, plans, preferences) always
-  counts; an assistant's sentence counts only for a fact or decision it carries, so its
-  elaborations and advice in general words do not crowd the user's out;
+* **people's words first**: what the user said (their facts, plans, preferences) always
+  counts, and so does what another person in a chat between people said ("I am
+  vegetarian", Inês in a group chat: a first-hand fact like the user's own); an AI
+  assistant's sentence counts only for a fact or decision it carries, so its
+  elaborations and advice in general words do not crowd the people's out;
 * questions carry little and score less; chit-chat ("Great question!", "I hope this helps!
   Let me know if you need anything else", "Here are some tips:", thanks and greetings: the
   table in `ingest.chitchat`) is taken out of every sentence first, and a sentence with
@@ -41,6 +43,7 @@ from dataclasses import dataclass
 from ingest.chitchat import substance
 from ingest.extraction import TurnView
 from ingest.segment import split_sentences
+from loci.models import PERSON_ROLES
 from loci.speakers import speaker_label
 from loci.timexpr import find_time_expressions
 
@@ -99,9 +102,10 @@ class SummaryParams:
     answer: float = 1.5
     """A sentence of the assistant's last turn that carries a fact: the answer the user came for."""
     user: float = 3.0
-    """What the user said (their facts, plans, preferences) is what the archive is about: a
-    plain sentence of theirs weighs as a decision, over an assistant's sentence with only a
-    number and a name in it (a price in a list of options they did not take)."""
+    """What the user (or another person, role ``other``) said (their facts, plans,
+    preferences) is what the archive is about: a plain sentence of theirs weighs as a
+    decision, over an assistant's sentence with only a number and a name in it (a price in a
+    list of options they did not take)."""
     question: float = -3.0
     """A question asks: the user's weighs by its cues alone, as an assistant's sentence does
     (what they asked is not what they said); the first request question keeps its bonus."""
@@ -169,9 +173,10 @@ def _score(said: str, turn: TurnView, params: SummaryParams) -> float:
     score += params.number if _NUMBER_RE.search(said) else 0.0
     score += params.date if find_time_expressions(said, turn.created_at) else 0.0
     score += params.name * min(len(_NAME_RE.findall(said)), params.max_names)
-    if turn.role != "user" and score == 0:
-        return 0.0  # advice in general words: the user came for the facts
-    score += params.user if turn.role == "user" else 0.0
+    person = turn.role in PERSON_ROLES  # the user, or another person in a chat between people
+    if not person and score == 0:
+        return 0.0  # the assistant's advice in general words: the user came for the facts
+    score += params.user if person else 0.0
     score += params.question if _QUESTION_RE.search(said) else 0.0
     return score
 

@@ -132,3 +132,18 @@ async def test_an_embedder_outage_files_the_summary_without_a_vector() -> None:
     deps = cast(MiningDeps, SimpleNamespace(embedder=_Down(), settings=Settings()))
     pending = await _embedded(deps, ArchiveSummary("We fixed the boiler.", "", (1,)), "extractive", 0.6, ())
     assert pending.vector is None and pending.summary.content == "We fixed the boiler."
+
+
+def test_another_person_s_plain_fact_counts_as_the_user_s_does() -> None:
+    """In a chat between people, what a friend says of themselves is first-hand, like the
+    user's words: "I am vegetarian" holds no number, name or decision, and the AI
+    assistant's sentence like it would score nothing, but Inês's is kept, with her label."""
+    said = [
+        TurnView(1, 1, "user", "Dinner on Friday at the tasca near the river, who is in?", T0),
+        TurnView(2, 2, "other", "Count me in, but I am vegetarian so pick somewhere with veggie dishes.", T0, "Inês"),
+        TurnView(3, 3, "assistant", "Picking somewhere everyone can enjoy together matters for a group dinner.", T0),
+    ]
+    scored = {s.seq: s.score for s in score_sentences(said, PARAMS)}
+    assert scored[2] > 0 and scored.get(3, 0.0) == 0
+    summary = extractive_summary(said, PARAMS, "Dinner")
+    assert summary is not None and "Inês (other): Count me in, but I am vegetarian" in summary.content
