@@ -18,6 +18,18 @@ noun is often a detail of a subject the user named before ("carbs", "the wallbox
 person known only by kin ("My nana" after "my grandmother") is named by a common noun
 too, so joins as one, and only a person's wing.
 
+A person's wing is joined by content only by a chat that speaks of them: one that says the
+wing's name or one of its aliases ("inês", "my mum"; a kin word people use as a name, "mum",
+for an alias "my mum"); one that calls someone "he" or "she" whom it never names and the
+wing's person can be ("she passed her exams" after chats about a daughter: no one the chat
+names, by first name, other speaker or "my X", is a she; `ChatContent.unnamed`); or one whose
+own subject is a person known only by kin (above). What a person's chats are about (their
+trips, their walks, their food) is shared by many chats that are not about them: a group
+hike chat with two friends and a work chat with a colleague were both filed under a partner
+whose Porto trip they resembled (`tests/integration/test_wing_join_person.py`). A wing such
+a chat is nearest but may not join still counts as the runner-up, so the chat then joins
+nothing rather than the next wing.
+
 The nearest wing must also be clearly nearer than the runner-up
 (``SubjectRules.join_margin``, a ratio test as in nearest-neighbour matching): on
 LongMemEval's haystacks, generic advice chats sit at 0.4 from many wings at once ("Kitchen
@@ -30,19 +42,22 @@ a user with very many drawers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest.extraction import USER_ENTITY, EntityMention, TurnView
+from ingest.gazetteer import name_gender
 from ingest.names import compact_key, name_key
 from ingest.subject_candidates import WingSubject
 from ingest.subject_rules import SubjectRules
 from loci.models import Drawer, Wing
 
-__all__ = ["NAMED_SUBJECTS", "content_wing", "named_by"]
+__all__ = ["MENTIONED_SUBJECTS", "NAMED_SUBJECTS", "ChatContent", "chat_content", "content_wing", "named_by"]
 
 NAMED_SUBJECTS = frozenset({"person", "place"})
 """Wing kinds a chat's own name settles: never joined to another wing by content."""
@@ -51,14 +66,90 @@ MIN_RIVALS = 2
 runner-up. The join rests on the ratio test (``SubjectRules.join_margin``); with one wing
 there is nothing to measure the lead against, and the bar alone joins chats that only share
 the user's register or a detail (see the module doc)."""
+MENTIONED_SUBJECTS = frozenset({"person"})
+"""Wing kinds a chat joins by content only when it speaks of the wing's subject (`speaks_of`),
+or its own subject is a person known only by kin: sharing a person's topics is not being about them."""
 UNFILED = frozenset({"agent"})
 """Wing kinds that hold what no subject claimed (an agent's wing; "general" too, by slug):
 sharing their content says nothing about a subject."""
 
 
+WingRow = Row[int, str, str, str, list[str]]
+"""A compared wing: id, kind, name, slug, aliases."""
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> str:
+    """``text`` lower-cased as space-separated words, padded, so a spelling is found whole."""
+    return f" {' '.join(_WORD.findall(text.lower()))} "
+
+
+@dataclass(frozen=True, slots=True)
+class ChatContent:
+    """What the content join reads of the chat being mined."""
+
+    document: np.ndarray | None
+    """The chat's mean drawer embedding (`ingest.keyphrases.document_vector`)."""
+    said: str = " "
+    """Every turn's words, lower-cased and padded (`chat_content`), to find a wing's spellings in."""
+    unnamed: frozenset[str] = frozenset()
+    """"m" / "f": the chat's "he" / "she" that no person it names can be (by first name,
+    `ingest.gazetteer.name_gender`): someone the user has named before, perhaps a wing."""
+
+
+def chat_content(
+    turns: Sequence[TurnView],
+    mentions: Mapping[int, Sequence[EntityMention]],
+    document: np.ndarray | None,
+    rules: SubjectRules,
+) -> ChatContent:
+    """The chat as the content join reads it: its mean embedding, its words, and the sexes of
+    the people it calls "he" or "she" without naming them (the people it names: the
+    extractor's person mentions, the other people writing in it, and "my X" for a kin word:
+    "my boss … she" is the boss)."""
+    said = _words(" ".join(t.content for t in turns))
+    people = {m.name for found in mentions.values() for m in found if m.kind == "p" and m != USER_ENTITY}
+    people |= {t.name for t in turns if t.role == "other" and t.name}
+    named = {name_gender(p) for p in people} | {_kin_sex(k, rules) for k in rules.kin if f" my {k} " in said}
+    used = {g for g, words in (("m", rules.he), ("f", rules.she)) if words & set(said.split())}
+    return ChatContent(document, said, frozenset(g for g in used if not named & {"", g}))
+
+
+def speaks_of(name: str, aliases: Sequence[str], said: str, rules: SubjectRules) -> bool:
+    """Whether a chat whose words are ``said`` names this wing: its name, an alias, or the
+    kin word of a "my X" alias that people use as a name (``rules.named_kin``: "mum")."""
+    spellings = {name.lower(), *(a.lower() for a in aliases)}
+    kin = {a.removeprefix("my ") for a in spellings if a.startswith("my ")} & rules.named_kin
+    return any(f" {words.strip()} " in said for words in map(_words, spellings | kin) if words.strip())
+
+
 def _joinable(kind: str, slug: str, kin_only: bool) -> bool:
     """A subject's wing; a person known only by kin joins only a person."""
     return kind not in UNFILED and slug != "general" and (kind == "person" or not kin_only)
+
+
+def _may_join(wing: WingRow, kin_only: bool, chat: ChatContent, rules: SubjectRules) -> bool:
+    """Whether the chat may join this wing by content (`_joinable`; `MENTIONED_SUBJECTS`)."""
+    _, kind, name, slug, aliases = wing
+    if not _joinable(kind, slug, kin_only):
+        return False
+    if kind not in MENTIONED_SUBJECTS or kin_only or speaks_of(name, aliases, chat.said, rules):
+        return True
+    sex = _sex(name, aliases, rules)
+    return bool(chat.unnamed) and (not sex or sex in chat.unnamed)
+
+
+def _kin_sex(kin: str, rules: SubjectRules) -> str:
+    return "m" if kin in rules.male_kin else "f" if kin in rules.female_kin else ""
+
+
+def _sex(name: str, aliases: Sequence[str], rules: SubjectRules) -> str:
+    """ "m" / "f" for a person's wing, "" for either: a kin word among its spellings settles it
+    ("My dad", "Wife dina"), else its first name (`name_gender`), unless the name is "my X"."""
+    kin = {_kin_sex(w, rules) for w in _words(" ".join([name, *aliases])).split() if w in rules.kin} - {""}
+    if kin:
+        return kin.pop() if len(kin) == 1 else ""
+    return "" if name.lower().split()[:1] == ["my"] else name_gender(name)
 
 
 def _cosine(centroid: object, document: np.ndarray) -> float:
@@ -78,13 +169,14 @@ async def content_wing(
     s: AsyncSession,
     user_id: int,
     subject: WingSubject,
-    document: np.ndarray | None,
+    chat: ChatContent,
     rules: SubjectRules,
     limit: int,
 ) -> WingSubject:
     """``subject`` renamed to the existing wing whose drawers' mean is closest to this
-    chat's (``document``), at ``rules.join_similarity`` or above; unchanged when its name
-    already files it, or no wing is close enough."""
+    chat's (``chat.document``), at ``rules.join_similarity`` or above; unchanged when its name
+    already files it, or no wing is close enough, or the closest is a person it never names."""
+    document = chat.document
     if document is None or (subject.kind in NAMED_SUBJECTS and not subject.name.lower().startswith("my ")):
         return subject
     wings = (
@@ -98,7 +190,8 @@ async def content_wing(
     if not wings or any(named_by(subject, slug, aliases) for _, _, _, slug, aliases in wings):
         return subject
     rivals = [w for w in wings if _joinable(str(w[1]), str(w[3]), kin_only=False)]
-    joinable = {w[0]: w for w in rivals if _joinable(str(w[1]), str(w[3]), kin_only=subject.kind == "person")}
+    kin_only = subject.kind == "person"
+    joinable = {w[0]: w for w in rivals if _may_join(w, kin_only, chat, rules)}
     if not joinable:
         return subject
     sims = await _closeness(s, user_id, [w[0] for w in rivals], document)

@@ -9,7 +9,9 @@ subject the palace already has under another surface form:
 3. **similar content**: when no wing goes by the subject's name, the chat's mean
    embedding against each wing's drawers' mean (`ingest.wing_content`): "the bonnie"
    joins the wing a first chat named "a 1974 triumph" by. Tried before the name's
-   embedding, and across kinds: a detail or nickname says little by its name;
+   embedding, and across kinds: a detail or nickname says little by its name; a person's
+   wing only by a chat that names them or calls someone "he"/"she" it never names (the
+   chat's words and people travel with its embedding, `ingest.wing_content.ChatContent`);
 4. **similar name**: otherwise the embedding of the subject's name against the names of
    the user's live wings of the same kind; at ``SubjectRules.merge_similarity`` or above
    (the threshold's reason is on the field) the conversation joins that wing and its
@@ -34,7 +36,7 @@ from ingest.records import MiningDeps
 from ingest.subject_centrality import Embed
 from ingest.subject_rules import SUBJECT_RULES, SubjectRules
 from ingest.subjects import WingSubject, choose_subject, subject_key
-from ingest.wing_content import content_wing
+from ingest.wing_content import ChatContent, chat_content, content_wing
 from loci.models import Drawer, Entity, Relation, Room, Wing
 
 __all__ = [
@@ -148,7 +150,8 @@ async def conversation_subject(
     if subject is None:
         return None
     try:
-        return await settle_subject(deps, user_id, conversation_id, subject, rules, document)
+        chat = chat_content(turns, mentions, document, rules)
+        return await settle_subject(deps, user_id, conversation_id, subject, rules, chat)
     except Exception as e:  # as above: a missed merge costs a duplicate wing, not the run
         log.warning("wing name comparison failed, keeping %r: %s: %s", subject.name, type(e).__name__, e)
         return subject
@@ -160,15 +163,15 @@ async def settle_subject(
     conversation_id: int,
     subject: WingSubject,
     rules: SubjectRules = SUBJECT_RULES,
-    document: np.ndarray | None = None,
+    chat: ChatContent | None = None,
 ) -> WingSubject:
     """``subject``, renamed to the existing wing's name when it is the same subject
-    (``document``: the chat's mean drawer embedding, for the content step)."""
+    (``chat``: the chat's mean drawer embedding and words, for the content step)."""
     async with deps.db.user_session(user_id) as s:
         if await _has_wing(s, conversation_id):
             return subject  # a resumed conversation keeps its wing; nothing to compare
         subject = await _kin_named(s, user_id, subject)
-        joined = await content_wing(s, user_id, subject, document, rules, MAX_COMPARED_WINGS)
+        joined = await content_wing(s, user_id, subject, chat or ChatContent(None), rules, MAX_COMPARED_WINGS)
         if joined is not subject:
             return joined
         wings = (
