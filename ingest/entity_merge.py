@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 
-from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_liveness import live_entity
+from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
 __all__ = ["display_name", "short_names", "shortens"]
@@ -43,12 +44,22 @@ def display_name(spellings: Sequence[tuple[str, bool]]) -> str:
 
 
 @cache
-def _live() -> ColumnElement[bool]:
-    """`live_entity` of `Entity`, built once: an expression is immutable and may sit in any
-    number of statements, and building it (three aliases, each adapting every column of its
-    model) cost more than the query it guards. Every mining window asks `short_names`: it was
-    ~5 % of mining's CPU outside the model (py-spy, `bench.mining_speed`, 2026-11-29)."""
-    return live_entity(Entity.id)
+def _longer_sql() -> str:
+    """`short_names`' read of the stored names a short one may abbreviate, compiled once
+    (`loci.compiled`): every mining window asks it, and as an ``OR`` of one ``LIKE`` per
+    short name its text changed with their count, so Postgres planned it afresh each time
+    (~1 ms, more than the read). Building `live_entity` (three aliases, each adapting every
+    column of its model) had cost more than the query too (py-spy, `bench.mining_speed`)."""
+    user_id, kinds = bindparam("user_id", type_=BigInteger), bindparam("kinds", type_=ARRAY(Text))
+    shapes = bindparam("shapes", type_=ARRAY(Text))
+    return driver_sql(
+        select(Entity.kind, Entity.slug).where(
+            Entity.user_id == user_id,
+            Entity.kind == func.any(kinds),
+            Entity.slug.like(func.any(shapes)),
+            live_entity(Entity.id),
+        )
+    )
 
 
 def _short_of(kind: str, slug: str, longer: str) -> bool:
@@ -71,15 +82,8 @@ async def short_names(
     short = {m: key for m, key in keys.items() if m != USER_ENTITY and _may_be_short(key[0], m.name)}
     if not short:
         return {}
-    shapes = [
-        Entity.slug.like(f"{slug}-%") if kind == "p" else Entity.slug.like(f"%-{slug}")
-        for kind, slug in set(short.values())
-    ]
-    stored = await s.execute(
-        select(Entity.kind, Entity.slug).where(
-            Entity.user_id == user_id, Entity.kind.in_(("p", "i")), or_(*shapes), _live()
-        )
-    )
+    shapes = sorted({f"{slug}-%" if kind == "p" else f"%-{slug}" for kind, slug in short.values()})
+    stored = await compiled_rows(s, _longer_sql(), {"user_id": user_id, "kinds": ["p", "i"], "shapes": shapes})
     pool = {(str(kind), str(slug)) for kind, slug in stored} | set(keys.values())
     out: dict[EntityMention, tuple[str, str]] = {}
     for m, (kind, slug) in short.items():

@@ -22,8 +22,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from psycopg.types.json import Jsonb
+from sqlalchemy import ARRAY, BigInteger, ColumnElement, Text, and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -33,8 +33,9 @@ from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
 from ingest.names import name_key, slugify
 from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
 from ingest.relation_close import close_ended, close_plans, fulfilled_at
-from ingest.relation_sources import add_source
-from loci.batching import row_batches
+from ingest.relation_sources import add_source, add_told
+from loci.column_insert import ColumnInsert, insert_columns
+from loci.compiled import compiled_rows, driver_sql
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_text
@@ -152,11 +153,8 @@ async def _stored(
     keys = list(keys)
     if not keys:
         return {}, set()
-    stored = await s.execute(
-        select(Entity.slug, Entity.kind, _live())
-        .where(Entity.user_id == user_id, Entity.slug.in_({slug[:300] for _, slug in keys}))
-        .order_by(Entity.id.desc())
-    )
+    slugs = sorted({slug[:300] for _, slug in keys})
+    stored = await compiled_rows(s, _stored_sql(), {"user_id": user_id, "slugs": slugs})
     kinds: dict[str, str] = {}
     stale: set[tuple[str, str]] = set()
     for slug, kind, live in stored:
@@ -171,21 +169,21 @@ async def _stored(
 
 
 @cache
-def _live() -> ColumnElement[bool]:
-    """`live_entity` of `Entity`, built once (see `entity_merge._live`)."""
-    return live_entity(Entity.id)
+def _stored_sql() -> str:
+    """`_stored`'s read, with `live_entity`, compiled once (`loci.compiled`): every window asks it."""
+    user_id, slugs = bindparam("user_id", type_=BigInteger), bindparam("slugs", type_=ARRAY(Text))
+    stmt = select(Entity.slug, Entity.kind, live_entity(Entity.id)).where(Entity.user_id == user_id)
+    return driver_sql(stmt.where(Entity.slug == func.any(slugs)).order_by(Entity.id.desc()))
 
 
-_EXCLUDED = pg_insert(Entity).excluded
-"""The row a window proposes, as ON CONFLICT DO UPDATE reads it."""
-_ADD: dict[str, Any] = {
-    "mention_count": Entity.mention_count + _EXCLUDED.mention_count,
-    "first_seen": func.least(Entity.first_seen, _EXCLUDED.first_seen),
-    "last_seen": func.greatest(Entity.last_seen, _EXCLUDED.last_seen),
-    "aliases": text("ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"),
-}
+_ADD = (
+    "mention_count = entities.mention_count + excluded.mention_count, "
+    "first_seen = least(entities.first_seen, excluded.first_seen), "
+    "last_seen = greatest(entities.last_seen, excluded.last_seen), "
+    "aliases = ARRAY(SELECT DISTINCT unnest(entities.aliases || excluded.aliases))"
+)
 """What the upsert writes to a stored, live entity: the window's figures added to its own."""
-_REPLACE: dict[str, Any] = {column: _EXCLUDED[column] for column in (*_ADD, "name")}
+_REPLACE = ", ".join(f"{c} = excluded.{c}" for c in ("mention_count", "first_seen", "last_seen", "aliases", "name"))
 """What it writes to a stored entity with no live source (`_stored`), whose chats are all in
 the trash: the window's figures alone. Those it has are its trashed sources' (kept for a
 restore, which recounts them from both: `ingest.entity_stats`) and must not show under a
@@ -193,28 +191,38 @@ later chat's mention: "Derek Hale" named again while the chat that first named h
 the trash is seen since now, mentioned once, spelled as now."""
 
 
+def _entity_upsert(update_with: str) -> ColumnInsert:
+    """The window's entities, one array per column (`loci.column_insert`), each row's aliases
+    as a jsonb list; a stored (user, kind, slug) is updated with ``update_with``."""
+    columns = (("user_id", "bigint"), ("kind", "varchar"), ("name", "varchar"), ("slug", "varchar"),
+               ("aliases", "jsonb"), ("mention_count", "integer"), ("first_seen", "timestamptz"),
+               ("last_seen", "timestamptz"))  # fmt: skip
+    aliases = "ARRAY(SELECT a FROM jsonb_array_elements_text(aliases) WITH ORDINALITY AS e(a, n) ORDER BY n)"
+    suffix = f"ON CONFLICT (user_id, kind, slug) DO UPDATE SET {update_with} RETURNING id, kind, slug, (xmax = 0)"
+    return ColumnInsert(Entity.__tablename__, columns, suffix, (("aliases", aliases),))
+
+
+_UPSERTS = {False: _entity_upsert(_ADD), True: _entity_upsert(_REPLACE)}  # stale (`_stored`) or not
+
+
 async def _upsert_rows(
     s: AsyncSession, rows: list[dict[str, Any]], stale: set[tuple[str, str]]
 ) -> tuple[dict[tuple[str, str], int], int]:
-    """INSERT … ON CONFLICT for the window's entities, in `row_batches` (each (kind, slug)
-    is in one row only, so batches never touch the same entity), those of ``stale`` keys
-    apart (`_REPLACE`); ({(kind, slug): id}, new ones)."""
+    """INSERT … ON CONFLICT for the window's entities, one statement for those of ``stale``
+    keys (`_REPLACE`) and one for the others (each (kind, slug) is in one row only, so no
+    statement touches an entity twice); ({(kind, slug): id}, new ones)."""
     ids: dict[tuple[str, str], int] = {}
     created = 0
-    groups: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
-    for row in rows:
-        groups[(row["kind"], row["slug"]) in stale].append(row)
-    for group, update_with in ((groups[True], _REPLACE), (groups[False], _ADD)):
-        for batch in row_batches(group):
-            stmt: Any = (
-                pg_insert(Entity)
-                .values(list(batch))
-                .on_conflict_do_update(index_elements=["user_id", "kind", "slug"], set_=update_with)
-                .returning(Entity.id, Entity.kind, Entity.slug, literal_column("(xmax = 0)"))
-            )
-            for entity_id, kind, slug, inserted in await s.execute(stmt):
-                ids[(kind, slug)] = int(entity_id)
-                created += int(bool(inserted))
+    groups: dict[bool, list[tuple[Any, ...]]] = {True: [], False: []}
+    for r in rows:
+        groups[(r["kind"], r["slug"]) in stale].append((
+            r["user_id"], r["kind"], r["name"], r["slug"], Jsonb(r["aliases"]), r["mention_count"],
+            r["first_seen"], r["last_seen"],
+        ))  # fmt: skip
+    for is_stale in (True, False):
+        for entity_id, kind, slug, inserted in await insert_columns(s, _UPSERTS[is_stale], groups[is_stale]):
+            ids[(kind, slug)] = int(entity_id)
+            created += int(bool(inserted))
     return ids, created
 
 
@@ -301,21 +309,12 @@ async def record_relation(
         valid_to = min((at for at in (valid_to, done) if at is not None), default=None)
     await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     await close_ended(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-    row = Relation(
-        user_id=user_id,
-        subject_id=subject_id,
-        predicate=predicate,
-        object_entity_id=object_entity_id,
-        object_value=value,
-        valid_from=valid_from,
-        valid_to=valid_to,
-        source_drawer_id=source_drawer_id,
-        confidence=confidence,
-        multi=multi,
-    )
-    s.add(row)
-    await s.flush()
-    await add_source(s, user_id, row.id, source_drawer_id)
+    told = {
+        "user_id": user_id, "subject_id": subject_id, "predicate": predicate, "object_entity_id": object_entity_id,
+        "object_value": value, "valid_from": valid_from, "valid_to": valid_to, "source_drawer_id": source_drawer_id,
+        "confidence": confidence, "multi": multi,
+    }  # fmt: skip
+    await add_told(s, told)
     return True
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import Text, cast, func, select, text, update
+from sqlalchemy import ColumnElement, Text, cast, func, insert, literal, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -52,11 +52,21 @@ class PlacedWing:
 class PlacedRoom:
     id: int
     seq: int
+    new: bool = False
+    """Made by this `resolve_room`, so it holds no closet and no drawer yet: nothing to ask."""
 
 
-async def lock_user(s: AsyncSession, user_id: int) -> None:
-    """Serialise one user's placements (seq allocation) for the rest of the transaction."""
-    await s.execute(text("SELECT pg_advisory_xact_lock(42001, :uid)"), {"uid": int(user_id) % 2_147_483_647})
+async def lock_user(s: AsyncSession, user_id: int, *, synchronous_commit: bool = True) -> None:
+    """Serialise one user's placements (seq allocation) for the rest of the transaction;
+    with ``synchronous_commit`` off, the transaction's commit does not wait for its WAL flush
+    (set in the same round trip)."""
+    uid = {"uid": int(user_id) % 2_147_483_647}
+    if synchronous_commit:
+        await s.execute(text("SELECT pg_advisory_xact_lock(42001, :uid)"), uid)
+        return
+    await s.execute(
+        text("SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(42001, :uid)"), uid
+    )
 
 
 async def resolve_wing(s: AsyncSession, user_id: int, kind: str, name: str, aliases: Sequence[str] = ()) -> PlacedWing:
@@ -112,42 +122,41 @@ async def resolve_room(
     s: AsyncSession, user_id: int, wing: PlacedWing, conversation_id: int, start: datetime, end: datetime, label: str
 ) -> PlacedRoom:
     """The live room for this conversation on ``start``'s (UTC) day; a new day, or a room in the
-    trash (its new turns would be filed out of sight), is a new room."""
+    trash (its new turns would be filed out of sight), is a new room. Found and stretched to
+    ``end`` in one statement, else made in one (its seq the wing's next): every window asks."""
     day: date = start.date()
     lo = datetime.combine(day, time(), tzinfo=start.tzinfo)
-    room = (
-        await s.execute(
-            select(Room)
-            .where(
-                Room.conversation_id == conversation_id,
-                Room.wing_id == wing.id,
-                Room.deleted_at.is_(None),
-                Room.started_at >= lo,
-                Room.started_at < lo + timedelta(days=1),
-            )
-            .order_by(Room.id)
-            .limit(1)
+    same_day = (
+        select(Room.id)
+        .where(
+            Room.conversation_id == conversation_id,
+            Room.wing_id == wing.id,
+            Room.deleted_at.is_(None),
+            Room.started_at >= lo,
+            Room.started_at < lo + timedelta(days=1),
         )
-    ).scalar_one_or_none()
-    if room is None:
-        seq = int(await s.scalar(select(func.coalesce(func.max(Room.seq), 0)).where(Room.wing_id == wing.id)) or 0)
-        room = Room(
-            user_id=user_id,
-            wing_id=wing.id,
-            conversation_id=conversation_id,
-            seq=seq + 1,
-            label=f"{day.isoformat()} · {label}"[:300],
-            started_at=start,
-            ended_at=end,
-        )
-        s.add(room)
-        await s.flush()
-    else:
-        await s.execute(update(Room).where(Room.id == room.id).values(ended_at=func.greatest(Room.ended_at, end)))
-    return PlacedRoom(room.id, room.seq)
+        .order_by(Room.id)
+        .limit(1)
+        .scalar_subquery()
+    )
+    stretch = update(Room).where(Room.id == same_day).values(ended_at=func.greatest(Room.ended_at, end))
+    found = (await s.execute(stretch.returning(Room.id, Room.seq))).one_or_none()
+    if found is not None:
+        return PlacedRoom(int(found.id), int(found.seq))
+    given = {
+        "user_id": user_id, "wing_id": wing.id, "conversation_id": conversation_id,
+        "label": f"{day.isoformat()} · {label}"[:300], "started_at": start, "ended_at": end,
+    }  # fmt: skip
+    values: dict[str, ColumnElement[Any]] = {
+        name: literal(value, Room.__table__.c[name].type) for name, value in given.items()
+    }
+    values["seq"] = func.coalesce(func.max(Room.seq), 0) + 1
+    made = insert(Room).from_select(list(values), select(*values.values()).where(Room.wing_id == wing.id))
+    new_id, seq = (await s.execute(made.returning(Room.id, Room.seq))).one()
+    return PlacedRoom(int(new_id), int(seq), new=True)
 
 
-async def resolve_closet(s: AsyncSession, user_id: int, room_id: int, topic: str) -> int:
+async def resolve_closet(s: AsyncSession, user_id: int, room: PlacedRoom, topic: str) -> int:
     """The room's live closet for ``topic``, created when new. A closet in the trash is not
     reused: drawers filed in it were out of every reader's sight (the palace, the export, the
     trash's counts). A room's closet slugs are unique, so the new closet takes the first free
@@ -155,26 +164,26 @@ async def resolve_closet(s: AsyncSession, user_id: int, room_id: int, topic: str
     drawers, as they were filed (a restore gives back what was deleted, and moves nothing)."""
     topic = " ".join(topic.split())[:300] or "general"
     slug = slugify(topic)
-    rows = (
+    rows = [] if room.new else (
         await s.execute(
             select(Closet.id, Closet.slug, Closet.topic, Closet.deleted_at)
-            .where(Closet.room_id == room_id, (Closet.slug == slug) | Closet.slug.startswith(f"{slug}-"))
+            .where(Closet.room_id == room.id, (Closet.slug == slug) | Closet.slug.startswith(f"{slug}-"))
             .order_by(Closet.id)
         )
-    ).all()
+    ).all()  # fmt: skip
     live = next((r.id for r in rows if r.deleted_at is None and slugify(r.topic) == slug), None)
     if live is not None:
         return int(live)
     taken = {r.slug for r in rows}
     free = next(c for n in itertools.count(1) if (c := slug if n == 1 else f"{slug}-{n}") not in taken)
-    closet = Closet(user_id=user_id, room_id=room_id, topic=topic, slug=free)  # the caller holds `lock_user`
-    s.add(closet)
-    await s.flush()
-    return int(closet.id)
+    closet = {"user_id": user_id, "room_id": room.id, "topic": topic, "slug": free}  # the caller holds `lock_user`
+    return int((await s.execute(insert(Closet).values(closet).returning(Closet.id))).scalar_one())
 
 
-async def next_drawer_seq(s: AsyncSession, room_id: int) -> int:
-    top = await s.scalar(select(func.coalesce(func.max(Drawer.seq), 0)).where(Drawer.room_id == room_id))
+async def next_drawer_seq(s: AsyncSession, room: PlacedRoom) -> int:
+    if room.new:
+        return 1
+    top = await s.scalar(select(func.coalesce(func.max(Drawer.seq), 0)).where(Drawer.room_id == room.id))
     return int(top or 0) + 1
 
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
-from sqlalchemy import select, text, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.archive import PendingArchive, settle_archive
@@ -105,8 +105,7 @@ async def write_window(
     the seqs of the turns written (none when another run committed them already)."""
     # Asynchronous commit: a database crash may lose the last few windows' commits, but the
     # watermark is in the same transaction, so they are simply mined again (no half windows).
-    await s.execute(text("SET LOCAL synchronous_commit = off"))
-    await lock_user(s, conv.user_id)
+    await lock_user(s, conv.user_id, synchronous_commit=False)
     found = await s.execute(
         select(Conversation.mined_seq, Conversation.deleted_at).where(Conversation.id == conv.id).with_for_update()
     )
@@ -123,7 +122,7 @@ async def write_window(
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
     wing = await _wing_for(s, conv, subject)
     rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)
-    closets = {day: await resolve_closet(s, conv.user_id, room.id, topic) for day, room in rooms.items()}
+    closets = {day: await resolve_closet(s, conv.user_id, room, topic) for day, room in rooms.items()}
     facts = await name_kin(s, conv.user_id, _facts_of(ex, kept))
     entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
@@ -236,7 +235,7 @@ async def _place_drawers(
     for plan in plans:
         t, room = plan.turn, rooms[plan.day]
         if room.id not in next_seq:
-            next_seq[room.id] = await next_drawer_seq(s, room.id)
+            next_seq[room.id] = await next_drawer_seq(s, room)
         for part in plan.parts:
             found = mentions_in_part(part.content, part.index, mentions.get(t.seq, ()))
             tags, tag_text = tags_for(found)

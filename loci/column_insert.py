@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import psycopg
-from pgvector.psycopg.vector import register_vector_info
+from pgvector import Vector
+from pgvector.psycopg.vector import VectorBinaryDumper, VectorDumper
 from psycopg.types import TypeInfo
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -46,6 +48,9 @@ _VECTOR_OIDS = "SELECT oid, typarray FROM pg_type WHERE oid = 'vector'::regtype"
 class ColumnInsert:
     """An INSERT into ``table`` of rows whose values are ``columns`` (name, PostgreSQL element
     type) in order, with ``suffix`` (``ON CONFLICT …``, ``RETURNING …``) after the SELECT.
+    ``converted`` gives a column the SQL expression its value is selected by, over the
+    unnested column of that name, for a value no array element holds: unnest flattens an
+    array of arrays, so a row's list travels as ``jsonb`` and is made an array here.
 
     Types are the base ones (``varchar``, ``vector``), never with a length or dimension: an
     explicit cast to ``varchar(16)`` would cut a long value silently, where the INSERT's own
@@ -54,16 +59,19 @@ class ColumnInsert:
     table: str
     columns: tuple[tuple[str, str], ...]
     suffix: str = ""
+    converted: tuple[tuple[str, str], ...] = ()
     sql: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         names = ", ".join(name for name, _ in self.columns)
+        expressions = dict(self.converted)
+        selected = ", ".join(expressions.get(name, name) for name, _ in self.columns)
         # %b: binary arrays. psycopg's automatic format dumps a list as text (its text array
         # dumper takes mixed types), which would format every vector as decimals after all.
         arrays = ", ".join(f"%b::{kind}[]" for _, kind in self.columns)
         # WITH ORDINALITY … ORDER BY: rows are inserted (and draw their ids) in the given order.
         statement = (
-            f"INSERT INTO {self.table} ({names}) SELECT {names} FROM unnest({arrays}) "
+            f"INSERT INTO {self.table} ({names}) SELECT {selected} FROM unnest({arrays}) "
             f"WITH ORDINALITY AS given({names}, given_order) ORDER BY given_order {self.suffix}"
         )
         object.__setattr__(self, "sql", statement.strip())
@@ -102,7 +110,16 @@ async def _vector_cursor(session: AsyncSession) -> psycopg.AsyncCursor[Any]:
         info = connection.info[_VECTOR_INFO] = TypeInfo("vector", found[0], found[1])
     connection.info[MAY_WRITE] = True
     cursor = driver.cursor()
-    # On the cursor's own adapters map only. pgvector annotates a connection, but any psycopg
-    # adapting context takes it (the cursor's map is a copy of its connection's).
-    register_vector_info(cursor, info)  # type: ignore[arg-type]
+    # On the cursor's own adapters map only (it is a copy of its connection's), as pgvector's
+    # `register_vector_info` does, less the two dumper classes it makes anew on every call.
+    info.register(cursor)
+    for dumper in _vector_dumpers(info.oid):
+        cursor.adapters.register_dumper(Vector, dumper)
+        cursor.adapters.register_dumper("numpy.ndarray", dumper)
     return cursor
+
+
+@cache
+def _vector_dumpers(oid: int) -> tuple[type[VectorDumper], type[VectorBinaryDumper]]:
+    """pgvector's text and binary dumpers bound to the ``vector`` type's ``oid``, made once."""
+    return type("", (VectorDumper,), {"oid": oid}), type("", (VectorBinaryDumper,), {"oid": oid})

@@ -44,7 +44,7 @@ async def test_short_names_build_the_liveness_filter_once(
         return live_entity(entity_id)
 
     monkeypatch.setattr("ingest.entity_merge.live_entity", counted)  # the name short_names reads it by
-    entity_merge._live.cache_clear()
+    entity_merge._longer_sql.cache_clear()
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     await _mine(db, deps, user, "boiler", ["Mike Doyle fixed the boiler at last, and Sara Lind paid him."], 0)
