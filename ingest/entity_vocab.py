@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from loci.people_roles import PEOPLE_ROLES
+
 __all__ = [
     "BODY_PARTS",
     "EVENT_HEADS",
@@ -86,49 +88,6 @@ NOT_NAMES = words(
 """Capitalised words that are never an entity on their own: pronouns and chat words,
 speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "Check"),
 and calendar words, plural ones too ("on Sundays": times come from `loci.timexpr`, not from capitals)."""
-
-_SAID_AS_RECORDED = words(
-    """brother sister son daughter partner friend cousin aunt uncle niece nephew grandson granddaughter roommate
-    flatmate boss manager colleague coworker mentor teacher tutor student doctor dentist supervisor advisor
-    therapist physio physiotherapist coach trainer landlord landlady neighbour stepson stepdaughter stepbrother
-    stepsister godson goddaughter"""
-)
-PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
-    {
-        **{w: w for w in _SAID_AS_RECORDED},
-        "mom": "mother",
-        "mum": "mother",
-        "mother": "mother",
-        "dad": "father",
-        "father": "father",
-        "grandma": "grandmother",
-        "grandmother": "grandmother",
-        "grandpa": "grandfather",
-        "grandfather": "grandfather",
-        "neighbor": "neighbour",
-        "co-worker": "coworker",
-        "wife": "partner",
-        "husband": "partner",
-        "girlfriend": "partner",
-        "boyfriend": "partner",
-        "fiance": "partner",
-        "fiancee": "partner",
-        "fiancé": "partner",
-        "fiancée": "partner",
-        "spouse": "partner",
-        "gp": "doctor",
-        "physician": "doctor",
-        "best friend": "friend",
-        "boss": "manager",
-        "landlady": "landlord",
-    }
-)
-"""Words for the people in someone's life (as said → the predicate it records). Two words for
-one single-valued role record one predicate, so the new one closes the old: "Ana is my new
-boss" ends "my manager Tiago", a new landlady the landlord, and "my wife Sam" after "my
-girlfriend Sam" is the same `partner` (no new row), while a new partner closes the old one.
-The word said is not kept on the row (`loci.models.Relation` has no column for it); the
-drawer it came from still says it. Migration 0029 rewrote the rows stored before these."""
 
 PETS: Mapping[str, str] = MappingProxyType(
     {

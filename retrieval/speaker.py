@@ -34,6 +34,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import driver_rows
+from loci.people_roles import PEOPLE_ROLES
 from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
@@ -63,13 +64,15 @@ def speaker_phrases(message: str, params: SpeakerParams) -> list[str]:
 
 
 def kin_words(message: str) -> list[str]:
-    """The ties the message names as the user's: "my partner", "my older sister" give
-    ``partner``, ``older``, ``older sister`` (the graph's predicate is one of them, if any)."""
+    """The ties the message names as the user's, as the graph's predicates: "my wife", "my
+    older sister" give ``partner``, ``older``, ``older sister`` (a word for a role is the
+    predicate mining records for it, `loci.people_roles`: "wife" is ``partner``, "mom"
+    ``mother``; the predicate is one of them, if any)."""
     found: dict[str, None] = {}
     for first, second in _MY_RE.findall(message):
-        found.setdefault(first.lower(), None)
-        if second:
-            found.setdefault(f"{first} {second}".lower(), None)
+        for said in (first, f"{first} {second}" if second else ""):
+            if said:
+                found.setdefault(PEOPLE_ROLES.get(said.lower(), said.lower()), None)
     return list(found)
 
 
@@ -78,11 +81,16 @@ _ASKED_KIN = (
     "asked AS (SELECT unnest(CAST(:names AS text[])) AS n UNION SELECT lower(coalesce(e.name, r.object_value)) "
     "FROM entities u JOIN relations r ON r.subject_id = u.id AND r.user_id = :uid "
     "LEFT JOIN entities e ON e.id = r.object_entity_id "
-    "WHERE u.user_id = :uid AND u.kind = 'p' AND u.slug = :me AND r.predicate = ANY(:kin) AND r.valid_to IS NULL)"
+    "WHERE u.user_id = :uid AND u.kind = 'p' AND u.slug = :me AND r.predicate = ANY(:kin) AND r.valid_to IS NULL "
+    "AND EXISTS (SELECT 1 FROM relation_sources t JOIN drawers s ON s.id = t.drawer_id "
+    "WHERE t.relation_id = r.id AND s.deleted_at IS NULL))"
 )
 """The names asked for: the message's runs, and with kin words the names of the people the
 user's current relations of those predicates point at (the user's entity by its unique
-(user, kind, slug) key, its relations through ``ix_relations_subject``)."""
+(user, kind, slug) key, its relations through ``ix_relations_subject``). Only a relation a
+live turn said counts (`ingest.graph_liveness.live_relation`: a partner learned from a chat
+now in the trash names no one); the stored ``valid_to`` is read as it is, so a partner whose
+successor's chat was trashed is not taken back (the question then names no one by kin)."""
 
 
 def _sql(with_vector: bool, extra: str, kin: bool = False) -> str:

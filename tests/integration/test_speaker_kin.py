@@ -57,6 +57,14 @@ async def test_my_partner_is_the_person_the_graph_says(client: Client, app_state
     hers = found["items"][said.index(VEGETARIAN)]
     assert hers["speaker"] == "Inês" and "speaker" in hers["ranks"], hers
     assert f"Inês (other): {VEGETARIAN}" in found["context"], found["context"]
+    # Another word for the same tie reads the same relation: "girlfriend" is `partner`.
+    also = await _recall(client, user, "What food restriction does my girlfriend have?")
+    assert any(i["speaker"] == "Inês" and "speaker" in i["ranks"] for i in also["items"]), also["items"]
     # A tie the graph does not hold names nobody: "my dentist" finds no speaker.
     other = await _recall(client, user, "What did my dentist say about flossing?")
     assert not any("speaker" in i["ranks"] for i in other["items"]), other["items"]
+    # Nor does one learned only from a chat now in the trash.
+    trashed = await client.delete("/v1/conversations/hotel", headers=user.headers)
+    assert trashed.status_code == 200, trashed.text
+    gone = await _recall(client, user, "What food restriction does my partner have?")
+    assert not any("speaker" in i["ranks"] for i in gone["items"]), gone["items"]

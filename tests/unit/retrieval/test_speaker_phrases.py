@@ -18,6 +18,9 @@ def test_kin_words_are_the_words_after_my() -> None:
     assert kin_words("What food restriction does my partner have?") == ["partner", "partner have"]
     assert "older sister" in kin_words("When is My older sister's flight?")
     assert kin_words("What did Priya say?") == []
+    # the word said is read as the predicate mining records for it (loci.people_roles)
+    assert kin_words("What does my wife eat?")[0] == "partner"
+    assert kin_words("What did my mom say?")[0] == "mother"
 
 
 def test_the_user_slug_is_the_one_mining_gives_the_user() -> None:
