@@ -21,7 +21,8 @@ forgotten, new lines are added, all ``source=user`` in one transaction under the
 
 An agent key reads and replaces only the part of the profile it may see (`_visible_core`):
 the memories no agent owns and its own, in its categories; its PUT writes as the agent
-(``source=agent``, actor ``agent:<id>``) and leaves every other core memory as it was.
+(``source=agent``, actor ``agent:<id>``, the new lines its own as a save's are) and leaves every
+other core memory as it was.
 """
 
 from __future__ import annotations
@@ -237,6 +238,7 @@ async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: 
             row = await new_memory_row(
                 s, user_id, layer="core", category=category, content=content, source=source, importance=3,
                 pinned=False, tags=[], turn_seqs=[], valid_from=now, embedding=vectors[_key(category, content)],
+                agent_id=scope.agent_id,  # an agent's line is its own, as its save_memory's is
             )  # fmt: skip
             history = await record_event(
                 s, user_id, "add", actor=actor, lineage_id=row.id, new_id=row.id, layer="core", category=category,

@@ -79,6 +79,7 @@ async def test_an_agents_profile_put_leaves_what_it_cannot_see(base_url: str, db
         assert put.status_code == 200, put.text
         events = put.json()["events"]
         assert [e["event"] for e in events] == ["add"] and events[0]["memory"]["source"] == "agent", events
+        assert events[0]["memory"]["agent_id"] == "writer", events  # its own line, as a save makes it
         mine = (await http.get("/v1/profile", headers=user.headers)).json()
         assert {SHARED, CODERS, STEPS, "Short answers"} == {m["content"] for m in mine["memories"]}
         lineage = events[0]["memory"]["lineage_id"]
