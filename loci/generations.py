@@ -57,8 +57,10 @@ class Generations:
     def __init__(self, redis: Redis, namespace: str) -> None:
         self.redis = redis
         self.prefix = f"loci:{namespace}"
-        self.owed: set[int | None] = set()
-        """Users (None: everyone) whose write committed and whose bump has not landed."""
+        self.owed: dict[int | None, int] = {}
+        """Users (None: everyone) whose write committed and whose bump has not landed, each
+        with the number of its latest bump: a settle that sent an older one leaves it owed."""
+        self._bumps = 0
 
     @property
     def global_key(self) -> str:
@@ -84,7 +86,8 @@ class Generations:
         """After a write committed: a new token for ``user_id`` (None: for everyone), and
         for every bump still owed. A failure is logged, not raised: the write has committed
         and must stand, and the bump stays owed (see the module docstring)."""
-        self.owed.add(user_id)  # before the round trip: a cancelled bump stays owed
+        self._bumps += 1
+        self.owed[user_id] = self._bumps  # before the round trip: a cancelled bump stays owed
         await self.settle()
 
     async def settle(self) -> bool:
@@ -92,7 +95,7 @@ class Generations:
         nothing is owed any more. Free when nothing is."""
         if not self.owed:
             return True
-        sending = set(self.owed)
+        sending = dict(self.owed)
         keys = [self.global_key] if None in sending or len(sending) > OWED_MAX else [self._key(u) for u in sending]
         token = f"{time.time_ns():x}.{secrets.token_hex(4)}"
         try:
@@ -106,7 +109,9 @@ class Generations:
         except (RedisError, OSError) as e:
             log.warning("generations.bump_failed", extra={"owed": len(self.owed), "error": type(e).__name__})
             return False
-        self.owed -= sending  # a bump owed meanwhile stays for the next round trip
+        for user, number in sending.items():  # one owed again meanwhile (a newer number) stays:
+            if self.owed.get(user) == number:  # its write may have committed after this token was set
+                del self.owed[user]
         return not self.owed
 
     def _key(self, user_id: int | None) -> str:

@@ -10,11 +10,13 @@ import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -78,9 +80,38 @@ async def test_a_cancelled_bump_stays_owed_until_it_lands(settings: Settings) ->
         bump.cancel()
         with pytest.raises(asyncio.CancelledError):
             await bump
-        assert generations.owed == {7}
+        assert set(generations.owed) == {7}
         assert await generations.settle() and not generations.owed
         assert await redis.get(key) is not None
+    finally:
+        await redis.aclose()
+
+
+async def test_a_bump_owed_again_while_an_older_one_lands_stays_owed(settings: Settings) -> None:
+    """A settle sends user 7's token; before Valkey answers, another write for 7 commits and
+    its own bump fails. The first settle's success must not clear the second: that write
+    committed after the token was set, so entries computed before it are still fresh."""
+    redis = Redis.from_url(settings.queue.url or "")
+    generations = Generations(redis, namespace_of("owed-race", None))
+    sent, answer = asyncio.Event(), asyncio.Event()
+    real_set = redis.set
+
+    async def slow_then_down(*args: Any, **kwargs: Any) -> Any:
+        if sent.is_set():
+            raise RedisConnectionError("Valkey went away")
+        done = await real_set(*args, **kwargs)
+        sent.set()
+        await answer.wait()  # the token is in Valkey; its reply is slow
+        return done
+
+    try:
+        generations.redis = cast(Redis, SimpleNamespace(set=slow_then_down))
+        first = asyncio.create_task(generations.bump(7))
+        await sent.wait()
+        await generations.bump(7)  # the later write's bump fails: owed again
+        answer.set()
+        await first
+        assert list(generations.owed) == [7]
     finally:
         await redis.aclose()
 
