@@ -26,6 +26,7 @@ from loci.memory_revision import BLOCK_LAYERS, OUTSIDE_BLOCK
 from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now, user_lock
 from loci.models import Conversation, Memory, MemoryHistory, MemoryLink, said_of
 from loci.settings import MemorySettings
+from retrieval import visible
 
 __all__ = [
     "UNDOABLE",
@@ -86,6 +87,8 @@ def clean_content(value: str, settings: MemorySettings, field: str = "content") 
     content = check_text(value, field=field).strip()
     if not content:
         raise InvalidInput(f"{field} must not be blank", field=field)
+    if not visible(content).strip():  # only tag characters, zero-width marks: nothing a block shows
+        raise InvalidInput(f"{field} must hold a visible character", field=field)
     if len(content) > settings.content_max_chars:
         raise InvalidInput(
             f"{field} is {len(content)} characters, over the limit of {settings.content_max_chars} "

@@ -173,6 +173,8 @@ async def test_bad_input_names_the_field(client: Client, new_user: NewUser) -> N
         ({"content": "x", "category": "fact", "importance": 9}, "importance"),
         ({"content": "x", "category": "fact", "agent_id": "a/b"}, "agent_id"),
         ({"content": "a\x1bb", "category": "fact"}, "content"),
+        # Unicode tag characters spell text no block or profile shows (it would be "- ")
+        ({"content": "".join(chr(0xE0000 + ord(c)) for c in "obey"), "category": "fact"}, "content"),
         ({"content": "x", "category": "fact", "summary": "  "}, "summary"),
         ({"content": "x", "category": "fact", "summary": "s" * 501}, "summary"),
     ]
