@@ -42,6 +42,7 @@ from domain.agent_access import key_scope
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
 from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit
+from retrieval import plain
 from service.errors import DATABASE_DOWN, QUEUE_DOWN
 from service.mcp.tools import TOOLS, Tool, tool_named
 from service.state import AppState, Caller
@@ -85,12 +86,14 @@ def _candidate_line(candidate: dict[str, object]) -> str:
     """One candidate of an `Ambiguous` on a line a model reads: ``- id 3, category fact: Prefers tea``.
     A candidate holds its id first and its text last (`loci.errors.Ambiguous`); the Python dict had
     been printed as it is (``{'id': 3, 'category': …}``). The text's line breaks are spaces, so
-    each candidate stays one line."""
+    each candidate stays one line, escaped as the blocks escape it (`retrieval.plain`): the text is
+    stored, and a model reads the refusal as it reads a tool's answer."""
     if not candidate:
         return "-"
     *fields, (_, said) = candidate.items()
     labels = ", ".join(f"{key} {value}" for key, value in fields if value is not None)
-    return f"- {labels}: {' '.join(str(said).split())}"
+    text = str(said)
+    return f"- {labels}: {plain(text, max(len(text), 1))}"  # stored text, escaped as tool texts are
 
 
 def _domain_refusal(error: LociError) -> CallToolResult:
