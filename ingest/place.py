@@ -139,7 +139,13 @@ async def resolve_room(
         .limit(1)
         .scalar_subquery()
     )
-    stretch = update(Room).where(Room.id == same_day).values(ended_at=func.greatest(Room.ended_at, end))
+    # deleted_at again on the row updated: a trash that held the room's lock while this waited
+    # committed first, and Postgres re-checks only the outer WHERE on the row it waited for
+    stretch = (
+        update(Room)
+        .where(Room.id == same_day, Room.deleted_at.is_(None))
+        .values(ended_at=func.greatest(Room.ended_at, end))
+    )
     found = (await s.execute(stretch.returning(Room.id, Room.seq))).one_or_none()
     if found is not None:
         return PlacedRoom(int(found.id), int(found.seq))
