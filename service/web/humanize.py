@@ -144,10 +144,15 @@ def bdi(label: object) -> Markup:
     return Markup("<bdi>{}</bdi>").format(label)
 
 
+_ISOLATE_MARKS = re.compile("[\u2066-\u2069]")
+
+
 def isolated(label: str) -> str:
     """``label`` between U+2068 and U+2069 (first-strong isolate, pop directional isolate): the
-    plain-text `bdi`, for a ``<title>`` or attribute, where no element can go."""
-    return f"\u2068{label}\u2069"
+    plain-text `bdi`, for a ``<title>`` or attribute, where no element can go. The label's own
+    isolate marks go first: a U+2069 in it would close the isolate early and let an override
+    after it run to the end of the title."""
+    return f"\u2068{_ISOLATE_MARKS.sub('', label)}\u2069"
 
 
 def speaker_label(role: str | None, speaker: str | None = None) -> Markup:

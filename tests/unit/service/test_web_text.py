@@ -16,6 +16,7 @@ from service.web.humanize import (
     entity_kind,
     human_date,
     human_datetime,
+    isolated,
     known,
     plural,
     role_label,
@@ -181,3 +182,9 @@ def test_technical_details_flatten_the_payload_without_reprs() -> None:
     assert all(REPR.search(v) is None for v in lines.values())
     assert detail_lines("x", None) == [("type", "x")]
     assert plain_value([]) == "none" and plain_value(False) == "no" and plain_value(0.000123) == "0.000123"
+
+
+def test_an_isolated_title_name_cannot_close_its_own_isolate() -> None:
+    """A name holding U+2069 (pop directional isolate) then U+202E would end the isolate early
+    and let the override run to the end of the page's title."""
+    assert isolated("Eve\u2069\u202eevil") == "\u2068Eve\u202eevil\u2069"
