@@ -15,7 +15,6 @@ wing may be configured before mining creates it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -25,12 +24,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
-from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, SLUG_PATTERN, check_id
 from loci.models import TOP_K_MAX
-from loci.refusal_words import in_words
+from loci.refusal_words import refused_at
 from loci.settings import CATEGORY_PATTERN
 
 __all__ = [
@@ -239,27 +237,14 @@ class _LooseDoc(msgspec.Struct, forbid_unknown_fields=True):
     agents: dict[AgentKey, Any] = msgspec.field(default_factory=dict)
 
 
-_WHERE = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
-_UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
-
-
 def _convert(raw: Any, kind: Any, at: str) -> Any:
     """``msgspec.convert``, its error a 400 naming the field by its keys: msgspec writes a
     map's value as ``[...]``, so maps are converted one value at a time with ``at`` known."""
     try:
         return msgspec.convert(raw, kind)
     except msgspec.ValidationError as e:
-        message = str(e)
-        where = _WHERE.search(message)  # "- at `$.wings[0]`", or a map's key: "- at `key` in `$.agents`"
-        below = where.group("path") if where else ""
-        field = (at + below).lstrip(".") or "body"
-        said = in_words(message[: where.start()] if where else message)
-        if INVALID_CHOICE.match(said) and (choices := choices_at(kind, below)):
-            said = one_of(choices)
-        if unknown := _UNKNOWN.search(message):  # a misspelt "wing:" would otherwise read as a riddle
-            below, said = f"{below}.{unknown.group('name')}", "is not a field here (unknown ones are refused)"
-            field = (at + below).lstrip(".")
-        said = said.replace("`", "")
+        below, said = refused_at(str(e), kind)
+        field = ".".join(part for part in (at, below) if part).replace(".[", "[") or "body"
         # in the JSON route's words (`service.strict_body`): the field, then its rule
         raise InvalidInput(f"{field}: {said[0].lower()}{said[1:]}", field=field) from e
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
+from typing import Any
 
-from loci.choices import one_of
+from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.idempotency import KEY_PATTERN, MAX_KEY_CHARS
 from loci.inputs import PATTERN_RULES
 from loci.settings import CATEGORY_PATTERN
 
-__all__ = ["in_words"]
+__all__ = ["in_words", "refused_at"]
 
 _REGEX = re.compile(r"^Expected `str` matching regex (?P<quoted>'.*'|\".*\")$")
 """msgspec's refusal of a pattern, which quotes the whole regular expression (``repr``)."""
@@ -68,3 +70,31 @@ def in_words(message: str) -> str:
     if isinstance(pattern, str) and (choices := _CHOICES.match(pattern)):
         return one_of([_ESCAPED.sub(r"\1", word) for word in choices.group("words").split("|")])
     return _RULES.get(pattern, "does not have the form the API schema states (/schema/openapi.json)")
+
+
+_AT = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
+"""Where msgspec says it refused: ``- at `$.turns[0].name``` (a key of a map: ``- at `key` in `$.tags```)."""
+_UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
+_MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
+
+
+def refused_at(text: str, type_: Any = None, named: Callable[[str], str] | None = None) -> tuple[str, str]:
+    """msgspec's refusal ``text`` as (the path it names, below what was converted to
+    ``type_``, without ``$`` or a leading dot; the rule in words, `in_words`). A refused
+    ``Literal`` lists the values it takes; a missing or unknown field is named itself
+    (``turns[0].content: is required``: a misspelt "createdAt" would otherwise be dropped in
+    silence). ``named`` rewrites msgspec's own path first (a map's ``[...]`` as its key:
+    `service.body_keys`). One reading for the JSON bodies (`service.strict_body`) and the
+    access document's YAML (`domain.agent_access_edit`), so both name a field alike."""
+    match = _AT.search(text)
+    path = match.group("path").lstrip(".") if match else ""
+    message = in_words(_AT.sub("", text))
+    if INVALID_CHOICE.match(message) and (choices := choices_at(type_, path)):
+        message = one_of(choices)
+    if named is not None:
+        path = named(path)
+    if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
+        path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
+    elif unknown := _UNKNOWN.search(text):
+        path, message = f"{path}.{unknown.group('name')}".lstrip("."), "is not a field here (unknown ones are refused)"
+    return path, message.replace("`", "")

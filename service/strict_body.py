@@ -19,23 +19,18 @@ import msgspec
 from litestar import Request
 from litestar.enums import RequestEncodingType
 
-from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import InvalidInput
-from loci.refusal_words import in_words
+from loci.refusal_words import in_words, refused_at
 from service.body_keys import with_keys
 
 __all__ = ["convert_strictly", "decode_strictly", "in_words", "refusal"]
 
 T = TypeVar("T")
 
-_AT = re.compile(r"\s*-\s*at (?:`key` in )?`\$(?P<path>[^`]*)`$")
-"""Where msgspec says it refused: ``- at `$.turns[0].name``` (a key of a map: ``- at `key` in `$.tags```)."""
-_UNKNOWN = re.compile(r"unknown field `(?P<name>[^`]+)`")
 _DECODED_AS_JSON = (None, RequestEncodingType.JSON)
 """A ``data`` parameter Litestar decodes as JSON whatever the request's Content-Type says
 (``curl -d`` sends ``application/x-www-form-urlencoded``): keyed on the header, this check
 was skipped for such requests and their bodies met only the lenient path."""
-_MISSING = re.compile(r"missing required field `(?P<name>[^`]+)`")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -73,19 +68,10 @@ def _whole_floats_as_ints(value: Any) -> Any:
 
 def _field_and_message(error: msgspec.ValidationError, type_: Any = None, value: Any = None) -> tuple[str | None, str]:
     text = str(error)
-    match = _AT.search(text)
-    path = match.group("path").lstrip(".") if match else ""
-    message = in_words(_AT.sub("", text))
-    if INVALID_CHOICE.match(message) and (choices := choices_at(type_, path)):
-        message = one_of(choices)
-    if value is not None:  # a map's value is "[...]" to msgspec: "agents[...].wings[0]" -> "agents.coder.wings[0]"
-        path = with_keys(path, value, type_, text)
-    if missing := _MISSING.search(text):  # "Object missing required field `content` - at `$.turns[0]`"
-        path, message = f"{path}.{missing.group('name')}".lstrip("."), "is required"
-    elif unknown := _UNKNOWN.search(text):  # a misspelt "createdAt" would otherwise be dropped in silence
-        path, message = f"{path}.{unknown.group('name')}".lstrip("."), "is not a field here (unknown ones are refused)"
-    message = message.replace("`", "")
-    field = path.lstrip(".") or None
+    # a map's value is "[...]" to msgspec: "agents[...].wings[0]" -> "agents.coder.wings[0]"
+    named = None if value is None else (lambda path: with_keys(path, value, type_, text))
+    path, message = refused_at(text, type_, named)
+    field = path or None
     return field, f"{field}: {message[0].lower()}{message[1:]}" if field else message
 
 
