@@ -8,8 +8,9 @@ this list, and Priya's unrelated turns outranked her answer.) Names are matched 
 the message, or by a speaker's first name alone ("Priya" finds "Priya Sharma").
 
 A run counts only where the message writes it as a name, its first word not in lower case
-("Priya", "PRIYA", "李"), unless the message has no capital letter at all ("what did priya
-say?"): friends called Will, May or Bill are words too, and "What will I eat tonight?"
+("Priya", "PRIYA", "李"), unless the message writes no capital but the pronoun "I" ("what did
+priya say?", "what did priya tell me when I called?": a keyboard capitalises "I" for people
+who type everything else in lower case): friends called Will, May or Bill are words too, and "What will I eat tonight?"
 used to fill the top 3 with Will's turns about band practice. A name opening a sentence
 still counts ("Will said…", and so, ambiguously, "Will I need a visa?").
 
@@ -43,6 +44,9 @@ from retrieval.params import SpeakerParams
 __all__ = ["speaker_candidates", "speaker_phrases"]
 
 _WORDS_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
+_PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+"""The pronoun "I" and its contractions: capitalised by keyboards and habit even where nothing
+else is, so they do not show that a message is written with capitals."""
 _MY_RE = re.compile(r"\bmy\s+([^\W\d_]+)(?:['’]s\b)?(?:\s+([^\W\d_]+))?", re.IGNORECASE | re.UNICODE)
 USER_SLUG = "user"
 """The slug of the user's own entity in the graph (`ingest.extraction.USER_ENTITY`, kind ``p``):
@@ -51,10 +55,10 @@ the subject of the relations "my partner", "my sister" name."""
 
 def speaker_phrases(message: str, params: SpeakerParams) -> list[str]:
     """The message's lower-cased runs of 1 to ``max_name_words`` words written as a name
-    (first word not lower case; any run when the message has no capital), each once."""
+    (first word not lower case; any run when the message has no capital but "I"), each once."""
     said = _WORDS_RE.findall(message)
-    caseless = message == message.lower()
     words = [w.lower().replace("’", "'") for w in said]
+    caseless = all(s == s.lower() or w in _PRONOUN_I for s, w in zip(said, words, strict=True))
     runs: dict[str, None] = {}
     for n in range(1, params.max_name_words + 1):
         for i in range(len(words) - n + 1):

@@ -11,6 +11,11 @@ def test_a_name_counts_where_written_as_one_or_in_a_message_typed_all_lower_case
     assert "will" in speaker_phrases("Will said what about the amp?", SpeakerParams())
     assert "priya" in speaker_phrases("What did PRIYA buy?", SpeakerParams())
     assert "priya" in speaker_phrases("what did priya say?", SpeakerParams())
+    # a keyboard's capital "I" does not make a lower-case message one written with capitals
+    assert "priya" in speaker_phrases("what did priya tell me when I called?", SpeakerParams())
+    assert "priya" in speaker_phrases("what did priya say when I’m away?", SpeakerParams())
+    assert "will" not in speaker_phrases("What will I eat tonight?", SpeakerParams())
+    assert "will" not in speaker_phrases("so what will I eat, Priya?", SpeakerParams())
     assert "李" in speaker_phrases("What did 李 say?", SpeakerParams())  # no case: a name as written
 
 
