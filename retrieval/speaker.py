@@ -12,7 +12,8 @@ A run counts only where the message writes it as a name, its first word not in l
 priya say?", "what did priya tell me when I called?": a keyboard capitalises "I" for people
 who type everything else in lower case): friends called Will, May or Bill are words too, and "What will I eat tonight?"
 used to fill the top 3 with Will's turns about band practice. A name opening a sentence
-still counts ("Will said…", and so, ambiguously, "Will I need a visa?").
+still counts ("Will said…"), unless a subject pronoun follows it as in a question's
+inverted verb ("Will I need a visa?", "May we…").
 
 A person the message names by the user's tie to them counts too: "my partner" is the
 object of the user's current ``partner`` relation in the graph ("Inês"), so "What food
@@ -47,6 +48,7 @@ _WORDS_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 _PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 """The pronoun "I" and its contractions: capitalised by keyboards and habit even where nothing
 else is, so they do not show that a message is written with capitals."""
+_SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "he", "she", "it", "they"})
 _MY_RE = re.compile(r"\bmy\s+([^\W\d_]+)(?:['’]s\b)?(?:\s+([^\W\d_]+))?", re.IGNORECASE | re.UNICODE)
 USER_SLUG = "user"
 """The slug of the user's own entity in the graph (`ingest.extraction.USER_ENTITY`, kind ``p``):
@@ -55,16 +57,29 @@ the subject of the relations "my partner", "my sister" name."""
 
 def speaker_phrases(message: str, params: SpeakerParams) -> list[str]:
     """The message's lower-cased runs of 1 to ``max_name_words`` words written as a name
-    (first word not lower case; any run when the message has no capital but "I"), each once."""
-    said = _WORDS_RE.findall(message)
+    (first word not lower case; any run when the message has no capital but "I"), each once,
+    none opening an inverted question ("Will I need a visa?")."""
+    found = list(_WORDS_RE.finditer(message))
+    said = [m.group() for m in found]
     words = [w.lower().replace("’", "'") for w in said]
     caseless = all(s == s.lower() or w in _PRONOUN_I for s, w in zip(said, words, strict=True))
     runs: dict[str, None] = {}
     for n in range(1, params.max_name_words + 1):
         for i in range(len(words) - n + 1):
-            if caseless or not said[i][0].islower():
+            if (caseless or not said[i][0].islower()) and not _opens_inversion(message, found, i):
                 runs.setdefault(" ".join(words[i : i + n]), None)
     return list(runs)[: params.max_phrases]
+
+
+def _opens_inversion(message: str, found: list[re.Match[str]], i: int) -> bool:
+    """Whether word ``i`` opens a sentence and a subject pronoun follows it with no comma:
+    a question's inverted verb ("Will I…", "May we…", "Can you…"), which a friend called
+    Will, May or Bill would not be; a name said to someone takes a comma ("Will, I…")."""
+    if i + 1 >= len(found) or found[i + 1].group().lower() not in _SUBJECT_PRONOUNS:
+        return False
+    before = message[: found[i].start()].rstrip(" \t\"'“‘(")
+    between = message[found[i].end() : found[i + 1].start()]
+    return (before == "" or before[-1] in ".!?\n") and between.isspace()
 
 
 def kin_words(message: str) -> list[str]:

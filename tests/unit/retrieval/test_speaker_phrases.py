@@ -16,6 +16,15 @@ def test_a_name_counts_where_written_as_one_or_in_a_message_typed_all_lower_case
     assert "priya" in speaker_phrases("what did priya say when I’m away?", SpeakerParams())
     assert "will" not in speaker_phrases("What will I eat tonight?", SpeakerParams())
     assert "will" not in speaker_phrases("so what will I eat, Priya?", SpeakerParams())
+
+
+def test_a_question_s_inverted_verb_opening_a_sentence_is_no_name() -> None:
+    assert "will" not in speaker_phrases("Will I need a visa?", SpeakerParams())
+    assert "will" not in speaker_phrases("Thanks. Will you remind me?", SpeakerParams())
+    assert "may" not in speaker_phrases("may we bring the dog?", SpeakerParams())
+    assert "will" in speaker_phrases("Will, I need your notes", SpeakerParams())  # said to Will
+    assert "will" in speaker_phrases("Did Will I mentioned call?", SpeakerParams())  # not opening
+    assert "will" in speaker_phrases("Will said I should go", SpeakerParams())
     assert "李" in speaker_phrases("What did 李 say?", SpeakerParams())  # no case: a name as written
 
 
