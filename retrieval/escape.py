@@ -22,7 +22,10 @@ stored text goes through `plain`:
    that the /memory page and a reviewer never see), the zero-width space, word joiner
    and invisible operators (U+200B, U+2060-U+206F) and the byte-order mark (U+FEFF),
    which split a word so a reviewer's search misses it. The zero-width joiners
-   (U+200C, U+200D) stay: emoji sequences and Persian and Indic spelling need them.
+   (U+200C, U+200D) stay: emoji sequences and Persian and Indic spelling need them. So
+   do the tag characters of a subdivision flag (UTS #51's emoji tag sequence: the black
+   flag U+1F3F4, two to six tag letters or digits, the cancel tag U+E007F, as in 🏴 "gbsct"
+   for Scotland): six letters after a flag spell a region code, not an instruction.
 4. Length is bounded by the caller (snippets, and `LABEL_CHARS` for names), cut at a
    word boundary before escaping, so an entity is never cut in half.
 """
@@ -60,11 +63,20 @@ _PREFIX_FACTOR = 4
 """How much longer than ``max_chars`` the prefix of ``text`` that `plain` cleans first is."""
 
 
+_FLAG = "\U0001f3f4"
+_FLAG_OR_INVISIBLE_RE = re.compile(
+    rf"({_FLAG}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{{2,6}}\U000e007f)|{_INVISIBLE_RE.pattern}"
+)
+"""A subdivision flag's whole tag sequence (kept) or one invisible character (dropped)."""
+
+
 def visible(text: str) -> str:
     """``text`` without the invisible characters of rule 3, and nothing else changed: for
     stored text shown where escaping would change what a reader writes back (the core
     profile's Markdown, which a PUT diffs against the stored rows)."""
-    return _INVISIBLE_RE.sub("", text)
+    if _FLAG not in text:  # the common case: one pass of the plain pattern
+        return _INVISIBLE_RE.sub("", text)
+    return _FLAG_OR_INVISIBLE_RE.sub(lambda m: m.group(1) or "", text)
 
 
 def _flat(text: str) -> str:
