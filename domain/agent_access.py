@@ -53,6 +53,7 @@ __all__ = [
     "CategoryMode",
     "Mode",
     "agent_scope",
+    "check_agent_source",
     "effective_agent",
     "key_scope",
     "modes_from_json",
@@ -165,6 +166,19 @@ def effective_agent(bound: str | None, asked: str | None, field: str) -> str | N
     if asked is not None and asked != bound:
         raise Forbidden(f"this API key acts as agent {bound!r}; it may not act as {asked!r}", field=field)
     return bound
+
+
+def check_agent_source(bound: str | None, source: str | None) -> None:
+    """403 on ``source`` when an agent key says the user stated a memory: ``user`` is the most
+    trusted source (recall's ties go to it), and an agent is a model that text in its context
+    can steer, so only the user's own key (an app speaking for the user) may claim it. The
+    agent's saves are ``agent`` by default."""
+    if bound is not None and source == "user":
+        raise Forbidden(
+            f"an agent's API key (agent {bound!r}) may not save a memory as the user's own; "
+            "leave `source` out (it is then `agent`) or use a user key",
+            field="source",
+        )
 
 
 def refuse_agent_key(bound: str | None, what: str) -> None:

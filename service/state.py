@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 from redis.asyncio import Redis
 
-from domain.agent_access import effective_agent
+from domain.agent_access import check_agent_source, effective_agent
 from domain.memory_rows import MemoryStore
 from loci.db import Database
 from loci.embedder import Embedder
@@ -45,7 +45,9 @@ class Caller:
 
     def acting(self, body: Body) -> Body:
         """A write's ``body`` with its ``agent_id`` the agent this request acts as: an agent key
-        writes as its agent whether or not the body names it (another is a 403)."""
+        writes as its agent whether or not the body names it (another is a 403), and never as
+        the user's own word (`domain.agent_access.check_agent_source`)."""
+        check_agent_source(self.agent_id, getattr(body, "source", None))
         return msgspec.structs.replace(body, agent_id=self.agent(getattr(body, "agent_id", None)))
 
 
