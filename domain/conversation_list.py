@@ -66,6 +66,10 @@ class ConversationSummary(msgspec.Struct):
     ] = None
 
 
+_LIVE = Turn.deleted_at.is_(None)
+"""The turns counted and dated: a trashed turn is out of `GET /v1/conversations/{id}`'s turns,
+so its time and its place in the count are not shown here either (a restore brings them back)."""
+
 Fallbacks = tuple[int, str | None]
 """A conversation's latest mining run: how many LLM fallbacks, and the first in words."""
 
@@ -144,10 +148,10 @@ async def list_conversations(
             for conv_id, n, first, last, top in await s.execute(
                 select(
                     Turn.conversation_id,
-                    func.count(),
-                    func.min(Turn.created_at),
-                    func.max(Turn.created_at),
-                    func.max(Turn.seq),
+                    func.count().filter(_LIVE),
+                    func.min(Turn.created_at).filter(_LIVE),
+                    func.max(Turn.created_at).filter(_LIVE),
+                    func.max(Turn.seq),  # what mining must reach, trashed turns included (mined already)
                 )
                 .where(Turn.user_id == user_id, Turn.conversation_id.in_(ids))
                 .group_by(Turn.conversation_id)

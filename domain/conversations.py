@@ -23,7 +23,7 @@ from arq.connections import ArqRedis
 from sqlalchemy import select
 
 import ingest
-from domain.conversation_trash import live_turns
+from domain.conversation_trash import ConversationMoved, live_turns, restore_conversation
 from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from loci.db import Database
@@ -42,6 +42,7 @@ __all__ = [
     "complete_and_mine",
     "conversation_with_turns",
     "mine_now",
+    "restore_and_mine",
 ]
 
 log = logging.getLogger("loci.domain")
@@ -101,7 +102,7 @@ async def complete_and_mine(
     if not await auto_mine_on(db, user_id):
         return Mining(ref, None, AUTO_MINE_OFF)
     try:
-        job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count)
+        job_id = await enqueue_mining(queue, user_id, ref.id, ref.last_seq)
     except _QUEUE_DOWN as e:
         log.warning("conversation %s completed; mining left to the sweep (queue: %s: %s)", ref.id, type(e).__name__, e)
         return Mining(ref, None, MINING_PENDING)
@@ -118,7 +119,7 @@ async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_
     if ref.mining_error is not None or ref.mining_failed_at is not None:
         await clear_failure(db, user_id, ref.id)
         ref = await ingest.get_conversation(db, user_id, external_id)
-    job_id = await enqueue_mining(queue, user_id, ref.id, ref.turn_count, known_unmined=ref.mined_seq < ref.turn_count)
+    job_id = await enqueue_mining(queue, user_id, ref.id, ref.last_seq, known_unmined=ref.mined_seq < ref.last_seq)
     return Mining(ref, job_id, "queued")
 
 
@@ -128,3 +129,22 @@ async def conversation_with_turns(
     """The conversation (NotFound when it is not the caller's or is trashed) and its live turns in order."""
     ref = await ingest.get_conversation(db, user_id, check_id(external_id, field=_FIELD))
     return ref, await live_turns(db, user_id, ref.id)
+
+
+async def restore_and_mine(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> ConversationMoved:
+    """Restore a trashed conversation, then enqueue mining of what it still has to mine.
+
+    A completed conversation trashed before its job ran (or while it ran) was mined no
+    further: the job found it in the trash and wrote nothing, and its id answered "done".
+    A restore brings back turns past the watermark, so it asks for them to be mined at once
+    (a fresh job when that id has finished), as completing would have; with ``auto_mine``
+    off, or the queue down, the sweep or ``POST …/mine`` does it, as after a complete.
+    """
+    moved = await restore_conversation(db, user_id, external_id)
+    ref = await ingest.get_conversation(db, user_id, external_id)
+    if ref.status == "completed" and ref.mined_seq < ref.last_seq and await auto_mine_on(db, user_id):
+        try:
+            await enqueue_mining(queue, user_id, ref.id, ref.last_seq, known_unmined=True)
+        except _QUEUE_DOWN as e:
+            log.warning("conversation %s restored; mining left to the sweep (%s: %s)", ref.id, type(e).__name__, e)
+    return moved

@@ -101,7 +101,13 @@ def _clear_mining_failure(conv: Conversation) -> None:
 
 
 async def _ref(s: AsyncSession, conv: Conversation) -> ConversationRef:
-    count = await s.scalar(select(func.count()).select_from(Turn).where(Turn.conversation_id == conv.id))
+    count, top = (
+        await s.execute(
+            select(func.count().filter(Turn.deleted_at.is_(None)), func.max(Turn.seq)).where(
+                Turn.conversation_id == conv.id
+            )
+        )
+    ).one()
     return ConversationRef(
         conv.id,
         conv.external_id,
@@ -111,6 +117,7 @@ async def _ref(s: AsyncSession, conv: Conversation) -> ConversationRef:
         conv.mined_seq,
         conv.mining_error,
         conv.mining_failed_at,
+        last_seq=int(top or 0),
     )
 
 
@@ -127,8 +134,14 @@ async def _agent_id(s: AsyncSession, user_id: int, agent: str | None) -> int | N
     return int((await s.execute(stmt)).scalar_one())
 
 
-async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[TurnIn], start_seq: int) -> int:
-    """Insert turns from ``start_seq``; identical re-sends are no-ops, different ones conflict."""
+async def _merge_turns(
+    s: AsyncSession, conv: Conversation, turns: Sequence[TurnIn], start_seq: int, *, retired: int = 0
+) -> int:
+    """Insert turns from ``start_seq``; identical re-sends are no-ops, different ones conflict.
+
+    A seq up to ``retired`` that holds no turn held one that was purged (seqs are never reused,
+    `append_turns`): a re-send of the whole transcript skips it, or the words deleted for good
+    would be stored again, under the mining watermark, where nothing would ever mine them."""
     seqs = range(start_seq, start_seq + len(turns))
     rows = await s.execute(
         select(Turn.seq, Turn.role, Turn.content, Turn.name).where(
@@ -143,6 +156,8 @@ async def _merge_turns(s: AsyncSession, conv: Conversation, turns: Sequence[Turn
                 raise Conflict(
                     f"conversation {conv.external_id!r} already has a different turn {seq}; turns are never rewritten"
                 )
+            continue
+        if seq <= retired:
             continue
         added += 1
         s.add(
@@ -216,7 +231,8 @@ async def _store(
         raise Conflict(f"conversation {ext!r} belongs to another agent")
     if agent_pk is not None and conv.agent_id is None:
         conv.agent_id = agent_pk
-    added = await _merge_turns(s, conv, checked, 1)
+    top = int(await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id)) or 0)
+    added = await _merge_turns(s, conv, checked, 1, retired=max(top, conv.mined_seq))
     if added:
         conv.status = "open"
         _clear_mining_failure(conv)
@@ -234,6 +250,10 @@ async def append_turns(
     once: Once | None = None,
 ) -> ConversationRef:
     """Add turns after the last stored one; appending reopens a completed conversation.
+    New turns are numbered past the mining watermark too: turns purged at the end of a
+    conversation leave ``mined_seq`` above the last stored seq, and a turn numbered below it
+    would never be mined (nor should a purged turn's seq, which history and citations may
+    still name, be given to another turn).
     With ``agent``, another agent's conversation is not found. With ``once`` (an
     idempotency key), a retry answers the first try's ref; turns that repeat the
     conversation's last ones, times included, are a re-send (module docstring)."""
@@ -250,7 +270,7 @@ async def append_turns(
         top = int(await s.scalar(select(func.max(Turn.seq)).where(Turn.conversation_id == conv.id)) or 0)
         added = 0
         if not (timed and await _repeats_tail(s, conv, checked, top)):
-            if added := await _merge_turns(s, conv, checked, top + 1):
+            if added := await _merge_turns(s, conv, checked, max(top, conv.mined_seq) + 1):
                 _clear_mining_failure(conv)
             conv.status = "open"
         ref = replace(await _ref(s, conv), stored=added > 0)  # a re-send stored nothing: the API's 200

@@ -34,6 +34,7 @@ class ConversationRef:
     user_id: int
     status: str
     turn_count: int
+    """The live turns: a trashed one is not among the conversation's turns, nor counted."""
     mined_seq: int
     mining_error: str | None = None
     """Why mining last failed (`domain.mining_failures`); None once it succeeds or new turns arrive."""
@@ -42,6 +43,10 @@ class ConversationRef:
     stored: bool = True
     """Whether the call that answered it wrote anything (a new conversation or new turns); False
     for a re-send of what is stored, which the API answers 200 instead of 201."""
+    last_seq: int = 0
+    """The highest seq stored, trashed turns included: what mining must reach. Not
+    ``turn_count`` (live turns only, and seqs are never reused after a purge), so a mining
+    job's id and "is anything unmined" use this."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,13 +17,14 @@ from litestar.params import JSONBody, QueryParameter
 
 import ingest
 from domain.conversation_list import ConversationPage, list_conversations
-from domain.conversation_trash import ConversationMoved, delete_conversation, restore_conversation
+from domain.conversation_trash import ConversationMoved, delete_conversation
 from domain.conversations import (
     Mining,
     append_to_conversation,
     complete_and_mine,
     conversation_with_turns,
     mine_now,
+    restore_and_mine,
 )
 from ingest import MAX_TITLE_CHARS
 from loci.idempotency import Once
@@ -339,4 +340,4 @@ class ConversationController(Controller):
     async def restore(
         self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep
     ) -> ConversationMoved:
-        return await restore_conversation(app_state.db, caller.user_id, conversation_id)
+        return await restore_and_mine(app_state.db, app_state.queue, caller.user_id, conversation_id)
