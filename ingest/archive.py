@@ -193,6 +193,32 @@ async def _filed(s: AsyncSession, user_id: int, conversation_id: int) -> Memory 
     return (await s.execute(query)).scalar_one_or_none()
 
 
+async def _fold_others(s: AsyncSession, user_id: int, conversation_id: int, into: Memory, now: datetime) -> None:
+    """End every other summary mining filed for this conversation as merged into ``into``.
+
+    There is one summary per conversation, but a restore can bring back a second: turns
+    trashed with their summary, later turns mined into a new one, then the restore. Each
+    re-mine summarises the whole conversation, so the one it writes stands for the others;
+    left active, the old one would be recalled beside it for good. A summary a person
+    edited is theirs (`settle_archive` skips it) and stays."""
+    query = select(Memory).where(
+        Memory.user_id == user_id,
+        Memory.conversation_id == conversation_id,
+        Memory.valid_until.is_(None),
+        Memory.tags.contains([ARCHIVE_TAG]),
+        Memory.source == "extracted",
+        Memory.layer == "archive",
+        Memory.id != into.id,
+    )
+    for other in (await s.execute(query)).scalars():
+        end_row(other, now, "merge", superseded_by=into.id)
+        await copy_links(s, user_id, other.id, into.id)
+        await record_event(
+            s, user_id, "merge", actor=ACTOR, lineage_id=other.lineage_id, old_id=other.id, new_id=into.id,
+            into=into.id, reason="one summary per conversation", **{OUTSIDE_BLOCK: True},
+        )  # fmt: skip
+
+
 async def settle_archive(
     s: AsyncSession, user_id: int, conversation_id: int, pending: PendingArchive, params: ArchiveParams = ARCHIVE
 ) -> dict[str, object]:
@@ -223,6 +249,7 @@ async def settle_archive(
         )  # fmt: skip
         return {"op": "skip", "memory_id": old.id, "by": pending.extractor}
     if normalise(old.content) == normalise(pending.summary.content) and (old.body or "") == pending.summary.body:
+        await _fold_others(s, user_id, conversation_id, old, now)
         return {"op": "same", "memory_id": old.id, "by": pending.extractor}
     new = await copy_row(
         s, old, **_values(pending, params, now), source="extracted", conversation_id=conversation_id, valid_from=now,
@@ -236,4 +263,5 @@ async def settle_archive(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
         changed=["content", "body"], reason="the conversation went on", said_at=_iso(new.said_at), **meta,
     )  # fmt: skip
+    await _fold_others(s, user_id, conversation_id, new, now)
     return {"op": "update", "memory_id": new.id, "by": pending.extractor}
