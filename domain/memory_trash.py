@@ -13,7 +13,8 @@ version a later conversation made from a purged one survives it, and so does the
 made it (its purged side cut off), or that memory's history would lose its own start.
 
 Only extracted rows follow their turns: a version the user or an agent wrote (even an
-update of an extracted memory, which keeps its provenance) is theirs, not the transcript's.
+update of an extracted memory, which keeps its provenance) is theirs, not the transcript's;
+it stays, and stops citing the purged turns (`_uncite`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ARRAY, Text, and_, delete, exists, func, literal, or_, select, update
+from sqlalchemy import ARRAY, Integer, Text, and_, bindparam, delete, exists, func, literal, or_, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.expression import Exists
@@ -127,6 +128,27 @@ async def _keep_survivors_events(s: AsyncSession, user_id: int, purged: Sequence
     )
 
 
+_UNCITE = text("""
+UPDATE memories m
+SET turn_seqs = ARRAY(
+    SELECT x FROM unnest(m.turn_seqs) WITH ORDINALITY AS u(x, i) WHERE x <> ALL(:seqs) ORDER BY i
+)
+WHERE m.user_id = :uid AND m.conversation_id = :conv AND m.turn_seqs && :seqs
+""").bindparams(bindparam("seqs", type_=ARRAY(Integer)))
+
+
+async def _uncite(s: AsyncSession, user_id: int, turns: Sequence[tuple[int, int]]) -> None:
+    """The memories that outlive a purge (a person's or an agent's, every version) stop citing
+    the purged turns: a citation of a turn that is gone points at nothing, and once the whole
+    conversation goes (its id on the memory is set null by its key) the seqs would cite no
+    conversation at all, which no write accepts (`domain.memory_citations`)."""
+    by_conversation: dict[int, list[int]] = {}
+    for conversation_id, seq in turns:
+        by_conversation.setdefault(int(conversation_id), []).append(int(seq))
+    for conversation_id, seqs in by_conversation.items():
+        await s.execute(_UNCITE, {"uid": user_id, "conv": conversation_id, "seqs": seqs})
+
+
 async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) -> int:
     """Delete for good the extracted memories backed by ``turn_ids`` (live or trashed),
     their history, and skips that quoted those turns; one ``purge`` row per memory stays."""
@@ -153,6 +175,7 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
             )
         )
         await _purge_proposals(s, user_id, turns)
+    await _uncite(s, user_id, turns)
     if not ids:
         return 0
     mining = MemoryHistory.actor.startswith("system")  # a person's own events on it are theirs
