@@ -13,7 +13,8 @@ from mining for good. So:
   request's turns, not a conversation's, so an export of long conversations still imports);
 * `mined_seqs` recomputes each conversation's watermark from the drawers the file brings;
 * `check_values` checks what msgspec's types cannot express (ids used twice, kinds, roles,
-  vector sizes), before the import touches the database.
+  vector sizes, a drawer's wing and room agreeing with its closet's), before the import
+  touches the database.
 """
 
 from __future__ import annotations
@@ -126,9 +127,29 @@ def _unique_ids(doc: ExportDoc) -> None:
             seen.add(row.id)
 
 
+def _one_tree(doc: ExportDoc) -> None:
+    """A drawer's wing and room are those of its closet, as mining files it: a drawer named in
+    one wing but in a room of another would count in one and be listed, trashed and restored
+    with the other. A reference to an id the file does not define is left to the writing
+    pass, which refuses it where it stands (a room's ``wing_id``, say)."""
+    wings = {w.id for w in doc.wings}
+    wing_of = {r.id: r.wing_id for r in doc.rooms if r.wing_id in wings}
+    room_of = {c.id: c.room_id for c in doc.closets if c.room_id in wing_of}
+    for i, d in enumerate(doc.drawers):
+        if d.closet_id in room_of and room_of[d.closet_id] != d.room_id:
+            raise InvalidInput(
+                f"room_id {d.room_id} is not the room of closet {d.closet_id}", field=f"drawers[{i}].room_id"
+            )
+        if d.room_id in wing_of and wing_of[d.room_id] != d.wing_id:
+            raise InvalidInput(
+                f"wing_id {d.wing_id} is not the wing of room {d.room_id}", field=f"drawers[{i}].wing_id"
+            )
+
+
 def check_values(doc: ExportDoc) -> None:
     """Value checks msgspec's types cannot express, before touching the database."""
     _unique_ids(doc)
+    _one_tree(doc)
     _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
     _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
     _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")

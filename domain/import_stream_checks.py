@@ -81,6 +81,7 @@ class _Seen:
     ids: dict[str, set[int]] = field(default_factory=dict)
     agents: set[str] = field(default_factory=set)
     turns: dict[int, tuple[int, int]] = field(default_factory=dict)  # turn -> (conversation, seq)
+    parents: dict[tuple[str, int], int] = field(default_factory=dict)  # ("room", id) -> wing, ("closet", id) -> room
     plan: Plan = field(default_factory=Plan)
     active_lineages: set[int] = field(default_factory=set)
     newer: list[tuple[int, int]] = field(default_factory=list)  # (line, superseded_by), resolved at the end
@@ -150,11 +151,13 @@ def _room(row: RoomLine, seen: _Seen) -> None:
     seen.define("room", row.id)
     seen.ref("wing", "wing_id", row.wing_id)
     seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)
+    seen.parents["room", row.id] = row.wing_id
 
 
 def _closet(row: ClosetLine, seen: _Seen) -> None:
     seen.define("closet", row.id)
     seen.ref("room", "room_id", row.room_id)
+    seen.parents["closet", row.id] = row.room_id
 
 
 def _drawer(row: DrawerLine, seen: _Seen) -> None:
@@ -162,6 +165,10 @@ def _drawer(row: DrawerLine, seen: _Seen) -> None:
     for kind in ("wing", "room", "closet"):
         seen.ref(kind, f"{kind}_id", getattr(row, f"{kind}_id"))
     seen.ref("turn", "turn_id", row.turn_id, optional=True)
+    if seen.parents["closet", row.closet_id] != row.room_id:  # one tree, as `import_checks._one_tree`
+        raise seen.fail(f"room_id {row.room_id} is not the room of closet {row.closet_id}")
+    if seen.parents["room", row.room_id] != row.wing_id:
+        raise seen.fail(f"wing_id {row.wing_id} is not the wing of room {row.room_id}")
     seen.one_of(row.role, ROLES, "role")
     check_speaker(row.speaker, field=f"{seen.where}.speaker")
     check_content(row.content, seen.limits, f"{seen.where}.content")
