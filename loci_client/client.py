@@ -6,6 +6,7 @@ client is that list over its own transport (see `_transport.Op`).
 
 from __future__ import annotations
 
+import re
 from types import TracebackType
 from typing import Self
 
@@ -97,8 +98,30 @@ class Operations:
     import_access_yaml = acc.import_access_yaml
 
 
+_KEY_CHARS = re.compile(r"[!-~]+")
+"""What a key may hold: visible ASCII (Loci's keys are ``loci_<prefix>_<urlsafe base64>``)."""
+
+
 def _target(base_url: str, api_key: str) -> Target:
-    return Target(httpx.URL(base_url), {"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
+    """Where and as whom to send, checked here because httpx finds neither mistake until it sends,
+    and then as a transport error: a URL without ``http://`` and a key read from a file with its
+    newline (or an empty one) both came back as `Unreachable` ("could not be reached", a 503 to
+    retry later), and the key's own text was in the message, secret and all."""
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as e:
+        raise ValueError(f"base_url {base_url!r} is not a URL ({e}): write it as http://127.0.0.1:8420") from e
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ValueError(
+            f"base_url {base_url!r} is not an http:// or https:// address with a host: "
+            "write it as http://127.0.0.1:8420"
+        )
+    key = api_key.strip()  # a key read from a file keeps its newline; no key holds white space
+    if not key:
+        raise ValueError("api_key is empty: pass the key `loci users create` or `loci keys create` printed")
+    if not _KEY_CHARS.fullmatch(key):
+        raise ValueError("api_key holds a character no key has (only visible ASCII): is it the whole key, as printed?")
+    return Target(url, {"Authorization": f"Bearer {key}", "Accept": "application/json"})
 
 
 class LociClient(SyncTransport, Operations):
@@ -112,7 +135,9 @@ class LociClient(SyncTransport, Operations):
     dropped connection when sending again is safe (GET, PUT, DELETE, and the writes sent with an
     ``Idempotency-Key``). ``retry=Retry(attempts=5, base_delay_s=1)`` waits longer;
     ``Retry(attempts=0)`` never retries. A value no request can carry (a lone surrogate in a str,
-    a NaN) is refused before sending as `InvalidInput` naming its field."""
+    a NaN) is refused before sending as `InvalidInput` naming its field. A ``base_url`` that is not
+    an http(s) address, or an empty ``api_key``, is a `ValueError` here (outer white space, such as
+    a key file's newline, is dropped)."""
 
     def __init__(
         self,

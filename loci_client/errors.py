@@ -133,6 +133,28 @@ def _field(extra: Any) -> str | None:
     return None
 
 
+PLAIN_MESSAGE_MAX_CHARS = 300
+"""A non-JSON error answer's text is its message up to this length; a longer one (an HTML page)
+is described instead of quoted, so an exception's message stays one readable line."""
+
+
+def _not_loci(response: httpx.Response) -> str:
+    """The message of an answer that is not the API's JSON: its short plain text as it is, else
+    what it was and where it came from. A base URL ending in /memory (the pages) made the
+    message a whole 10 KB HTML page."""
+    text, kind = response.text.strip(), response.headers.get("content-type", "no content type")
+    if text and len(text) <= PLAIN_MESSAGE_MAX_CHARS and "html" not in kind:
+        return text
+    try:
+        where = f" from {response.request.url}"
+    except RuntimeError:  # a response built without its request
+        where = ""
+    return (
+        f"{response.reason_phrase or 'error'}{where}, not an answer of Loci's API ({kind}, "
+        f"{len(response.content)} bytes): is the base URL the server's root, as http://127.0.0.1:8420?"
+    )
+
+
 def error_for(response: httpx.Response) -> LociError:
     """The `LociError` for an error answer, with the server's message and field when its body has them."""
     try:
@@ -144,7 +166,7 @@ def error_for(response: httpx.Response) -> LociError:
     kind = _BY_STATUS.get(response.status_code, ServerError if response.status_code >= 500 else LociError)
     return kind(
         response.status_code,
-        str(message) if message is not None else (response.text or response.reason_phrase),
+        str(message) if message is not None else _not_loci(response),
         field=field,
         request_id=response.headers.get("x-request-id"),
         body=body,

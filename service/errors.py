@@ -175,13 +175,29 @@ def _parameter_refusal(request: Request[Any, Any, Any], exc: ValidationException
     return Response(body, status_code=exc.status_code, media_type=MediaType.JSON)
 
 
+_ROUTE_MISSES = {
+    (404, "Not Found"): "no route {method} {path}",
+    (405, "Method Not Allowed"): "{path} does not take {method}",
+}
+"""Litestar's bare words for an address or method no route has, said with the request's own:
+a client whose base URL ends in /v1 asked for /v1/v1/me and was told only "Not Found"."""
+
+
+def _route_miss(request: Request[Any, Any, Any], exc: HTTPException) -> str | None:
+    words = _ROUTE_MISSES.get((exc.status_code, str(exc.detail)))
+    if words is None:
+        return None
+    said = words.format(method=request.method, path=request.url.path)
+    return f"{said}; the API's routes are listed at /schema/swagger"
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     if isinstance(exc, ValidationException) and (worded := _parameter_refusal(request, exc)) is not None:
         return worded
     if isinstance(exc, NotFoundException) and (slashed := encoded_slash_refusal(request)) is not None:
         return slashed
     if isinstance(exc, HTTPException):
-        body: dict[str, Any] = {"status_code": exc.status_code, "detail": exc.detail}
+        body: dict[str, Any] = {"status_code": exc.status_code, "detail": _route_miss(request, exc) or exc.detail}
         if exc.extra:
             body["extra"] = exc.extra
         return Response(body, status_code=exc.status_code, headers=exc.headers, media_type=MediaType.JSON)
