@@ -148,7 +148,7 @@ data_dir_option = click.option(
 
 @main.command()
 @click.option("--host", default=None, help="bind address (env LOCI_HOST, default 127.0.0.1)")
-@click.option("--port", type=int, default=None, help="port (env LOCI_PORT, default 8420)")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="port (env LOCI_PORT, default 8420)")
 @data_dir_option
 @click.option("--no-worker", is_flag=True, help="run no arq worker here (nor LOCI_QUEUE_WORKER_PROCESSES' children)")
 @friendly_errors
@@ -288,7 +288,13 @@ def db_current(data_dir: Path | None) -> None:
     """Print the applied revision (of an existing database: none is created to read)."""
     from loci import migrate
 
-    with _migration_url(_existing_database(settings_from(data_dir))) as url:
+    settings = settings_from(data_dir)
+    # Beside a running `loci serve`, read its PostgreSQL: the data dir is its, and reading
+    # changes nothing (this was refused, "another Loci process is using data dir", as a change is).
+    if (live := beside_server(settings, "loci db current")) is not None:
+        click.echo(migrate.current(live.database.url or ""))
+        return
+    with _migration_url(_existing_database(settings)) as url:
         click.echo(migrate.current(url))
 
 

@@ -96,9 +96,22 @@ def users() -> None:
     """Manage users (through the running service's admin API, or its database when it is stopped)."""
 
 
+def _check_key_agent(with_key: bool, agent: str | None) -> None:
+    """Refuse ``--agent`` before the user is created: a malformed one was refused only when its
+    key was issued, after the user was made, so the command failed having created a user with no
+    key (and running it again made a second); with ``--no-key`` it was ignored without a word."""
+    from loci.inputs import check_id
+
+    if agent is None:
+        return
+    if not with_key:
+        raise click.UsageError("--agent names the agent of the key to issue, and --no-key issues none: drop one")
+    check_id(agent, field="agent_id")
+
+
 @users.command("create")
 @click.argument("name")
-@click.option("--email", default=None)
+@click.option("--email", default=None, help="the user's e-mail (checked for its shape: name@example.org)")
 @click.option("--with-key/--no-key", default=True, help="also issue an API key")
 @click.option("--agent", default=None, help="make the key an agent key (see `loci keys create --help`)")
 @data_dir_option
@@ -107,6 +120,7 @@ def users_create(name: str, email: str | None, with_key: bool, agent: str | None
     """Create a user (and, by default, an API key for it)."""
     from domain.accounts import create_key, create_user
 
+    _check_key_agent(with_key, agent)
     settings = settings_from(data_dir)
     api = _running_api(settings)
     if api is not None:

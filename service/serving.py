@@ -13,6 +13,7 @@ this module imports only the standard library at the top (`loci --help` stays fa
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import socket
 import threading
@@ -28,10 +29,23 @@ if TYPE_CHECKING:
 __all__ = ["SERVE_IMPORTS", "bind_listener", "http_server", "import_in_background", "note_signals", "preload_embedder"]
 
 
+def _bind_advice(error: OSError) -> str:
+    """What to change after a failed bind: the address when it names no interface of this
+    machine (a name that does not resolve, an address not assigned here), else the port. A
+    mistyped --host used to be told to choose another port."""
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        return "choose another address with --host or LOCI_HOST"
+    return "choose another port with --port or LOCI_PORT"
+
+
 def bind_listener(host: str, port: int) -> socket.socket:
     """The HTTP socket, bound before anything slow starts: a port in use was found only
     after the database, the queue and the model had started (~28 s). uvicorn then serves
     on this very socket, so nothing can take the port in between."""
+    if not host.strip():  # bind() takes "" as every interface, and the printed URL was "http://:8420"
+        raise ConfigurationError(
+            "cannot listen on an empty address: set --host or LOCI_HOST (127.0.0.1, or 0.0.0.0 for every interface)"
+        )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP, not the default 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets
     # whose ``proto`` says TCP, and accepted sockets inherit the listener's. With 0, a
@@ -42,9 +56,7 @@ def bind_listener(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise ConfigurationError(
-            f"cannot listen on {host}:{port} ({e.strerror}); choose another port with --port or LOCI_PORT"
-        ) from None
+        raise ConfigurationError(f"cannot listen on {host}:{port} ({e.strerror}); {_bind_advice(e)}") from None
     sock.set_inheritable(True)
     return sock
 
