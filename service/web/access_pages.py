@@ -21,7 +21,7 @@ from domain import preferences
 from domain.agent_reach import REACHES, Reach, agent_reaches, save_agent_reach
 from ingest import slugify
 from loci.errors import InvalidInput, LociError
-from loci.inputs import ID_PATTERN
+from loci.inputs import ID_PATTERN, check_id
 from loci.settings import MemorySettings
 from service.deps import StateDep
 from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
@@ -89,6 +89,7 @@ class AccessPages(Controller):
         try:
             if not agent:
                 raise InvalidInput("give the agent's id", field="agent")
+            check_id(agent, field="agent")  # the form's name for it: the domain says external_id
             choices, caps, wings = choices_from_form(data, settings)
             await save_agent_reach(app_state.db, user_id, agent, choices, caps, wings, settings)
         except InvalidInput as e:

@@ -23,6 +23,7 @@ from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
 from ingest import search_entities, timeline
 from loci.errors import Conflict, InvalidInput, LociError, NotFound
+from loci.inputs import check_text
 from loci.models import TOP_K_MAX
 from retrieval import RecallDeps, RecallRequest, recall
 from service.deps import StateDep
@@ -166,7 +167,7 @@ class MemoryPages(Controller):
     async def settings_form(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await signed_in_user(request, app_state)
         current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
-        return Template("settings.html", context={"s": current, "error": None, "saved": False})
+        return Template("settings.html", context={"s": current, "error": None, "saved": False, "form": None})
 
     @post("/settings", name="memory:settings-post", status_code=200)
     async def settings_save(
@@ -177,9 +178,10 @@ class MemoryPages(Controller):
             update = _settings_from_form(data)
         except InvalidInput as e:
             current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
-            return Template("settings.html", context={"s": current, "error": str(e), "saved": False}, status_code=400)
+            context = {"s": current, "error": str(e), "saved": False, "form": data}  # what was typed
+            return Template("settings.html", context=context, status_code=400)
         saved = await preferences.put_settings(app_state.db, user_id, update, insights_status(app_state.settings))
-        return Template("settings.html", context={"s": saved, "error": None, "saved": True})
+        return Template("settings.html", context={"s": saved, "error": None, "saved": True, "form": None})
 
     @get("/activity", name="memory:activity")
     async def activity_page(
@@ -194,7 +196,7 @@ class MemoryPages(Controller):
         self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
-        query = (q or "").strip()[:2000]
+        query = check_text(q or "", field="q").strip()[:2000]  # else recall names it `message`, not the box's q
         context: dict[str, Any] = {"q": query, "result": None}
         if query:
             deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
