@@ -72,6 +72,9 @@ class MemoryCandidate:
     it sets, if any (`SLOTS`); its content is then that slot's template filled in.
     ``retracts`` is what a correction ends ("I no longer eat meat" retracts "Eats meat"),
     matched by meaning against active memories. ``turn_seqs`` are the turns it came from.
+    ``ends_only`` marks a retraction that only ends what it retracts and is never added on its
+    own when nothing matches: one the knowledge graph's ending made (`ingest.memory_endings`),
+    where "I left Globex" is a fact about a job only when a job there is known.
     """
 
     category: str
@@ -81,3 +84,4 @@ class MemoryCandidate:
     turn_seqs: tuple[int, ...]
     slot: str | None = None
     retracts: str | None = None
+    ends_only: bool = False

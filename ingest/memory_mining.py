@@ -22,8 +22,9 @@ from datetime import datetime
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.extraction import TurnView
+from ingest.extraction import RelationFact, TurnView
 from ingest.memory_candidates import MemoryCandidate
+from ingest.memory_endings import ending_candidates, named_endings
 from ingest.memory_grounding import grounded
 from ingest.memory_llm import ask_for_memories, to_ops
 from ingest.memory_proposals import divert
@@ -86,23 +87,32 @@ SHOWN_TO_LLM = 20
 """Saved memories the LLM sees with a window: the ones nearest to what the user said."""
 
 
-async def propose(deps: MiningDeps, user_id: int, turns: Sequence[TurnView]) -> PendingMemories | None:
+async def propose(
+    deps: MiningDeps, user_id: int, turns: Sequence[TurnView], facts: Sequence[RelationFact] = ()
+) -> PendingMemories | None:
     """The window's candidates, embedded; None when extraction is off or finds nothing.
     With an LLM (``deps.llm``, set when ``LOCI_MINING_EXTRACTOR=llm``) the model decides,
-    and the offline rules stand in for any window it fails on."""
+    and the offline rules stand in for any window it fails on. ``facts`` are the window's
+    graph facts: a job they end ends the memory saying it too (`ingest.memory_endings`)."""
     said = [t for t in turns if t.role == "user"]
     if not deps.settings.mining.extract_memories or not said:
         return None
+    endings = ending_candidates(await named_endings(deps.db, user_id, facts))
     if deps.llm is not None:
-        return await _propose_with_llm(deps, deps.llm, user_id, turns, said)
-    return await _offline(deps, turns)
+        return await _propose_with_llm(deps, deps.llm, user_id, turns, said, endings)
+    return await _offline(deps, turns, endings)
 
 
 async def _offline(
-    deps: MiningDeps, turns: Sequence[TurnView], calls: tuple[ChatResult, ...] = (), fallback: str | None = None
+    deps: MiningDeps,
+    turns: Sequence[TurnView],
+    endings: Sequence[MemoryCandidate] = (),
+    calls: tuple[ChatResult, ...] = (),
+    fallback: str | None = None,
 ) -> PendingMemories | None:
-    """The rules' candidates; after a failed LLM call, also what it cost and why it failed."""
-    candidates = extract_memory_candidates(turns)
+    """The rules' candidates and the graph's endings; after a failed LLM call, also what it
+    cost and why it failed."""
+    candidates = [*extract_memory_candidates(turns), *endings]
     if not candidates and fallback is None:
         return None
     embedded = await embed_candidates(deps.embedder, candidates)
@@ -110,19 +120,27 @@ async def _offline(
 
 
 async def _propose_with_llm(
-    deps: MiningDeps, llm: LLMClient, user_id: int, turns: Sequence[TurnView], said: Sequence[TurnView]
+    deps: MiningDeps,
+    llm: LLMClient,
+    user_id: int,
+    turns: Sequence[TurnView],
+    said: Sequence[TurnView],
+    endings: Sequence[MemoryCandidate],
 ) -> PendingMemories | None:
+    """The model's operations, and the graph's endings as candidates beside them: settled
+    after the model's, so a memory it already updated is not ended twice."""
     [topic] = await embed_statements(deps.embedder, [" ".join(t.content for t in said)[:4000]])
     async with deps.db.user_session(user_id) as s:
         shown = await known_memories(s, user_id, [topic], [], neighbours=SHOWN_TO_LLM)
     answer, calls, why = await ask_for_memories(llm, deps.settings.llm.extract_model, turns, shown, deps.settings)
     if answer is None:
-        return await _offline(deps, turns, calls=tuple(calls), fallback=why)
+        return await _offline(deps, turns, endings, calls=tuple(calls), fallback=why)
     ops, refused = to_ops(answer, turns, shown, deps.settings)
     vectors = await embed_statements(deps.embedder, [op.candidate.content for op in ops])
     embedded = [replace(op, vector=v) for op, v in zip(ops, vectors, strict=True)]
     decided, invented = await grounded(embedded, said, lambda texts: embed_statements(deps.embedder, texts))
-    return PendingMemories((), "llm", tuple(decided), refused + invented, tuple(calls))
+    ended = await embed_candidates(deps.embedder, endings) if endings else ()
+    return PendingMemories(ended, "llm", tuple(decided), refused + invented, tuple(calls))
 
 
 def _guarded(

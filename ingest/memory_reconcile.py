@@ -13,7 +13,8 @@ the mining window's transaction. The rules, in order, for one candidate:
    its decay clock restarts); an explicit one already says it, so nothing is written.
 3. **A correction** ("I no longer eat meat" retracts "Eats meat"): the memory closest in
    meaning to what it retracts (at least ``retract_similarity``) is updated, or skipped when
-   explicit; with none close, the correction is added as a statement of its own.
+   explicit; with none close, the correction is added as a statement of its own, unless it
+   only ends (``ends_only``: a job the graph closed, `ingest.memory_endings`), then nothing.
 4. Otherwise **add**.
 
 Candidates of one batch are first merged: one per slot (the last stated wins) and one per
@@ -93,7 +94,12 @@ def merge_candidates(
             earlier = kept.pop(key)[0]
             if normalise(earlier.content) == normalise(candidate.content):  # said twice: both turns back it
                 seqs = tuple(sorted({*earlier.turn_seqs, *candidate.turn_seqs}))
-                candidate = replace(candidate, confidence=max(candidate.confidence, earlier.confidence), turn_seqs=seqs)
+                candidate = replace(
+                    candidate,
+                    confidence=max(candidate.confidence, earlier.confidence),
+                    turn_seqs=seqs,
+                    ends_only=candidate.ends_only and earlier.ends_only,  # a rule's statement may stand alone
+                )
         kept[key] = (candidate, vector)  # re-inserted: a later statement keeps its later place
     return list(kept.values())
 
@@ -134,7 +140,7 @@ def _one(
         hit = max(scored, key=lambda pair: (pair[0], pair[1].id), default=None)
         if hit is not None and hit[0] >= RETRACT_SIMILARITY:
             return _spare_or_update(candidate, vector, hit[1], f"retracts {candidate.retracts!r}")
-    return MemoryOp("add", candidate, vector)
+    return None if candidate.ends_only else MemoryOp("add", candidate, vector)
 
 
 def reconcile(

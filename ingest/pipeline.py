@@ -186,7 +186,7 @@ async def _mine_alone(
         if outcome.fallback:  # listed first: it was asked first (the job's first reason, `first_fallback`)
             totals.fallbacks.append({"window": window.index, "reason": outcome.fallback})
         clock = time.perf_counter()
-        memories = await propose(deps, conv.user_id, window.items)
+        memories = await propose(deps, conv.user_id, window.items, outcome.extraction.relations)
         if memories is not None:
             totals.calls.extend(memories.calls)
             if memories.fallback:
