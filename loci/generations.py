@@ -15,12 +15,15 @@ A bump that fails (Valkey unreachable for a moment; the caller cancelled mid-rou
 cannot undo its committed write, and the entries computed before the write would stay
 fresh until their TTL, hiding it. So the bump is *owed*: the process remembers the user and
 sets the token at its next bump or recall lookup (`settle`), and a lookup that cannot
-settle is a miss; a stale answer lasts no longer than the outage in the process that wrote,
-and until that process's next write or lookup (at most the entry's TTL) in another.
+settle is a miss. Every long-running process (the API, `loci worker`) also settles what it
+owes every `SETTLE_EVERY_S` (`keep_settled`): a worker that owed a bump used to pay it only at
+its next write, so the API's cache could serve entries from before that write until their
+TTL. A stale answer now lasts no longer than the outage plus a few seconds, in any process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import secrets
@@ -30,7 +33,7 @@ from collections.abc import Sequence
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-__all__ = ["CACHE_TTL_MAX_S", "GENERATION_TTL_S", "OWED_MAX", "Generations", "namespace_of"]
+__all__ = ["CACHE_TTL_MAX_S", "GENERATION_TTL_S", "OWED_MAX", "SETTLE_EVERY_S", "Generations", "namespace_of"]
 
 log = logging.getLogger("loci.generations")
 
@@ -40,6 +43,10 @@ out in `loci.settings` (which is at its size bound) and checked equal by a unit 
 GENERATION_TTL_S = 24 * 3600
 """A generation outlives every entry tagged with it, so an expired generation never meets
 an entry it should have invalidated; a day keeps only active users' keys around."""
+SETTLE_EVERY_S = 5.0
+"""How often a process pays the bumps it still owes without waiting for its next write: the
+longest another process's cache may serve an entry from before a write once Valkey is back.
+Settling nothing costs nothing (no round trip), so a short period is free."""
 OWED_MAX = 1000
 """Past this many users' bumps owed (a long outage in a busy process), one global bump
 settles them all: every user's entries go stale, which costs misses, never a stale answer."""
@@ -113,6 +120,12 @@ class Generations:
             if self.owed.get(user) == number:  # its write may have committed after this token was set
                 del self.owed[user]
         return not self.owed
+
+    async def keep_settled(self, every_s: float = SETTLE_EVERY_S) -> None:
+        """Until cancelled: settle what this process owes every ``every_s`` (module docstring)."""
+        while True:
+            await asyncio.sleep(every_s)
+            await self.settle()
 
     def _key(self, user_id: int | None) -> str:
         return self.keys(user_id)[0] if user_id is not None else self.global_key

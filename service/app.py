@@ -52,7 +52,7 @@ from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
 from service.routes.search import SearchController
 from service.routes.tools import ToolsController
-from service.state import AppState, build_llm, connect_cache
+from service.state import AppState, build_llm, connect_cache, start_settling, stop_settling
 from service.strict_body import decode_strictly
 from service.web import route_misses, template_config, web_router
 from service.worker import redis_settings, supervise
@@ -133,6 +133,7 @@ async def _stop_worker(app_state: AppState, worker_task: asyncio.Task[None] | No
 async def _disconnect_cache(app_state: AppState, redis: Redis | None) -> None:
     app_state.db.on_write = None
     app_state.recall_cache = None
+    app_state.generations = None
     if redis is not None:
         with contextlib.suppress(Exception):
             await redis.aclose()
@@ -154,6 +155,7 @@ def _lifespan(
         if settings.queue.url and app_state.queue is None:
             app_state.queue = await create_pool(redis_settings(settings.queue.url))
         cache_redis = connect_cache(app_state)
+        settler = start_settling(app_state)
         worker_task = await _start_worker(app_state) if with_worker else None
         try:
             yield
@@ -165,6 +167,7 @@ def _lifespan(
                 with contextlib.suppress(Exception):
                     await app_state.queue.aclose()
                 app_state.queue = None
+            await stop_settling(settler)
             await _disconnect_cache(app_state, cache_redis)
             if owns_llm and app_state.llm is not None:
                 await app_state.llm.aclose()

@@ -6,6 +6,8 @@ handed to handlers through dependency injection, never imported as globals.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -22,7 +24,7 @@ from loci.settings import Settings
 from retrieval import RecallCache, RerankBreaker
 from service.supervisor import WorkerSupervisor
 
-__all__ = ["AppState", "Caller", "build_llm", "connect_cache"]
+__all__ = ["AppState", "Caller", "build_llm", "connect_cache", "start_settling", "stop_settling"]
 
 CACHE_SOCKET_TIMEOUT_S = 1.0
 """A Valkey that stops answering costs a recall at most this (then it is a miss), not a hang."""
@@ -62,6 +64,8 @@ class AppState:
     """Made at start-up when an endpoint is configured (rerank, and mining with the LLM
     extractor), closed at shutdown by whoever made it; None means the offline paths."""
     recall_cache: RecallCache | None = None
+    generations: Generations | None = None
+    """This process's write generations (`loci.generations`), once `connect_cache` ran."""
     """The per-conversation recall cache (`retrieval.cache`), once `connect_cache` ran."""
     rerank_breaker: RerankBreaker = field(default_factory=RerankBreaker)
     """The process's circuits around the rerank call (`retrieval.rerank_breaker`): every
@@ -95,6 +99,23 @@ def connect_cache(state: AppState) -> Redis | None:
     )
     generations = Generations(redis, namespace_of(state.db.url, state.db.schema))
     state.db.on_write = generations.bump
+    state.generations = generations
     ttl = state.settings.retrieval.cache_ttl_s
     state.recall_cache = RecallCache(redis, generations, ttl) if ttl > 0 else None
     return redis
+
+
+def start_settling(state: AppState) -> asyncio.Task[None] | None:
+    """The task that pays the generation bumps this process owes every few seconds
+    (`loci.generations.Generations.keep_settled`), for a long-running process once
+    `connect_cache` ran; None without a queue."""
+    if state.generations is None:
+        return None
+    return asyncio.create_task(state.generations.keep_settled(), name="loci.generations.settle")
+
+
+async def stop_settling(task: asyncio.Task[None] | None) -> None:
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

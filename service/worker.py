@@ -32,7 +32,7 @@ from arq.worker import Worker, func
 from loci.logs import bind_log_context, reset_log_context
 from loci.settings import QueueSettings
 from service import jobs
-from service.state import AppState, build_llm, connect_cache
+from service.state import AppState, build_llm, connect_cache, start_settling, stop_settling
 from service.supervisor import BeatingWorker, WorkerSupervisor
 
 __all__ = ["FUNCTIONS", "build_worker", "cron_jobs", "redis_settings", "run_standalone", "supervise"]
@@ -187,6 +187,7 @@ async def run_standalone(state: AppState, *, burst: bool = False) -> None:
     hook, which the supervisor would run again for every replacement worker."""
     state.llm = build_llm(state.settings)
     cache_redis = connect_cache(state)  # its writes invalidate the API's recall cache
+    settler = start_settling(state)  # and a bump it could not send then is paid within seconds
     supervisor = supervise(state, burst=burst)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -200,6 +201,7 @@ async def run_standalone(state: AppState, *, burst: bool = False) -> None:
             with contextlib.suppress(Exception):
                 await state.llm.aclose()
             state.llm = None
+        await stop_settling(settler)
         if cache_redis is not None:
             with contextlib.suppress(Exception):
                 await cache_redis.aclose()

@@ -87,6 +87,39 @@ async def test_a_cancelled_bump_stays_owed_until_it_lands(settings: Settings) ->
         await redis.aclose()
 
 
+async def test_an_owed_bump_is_paid_without_waiting_for_the_next_write(
+    settings: Settings, app_state: AppState, client: Client
+) -> None:
+    """A worker whose bump failed used to pay it only at its next write, so the API's cache
+    served entries from before that write until their TTL: every long-running process now
+    settles what it owes every few seconds (`Generations.keep_settled`), the API's and the
+    worker's lifespans start it."""
+    app_loop = client.blocking_portal.call(asyncio.get_running_loop)  # the app runs on the portal's loop
+    names = client.blocking_portal.call(lambda: [t.get_name() for t in asyncio.all_tasks(app_loop)])
+    assert "loci.generations.settle" in names  # the API's lifespan started it
+    up = Redis.from_url(settings.queue.url or "")
+    down = Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
+    generations = Generations(down, namespace_of("owed-paid", None))
+    key = generations.keys(9)[0]
+    settler = asyncio.create_task(generations.keep_settled(0.05))
+    try:
+        await up.delete(key)
+        await generations.bump(9)  # Valkey unreachable as the write commits: owed
+        assert set(generations.owed) == {9}
+        generations.redis = up  # Valkey is back; no write, no lookup follows
+        for _ in range(100):
+            if not generations.owed:
+                break
+            await asyncio.sleep(0.02)
+        assert not generations.owed and await up.get(key) is not None
+    finally:
+        settler.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await settler
+        await up.aclose()
+        await down.aclose()
+
+
 async def test_a_bump_owed_again_while_an_older_one_lands_stays_owed(settings: Settings) -> None:
     """A settle sends user 7's token; before Valkey answers, another write for 7 commits and
     its own bump fails. The first settle's success must not clear the second: that write
