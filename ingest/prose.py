@@ -13,6 +13,16 @@ code fences and inline code, HTML elements, and lines whose shape is code's: a s
 ending in ``;``, a brace alone, a keyword opening a definition, deep indentation), and a
 line of prose rarely has any of them. A turn that is all code has no prose: it gives no
 topic rather than a wrong one.
+
+Links are taken out too. A URL is an address, not words the person said about a subject,
+yet its path reads as names: "https://www.amazon.com/Skyline-City-Poster-Print-Frame/dp/…"
+became the entity "Skyline-City-Poster-Print-Frame", whose tag the keyword index splits
+into words (``tag_text`` is read with the 'simple' configuration), so "Which city should I
+look for flats in?" ranked that link first, above "I moved to Lisbon"; a shared sheet's
+"…&rtpof=true&sd=true" named a closet "true". The content's own index never saw those
+words (PostgreSQL's parser keeps a URL as one lexeme) and the vector reads them as noise,
+so only the extraction took them for names. The sentence around a link stays, with the
+punctuation that ended it.
 """
 
 from __future__ import annotations
@@ -29,6 +39,9 @@ _FENCED = re.compile(r"(?:```|~~~).*?(?:```|~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
 _RAW_ELEMENT = re.compile(r"<(script|style|pre|code)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.S | re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+_LINK = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]", re.I)
+"""A URL with a scheme, or one opening "www.", up to whitespace, a quote or a tag; the
+punctuation after it ends the sentence, not the link, and stays."""
 _CODE_LINE = re.compile(
     r"^(?:\s{4,}|\t)\S.*[=(){};:\[\]]"  # indented as a block of code, with code's punctuation
     r"|^\s*(?:def\s+\w+\s*\(|class\s+\w+\s*[:(]|import\s+[\w.]+\s*$|from\s+[\w.]+\s+import\b"
@@ -41,7 +54,7 @@ _CODE_LINE = re.compile(
 
 
 _MARKERS = (
-    *("`", "~~~", "<", ";", "{", "}", "]", "    ", "\t", "$ ", ">>>", "#include"),
+    *("`", "~~~", "<", ";", "{", "}", "]", "    ", "\t", "$ ", ">>>", "#include", "://", "www.", "WWW."),
     *("def ", "class ", "import ", "function", "const ", "let ", "var ", "public ", "private ", "static "),
     *("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE"),
 )
@@ -49,13 +62,15 @@ _MARKERS = (
 
 
 def prose_of(text: str) -> str:
-    """``text`` without fenced or inline code, HTML elements and code-shaped lines (module doc)."""
+    """``text`` without fenced or inline code, HTML elements, links and code-shaped lines
+    (module doc)."""
     if not any(marker in text for marker in _MARKERS):
         return text  # the common case: plain chat, nothing to take out
     text = _FENCED.sub(" ", text)
     text = _RAW_ELEMENT.sub(" ", text)
     text = _INLINE.sub(" ", text)
     text = _TAG.sub(" ", text)
+    text = _LINK.sub(" ", text)  # after the tags: an ``href`` goes with its element
     return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line))
 
 
