@@ -239,7 +239,8 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         wings, rooms, closets, drawers = await _palace_docs(s, user_id, embeddings=embeddings)
         entities, drawer_entities, relations = await _graph_docs(s, user_id, {d.id for d in drawers})
         conversation_ids = {c.id for c in conversations}
-        memories, memory_links, memory_history = await memory_docs(s, user_id, conversation_ids, embeddings=embeddings)
+        turn_seqs = {c.id: {t.seq for t in c.turns} for c in conversations}
+        memories, memory_links, memory_history = await memory_docs(s, user_id, turn_seqs, embeddings=embeddings)
         memory_proposals = await proposal_docs(s, user_id, conversation_ids)
     _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(

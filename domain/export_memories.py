@@ -8,17 +8,19 @@ memory revision by revision. Rows are in id order: a lineage's first row comes f
 and the importer gives out new ids in the same order (`domain.import_memories`).
 
 A memory made in a conversation that is in the trash (so not exported) loses that
-reference, as a room does (`domain.export._unlink_trashed`); otherwise the file would
-not import. What mining only *proposed* from a trashed conversation stays out, as the
-memories it extracted from it do: the proposals (hidden from the user's own list while
-the conversation is in the trash) and the history events quoting its words (``meta.
-conversation_id``: a skip, a proposal and its answer), so the export holds nothing the
-trash withdrew and an import does not bring it back as a live proposal.
+reference, as a room does (`domain.export._unlink_trashed`), and with it its ``turn_seqs``;
+a seq of a turn in the trash (not exported either) is left out of them too: otherwise the
+file would not import (`domain.import_checks.check_cited_turns`). What mining only
+*proposed* from a trashed conversation stays out, as the memories it extracted from it
+do: the proposals (hidden from the user's own list while the conversation is in the trash)
+and the history events quoting its words (``meta.conversation_id``: a skip, a proposal and
+its answer), so the export holds nothing the trash withdrew and an import does not bring
+it back as a live proposal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, String, cast, or_, select
@@ -43,18 +45,20 @@ __all__ = [
 
 
 def memory_doc(
-    m: Memory, conversations: Container[int], *, embeddings: bool, left_out: Container[int] = ()
+    m: Memory, conversations: Mapping[int, Container[int]], *, embeddings: bool, left_out: Container[int] = ()
 ) -> MemoryDoc:
-    """``conversations``: the ids of the exported conversations (others are dropped);
-    ``left_out``: memory ids not exported, which ``superseded_by`` must not name."""
+    """``conversations``: the exported conversations' ids, each with its exported turns' seqs
+    (other conversations and seqs are dropped, module doc); ``left_out``: memory ids not
+    exported, which ``superseded_by`` must not name."""
     conversation = m.conversation_id if m.conversation_id in conversations else None
+    seqs = conversations[conversation] if conversation is not None else ()
     vector = [float(x) for x in m.embedding] if embeddings and m.embedding is not None else None
     return MemoryDoc(
         id=m.id, lineage_id=m.lineage_id, layer=m.layer, category=m.category, content=m.content, source=m.source,
         valid_from=m.valid_from, summary=m.summary, body=m.body, confidence=m.confidence,
         confidence_base=m.confidence_base, importance=m.importance,
         pinned=m.pinned, tags=list(m.tags), agent_id=m.agent_id, conversation_id=conversation,
-        turn_seqs=list(m.turn_seqs), valid_until=m.valid_until, end_reason=m.end_reason,
+        turn_seqs=[seq for seq in m.turn_seqs if seq in seqs], valid_until=m.valid_until, end_reason=m.end_reason,
         superseded_by=None if m.superseded_by in left_out else m.superseded_by,
         last_confirmed_at=m.last_confirmed_at, recall_count=m.recall_count,
         last_recalled_at=m.last_recalled_at, created_at=m.created_at, embedding=vector, kind=m.kind,
@@ -112,7 +116,7 @@ async def trashed_ids(s: AsyncSession, user_id: int) -> set[int]:
 
 
 async def memory_docs(
-    s: AsyncSession, user_id: int, conversations: Container[int], *, embeddings: bool
+    s: AsyncSession, user_id: int, conversations: Mapping[int, Container[int]], *, embeddings: bool
 ) -> tuple[list[MemoryDoc], list[MemoryLinkDoc], list[MemoryHistoryDoc]]:
     """The three memory lists of the JSON export (module doc)."""
     memories, links, history = memory_queries(user_id, embeddings=embeddings)

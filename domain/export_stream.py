@@ -88,6 +88,7 @@ class _Exported:
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
         self.ids: dict[str, set[int]] = {}
+        self.seqs: dict[int, set[int]] = {}  # conversation -> its exported turns' seqs (memories cite them)
 
     def line(self, kind: str, row: Any, row_id: int | None = None) -> bytes:
         self.counts[kind] += 1
@@ -116,6 +117,7 @@ async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterato
         yield out.line("conversation", row, c.id)
     async for t in await s.stream_scalars(_live(Turn, user_id, Turn.conversation_id, Turn.seq)):
         if out.has("conversation", t.conversation_id):
+            out.seqs.setdefault(t.conversation_id, set()).add(t.seq)
             yield out.line(
                 "turn", TurnLine(t.id, t.conversation_id, t.seq, t.role, t.content, t.created_at, t.name), t.id
             )
@@ -176,9 +178,10 @@ async def _memories(s: AsyncSession, user_id: int, out: _Exported, *, embeddings
         q.execution_options(yield_per=CURSOR_BATCH) for q in memory_queries(user_id, embeddings=embeddings)
     )
     conversations = out.ids.get("conversation", set())
+    turn_seqs = {c: out.seqs.get(c, set()) for c in conversations}
     hidden = await trashed_ids(s, user_id)
     async for m in await s.stream_scalars(memories):
-        doc = memory_doc(m, conversations, embeddings=embeddings, left_out=hidden)
+        doc = memory_doc(m, turn_seqs, embeddings=embeddings, left_out=hidden)
         yield out.line("memory", MemoryLine(**_fields(doc)))
     async for link in await s.stream_scalars(links):
         yield out.line("memory_link", MemoryLinkLine(**_fields(link_doc(link))))

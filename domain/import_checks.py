@@ -13,26 +13,48 @@ from mining for good. So:
   request's turns, not a conversation's, so an export of long conversations still imports);
 * `mined_seqs` recomputes each conversation's watermark from the drawers the file brings;
 * `check_values` checks what msgspec's types cannot express (ids used twice, kinds, roles,
-  vector sizes, a drawer's wing and room agreeing with its closet's), before the import
+  vector sizes, a drawer's wing and room agreeing with its closet's, an agent listed twice,
+  a turn's seq, an entity's counts and dates, a relation's span), before the import
   touches the database.
+
+The rules one row obeys on its own (`check_turn_seq`, `check_entity`, `check_relation`,
+`check_cited_turns`) raise ``InvalidInput`` naming the row's own field (``mention_count``),
+so the JSON import names it in the document (``entities[3].mention_count``) and the NDJSON
+import names the line, as each does for the memories' rules
+(`domain.import_memories.check_memory`). Each keeps out a value mining never writes and the
+pages would show as it is: -3 mentions, a person last seen before first seen, a turn 0 (seqs
+start at 1: ``mined_seq`` 0 means nothing mined), a fact that ended before it began, a memory
+citing turns its conversation does not have (as `domain.memory_citations` refuses a save: it
+cites nothing, and no purge of the conversation would ever take the seq out).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import datetime
+from collections.abc import Container, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
-from domain.export_format import ExportDoc
+from domain.export_format import EntityDoc, ExportDoc, MemoryDoc, RelationDoc
+from domain.import_memories import INTEGER_MAX
 from loci.errors import InvalidInput, PayloadTooLarge
 from loci.inputs import check_id, check_speaker, check_text
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
 
-__all__ = ["check_content", "check_leaves", "check_like_the_api", "check_values", "mined_seqs"]
+__all__ = [
+    "check_cited_turns",
+    "check_content",
+    "check_entity",
+    "check_leaves",
+    "check_like_the_api",
+    "check_relation",
+    "check_turn_seq",
+    "check_values",
+    "mined_seqs",
+]
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -101,6 +123,96 @@ def mined_seqs(doc: ExportDoc) -> dict[int, int]:
     return {c.id: max((t.seq for t in c.turns if t.id in mined_turns), default=0) for c in doc.conversations}
 
 
+def _utc(at: datetime) -> datetime:
+    """Naive means UTC, as everywhere times come in (`loci.timexpr.parse_timestamp`)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def check_turn_seq(seq: int) -> None:
+    """A turn's place in its conversation: 1 up (``mined_seq`` 0 means none mined), in the column."""
+    if not 1 <= seq <= INTEGER_MAX:
+        raise InvalidInput(f"seq must be between 1 and {INTEGER_MAX}", field="seq")
+
+
+def check_entity(e: EntityDoc) -> None:
+    """A count of mentions is not negative, and an entity is not last seen before it was first seen."""
+    if not 0 <= e.mention_count <= INTEGER_MAX:
+        raise InvalidInput(f"mention_count must be between 0 and {INTEGER_MAX}", field="mention_count")
+    if e.first_seen is not None and e.last_seen is not None and _utc(e.last_seen) < _utc(e.first_seen):
+        raise InvalidInput("last_seen must not be before first_seen", field="last_seen")
+
+
+def check_relation(r: RelationDoc) -> None:
+    """A fact does not end before it began (it may end the instant it began: superseded at once)."""
+    if r.valid_to is not None and _utc(r.valid_to) < _utc(r.valid_from):
+        raise InvalidInput("valid_to must not be before valid_from", field="valid_to")
+
+
+CITED_LISTED = 10
+"""Missing seqs a refusal of ``turn_seqs`` lists, as the write API's (`domain.memory_citations`)."""
+
+
+def check_cited_turns(m: MemoryDoc, seqs: Mapping[int, Container[int]]) -> None:
+    """``turn_seqs`` name turns of the memory's conversation in the file (``seqs``: conversation
+    id -> its turns' seqs); seqs without a conversation cite nothing, as the write API says. A
+    conversation the file lacks is left to the check of ``conversation_id``, which names it."""
+    if not m.turn_seqs:
+        return
+    if m.conversation_id is None:
+        raise InvalidInput("turn_seqs are turns of a conversation: name its conversation_id", field="turn_seqs")
+    if (have := seqs.get(m.conversation_id)) is None:
+        return
+    if missing := sorted({seq for seq in m.turn_seqs if seq not in have}):
+        listed = ", ".join(map(str, missing[:CITED_LISTED])) + (", …" if len(missing) > CITED_LISTED else "")
+        raise InvalidInput(f"turn_seqs: conversation {m.conversation_id} has no turn {listed}", field="turn_seqs")
+
+
+def _at(table: str, i: int, error: InvalidInput) -> InvalidInput:
+    """A row's error, its field named by its place in the document (``entities[3].mention_count``)."""
+    return InvalidInput(str(error), field=f"{table}[{i}].{error.field}")
+
+
+def _people(doc: ExportDoc) -> None:
+    """No agent listed twice (the second would silently overwrite the first) and each turn's
+    seq valid and its conversation's only one (two turns of one seq break the conversation)."""
+    agents: set[str] = set()
+    for i, a in enumerate(doc.agents):
+        if a.external_id in agents:
+            raise InvalidInput(f"agent {a.external_id!r} appears twice in agents", field=f"agents[{i}].external_id")
+        agents.add(a.external_id)
+    for i, c in enumerate(doc.conversations):
+        seqs: set[int] = set()
+        for j, t in enumerate(c.turns):
+            where = f"conversations[{i}].turns[{j}].seq"
+            try:
+                check_turn_seq(t.seq)
+            except InvalidInput as e:
+                raise InvalidInput(str(e), field=where) from e
+            if t.seq in seqs:
+                raise InvalidInput(f"seq {t.seq} appears twice in conversation {c.external_id!r}", field=where)
+            seqs.add(t.seq)
+
+
+def _graph_and_citations(doc: ExportDoc) -> None:
+    """Each entity's, relation's and memory's own rules (module doc)."""
+    for i, entity in enumerate(doc.entities):
+        try:
+            check_entity(entity)
+        except InvalidInput as error:
+            raise _at("entities", i, error) from error
+    for i, relation in enumerate(doc.relations):
+        try:
+            check_relation(relation)
+        except InvalidInput as error:
+            raise _at("relations", i, error) from error
+    turns = {c.id: {t.seq for t in c.turns} for c in doc.conversations}
+    for i, m in enumerate(doc.memories):
+        try:
+            check_cited_turns(m, turns)
+        except InvalidInput as error:
+            raise _at("memories", i, error) from error
+
+
 def _one_of(values: list[str], allowed: tuple[str, ...], field: str) -> None:
     for i, value in enumerate(values):
         if value not in allowed:
@@ -150,6 +262,8 @@ def check_values(doc: ExportDoc) -> None:
     """Value checks msgspec's types cannot express, before touching the database."""
     _unique_ids(doc)
     _one_tree(doc)
+    _people(doc)
+    _graph_and_citations(doc)
     _one_of([d.role for d in doc.drawers], ROLES, "drawers[{i}].role")
     _one_of([w.kind for w in doc.wings], WING_KINDS, "wings[{i}].kind")
     _one_of([e.kind for e in doc.entities], ENTITY_KINDS, "entities[{i}].kind")

@@ -4,8 +4,9 @@ A file that is cut short, corrupted or wrong anywhere must import nothing and sa
 it broke, so the whole file is read once (from the spooled copy) before the database is
 touched: each line decodes as a record of `domain.stream_format`, passes the API's
 checks (`domain.import_checks`), and refers only to rows defined on earlier lines; the
-last line is the ``end`` record whose counts match. Errors are ``InvalidInput`` with
-``field="line N"`` (1-based) and say which field of that line.
+last line is the ``end`` record whose counts match (and that names nothing else: no key
+but ``counts``, no count of a type of line that does not exist). Errors are
+``InvalidInput`` with ``field="line N"`` (1-based) and say which field of that line.
 
 What the second pass needs comes out of this one: each conversation's ``mined_seq``,
 recomputed from the drawers the file brings (never read from the file), the counts, and
@@ -23,10 +24,18 @@ from typing import Any
 
 import msgspec
 
-from domain.import_checks import check_content, check_leaves
+from domain.import_checks import (
+    check_cited_turns,
+    check_content,
+    check_entity,
+    check_leaves,
+    check_relation,
+    check_turn_seq,
+)
 from domain.import_memories import check_history, check_link, check_memory
 from domain.import_proposals import check_proposal
 from domain.stream_format import (
+    LINE_TYPES,
     ROW_LINES,
     SUPPORTED_VERSIONS,
     AgentLine,
@@ -81,6 +90,7 @@ class _Seen:
     ids: dict[str, set[int]] = field(default_factory=dict)
     agents: set[str] = field(default_factory=set)
     turns: dict[int, tuple[int, int]] = field(default_factory=dict)  # turn -> (conversation, seq)
+    seqs: dict[int, set[int]] = field(default_factory=dict)  # conversation -> its turns' seqs
     parents: dict[tuple[str, int], int] = field(default_factory=dict)  # ("room", id) -> wing, ("closet", id) -> room
     plan: Plan = field(default_factory=Plan)
     active_lineages: set[int] = field(default_factory=set)
@@ -109,6 +119,13 @@ class _Seen:
         if value not in allowed:
             raise self.fail(f"{name} must be one of {', '.join(allowed)}")
 
+    def rule(self, check: Callable[..., None], *args: Any) -> None:
+        """A row's own rule (`domain.import_checks`), its refusal naming this line."""
+        try:
+            check(*args)
+        except InvalidInput as e:
+            raise self.fail(str(e)) from e
+
 
 def _settings(row: SettingsLine, seen: _Seen) -> None:
     if seen.plan.counts["settings"]:
@@ -119,6 +136,8 @@ def _settings(row: SettingsLine, seen: _Seen) -> None:
 
 def _agent(row: AgentLine, seen: _Seen) -> None:
     check_id(row.external_id, field=f"{seen.where}.external_id")
+    if row.external_id in seen.agents:  # the second would silently overwrite the first
+        raise seen.fail(f"agent {row.external_id!r} appears twice")
     seen.agents.add(row.external_id)
 
 
@@ -131,6 +150,7 @@ def _conversation(row: ConversationLine, seen: _Seen) -> None:
     if row.title is not None and len(row.title) > TITLE_MAX:
         raise seen.fail(f"title must be at most {TITLE_MAX} characters")
     seen.plan.watermarks[row.id] = 0
+    seen.seqs[row.id] = set()
 
 
 def _turn(row: TurnLine, seen: _Seen) -> None:
@@ -139,6 +159,11 @@ def _turn(row: TurnLine, seen: _Seen) -> None:
     seen.one_of(row.role, ROLES, "role")
     check_speaker(row.name, field=f"{seen.where}.name")
     check_content(row.content, seen.limits, f"{seen.where}.content")
+    seen.rule(check_turn_seq, row.seq)
+    seqs = seen.seqs[row.conversation_id]
+    if row.seq in seqs:
+        raise seen.fail(f"seq {row.seq} appears twice in conversation {row.conversation_id}")
+    seqs.add(row.seq)
     seen.turns[row.id] = (row.conversation_id, row.seq)
 
 
@@ -182,6 +207,7 @@ def _drawer(row: DrawerLine, seen: _Seen) -> None:
 def _entity(row: EntityLine, seen: _Seen) -> None:
     seen.define("entity", row.id)
     seen.one_of(row.kind, ENTITY_KINDS, "kind")
+    seen.rule(check_entity, row)
 
 
 def _drawer_entity(row: DrawerEntityLine, seen: _Seen) -> None:
@@ -196,6 +222,7 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
     seen.ref("drawer", "source_drawer_id", row.source_drawer_id, optional=True)
     for drawer_id in row.sources:
         seen.ref("drawer", "sources", drawer_id)
+    seen.rule(check_relation, row)
 
 
 def _memory(row: MemoryLine, seen: _Seen) -> None:
@@ -205,6 +232,7 @@ def _memory(row: MemoryLine, seen: _Seen) -> None:
     except InvalidInput as e:
         raise seen.fail(str(e)) from e
     seen.ref("conversation", "conversation_id", row.conversation_id, optional=True)
+    seen.rule(check_cited_turns, row, seen.seqs)
     if row.valid_until is None:
         if row.lineage_id in seen.active_lineages:
             raise seen.fail(f"lineage {row.lineage_id} has a second active row")
@@ -284,6 +312,10 @@ def _end(row: EndLine, seen: _Seen) -> None:
         if newer not in memories:
             message = f"line {line}: superseded_by {newer} does not refer to a memory in this file"
             raise InvalidInput(message, field=f"line {line}")
+    if unknown := sorted(set(row.counts) - set(LINE_TYPES)):
+        raise seen.fail(
+            f"the end line counts {', '.join(unknown)}: no type of line (those are {', '.join(LINE_TYPES)})"
+        )
     counts = {kind: n for kind, n in row.counts.items() if n}
     if counts != dict(seen.plan.counts):
         raise seen.fail(f"the end line counts {counts} but the file holds {dict(seen.plan.counts)}")

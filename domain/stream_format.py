@@ -159,7 +159,11 @@ class MemoryProposalLine(MemoryProposalDoc, tag_field="type", tag="memory_propos
     pass
 
 
-class EndLine(msgspec.Struct, tag_field="type", tag="end"):
+class EndLine(msgspec.Struct, tag_field="type", tag="end", forbid_unknown_fields=True):
+    """The file's own check that it arrived whole, so nothing but the counts: a key it does not
+    know (``"count"`` for ``"counts"``) is a line written wrong, refused naming it, where the row
+    lines ignore a field a newer or older export adds."""
+
     counts: dict[str, int] = {}
 
 
