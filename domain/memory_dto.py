@@ -92,12 +92,13 @@ IdOrText = Annotated[
     msgspec.Meta(
         description="an active memory's id, or text found (case-insensitively) in exactly one active memory; "
         "text of digits only ('3') is the id too, unless other memories' text holds it (a 409 listing them); "
-        "an id or text that names none is a 404; text holds no control characters",
+        "an id or text that names none is a 404; blank text is a 400; text holds no control characters",
         examples=["metric units"],
     ),
 ]
-"""Text gets the text rule (a NUL in it is a 400 naming the field, `domain.memory_lookup`); otherwise
-unconstrained on purpose: blank or too long text and ids out of range simply name nothing (404)."""
+"""Text gets the text rule (a NUL in it is a 400 naming the field, `domain.memory_lookup`), and blank
+text, which names nothing to look for, is a 400 there too; otherwise unconstrained on purpose: too
+long text and ids out of range simply name nothing (404)."""
 TurnSeqs = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]], msgspec.Meta(max_length=MAX_TURN_SEQS)]
 Source = Literal["user", "agent"]
 
@@ -153,7 +154,8 @@ PurgeTarget = Annotated[
     int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
     msgspec.Meta(
         description="the id of any version of the memory, active or ended (every version goes), or text found "
-        "(case-insensitively) in exactly one active memory; an id or text that names none is a 404",
+        "(case-insensitively) in exactly one active memory; an id or text that names none is a 404, "
+        "blank text a 400",
         examples=["metric units"],
     ),
 ]

@@ -23,7 +23,7 @@ from sqlalchemy import ColumnElement, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import MAX_ID
-from loci.errors import Ambiguous, NotFound
+from loci.errors import Ambiguous, InvalidInput, NotFound
 from loci.inputs import check_text
 from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
@@ -40,11 +40,15 @@ def _like_pattern(text: str) -> str:
 
 
 def _searchable(text: str) -> str | None:
-    """The trimmed text, or None when no stored content can contain it: blank, or longer than
-    any content may be. A control character is InvalidInput naming ``id_or_text``, as the
-    schema states (`domain.memory_dto.IdOrText`): the text rule, the field being text."""
+    """The trimmed text, or None when no stored content can contain it (longer than any
+    content may be). A control character is InvalidInput naming ``id_or_text``, as the
+    schema states (`domain.memory_dto.IdOrText`): the text rule, the field being text. So
+    is blank text, which names no memory at all: a 404 "no active memory contains ''" read
+    as if a search had been made and found nothing, where the caller sent nothing."""
     needle = check_text(text, field="id_or_text").strip()
-    if not needle or len(needle) > CONTENT_MAX_CHARS_MAX:
+    if not needle:
+        raise InvalidInput("id_or_text must not be empty: send a memory's id or some of its text", field="id_or_text")
+    if len(needle) > CONTENT_MAX_CHARS_MAX:
         return None
     return needle
 

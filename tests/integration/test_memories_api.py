@@ -130,7 +130,8 @@ async def test_text_with_a_control_character_is_a_400_naming_id_or_text(
 ) -> None:
     """``id_or_text`` takes text, so it has the text rule: a NUL is refused naming the field by
     the schema over HTTP and by the lookup for the MCP tools and the CLI, not a 404 that only looks
-    like nothing matched. Blank or too long text still names nothing."""
+    like nothing matched. Too long text still names nothing; blank text is refused naming the
+    field too (`test_memory_blank_target`)."""
     user = await new_user("lookup-nul")
     await _post(client, user, "/v1/memories", {"content": "Likes coffee black", "category": "preference"}, 201)
     for path, extra in (
@@ -143,7 +144,7 @@ async def test_text_with_a_control_character_is_a_400_naming_id_or_text(
             assert refused.status_code == 400, (path, text, refused.text)
             assert refused.json()["extra"][0]["key"] == "id_or_text", refused.text
     blank = await client.post("/v1/memories/confirm", json={"id_or_text": "   "}, headers=user.headers)
-    assert blank.status_code == 404, blank.text
+    assert blank.status_code == 400 and blank.json()["extra"][0]["key"] == "id_or_text", blank.text
     with pytest.raises(InvalidInput) as e:
         await memories.confirm_memory(app_state.memory_store(), user.id, ConfirmIn("coffee\x00"))
     assert e.value.field == "id_or_text"
