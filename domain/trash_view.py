@@ -26,8 +26,8 @@ class TrashView:
     """Drawer id -> its first ``LABEL_PREVIEW_CHARS`` characters, for the drawers listed."""
 
 
-async def trash_view(db: Database, user_id: int, *, limit: int = 50) -> TrashView:
-    listing = await list_trash(db, user_id, limit=limit)
+async def trash_view(db: Database, user_id: int, *, limit: int = 50, offset: int = 0) -> TrashView:
+    listing = await list_trash(db, user_id, limit=limit, offset=offset)
     ids = [e.id for e in listing.items if e.kind == "drawer"]
     previews: dict[int, str] = {}
     if ids:

@@ -43,7 +43,7 @@ from service.parameters import declared
 from service.path_slash import encoded_slash_refusal
 from service.strict_body import in_words
 
-__all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body"]
+__all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body", "status_of"]
 
 log = logging.getLogger("loci.service")
 
@@ -91,8 +91,13 @@ def _unavailable(message: str) -> Response[dict[str, Any]]:
     )
 
 
+def status_of(exc: LociError) -> int:
+    """The HTTP status a domain error answers with, for the API and the /memory pages alike."""
+    return next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
+
+
 def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dict[str, Any]]:
-    status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
+    status = status_of(exc)
     if status == 503:
         log.warning("%s %s: 503, %s", request.method, request.url.path, exc)
         return _unavailable(str(exc))

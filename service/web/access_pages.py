@@ -24,6 +24,7 @@ from loci.errors import InvalidInput, LociError
 from loci.inputs import ID_PATTERN, check_id
 from loci.settings import MemorySettings
 from service.deps import StateDep
+from service.errors import status_of
 from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
 
 __all__ = ["WORDS", "AccessPages", "choices_from_form"]
@@ -66,7 +67,12 @@ async def _page(app_state: Any, user_id: int, **extra: Any) -> dict[str, Any]:
 
 
 def _error_page(request: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
-    return Template("message.html", context={"title": "Cannot do that", "message": str(exc)}, status_code=400)
+    """The message page at the status the API answers the same error with (`service.errors.status_of`):
+    an agent that is not found is a 404 and a conflict a 409 here too, not a 400 for anything."""
+    status = status_of(exc)
+    title = "Not found" if status == 404 else "Something went wrong" if status >= 500 else "Cannot do that"
+    back = {"href": "/memory/agents", "label": "Back to the agents"}
+    return Template("message.html", context={"title": title, "message": str(exc), "back": back}, status_code=status)
 
 
 class AccessPages(Controller):

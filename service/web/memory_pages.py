@@ -53,6 +53,18 @@ def error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
     return Template("message.html", context={"title": title, "message": str(exc), "back": back}, status_code=status)
 
 
+def _flag(value: str | None, field: str) -> bool:
+    """A yes/no parameter in the spellings the API's take (``true``/``false``, ``1``/``0``, any
+    case: Litestar's reading of a ``bool``); empty is no. Anything else is a 400 naming it:
+    ``?ended=yes`` was read as no, silently showing current memories instead."""
+    if not value:
+        return False
+    try:
+        return msgspec.convert(value, bool, strict=False)
+    except msgspec.ValidationError:
+        raise InvalidInput(f"{field} must be true or false (or 1 or 0)", field=field) from None
+
+
 def _back(form: dict[str, str], default: str = "/memory/memories") -> str:
     return safe_back(form.get("back"), default)
 
@@ -126,7 +138,7 @@ class MemoryViews(Controller):
         event: IdQuery = None,
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
-        past = ended == "1"
+        past = _flag(ended, "ended")
         current: frozenset[int] = frozenset()
         if past:
             ended_query = EndedQuery(layer or None, source or None, PAGE_SIZE, before)

@@ -21,12 +21,13 @@ from domain import activity, palace, preferences, trash
 from domain.insights import insights_status
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
-from ingest import search_entities, timeline
-from loci.errors import Conflict, InvalidInput, LociError, NotFound
+from ingest import MAX_ENTITY_PAGE, search_entities, timeline
+from loci.errors import InvalidInput, LociError, NotFound
 from loci.inputs import check_text
 from loci.models import TOP_K_MAX
-from retrieval import RecallDeps, RecallRequest, recall
+from retrieval import MAX_MESSAGE_CHARS, RecallDeps, RecallRequest, recall
 from service.deps import StateDep
+from service.errors import status_of
 from service.routes._docs import IdPath, IdQuery
 from service.routes.recall import SEARCH_TOP_K, browsing_config
 from service.strict_body import refusal
@@ -43,15 +44,20 @@ from service.web.session import (
 __all__ = ["MemoryPages"]
 
 KINDS = ("wing", "room", "closet", "drawer")
+TRASH_PAGE = 50
+"""Trash entries per page, as the palace lists its items (``?offset=`` pages on, "More →")."""
+ENTITY_PAGE = 100
+"""People and things per page, most mentioned first. `ingest.search_entities` returns at most
+`MAX_ENTITY_PAGE` from the top and takes no offset, so the pages are cut from that list and
+the last says where it stops (find the others by name)."""
+Offset = Annotated[int, QueryParameter(ge=0, le=1_000_000)]
 
 
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
-    status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Conflict) else 400
-    return Template(
-        "message.html",
-        context={"title": "Not found" if status == 404 else "Cannot do that", "message": str(exc)},
-        status_code=status,
-    )
+    """The message page at the status the API answers the same error with (`service.errors.status_of`)."""
+    status = status_of(exc)
+    title = "Not found" if status == 404 else "Something went wrong" if status >= 500 else "Cannot do that"
+    return Template("message.html", context={"title": title, "message": str(exc)}, status_code=status)
 
 
 def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
@@ -80,7 +86,7 @@ class MemoryPages(Controller):
         wing: IdQuery = None,
         room: IdQuery = None,
         closet: IdQuery = None,
-        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
+        offset: Offset = 0,
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
         view = await palace.browse(
@@ -148,9 +154,11 @@ class MemoryPages(Controller):
         return Redirect(safe_back(data.get("back")), status_code=303)
 
     @get("/trash", name="memory:trash")
-    async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
+    async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep, offset: Offset = 0) -> Template:
+        """A page of `TRASH_PAGE` entries, newest deleted first: it showed the first 200 and said
+        nothing of the rest, which could be neither seen nor restored from the page."""
         user_id = await signed_in_user(request, app_state)
-        view = await trash_view(app_state.db, user_id, limit=200)
+        view = await trash_view(app_state.db, user_id, limit=TRASH_PAGE, offset=offset)
         return Template("trash.html", context={"trash": view.listing, "previews": view.previews})
 
     @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
@@ -189,15 +197,17 @@ class MemoryPages(Controller):
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
         feed = await activity.list_activity(app_state.db, user_id, limit=50, before=before)
-        return Template("activity.html", context={"feed": feed})
+        return Template("activity.html", context={"feed": feed, "later_page": before is not None})
 
     @get("/search", name="memory:search")
     async def search(
         self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
-        query = check_text(q or "", field="q").strip()[:2000]  # else recall names it `message`, not the box's q
-        context: dict[str, Any] = {"q": query, "result": None}
+        query = check_text(q or "", field="q").strip()
+        if len(query) > MAX_MESSAGE_CHARS:  # the API's limit, named as the box names it (recall says `message`)
+            raise InvalidInput(f"q is longer than {MAX_MESSAGE_CHARS} characters", field="q")
+        context: dict[str, Any] = {"q": query, "result": None, "q_max": MAX_MESSAGE_CHARS}
         if query:
             deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
             asked = RecallRequest(user_id, query, top_k=SEARCH_TOP_K, config=browsing_config(app_state))
@@ -206,12 +216,25 @@ class MemoryPages(Controller):
 
     @get("/entities", name="memory:entities")
     async def entities(
-        self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
+        self,
+        request: Request[Any, Any, Any],
+        app_state: StateDep,
+        q: FromQuery[str | None] = None,
+        offset: Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_PAGE)] = 0,
     ) -> Template:
+        """A page of `ENTITY_PAGE` (see there): it showed the first 100 and said nothing of the rest."""
         user_id = await signed_in_user(request, app_state)
         query = (q or "").strip()[:200]
-        found = await search_entities(app_state.db, user_id, query or None, limit=100)
-        return Template("entities.html", context={"q": query, "entities": found})
+        found = await search_entities(
+            app_state.db, user_id, query or None, limit=min(offset + ENTITY_PAGE + 1, MAX_ENTITY_PAGE)
+        )
+        shown = found[offset : offset + ENTITY_PAGE]
+        context = {
+            "q": query, "entities": shown, "offset": offset, "page_size": ENTITY_PAGE,
+            "more": len(found) > offset + ENTITY_PAGE,
+            "stops": len(found) == MAX_ENTITY_PAGE and offset + len(shown) == MAX_ENTITY_PAGE,
+        }  # fmt: skip
+        return Template("entities.html", context=context)
 
     @get("/entities/{entity_id:int}", name="memory:entity")
     async def entity_timeline(
