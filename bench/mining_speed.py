@@ -84,7 +84,7 @@ import secrets
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,10 @@ DEFAULT_DATASET = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval
 
 
 class NoModelEmbedder(Embedder):
-    """Random unit vectors instead of the model: what the pipeline costs without embedding."""
+    """Random unit vectors instead of the model: what the pipeline costs without embedding.
+    Both ways mining reaches the model are replaced: `embed` (drawers, sentences, phrases) and
+    the jobs memory statements and archive summaries go through (`Embedder.passage_job`),
+    which used to run the real model here (a seventh of a ``--no-model`` run's samples)."""
 
     def embed(self, texts: Sequence[str], batch_size: int | None = None, *, query: bool = False) -> EmbeddingBatch:
         started = time.perf_counter()
@@ -119,6 +122,9 @@ class NoModelEmbedder(Embedder):
         vectors = rng.standard_normal((len(texts), self.settings.dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         return EmbeddingBatch(vectors, 0, time.perf_counter() - started)
+
+    def _job(self, texts: Sequence[str], *, query: bool) -> Callable[[], np.ndarray]:
+        return lambda: self.embed(list(texts), query=query).vectors
 
 
 def sessions_from(path: Path, count: int) -> list[Session]:
