@@ -43,6 +43,7 @@ from ingest.entity_unify import unify_entities
 from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import (
+    MAX_ENTITY_OFFSET,
     MAX_ENTITY_PAGE,
     EntityOut,
     RelationOut,
@@ -66,6 +67,7 @@ from ingest.segment import sentence_pieces
 __all__ = [
     "ARCHIVE",
     "EXTRACTORS",
+    "MAX_ENTITY_OFFSET",
     "MAX_ENTITY_PAGE",
     "MAX_TITLE_CHARS",
     "ConversationRef",

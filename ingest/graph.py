@@ -42,6 +42,7 @@ from loci.inputs import check_text
 from loci.models import Entity, Relation
 
 __all__ = [
+    "MAX_ENTITY_OFFSET",
     "MAX_ENTITY_PAGE",
     "EntityOut",
     "RelationOut",
@@ -324,18 +325,25 @@ def _entity_out(e: Entity) -> EntityOut:
 
 MAX_ENTITY_PAGE = 200
 """Most entities one search returns."""
+MAX_ENTITY_OFFSET = 1_000_000
+"""Where a listing may start: past any palace's entity count, inside PostgreSQL's bigint."""
 UNLISTED_KINDS = ("t",)
 """Kinds the listings leave out: a time ("1932", "2026-01-24") is when something happened,
 not one of the user's people and things; it stays readable by id, and recall still uses it."""
 
 
-async def search_entities(db: Database, user_id: int, q: str | None, *, limit: int = 50) -> list[EntityOut]:
-    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first;
+async def search_entities(
+    db: Database, user_id: int, q: str | None, *, limit: int = 50, offset: int = 0
+) -> list[EntityOut]:
+    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first,
+    ``limit`` of them from ``offset`` (so every entity can be listed, not only the top page);
     never the user's own row (`USER_ENTITY`) nor a time (`UNLISTED_KINDS`)."""
     if q is not None and len(q) > 200:
         raise InvalidInput("q must be at most 200 characters", field="q")
     if not 1 <= limit <= MAX_ENTITY_PAGE:  # it was clamped silently: -2112535910 gave one entity
         raise InvalidInput(f"limit must be between 1 and {MAX_ENTITY_PAGE}", field="limit")
+    if not 0 <= offset <= MAX_ENTITY_OFFSET:
+        raise InvalidInput(f"offset must be between 0 and {MAX_ENTITY_OFFSET}", field="offset")
     if q is not None:
         check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
     stmt = select(Entity).where(
@@ -347,7 +355,7 @@ async def search_entities(db: Database, user_id: int, q: str | None, *, limit: i
         pattern = f"%{literal}%"
         alias = func.array_to_string(Entity.aliases, " ")
         stmt = stmt.where(or_(func.lower(Entity.name).like(pattern, escape="\\"), alias.like(pattern, escape="\\")))
-    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit)
+    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit).offset(offset)
     async with db.user_session(user_id) as s:
         return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
 

@@ -9,7 +9,7 @@ import msgspec
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from ingest import MAX_ENTITY_PAGE, EntityOut, RelationOut, get_entity, search_entities, timeline
+from ingest import MAX_ENTITY_OFFSET, MAX_ENTITY_PAGE, EntityOut, RelationOut, get_entity, search_entities, timeline
 from loci.db import Database
 from loci.inputs import TEXT_PATTERN
 from service.deps import CallerDep, StateDep
@@ -83,7 +83,7 @@ class EntityController(Controller):
         summary="Entities whose name or alias contains q",
         description=(
             "Entities (people, places, organisations, events, items; times are read by id only) "
-            "whose name or alias contains `q`."
+            "whose name or alias contains `q`, most mentioned first; `offset` pages past the first `limit`."
         ),
         responses=errors(400),
     )
@@ -98,8 +98,13 @@ class EntityController(Controller):
             ),
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=MAX_ENTITY_PAGE, description="page size, 1-200")] = 50,
+        offset: Annotated[
+            int,
+            QueryParameter(ge=0, le=MAX_ENTITY_OFFSET, description="how many to skip: the next page is offset + limit"),
+        ] = 0,
     ) -> list[EntityDTO]:
-        return [_entity(e) for e in await search_entities(app_state.db, caller.user_id, q, limit=limit)]
+        found = await search_entities(app_state.db, caller.user_id, q, limit=limit, offset=offset)
+        return [_entity(e) for e in found]
 
     @get(
         "/{entity_id:str}",

@@ -21,7 +21,7 @@ from domain import activity, palace, preferences, trash
 from domain.insights import insights_status
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
-from ingest import MAX_ENTITY_PAGE, search_entities, timeline
+from ingest import MAX_ENTITY_OFFSET, search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.inputs import check_text
 from loci.models import TOP_K_MAX
@@ -47,9 +47,7 @@ KINDS = ("wing", "room", "closet", "drawer")
 TRASH_PAGE = 50
 """Trash entries per page, as the palace lists its items (``?offset=`` pages on, "More →")."""
 ENTITY_PAGE = 100
-"""People and things per page, most mentioned first. `ingest.search_entities` returns at most
-`MAX_ENTITY_PAGE` from the top and takes no offset, so the pages are cut from that list and
-the last says where it stops (find the others by name)."""
+"""People and things per page, most mentioned first (``?offset=`` pages on, "More →")."""
 Offset = Annotated[int, QueryParameter(ge=0, le=1_000_000)]
 
 
@@ -220,19 +218,16 @@ class MemoryPages(Controller):
         request: Request[Any, Any, Any],
         app_state: StateDep,
         q: FromQuery[str | None] = None,
-        offset: Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_PAGE)] = 0,
+        offset: Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)] = 0,
     ) -> Template:
         """A page of `ENTITY_PAGE` (see there): it showed the first 100 and said nothing of the rest."""
         user_id = await signed_in_user(request, app_state)
         query = (q or "").strip()[:200]
-        found = await search_entities(
-            app_state.db, user_id, query or None, limit=min(offset + ENTITY_PAGE + 1, MAX_ENTITY_PAGE)
-        )
-        shown = found[offset : offset + ENTITY_PAGE]
+        found = await search_entities(app_state.db, user_id, query or None, limit=ENTITY_PAGE + 1, offset=offset)
+        shown = found[:ENTITY_PAGE]
         context = {
             "q": query, "entities": shown, "offset": offset, "page_size": ENTITY_PAGE,
-            "more": len(found) > offset + ENTITY_PAGE,
-            "stops": len(found) == MAX_ENTITY_PAGE and offset + len(shown) == MAX_ENTITY_PAGE,
+            "more": len(found) > ENTITY_PAGE,
         }  # fmt: skip
         return Template("entities.html", context=context)
 
