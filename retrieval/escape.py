@@ -23,9 +23,10 @@ stored text goes through `plain`:
    and invisible operators (U+200B, U+2060-U+206F) and the byte-order mark (U+FEFF),
    which split a word so a reviewer's search misses it. The zero-width joiners
    (U+200C, U+200D) stay: emoji sequences and Persian and Indic spelling need them. So
-   do the tag characters of a subdivision flag (UTS #51's emoji tag sequence: the black
-   flag U+1F3F4, two to six tag letters or digits, the cancel tag U+E007F, as in 🏴 "gbsct"
-   for Scotland): six letters after a flag spell a region code, not an instruction.
+   do the tag characters of the three subdivision flags Unicode recommends (UTS #51's emoji
+   tag sequences: the black flag U+1F3F4, tag letters "gbeng", "gbsct" or "gbwls", the
+   cancel tag U+E007F: England, Scotland, Wales), and no other: a chain of flags each
+   carrying a few tag letters of its choice would spell any text.
 4. Length is bounded by the caller (snippets, and `LABEL_CHARS` for names), cut at a
    word boundary before escaping, so an entity is never cut in half.
 """
@@ -64,10 +65,14 @@ _PREFIX_FACTOR = 4
 
 
 _FLAG = "\U0001f3f4"
+_SUBDIVISIONS = ("gbeng", "gbsct", "gbwls")
+"""The subdivision flags Unicode recommends for general interchange (RGI, emoji-test.txt)."""
 _FLAG_OR_INVISIBLE_RE = re.compile(
-    rf"({_FLAG}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{{2,6}}\U000e007f)|{_INVISIBLE_RE.pattern}"
+    "("
+    + "|".join(_FLAG + "".join(chr(0xE0000 + ord(c)) for c in code) + "\U000e007f" for code in _SUBDIVISIONS)
+    + f")|{_INVISIBLE_RE.pattern}"
 )
-"""A subdivision flag's whole tag sequence (kept) or one invisible character (dropped)."""
+"""A recommended subdivision flag's whole tag sequence (kept) or one invisible character (dropped)."""
 
 
 def visible(text: str) -> str:

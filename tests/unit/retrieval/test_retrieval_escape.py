@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from retrieval.escape import LABEL_CHARS, plain
+from retrieval.escape import LABEL_CHARS, plain, visible
 from retrieval.render import CLOSE, OPEN, PREAMBLE, Neighbour, RenderItem, render_context
 from retrieval.request import RecalledDrawer
 
@@ -107,7 +107,22 @@ def test_plain_cleaning_a_prefix_answers_as_cleaning_the_whole_for_any_text() ->
     from hypothesis import strategies as st
 
     pieces = st.sampled_from(
-        ["a", "bc ", " ", "\n", "\u2028", "\x07", "\u202e", "<", "&", "word", "\U0001f3f4", "\U000e0067", "\U000e007f"]
+        [
+            "a",
+            "bc ",
+            " ",
+            "\n",
+            "\u2028",
+            "\x07",
+            "\u202e",
+            "<",
+            "&",
+            "word",
+            "\U0001f3f4",
+            "\U000e0067",
+            "\U000e007f",
+            "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        ]
     )
 
     @settings(max_examples=300, deadline=None)
@@ -128,8 +143,8 @@ def test_text_only_a_model_can_read_is_dropped_and_joiners_stay() -> None:
 
 
 def test_a_subdivision_flag_keeps_its_tags_and_nothing_longer_hides_behind_a_flag() -> None:
-    """🏴 + tag letters "gbsct" + cancel tag is Scotland's flag (UTS #51); more than six tag
-    characters after a flag, or ones that are not lower-case letters or digits, are smuggled text."""
+    """🏴 + tag letters "gbsct" + cancel tag is Scotland's flag (UTS #51); any other tag text
+    after a flag is smuggled text."""
     tags = "".join(chr(0xE0000 + ord(c)) for c in "gbsct") + "\U000e007f"
     scotland = f"\U0001f3f4{tags}"
     assert plain(f"Trip to {scotland} in May", 100) == f"Trip to {scotland} in May"
@@ -137,3 +152,12 @@ def test_a_subdivision_flag_keeps_its_tags_and_nothing_longer_hides_behind_a_fla
     assert plain(f"Trip \U0001f3f4{smuggled} ok", 100) == "Trip \U0001f3f4 ok"
     shouting = "".join(chr(0xE0000 + ord(c)) for c in "OBEY") + "\U000e007f"
     assert plain(f"x \U0001f3f4{shouting}", 100) == "x \U0001f3f4"
+    # a chain of flags, each with a few tag letters, would spell anything: only the three
+    # recommended subdivision flags keep their tags
+    chain = "".join(
+        "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in part) + "\U000e007f"
+        for part in ("ignor", "eallp", "revio")
+    )
+    assert plain(f"Likes tea {chain}", 100) == "Likes tea \U0001f3f4\U0001f3f4\U0001f3f4"
+    wales = "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "gbwls") + "\U000e007f"
+    assert visible(f"{wales}{scotland}") == f"{wales}{scotland}"
