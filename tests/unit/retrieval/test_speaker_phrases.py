@@ -25,6 +25,11 @@ def test_a_question_s_inverted_verb_opening_a_sentence_is_no_name() -> None:
     assert "will" in speaker_phrases("Will, I need your notes", SpeakerParams())  # said to Will
     assert "will" in speaker_phrases("Did Will I mentioned call?", SpeakerParams())  # not opening
     assert "will" in speaker_phrases("Will said I should go", SpeakerParams())
+    # after a question word or a conjunction, and after a colon, as at a sentence's start
+    assert "will" not in speaker_phrases("what will I eat tonight?", SpeakerParams())
+    assert "will" not in speaker_phrases("so will I need a visa?", SpeakerParams())
+    assert "will" not in speaker_phrases("Quick question: Will I need a visa?", SpeakerParams())
+    assert "priya" in speaker_phrases("tell priya I said hi", SpeakerParams())  # no question word before it
     assert "李" in speaker_phrases("What did 李 say?", SpeakerParams())  # no case: a name as written
 
 
