@@ -47,6 +47,8 @@ SETTLE_EVERY_S = 5.0
 """How often a process pays the bumps it still owes without waiting for its next write: the
 longest another process's cache may serve an entry from before a write once Valkey is back.
 Settling nothing costs nothing (no round trip), so a short period is free."""
+SETTLE_BACKOFF_MAX_S = 60.0
+"""The longest wait between settles while Valkey does not answer."""
 OWED_MAX = 1000
 """Past this many users' bumps owed (a long outage in a busy process), one global bump
 settles them all: every user's entries go stale, which costs misses, never a stale answer."""
@@ -122,10 +124,19 @@ class Generations:
         return not self.owed
 
     async def keep_settled(self, every_s: float = SETTLE_EVERY_S) -> None:
-        """Until cancelled: settle what this process owes every ``every_s`` (module docstring)."""
+        """Until cancelled: settle what this process owes every ``every_s`` (module docstring).
+        While settling fails (Valkey down) the wait doubles up to `SETTLE_BACKOFF_MAX_S`, so an
+        outage logs a warning a minute, not every few seconds; an unexpected error is logged and
+        the loop goes on (it must not die and leave bumps owed until the next write)."""
+        wait = every_s
         while True:
-            await asyncio.sleep(every_s)
-            await self.settle()
+            await asyncio.sleep(wait)
+            try:
+                settled = await self.settle()
+            except Exception:  # a bug here must not end the loop
+                log.exception("generations.settle_failed")
+                settled = False
+            wait = every_s if settled else min(wait * 2, max(every_s, SETTLE_BACKOFF_MAX_S))
 
     def _key(self, user_id: int | None) -> str:
         return self.keys(user_id)[0] if user_id is not None else self.global_key

@@ -114,8 +114,13 @@ def start_settling(state: AppState) -> asyncio.Task[None] | None:
     return asyncio.create_task(state.generations.keep_settled(), name="loci.generations.settle")
 
 
-async def stop_settling(task: asyncio.Task[None] | None) -> None:
+async def stop_settling(state: AppState, task: asyncio.Task[None] | None) -> None:
+    """Stop `start_settling`'s task and pay what is still owed once more (a stopping process
+    would otherwise leave it to the entries' TTL); the socket timeout bounds the wait."""
     if task is not None:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
+    if state.generations is not None:
+        with contextlib.suppress(Exception):
+            await state.generations.settle()

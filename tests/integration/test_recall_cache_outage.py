@@ -24,7 +24,7 @@ from loci.db import Database
 from loci.embedder import Embedder
 from loci.generations import Generations, namespace_of
 from loci.settings import Settings
-from service.state import AppState
+from service.state import AppState, stop_settling
 from tests.conftest import UserHandle
 from tests.integration.test_recall_cache import _palace, _recall
 
@@ -118,6 +118,37 @@ async def test_an_owed_bump_is_paid_without_waiting_for_the_next_write(
             await settler
         await up.aclose()
         await down.aclose()
+
+
+async def test_the_settle_loop_outlives_an_unexpected_error_and_a_stop_pays_what_is_owed(settings: Settings) -> None:
+    """`keep_settled` must not die on an error it did not expect (the bumps would stay owed until
+    the next write), and stopping it settles once more (a stopping process owed its last bumps
+    to the TTL)."""
+    up = Redis.from_url(settings.queue.url or "")
+    generations = Generations(up, namespace_of("owed-loop", None))
+    real_set, calls = up.set, []
+
+    async def broken_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug, not an outage")
+        return await real_set(*args, **kwargs)
+
+    state = cast(AppState, SimpleNamespace(generations=generations))
+    try:
+        generations.redis = cast(Redis, SimpleNamespace(set=broken_once))
+        generations.owed[11] = 1
+        settler = asyncio.create_task(generations.keep_settled(0.01))
+        for _ in range(200):
+            if not generations.owed:
+                break
+            await asyncio.sleep(0.01)
+        assert not generations.owed and len(calls) >= 2 and not settler.done()
+        generations.owed[12] = 2
+        await stop_settling(state, settler)  # the loop's next turn never comes: the stop pays it
+        assert settler.cancelled() and not generations.owed
+    finally:
+        await up.aclose()
 
 
 async def test_a_bump_owed_again_while_an_older_one_lands_stays_owed(settings: Settings) -> None:
