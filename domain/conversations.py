@@ -23,14 +23,16 @@ from arq.connections import ArqRedis
 from sqlalchemy import select
 
 import ingest
+from domain import trash
 from domain.conversation_trash import ConversationMoved, live_turns, restore_conversation
 from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
+from domain.trash_rows import Moved
 from loci.db import Database
 from loci.errors import UpstreamUnavailable
 from loci.idempotency import Once
 from loci.inputs import check_id
-from loci.models import MemorySettings, Turn
+from loci.models import Conversation, MemorySettings, Turn
 from loci.settings import MiningSettings
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "conversation_with_turns",
     "mine_now",
     "restore_and_mine",
+    "restore_and_mine_item",
 ]
 
 log = logging.getLogger("loci.domain")
@@ -51,6 +54,10 @@ AUTO_MINE_OFF = "auto_mine is off: POST …/mine to mine on demand"
 MINING_PENDING = "pending: the job queue is unreachable; the sweep enqueues it once it is back"
 """``mining`` of a completed conversation whose enqueue failed (``job_id`` is null)."""
 _QUEUE_DOWN = (UpstreamUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+_BEST_EFFORT = (UpstreamUnavailable, redis.exceptions.RedisError, OSError)
+"""What an enqueue after a restore may fail with and still answer the restore: any queue
+error, a read-only replica's ``ResponseError`` too. The restore has committed by then, so an
+error would be a 500 whose retry finds nothing in the trash (a 404); the sweep mines it."""
 _FIELD = "conversation_id"
 """What a bad conversation id is reported as: the routes' path parameter."""
 
@@ -138,13 +145,30 @@ async def restore_and_mine(db: Database, queue: ArqRedis | None, user_id: int, e
     further: the job found it in the trash and wrote nothing, and its id answered "done".
     A restore brings back turns past the watermark, so it asks for them to be mined at once
     (a fresh job when that id has finished), as completing would have; with ``auto_mine``
-    off, or the queue down, the sweep or ``POST …/mine`` does it, as after a complete.
+    off, or the queue failing (`_BEST_EFFORT`), the sweep or ``POST …/mine`` does it.
     """
     moved = await restore_conversation(db, user_id, external_id)
+    await _mine_restored(db, queue, user_id, external_id)
+    return moved
+
+
+async def restore_and_mine_item(db: Database, queue: ArqRedis | None, user_id: int, kind: str, item_id: int) -> Moved:
+    """The /memory trash's restore of any item by its row id: a conversation's as
+    `restore_and_mine` does it, so the page mines what the API's restore would."""
+    moved = await trash.restore(db, user_id, kind, item_id)
+    if kind == "conversation":
+        async with db.user_session(user_id) as s:
+            external_id = await s.scalar(select(Conversation.external_id).where(Conversation.id == item_id))
+        if external_id is not None:  # None: purged since, by another request
+            await _mine_restored(db, queue, user_id, external_id)
+    return moved
+
+
+async def _mine_restored(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> None:
+    """Enqueue a just restored conversation's unmined turns, best effort (`_BEST_EFFORT`)."""
     ref = await ingest.get_conversation(db, user_id, external_id)
     if ref.status == "completed" and ref.mined_seq < ref.last_seq and await auto_mine_on(db, user_id):
         try:
             await enqueue_mining(queue, user_id, ref.id, ref.last_seq, known_unmined=True)
-        except _QUEUE_DOWN as e:
+        except _BEST_EFFORT as e:
             log.warning("conversation %s restored; mining left to the sweep (%s: %s)", ref.id, type(e).__name__, e)
-    return moved

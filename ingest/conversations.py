@@ -7,7 +7,8 @@ ids of `loci.inputs`' alphabet)
 before anything touches the database, and the turns are inserted in the same transaction as the
 conversation row. A client-supplied external id makes the call idempotent: sending
 the same turns again is a no-op, sending more appends the new ones, and sending other
-content for a seq already stored is a `Conflict` (history is never rewritten).
+content for a seq already stored is a `Conflict` (history is never rewritten), as is sending
+anything for the seq of a turn deleted for good (`_merge_turns`).
 New turns clear a mining failure (`domain.mining_failures`): the conversation changed,
 so mining deserves another try.
 
@@ -140,8 +141,12 @@ async def _merge_turns(
     """Insert turns from ``start_seq``; identical re-sends are no-ops, different ones conflict.
 
     A seq up to ``retired`` that holds no turn held one that was purged (seqs are never reused,
-    `append_turns`): a re-send of the whole transcript skips it, or the words deleted for good
-    would be stored again, under the mining watermark, where nothing would ever mine them."""
+    `append_turns`), and a posted turn there is a `Conflict` naming it, raised before anything
+    is added (the caller's transaction then writes nothing). Skipping it instead would keep a
+    re-send of the whole transcript from storing the purged words again, but would drop, in
+    silence and for good, a new turn of a live transcript posted without the purged one; the
+    purged words are gone, so the two cannot be told apart, and the caller must say which
+    turns are new by appending them."""
     seqs = range(start_seq, start_seq + len(turns))
     rows = await s.execute(
         select(Turn.seq, Turn.role, Turn.content, Turn.name).where(
@@ -149,15 +154,22 @@ async def _merge_turns(
         )
     )
     stored = {seq: (role, content, name) for seq, role, content, name in rows}
-    added = 0
     for seq, turn in zip(seqs, turns, strict=True):
         if seq in stored:
             if stored[seq] != (turn.role, turn.content, turn.name):
                 raise Conflict(
-                    f"conversation {conv.external_id!r} already has a different turn {seq}; turns are never rewritten"
+                    f"conversation {conv.external_id!r} already has a different turn {seq}; turns are never rewritten",
+                    field=f"turns[{seq - start_seq}]",
                 )
-            continue
-        if seq <= retired:
+        elif seq <= retired:
+            raise Conflict(
+                f"turn {seq} of conversation {conv.external_id!r} was deleted for good and its seq is not reused:"
+                f" send new turns with POST /v1/conversations/{conv.external_id}/turns",
+                field=f"turns[{seq - start_seq}]",
+            )
+    added = 0
+    for seq, turn in zip(seqs, turns, strict=True):
+        if seq in stored:
             continue
         added += 1
         s.add(

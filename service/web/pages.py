@@ -18,6 +18,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
 from domain import activity, palace, preferences, trash
+from domain.conversations import restore_and_mine_item
 from domain.insights import insights_status
 from domain.preferences import SettingsUpdate
 from domain.trash_view import trash_view
@@ -166,7 +167,7 @@ class MemoryPages(Controller):
         user_id = await signed_in_user(request, app_state)
         if kind not in trash.TRASHABLE:
             raise NotFound(f"nothing of kind {kind!r}")
-        await trash.restore(app_state.db, user_id, kind, item_id)
+        await restore_and_mine_item(app_state.db, app_state.queue, user_id, kind, item_id)
         return Redirect("/memory/trash", status_code=303)
 
     @get("/settings", name="memory:settings")

@@ -14,8 +14,11 @@ and a third way the purged words came back:
 * an app that posts the whole transcript again (``POST /v1/conversations``, the same id) had
   the purged turn stored again, answered 201, under the watermark where nothing mines it.
 
-Seqs are now never reused (an append numbers past the watermark too, a re-send skips a purged
-turn's seq) and the job is named by the highest seq, as the sweep names it.
+Seqs are now never reused (an append numbers past the watermark too) and the job is named by
+the highest seq, as the sweep names it. A first fix skipped a purged turn's seq in a re-send,
+which dropped in silence (200, never mined) a new turn of a live transcript posted without the
+purged one; the purged words are gone, so the two cannot be told apart, and a turn posted at a
+purged seq is now a 409 naming it that writes nothing: new turns are appended.
 """
 
 from __future__ import annotations
@@ -92,17 +95,54 @@ async def test_a_turn_after_a_middle_one_was_purged_gets_its_own_job(
     await _append_and_mine(client, app_state, user, first_job)
 
 
+async def _refused_at(client: Client, user: UserHandle, turns: list[dict[str, str]], index: int) -> None:
+    """Posting ``turns`` as the whole transcript is a 409 naming ``turns[index]``, a purged seq."""
+    body = {"id": "cat", "agent_id": "cat-app", "title": "Miso", "turns": turns}
+    refused = await post(client, user, "/v1/conversations", body)
+    assert refused.status_code == 409, refused.text
+    seq = index + 1
+    detail = (
+        f"turn {seq} of conversation 'cat' was deleted for good and its seq is not reused:"
+        " send new turns with POST /v1/conversations/cat/turns"
+    )
+    assert refused.json()["detail"] == detail, refused.text
+    assert refused.json()["extra"] == [{"key": f"turns[{index}]", "message": detail}], refused.text
+
+
+async def _unchanged(client: Client, user: UserHandle, seqs: list[int]) -> None:
+    """The conversation as the purge left it: those turns, completed, no agent or title written."""
+    conv = (await client.get("/v1/conversations/cat", headers=user.headers)).json()
+    assert [(t["seq"], t["content"]) for t in conv["turns"]] == [(n, FIRST[n - 1]["content"]) for n in seqs], conv
+    assert conv["status"] == "completed" and conv["turn_count"] == len(seqs), conv
+    listed = (await client.get("/v1/conversations", headers=user.headers)).json()["items"]
+    assert [(c["id"], c["agent_id"], c["title"]) for c in listed] == [("cat", None, None)], listed
+
+
 async def test_re_sending_the_transcript_does_not_bring_a_purged_turn_back(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
     user = await new_user()
     await _mined_chat(client, app_state, user)
     await _purge_turn(client, app_state, user, 2)
-    again = await post(client, user, "/v1/conversations", {"id": "cat", "turns": FIRST})
-    assert again.status_code == 200, again.text  # nothing stored
-    more = await post(client, user, "/v1/conversations", {"id": "cat", "turns": [*FIRST, LATER]})
-    assert more.status_code == 201, more.text
-    conv = (await client.get("/v1/conversations/cat", headers=user.headers)).json()
-    assert [(t["seq"], t["content"]) for t in conv["turns"]] == [
-        (1, FIRST[0]["content"]), (3, FIRST[2]["content"]), (4, LATER["content"])
-    ]  # fmt: skip
+    await _refused_at(client, user, FIRST, 1)
+    await _refused_at(client, user, [*FIRST, LATER], 1)
+    await _unchanged(client, user, [1, 3])
+    again = await post(client, user, "/v1/conversations", {"id": "cat", "turns": FIRST[:1]})
+    assert again.status_code == 200, again.text  # the turns still stored: a re-send, nothing stored
+    other = await post(client, user, "/v1/conversations", {"id": "cat", "turns": [{**FIRST[0], "content": "A dog."}]})
+    assert other.status_code == 409 and other.json()["extra"][0]["key"] == "turns[0]", other.text  # named too
+
+
+async def test_a_new_turn_posted_with_the_transcript_less_a_purged_turn_is_refused_not_dropped(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """An app that keeps its transcript in step with Loci's (the purged last turn gone from it)
+    posts it with one new turn: the new turn took the purged seq, 200, never stored nor mined."""
+    user = await new_user()
+    first_job = await _mined_chat(client, app_state, user)
+    await _purge_turn(client, app_state, user, 3)
+    again = await post(client, user, "/v1/conversations", {"id": "cat", "turns": FIRST[:2]})
+    assert again.status_code == 200, again.text
+    await _refused_at(client, user, [*FIRST[:2], LATER], 2)
+    await _unchanged(client, user, [1, 2])
+    await _append_and_mine(client, app_state, user, first_job)  # as the 409 says
