@@ -163,7 +163,8 @@ class ConversationController(Controller):
         description=(
             "Stores a conversation and its turns. A client-supplied `id` makes the call idempotent: the"
             " same id with the same turns is a no-op, extra turns are appended, different content for a"
-            " stored turn is a 409. Nothing is stored when any turn is invalid. `id` and `agent_id` are"
+            " stored turn, or any turn at the seq of a turn deleted for good (append new turns instead),"
+            " is a 409 naming it. Nothing is stored when any turn is invalid. `id` and `agent_id` are"
             " 1-128 characters of `A-Z a-z 0-9 . _ : @ -` starting with a letter or digit; `created_at`"
             " must fall in the years 1900-2200; control characters other than tab, newline and carriage"
             " return are refused in content and title. A turn's optional `name` says who wrote it (the"
