@@ -53,11 +53,11 @@ log = logging.getLogger("loci.domain")
 AUTO_MINE_OFF = "auto_mine is off: POST …/mine to mine on demand"
 MINING_PENDING = "pending: the job queue is unreachable; the sweep enqueues it once it is back"
 """``mining`` of a completed conversation whose enqueue failed (``job_id`` is null)."""
-_QUEUE_DOWN = (UpstreamUnavailable, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
 _BEST_EFFORT = (UpstreamUnavailable, redis.exceptions.RedisError, OSError)
-"""What an enqueue after a restore may fail with and still answer the restore: any queue
-error, a read-only replica's ``ResponseError`` too. The restore has committed by then, so an
-error would be a 500 whose retry finds nothing in the trash (a 404); the sweep mines it."""
+"""What an enqueue after a completion or a restore may fail with and still answer it: any
+queue error, a read-only replica's ``ResponseError`` too. The write has committed by then, so
+an error would be a 500 whose retry finds nothing to redo (a restore's a 404); the sweep
+mines it."""
 _FIELD = "conversation_id"
 """What a bad conversation id is reported as: the routes' path parameter."""
 
@@ -110,7 +110,7 @@ async def complete_and_mine(
         return Mining(ref, None, AUTO_MINE_OFF)
     try:
         job_id = await enqueue_mining(queue, user_id, ref.id, ref.last_seq)
-    except _QUEUE_DOWN as e:
+    except _BEST_EFFORT as e:  # a read-only replica's ResponseError too: the completion stands
         log.warning("conversation %s completed; mining left to the sweep (queue: %s: %s)", ref.id, type(e).__name__, e)
         return Mining(ref, None, MINING_PENDING)
     return Mining(ref, job_id, "queued")

@@ -89,6 +89,21 @@ async def test_a_queue_error_after_the_restore_leaves_mining_to_the_sweep(
     await _mined_after_restore(client, app_state, user)
 
 
+async def test_a_queue_error_after_completing_answers_pending_not_500(
+    client: Client, app_state: AppState, new_user: NewUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Completing commits before the enqueue: a queue that refuses the job (``READONLY``) must not
+    turn that into a 500; the answer says the sweep will mine it, as for a queue that is down."""
+    user = await new_user()
+    assert (await post(client, user, "/v1/conversations", {"id": "ro", "turns": FIRST})).status_code == 201
+    with monkeypatch.context() as patched:
+        patched.setattr(app_state, "queue", _ReadOnlyQueue())
+        done = await post(client, user, "/v1/conversations/ro/complete")
+    assert done.status_code == 202 and done.json()["job_id"] is None, done.text
+    assert done.json()["mining"].startswith("pending"), done.text
+    assert (await client.get("/v1/conversations/ro", headers=user.headers)).json()["status"] == "completed"
+
+
 async def test_a_conversation_trashed_before_mining_is_mined_once_restored(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
