@@ -42,16 +42,9 @@ from ingest.entity_stats import entities_of_drawers, refresh_entities
 from ingest.entity_unify import unify_entities
 from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
-from ingest.graph import (
-    MAX_ENTITY_OFFSET,
-    MAX_ENTITY_PAGE,
-    EntityOut,
-    RelationOut,
-    get_entity,
-    search_entities,
-    timeline,
-)
+from ingest.graph import EntityOut, RelationOut
 from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
+from ingest.graph_reads import MAX_ENTITY_OFFSET, MAX_ENTITY_PAGE, get_entity, search_entities, timeline
 from ingest.memory_candidates import MemoryCandidate, slot_tag
 from ingest.memory_mining import embed_statements
 from ingest.memory_reconcile import normalise

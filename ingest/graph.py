@@ -9,9 +9,7 @@ closed, historical row instead of replacing what is current.
 A plan is closed, in the same way, by the row that carries it out (a visit to the planned
 place: `ingest.predicates.FULFILLED_BY`), and a plan told after its trip is stored closed.
 
-The read functions back the ``/v1/entities`` routes and see only what still has a live
-source (`ingest.graph_liveness`), so deleting a drawer forgets what was learned from it at
-once and a restore brings it back exactly.
+The read functions behind the ``/v1/entities`` routes are `ingest.graph_reads`.
 """
 
 from __future__ import annotations
@@ -23,35 +21,26 @@ from functools import cache
 from typing import Any
 
 from psycopg.types.json import Jsonb
-from sqlalchemy import ARRAY, BigInteger, ColumnElement, Text, and_, bindparam, func, or_, select, update
+from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
 
 from ingest.entity_merge import display_name, short_names
 from ingest.extraction import USER_ENTITY, EntityMention
-from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
+from ingest.graph_liveness import live_entity, live_relation
 from ingest.names import name_key, slugify
 from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
 from ingest.relation_close import close_ended, close_plans, fulfilled_at
 from ingest.relation_sources import add_source, add_told
 from loci.column_insert import ColumnInsert, insert_columns
 from loci.compiled import compiled_rows, driver_sql
-from loci.db import Database
-from loci.errors import InvalidInput, NotFound
-from loci.inputs import check_text
 from loci.models import Entity, Relation
 
 __all__ = [
-    "MAX_ENTITY_OFFSET",
-    "MAX_ENTITY_PAGE",
     "EntityOut",
     "RelationOut",
     "entity_slug",
-    "get_entity",
     "record_relation",
     "same_value",
-    "search_entities",
-    "timeline",
     "upsert_entities",
 ]
 
@@ -137,12 +126,6 @@ async def upsert_entities(
 def _mentions(m: EntityMention) -> int:
     """What one sighting adds to the count: the user is the subject of their facts, never mentioned."""
     return 0 if m == USER_ENTITY else 1
-
-
-def _not_speaker(entity: Any) -> ColumnElement[bool]:
-    """Not the row `USER_ENTITY` is stored as: it holds the user's own facts, but a speaker
-    label is no entity, so the listings leave it out (its timeline stays readable by id)."""
-    return ~and_(entity.kind == USER_ENTITY.kind, entity.slug == entity_slug(USER_ENTITY))
 
 
 async def _stored(
@@ -317,91 +300,3 @@ async def record_relation(
     }  # fmt: skip
     await add_told(s, told)
     return True
-
-
-def _entity_out(e: Entity) -> EntityOut:
-    return EntityOut(e.id, e.kind, e.name, tuple(e.aliases), e.mention_count, e.first_seen, e.last_seen)
-
-
-MAX_ENTITY_PAGE = 200
-"""Most entities one search returns."""
-MAX_ENTITY_OFFSET = 1_000_000
-"""Where a listing may start: past any palace's entity count, inside PostgreSQL's bigint."""
-UNLISTED_KINDS = ("t",)
-"""Kinds the listings leave out: a time ("1932", "2026-01-24") is when something happened,
-not one of the user's people and things; it stays readable by id, and recall still uses it."""
-
-
-async def search_entities(
-    db: Database, user_id: int, q: str | None, *, limit: int = 50, offset: int = 0
-) -> list[EntityOut]:
-    """Live entities whose name or an alias contains ``q`` (all when empty), most mentioned first,
-    ``limit`` of them from ``offset`` (so every entity can be listed, not only the top page);
-    never the user's own row (`USER_ENTITY`) nor a time (`UNLISTED_KINDS`)."""
-    if q is not None and len(q) > 200:
-        raise InvalidInput("q must be at most 200 characters", field="q")
-    if not 1 <= limit <= MAX_ENTITY_PAGE:  # it was clamped silently: -2112535910 gave one entity
-        raise InvalidInput(f"limit must be between 1 and {MAX_ENTITY_PAGE}", field="limit")
-    if not 0 <= offset <= MAX_ENTITY_OFFSET:
-        raise InvalidInput(f"offset must be between 0 and {MAX_ENTITY_OFFSET}", field="offset")
-    if q is not None:
-        check_text(q, field="q")  # a NUL reached PostgreSQL, whose message came back
-    stmt = select(Entity).where(
-        Entity.user_id == user_id, Entity.kind.not_in(UNLISTED_KINDS), live_entity(Entity.id), _not_speaker(Entity)
-    )
-    if q and q.strip():
-        # ``%`` and ``_`` are the user's characters, not wildcards: "%" listed every entity
-        literal = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{literal}%"
-        alias = func.array_to_string(Entity.aliases, " ")
-        stmt = stmt.where(or_(func.lower(Entity.name).like(pattern, escape="\\"), alias.like(pattern, escape="\\")))
-    stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit).offset(offset)
-    async with db.user_session(user_id) as s:
-        return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
-
-
-async def get_entity(db: Database, user_id: int, entity_id: int) -> EntityOut:
-    """One live entity; NotFound for another user's, an unknown or a forgotten one."""
-    stmt = select(Entity).where(Entity.id == entity_id, Entity.user_id == user_id, live_entity(Entity.id))
-    async with db.user_session(user_id) as s:
-        entity = (await s.execute(stmt)).scalar_one_or_none()
-    if entity is None:
-        raise NotFound(f"entity {entity_id} not found")
-    return _entity_out(entity)
-
-
-async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOut, list[RelationOut]]:
-    """The entity and every live relation it takes part in, newest first (current and closed)."""
-    entity = await get_entity(db, user_id, entity_id)
-    subj, obj = aliased(Entity), aliased(Entity)
-    valid_to = effective_valid_to(Relation).label("valid_to")
-    stmt = (
-        select(Relation, subj.name, obj.name, valid_to)
-        .join(subj, subj.id == Relation.subject_id)
-        .outerjoin(obj, obj.id == Relation.object_entity_id)
-        .where(
-            Relation.user_id == user_id,
-            or_(Relation.subject_id == entity_id, Relation.object_entity_id == entity_id),
-            live_relation(Relation),
-        )
-        .order_by(Relation.valid_from.desc(), Relation.id.desc())
-    )
-    async with db.user_session(user_id) as s:
-        rows = (await s.execute(stmt)).all()
-    history = [
-        RelationOut(
-            r.id,
-            r.subject_id,
-            subject_name,
-            r.predicate,
-            r.object_entity_id,
-            object_name or r.object_value or "",
-            r.valid_from,
-            until,
-            until is None,
-            r.source_drawer_id,
-            r.confidence,
-        )
-        for r, subject_name, object_name, until in rows
-    ]
-    return entity, history
