@@ -13,7 +13,7 @@ what the person plainly said. A sentence yields nothing when it is
 * a command to the assistant ("write me a poem about loving Paris", "tell me ...");
   response-style rules are instructions by nature and are exempt;
 * hypothetical, reported or made up before the statement: "if I lived in Paris", "my
-  boss said I'm ...", "a story where I live on Mars" (`_BLOCKED_BEFORE`);
+  boss said I'm ...", "a story where I live on Mars" (`ingest.mood`, `_ELSEWHERE_BEFORE`);
 * quoted: text in double quotes, or single quotes that are not apostrophes, is blanked.
 
 Other people ("my friend loves sushi"), modals ("I'd love to", "I might move") and
@@ -24,7 +24,7 @@ explicit "I no longer / don't ... anymore / stopped ..." is a retraction instead
 content is "No longer eats meat" and whose ``retracts`` is "Eats meat".
 
 Corrections need no rule of their own: "actually", "correction:", "update:", "I meant"
-and the like are stripped from the start of a sentence (`_MARKERS`), and the slot
+and the like are stripped from the start of a sentence (`ingest.mood.MARKERS`), and the slot
 statement left ("I moved to Porto") is the candidate; reconciliation supersedes the
 slot's old value. A bare "I meant Porto" names no slot and yields nothing.
 
@@ -50,23 +50,15 @@ from ingest.extraction import TurnView
 from ingest.memory_candidates import MemoryCandidate
 from ingest.memory_patterns import RULES, VERB_CATEGORIES, Rule
 from ingest.memory_text import clean_phrase, gerund_to_base, third_person
+from ingest.mood import MARKERS, asks, supposes
 from ingest.segment import split_sentences
 
 __all__ = ["extract_memory_candidates"]
 
 _QUOTED = re.compile(r"\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)")
 _TYPOGRAPHIC = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
-_MARKERS = re.compile(
-    r"(?i)^(?:(?:actually|correction|update|oops|sorry|wait|oh|ok|okay|so|well|also|and|but|btw|by the way|fyi"
-    r"|just so you know|to clarify|for the record|i meant(?: to say)?(?: that)?|i mean|hmm+|um+|uh+|yeah|anyway"
-    r"|honestly|ps|p\.s\.|edit|note|quick background|background|context|for context)\b[\s,:;!.—–-]*)+"
-)
 _PERSONAL = re.compile(
     r"(?i)\b(?:i|i'm|i've|my|me|we)\b|emoji|answer|respon|repl|disclaimer|pleasantr|concise|brief|direct|blunt"
-)
-_QUESTION = re.compile(
-    r"(?i)^(?:what|why|how|where|when|who|whom|whose|which|do(?! not\b)|does|did|should|shall|would|could|can"
-    r"|is|are|am|was|were|will|have|has|may|might|any)\b|\?\s*$"
 )
 _ASKS_YOU = re.compile(r"(?i)^(?:can|could|would|will) you\b")
 _POLITE = re.compile(r"(?i)^(?:(?:please|pls|plz|just|now|ok|okay)\b[\s,]*)+")
@@ -75,14 +67,14 @@ _COMMAND = re.compile(
     r"|suggest|recommend|plan|help|show|find|rewrite|rephrase|edit|pretend|imagine|act|roleplay|role-play"
     r"|simulate|brainstorm|come up|design|outline|compare|calculate|convert|fix|debug|check|proofread|review)\b"
 )
-_BLOCKED_BEFORE = re.compile(
-    r"(?i)\b(?:if|unless|suppose|supposing|imagine|pretend|hypothetically|wish|as if|as though|in case|assuming"
-    r"|said|says|told|tells|asked|asks|wrote|writes|thinks|thought|believes|claims|heard|according to|reckons"
+_ELSEWHERE_BEFORE = re.compile(
+    r"(?i)\b(?:said|says|told|tells|asked|asks|wrote|writes|thinks|thought|believes|claims|heard|according to|reckons"
     r"|joked|insists|story|poem|essay|song|scene|script|letter|email|speech|toast|bio|caption|tweet|dialogue"
     r"|character|roleplay|role-play)\b"
 )
-"""Words that, anywhere before a statement in its sentence, make it not the user's own
-present fact: a condition or wish, someone else's words, or text the user asks to be made."""
+"""Words that, anywhere before a statement in its sentence, make it not the user's own present
+fact: someone else's words, or text the user asks to be made. A condition or wish blocks it
+too (`ingest.mood.supposes`)."""
 _LEADING_ADVERBS = re.compile(r"(?i)^(?:(?:really|actually|even|just|usually|ever|regularly|often)\s+)+")
 
 
@@ -108,12 +100,12 @@ def extract_memory_candidates(turns: Sequence[TurnView]) -> list[MemoryCandidate
 
 
 def _from_sentence(sentence: str, seq: int) -> list[MemoryCandidate]:
-    text = _MARKERS.sub("", sentence.strip())
+    text = MARKERS.sub("", sentence.strip())
     if not text or not _PERSONAL.search(text):
         return []
-    asks = bool(_QUESTION.search(text))
-    style_allowed = not asks or bool(_ASKS_YOU.match(text))
-    statement_allowed = not asks and not _COMMAND.match(_POLITE.sub("", text))
+    question = asks(text)
+    style_allowed = not question or bool(_ASKS_YOU.match(text))
+    statement_allowed = not question and not _COMMAND.match(_POLITE.sub("", text))
     taken: list[tuple[int, int]] = []
     out: list[tuple[int, MemoryCandidate]] = []
     for rule in RULES:
@@ -121,12 +113,16 @@ def _from_sentence(sentence: str, seq: int) -> list[MemoryCandidate]:
             continue
         for m in rule.pattern.finditer(text):
             start, end = m.span("v")
-            if any(start < e and s < end for s, e in taken) or _BLOCKED_BEFORE.search(text, 0, m.start()):
+            if any(start < e and s < end for s, e in taken) or _blocked_before(text, m.start()):
                 continue
             if (cand := _candidate(rule, m, seq)) is not None:
                 out.append((start, cand))
                 taken.append((start, end))
     return [cand for _, cand in sorted(out, key=lambda pair: pair[0])]
+
+
+def _blocked_before(text: str, at: int) -> bool:
+    return supposes(text, at) or bool(_ELSEWHERE_BEFORE.search(text, 0, at))
 
 
 def _candidate(rule: Rule, m: re.Match[str], seq: int) -> MemoryCandidate | None:

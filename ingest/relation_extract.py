@@ -24,8 +24,9 @@ from ingest.change_rules import CHANGE_RULES
 from ingest.entity_scan import clean_name
 from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
+from ingest.mood import asks_in, supposes
 from ingest.predicates import canonical_predicate
-from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule, trim_phrase
+from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.segment import split_sentences
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import Direction, Other, direction_of
@@ -33,7 +34,8 @@ from loci.timexpr.tense import Direction, Other, direction_of
 __all__ = ["kin_of", "relations_in", "speaker_of"]
 
 RULE_CONFIDENCE = 0.7
-"""Offline facts rank below the LLM's (0.9): a pattern cannot tell irony or hypotheticals."""
+"""Offline facts rank below the LLM's (0.9): a pattern cannot tell irony, nor every hypothetical
+that `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
 _ALL_RULES = (*RULES, *CHANGE_RULES)
@@ -48,6 +50,9 @@ Lisbon at the moment" is a visit under way, though "I'm visiting Lisbon" alone, 
 visiting on June 14th", looks ahead. Not when they qualify the arranging ("I'm currently
 planning a trip to Iceland")."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
+_CLAUSE_MARK = re.compile(r"[,;:—–]|\s-\s")
+"""Where a sentence's clauses part, for `_stated`: "I quit Globex, so what now?" states the
+ending in its first clause and asks only in its second."""
 _WHEN_OR_HOW = re.compile(r"^(?:on|in|at|every|during|around|finally|still|fine|better|worse|sore|ok|okay)\b", re.I)
 """An attribute's value that says when or how something is ("my run is on Sundays", "my
 hamstring is finally fine"): a schedule or a state, no attribute the graph holds."""
@@ -129,7 +134,25 @@ def _value(rule: Rule, m: re.Match[str]) -> str:
         return rule.value.format(verb=verb, value=raw.lower()).strip()
     if rule.value_kind in _NAME_KINDS:
         return clean_name(raw)
-    return trim_phrase(raw)
+    return _trim_phrase(raw)
+
+
+_STOP = re.compile(
+    r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
+    r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
+    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here)\b).*$",
+    re.I,
+)
+_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
+_BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
+
+
+def _trim_phrase(value: str, *, max_words: int = 5) -> str:
+    """The head of a free-text value: articles off the front, a following clause off the end."""
+    value = _STOP.sub("", _LEADING.sub("", value.strip()))
+    if _BAD_VALUE_START.match(value):
+        return ""
+    return " ".join(value.split()[:max_words]).strip(" \"'’")
 
 
 class _Said:
@@ -177,6 +200,8 @@ class _Said:
 
 def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
     sentence = said.text
+    if not rule.any_mood and not _stated(sentence, m.start()):
+        return None
     value = _value(rule, m)
     subject = _subject(rule, m, sentence, kinds, said)
     if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
@@ -195,6 +220,19 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
     if rule.ahead and not _under_way(m, sentence) and said.looks_ahead(*m.span("value")):
         predicate = rule.ahead  # a trip booked or wished for is no visit yet
     return subject, canonical_predicate(predicate), value
+
+
+def _stated(sentence: str, at: int) -> bool:
+    """Whether the sentence states what it says at ``at``, as the memory rules judge a sentence
+    (`ingest.mood`): no condition before it ("if I quit Globex, …"), and its clause no question
+    ("should I quit Globex?"). The clause, not the sentence, so "I'm allergic to penicillin,
+    should I tell the pharmacy?" still states the allergy; and a question word alone does not
+    ask ("When I moved to Lisbon, I got a dog." states the move: `ingest.mood.asks_in`)."""
+    if supposes(sentence, at):
+        return False
+    start = max((c.end() for c in _CLAUSE_MARK.finditer(sentence, 0, at)), default=0)
+    end = _CLAUSE_MARK.search(sentence, at)
+    return not asks_in(sentence[start : end.start() if end else len(sentence)], sentence)
 
 
 def _under_way(m: re.Match[str], sentence: str) -> bool:

@@ -9,6 +9,9 @@ named person who is the subject) and ``verb`` (mapped through `VERB_VALUES`). Wi
 `ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline). A rule with
 ``ahead`` records that predicate instead when its sentence looks ahead at the value (a plan
 or a wish: "I'm flying to Tokyo", "I want to visit Nara"), as `loci.timexpr.tense` reads it.
+A rule records nothing from a clause that asks or a sentence that supposes ("should I quit
+Globex?", "if I moved to Porto, …": `ingest.mood`), but for a naming in passing (``any_mood``:
+"can you suggest a gift for my sister Ana?" still says who Ana is).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 
 from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
 
-__all__ = ["MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "RULES", "VERB_VALUES", "Rule", "trim_phrase"]
+__all__ = ["MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "RULES", "VERB_VALUES", "Rule"]
 
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
@@ -105,6 +108,7 @@ class Rule:
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
     ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
     recorded: Mapping[str, str] | None = None  # the value as said → as recorded ("puppy" → "dog")
+    any_mood: bool = False  # a naming that holds in a question or a condition too ("my sister Ana")
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -194,19 +198,25 @@ Kiwi", "Kiwi is our parrot". Each records two facts (`_pet_rules`): the name is 
 `pet`, a person-kind entity (`ingest.entity_cues` types it), and the word said its `species`."""
 
 
+_PET_NAMINGS = frozenset({_PET_SAYINGS[1], _PET_SAYINGS[4]})
+"""The sayings that name a pet in passing ("our cat, Miso,", "Miso, our cat"): true in any
+mood, as "Is our cat, Miso, too old to travel?" still says whose Miso is (`Rule.any_mood`)."""
+
+
 def _pet_rules(saying: str) -> tuple[Rule, Rule]:
     """The two rules one pet saying makes: speaker `pet` name, and name `species` animal."""
     pet = saying.replace("(?P<name>", "(?P<value>")
     species = saying.replace("(?P<name>", "(?P<who>").replace("(?P<species>", "(?P<value>")
+    naming = saying in _PET_NAMINGS
     return (
-        Rule(_cs(pet), "pet", "p", needs_kind="p"),
-        Rule(_cs(species), "species", recorded=PETS),
+        Rule(_cs(pet), "pet", "p", needs_kind="p", any_mood=naming),
+        Rule(_cs(species), "species", recorded=PETS, any_mood=naming),
     )
 
 
 RULES: tuple[Rule, ...] = (
     # people
-    Rule(_cs(rf"\b(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p"),
+    Rule(_cs(rf"\b(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", any_mood=True),
     Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:is|was)\s+(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))\b"), None, "p"),
     Rule(
         _cs(rf"\b(?i:my)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:'s name)?\s+(?i:is called|is named|is)\s+(?P<value>{_NAME})"),
@@ -227,6 +237,7 @@ RULES: tuple[Rule, ...] = (
         _cs(rf"(?P<value>{_NAME}),\s+{_MY_ROLE}\s*(?=[,.;!?)]|$)"),
         None,
         "p",
+        any_mood=True,
     ),
     Rule(
         _cs(
@@ -243,7 +254,13 @@ RULES: tuple[Rule, ...] = (
         "partner",
         "p",
     ),
-    Rule(_cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", third_person=True),
+    Rule(
+        _cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"),
+        None,
+        "p",
+        third_person=True,
+        any_mood=True,
+    ),
     *(rule for saying in _PET_SAYINGS for rule in _pet_rules(saying)),
     Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
     # places
@@ -378,20 +395,3 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 """Every way of saying a fact the offline extractor knows; order does not matter."""
-
-_STOP = re.compile(
-    r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
-    r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
-    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here)\b).*$",
-    re.I,
-)
-_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
-_BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
-
-
-def trim_phrase(value: str, *, max_words: int = 5) -> str:
-    """The head of a free-text value: articles off the front, a following clause off the end."""
-    value = _STOP.sub("", _LEADING.sub("", value.strip()))
-    if _BAD_VALUE_START.match(value):
-        return ""
-    return " ".join(value.split()[:max_words]).strip(" \"'’")
