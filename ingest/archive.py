@@ -200,7 +200,9 @@ async def _fold_others(s: AsyncSession, user_id: int, conversation_id: int, into
     trashed with their summary, later turns mined into a new one, then the restore. Each
     re-mine summarises the whole conversation, so the one it writes stands for the others;
     left active, the old one would be recalled beside it for good. A summary a person
-    edited is theirs (`settle_archive` skips it) and stays."""
+    edited is theirs: it stays, and when it is the newest (`settle_archive` skips it) the
+    extracted ones fold into it unchanged, without their citations (else trashing a turn
+    only they quoted would trash the person's summary too)."""
     query = select(Memory).where(
         Memory.user_id == user_id,
         Memory.conversation_id == conversation_id,
@@ -212,7 +214,8 @@ async def _fold_others(s: AsyncSession, user_id: int, conversation_id: int, into
     )
     for other in (await s.execute(query)).scalars():
         end_row(other, now, "merge", superseded_by=into.id)
-        await copy_links(s, user_id, other.id, into.id)
+        if into.source == "extracted":
+            await copy_links(s, user_id, other.id, into.id)
         await record_event(
             s, user_id, "merge", actor=ACTOR, lineage_id=other.lineage_id, old_id=other.id, new_id=into.id,
             into=into.id, reason="one summary per conversation", **{OUTSIDE_BLOCK: True},
@@ -247,6 +250,7 @@ async def settle_archive(
             candidate=pending.summary.content, category=params.category, reason=reason,
             conversation_id=conversation_id, **meta,
         )  # fmt: skip
+        await _fold_others(s, user_id, conversation_id, old, now)
         return {"op": "skip", "memory_id": old.id, "by": pending.extractor}
     if normalise(old.content) == normalise(pending.summary.content) and (old.body or "") == pending.summary.body:
         await _fold_others(s, user_id, conversation_id, old, now)

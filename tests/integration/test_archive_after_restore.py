@@ -58,3 +58,28 @@ async def test_a_restored_summary_is_folded_into_the_next_re_mine(
     assert "Redis 7" in only["content"] + (only["body"] or "")
     events = await history(client, user, first["id"])
     assert (events[-1]["event"], events[-1]["actor"], events[-1]["new_id"]) == ("merge", "system:mining", only["id"])
+
+
+async def test_a_restored_summary_folds_into_the_one_a_person_edited(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """The newest summary being a person's, the re-mine skips it (it is theirs) and folded
+    nothing: the restored extracted one stayed active beside it. Now it folds into the person's,
+    which is left as they wrote it."""
+    user = await new_user()
+    await mine(client, app_state, user, "login", LOGIN)
+    [first] = await archives(client, user)
+    wing = await _wing(client, user)
+    assert (await client.delete(f"/v1/wings/{wing}", headers=user.headers)).status_code == 200
+    await _append_and_mine(client, app_state, user, MORE)
+    [second] = await archives(client, user)
+    assert (await client.post(f"/v1/wings/{wing}/restore", headers=user.headers)).status_code == 200
+    edit = {"id_or_text": second["id"], "content": "We fixed the login loop behind the proxy."}
+    assert (await client.post("/v1/memories/update", json=edit, headers=user.headers)).status_code in (200, 201)
+    [theirs] = [m for m in await archives(client, user) if m["source"] == "user"]
+    assert len(await archives(client, user)) == 2  # the person's and the restored extracted one
+    await _append_and_mine(client, app_state, user, LAST)
+    assert await archives(client, user) == [theirs]  # folded, and the person's unchanged
+    events = await history(client, user, first["id"])
+    assert (events[-1]["event"], events[-1]["actor"], events[-1]["new_id"]) == ("merge", "system:mining", theirs["id"])
+    assert [h["event"] for h in await history(client, user, theirs["id"])][-1] == "skip"
