@@ -41,7 +41,7 @@ from ingest.relation_extract import speaker_of
 from ingest.subjects import WingSubject
 from loci.aaak import format_pointer
 from loci.column_insert import ColumnInsert, insert_columns
-from loci.models import Conversation, Drawer, DrawerEntity, Room, Wing
+from loci.models import Conversation, Drawer, DrawerEntity, Room, Turn, Wing
 
 __all__ = ["DEFAULT_WING", "commit_window", "write_window"]
 
@@ -118,6 +118,11 @@ async def write_window(
     kept = [p for p in plans if p.turn.seq > int(row.mined_seq or 0)]
     if not kept:
         return frozenset()  # another run committed this window already
+    if await _left_behind(s, conv.id, int(row.mined_seq or 0), kept[0].turn.seq):
+        # An earlier window of this run was not written (the conversation was in the trash
+        # then, and restored since): writing this one would move the watermark past those turns
+        # for good. The rest waits for the next run (the restore's job, the sweep).
+        return frozenset()
     ex = outcome.extraction
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
     wing = await _wing_for(s, conv, subject)
@@ -147,6 +152,17 @@ async def write_window(
     totals.turns += len(kept)
     totals.windows += 1
     return frozenset(p.turn.seq for p in kept)
+
+
+async def _left_behind(s: AsyncSession, conversation_id: int, mined_seq: int, first_seq: int) -> bool:
+    """Whether a stored turn (mining reads trashed turns too, `ingest.pipeline._load`) lies between
+    the watermark and this window's first turn. Purged turns leave gaps in the seqs, so a gap
+    alone proves nothing; the query runs only when there is one."""
+    if first_seq <= mined_seq + 1:
+        return False
+    between = (Turn.seq > mined_seq, Turn.seq < first_seq)
+    skipped = select(Turn.seq).where(Turn.conversation_id == conversation_id, *between)
+    return bool(await s.scalar(select(skipped.exists())))
 
 
 def _facts_of(ex: Extraction, kept: Sequence[TurnPlan]) -> list[RelationFact]:
