@@ -24,7 +24,7 @@ from ingest.change_rules import CHANGE_RULES
 from ingest.entity_scan import clean_name
 from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
-from ingest.mood import asks_in, supposes
+from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.segment import split_sentences
@@ -50,9 +50,6 @@ Lisbon at the moment" is a visit under way, though "I'm visiting Lisbon" alone, 
 visiting on June 14th", looks ahead. Not when they qualify the arranging ("I'm currently
 planning a trip to Iceland")."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
-_CLAUSE_MARK = re.compile(r"[,;:—–]|\s-\s")
-"""Where a sentence's clauses part, for `_stated`: "I quit Globex, so what now?" states the
-ending in its first clause and asks only in its second."""
 _WHEN_OR_HOW = re.compile(r"^(?:on|in|at|every|during|around|finally|still|fine|better|worse|sore|ok|okay)\b", re.I)
 """An attribute's value that says when or how something is ("my run is on Sundays", "my
 hamstring is finally fine"): a schedule or a state, no attribute the graph holds."""
@@ -200,7 +197,7 @@ class _Said:
 
 def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
     sentence = said.text
-    if not rule.any_mood and not _stated(sentence, m.start()):
+    if not rule.any_mood and not sentence_mood(sentence).states(m.start()):
         return None
     value = _value(rule, m)
     subject = _subject(rule, m, sentence, kinds, said)
@@ -220,19 +217,6 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
     if rule.ahead and not _under_way(m, sentence) and said.looks_ahead(*m.span("value")):
         predicate = rule.ahead  # a trip booked or wished for is no visit yet
     return subject, canonical_predicate(predicate), value
-
-
-def _stated(sentence: str, at: int) -> bool:
-    """Whether the sentence states what it says at ``at``, as the memory rules judge a sentence
-    (`ingest.mood`): no condition before it ("if I quit Globex, …"), and its clause no question
-    ("should I quit Globex?"). The clause, not the sentence, so "I'm allergic to penicillin,
-    should I tell the pharmacy?" still states the allergy; and a question word alone does not
-    ask ("When I moved to Lisbon, I got a dog." states the move: `ingest.mood.asks_in`)."""
-    if supposes(sentence, at):
-        return False
-    start = max((c.end() for c in _CLAUSE_MARK.finditer(sentence, 0, at)), default=0)
-    end = _CLAUSE_MARK.search(sentence, at)
-    return not asks_in(sentence[start : end.start() if end else len(sentence)], sentence)
 
 
 def _under_way(m: re.Match[str], sentence: str) -> bool:

@@ -54,6 +54,11 @@ def test_a_question_or_a_supposition_records_nothing(text: str) -> None:
     [
         ("I quit Globex, so what now?", ("User", "worked at", "Globex")),
         ("When I moved to Porto last year, I got a dog.", ("User", "lives in", "Porto")),
+        # a condition in another clause, a fact inside a question after words that tell it as true
+        ("If it helps, I'm allergic to penicillin.", ("User", "allergic to", "penicillin")),
+        ("I don't know if you remember, but I quit Globex last week.", ("User", "worked at", "Globex")),
+        ("How do I register my address now that I moved to Porto?", ("User", "lives in", "Porto")),
+        ("Can you remember that I moved to Porto?", ("User", "lives in", "Porto")),
         ("Things got hard, which is why I quit Globex.", ("User", "worked at", "Globex")),
         ("Since I quit Globex, should I roll over my 401k?", ("User", "worked at", "Globex")),
         ("Can you help me? I quit Globex yesterday.", ("User", "worked at", "Globex")),
