@@ -24,6 +24,7 @@ TTL. A stale answer now lasts no longer than the outage plus a few seconds, in a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import secrets
@@ -47,8 +48,9 @@ SETTLE_EVERY_S = 5.0
 """How often a process pays the bumps it still owes without waiting for its next write: the
 longest another process's cache may serve an entry from before a write once Valkey is back.
 Settling nothing costs nothing (no round trip), so a short period is free."""
-SETTLE_BACKOFF_MAX_S = 60.0
-"""The longest wait between settles while Valkey does not answer."""
+SETTLE_BACKOFF_MAX_S = 30.0
+"""The longest wait between settles while Valkey does not answer: also how long after it
+answers again another process's cache may still serve an entry from before a write."""
 OWED_MAX = 1000
 """Past this many users' bumps owed (a long outage in a busy process), one global bump
 settles them all: every user's entries go stale, which costs misses, never a stale answer."""
@@ -70,6 +72,9 @@ class Generations:
         """Users (None: everyone) whose write committed and whose bump has not landed, each
         with the number of its latest bump: a settle that sent an older one leaves it owed."""
         self._bumps = 0
+        self.failing = False
+        """Whether the last round trip to Valkey failed: what `keep_settled` backs off on (a
+        settle that leaves a newer bump owed has not failed)."""
 
     @property
     def global_key(self) -> str:
@@ -116,27 +121,36 @@ class Generations:
                         pipe.set(key, token, ex=GENERATION_TTL_S)
                     await pipe.execute()
         except (RedisError, OSError) as e:
+            self.failing = True
             log.warning("generations.bump_failed", extra={"owed": len(self.owed), "error": type(e).__name__})
             return False
+        self.failing = False
         for user, number in sending.items():  # one owed again meanwhile (a newer number) stays:
             if self.owed.get(user) == number:  # its write may have committed after this token was set
                 del self.owed[user]
         return not self.owed
 
-    async def keep_settled(self, every_s: float = SETTLE_EVERY_S) -> None:
-        """Until cancelled: settle what this process owes every ``every_s`` (module docstring).
-        While settling fails (Valkey down) the wait doubles up to `SETTLE_BACKOFF_MAX_S`, so an
-        outage logs a warning a minute, not every few seconds; an unexpected error is logged and
+    async def keep_settled(self, stop: asyncio.Event, every_s: float = SETTLE_EVERY_S) -> None:
+        """Until ``stop`` is set: settle what this process owes every ``every_s`` (module
+        docstring), and once more when it is set (a stopping process would otherwise leave its
+        last bumps to the entries' TTL). Stopped by the event, never cancelled mid round trip: a
+        Valkey command cancelled halfway left the connection unusable for that last settle.
+        While Valkey does not answer the wait doubles up to `SETTLE_BACKOFF_MAX_S`, so an outage
+        logs a warning every half minute, not every few seconds; an unexpected error is logged and
         the loop goes on (it must not die and leave bumps owed until the next write)."""
         wait = every_s
         while True:
-            await asyncio.sleep(wait)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), wait)
             try:
-                settled = await self.settle()
+                await self.settle()
+                failed = self.failing
             except Exception:  # a bug here must not end the loop
                 log.exception("generations.settle_failed")
-                settled = False
-            wait = every_s if settled else min(wait * 2, max(every_s, SETTLE_BACKOFF_MAX_S))
+                failed = True
+            if stop.is_set():
+                return
+            wait = min(wait * 2, max(every_s, SETTLE_BACKOFF_MAX_S)) if failed else every_s
 
     def _key(self, user_id: int | None) -> str:
         return self.keys(user_id)[0] if user_id is not None else self.global_key

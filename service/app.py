@@ -167,7 +167,7 @@ def _lifespan(
                 with contextlib.suppress(Exception):
                     await app_state.queue.aclose()
                 app_state.queue = None
-            await stop_settling(app_state, settler)
+            await stop_settling(settler)
             await _disconnect_cache(app_state, cache_redis)
             if owns_llm and app_state.llm is not None:
                 await app_state.llm.aclose()

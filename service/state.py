@@ -24,7 +24,7 @@ from loci.settings import Settings
 from retrieval import RecallCache, RerankBreaker
 from service.supervisor import WorkerSupervisor
 
-__all__ = ["AppState", "Caller", "build_llm", "connect_cache", "start_settling", "stop_settling"]
+__all__ = ["AppState", "Caller", "Settler", "build_llm", "connect_cache", "start_settling", "stop_settling"]
 
 CACHE_SOCKET_TIMEOUT_S = 1.0
 """A Valkey that stops answering costs a recall at most this (then it is a miss), not a hang."""
@@ -105,22 +105,32 @@ def connect_cache(state: AppState) -> Redis | None:
     return redis
 
 
-def start_settling(state: AppState) -> asyncio.Task[None] | None:
-    """The task that pays the generation bumps this process owes every few seconds
+@dataclass(frozen=True, slots=True)
+class Settler:
+    """`start_settling`'s loop and the event that stops it."""
+
+    task: asyncio.Task[None]
+    stop: asyncio.Event
+
+
+SETTLER_STOP_S = 3.0
+"""How long a stopping process waits for its last settle (Valkey's socket timeout is 1 s)."""
+
+
+def start_settling(state: AppState) -> Settler | None:
+    """The loop that pays the generation bumps this process owes every few seconds
     (`loci.generations.Generations.keep_settled`), for a long-running process once
     `connect_cache` ran; None without a queue."""
     if state.generations is None:
         return None
-    return asyncio.create_task(state.generations.keep_settled(), name="loci.generations.settle")
+    stop = asyncio.Event()
+    task = asyncio.create_task(state.generations.keep_settled(stop), name="loci.generations.settle")
+    return Settler(task, stop)
 
 
-async def stop_settling(state: AppState, task: asyncio.Task[None] | None) -> None:
-    """Stop `start_settling`'s task and pay what is still owed once more (a stopping process
-    would otherwise leave it to the entries' TTL); the socket timeout bounds the wait."""
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-    if state.generations is not None:
-        with contextlib.suppress(Exception):
-            await state.generations.settle()
+async def stop_settling(settler: Settler | None) -> None:
+    """Stop `start_settling`'s loop after its last settle, waiting `SETTLER_STOP_S` at most."""
+    if settler is not None:
+        settler.stop.set()
+        with contextlib.suppress(Exception):  # TimeoutError: cancelled after the wait
+            await asyncio.wait_for(settler.task, SETTLER_STOP_S)

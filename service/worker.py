@@ -201,7 +201,7 @@ async def run_standalone(state: AppState, *, burst: bool = False) -> None:
             with contextlib.suppress(Exception):
                 await state.llm.aclose()
             state.llm = None
-        await stop_settling(state, settler)
+        await stop_settling(settler)
         if cache_redis is not None:
             with contextlib.suppress(Exception):
                 await cache_redis.aclose()
