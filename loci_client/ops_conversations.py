@@ -105,9 +105,10 @@ def get_job(job_id: str) -> Request:
 
 
 @operation("searchEntities", model(list[EntityDTO]))
-def search_entities(q: str | None = None, *, limit: int | None = None) -> Request:
-    """Entities whose name or alias matches ``q`` (all, most mentioned first, without it)."""
-    return Request("GET", "/v1/entities", params={"q": q, "limit": limit})
+def search_entities(q: str | None = None, *, limit: int | None = None, offset: int | None = None) -> Request:
+    """Entities whose name or alias matches ``q`` (all, most mentioned first, without it),
+    ``limit`` at a time from ``offset`` (the next page: ``offset + limit``)."""
+    return Request("GET", "/v1/entities", params={"q": q, "limit": limit, "offset": offset})
 
 
 @operation("getEntity", model(EntityDTO))

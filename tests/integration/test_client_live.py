@@ -153,6 +153,8 @@ async def test_recall_palace_entities_async(base_url: str, new_user: NewUser, db
         assert (await loci.purge_trash()).wings in (None, 0)
         entities = await loci.search_entities()
         assert {e.id for e in entities} >= set(seeded.entities)
+        second = await loci.search_entities(limit=1, offset=1)  # pages on, as GET /v1/entities does
+        assert [e.id for e in second] == [e.id for e in entities][1:2]
         assert (await loci.get_entity(seeded.entities[0])).id == seeded.entities[0]
         assert (await loci.entity_timeline(seeded.entities[0])).entity.id == seeded.entities[0]
         with pytest.raises(NotFound) as missing:
