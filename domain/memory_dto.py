@@ -88,7 +88,7 @@ Tags = Annotated[list[Tag], msgspec.Meta(max_length=MAX_TAGS)]
 AgentId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="the agent writing")]
 MemoryId = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
 IdOrText = Annotated[
-    int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
+    int | Annotated[str, msgspec.Meta(pattern=NONBLANK_TEXT_PATTERN)],
     msgspec.Meta(
         description="an active memory's id, or text found (case-insensitively) in exactly one active memory; "
         "text of digits only ('3') is the id too, unless other memories' text holds it (a 409 listing them); "
@@ -96,9 +96,10 @@ IdOrText = Annotated[
         examples=["metric units"],
     ),
 ]
-"""Text gets the text rule (a NUL in it is a 400 naming the field, `domain.memory_lookup`), and blank
-text, which names nothing to look for, is a 400 there too; otherwise unconstrained on purpose: too
-long text and ids out of range simply name nothing (404)."""
+"""Text must hold a visible character and no control character (the schema says so, so a blank
+text is refused as the schema's, a 400 naming the field; `domain.memory_lookup` refuses it too, for
+callers that skip the schema: the MCP tools); otherwise unconstrained on purpose: too long text and
+ids out of range simply name nothing (404)."""
 TurnSeqs = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]], msgspec.Meta(max_length=MAX_TURN_SEQS)]
 Source = Literal["user", "agent"]
 
@@ -151,7 +152,7 @@ class ConfirmIn(msgspec.Struct, forbid_unknown_fields=True):
 
 
 PurgeTarget = Annotated[
-    int | Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)],
+    int | Annotated[str, msgspec.Meta(pattern=NONBLANK_TEXT_PATTERN)],
     msgspec.Meta(
         description="the id of any version of the memory, active or ended (every version goes), or text found "
         "(case-insensitively) in exactly one active memory; an id or text that names none is a 404, "

@@ -42,7 +42,7 @@ async def test_blank_id_or_text_is_a_400_naming_it(
         refused = await client.post(path, json={"id_or_text": blank, **extra}, headers=user.headers)
         assert refused.status_code == 400, (path, refused.text)
         assert refused.json()["extra"][0]["key"] == "id_or_text", (path, refused.text)
-        assert "must not be empty" in refused.json()["detail"], refused.text
+        assert "must not be blank" in refused.json()["detail"], refused.text  # the schema says so too
     with pytest.raises(InvalidInput) as e:  # the MCP tools and the CLI call the same function
         await memories.forget_memory(app_state.memory_store(), user.id, ForgetIn(blank))
     assert e.value.field == "id_or_text"
