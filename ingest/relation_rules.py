@@ -186,28 +186,30 @@ _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
 """An animal word after any one word ("my rescue *dog*", "our old *cat*"), as the ``species`` group."""
 _PET_SAYINGS = (
-    rf"\b(?i:my|our)\s+{_PET}(?:['’]s\s+name)?\s+(?i:(?:is|was)\s+(?:called|named)|is|was)\s+(?P<name>{_NAME})",
-    rf"\b(?i:my|our)\s+{_PET},?\s+(?P<name>{_NAME})",
-    rf"\b(?i:I|we)(?:\s+|(?=['’]))(?i:{_NOW}(?:{_HAVE}|adopted|rescued))\s+(?i:a|an)\s+{_PET}(?:,\s+|\s+(?i:called|named)\s+)(?P<name>{_NAME})",
-    rf"(?P<name>{_NAME}),?\s+(?i:is|was)\s+(?i:my|our)\s+{_PET}\b",
-    rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)",
+    (
+        rf"\b(?i:my|our)\s+{_PET}(?:['’]s\s+name)?\s+(?i:(?:is|was)\s+(?:called|named)|is|was)\s+(?P<name>{_NAME})",
+        False,
+    ),
+    (rf"\b(?i:my|our)\s+{_PET},?\s+(?P<name>{_NAME})", True),
+    (
+        rf"\b(?i:I|we)(?:\s+|(?=['’]))(?i:{_NOW}(?:{_HAVE}|adopted|rescued))\s+(?i:a|an)\s+{_PET}(?:,\s+|\s+(?i:called|named)\s+)(?P<name>{_NAME})",
+        False,
+    ),
+    (rf"(?P<name>{_NAME}),?\s+(?i:is|was)\s+(?i:my|our)\s+{_PET}\b", False),
+    (rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)", True),
 )
 """Ways of naming a pet (`ingest.entity_vocab.PETS`), each with its ``name`` and ``species``:
 "my turtle is called Sushi", "my dog's name is Rex", "our cat, Miso,", "I have a parrot named
 Kiwi", "Kiwi is our parrot". Each records two facts (`_pet_rules`): the name is the speaker's
-`pet`, a person-kind entity (`ingest.entity_cues` types it), and the word said its `species`."""
+`pet`, a person-kind entity (`ingest.entity_cues` types it), and the word said its `species`.
+The flag marks a naming in passing ("our cat, Miso,", "Miso, our cat"): true in any mood, as
+"Is our cat, Miso, too old to travel?" still says whose Miso is (`Rule.any_mood`)."""
 
 
-_PET_NAMINGS = frozenset({_PET_SAYINGS[1], _PET_SAYINGS[4]})
-"""The sayings that name a pet in passing ("our cat, Miso,", "Miso, our cat"): true in any
-mood, as "Is our cat, Miso, too old to travel?" still says whose Miso is (`Rule.any_mood`)."""
-
-
-def _pet_rules(saying: str) -> tuple[Rule, Rule]:
+def _pet_rules(saying: str, naming: bool) -> tuple[Rule, Rule]:
     """The two rules one pet saying makes: speaker `pet` name, and name `species` animal."""
     pet = saying.replace("(?P<name>", "(?P<value>")
     species = saying.replace("(?P<name>", "(?P<who>").replace("(?P<species>", "(?P<value>")
-    naming = saying in _PET_NAMINGS
     return (
         Rule(_cs(pet), "pet", "p", needs_kind="p", any_mood=naming),
         Rule(_cs(species), "species", recorded=PETS, any_mood=naming),
@@ -261,7 +263,7 @@ RULES: tuple[Rule, ...] = (
         third_person=True,
         any_mood=True,
     ),
-    *(rule for saying in _PET_SAYINGS for rule in _pet_rules(saying)),
+    *(rule for saying, naming in _PET_SAYINGS for rule in _pet_rules(saying, naming)),
     Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
     # places
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),
