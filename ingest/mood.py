@@ -4,8 +4,10 @@ Both offline extractors read a user's sentence as a fact only when it is said as
 memory rules (`ingest.memory_rules`) and the relation rules (`ingest.relation_extract`). "Should
 I quit Globex?" and "If I quit Globex, would I lose my stock options?" state no ending, though
 their words hold "I quit Globex"; recording one would close the job in the graph and retract
-"Works at Globex" from the profile (`ingest.memory_endings`). One judgement for both, so a
-sentence the memory rules refuse records no fact in the graph either.
+"Works at Globex" from the profile (`ingest.memory_endings`). The same words and markers for
+both; the relation rules read them clause by clause (a fact beside a question, or after a
+condition in another clause, still counts there), the memory rules by the whole sentence, as
+they always have.
 
 * `asks`: a question, by its opening word ("should I …", "what …") or its closing "?", after
   the discourse markers a sentence may open with (`MARKERS`: "so, should I …").
