@@ -38,6 +38,7 @@ import msgspec
 
 from domain.export_format import EntityDoc, ExportDoc, MemoryDoc, RelationDoc
 from domain.import_memories import INTEGER_MAX
+from domain.memory_citations import missing_turns
 from loci.errors import InvalidInput, PayloadTooLarge
 from loci.inputs import check_id, check_speaker, check_text
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
@@ -148,10 +149,6 @@ def check_relation(r: RelationDoc) -> None:
         raise InvalidInput("valid_to must not be before valid_from", field="valid_to")
 
 
-CITED_LISTED = 10
-"""Missing seqs a refusal of ``turn_seqs`` lists, as the write API's (`domain.memory_citations`)."""
-
-
 def check_cited_turns(m: MemoryDoc, seqs: Mapping[int, Container[int]]) -> None:
     """``turn_seqs`` name turns of the memory's conversation in the file (``seqs``: conversation
     id -> its turns' seqs); seqs without a conversation cite nothing, as the write API says. A
@@ -163,8 +160,8 @@ def check_cited_turns(m: MemoryDoc, seqs: Mapping[int, Container[int]]) -> None:
     if (have := seqs.get(m.conversation_id)) is None:
         return
     if missing := sorted({seq for seq in m.turn_seqs if seq not in have}):
-        listed = ", ".join(map(str, missing[:CITED_LISTED])) + (", …" if len(missing) > CITED_LISTED else "")
-        raise InvalidInput(f"turn_seqs: conversation {m.conversation_id} has no turn {listed}", field="turn_seqs")
+        refusal = missing_turns(str(m.conversation_id), missing)  # the write API's words, named:
+        raise InvalidInput(f"turn_seqs: {refusal}", field="turn_seqs")  # an NDJSON refusal names only the line
 
 
 def _at(table: str, i: int, error: InvalidInput) -> InvalidInput:

@@ -18,10 +18,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from loci.errors import InvalidInput, NotFound
 from loci.models import Conversation, Turn
 
-__all__ = ["cited_conversation"]
+__all__ = ["cited_conversation", "missing_turns"]
 
 _LISTED = 10
 """Missing seqs a refusal lists (a body may cite up to 200)."""
+
+
+def missing_turns(conversation: str, missing: Sequence[int]) -> InvalidInput:
+    """The refusal of ``turn_seqs`` citing turns ``conversation`` does not have (sorted), the
+    first `_LISTED` of them named: for a save and for an import alike."""
+    listed = ", ".join(map(str, missing[:_LISTED])) + (", …" if len(missing) > _LISTED else "")
+    return InvalidInput(f"conversation {conversation} has no turn {listed}", field="turn_seqs")
 
 
 async def cited_conversation(s: AsyncSession, user_id: int, external_id: str | None, seqs: Sequence[int]) -> int | None:
@@ -52,6 +59,5 @@ async def cited_conversation(s: AsyncSession, user_id: int, external_id: str | N
             )
         )
         if missing := sorted(set(seqs) - set(have)):
-            listed = ", ".join(map(str, missing[:_LISTED])) + (", …" if len(missing) > _LISTED else "")
-            raise InvalidInput(f"conversation {external_id!r} has no turn {listed}", field="turn_seqs")
+            raise missing_turns(repr(external_id), missing)
     return int(conv_id)
