@@ -49,7 +49,8 @@ TRASH_PAGE = 50
 """Trash entries per page, as the palace lists its items (``?offset=`` pages on, "More →")."""
 ENTITY_PAGE = 100
 """People and things per page, most mentioned first (``?offset=`` pages on, "More →")."""
-Offset = Annotated[int, QueryParameter(ge=0, le=1_000_000)]
+Offset = Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)]
+"""Where a paged list starts (the trash, the entities, the palace)."""
 
 
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
@@ -219,7 +220,7 @@ class MemoryPages(Controller):
         request: Request[Any, Any, Any],
         app_state: StateDep,
         q: FromQuery[str | None] = None,
-        offset: Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)] = 0,
+        offset: Offset = 0,
     ) -> Template:
         """A page of `ENTITY_PAGE` (see there): it showed the first 100 and said nothing of the rest."""
         user_id = await signed_in_user(request, app_state)
