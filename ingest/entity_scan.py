@@ -121,11 +121,12 @@ def _titled(words: list[str]) -> list[str]:
 
 
 def clean_name(raw: str) -> str:
-    """The name a capitalised run spells, chat words trimmed from either end ("Thanks
-    Derek" → "Derek"), unless the words left are a place the gazetteer knows: the
-    trailing "An" of "Hoi An" or the leading "The" of "The Hague" is part of the name, and
-    cutting it leaves a fragment ("Hoi") that names nothing and no country contains."""
-    name = re.sub(r"(?:'s|’s)$", "", raw.strip())
+    """The name a capitalised run spells, without a possessive ending ("Brahms' symphonies"
+    → "Brahms") and with chat words trimmed from either end ("Thanks Derek" → "Derek"),
+    unless the words left are a place the gazetteer knows: the trailing "An" of "Hoi An" or
+    the leading "The" of "The Hague" is part of the name, and cutting it leaves a fragment
+    ("Hoi") that names nothing and no country contains."""
+    name = re.sub(r"(?:'s|’s|(?<=s)['’])$", "", raw.strip())  # "Tidio's", "Brahms'": the owner's name
     words = name.split()
     while words and _bare(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)

@@ -107,7 +107,7 @@ class _Gatherer:
         """Common nouns, the user's possessions ("my X") and their kin."""
         rules = self.rules
         found = list(_TOKEN.finditer(turn.content))
-        tokens = [m.group().lower().replace("’", "'") for m in found]
+        tokens = [_owner(m.group().lower().replace("’", "'")) for m in found]
         gaps = [turn.content[a.end() : b.start()] for a, b in itertools.pairwise(found)] + [""]
         for i, word in enumerate(tokens):
             if word in self.domain_of:
@@ -155,6 +155,11 @@ class _Gatherer:
             for t in maybe:
                 if pattern.search(t.content):
                     self.at(c.key, t, t.seq in opening)
+
+
+def _owner(word: str) -> str:
+    """A possessive counts for its owner ("the museum's café": "museum"; "my sister's": kin)."""
+    return word.removesuffix("'s")
 
 
 def _modified(tokens: Sequence[str], i: int, gaps: Sequence[str], rules: SubjectRules) -> bool:

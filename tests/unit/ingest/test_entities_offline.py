@@ -157,3 +157,13 @@ def test_a_place_of_several_words_keeps_the_chat_word_that_ends_it() -> None:
     run is a place the gazetteer knows: "Hoi" alone names nothing and no country holds it."""
     assert clean_name("Hoi An") == "Hoi An"
     assert clean_name("Thanks Derek") == "Derek"
+
+
+def test_a_possessive_ending_is_not_part_of_the_name() -> None:
+    """ "Brahms' symphonies" and "the Trail Blazers' season" name Brahms and the Trail Blazers;
+    a dropped g ("Blowin'") is the name's own spelling."""
+    assert clean_name("Brahms'") == "Brahms"
+    assert clean_name("Trail Blazers’") == "Trail Blazers"
+    assert clean_name("Tidio's") == "Tidio"
+    assert clean_name("Blowin'") == "Blowin'"
+    assert {m.name for m in named(one("I've been listening to Brahms' symphonies a lot lately."))} == {"Brahms"}

@@ -274,3 +274,16 @@ def test_a_kin_word_used_as_a_name_is_the_users_own() -> None:
     )
     subject = subject_of(turns)
     assert subject is not None and (subject.kind, subject.name) == ("person", "My nana")
+
+
+def test_a_possessive_counts_for_its_owner_and_never_names_a_wing() -> None:
+    """On LongMemEval dev 22 of 487 wings were named "Constable's", "Museum's", "My sister's"."""
+    turns = convo(
+        "How did Constable's use of light and shadow shape his landscapes?",
+        "His broken touches of white make the skies feel alive and wet.",
+        "Which of Constable's paintings shows that best? I want to see Constable's skies in person.",
+        "The Hay Wain at the National Gallery is the classic example.",
+    )
+    subject = subject_of(turns)
+    assert subject is not None and subject.name == "Constable"
+    assert "constable's" not in subject.aliases
