@@ -232,6 +232,13 @@ a person who comes along, when the chat comes back to the place at least as ofte
   condition a health chat names, kept as an alias) lifted read sets 5, 12, 16 and 17 (0.44 ->
   0.56, 0.45 -> 0.64, 0.45 -> 0.55, 0.18 -> 0.27) but left 19-22 exactly where they were, so it
   was not merged.
+* `wings_held_out_23/` (11 chats, 76 turns, normal prose: a nephew, Tama, then only "my sister's
+  boy"; a Singer sewing machine, then only "the 201K"; a Rarotonga trip; asthma, the second chat
+  naming only its inhalers; bonsai, then "the juniper"; a student loan, then a letter from Inland
+  Revenue) and `wings_held_out_24/` (10 chats, 74 turns, terse and lower case: a grandfather, "opa"
+  then "my grandad"; a Synology NAS, then "the box"; an Albania trip; a herniated disc; football
+  refereeing; a utility bill), written blind on 2026-11-29 by a helper who read neither the rule
+  nor any other set, and scored unread on 6acde3c: 0.45 and 0.40.
 """
 
 from __future__ import annotations
@@ -269,10 +276,12 @@ BARS = {
     "wings_held_out_20": 0.5,
     "wings_held_out_21": 0.45,
     "wings_held_out_22": 0.4,
+    "wings_held_out_23": 0.45,
+    "wings_held_out_24": 0.4,
 }
 """6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 8 of 11, 8 of 11, 6 of 11, 3 of 11, 5 of 11,
-5 of 11, 6 of 11, 6 of 11, 5 of 11, 2 of 11, 2 of 11, 6 of 10, 5 of 10, 5 of 11 and 4 of 10 chats (see the
-module doc)."""
+5 of 11, 6 of 11, 6 of 11, 5 of 11, 2 of 11, 2 of 11, 6 of 10, 5 of 10, 5 of 11, 4 of 10, 5 of 11 and 4 of
+10 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
