@@ -253,13 +253,15 @@ def _possession(phrase: str) -> str | None:
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
-    """Capitalised runs as (start, end), cut after a possessive ("Sintra's | Pena Palace")."""
+    """Capitalised runs as (start, end), cut after a possessive whose owner is a place or a
+    person, however many words it has ("Sintra's | Pena Palace", "George Orwell's | Animal
+    Farm", not "Philosopher's Path")."""
     spans: list[tuple[int, int]] = []
     for m in _CAP_RUN.finditer(text):
         start = m.start()
         for cut in _POSSESSIVE_CUT.finditer(m.group()):
-            owner = m.group()[: cut.start()].split()[-1][:-2]
-            if _gazetteer_kind(owner):  # "Sintra's Pena Palace", not "Philosopher's Path"
+            owner = text[start : m.start() + cut.start()][:-2]
+            if _gazetteer_kind(owner):
                 spans.append((start, m.start() + cut.start()))
                 start = m.start() + cut.end()
         spans.extend(_of_cut(text, start, m.end()))

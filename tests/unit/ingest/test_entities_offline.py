@@ -167,3 +167,11 @@ def test_a_possessive_ending_is_not_part_of_the_name() -> None:
     assert clean_name("Tidio's") == "Tidio"
     assert clean_name("Blowin'") == "Blowin'"
     assert {m.name for m in named(one("I've been listening to Brahms' symphonies a lot lately."))} == {"Brahms"}
+
+
+def test_a_possessive_owner_of_several_words_is_cut_from_what_it_owns() -> None:
+    """ "George Orwell's Animal Farm" was one person named so (a dev wing); the cut took only
+    the owner's last word ("Orwell"), which no gazetteer knows."""
+    ex = one("I just finished George Orwell's Animal Farm and loved it.")
+    assert named(ex) == {EntityMention("p", "George Orwell"), EntityMention("i", "Animal Farm")}
+    assert {m.name for m in named(one("We hiked the Philosopher's Path in Kyoto."))} == {"Philosopher's Path", "Kyoto"}
