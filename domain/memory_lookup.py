@@ -23,7 +23,7 @@ from sqlalchemy import ColumnElement, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memory_dto import MAX_ID
-from loci.errors import Ambiguous, InvalidInput, NotFound
+from loci.errors import Ambiguous, Conflict, InvalidInput, NotFound
 from loci.inputs import check_text
 from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
@@ -68,7 +68,9 @@ async def active_by_id(
     s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None, agent: str | None = None
 ) -> Memory:
     """The active version with this id; an ended version, another user's id, a category
-    outside ``within`` or another agent's memory (`readable_by`) is a 404."""
+    outside ``within`` or another agent's memory (`readable_by`) is a 404, except a version
+    another write replaced: a 409 naming the current one, so a client that read the memory
+    before a concurrent update knows to re-read it, not that the memory is gone."""
     if not 1 <= memory_id <= MAX_ID:  # beyond a bigint the database would refuse the query
         raise NotFound(f"memory {memory_id} not found")
     row = (
@@ -80,11 +82,12 @@ async def active_by_id(
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
-    if row.valid_until is not None:
-        raise NotFound(
-            f"memory {memory_id} is not active ({row.end_reason}"
-            + (f"; its current version is {row.superseded_by})" if row.superseded_by else ")")
+    if row.valid_until is not None and row.superseded_by:
+        raise Conflict(
+            f"memory {memory_id} was replaced ({row.end_reason}); its current version is {row.superseded_by}"
         )
+    if row.valid_until is not None:
+        raise NotFound(f"memory {memory_id} is not active ({row.end_reason})")
     return row
 
 
@@ -130,11 +133,11 @@ async def _by_digits(
     """``"3"``: the memory with id 3, unless other memories' text holds "3" too (see the module)."""
     try:
         by_id = await active_by_id(s, user_id, int(digits), within, agent)
-    except NotFound as e:
+    except (NotFound, Conflict) as e:
         try:
             return await _by_text(s, user_id, digits, within, agent)
         except NotFound:
-            raise NotFound(f"{e}, and no active memory contains {digits!r}") from None
+            raise type(e)(f"{e}, and no active memory contains {digits!r}") from None
     others = [r for r in await _containing(s, user_id, digits, within, agent) if r.id != by_id.id]
     if not others:
         return by_id

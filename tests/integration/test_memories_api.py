@@ -125,6 +125,31 @@ async def test_text_lookup_ambiguity_and_not_found(client: Client, new_user: New
     assert again.status_code == 404  # an ended version is not a target of writes
 
 
+async def test_a_write_to_a_version_another_write_replaced_is_a_409_naming_the_current_one(
+    client: Client, new_user: NewUser
+) -> None:
+    """Two workers that read memory N and both update it by id: the second finds N replaced.
+    The memory is not gone, so a 404 sent clients to the wrong conclusion; the 409 names the
+    version to re-read. The same holds for an id sent as digits."""
+    user = await new_user("stale")
+    first = (await _post(client, user, "/v1/memories", {"content": "Swims in the sea", "category": "fact"}, 201))[
+        "memory"
+    ]
+    second = await _post(
+        client, user, "/v1/memories/update", {"id_or_text": first["id"], "content": "Swims in the lake"}
+    )
+    current = second["memory"]["id"]
+    for path, body in (
+        ("/v1/memories/update", {"id_or_text": first["id"], "content": "Swims in pools"}),
+        ("/v1/memories/confirm", {"id_or_text": first["id"]}),
+        ("/v1/memories/forget", {"id_or_text": str(first["id"])}),
+    ):
+        stale = await client.post(path, json=body, headers=user.headers)
+        assert stale.status_code == 409, (path, stale.text)
+        assert f"current version is {current}" in stale.json()["detail"]
+    assert [m["content"] for m in await _active(client, user)] == ["Swims in the lake"]
+
+
 async def test_text_with_a_control_character_is_a_400_naming_id_or_text(
     client: Client, app_state: AppState, new_user: NewUser
 ) -> None:
