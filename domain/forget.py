@@ -32,7 +32,7 @@ from domain.activity import record
 from domain.fields import Count
 from domain.memory_trash import purge_derived
 from domain.mining_jobs import abort_user_jobs, user_job_results
-from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item
+from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item, trash_lock
 from ingest import forget_sources, refresh_entities
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
@@ -236,7 +236,7 @@ def _counts(purged: Purged) -> dict[str, int]:
 async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
     """Remove one item (live or trashed) and everything under or made from it, for good, now."""
     check_kind(kind)
-    async with db.user_session(user_id) as s:
+    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
         await get_item(s, kind, user_id, item_id, trashed=None)
         purged = await _destroy(s, user_id, await _item_rows(s, user_id, kind, item_id))
         await record(s, user_id, "purged", what=kind, id=item_id, **_counts(purged))  # id: a job's 410
@@ -245,7 +245,7 @@ async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Mov
 
 async def purge_trash(db: Database, user_id: int) -> Purged:
     """Empty the caller's trash for good, now (``POST /v1/trash/purge``)."""
-    async with db.user_session(user_id) as s:
+    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
         purged = await _destroy(s, user_id, await _trash_rows(s, user_id, None))
         if any(_counts(purged).values()):
             await record(s, user_id, "purged", what="trash", **_counts(purged))
@@ -262,7 +262,7 @@ async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
         users = await _ids(s, select(owners.subquery().c.user_id))
     total = dict.fromkeys(Purged.__struct_fields__, 0)
     for user_id in users:
-        async with db.user_session(user_id) as s:
+        async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
             purged = await _destroy(s, user_id, await _trash_rows(s, user_id, cutoff))
             await record(s, user_id, "purged", what="expired", **_counts(purged))
         for name, n in _counts(purged).items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from sqlalchemy import exists, select
+from sqlalchemy import exists, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -85,8 +85,18 @@ async def _added(s: AsyncSession, pairs: list[tuple[int, Any]]) -> dict[int, int
     return {old: row.id for old, row in pairs}
 
 
+_IMPORTING = text("SELECT pg_try_advisory_xact_lock(hashtextextended(:key, 0))")
+"""Held by the import running into a user until its transaction ends (`refuse_unless_empty`)."""
+
+
 async def refuse_unless_empty(s: AsyncSession, user_id: int) -> None:
-    """An import adds to nothing: 409 when the user already has a palace, conversations or entities."""
+    """An import adds to nothing: 409 when the user already has a palace, conversations or entities,
+    or while another import into the user runs. Two imports at once both found the memory empty,
+    and the second failed on a unique index, a 400 blaming the file; it now takes the user's import
+    lock first, and a second is refused at once rather than waiting (an import may run for minutes,
+    longer than a statement may wait) to find the memory filled."""
+    if not (await s.execute(_IMPORTING, {"key": f"import:{int(user_id)}"})).scalar_one():
+        raise Conflict("another import into this memory is running; once it has imported, the memory is not empty")
     for model in (Wing, Conversation, Entity):
         if (await s.execute(select(exists().where(model.user_id == user_id)))).scalar_one():
             raise Conflict("import needs an empty memory: this user already has a palace, conversations or entities")

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import msgspec
 from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
@@ -149,12 +150,15 @@ async def put_agent(db: Database, user_id: int, external_id: str, update: AgentU
             raise InvalidInput(f"name must be at most {MAX_AGENT_NAME_CHARS} characters", field="name")
         check_name(update.name, field="name")
     async with db.user_session(user_id) as s:
+        # made if new in one statement, then read locked: two workers putting one new agent at
+        # once both looked it up, found none and inserted, and the second insert was a 500
+        new = pg_insert(Agent).values(user_id=user_id, external_id=external_id)
+        await s.execute(new.on_conflict_do_nothing(index_elements=["user_id", "external_id"]))
         row = (
-            await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id))
-        ).scalar_one_or_none()
-        if row is None:
-            row = Agent(user_id=user_id, external_id=external_id)
-            s.add(row)
+            await s.execute(
+                select(Agent).where(Agent.user_id == user_id, Agent.external_id == external_id).with_for_update()
+            )
+        ).scalar_one()
         if update.recall_enabled is not msgspec.UNSET:
             row.recall_enabled = update.recall_enabled
         if update.name is not msgspec.UNSET:

@@ -19,7 +19,17 @@ from domain.fields import Count, Id, Level
 from loci.errors import InvalidInput, NotFound
 from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
 
-__all__ = ["KINDS", "TRASHABLE", "Moved", "check_kind", "descendants", "drawers_of", "get_item", "label_of"]
+__all__ = [
+    "KINDS",
+    "TRASHABLE",
+    "Moved",
+    "check_kind",
+    "descendants",
+    "drawers_of",
+    "get_item",
+    "label_of",
+    "trash_lock",
+]
 
 KINDS: dict[str, Any] = {"wing": Wing, "room": Room, "closet": Closet, "drawer": Drawer}
 """The palace levels (what the palace routes and the /memory tree address by id)."""
@@ -34,6 +44,16 @@ class Moved(msgspec.Struct):
     id: Id
     drawers: Count
     purged: bool = False
+
+
+def trash_lock(user_id: int) -> str:
+    """The advisory lock (`Database.user_session`'s ``lock``) one user's deletes, restores and
+    purges take turns on. Each locks its item's row and then the rows under or made from it, so
+    a drawer's delete and its room's, at once, locked the same turns and drawers in opposite
+    orders: a deadlock PostgreSQL broke by failing one (a 503 to a client that did nothing
+    wrong). Nothing else takes this lock, so it adds no order to deadlock with; other users'
+    trash writes and this user's other writes do not wait on it."""
+    return f"trash:{int(user_id)}"
 
 
 def check_kind(kind: str) -> None:
@@ -72,9 +92,13 @@ def descendants(kind: str, item_id: int) -> list[tuple[Any, Any]]:
 async def get_item(s: AsyncSession, kind: str, user_id: int, item_id: int, *, trashed: bool | None) -> Any:
     """The caller's item (``trashed``: only if in the trash; False: only if live; None: either), its row
     locked until the transaction ends: a mining window in flight (`ingest.window`, which locks the
-    conversation's row) commits first and is moved with the rest, or runs after and sees the stamp."""
+    conversation's row) commits first and is moved with the rest, or runs after and sees the stamp.
+    The lock is ``FOR NO KEY UPDATE``, which the key-share lock of a foreign key check passes: a
+    memory save holds the user's memory lock when it checks the conversation it cites, and the
+    delete takes that lock after this one (`domain.memory_trash`), so ``FOR UPDATE`` deadlocked
+    the two. A purge's delete of the row still waits for such a save to commit."""
     model = TRASHABLE[kind]
-    query = select(model).where(model.id == item_id, model.user_id == user_id).with_for_update()
+    query = select(model).where(model.id == item_id, model.user_id == user_id).with_for_update(key_share=True)
     if trashed is not None:
         query = query.where(model.deleted_at.is_not(None) if trashed else model.deleted_at.is_(None))
     row = (await s.execute(query)).scalar_one_or_none()

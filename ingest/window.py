@@ -106,9 +106,9 @@ async def write_window(
     # Asynchronous commit: a database crash may lose the last few windows' commits, but the
     # watermark is in the same transaction, so they are simply mined again (no half windows).
     await lock_user(s, conv.user_id, synchronous_commit=False)
-    found = await s.execute(
-        select(Conversation.mined_seq, Conversation.deleted_at).where(Conversation.id == conv.id).with_for_update()
-    )
+    # NO KEY UPDATE: a save citing it holds the memory lock `settle` takes, then key-shares this row
+    locked = select(Conversation.mined_seq, Conversation.deleted_at).where(Conversation.id == conv.id)
+    found = await s.execute(locked.with_for_update(key_share=True))
     row = found.one_or_none()
     if row is None or row.deleted_at is not None:
         # Trashed (or purged) while this job ran: its windows would be live drawers of a conversation
