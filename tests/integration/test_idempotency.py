@@ -1,26 +1,44 @@
 """Retried writes over real HTTP: an ``Idempotency-Key`` replays the first answer and writes
 once, also when identical requests arrive together; an append that repeats the last turns
-with their times is a re-send (`loci.idempotency`, `ingest.conversations`)."""
+with their times is a re-send (`loci.idempotency`, `ingest.conversations`). Requests "at once"
+go to a live server (`live`): Litestar's test client serves one request at a time, so
+requests gathered through it never overlap."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
+import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import func, select, update
 
 from loci.db import Database
+from loci.embedder import Embedder
 from loci.idempotency import drop_expired
 from loci.models import IdempotencyKey, Memory, MemoryHistory, Turn
+from loci.settings import Settings
 from tests.conftest import UserHandle
+from tests.live_server import live_server
 
-Client = AsyncTestClient  # type: ignore[type-arg]
+Client = AsyncTestClient | httpx.AsyncClient  # type: ignore[type-arg]
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 SECOND = {"turns": [{"role": "user", "content": "second", "created_at": "2026-11-27T10:01:00Z"}]}
+
+
+@pytest.fixture(scope="module")
+def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
+    with live_server(settings, embedder) as url:
+        yield url
+
+
+@pytest.fixture
+async def live(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        yield http
 
 
 def _keyed(user: UserHandle, key: str) -> dict[str, str]:
@@ -66,7 +84,8 @@ async def test_an_append_retried_with_its_key_is_stored_once(client: Client, db:
     assert await _turns(db, user.id) == ["first", "no time given", "no time given", "no time given"]
 
 
-async def test_identical_appends_at_once_store_one_turn(client: Client, db: Database, new_user: NewUser) -> None:
+async def test_identical_appends_at_once_store_one_turn(live: Client, db: Database, new_user: NewUser) -> None:
+    client = live
     user = await new_user("idem-race")
     await _chat(client, user, "race-keyed")
     await _chat(client, user, "race-timed")
@@ -107,9 +126,8 @@ async def test_a_repeated_timed_append_is_a_resend(client: Client, db: Database,
     assert await _turns(db, user.id) == ["first", "second", "second", "ok", "ok", "ok"]
 
 
-async def test_a_created_conversation_and_a_saved_memory_replay(
-    client: Client, db: Database, new_user: NewUser
-) -> None:
+async def test_a_created_conversation_and_a_saved_memory_replay(live: Client, db: Database, new_user: NewUser) -> None:
+    client = live
     user = await new_user("idem-create")
     chat = {"turns": [{"role": "user", "content": "no id given"}]}
     made = [await client.post("/v1/conversations", json=chat, headers=_keyed(user, "new-chat")) for _ in range(2)]
