@@ -25,6 +25,27 @@ from service.routes._openapi import also_as
 from service.strict_body import refusal
 
 _JSON_DECODER = msgspec.json.Decoder(ExportDoc)
+STREAM_CHUNK_BYTES = 64 * 1024
+"""Bytes joined per write of the NDJSON export: one ASGI write per line (40,000 for a
+300-conversation memory) made the export take 7.3-10.2 s where its rows took 3.7 s to read;
+in 64 KB writes it took 4.5-7.2 s (2 busy cores)."""
+
+
+async def in_chunks(lines: AsyncIterator[bytes], size: int = STREAM_CHUNK_BYTES) -> AsyncIterator[bytes]:
+    """``lines`` joined into writes of at least ``size`` bytes (the last may be shorter); still
+    streamed, so the server holds one chunk, not the export."""
+    pending: list[bytes] = []
+    held = 0
+    async for line in lines:
+        pending.append(line)
+        held += len(line)
+        if held >= size:
+            yield b"".join(pending)
+            pending, held = [], 0
+    if pending:
+        yield b"".join(pending)
+
+
 _NDJSON_SCHEMA = Schema(
     type=OpenAPIType.STRING,
     pattern=TEXT_PATTERN,  # JSON escapes control characters, so raw ones are no part of any line
@@ -112,7 +133,7 @@ class PortabilityController(Controller):
         if format == "ndjson":
             lines: AsyncIterator[bytes] = export_ndjson(app_state.db, caller.user_id, embeddings=embeddings)
             stream = Stream(
-                lines,
+                in_chunks(lines),
                 media_type=NDJSON,
                 headers={"Content-Disposition": 'attachment; filename="loci-memory.ndjson"'},
             )

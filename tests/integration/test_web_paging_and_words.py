@@ -22,6 +22,7 @@ import pytest
 from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 
+from domain import preferences
 from loci.db import Database
 from loci.errors import Conflict, NotFound
 from retrieval import MAX_MESSAGE_CHARS
@@ -154,3 +155,22 @@ async def test_the_agents_tab_answers_at_the_api_s_status(
     page = await browser.post("/memory/agents/", data={"agent": "coder", "show_fact": "never"})
     assert page.status_code == status, page.text
     assert str(error) in _text(page.text) and "Back to the agents" in page.text
+
+
+async def test_the_agents_tab_pages_instead_of_listing_every_agent(
+    browser: AsyncClient, db: Database, new_user: NewUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3,000 agents made the tab one 16 MB page of forms; it now shows a page of them at a time."""
+    monkeypatch.setattr(access_pages, "AGENTS_PAGE", 2, raising=False)  # three agents, pages of two
+    user = await new_user("agents-pages")
+    for agent in ("ann", "bob", "cid"):
+        await preferences.put_agent(db, user.id, agent, preferences.AgentUpdate(recall_enabled=True))
+    await _signed_in(browser, user)
+    first = await browser.get("/memory/agents/")
+    assert re.findall(r'data-agent="(\w*)"', first.text) == ["ann", "bob", ""], first.text  # "" is the new-agent form
+    assert "showing 1–2" in _text(first.text) and 'href="/memory/agents/?offset=2">More →' in first.text
+    second = await browser.get("/memory/agents/", params={"offset": 2})
+    assert re.findall(r'data-agent="(\w*)"', second.text) == ["cid", ""], second.text
+    assert 'href="/memory/agents/?offset=0">← Earlier' in second.text and "More →" not in second.text
+    past = await browser.get("/memory/agents/", params={"offset": 4})
+    assert "No more agents." in _text(past.text) and "No agent has used" not in past.text
