@@ -44,7 +44,14 @@ from ingest.extraction import Extractor, TurnView
 from ingest.extractors import EXTRACTORS
 from ingest.graph import EntityOut, RelationOut
 from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
-from ingest.graph_reads import MAX_ENTITY_OFFSET, MAX_ENTITY_PAGE, get_entity, search_entities, timeline
+from ingest.graph_reads import (
+    MAX_ENTITY_OFFSET,
+    MAX_ENTITY_PAGE,
+    MAX_TIMELINE_PAGE,
+    get_entity,
+    search_entities,
+    timeline,
+)
 from ingest.memory_candidates import MemoryCandidate, slot_tag
 from ingest.memory_mining import embed_statements
 from ingest.memory_reconcile import normalise
@@ -62,6 +69,7 @@ __all__ = [
     "EXTRACTORS",
     "MAX_ENTITY_OFFSET",
     "MAX_ENTITY_PAGE",
+    "MAX_TIMELINE_PAGE",
     "MAX_TITLE_CHARS",
     "ConversationRef",
     "EntityOut",

@@ -19,7 +19,15 @@ from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_text
 from loci.models import Entity, Relation
 
-__all__ = ["MAX_ENTITY_OFFSET", "MAX_ENTITY_PAGE", "UNLISTED_KINDS", "get_entity", "search_entities", "timeline"]
+__all__ = [
+    "MAX_ENTITY_OFFSET",
+    "MAX_ENTITY_PAGE",
+    "MAX_TIMELINE_PAGE",
+    "UNLISTED_KINDS",
+    "get_entity",
+    "search_entities",
+    "timeline",
+]
 
 
 def _not_speaker(entity: Any) -> ColumnElement[bool]:
@@ -36,6 +44,8 @@ MAX_ENTITY_PAGE = 200
 """Most entities one search returns."""
 MAX_ENTITY_OFFSET = 1_000_000
 """Where a listing may start: past any palace's entity count, inside PostgreSQL's bigint."""
+MAX_TIMELINE_PAGE = 500
+"""Most relations one timeline page holds (``GET /v1/entities/{id}/timeline?limit=``, its default)."""
 UNLISTED_KINDS = ("t",)
 """Kinds the listings leave out: a time ("1932", "2026-01-24") is when something happened,
 not one of the user's people and things; it stays readable by id, and recall still uses it."""
@@ -79,8 +89,17 @@ async def get_entity(db: Database, user_id: int, entity_id: int) -> EntityOut:
     return _entity_out(entity)
 
 
-async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOut, list[RelationOut]]:
-    """The entity and every live relation it takes part in, newest first (current and closed)."""
+async def timeline(
+    db: Database, user_id: int, entity_id: int, *, limit: int | None = None, offset: int = 0
+) -> tuple[EntityOut, list[RelationOut], bool]:
+    """The entity, the live relations it takes part in, newest first (current and closed):
+    ``limit`` of them from ``offset``, all without a limit, and whether more follow. The user's own entity is in nearly
+    every mined fact, so its whole timeline grows with the memory (4,000 relations made a 1 MB
+    page); the route and the page read it a page at a time."""
+    if limit is not None and not 1 <= limit <= MAX_TIMELINE_PAGE:
+        raise InvalidInput(f"limit must be between 1 and {MAX_TIMELINE_PAGE}", field="limit")
+    if not 0 <= offset <= MAX_ENTITY_OFFSET:
+        raise InvalidInput(f"offset must be between 0 and {MAX_ENTITY_OFFSET}", field="offset")
     entity = await get_entity(db, user_id, entity_id)
     subj, obj = aliased(Entity), aliased(Entity)
     valid_to = effective_valid_to(Relation).label("valid_to")
@@ -94,6 +113,8 @@ async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOu
             live_relation(Relation),
         )
         .order_by(Relation.valid_from.desc(), Relation.id.desc())
+        .offset(offset)
+        .limit(None if limit is None else limit + 1)
     )
     async with db.user_session(user_id) as s:
         rows = (await s.execute(stmt)).all()
@@ -111,6 +132,6 @@ async def timeline(db: Database, user_id: int, entity_id: int) -> tuple[EntityOu
             r.source_drawer_id,
             r.confidence,
         )
-        for r, subject_name, object_name, until in rows
+        for r, subject_name, object_name, until in rows[:limit]
     ]
-    return entity, history
+    return entity, history, limit is not None and len(rows) > limit

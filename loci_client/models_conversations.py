@@ -145,3 +145,5 @@ class TimelineDTO(Model):
 
     entity: EntityDTO
     relations: list[RelationDTO]
+    next_offset: int | None = None
+    """Where the next page starts (``offset=``); None on the last page."""

@@ -118,6 +118,9 @@ def get_entity(entity_id: int) -> Request:
 
 
 @operation("entityTimeline", model(TimelineDTO))
-def entity_timeline(entity_id: int) -> Request:
-    """An entity's facts over time."""
-    return Request("GET", path("/v1/entities/{entity_id}/timeline", entity_id=entity_id))
+def entity_timeline(entity_id: int, *, limit: int | None = None, offset: int | None = None) -> Request:
+    """An entity's facts over time, newest first: ``limit`` at a time (the server's page size
+    without it) from ``offset``; the answer's ``next_offset`` is where the next page starts."""
+    return Request(
+        "GET", path("/v1/entities/{entity_id}/timeline", entity_id=entity_id), params={"limit": limit, "offset": offset}
+    )

@@ -9,7 +9,16 @@ import msgspec
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from ingest import MAX_ENTITY_OFFSET, MAX_ENTITY_PAGE, EntityOut, RelationOut, get_entity, search_entities, timeline
+from ingest import (
+    MAX_ENTITY_OFFSET,
+    MAX_ENTITY_PAGE,
+    MAX_TIMELINE_PAGE,
+    EntityOut,
+    RelationOut,
+    get_entity,
+    search_entities,
+    timeline,
+)
 from loci.db import Database
 from loci.inputs import TEXT_PATTERN
 from service.deps import CallerDep, StateDep
@@ -45,6 +54,8 @@ class RelationDTO(msgspec.Struct):
 class TimelineDTO(msgspec.Struct):
     entity: EntityDTO
     relations: list[RelationDTO]
+    next_offset: int | None = None
+    """Where the next page starts (``?offset=``); None when this page holds the last relation."""
 
 
 def _entity(e: EntityOut) -> EntityDTO:
@@ -67,10 +78,12 @@ def _relation(r: RelationOut) -> RelationDTO:
     )
 
 
-async def entity_timeline(db: Database, user_id: int, entity_id: int) -> TimelineDTO:
-    """The timeline route's answer, shared with the MCP `entity_timeline` tool."""
-    entity, relations = await timeline(db, user_id, entity_id)
-    return TimelineDTO(_entity(entity), [_relation(r) for r in relations])
+async def entity_timeline(
+    db: Database, user_id: int, entity_id: int, *, limit: int = MAX_TIMELINE_PAGE, offset: int = 0
+) -> TimelineDTO:
+    """The timeline route's answer, a page of it, shared with the MCP `entity_timeline` tool."""
+    entity, relations, more = await timeline(db, user_id, entity_id, limit=limit, offset=offset)
+    return TimelineDTO(_entity(entity), [_relation(r) for r in relations], offset + limit if more else None)
 
 
 class EntityController(Controller):
@@ -121,10 +134,22 @@ class EntityController(Controller):
         operation_id="entityTimeline",
         summary="Relation history, newest first",
         description=(
-            "The entity and every relation it is the subject of, current and superseded, newest first, "
-            "with validity intervals."
+            "The entity and the relations it takes part in, current and superseded, newest first, "
+            "with validity intervals; `limit` at a time, `next_offset` where the next page starts."
         ),
-        responses=errors(404),
+        responses=errors(400, 404),
     )
-    async def history(self, entity_id: IdPath, caller: CallerDep, app_state: StateDep) -> TimelineDTO:
-        return await entity_timeline(app_state.db, caller.user_id, entity_id)
+    async def history(
+        self,
+        entity_id: IdPath,
+        caller: CallerDep,
+        app_state: StateDep,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=MAX_TIMELINE_PAGE, description=f"page size, 1-{MAX_TIMELINE_PAGE}")
+        ] = MAX_TIMELINE_PAGE,
+        offset: Annotated[
+            int,
+            QueryParameter(ge=0, le=MAX_ENTITY_OFFSET, description="how many to skip: the answer's next_offset"),
+        ] = 0,
+    ) -> TimelineDTO:
+        return await entity_timeline(app_state.db, caller.user_id, entity_id, limit=limit, offset=offset)

@@ -49,6 +49,8 @@ TRASH_PAGE = 50
 """Trash entries per page, as the palace lists its items (``?offset=`` pages on, "More →")."""
 ENTITY_PAGE = 100
 """People and things per page, most mentioned first (``?offset=`` pages on, "More →")."""
+TIMELINE_PAGE = 100
+"""Facts per page of an entity's timeline, newest first (4,000 made a 1 MB page)."""
 Offset = Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)]
 """Where a paged list starts (the trash, the entities, the palace)."""
 
@@ -235,11 +237,13 @@ class MemoryPages(Controller):
 
     @get("/entities/{entity_id:int}", name="memory:entity")
     async def entity_timeline(
-        self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath
+        self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath, offset: Offset = 0
     ) -> Template:
+        """A page of `TIMELINE_PAGE` facts: the user's own timeline holds nearly every fact."""
         user_id = await signed_in_user(request, app_state)
-        entity, relations = await timeline(app_state.db, user_id, entity_id)
-        return Template("entity.html", context={"entity": entity, "relations": relations})
+        entity, relations, more = await timeline(app_state.db, user_id, entity_id, limit=TIMELINE_PAGE, offset=offset)
+        context = {"entity": entity, "relations": relations, "offset": offset, "page_size": TIMELINE_PAGE, "more": more}
+        return Template("entity.html", context=context)
 
 
 def _qs(request: Request[Any, Any, Any]) -> str:

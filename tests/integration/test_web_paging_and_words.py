@@ -174,3 +174,33 @@ async def test_the_agents_tab_pages_instead_of_listing_every_agent(
     assert 'href="/memory/agents/?offset=0">← Earlier' in second.text and "More →" not in second.text
     past = await browser.get("/memory/agents/", params={"offset": 4})
     assert "No more agents." in _text(past.text) and "No agent has used" not in past.text
+
+
+async def test_an_entity_timeline_pages_in_the_api_and_on_its_page(
+    client: AsyncTestClient,  # type: ignore[type-arg]
+    browser: AsyncClient,
+    db: Database,
+    new_user: NewUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The user's own entity is in nearly every mined fact: 4,000 relations made a 1 MB answer
+    and page, as the timeline listed them all."""
+    user = await new_user("timeline-pages")
+    alice = (await seed_palace(db, user.id, f"l{secrets.token_hex(3)}")).entities[0]
+    path = f"/v1/entities/{alice}/timeline"
+    first = (await client.get(path, params={"limit": 1}, headers=user.headers)).json()
+    assert [r["object"] for r in first["relations"]] == ["Lyon"] and first["next_offset"] == 1, first
+    second = (await client.get(path, params={"limit": 1, "offset": 1}, headers=user.headers)).json()
+    assert len(second["relations"]) == 1 and "Paris" in second["relations"][0]["object"], second
+    assert second["next_offset"] is None
+    whole = (await client.get(path, headers=user.headers)).json()
+    assert len(whole["relations"]) == 2 and whole["next_offset"] is None
+    refused = await client.get(path, params={"limit": 0}, headers=user.headers)
+    assert refused.status_code == 400 and "limit" in refused.text
+    monkeypatch.setattr(pages, "TIMELINE_PAGE", 1)
+    await _signed_in(browser, user)
+    page = await browser.get(f"/memory/entities/{alice}")
+    assert "Lyon" in page.text and "Paris" not in _text(page.text), page.text
+    assert f'href="/memory/entities/{alice}?offset=1">Older →' in page.text
+    older = await browser.get(f"/memory/entities/{alice}", params={"offset": 1})
+    assert "Paris" in _text(older.text) and "Lyon" not in _text(older.text) and "← Newer" in older.text
