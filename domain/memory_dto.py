@@ -277,6 +277,14 @@ class ProfileOut(msgspec.Struct):
     revision: int
     """The user's memory revision: the id of the latest content-changing history event (0: none)."""
     memories: list[MemoryOut]
+    etag: Annotated[
+        str,
+        msgspec.Meta(
+            examples=['"5d41402abc4b2a76b9719d911017c592"'],
+            description="this profile's version, as the ETag header carries it: send it in If-Match to PUT "
+            "only if nobody changed the profile since",
+        ),
+    ]
 
 
 class ProfileWrite(msgspec.Struct):

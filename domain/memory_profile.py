@@ -23,12 +23,22 @@ An agent key reads and replaces only the part of the profile it may see (`_visib
 the memories no agent owns and its own, in its categories; its PUT writes as the agent
 (``source=agent``, actor ``agent:<id>``, the new lines its own as a save's are) and leaves every
 other core memory as it was.
+
+A PUT may be conditional (HTTP's optimistic concurrency, RFC 9110 §13.1.1): every profile
+carries an ``etag``, a hash of the ordered (id, category, content) of the core memories the
+caller sees, which moves only when that part of the profile does (the user-wide ``revision``
+moves on any memory write). A PUT with ``if_match`` checks it against the current profile
+after taking the user's memory lock, in the transaction that applies the diff, so of two
+writers that read the same profile exactly one wins and the other gets `PreconditionFailed`
+(412) with nothing written; ``*`` matches any profile. Without it the last writer wins.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
+import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access import ALLOW_ALL, AgentScope
@@ -51,15 +61,20 @@ from domain.memory_rows import (
 )
 from domain.memory_scope import revision_query
 from loci.db import Database
-from loci.errors import Forbidden, InvalidInput
+from loci.errors import Forbidden, InvalidInput, PreconditionFailed
 from loci.models import Memory
 from loci.settings import MemorySettings
 from retrieval import visible
 
-__all__ = ["get_profile", "parse_profile", "put_profile", "render_profile"]
+__all__ = ["IF_MATCH_ANY", "get_profile", "parse_profile", "profile_etag", "put_profile", "render_profile"]
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _BULLETS = ("- ", "* ")
+
+ETAG_HEX_CHARS = 32
+"""128 bits of SHA-256, as the session block's ETag: two states of one profile never collide."""
+IF_MATCH_ANY = "*"
+"""``If-Match: *``: any current profile (there always is one, if only empty), so never a 412."""
 
 Line = tuple[str, str]
 """(category, content) of one profile bullet."""
@@ -100,6 +115,32 @@ def render_profile(rows: list[Memory], settings: MemorySettings) -> str:
             sections.append(f"## {_title(current)}")
         sections.append("- " + _shown(row.content))
     return "\n".join(sections) + ("\n" if sections else "")
+
+
+def profile_etag(rows: list[Memory], settings: MemorySettings) -> str:
+    """A strong ETag (quoted, as the header carries it) of the profile ``rows`` make: their ids,
+    categories and contents in the profile's order. A row's id changes with any edit (an update
+    adds a row), so the tag moves exactly when a line is added, removed or edited."""
+    lines = [[r.id, r.category, r.content] for r in _order(rows, settings)]
+    return f'"{hashlib.sha256(msgspec.json.encode(lines)).hexdigest()[:ETAG_HEX_CHARS]}"'
+
+
+def _check_if_match(if_match: str | None, rows: list[Memory], settings: MemorySettings) -> None:
+    """RFC 9110's ``If-Match``: ``*`` or any listed tag, by strong comparison (a weak ``W/`` tag
+    never matches; a tag sent without its quotes is read as quoted)."""
+    if if_match is None:
+        return
+    current = profile_etag(rows, settings)
+    tags = {t.strip() for t in if_match.split(",")}
+    if IF_MATCH_ANY in tags or current in tags or current.strip('"') in tags:
+        return
+    raise PreconditionFailed(
+        f"If-Match {if_match.strip()[:80]!r} does not match the core profile's current ETag {current}: it "
+        "changed since you read it, and nothing was written; GET /v1/profile again, re-apply your edit and "
+        "send the new ETag",
+        field="If-Match",
+        etag=current,
+    )
 
 
 def _heading(name: str, number: int, settings: MemorySettings) -> str:
@@ -187,6 +228,7 @@ async def _profile(
         settings.core_max_chars,
         await _revision(s, user_id),
         await memory_outs(s, rows),
+        profile_etag(rows, settings),
     )
 
 
@@ -198,8 +240,11 @@ async def get_profile(
         return await _profile(s, user_id, settings, scope)
 
 
-async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: AgentScope = ALLOW_ALL) -> ProfileWrite:
-    """Make the active core memories what ``body`` lists (see the module), in one transaction.
+async def put_profile(
+    store: MemoryStore, user_id: int, body: ProfileIn, scope: AgentScope = ALLOW_ALL, *, if_match: str | None = None
+) -> ProfileWrite:
+    """Make the active core memories what ``body`` lists (see the module), in one transaction;
+    given ``if_match``, only if it matches the profile's current ETag (else `PreconditionFailed`).
     A PUT replaces the whole profile, so an agent that may not see every category may not
     make one (403): it saves core memories one at a time instead."""
     if scope.categories is not None:
@@ -218,6 +263,7 @@ async def put_profile(store: MemoryStore, user_id: int, body: ProfileIn, scope: 
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
         current = await _visible_core(s, user_id, store.settings, scope)  # what it cannot see it cannot drop
+        _check_if_match(if_match, current, store.settings)  # under the lock: no write can land between
         have = {_key(r.category, r.content) for r in current}
         keep = set(vectors)
         removed = [r for r in current if _key(r.category, r.content) not in keep]

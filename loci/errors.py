@@ -18,6 +18,7 @@ __all__ = [
     "NotFound",
     "OverLimit",
     "PayloadTooLarge",
+    "PreconditionFailed",
     "UpstreamBadOutput",
     "UpstreamUnavailable",
 ]
@@ -69,6 +70,18 @@ class Ambiguous(Conflict):
     def __init__(self, message: str, *, candidates: list[dict[str, object]]) -> None:
         super().__init__(message)
         self.candidates = candidates
+
+
+class PreconditionFailed(Conflict):
+    """A conditional write's precondition no longer holds: the caller's ``If-Match`` names a
+    version of the thing (a core profile's ETag) that another write has since replaced, so
+    applying its edit would drop that write. Nothing was written; ``etag`` is the current
+    version, to read again and re-apply the edit on. A Conflict, so code that handles a clash
+    with stored state handles this too."""
+
+    def __init__(self, message: str, *, field: str, etag: str) -> None:
+        super().__init__(message, field=field)
+        self.etag = etag
 
 
 class OverLimit(LociError):

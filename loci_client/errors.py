@@ -21,6 +21,7 @@ __all__ = [
     "NotFound",
     "OverLimit",
     "PayloadTooLarge",
+    "PreconditionFailed",
     "RateLimited",
     "ServerError",
     "Unauthorized",
@@ -73,6 +74,20 @@ class Conflict(LociError):
     """409: the request contradicts stored state (other content for a stored turn)."""
 
 
+class PreconditionFailed(Conflict):
+    """412: a conditional write's ``If-Match`` (an `etag` read earlier) is no longer current:
+    someone changed the core profile since, and nothing was written. `etag` is the current
+    one: read the profile again, re-apply the edit and send that. A `Conflict`."""
+
+    @property
+    def etag(self) -> str | None:
+        """The current ETag the server answered (in the body's ``extra``, as in its ``ETag`` header)."""
+        if isinstance(self.body, dict) and isinstance(extra := self.body.get("extra"), list) and extra:
+            tag = extra[0].get("etag") if isinstance(extra[0], dict) else None
+            return tag if isinstance(tag, str) else None
+        return None
+
+
 class PayloadTooLarge(LociError):
     """413: the body is over the server's LOCI_MAX_BODY_BYTES."""
 
@@ -119,6 +134,7 @@ _BY_STATUS: dict[int, type[LociError]] = {
     404: NotFound,
     409: Conflict,
     410: Gone,
+    412: PreconditionFailed,
     413: PayloadTooLarge,
     422: OverLimit,
     429: RateLimited,

@@ -113,13 +113,15 @@ class MemoryPage(Model):
 
 
 class ProfileOut(Model):
-    """The core profile: its markdown, size against the limit, and its memories."""
+    """The core profile: its markdown, size against the limit, and its memories. `etag` is this
+    version of it: pass it as `put_profile(..., if_match=etag)` to write only if it is current."""
 
     markdown: str
     size: int
     limit: int
     revision: int
     memories: list[MemoryOut]
+    etag: str
 
 
 class ProfileWrite(Model):

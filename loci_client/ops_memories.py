@@ -174,11 +174,17 @@ def get_profile() -> Request:
 
 @operation("putProfile", model(ProfileWrite))
 def put_profile(
-    *, markdown: str | None = None, entries: Sequence[ProfileEntry | Mapping[str, Any]] | None = None
+    *,
+    markdown: str | None = None,
+    entries: Sequence[ProfileEntry | Mapping[str, Any]] | None = None,
+    if_match: str | None = None,
 ) -> Request:
-    """Replace the core profile, as markdown or as entries."""
+    """Replace the core profile, as markdown or as entries. ``if_match`` (the `etag` of the
+    profile the edit was made on, or ``"*"``) writes only if nobody changed it since, else
+    raises `PreconditionFailed` with nothing written; without it the last writer wins."""
     fields = body(markdown=markdown, entries=None if entries is None else dump_all(entries))
-    return Request("PUT", "/v1/profile", json=fields)
+    headers = {"If-Match": if_match} if if_match is not None else {}
+    return Request("PUT", "/v1/profile", json=fields, headers=headers)
 
 
 def _list(items: Sequence[Any] | None) -> list[Any] | None:

@@ -43,11 +43,12 @@ from service.routes.entities import EntityController
 from service.routes.health import HealthController
 from service.routes.jobs import JobController
 from service.routes.me import MeController
-from service.routes.memories import MemoryController, ProfileController
+from service.routes.memories import MemoryController
 from service.routes.memory_query import MemoryQueryController
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
+from service.routes.profile import ProfileController
 from service.routes.proposals import ProposalController
 from service.routes.recall import RecallController
 from service.routes.search import SearchController

@@ -36,6 +36,7 @@ from loci.errors import (
     NotFound,
     OverLimit,
     PayloadTooLarge,
+    PreconditionFailed,
     UpstreamBadOutput,
     UpstreamUnavailable,
 )
@@ -57,6 +58,7 @@ _STATUS: tuple[tuple[type[LociError], int], ...] = (
     (NotFound, 404),
     (Forbidden, 403),
     (OverLimit, 422),
+    (PreconditionFailed, 412),
     (Conflict, 409),
     (UpstreamUnavailable, 503),
     (UpstreamBadOutput, 502),
@@ -109,6 +111,9 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
         body["extra"] = [
             {"key": exc.field, "message": str(exc), "size": exc.size, "limit": exc.limit, "entries": exc.entries}
         ]
+    elif isinstance(exc, PreconditionFailed):  # the current version, to read again and retry on
+        body["extra"] = [{"key": exc.field, "message": str(exc), "etag": exc.etag}]
+        return Response(body, status_code=status, headers={"ETag": exc.etag}, media_type=MediaType.JSON)
     return Response(body, status_code=status, media_type=MediaType.JSON)
 
 

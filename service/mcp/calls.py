@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from domain import memories, memory_profile, memory_read
 from domain.agent_access import key_scope, refuse_agent_key
-from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, ProfileIn
+from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
 from domain.memory_query_dto import QueryMemoryIn
 from domain.memory_read import MemoryQuery
 from domain.memory_rows import MemoryStore
@@ -21,7 +21,7 @@ from domain.memory_scope import parse_as_of
 from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
 from retrieval import LABEL_CHARS, plain
-from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
+from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs, ProfileWriteIn
 from service.routes.entities import entity_timeline
 from service.routes.memory_query import query_for
 from service.routes.recall import RecallIn, RecallOut, SearchIn, recall_for, search_palace
@@ -155,11 +155,11 @@ async def read_profile(state: AppState, caller: Caller, _: NoArgs) -> Answer:
     return Answer(profile, profile.markdown or "The core profile is empty.")
 
 
-async def write_profile(state: AppState, caller: Caller, args: ProfileIn) -> Answer:
+async def write_profile(state: AppState, caller: Caller, args: ProfileWriteIn) -> Answer:
     scope = await key_scope(
         state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
     )
-    written = await memory_profile.put_profile(state.memory_store(), caller.user_id, args, scope)
+    written = await memory_profile.put_profile(state.memory_store(), caller.user_id, args, scope, if_match=args.etag)
     changed = [e for e in written.events if e.event != "unchanged"]
     lines = [event_summary(e) for e in changed]
     return Answer(written, "\n".join([f"Profile written: {len(changed)} changes", *lines]))

@@ -11,13 +11,13 @@ from typing import Annotated
 
 import msgspec
 
-from domain.memory_dto import MAX_ID
+from domain.memory_dto import MAX_ID, ProfileIn
 from domain.memory_read import LIST_LIMIT_MAX
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
 
-__all__ = ["EntityRef", "ListMemoriesIn", "NoArgs"]
+__all__ = ["MAX_ETAG_CHARS", "EntityRef", "ListMemoriesIn", "NoArgs", "ProfileWriteIn"]
 
 ENTITY_NAME_MAX = 200
 """As `ingest.search_entities` caps its ``q``."""
@@ -29,6 +29,26 @@ def _one_of(values: tuple[str, ...]) -> str:
 
 class NoArgs(msgspec.Struct, forbid_unknown_fields=True):
     """A tool that takes nothing (the profile read)."""
+
+
+MAX_ETAG_CHARS = 1000
+"""As the route's ``If-Match`` header (`service.routes.profile.MAX_IF_MATCH_CHARS`)."""
+
+
+class ProfileWriteIn(ProfileIn, forbid_unknown_fields=True):
+    """`PUT /v1/profile`'s body, plus its ``If-Match`` header as ``etag``."""
+
+    etag: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=MAX_ETAG_CHARS,
+                pattern=TEXT_PATTERN,
+                description="read_profile's etag: write only if nobody changed the profile since (else refused)",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ListMemoriesIn(msgspec.Struct, forbid_unknown_fields=True):

@@ -41,7 +41,7 @@ from sqlalchemy.exc import DataError
 from domain.agent_access import key_scope
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
-from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit
+from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit, PreconditionFailed
 from retrieval import plain
 from service.errors import DATABASE_DOWN, QUEUE_DOWN
 from service.mcp.tools import TOOLS, Tool, tool_named
@@ -111,6 +111,8 @@ def _domain_refusal(error: LociError) -> CallToolResult:
             f"{message} (size {error.size}, limit {error.limit}){listed}",
             kind=kind, size=error.size, limit=error.limit, entries=error.entries,
         )  # fmt: skip
+    if isinstance(error, PreconditionFailed):  # the current tag, to read again and retry on
+        return _refusal(message, kind=kind, field="etag", etag=error.etag)
     field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound) else None
     return _refusal(message, kind=kind, **({"field": field} if field else {}))
 

@@ -26,14 +26,13 @@ from domain.memory_dto import (
     MemoryIn,
     MemoryPage,
     MemoryUpdateIn,
-    ProfileIn,
     ProfileOut,
     ProfileWrite,
 )
 from domain.memory_query_dto import QueryMemoryIn, QueryOut
 from service.mcp import calls
 from service.mcp.calls import Answer
-from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs
+from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs, ProfileWriteIn
 from service.mcp.schema import input_schema, output_schema
 from service.routes.entities import TimelineDTO
 from service.routes.recall import RecallIn, RecallOut, SearchIn
@@ -168,8 +167,9 @@ TOOLS: tuple[Tool, ...] = (
         "write_profile",
         "Replace the user's whole core profile, as Markdown (`## Category` headings, `- ` bullets) or as "
         "entries. Lines kept are unchanged, lines removed are forgotten, new lines are saved. Read it first "
-        "and send it back edited; prefer save_memory or update_memory for one change.",
-        ProfileIn,
+        "and send it back edited, with its `etag` so a change made meanwhile is refused instead of dropped; "
+        "prefer save_memory or update_memory for one change.",
+        ProfileWriteIn,
         ProfileWrite,
         calls.write_profile,
         read_only=False,

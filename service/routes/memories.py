@@ -1,9 +1,8 @@
-"""Explicit memories over HTTP: save, update, forget, purge, confirm, restore, link, undo, read,
-and the core profile as Markdown.
+"""Explicit memories over HTTP: save, update, forget, purge, confirm, restore, link, undo, read
+(the core profile as Markdown: `service.routes.profile`).
 
 Thin handlers: each parses, makes one call into `domain.memories` (writes), `domain.memory_purge`,
-`domain.memory_read`, `domain.memory_undo` or `domain.memory_profile`, and returns its
-DTO. Every write answers a `MemoryEvent` naming its undo.
+`domain.memory_read` or `domain.memory_undo`, and returns its DTO. Every write answers a `MemoryEvent` naming its undo.
 """
 
 from __future__ import annotations
@@ -11,12 +10,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, Response, delete, get, post, put
+from litestar import Controller, Response, delete, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, JSONBody, QueryParameter
 
-from domain import memories, memory_profile, memory_purge, memory_read, memory_undo
+from domain import memories, memory_purge, memory_read, memory_undo
 from domain.agent_access import key_scope
 from domain.memory_dto import (
     ConfirmIn,
@@ -28,9 +27,6 @@ from domain.memory_dto import (
     MemoryIn,
     MemoryPage,
     MemoryUpdateIn,
-    ProfileIn,
-    ProfileOut,
-    ProfileWrite,
     PurgeIn,
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
@@ -45,7 +41,7 @@ from service.deps import CallerDep, StateDep
 from service.routes._docs import IdPath, IdQuery, errors
 from service.routes._idempotency import IDEMPOTENT, IdempotencyKeyHeader
 
-__all__ = ["MemoryController", "ProfileController"]
+__all__ = ["MemoryController", "memory_errors"]
 
 
 class Candidate(msgspec.Struct):
@@ -113,7 +109,7 @@ _CORE_FULL = ResponseSpec(
 )
 
 
-def _errors(*codes: int) -> dict[int, ResponseSpec]:
+def memory_errors(*codes: int) -> dict[int, ResponseSpec]:
     out = errors(*(c for c in codes if c not in (409, 422)))
     if 409 in codes:
         out[409] = _CONFLICT
@@ -157,7 +153,7 @@ class MemoryController(Controller):
         ),
         responses={
             200: ResponseSpec(MemoryEvent, description="Already saved: nothing written"),
-            **_errors(400, 403, 404, 409, 422),
+            **memory_errors(400, 403, 404, 409, 422),
         },
     )
     async def save(
@@ -179,7 +175,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Change a memory (a new version; the old one stays in history)",
         description="Fields left out keep their value; the memory's links follow the new version. " + _EVENT,
-        responses=_errors(400, 404, 409, 422),
+        responses=memory_errors(400, 404, 409, 422),
     )
     async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
         return await memories.update_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
@@ -191,7 +187,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Forget a memory (kept for history and restore)",
         description=_EVENT,
-        responses=_errors(400, 404, 409),
+        responses=memory_errors(400, 404, 409),
     )
     async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
         return await memories.forget_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
@@ -208,7 +204,7 @@ class MemoryController(Controller):
             "Not undoable: `undo` is null and `previous` is the version named, as it was. User keys only: an "
             "agent key is a 403 (agents forget). A second purge is a 404. " + _EVENT
         ),
-        responses=_errors(400, 403, 404, 409),
+        responses=memory_errors(400, 403, 404, 409),
     )
     async def purge(self, app_state: StateDep, caller: CallerDep, data: JSONBody[PurgeIn]) -> MemoryEvent:
         return await memory_purge.purge_memory(app_state.memory_store(), caller.user_id, data)
@@ -220,7 +216,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Mark a memory as still true now",
         description="Sets `last_confirmed_at` only. " + _EVENT,
-        responses=_errors(400, 404, 409),
+        responses=memory_errors(400, 404, 409),
     )
     async def confirm(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ConfirmIn]) -> MemoryEvent:
         return await memories.confirm_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
@@ -231,7 +227,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Bring a forgotten memory back (as a new version)",
         description="409 when the memory already has an active version. " + _EVENT,
-        responses=_errors(400, 404, 409, 422),
+        responses=memory_errors(400, 404, 409, 422),
     )
     async def restore(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> MemoryEvent:
         return await memories.restore_memory(app_state.memory_store(), caller.user_id, memory_id)
@@ -243,7 +239,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Link two active memories",
         description=_EVENT + " `link` holds the link.",
-        responses=_errors(400, 404),
+        responses=memory_errors(400, 404),
     )
     async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
         return await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))
@@ -254,7 +250,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Remove a link (kept for as_of reads)",
         description="409 when the link was removed already (saying when). " + _EVENT,
-        responses=_errors(400, 404, 409),
+        responses=memory_errors(400, 404, 409),
     )
     async def unlink(self, app_state: StateDep, caller: CallerDep, link_id: IdPath) -> MemoryEvent:
         return await memories.unlink_memories(app_state.memory_store(), caller.user_id, link_id)
@@ -269,7 +265,7 @@ class MemoryController(Controller):
             "version and re-adds the old content). 409 when the memory changed since, or it was undone already. "
             + _EVENT
         ),
-        responses=_errors(400, 404, 409, 422),
+        responses=memory_errors(400, 404, 409, 422),
     )
     async def undo(self, app_state: StateDep, caller: CallerDep, event_id: IdPath) -> MemoryEvent:
         return await memory_undo.undo_event(app_state.memory_store(), caller.user_id, event_id)
@@ -280,7 +276,7 @@ class MemoryController(Controller):
         opt=AGENT_KEY_OPT,
         summary="Active memories (or those valid at as_of), newest first",
         description="Keyset-paginated: pass `next_before` as `before`.",
-        responses=_errors(400),
+        responses=memory_errors(400),
     )
     async def list_memories(
         self,
@@ -311,7 +307,7 @@ class MemoryController(Controller):
         opt=AGENT_KEY_OPT,
         summary="One version of a memory, with its links",
         description="Any version of the caller's memories; links valid at `as_of` (default: when it was valid).",
-        responses=_errors(400, 404),
+        responses=memory_errors(400, 404),
     )
     async def get_memory(
         self, app_state: StateDep, caller: CallerDep, memory_id: IdPath, as_of: AsOf = None
@@ -329,7 +325,7 @@ class MemoryController(Controller):
         opt=AGENT_KEY_OPT,
         summary="Every write of a memory, oldest first",
         description="The history event ids are what `POST /v1/memories/undo/{event_id}` takes.",
-        responses=_errors(400, 404),
+        responses=memory_errors(400, 404),
     )
     async def history(self, app_state: StateDep, caller: CallerDep, memory_id: IdPath) -> list[HistoryOut]:
         scope = await key_scope(
@@ -337,46 +333,3 @@ class MemoryController(Controller):
         )
         within = scope.within(app_state.settings.memory.categories)
         return await memory_read.memory_history(app_state.db, caller.user_id, memory_id, within, caller.agent_id)
-
-
-PROFILE_EXAMPLE = Example(
-    summary="Two sections", value={"markdown": "## Profile\n- Lives in Lyon\n\n## Response style\n- Short answers\n"}
-)
-
-
-class ProfileController(Controller):
-    path = "/v1/profile"
-    tags = ("memories",)
-
-    @get(
-        "",
-        operation_id="getProfile",
-        opt=AGENT_KEY_OPT,
-        summary="The core profile as Markdown",
-        description="`## Category` sections with one `- ` bullet per core memory; `size` against `limit`.",
-        responses=_errors(),
-    )
-    async def get_profile(self, app_state: StateDep, caller: CallerDep) -> ProfileOut:
-        scope = await key_scope(
-            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
-        )
-        return await memory_profile.get_profile(app_state.db, app_state.settings.memory, caller.user_id, scope)
-
-    @put(
-        "",
-        operation_id="putProfile",
-        opt=AGENT_KEY_OPT,
-        summary="Replace the core profile (Markdown or entries)",
-        description=(
-            "Diffed against the active core memories: unchanged lines are kept, removed ones forgotten, new ones "
-            "added (source user), in one transaction. Headings must be categories; 422 over the limit."
-        ),
-        responses=_errors(400, 422),
-    )
-    async def put_profile(
-        self, app_state: StateDep, caller: CallerDep, data: Annotated[ProfileIn, Body(examples=[PROFILE_EXAMPLE])]
-    ) -> ProfileWrite:
-        scope = await key_scope(
-            app_state.db, caller.user_id, caller.agent_id, agent_only=app_state.settings.memory.agent_only_categories
-        )
-        return await memory_profile.put_profile(app_state.memory_store(), caller.user_id, data, scope)
