@@ -14,8 +14,8 @@ from mining for good. So:
 * `mined_seqs` recomputes each conversation's watermark from the drawers the file brings;
 * `check_values` checks what msgspec's types cannot express (ids used twice, kinds, roles,
   vector sizes, a drawer's wing and room agreeing with its closet's, an agent listed twice,
-  a turn's seq, an entity's counts and dates, a relation's span), before the import
-  touches the database.
+  a turn's seq, an entity's counts and dates, a relation's span, a second current value
+  of one fact: `CurrentValues`), before the import touches the database.
 
 The rules one row obeys on its own (`check_turn_seq`, `check_entity`, `check_relation`,
 `check_cited_turns`) raise ``InvalidInput`` naming the row's own field (``mention_count``),
@@ -30,6 +30,7 @@ cites nothing, and no purge of the conversation would ever take the seq out).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Container, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,7 @@ import msgspec
 from domain.export_format import EntityDoc, ExportDoc, MemoryDoc, RelationDoc
 from domain.import_memories import INTEGER_MAX
 from domain.memory_citations import missing_turns
+from ingest import is_multi_valued
 from loci.errors import InvalidInput, PayloadTooLarge
 from loci.inputs import check_id, check_speaker, check_text
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
@@ -46,6 +48,7 @@ from loci.settings import MiningSettings
 from loci.timexpr import check_in_range
 
 __all__ = [
+    "CurrentValues",
     "check_cited_turns",
     "check_content",
     "check_entity",
@@ -164,6 +167,45 @@ def check_cited_turns(m: MemoryDoc, seqs: Mapping[int, Container[int]]) -> None:
         raise InvalidInput(f"turn_seqs: {refusal}", field="turn_seqs")  # an NDJSON refusal names only the line
 
 
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+class CurrentValues:
+    """The current relations (``valid_to`` null) seen so far, keyed as the database's unique
+    indexes key them (`loci.models.graph.Relation`, migration 0016), so that a file holding a
+    second current value of one fact is refused with the value checks, naming the row, not by
+    the index once the rows are written (a 400 naming ``body``, after a large import had done
+    all its work). The user is the importer; the subject is the file's entity id, which maps to
+    one new id; the predicate is compared as stored. ``uq_relations_current``: one current row
+    per subject and predicate where the predicate is not multi-valued (``multi``, which the
+    import sets by `ingest.is_multi_valued`); ``uq_relations_current_multi``: one per subject,
+    predicate and ``lower(coalesce(object_value, ''))``. Only ASCII letters are lower-cased
+    here: PostgreSQL's ``lower`` of others depends on the database's locale, and a check that
+    refused what the database takes would be worse than one that leaves that rare case to the
+    index. An ended row never collides: an ended and a current row of one fact import."""
+
+    def __init__(self) -> None:
+        self._first: dict[tuple[int, str, str | None], tuple[str, str | None]] = {}
+
+    def add(self, r: RelationDoc, where: str) -> None:
+        """Remember a current row found at ``where`` (``relations[2]``, ``line 14``); InvalidInput,
+        its field left to the caller, when an earlier row holds the same place."""
+        if r.valid_to is not None:
+            return
+        multi = is_multi_valued(r.predicate)
+        key = (r.subject_id, r.predicate, (r.object_value or "").translate(_ASCII_LOWER) if multi else None)
+        first, value = self._first.setdefault(key, (where, r.object_value))
+        if first == where:
+            return
+        if multi:
+            said = f"the current value {value!r} of {r.predicate!r} at {first} (values differing only in case are one)"
+        else:
+            said = f"a current value of {r.predicate!r} at {first} ({r.predicate!r} holds one value at a time)"
+        raise InvalidInput(
+            f"subject {r.subject_id} already has {said}: end one of them with a valid_to, or leave one out"
+        )
+
+
 def _at(table: str, i: int, error: InvalidInput) -> InvalidInput:
     """A row's error, its field named by its place in the document (``entities[3].mention_count``)."""
     return InvalidInput(str(error), field=f"{table}[{i}].{error.field}")
@@ -197,11 +239,17 @@ def _graph_and_citations(doc: ExportDoc) -> None:
             check_entity(entity)
         except InvalidInput as error:
             raise _at("entities", i, error) from error
+    entities, current = {e.id for e in doc.entities}, CurrentValues()
     for i, relation in enumerate(doc.relations):
         try:
             check_relation(relation)
         except InvalidInput as error:
             raise _at("relations", i, error) from error
+        if relation.subject_id in entities:  # an undefined subject is the writing pass's 400, naming it
+            try:
+                current.add(relation, f"relations[{i}]")
+            except InvalidInput as error:
+                raise InvalidInput(str(error), field=f"relations[{i}]") from error
     turns = {c.id: {t.seq for t in c.turns} for c in doc.conversations}
     for i, m in enumerate(doc.memories):
         try:

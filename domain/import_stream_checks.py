@@ -3,10 +3,11 @@
 A file that is cut short, corrupted or wrong anywhere must import nothing and say where
 it broke, so the whole file is read once (from the spooled copy) before the database is
 touched: each line decodes as a record of `domain.stream_format`, passes the API's
-checks (`domain.import_checks`), and refers only to rows defined on earlier lines; the
-last line is the ``end`` record whose counts match (and that names nothing else: no key
-but ``counts``, no count of a type of line that does not exist). Errors are
-``InvalidInput`` with ``field="line N"`` (1-based) and say which field of that line.
+checks (`domain.import_checks`, a second current value of one fact among them), and
+refers only to rows defined on earlier lines; the last line is the ``end`` record whose
+counts match (and that names nothing else: no key but ``counts``, no count of a type of
+line that does not exist). Errors are ``InvalidInput`` with ``field="line N"`` (1-based)
+and say which field of that line.
 
 What the second pass needs comes out of this one: each conversation's ``mined_seq``,
 recomputed from the drawers the file brings (never read from the file), the counts, and
@@ -25,6 +26,7 @@ from typing import Any
 import msgspec
 
 from domain.import_checks import (
+    CurrentValues,
     check_cited_turns,
     check_content,
     check_entity,
@@ -95,6 +97,7 @@ class _Seen:
     plan: Plan = field(default_factory=Plan)
     active_lineages: set[int] = field(default_factory=set)
     newer: list[tuple[int, int]] = field(default_factory=list)  # (line, superseded_by), resolved at the end
+    current: CurrentValues = field(default_factory=CurrentValues)  # one current value per fact, as the index
 
     @property
     def where(self) -> str:
@@ -223,6 +226,7 @@ def _relation(row: RelationLine, seen: _Seen) -> None:
     for drawer_id in row.sources:
         seen.ref("drawer", "sources", drawer_id)
     seen.rule(check_relation, row)
+    seen.rule(seen.current.add, row, seen.where)
 
 
 def _memory(row: MemoryLine, seen: _Seen) -> None:
