@@ -5,7 +5,8 @@ a 500 with a request-safe message (the traceback goes to the log, never the clie
 
 An outage of PostgreSQL or Valkey is not a bug in the request: it answers 503 with a
 ``Retry-After`` so clients (and load balancers) back off and try again, and it logs one
-line, not a traceback per request while the database restarts.
+line, not a traceback per request while the database restarts. A statement the database
+cancelled for running past ``LOCI_DB_STATEMENT_TIMEOUT_MS`` is a 503 too, saying so.
 """
 
 from __future__ import annotations
@@ -44,7 +45,15 @@ from service.parameters import declared
 from service.path_slash import encoded_slash_refusal
 from service.strict_body import in_words
 
-__all__ = ["DATABASE_DOWN", "EXCEPTION_HANDLERS", "QUEUE_DOWN", "RETRY_AFTER_S", "error_body", "status_of"]
+__all__ = [
+    "DATABASE_DOWN",
+    "EXCEPTION_HANDLERS",
+    "QUEUE_DOWN",
+    "RETRY_AFTER_S",
+    "STATEMENT_TIMEOUT",
+    "error_body",
+    "status_of",
+]
 
 log = logging.getLogger("loci.service")
 
@@ -117,10 +126,21 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
     return Response(body, status_code=status, media_type=MediaType.JSON)
 
 
+STATEMENT_TIMEOUT = (
+    "the request took longer than the database's statement timeout (LOCI_DB_STATEMENT_TIMEOUT_MS) and was "
+    "cancelled; retry it, ask for less at once, or raise the setting"
+)
+"""The 503 of a statement PostgreSQL cancelled (``QueryCanceled``): the database is up, the
+request was too heavy, so "the database is unavailable" would send the operator the wrong way."""
+
+
 def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     """One line, no traceback: during an outage every request fails the same way."""
     cause = getattr(exc, "orig", None) or exc
     reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    if isinstance(cause, psycopg.errors.QueryCanceled):
+        log.warning("%s %s: 503, statement cancelled (%s)", request.method, request.url.path, reason)
+        return _unavailable(STATEMENT_TIMEOUT)
     log.warning("%s %s: 503, database unavailable (%s: %s)", request.method, request.url.path,
                 type(cause).__name__, reason)  # fmt: skip
     return _unavailable("the database is unavailable; retry shortly")
