@@ -6,7 +6,8 @@ a 500 with a request-safe message (the traceback goes to the log, never the clie
 An outage of PostgreSQL or Valkey is not a bug in the request: it answers 503 with a
 ``Retry-After`` so clients (and load balancers) back off and try again, and it logs one
 line, not a traceback per request while the database restarts. A statement the database
-cancelled for running past ``LOCI_DB_STATEMENT_TIMEOUT_MS`` is a 503 too, saying so.
+cancelled for running past ``LOCI_DB_STATEMENT_TIMEOUT_MS``, or a transaction rolled back to
+break a deadlock, is a 503 too, saying so.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from service.path_slash import encoded_slash_refusal
 from service.strict_body import in_words
 
 __all__ = [
+    "COLLIDED",
     "DATABASE_DOWN",
     "EXCEPTION_HANDLERS",
     "QUEUE_DOWN",
@@ -132,6 +134,12 @@ STATEMENT_TIMEOUT = (
 )
 """The 503 of a statement PostgreSQL cancelled (``QueryCanceled``): the database is up, the
 request was too heavy, so "the database is unavailable" would send the operator the wrong way."""
+COLLIDED = (
+    "the request collided with another write at the same moment and was rolled back, nothing of it kept; send it again"
+)
+"""The 503 of a transaction PostgreSQL rolled back to break a deadlock or a serialization
+conflict (SQLSTATE class 40: ``DeadlockDetected``, ``SerializationFailure``): the database is
+up and the same request sent again normally succeeds, which is what ``Retry-After`` asks for."""
 
 
 def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
@@ -141,6 +149,9 @@ def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[
     if isinstance(cause, psycopg.errors.QueryCanceled):
         log.warning("%s %s: 503, statement cancelled (%s)", request.method, request.url.path, reason)
         return _unavailable(STATEMENT_TIMEOUT)
+    if str(getattr(cause, "sqlstate", None) or "").startswith("40"):  # class 40: transaction rollback
+        log.warning("%s %s: 503, rolled back (%s)", request.method, request.url.path, reason)
+        return _unavailable(COLLIDED)
     log.warning("%s %s: 503, database unavailable (%s: %s)", request.method, request.url.path,
                 type(cause).__name__, reason)  # fmt: skip
     return _unavailable("the database is unavailable; retry shortly")
