@@ -255,13 +255,14 @@ def _possession(phrase: str) -> str | None:
 def _runs(text: str) -> list[tuple[int, int]]:
     """Capitalised runs as (start, end), cut after a possessive whose owner is a place or a
     person, however many words it has ("Sintra's | Pena Palace", "George Orwell's | Animal
-    Farm", not "Philosopher's Path")."""
+    Farm", not "Philosopher's Path"). The owner is the longest known end of the words before
+    the cut: a sentence's opener is still in the run ("In Sintra's Pena Palace")."""
     spans: list[tuple[int, int]] = []
     for m in _CAP_RUN.finditer(text):
         start = m.start()
         for cut in _POSSESSIVE_CUT.finditer(m.group()):
-            owner = text[start : m.start() + cut.start()][:-2]
-            if _gazetteer_kind(owner):
+            words = text[start : m.start() + cut.start()][:-2].split()
+            if any(_gazetteer_kind(" ".join(words[i:])) for i in range(len(words))):
                 spans.append((start, m.start() + cut.start()))
                 start = m.start() + cut.end()
         spans.extend(_of_cut(text, start, m.end()))
