@@ -82,13 +82,41 @@ async def active_by_id(
     ).scalar_one_or_none()
     if row is None:
         raise NotFound(f"memory {memory_id} not found")
-    if row.valid_until is not None and row.superseded_by:
-        raise Conflict(
-            f"memory {memory_id} was replaced ({row.end_reason}); its current version is {row.superseded_by}"
-        )
-    if row.valid_until is not None:
-        raise NotFound(f"memory {memory_id} is not active ({row.end_reason})")
-    return row
+    if row.valid_until is None:
+        return row
+    current = await _current_version(s, user_id, row, within, agent)
+    if current is not None:
+        raise Conflict(f"memory {memory_id} was replaced ({row.end_reason}); its current version is {current}")
+    raise NotFound(f"memory {memory_id} is not active ({row.end_reason})")
+
+
+MAX_HOPS = 50
+"""Replacements followed from an ended version to the active one (a chain of updates or merges)."""
+
+
+async def _current_version(
+    s: AsyncSession, user_id: int, row: Memory, within: frozenset[str] | None, agent: str | None
+) -> int | None:
+    """The active version that replaced ``row``, through its chain of replacements (updates,
+    merges into another memory) or else its lineage (a forgotten version restored as a new row);
+    None when the memory has no active version the caller may read, which is a 404: the next
+    version of the chain may itself be ended, or forgotten since (review of 2026-11-29)."""
+    visible = (Memory.user_id == user_id, in_categories(within), readable_by(agent))
+    step, hops = row.superseded_by, 0
+    while step is not None and hops < MAX_HOPS:
+        found = (
+            await s.execute(
+                select(Memory.id, Memory.valid_until, Memory.superseded_by).where(Memory.id == step, *visible)
+            )
+        ).one_or_none()
+        if found is None:
+            break
+        if found.valid_until is None:
+            return int(found.id)
+        step, hops = found.superseded_by, hops + 1
+    live = select(Memory.id).where(Memory.lineage_id == row.lineage_id, Memory.valid_until.is_(None), *visible)
+    current = (await s.execute(live.limit(1))).scalar_one_or_none()
+    return None if current is None else int(current)
 
 
 async def any_version(

@@ -239,7 +239,7 @@ class MemoryController(Controller):
         status_code=200,
         summary="Link two active memories",
         description=_EVENT + " `link` holds the link.",
-        responses=memory_errors(400, 404),
+        responses=memory_errors(400, 404, 409),
     )
     async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
         return await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))

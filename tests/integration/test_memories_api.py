@@ -148,6 +148,13 @@ async def test_a_write_to_a_version_another_write_replaced_is_a_409_naming_the_c
         assert stale.status_code == 409, (path, stale.text)
         assert f"current version is {current}" in stale.json()["detail"]
     assert [m["content"] for m in await _active(client, user)] == ["Swims in the lake"]
+    # a chain of updates names the active end, not the next (ended) version; none active: a 404
+    third = await _post(client, user, "/v1/memories/update", {"id_or_text": current, "content": "Swims in rivers"})
+    chained = await client.post("/v1/memories/confirm", json={"id_or_text": first["id"]}, headers=user.headers)
+    assert chained.status_code == 409 and f"current version is {third['memory']['id']}" in chained.json()["detail"]
+    await _post(client, user, "/v1/memories/forget", {"id_or_text": third["memory"]["id"]})
+    gone = await client.post("/v1/memories/confirm", json={"id_or_text": current}, headers=user.headers)
+    assert gone.status_code == 404, gone.text
 
 
 async def test_text_with_a_control_character_is_a_400_naming_id_or_text(
