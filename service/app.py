@@ -55,7 +55,7 @@ from service.routes.search import SearchController
 from service.routes.tools import ToolsController
 from service.state import AppState, build_llm, connect_cache, start_settling, stop_settling
 from service.strict_body import decode_strictly
-from service.web import route_misses, template_config, web_router
+from service.web import add_page_headers, route_misses, template_config, web_router
 from service.worker import redis_settings, supervise
 
 __all__ = ["API_HANDLERS", "ROUTE_HANDLERS", "api_router", "build_state", "create_app"]
@@ -193,7 +193,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         # the request id outermost, so auth's own log lines carry it too
         middleware=[RequestIdMiddleware(), auth],
         before_request=decode_strictly,
-        before_send=[add_request_id_header, allow_header],
+        before_send=[add_request_id_header, allow_header, add_page_headers],
         plugins=[StrictStructSchemaPlugin()],
         # an address no route matches: under /memory the pages' message page, elsewhere JSON
         exception_handlers={**EXCEPTION_HANDLERS, **route_misses(EXCEPTION_HANDLERS[Exception])},

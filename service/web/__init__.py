@@ -17,9 +17,18 @@ from service.web.errors import PAGE_REFUSALS, route_misses
 from service.web.memory_pages import MemoryViews
 from service.web.pages import MemoryPages
 from service.web.proposal_pages import ProposalPages
+from service.web.protection import add_page_headers, same_origin_only
 from service.web.purge_pages import PurgePages
 
-__all__ = ["SECTIONS", "WEB_HANDLERS", "Section", "route_misses", "template_config", "web_router"]
+__all__ = [
+    "SECTIONS",
+    "WEB_HANDLERS",
+    "Section",
+    "add_page_headers",
+    "route_misses",
+    "template_config",
+    "web_router",
+]
 
 TEMPLATES = Path(__file__).parent / "templates"
 WEB_HANDLERS = [MemoryPages, MemoryViews, ProposalPages, PurgePages, AccessPages]
@@ -28,8 +37,11 @@ WEB_HANDLERS = [MemoryPages, MemoryViews, ProposalPages, PurgePages, AccessPages
 def web_router() -> Router:
     """The pages under one router whose handlers answer Litestar's own refusals (a bad query
     or path parameter) with the message page (`service.web.errors`), leaving the API's JSON
-    answers alone; a fresh one per app, as a router is bound to the app it is registered in."""
-    return Router(path="/", route_handlers=WEB_HANDLERS, exception_handlers=dict(PAGE_REFUSALS))
+    answers alone, and whose guard refuses a form another origin's page posted
+    (`service.web.protection`); a fresh one per app, as a router is bound to the app it is registered in."""
+    return Router(
+        path="/", route_handlers=WEB_HANDLERS, guards=[same_origin_only], exception_handlers=dict(PAGE_REFUSALS)
+    )
 
 
 class Section(NamedTuple):

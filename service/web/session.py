@@ -3,7 +3,8 @@
 /memory is a public prefix for the bearer middleware, so every page authenticates the
 cookie itself through `domain.accounts.authenticate` (no cache: a revoked key stops
 working on the next page load). SameSite=Strict keeps other sites from posting forms
-with it, which is the page's CSRF defence.
+with it; a same-site page (another port of the host, a sibling subdomain) still could, which
+the pages' guard refuses (`service.web.protection`).
 """
 
 from __future__ import annotations
