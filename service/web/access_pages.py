@@ -96,8 +96,13 @@ class AccessPages(Controller):
 
     @post("/", name="memory:agents-post", status_code=200)
     async def save(
-        self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
+        self,
+        request: Request[Any, Any, Any],
+        app_state: StateDep,
+        data: URLEncodedBody[dict[str, str]],
+        offset: Offset = 0,
     ) -> Template:
+        """Save one agent's form and show the page it was sent from (``offset``), where it is."""
         user_id = await signed_in_user(request, app_state)
         agent = data.get("agent", "").strip()
         settings = app_state.settings.memory
@@ -108,5 +113,6 @@ class AccessPages(Controller):
             choices, caps, wings = choices_from_form(data, settings)
             await save_agent_reach(app_state.db, user_id, agent, choices, caps, wings, settings)
         except InvalidInput as e:
-            return Template("agents.html", context=await _page(app_state, user_id, error=str(e)), status_code=400)
-        return Template("agents.html", context=await _page(app_state, user_id, saved=agent))
+            page = await _page(app_state, user_id, offset, error=str(e))
+            return Template("agents.html", context=page, status_code=400)
+        return Template("agents.html", context=await _page(app_state, user_id, offset, saved=agent))

@@ -174,6 +174,10 @@ async def test_the_agents_tab_pages_instead_of_listing_every_agent(
     assert 'href="/memory/agents/?offset=0">← Earlier' in second.text and "More →" not in second.text
     past = await browser.get("/memory/agents/", params={"offset": 4})
     assert "No more agents." in _text(past.text) and "No agent has used" not in past.text
+    # a form saved on the second page answers that page, where the agent is (review)
+    assert 'action="/memory/agents/?offset=2" data-agent="cid"' in second.text, second.text
+    saved = await browser.post("/memory/agents/?offset=2", data={"agent": "cid", "wings": ""})
+    assert saved.status_code == 200 and re.findall(r'data-agent="(\w*)"', saved.text) == ["cid", ""], saved.text
 
 
 async def test_an_entity_timeline_pages_in_the_api_and_on_its_page(
