@@ -152,7 +152,9 @@ async def read_profile(state: AppState, caller: Caller, _: NoArgs) -> Answer:
         state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
     )
     profile = await memory_profile.get_profile(state.db, state.settings.memory, caller.user_id, scope)
-    return Answer(profile, profile.markdown or "The core profile is empty.")
+    return Answer(
+        profile, f"{profile.markdown or 'The core profile is empty.'}\n(etag for write_profile: {profile.etag})"
+    )
 
 
 async def write_profile(state: AppState, caller: Caller, args: ProfileWriteIn) -> Answer:
@@ -170,11 +172,12 @@ async def timeline(state: AppState, caller: Caller, args: EntityRef) -> Answer:
     refuse_agent_key(caller.agent_id, "read entity timelines")
     user_id = caller.user_id
     entity_id = args.entity if isinstance(args.entity, int) else await _entity_id(state, user_id, args.entity)
-    out = await entity_timeline(state.db, user_id, entity_id)
+    out = await entity_timeline(state.db, user_id, entity_id, offset=args.offset)
     lines = [f"- {_said(f'{r.subject} {r.predicate} {r.object}')} "
              f"({r.valid_from:%Y-%m-%d}{'' if r.current else ', ended'})" for r in out.relations]  # fmt: skip
     head = f"{_label(out.entity.name)} ({out.entity.kind}): {len(out.relations)} relations"
-    return Answer(out, "\n".join([head, *lines]))
+    more = f"\n(more: pass offset={out.next_offset})" if out.next_offset is not None else ""
+    return Answer(out, "\n".join([head, *lines]) + more)
 
 
 async def _entity_id(state: AppState, user_id: int, name: str) -> int:

@@ -13,6 +13,7 @@ import msgspec
 
 from domain.memory_dto import MAX_ID, ProfileIn
 from domain.memory_read import LIST_LIMIT_MAX
+from ingest import MAX_ENTITY_OFFSET
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, NONBLANK_TEXT_PATTERN, TEXT_PATTERN
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from loci.settings import CATEGORY_PATTERN
@@ -89,3 +90,7 @@ class EntityRef(msgspec.Struct, forbid_unknown_fields=True):
     ]
     """Bounded as the timeline route's id and the entity search's ``q``, so a bad value is refused
     here naming ``entity``, not by the database ("bigint out of range") or as the search's ``q``."""
+    offset: Annotated[
+        int, msgspec.Meta(ge=0, le=MAX_ENTITY_OFFSET, description="how many relations to skip: the last answer's more")
+    ] = 0
+    """The timeline is read a page at a time (`service.routes.entities.entity_timeline`)."""

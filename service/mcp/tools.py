@@ -186,8 +186,8 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "entity_timeline",
-        "The history of one person, place or thing the user has talked about: every relation learned about "
-        "it (current and ended), newest first, with the dates each held.",
+        "The history of one person, place or thing the user has talked about: the relations learned about "
+        "it (current and ended), newest first, with the dates each held, 500 at a time (offset for more).",
         EntityRef,
         TimelineDTO,
         calls.timeline,

@@ -24,8 +24,12 @@ from litestar.testing import AsyncTestClient
 
 from domain import preferences
 from loci.db import Database
+from loci.embedder import Embedder
 from loci.errors import Conflict, NotFound
+from loci.settings import Settings
 from retrieval import MAX_MESSAGE_CHARS
+from service.mcp.server import run_tool
+from service.state import AppState, Caller
 from service.web import access_pages, pages
 from tests.conftest import UserHandle
 from tests.palace_seed import seed_palace
@@ -183,6 +187,8 @@ async def test_the_agents_tab_pages_instead_of_listing_every_agent(
 async def test_an_entity_timeline_pages_in_the_api_and_on_its_page(
     client: AsyncTestClient,  # type: ignore[type-arg]
     browser: AsyncClient,
+    settings: Settings,
+    embedder: Embedder,
     db: Database,
     new_user: NewUser,
     monkeypatch: pytest.MonkeyPatch,
@@ -206,5 +212,9 @@ async def test_an_entity_timeline_pages_in_the_api_and_on_its_page(
     page = await browser.get(f"/memory/entities/{alice}")
     assert "Lyon" in page.text and "Paris" not in _text(page.text), page.text
     assert f'href="/memory/entities/{alice}?offset=1">Older →' in page.text
+    # the MCP tool reads the same pages (review): its offset skips the newest
+    state, caller = AppState(settings=settings, db=db, embedder=embedder), Caller(user.id)
+    tool = await run_tool(state, caller, "entity_timeline", {"entity": alice, "offset": 1})
+    assert not tool.is_error and "Paris" in tool.content[0].text and "Lyon" not in tool.content[0].text  # type: ignore[union-attr]
     older = await browser.get(f"/memory/entities/{alice}", params={"offset": 1})
     assert "Paris" in _text(older.text) and "Lyon" not in _text(older.text) and "← Newer" in older.text
