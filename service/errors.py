@@ -49,10 +49,12 @@ from service.strict_body import in_words
 __all__ = [
     "COLLIDED",
     "DATABASE_DOWN",
+    "DATABASE_UNAVAILABLE",
     "EXCEPTION_HANDLERS",
     "QUEUE_DOWN",
     "RETRY_AFTER_S",
     "STATEMENT_TIMEOUT",
+    "database_down_message",
     "error_body",
     "status_of",
 ]
@@ -142,19 +144,29 @@ conflict (SQLSTATE class 40: ``DeadlockDetected``, ``SerializationFailure``): th
 up and the same request sent again normally succeeds, which is what ``Retry-After`` asks for."""
 
 
-def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
-    """One line, no traceback: during an outage every request fails the same way."""
+DATABASE_UNAVAILABLE = "the database is unavailable; retry shortly"
+CANCELLED = "the database cancelled the request (an administrator, or a shutdown); retry shortly"
+
+
+def database_down_message(exc: Exception) -> tuple[str, str]:
+    """What a `DATABASE_DOWN` error tells the caller, and the log's word for it: one reading for
+    the API and the MCP tools. A statement the timeout cancelled (its server message says so; an
+    administrator's cancel says "user request") and a deadlock's rolled-back victim are not an
+    outage, and the caller does something else about each."""
     cause = getattr(exc, "orig", None) or exc
     reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
     if isinstance(cause, psycopg.errors.QueryCanceled):
-        log.warning("%s %s: 503, statement cancelled (%s)", request.method, request.url.path, reason)
-        return _unavailable(STATEMENT_TIMEOUT)
+        return (STATEMENT_TIMEOUT if "statement timeout" in reason else CANCELLED), f"statement cancelled ({reason})"
     if str(getattr(cause, "sqlstate", None) or "").startswith("40"):  # class 40: transaction rollback
-        log.warning("%s %s: 503, rolled back (%s)", request.method, request.url.path, reason)
-        return _unavailable(COLLIDED)
-    log.warning("%s %s: 503, database unavailable (%s: %s)", request.method, request.url.path,
-                type(cause).__name__, reason)  # fmt: skip
-    return _unavailable("the database is unavailable; retry shortly")
+        return COLLIDED, f"rolled back ({reason})"
+    return DATABASE_UNAVAILABLE, f"database unavailable ({type(cause).__name__}: {reason})"
+
+
+def _database_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    """One line, no traceback: during an outage every request fails the same way."""
+    message, logged = database_down_message(exc)
+    log.warning("%s %s: 503, %s", request.method, request.url.path, logged)
+    return _unavailable(message)
 
 
 def _queue_down(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:

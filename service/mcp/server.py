@@ -43,7 +43,7 @@ from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
 from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit, PreconditionFailed
 from retrieval import plain
-from service.errors import DATABASE_DOWN, QUEUE_DOWN
+from service.errors import DATABASE_DOWN, QUEUE_DOWN, database_down_message
 from service.mcp.tools import TOOLS, Tool, tool_named
 from service.state import AppState, Caller
 from service.strict_body import convert_strictly
@@ -129,9 +129,10 @@ async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[s
         return _domain_refusal(e)
     except DataError as e:
         return _refusal("invalid value: " + (str(e.orig).splitlines()[0] if e.orig else "rejected by the database"))
-    except DATABASE_DOWN:
-        log.warning("tool %s: the database is unavailable", name)
-        return _refusal("the database is unavailable; retry shortly")
+    except DATABASE_DOWN as e:
+        message, logged = database_down_message(e)
+        log.warning("tool %s: %s", name, logged)
+        return _refusal(message)
     except QUEUE_DOWN:
         return _refusal("the job queue is unavailable; retry shortly")
     except Exception:

@@ -8,6 +8,8 @@ that bounds it and keeps ``Retry-After``; a real outage keeps its own message.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psycopg
 import psycopg.errors
 import pytest
@@ -15,7 +17,16 @@ import sqlalchemy.exc
 from litestar import get
 from litestar.testing import create_test_client
 
-from service.errors import COLLIDED, EXCEPTION_HANDLERS, RETRY_AFTER_S
+from service.errors import (
+    CANCELLED,
+    COLLIDED,
+    DATABASE_UNAVAILABLE,
+    EXCEPTION_HANDLERS,
+    RETRY_AFTER_S,
+    STATEMENT_TIMEOUT,
+    database_down_message,
+)
+from service.mcp import server
 
 CAUSES: dict[str, Exception] = {
     "timeout": psycopg.errors.QueryCanceled("canceling statement due to statement timeout"),
@@ -70,3 +81,16 @@ def test_a_deadlock_victim_is_a_503_that_says_to_send_it_again() -> None:
         answer = client.get("/raise/deadlock")
     assert answer.status_code == 503 and answer.headers["Retry-After"] == str(RETRY_AFTER_S)
     assert answer.json()["detail"] == COLLIDED
+
+
+def test_the_api_and_the_mcp_tools_read_a_cancel_alike_and_an_administrator_s_is_no_timeout() -> None:
+    """One reading (`database_down_message`) serves the API's handler and the MCP server's
+    refusals (review: the tools called every such error an outage); a cancel the timeout did not
+    cause does not blame the timeout setting."""
+    admin = psycopg.errors.QueryCanceled("canceling statement due to user request")
+    assert database_down_message(sqlalchemy.exc.OperationalError("SELECT 1", {}, admin))[0] == CANCELLED
+    assert database_down_message(CAUSES["timeout"])[0] == STATEMENT_TIMEOUT
+    assert database_down_message(CAUSES["deadlock"])[0] == COLLIDED
+    assert database_down_message(CAUSES["outage"])[0] == DATABASE_UNAVAILABLE
+    source = (Path(server.__file__)).read_text(encoding="utf-8")
+    assert "database_down_message(e)" in source
