@@ -71,9 +71,28 @@ def same_origin_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRout
     origin = connection.headers.get("origin")
     if origin is None:
         return  # no browser's form: curl, a script, a test client
-    host = connection.headers.get("host", "")
-    if origin == "null" or urlsplit(origin).netloc.lower() != host.lower():
+    if origin == "null" or _authority(urlsplit(origin).netloc, urlsplit(origin).scheme) not in _hosts(connection):
         _refuse(f"Origin: {origin}")
+
+
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _authority(netloc: str, scheme: str) -> str:
+    """``host[:port]`` lower-cased, without the scheme's default port ("memory.example.com:443"
+    is "memory.example.com" to an https origin)."""
+    host, _, port = netloc.lower().rpartition(":") if netloc.rpartition(":")[2].isdigit() else (netloc.lower(), "", "")
+    return host if port in ("", _DEFAULT_PORTS.get(scheme, "")) else f"{host}:{port}"
+
+
+def _hosts(connection: ASGIConnection[Any, Any, Any, Any]) -> set[str]:
+    """The names this request came to: ``Host``, and the ``X-Forwarded-Host`` a reverse proxy that
+    rewrites ``Host`` (nginx's default) sends, either with or without the default port. A page of
+    another origin cannot set a header on a form it posts, so the forwarded name is no way in; on
+    plain HTTP browsers send no ``Sec-Fetch-Site``, and without it a proxied sign-in was refused
+    (review)."""
+    names = [connection.headers.get("host", ""), connection.headers.get("x-forwarded-host", "").split(",")[0].strip()]
+    return {_authority(n, scheme) for n in names if n for scheme in _DEFAULT_PORTS}
 
 
 def _sha256(text: str) -> str:

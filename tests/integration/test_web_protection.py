@@ -72,6 +72,21 @@ async def test_sign_in_from_another_origin_is_refused(browser: AsyncClient, new_
     assert own.status_code == 303 and "loci_session=" in own.headers["set-cookie"]
 
 
+async def test_a_sign_in_through_a_proxy_on_plain_http_is_the_page_s_own(
+    browser: AsyncClient, new_user: NewUser
+) -> None:
+    """On plain HTTP a browser sends no ``Sec-Fetch-Site``, and a proxy that rewrites ``Host``
+    (nginx's default) sends the name the browser used as ``X-Forwarded-Host``; a default port
+    in ``Host`` is the origin's own (review: both sign-ins were 403s)."""
+    user = await new_user("csrf-proxy")
+    proxied = {"Origin": "http://memory.lan", "Host": "loci:8420", "X-Forwarded-Host": "memory.lan"}
+    assert (await browser.post("/memory/login", data={"key": user.key}, headers=proxied)).status_code == 303
+    ported = {"Origin": "https://memory.example.com", "Host": "memory.example.com:443"}
+    assert (await browser.post("/memory/login", data={"key": user.key}, headers=ported)).status_code == 303
+    foreign = {"Origin": "http://evil.lan", "Host": "loci:8420", "X-Forwarded-Host": "memory.lan"}
+    assert (await browser.post("/memory/login", data={"key": user.key}, headers=foreign)).status_code == 403
+
+
 def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
