@@ -54,6 +54,7 @@ __all__ = [
     "QUEUE_DOWN",
     "RETRY_AFTER_S",
     "STATEMENT_TIMEOUT",
+    "VANISHED",
     "database_down_message",
     "error_body",
     "status_of",
@@ -181,6 +182,20 @@ def _bad_value(_: Request[Any, Any, Any], exc: DataError) -> Response[dict[str, 
     return Response(error_body(400, message), status_code=400, media_type=MediaType.JSON)
 
 
+VANISHED = "something this request refers to was deleted while it ran, so nothing of it was written; read it again"
+
+
+def _vanished(request: Request[Any, Any, Any], exc: sqlalchemy.exc.IntegrityError) -> Response[dict[str, Any]]:
+    """A foreign key that failed mid-request: the row it pointed at was deleted by a request that
+    committed first (a user deleting themselves while their app still writes, an admin removing
+    a user while a key is made), so a 409, not a 500. Any other integrity error is still a bug
+    of ours, and `_unexpected`'s 500 with its traceback in the log."""
+    if not isinstance(exc.orig, psycopg.errors.ForeignKeyViolation):
+        return _unexpected(request, exc)
+    log.warning("%s %s: 409, %s", request.method, request.url.path, str(exc.orig).strip().splitlines()[0])
+    return Response(error_body(409, VANISHED), status_code=409, media_type=MediaType.JSON)
+
+
 _WHOLE_NUMBER = re.compile(r"^Expected `int(?: \| null)?`, got `\w+`$")
 """Litestar's refusal of text where a parameter takes an id or a count (``?limit=abc``)."""
 _MISSING_PARAMETER = re.compile(r"^Missing required (?P<source>query|header|path|cookie) parameter '(?P<key>[^']+)'")
@@ -268,6 +283,7 @@ def _too_large(request: Request[Any, Any, Any], _: RequestEntityTooLarge) -> Res
 EXCEPTION_HANDLERS: Any = {
     LociError: _loci_error,
     DataError: _bad_value,
+    sqlalchemy.exc.IntegrityError: _vanished,
     RequestEntityTooLarge: _too_large,
     **dict.fromkeys(DATABASE_DOWN, _database_down),
     **dict.fromkeys(QUEUE_DOWN, _queue_down),

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import psycopg.errors
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -36,14 +37,14 @@ from mcp_types import (
     ToolAnnotations,
 )
 from mcp_types import Tool as McpTool
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, IntegrityError
 
 from domain.agent_access import key_scope
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
 from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit, PreconditionFailed
 from retrieval import plain
-from service.errors import DATABASE_DOWN, QUEUE_DOWN, database_down_message
+from service.errors import DATABASE_DOWN, QUEUE_DOWN, VANISHED, database_down_message
 from service.mcp.tools import TOOLS, Tool, tool_named
 from service.state import AppState, Caller
 from service.strict_body import convert_strictly
@@ -129,6 +130,11 @@ async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[s
         return _domain_refusal(e)
     except DataError as e:
         return _refusal("invalid value: " + (str(e.orig).splitlines()[0] if e.orig else "rejected by the database"))
+    except IntegrityError as e:
+        if not isinstance(e.orig, psycopg.errors.ForeignKeyViolation):
+            log.exception("tool %s failed", name)
+            return _refusal("internal error")
+        return _refusal(VANISHED)  # as the API answers it (`service.errors._vanished`)
     except DATABASE_DOWN as e:
         message, logged = database_down_message(e)
         log.warning("tool %s: %s", name, logged)
