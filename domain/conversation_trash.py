@@ -67,8 +67,11 @@ async def restore_conversation(db: Database, user_id: int, external_id: str) -> 
     return ConversationMoved(external_id, moved.drawers)
 
 
-async def live_turns(db: Database, user_id: int, conversation_id: int) -> list[Turn]:
-    """A live conversation's turns in order, less those in the trash; NotFound when it is trashed."""
+async def live_turns(
+    db: Database, user_id: int, conversation_id: int, *, after_seq: int = 0, limit: int | None = None
+) -> list[Turn]:
+    """A live conversation's turns in order, less those in the trash; NotFound when it is trashed.
+    ``after_seq`` and ``limit``: the ``limit`` turns past that seq, a page of a long conversation."""
     async with db.user_session(user_id) as s:
         conv = await s.get(Conversation, conversation_id)
         if conv is None or conv.user_id != user_id:
@@ -78,6 +81,8 @@ async def live_turns(db: Database, user_id: int, conversation_id: int) -> list[T
         rows = await s.execute(
             select(Turn)
             .where(Turn.conversation_id == conversation_id, Turn.user_id == user_id, Turn.deleted_at.is_(None))
+            .where(Turn.seq > after_seq)
             .order_by(Turn.seq)
+            .limit(limit)
         )
         return list(rows.scalars())

@@ -29,7 +29,7 @@ from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from domain.trash_rows import Moved
 from loci.db import Database
-from loci.errors import UpstreamUnavailable
+from loci.errors import InvalidInput, UpstreamUnavailable
 from loci.idempotency import Once
 from loci.inputs import check_id
 from loci.models import Conversation, MemorySettings, Turn
@@ -37,6 +37,8 @@ from loci.settings import MiningSettings
 
 __all__ = [
     "AUTO_MINE_OFF",
+    "MAX_SEQ",
+    "MAX_TURN_PAGE",
     "MINING_PENDING",
     "Mining",
     "append_to_conversation",
@@ -130,12 +132,25 @@ async def mine_now(db: Database, queue: ArqRedis | None, user_id: int, external_
     return Mining(ref, job_id, "queued")
 
 
+MAX_SEQ = 2**31 - 1
+"""The largest seq a turn can have (an ``integer`` column): ``after_seq`` past it is refused."""
+MAX_TURN_PAGE = 1000
+"""Most turns one read of a conversation answers (``limit``, its default): a 10,000-turn chat was
+one 6.3 MB answer."""
+
+
 async def conversation_with_turns(
-    db: Database, user_id: int, external_id: str
-) -> tuple[ingest.ConversationRef, Sequence[Turn]]:
-    """The conversation (NotFound when it is not the caller's or is trashed) and its live turns in order."""
+    db: Database, user_id: int, external_id: str, *, after_seq: int = 0, limit: int = MAX_TURN_PAGE
+) -> tuple[ingest.ConversationRef, Sequence[Turn], int | None]:
+    """The conversation (NotFound when it is not the caller's or is trashed), ``limit`` of its live
+    turns past ``after_seq`` in order, and the seq to read on from (None after the last)."""
+    if not 1 <= limit <= MAX_TURN_PAGE:
+        raise InvalidInput(f"limit must be between 1 and {MAX_TURN_PAGE}", field="limit")
+    if not 0 <= after_seq <= MAX_SEQ:
+        raise InvalidInput(f"after_seq must be between 0 and {MAX_SEQ}", field="after_seq")
     ref = await ingest.get_conversation(db, user_id, check_id(external_id, field=_FIELD))
-    return ref, await live_turns(db, user_id, ref.id)
+    turns = await live_turns(db, user_id, ref.id, after_seq=after_seq, limit=limit + 1)
+    return ref, turns[:limit], turns[limit - 1].seq if len(turns) > limit else None
 
 
 async def restore_and_mine(db: Database, queue: ArqRedis | None, user_id: int, external_id: str) -> ConversationMoved:

@@ -41,6 +41,8 @@ class ConversationOut(Model):
     turns: list[TurnOut] | None = None
     mining_error: str | None = None
     mining_failed_at: datetime | None = None
+    next_after_seq: int | None = None
+    """Where the next page of turns starts (``after_seq=``); None after the last."""
 
 
 class ConversationSummary(Model):

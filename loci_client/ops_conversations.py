@@ -79,9 +79,14 @@ def mine_conversation(conversation_id: str) -> Request:
 
 
 @operation("getConversation", model(ConversationOut))
-def get_conversation(conversation_id: str) -> Request:
-    """A conversation with its turns and mining state."""
-    return Request("GET", path("/v1/conversations/{conversation_id}", conversation_id=conversation_id))
+def get_conversation(conversation_id: str, *, after_seq: int | None = None, limit: int | None = None) -> Request:
+    """A conversation with its turns and mining state: ``limit`` turns (the server's page size
+    without it) past ``after_seq``; the answer's ``next_after_seq`` reads on."""
+    return Request(
+        "GET",
+        path("/v1/conversations/{conversation_id}", conversation_id=conversation_id),
+        params={"after_seq": after_seq, "limit": limit},
+    )
 
 
 @operation("deleteConversation", model(ConversationMoved))

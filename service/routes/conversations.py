@@ -19,6 +19,8 @@ import ingest
 from domain.conversation_list import ConversationPage, list_conversations
 from domain.conversation_trash import ConversationMoved, delete_conversation
 from domain.conversations import (
+    MAX_SEQ,
+    MAX_TURN_PAGE,
     Mining,
     append_to_conversation,
     complete_and_mine,
@@ -119,6 +121,8 @@ class ConversationOut(msgspec.Struct):
     """Why mining last failed; null once it succeeds or new turns arrive."""
     mining_failed_at: datetime | None = None
     """Set when it failed for a reason retrying cannot fix: it waits for new turns or ``POST …/mine``."""
+    next_after_seq: int | None = None
+    """Where the next page of turns starts (``?after_seq=``); None when ``turns`` ends the conversation."""
 
 
 class MiningQueued(msgspec.Struct):
@@ -296,14 +300,29 @@ class ConversationController(Controller):
         operation_id="getConversation",
         summary="A conversation with its turns",
         description=(
-            "The conversation, its status, mined watermark and turns; `mining_error` says why mining last"
+            "The conversation, its status, mined watermark and turns, `limit` at a time past `after_seq`"
+            " (`next_after_seq` reads on); `mining_error` says why mining last"
             " failed, and `mining_failed_at` is set when it will not be retried until new turns or `…/mine`."
         ),
-        responses=errors(404),
+        responses=errors(400, 404),
     )
-    async def read(self, conversation_id: ConversationPath, caller: CallerDep, app_state: StateDep) -> ConversationOut:
-        ref, turns = await conversation_with_turns(app_state.db, caller.user_id, conversation_id)
-        return _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at, t.name) for t in turns])
+    async def read(
+        self,
+        conversation_id: ConversationPath,
+        caller: CallerDep,
+        app_state: StateDep,
+        after_seq: Annotated[
+            int, QueryParameter(ge=0, le=MAX_SEQ, description="the turns after this seq: the answer's next_after_seq")
+        ] = 0,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=MAX_TURN_PAGE, description=f"page size, 1-{MAX_TURN_PAGE}")
+        ] = MAX_TURN_PAGE,
+    ) -> ConversationOut:
+        db, user_id = app_state.db, caller.user_id
+        ref, turns, more = await conversation_with_turns(db, user_id, conversation_id, after_seq=after_seq, limit=limit)
+        out = _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at, t.name) for t in turns])
+        out.next_after_seq = more
+        return out
 
     @delete(
         "/{conversation_id:str}",
