@@ -51,6 +51,7 @@ async def test_complete_enqueues_mining_and_job_reports_counts(
         "turns": None,
         "mining_error": None,
         "mining_failed_at": None,
+        "next_after_seq": None,  # turns are read with GET, a page at a time
     }
     done = await post(client, user, "/v1/conversations/trip-1/complete")
     assert done.status_code == 202, done.text
