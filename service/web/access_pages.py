@@ -11,20 +11,21 @@ wings are typed as names or slugs, empty for all.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from litestar import Controller, Request, Response, get, post
-from litestar.params import QueryParameter, URLEncodedBody
+from litestar.params import URLEncodedBody
 from litestar.response import Template
 
 from domain import preferences
 from domain.agent_reach import REACHES, Reach, agent_reaches, save_agent_reach
-from ingest import MAX_ENTITY_OFFSET, slugify
+from ingest import slugify
 from loci.errors import InvalidInput, LociError
 from loci.inputs import ID_PATTERN, check_id
 from loci.settings import MemorySettings
 from service.deps import StateDep
 from service.errors import status_of
+from service.web.pages import Offset
 from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
 
 __all__ = ["AGENTS_PAGE", "WORDS", "AccessPages", "choices_from_form"]
@@ -59,8 +60,6 @@ def choices_from_form(
     return choices, caps, wings
 
 
-Offset = Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)]
-"""Where the page of agents starts: as the other paged tabs take it (`service.web.pages.Offset`)."""
 AGENTS_PAGE = 25
 """Agents per page (``?offset=`` pages on, "More →"): each is a whole form, ~5 KB of HTML, and
 the tab listed every agent at once (16 MB and 1.7 s for 3,000)."""

@@ -52,7 +52,7 @@ ENTITY_PAGE = 100
 TIMELINE_PAGE = 100
 """Facts per page of an entity's timeline, newest first (4,000 made a 1 MB page)."""
 Offset = Annotated[int, QueryParameter(ge=0, le=MAX_ENTITY_OFFSET)]
-"""Where a paged list starts (the trash, the entities, the palace)."""
+"""Where a paged list starts (the trash, the entities, the palace, the agents)."""
 
 
 def _error_page(_: Request[Any, Any, Any], exc: LociError) -> Response[Any]:
