@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 from domain import memories, memory_profile, memory_read
 from domain.agent_access import key_scope, refuse_agent_key
 from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
-from domain.memory_query_dto import QueryMemoryIn
+from domain.memory_query_dto import QueryItem, QueryMemoryIn
 from domain.memory_read import MemoryQuery
-from domain.memory_rows import MemoryStore
+from domain.memory_rows import MemoryStore, check_category
 from domain.memory_scope import parse_as_of
 from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
@@ -94,11 +94,19 @@ async def memory_query(state: AppState, caller: Caller, args: QueryMemoryIn) -> 
     if out.skipped:
         return Answer(out, f"Nothing found ({out.skipped}).")
     if out.mode == "full":
-        lines = [f"- {i.kind} {i.id} [{i.category}]" for i in out.items]
+        lines = [f"- {i.kind} {i.id} [{i.category}] {_said(_item_text(i))}" for i in out.items]
         return Answer(out, "\n".join([plural(len(out.items), "result"), *lines]))
     lines = [f"- {b.kind} {b.id} [{b.category}] {b.text}" for b in out.bullets]
     more = f"\n({out.omitted} more left out by budget_tokens)" if out.omitted else ""
     return Answer(out, "\n".join([plural(len(out.bullets), "result"), *lines]) + more)
+
+
+def _item_text(item: QueryItem) -> str:
+    """What a full result says, for its line: a model that reads only the text (as most do)
+    had been given ids and categories without the words it asked for."""
+    if item.memory is not None:
+        return item.memory.content
+    return item.drawer.content if item.drawer is not None else ""
 
 
 def _recall_summary(out: RecallOut, what: str) -> str:
@@ -135,7 +143,8 @@ async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -
     scope = await key_scope(
         state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
     )
-    if args.category is not None:
+    if args.category is not None:  # as the route: an unknown category is refused, not listed as nothing
+        check_category(args.category, state.settings.memory)
         scope.check_category(args.category)
     query = MemoryQuery(
         args.layer, args.category, args.source, args.agent_id, parse_as_of(args.as_of), args.limit, args.before,
@@ -144,7 +153,7 @@ async def list_memories(state: AppState, caller: Caller, args: ListMemoriesIn) -
     page = await memory_read.list_memories(state.db, caller.user_id, query)
     lines = [f"- {m.id} [{m.layer}/{_label(m.category)}] {_said(m.content)}" for m in page.items]
     more = f"\n(more: pass before={page.next_before})" if page.next_before is not None else ""
-    return Answer(page, "\n".join([f"{len(page.items)} memories", *lines]) + more)
+    return Answer(page, "\n".join([plural(len(page.items), "memory"), *lines]) + more)
 
 
 async def read_profile(state: AppState, caller: Caller, _: NoArgs) -> Answer:
@@ -175,7 +184,7 @@ async def timeline(state: AppState, caller: Caller, args: EntityRef) -> Answer:
     out = await entity_timeline(state.db, user_id, entity_id, offset=args.offset)
     lines = [f"- {_said(f'{r.subject} {r.predicate} {r.object}')} "
              f"({r.valid_from:%Y-%m-%d}{'' if r.current else ', ended'})" for r in out.relations]  # fmt: skip
-    head = f"{_label(out.entity.name)} ({out.entity.kind}): {len(out.relations)} relations"
+    head = f"{_label(out.entity.name)} ({out.entity.kind}): {plural(len(out.relations), 'relation')}"
     more = f"\n(more: pass offset={out.next_offset})" if out.next_offset is not None else ""
     return Answer(out, "\n".join([head, *lines]) + more)
 

@@ -1,9 +1,12 @@
 """`loci mcp`: the MCP server over stdio, for desktop clients (one process per user).
 
 The client starts this process with the user's API key in ``LOCI_API_KEY``; the key is
-checked once, with the same function the HTTP middleware uses, and every tool call then
+checked at start, with the same function the HTTP middleware uses, and every tool call then
 acts as that user. A missing, invalid or revoked key exits at once with one line and
-status 2, before the model loads. stdout carries only MCP messages: logs go to stderr.
+status 2, before the model loads. The key is looked up again on every request (as the HTTP
+middleware does), so one revoked while the session runs is refused from its next call on;
+it had gone on reading and writing the user's memory until the process ended. stdout
+carries only MCP messages: logs go to stderr.
 
 It does not migrate: the schema is the service's (`loci serve`, `loci db upgrade`), and the
 command that issued the key (`loci users create`) has already brought it up to date.
@@ -31,10 +34,36 @@ from service.cli_errors import fail, friendly_errors
 
 if TYPE_CHECKING:
     from loci.settings import Settings
+    from service.mcp.server import UserOf
+    from service.state import AppState, Caller
 
 __all__ = ["API_KEY_ENV", "mcp"]
 
 API_KEY_ENV = "LOCI_API_KEY"
+
+
+REVOKED = f"{API_KEY_ENV} is no longer valid (revoked, or its user deleted): restart loci mcp with a live key"
+
+
+def key_holder(state: AppState, key: str, caller: Caller) -> UserOf:
+    """Who each request acts as: ``caller``, while ``key`` is still live. With the database down
+    the call goes ahead, and answers the tool error every call answers then."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_REQUEST
+
+    from domain.accounts import authenticate
+    from service.errors import DATABASE_DOWN
+
+    async def current(_ctx: object) -> Caller:
+        try:
+            owner = await authenticate(state.db, key)
+        except DATABASE_DOWN:
+            return caller
+        if owner is None:
+            raise MCPError(INVALID_REQUEST, REVOKED)
+        return caller
+
+    return current
 
 
 async def _serve(settings: Settings, key: str) -> None:
@@ -55,7 +84,7 @@ async def _serve(settings: Settings, key: str) -> None:
         await asyncio.to_thread(state.embedder.load)
         state.llm = build_llm(settings)
         caller = Caller(owner.user_id, owner.agent_id)  # an agent key serves as its agent throughout
-        server = build_server(state, lambda _ctx: caller)
+        server = build_server(state, key_holder(state, key, caller))
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:

@@ -45,7 +45,7 @@ class CallerUser(AuthenticatedUser):
         self.caller = caller
 
 
-def _http_user(ctx: ServerRequestContext[Any, Any]) -> Caller:
+async def _http_user(ctx: ServerRequestContext[Any, Any]) -> Caller:
     scope = getattr(ctx.request, "scope", None) or {}
     user = scope.get("user")
     if isinstance(user, CallerUser):

@@ -14,7 +14,7 @@ one user for the whole process, HTTP reads the user its middleware authenticated
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -53,9 +53,10 @@ __all__ = ["PROFILE_URI", "SESSION_CONTEXT_URI", "UserOf", "build_server", "run_
 
 log = logging.getLogger("loci.mcp")
 
-UserOf = Callable[[ServerRequestContext[Any, Any]], Caller]
-"""Who a request acts as: the user and, for an agent key, the agent (raises when there is
-none, which the transport prevents)."""
+UserOf = Callable[[ServerRequestContext[Any, Any]], Awaitable[Caller]]
+"""Who a request acts as: the user and, for an agent key, the agent. It raises `MCPError`
+when there is none: over HTTP the transport prevents that; over stdio the key is looked up
+again on every request, so a key revoked mid-session stops working at once, as on HTTP."""
 
 PROFILE_URI = "loci://profile"
 SESSION_CONTEXT_URI = "loci://context"
@@ -97,6 +98,14 @@ def _candidate_line(candidate: dict[str, object]) -> str:
     return f"- {labels}: {plain(text, max(len(text), 1))}"  # stored text, escaped as tool texts are
 
 
+_STALE_ETAG = (
+    "etag: the core profile changed since you read it, so nothing was written; call read_profile again, "
+    "re-apply your edit and send write_profile the etag it answers"
+)
+"""The route's 412 speaks of its ``If-Match`` header and ``GET /v1/profile``, which a tool caller
+has neither of: it sent ``etag`` and reads with read_profile."""
+
+
 def _domain_refusal(error: LociError) -> CallToolResult:
     """The HTTP error body's content, for a model: the message, the field, what to pick from."""
     message = str(error)
@@ -113,7 +122,7 @@ def _domain_refusal(error: LociError) -> CallToolResult:
             kind=kind, size=error.size, limit=error.limit, entries=error.entries,
         )  # fmt: skip
     if isinstance(error, PreconditionFailed):  # the current tag, to read again and retry on
-        return _refusal(message, kind=kind, field="etag", etag=error.etag)
+        return _refusal(_STALE_ETAG, kind=kind, field="etag", etag=error.etag)
     field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound) else None
     return _refusal(message, kind=kind, **({"field": field} if field else {}))
 
@@ -122,28 +131,30 @@ async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[s
     """One tool call, never raising: the result, or a refusal the model can act on."""
     tool = tool_named(name)
     if tool is None:
-        return _refusal(f"unknown tool {name!r}; the tools are: {', '.join(t.name for t in TOOLS)}")
+        listed = ", ".join(t.name for t in TOOLS)
+        return _refusal(f"name: unknown tool {name!r}; the tools are: {listed}", kind="NotFound", field="name")
     try:
         args = convert_strictly(arguments, tool.args, whole="arguments")
         answer = await tool.call(state, caller, args)
     except LociError as e:
         return _domain_refusal(e)
     except DataError as e:
-        return _refusal("invalid value: " + (str(e.orig).splitlines()[0] if e.orig else "rejected by the database"))
+        said = str(e.orig).splitlines()[0] if e.orig else "rejected by the database"
+        return _refusal(f"invalid value: {said}", kind="InvalidInput")
     except IntegrityError as e:
         if not isinstance(e.orig, psycopg.errors.ForeignKeyViolation):
             log.exception("tool %s failed", name)
-            return _refusal("internal error")
-        return _refusal(VANISHED)  # as the API answers it (`service.errors._vanished`)
+            return _refusal("internal error", kind="InternalError")
+        return _refusal(VANISHED, kind="Conflict")  # as the API answers it (`service.errors._vanished`)
     except DATABASE_DOWN as e:
         message, logged = database_down_message(e)
         log.warning("tool %s: %s", name, logged)
-        return _refusal(message)
+        return _refusal(message, kind="Unavailable")
     except QUEUE_DOWN:
-        return _refusal("the job queue is unavailable; retry shortly")
+        return _refusal("the job queue is unavailable; retry shortly", kind="Unavailable")
     except Exception:
         log.exception("tool %s failed", name)
-        return _refusal("internal error")
+        return _refusal("internal error", kind="InternalError")
     structured = msgspec.to_builtins(answer.result)
     return CallToolResult(content=[TextContent(text=answer.summary)], structured_content=structured)
 
@@ -190,7 +201,7 @@ def build_server(state: AppState, user_of: UserOf) -> Server[Any]:
         return ListToolsResult(tools=[_mcp_tool(t) for t in TOOLS])
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
-        return await run_tool(state, user_of(ctx), params.name, params.arguments or {})
+        return await run_tool(state, await user_of(ctx), params.name, params.arguments or {})
 
     async def list_resources(
         _: ServerRequestContext[Any, Any], __: PaginatedRequestParams | None
@@ -200,7 +211,7 @@ def build_server(state: AppState, user_of: UserOf) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any, Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
-        return await _read(state, user_of(ctx), str(params.uri))
+        return await _read(state, await user_of(ctx), str(params.uri))
 
     return Server(
         "loci",

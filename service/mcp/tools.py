@@ -62,9 +62,10 @@ class Tool:
 
 
 _WRITE = (
-    " Answers the `memory_event` (event, memory, previous version, undo reference) and one line saying what "
-    "changed. A memory is named by `id_or_text`: its id, or text found in exactly one active memory."
+    " Answers the `memory_event` (event, memory, previous version, undo reference) and one line saying what changed."
 )
+_NAMED = " The memory is named by `id_or_text`: its id, or text found in exactly one active memory."
+"""Only for the tools that take ``id_or_text``: save_memory names none, link_memories takes two ids."""
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
@@ -111,7 +112,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "update_memory",
         "Correct or change a saved memory when the user says it is wrong or has changed. Fields left out keep "
-        "their value; the old version stays in history." + _WRITE,
+        "their value; the old version stays in history." + _WRITE + _NAMED,
         MemoryUpdateIn,
         MemoryEvent,
         calls.update,
@@ -121,7 +122,7 @@ TOOLS: tuple[Tool, ...] = (
         "forget_memory",
         "Forget a saved memory when the user asks you to, or it is no longer true. It stops being recalled "
         "(kept in history, restorable). Deleting it for good is the user's own step (the /memory page), "
-        "not a tool's." + _WRITE,
+        "not a tool's." + _WRITE + _NAMED,
         ForgetIn,
         MemoryEvent,
         calls.forget,
@@ -130,7 +131,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "confirm_memory",
         "Mark a saved memory as still true now, when the user confirms it; confirmed memories stay fresh "
-        "and confident." + _WRITE,
+        "and confident." + _WRITE + _NAMED,
         ConfirmIn,
         MemoryEvent,
         calls.confirm,
