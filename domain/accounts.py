@@ -42,6 +42,7 @@ __all__ = [
     "list_keys",
     "list_users",
     "revoke_key",
+    "touch_key",
 ]
 
 
@@ -76,6 +77,8 @@ class KeyOwner:
 
     user_id: int
     agent_id: str | None = None
+    key_id: int | None = None
+    """The key's row (what a /memory page session is opened with, `domain.page_sessions`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,16 +212,22 @@ async def authenticate(db: Database, key: str) -> KeyOwner | None:
     row = await db.first_row_alone(_KEY_OWNER, {"hash": hash_key(key)})
     if row is None:
         return None
-    # Touch last_used_at at most every few minutes: a write per recall would be waste,
-    # and so would the round trip of an UPDATE that matches nothing, so look first.
-    if row.last_used_at is None or row.last_used_at < datetime.now(UTC) - KEY_TOUCH_INTERVAL:
-        async with db.system_session() as s:
-            bookkeeping(s)  # a key's last use is no user's memory: no recall cache to drop
-            await s.execute(
-                text(
-                    "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
-                    "AND (last_used_at IS NULL OR last_used_at < now() - :stale)"
-                ),
-                {"id": row.key_id, "stale": KEY_TOUCH_INTERVAL},
-            )
-    return KeyOwner(int(row.user_id), row.agent_id)
+    await touch_key(db, int(row.key_id), row.last_used_at)
+    return KeyOwner(int(row.user_id), row.agent_id, int(row.key_id))
+
+
+async def touch_key(db: Database, key_id: int, last_used_at: datetime | None) -> None:
+    """Note that a key (or a page session opened with it) was used, at most every few minutes:
+    a write per recall would be waste, and so would the round trip of an UPDATE that matches
+    nothing, so ``last_used_at`` as the lookup read it is looked at first."""
+    if last_used_at is not None and last_used_at >= datetime.now(UTC) - KEY_TOUCH_INTERVAL:
+        return
+    async with db.system_session() as s:
+        bookkeeping(s)  # a key's last use is no user's memory: no recall cache to drop
+        await s.execute(
+            text(
+                "UPDATE api_keys SET last_used_at = now() WHERE id = :id "
+                "AND (last_used_at IS NULL OR last_used_at < now() - :stale)"
+            ),
+            {"id": key_id, "stale": KEY_TOUCH_INTERVAL},
+        )

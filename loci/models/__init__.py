@@ -19,7 +19,17 @@ from loci.models._base import (
     WING_KINDS,
     Base,
 )
-from loci.models.accounts import TOP_K_DEFAULT, TOP_K_MAX, Agent, ApiKey, Conversation, MemorySettings, Turn, User
+from loci.models.accounts import (
+    TOP_K_DEFAULT,
+    TOP_K_MAX,
+    Agent,
+    ApiKey,
+    Conversation,
+    MemorySettings,
+    PageSession,
+    Turn,
+    User,
+)
 from loci.models.bookkeeping import Activity, IdempotencyKey, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation, RelationSource
 from loci.models.memories import (
@@ -76,6 +86,7 @@ __all__ = [
     "MemoryLink",
     "MemoryProposal",
     "MemorySettings",
+    "PageSession",
     "Relation",
     "RelationSource",
     "RetrievalLog",

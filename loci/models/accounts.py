@@ -30,7 +30,7 @@ from loci.models._base import (
     user_fk_column,
 )
 
-__all__ = ["Agent", "ApiKey", "Conversation", "MemorySettings", "Turn", "User"]
+__all__ = ["Agent", "ApiKey", "Conversation", "MemorySettings", "PageSession", "Turn", "User"]
 
 
 class User(Base):
@@ -59,6 +59,31 @@ class ApiKey(Base):
     agent_id: Mapped[str | None] = mapped_column(
         String(200), comment="the agent (external id) this key acts as; NULL: a user key"
     )
+
+
+class PageSession(Base):
+    """A sign-in to the /memory pages (`domain.page_sessions`): the cookie carries a random
+    token, only its sha256 is kept; deleting the user or the key it was opened with ends it."""
+
+    __tablename__ = "page_sessions"
+    __table_args__ = (
+        Index("ix_page_sessions_user_id_expires_at", "user_id", "expires_at"),
+        Index("ix_page_sessions_key_id", "key_id"),
+    )
+
+    id: Mapped[int] = pk_column()
+    token_hash: Mapped[str] = mapped_column(
+        String(64), nullable=False, unique=True, comment="sha256 of the cookie's token, never the token"
+    )
+    user_id: Mapped[int] = user_fk_column()
+    key_id: Mapped[int] = mapped_column(
+        BigInteger,
+        ForeignKey("api_keys.id", ondelete="CASCADE"),
+        nullable=False,
+        comment="the API key it was opened with",
+    )
+    created_at: Mapped[datetime] = created_column()
+    expires_at: Mapped[datetime] = mapped_column(TS, nullable=False)
 
 
 MODES_COMMENT = 'per category: {"mode": "all" | "rag", "cap": int | null}; a category not named is "all"'

@@ -35,11 +35,11 @@ from service.strict_body import refusal
 from service.web.session import (
     SignInNeeded,
     clear_cookie,
-    person_of,
+    end_session,
     redirect_to_sign_in,
     safe_back,
-    session_cookie,
     signed_in_user,
+    start_session,
 )
 
 __all__ = ["MemoryPages"]
@@ -111,18 +111,18 @@ class MemoryPages(Controller):
     async def login(
         self, request: Request[Any, Any, Any], app_state: StateDep, data: URLEncodedBody[dict[str, str]]
     ) -> Response[Any]:
-        key = (data.get("key") or "").strip()
-        if not key or await person_of(app_state, key) is None:
+        cookie = await start_session(request, app_state, (data.get("key") or "").strip())
+        if cookie is None:
             return Template(
                 "login.html",
                 context={"error": "That API key is not valid (or was revoked, or is an agent's key)."},
                 status_code=401,
             )
-        cookie = session_cookie(key, secure=request.url.scheme == "https")
         return Redirect("/memory", status_code=303, cookies=[cookie])
 
     @post("/logout", name="memory:logout", status_code=303)
-    async def logout(self) -> Response[Any]:
+    async def logout(self, request: Request[Any, Any, Any], app_state: StateDep) -> Response[Any]:
+        await end_session(request, app_state)
         return clear_cookie(Redirect("/memory/login", status_code=303))
 
     @get("/delete/{kind:str}/{item_id:int}", name="memory:confirm-delete")

@@ -1,10 +1,11 @@
-"""Sign-in for the /memory page: the API key lives in an HttpOnly, SameSite=Strict cookie.
+"""Sign-in for the /memory page: a server-side session whose random token lives in an
+HttpOnly, SameSite=Strict cookie (`domain.page_sessions`), never the API key itself.
 
-/memory is a public prefix for the bearer middleware, so every page authenticates the
-cookie itself through `domain.accounts.authenticate` (no cache: a revoked key stops
-working on the next page load). SameSite=Strict keeps other sites from posting forms
-with it; a same-site page (another port of the host, a sibling subdomain) still could, which
-the pages' guard refuses (`service.web.protection`).
+/memory is a public prefix for the bearer middleware, so every page resolves the cookie
+itself through `domain.page_sessions.page_owner` (no cache: signing out, or revoking the key
+the session was opened with, stops it on the next page load). SameSite=Strict keeps other
+sites from posting forms with it; a same-site page (another port of the host, a sibling
+subdomain) still could, which the pages' guard refuses (`service.web.protection`).
 """
 
 from __future__ import annotations
@@ -15,28 +16,29 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect
 
-from domain.accounts import authenticate
+from domain.page_sessions import SESSION_LIFETIME, open_page_session, page_owner, sign_out
 from service.state import AppState
 
 __all__ = [
     "COOKIE",
     "SignInNeeded",
     "clear_cookie",
+    "end_session",
     "page_user",
-    "person_of",
     "redirect_to_sign_in",
     "safe_back",
     "session_cookie",
     "signed_in_user",
+    "start_session",
 ]
 
 COOKIE = "loci_session"
-MAX_AGE = 7 * 24 * 3600
+MAX_AGE = int(SESSION_LIFETIME.total_seconds())
 
 
-def session_cookie(key: str, *, secure: bool) -> Cookie:
+def session_cookie(token: str, *, secure: bool) -> Cookie:
     return Cookie(
-        key=COOKIE, value=key, path="/memory", httponly=True, samesite="strict", secure=secure, max_age=MAX_AGE
+        key=COOKIE, value=token, path="/memory", httponly=True, samesite="strict", secure=secure, max_age=MAX_AGE
     )
 
 
@@ -45,18 +47,20 @@ def clear_cookie(response: Response[Any]) -> Response[Any]:
     return response
 
 
-async def person_of(state: AppState, key: str) -> int | None:
-    """The user a key signs in as, or None: the pages show a person everything of theirs,
-    so an agent key (bound to one agent's access list) does not open them."""
-    owner = await authenticate(state.db, key)
-    return owner.user_id if owner is not None and owner.agent_id is None else None
+async def start_session(request: Request[Any, Any, Any], state: AppState, key: str) -> Cookie | None:
+    """The cookie of a new page session for a person's live key, or None (unknown, revoked,
+    or an agent's key)."""
+    token = await open_page_session(state.db, key)
+    return None if token is None else session_cookie(token, secure=request.url.scheme == "https")
+
+
+async def end_session(request: Request[Any, Any, Any], state: AppState) -> None:
+    """Sign-out: the session the cookie names is deleted, so no copy of the cookie works on."""
+    await sign_out(state.db, request.cookies.get(COOKIE))
 
 
 async def page_user(request: Request[Any, Any, Any], state: AppState) -> int | None:
-    key = request.cookies.get(COOKIE)
-    if not key:
-        return None
-    return await person_of(state, key)
+    return await page_owner(state.db, request.cookies.get(COOKIE))
 
 
 class SignInNeeded(Exception):

@@ -20,6 +20,7 @@ from sqlalchemy import select
 
 from domain.insights import RUN_EVENT, derive_insights, insights_status
 from domain.memory_rows import MemoryStore
+from domain.page_sessions import open_page_session
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.llm import LLMClient, LLMConfig
@@ -135,7 +136,8 @@ async def test_without_an_llm_it_is_off_says_why_and_the_job_skips(
     user = await new_user("insights-off")
     shown = (await ok(await client.get("/v1/settings", headers=user.headers)))["insights"]
     assert shown["enabled"] is False and shown["per_day"] == 0 and "LOCI_LLM_BASE_URL" in shown["reason"]
-    page = await client.get("/memory/settings", headers={"Cookie": f"{COOKIE}={user.key}"})
+    signed_in = await open_page_session(app_state.db, user.key)  # the cookie holds a session, not the key
+    page = await client.get("/memory/settings", headers={"Cookie": f"{COOKIE}={signed_in}"})
     assert page.status_code == 200 and "Off: needs an LLM" in page.text
     with caplog.at_level(logging.INFO, logger="loci.insights"):
         result = await jobs.derive_insights({"state": app_state})
