@@ -24,7 +24,7 @@ from loci.db import Database
 from loci.models import PageSession
 from loci.write_watch import bookkeeping
 
-__all__ = ["SESSION_LIFETIME", "TOKEN_PREFIX", "open_page_session", "page_owner", "sign_out"]
+__all__ = ["SESSION_LIFETIME", "TOKEN_PREFIX", "drop_expired_sessions", "open_page_session", "page_owner", "sign_out"]
 
 SESSION_LIFETIME = timedelta(days=7)
 """How long a sign-in lasts (the cookie's max age too): a week of pages without the key again."""
@@ -99,3 +99,12 @@ async def sign_out(db: Database, token: str | None) -> None:
     async with db.system_session() as s:
         bookkeeping(s)
         await s.execute(delete(PageSession).where(PageSession.token_hash == wanted))
+
+
+async def drop_expired_sessions(db: Database) -> int:
+    """Delete every user's sessions past their time (the hourly job): they open nothing any
+    more, and a sign-in sweeps only its own user's."""
+    async with db.system_session() as s:
+        bookkeeping(s)
+        result = await s.execute(delete(PageSession).where(PageSession.expires_at <= func.now()))
+        return int(result.rowcount or 0)  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ import ingest
 from domain import insights, memory_consolidate, mining_failures, trash
 from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
+from domain.page_sessions import drop_expired_sessions
 from ingest import backfill_null_embeddings, backfill_sentence_vectors
 from loci.db import Database
 from loci.errors import NotFound
@@ -33,7 +34,7 @@ __all__ = [
     "backfill_embeddings",
     "consolidate_memories",
     "derive_insights",
-    "drop_idempotency_keys",
+    "drop_expired_rows",
     "memory_lifecycle",
     "memory_upkeep",
     "mine_conversation",
@@ -99,11 +100,13 @@ async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
 
 
 @_skip_during_outage
-async def drop_idempotency_keys(ctx: dict[str, Any]) -> dict[str, Any]:
-    """Delete idempotency keys past their day (`loci.idempotency.KEPT`): they
-    already count as unused, and the answers they hold are kept no longer than that."""
+async def drop_expired_rows(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Delete what has outlived its time, hourly: idempotency keys past their day
+    (`loci.idempotency.KEPT`: they already count as unused, and the answers they hold are
+    kept no longer than that) and /memory sign-ins past their week (`domain.page_sessions`:
+    a sign-in sweeps only its own user's, so a user who never signs in again left theirs)."""
     state: AppState = ctx["state"]
-    return {"dropped": await drop_expired(state.db)}
+    return {"idempotency_keys": await drop_expired(state.db), "page_sessions": await drop_expired_sessions(state.db)}
 
 
 def llm_for(state: AppState) -> LLMClient | None:

@@ -69,7 +69,7 @@ FUNCTIONS: list[Any] = [
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
     """The periodic jobs: the trash purge, the memory lifecycle, the consolidation and the
     insights nightly (at different minutes, so they never compete for the database; the
-    insights run skips itself without an LLM); the expired idempotency keys hourly; the
+    insights run skips itself without an LLM); expired idempotency keys and page sign-ins hourly; the
     unmined sweep and the embedding backfill every ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on
     the minutes of the hour that are multiples of it, as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
@@ -78,7 +78,7 @@ def cron_jobs(queue: QueueSettings) -> list[CronJob]:
         cron(jobs.memory_lifecycle, hour={3}, minute={41}, run_at_startup=False, unique=True),
         cron(jobs.consolidate_memories, hour={4}, minute={43}, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
         cron(jobs.derive_insights, hour={5}, minute={13}, unique=True, timeout=INSIGHTS_TIMEOUT_S),
-        cron(jobs.drop_idempotency_keys, minute={29}, run_at_startup=False, unique=True),
+        cron(jobs.drop_expired_rows, minute={29}, run_at_startup=False, unique=True),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
         cron(
             jobs.backfill_embeddings,

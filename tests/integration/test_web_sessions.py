@@ -17,6 +17,8 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import text
 
 from loci.db import Database
+from service import jobs
+from service.state import AppState
 from service.web.session import COOKIE
 from tests.conftest import UserHandle
 
@@ -142,3 +144,22 @@ async def test_deleting_the_user_removes_their_sessions(client: Client, db: Data
     assert (await client.delete("/v1/me", params={"confirm": name}, headers=user.headers)).status_code == 204
     assert await _sessions(db, user.id) == []
     assert _sent_to_sign_in(await _page_with(client, token))
+
+
+async def test_the_hourly_job_drops_every_users_expired_sessions(
+    client: Client, db: Database, new_user: NewUser, app_state: AppState
+) -> None:
+    """A user who never signs in again would keep their expired rows: the sign-in sweeps only
+    its own user's, so the hourly job (`service.jobs.drop_expired_rows`) drops everyone's."""
+    gone, kept = await new_user("never-back"), await new_user("still-here")
+    await _sign_in(client, gone.key)
+    live = await _sign_in(client, kept.key)
+    async with db.system_session() as s:
+        await s.execute(
+            text("UPDATE page_sessions SET expires_at = now() - interval '1 second' WHERE user_id = :u"),
+            {"u": gone.id},
+        )
+    dropped = await jobs.drop_expired_rows({"state": app_state})
+    assert dropped["page_sessions"] >= 1
+    assert await _sessions(db, gone.id) == []
+    assert [h for h, _ in await _sessions(db, kept.id)] == [hashlib.sha256(live.encode()).hexdigest()]
