@@ -274,16 +274,19 @@ def fresh_expiry(row: Memory, settings: MemorySettings, now: datetime) -> dateti
     return expiry_of(rule, row.kind, row.content, now)
 
 
-async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: MemorySettings) -> Memory:
+async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: MemorySettings, *, field: str) -> Memory:
     """A copy of the ended ``row`` as the lineage's active version, with its links; a lineage
-    that already has an active version is a 409 (one active version per memory)."""
+    that already has an active version is a 409 (one active version per memory) naming
+    ``field``, the input that asked for it (a restore's ``memory_id``, an undo's ``event_id``)."""
     active = await s.execute(
         select(Memory.id).where(
             Memory.user_id == user_id, Memory.lineage_id == row.lineage_id, Memory.valid_until.is_(None)
         )
     )
     if (current := active.scalar_one_or_none()) is not None:
-        raise Conflict(f"memory {row.id} has an active version already ({current}): update that one instead")
+        raise Conflict(
+            f"memory {row.id} has an active version already ({current}): update that one instead", field=field
+        )
     if row.layer == "core":
         await check_core_room(s, user_id, settings, adding=[row.content])
     now = await transaction_now(s)
@@ -298,8 +301,8 @@ async def restore_memory(store: MemoryStore, user_id: int, memory_id: int) -> Me
     """Bring an ended version back as a new row of its lineage (event ``restore``)."""
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
-        row = await any_version(s, user_id, memory_id)
-        new = await reactivate(s, user_id, row, store.settings)
+        row = await any_version(s, user_id, memory_id, field="memory_id")
+        new = await reactivate(s, user_id, row, store.settings, field="memory_id")
         history = await record_event(
             s, user_id, "restore", actor="user", lineage_id=row.lineage_id, old_id=row.id, new_id=new.id,
             **outside_block(store.settings, row, new),
@@ -313,8 +316,9 @@ async def link_memories(store: MemoryStore, user_id: int, body: LinkIn) -> Memor
     async with store.db.user_session(user_id, lock=user_lock(user_id)) as s:
         await lock_user(s, user_id)
         within = scope.within(store.settings.categories)
-        source = await active_by_id(s, user_id, body.from_id, within, body.agent_id)  # unknown ids first: 404
-        await active_by_id(s, user_id, body.to_id, within, body.agent_id)
+        # unknown ids first: a 404 naming the one not found
+        source = await active_by_id(s, user_id, body.from_id, within, body.agent_id, field="from_id")
+        await active_by_id(s, user_id, body.to_id, within, body.agent_id, field="to_id")
         if body.from_id == body.to_id:
             raise InvalidInput("to_id must differ from from_id: a memory cannot link to itself", field="to_id")
         link = (
@@ -351,11 +355,12 @@ async def unlink_memories(store: MemoryStore, user_id: int, link_id: int) -> Mem
             await s.execute(select(MemoryLink).where(MemoryLink.user_id == user_id, MemoryLink.id == link_id))
         ).scalar_one_or_none()
         if link is None:
-            raise NotFound(f"link {link_id} not found")
+            raise NotFound(f"link {link_id} not found", field="link_id")
         if link.removed_at is not None:
-            raise Conflict(f"link {link_id} was already removed at {link.removed_at.isoformat(timespec='seconds')}")
+            removed = link.removed_at.isoformat(timespec="seconds")
+            raise Conflict(f"link {link_id} was already removed at {removed}", field="link_id")
         link.removed_at = await transaction_now(s)
-        source = await any_version(s, user_id, link.from_id)
+        source = await any_version(s, user_id, link.from_id, field="link_id")
         history = await record_event(
             s, user_id, "unlink", actor="user", lineage_id=source.lineage_id, old_id=link.from_id,
             new_id=link.to_id, link_id=link.id, relation=link.relation,

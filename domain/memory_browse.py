@@ -100,7 +100,7 @@ class LineageView:
 async def lineage_view(db: Database, user_id: int, memory_id: int) -> LineageView:
     """The lineage of ``memory_id`` (any of its versions' ids); another user's id is a 404."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id)
+        row = await any_version(s, user_id, memory_id, field="memory_id")
         found = await s.execute(
             select(Memory).where(Memory.user_id == user_id, Memory.lineage_id == row.lineage_id).order_by(Memory.id)
         )

@@ -28,7 +28,10 @@ from loci.inputs import check_text
 from loci.models import Memory, unexpired_at
 from loci.settings import CONTENT_MAX_CHARS_MAX
 
-__all__ = ["MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "readable_by", "resolve"]
+__all__ = ["ID_OR_TEXT", "MAX_CANDIDATES", "active_by_id", "any_version", "in_categories", "readable_by", "resolve"]
+
+ID_OR_TEXT = "id_or_text"
+"""The field every write that finds a memory by id or text takes (`resolve`); its refusals name it."""
 
 MAX_CANDIDATES = 10
 """Candidates a 409 lists: enough to pick from, few enough to read; more means "be more specific"."""
@@ -45,9 +48,9 @@ def _searchable(text: str) -> str | None:
     schema states (`domain.memory_dto.IdOrText`): the text rule, the field being text. So
     is blank text, which names no memory at all: a 404 "no active memory contains ''" read
     as if a search had been made and found nothing, where the caller sent nothing."""
-    needle = check_text(text, field="id_or_text").strip()
+    needle = check_text(text, field=ID_OR_TEXT).strip()
     if not needle:
-        raise InvalidInput("id_or_text must not be empty: send a memory's id or some of its text", field="id_or_text")
+        raise InvalidInput("id_or_text must not be empty: send a memory's id or some of its text", field=ID_OR_TEXT)
     if len(needle) > CONTENT_MAX_CHARS_MAX:
         return None
     return needle
@@ -65,14 +68,24 @@ def readable_by(agent: str | None) -> ColumnElement[bool]:
 
 
 async def active_by_id(
-    s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None, agent: str | None = None
+    s: AsyncSession,
+    user_id: int,
+    memory_id: int,
+    within: frozenset[str] | None = None,
+    agent: str | None = None,
+    *,
+    field: str,
 ) -> Memory:
     """The active version with this id; an ended version, another user's id, a category
     outside ``within`` or another agent's memory (`readable_by`) is a 404, except a version
     another write replaced: a 409 naming the current one, so a client that read the memory
-    before a concurrent update knows to re-read it, not that the memory is gone."""
+    before a concurrent update knows to re-read it, not that the memory is gone.
+
+    ``field`` is the input that named the id (``from_id``, ``to_id``, a path's ``memory_id``):
+    one lookup serves several, and a 404 that says which of two ids was not found is the
+    only way a caller can tell (`loci.errors.NotFound.field`, the body's ``extra[0].key``)."""
     if not 1 <= memory_id <= MAX_ID:  # beyond a bigint the database would refuse the query
-        raise NotFound(f"memory {memory_id} not found")
+        raise NotFound(f"memory {memory_id} not found", field=field)
     row = (
         await s.execute(
             select(Memory).where(
@@ -81,13 +94,15 @@ async def active_by_id(
         )
     ).scalar_one_or_none()
     if row is None:
-        raise NotFound(f"memory {memory_id} not found")
+        raise NotFound(f"memory {memory_id} not found", field=field)
     if row.valid_until is None:
         return row
     current = await _current_version(s, user_id, row, within, agent)
     if current is not None:
-        raise Conflict(f"memory {memory_id} was replaced ({row.end_reason}); its current version is {current}")
-    raise NotFound(f"memory {memory_id} is not active ({row.end_reason})")
+        raise Conflict(
+            f"memory {memory_id} was replaced ({row.end_reason}); its current version is {current}", field=field
+        )
+    raise NotFound(f"memory {memory_id} is not active ({row.end_reason})", field=field)
 
 
 MAX_HOPS = 50
@@ -120,9 +135,16 @@ async def _current_version(
 
 
 async def any_version(
-    s: AsyncSession, user_id: int, memory_id: int, within: frozenset[str] | None = None, agent: str | None = None
+    s: AsyncSession,
+    user_id: int,
+    memory_id: int,
+    within: frozenset[str] | None = None,
+    agent: str | None = None,
+    *,
+    field: str,
 ) -> Memory:
-    """Any version with this id, among what the caller may read (as `active_by_id`)."""
+    """Any version with this id, among what the caller may read (as `active_by_id`, whose
+    ``field`` this takes too)."""
     row = (
         await s.execute(
             select(Memory).where(
@@ -131,7 +153,7 @@ async def any_version(
         )
     ).scalar_one_or_none()
     if row is None:
-        raise NotFound(f"memory {memory_id} not found")
+        raise NotFound(f"memory {memory_id} not found", field=field)
     return row
 
 
@@ -144,12 +166,14 @@ async def resolve(
 ) -> Memory:
     """The one active memory ``id_or_text`` names (see the module), among the categories
     ``within`` (None: all) and what ``agent`` may read. A text equal to one memory's whole
-    content (ignoring case) picks it even when others contain it too."""
+    content (ignoring case) picks it even when others contain it too. Every write that
+    resolves takes the reference in its ``id_or_text`` field, so each 404 and 409 names that
+    field (`ID_OR_TEXT`), as `active_by_id` names the one its caller gives."""
     if isinstance(id_or_text, int):
-        return await active_by_id(s, user_id, id_or_text, within, agent)
+        return await active_by_id(s, user_id, id_or_text, within, agent, field=ID_OR_TEXT)
     needle = _searchable(id_or_text)
     if needle is None:
-        raise NotFound(f"no active memory contains {id_or_text[:40]!r}")
+        raise NotFound(f"no active memory contains {id_or_text[:40]!r}", field=ID_OR_TEXT)
     if needle.isascii() and needle.isdigit():
         return await _by_digits(s, user_id, needle, within, agent)
     return await _by_text(s, user_id, needle, within, agent)
@@ -160,20 +184,28 @@ async def _by_digits(
 ) -> Memory:
     """``"3"``: the memory with id 3, unless other memories' text holds "3" too (see the module)."""
     try:
-        by_id = await active_by_id(s, user_id, int(digits), within, agent)
+        by_id = await active_by_id(s, user_id, int(digits), within, agent, field=ID_OR_TEXT)
     except (NotFound, Conflict) as e:
         try:
             return await _by_text(s, user_id, digits, within, agent)
         except NotFound:
-            raise type(e)(f"{e}, and no active memory contains {digits!r}") from None
+            raise type(e)(f"{e}, and no active memory contains {digits!r}", field=ID_OR_TEXT) from None
     others = [r for r in await _containing(s, user_id, digits, within, agent) if r.id != by_id.id]
     if not others:
         return by_id
-    raise Ambiguous(
+    raise _ambiguous(
         f"{digits!r} is the id of memory {by_id.id} and is also in the text of {_count(others)} other active "
         f'memories: send the id as a number ({{"id_or_text": {by_id.id}}}) or more of the text',
-        candidates=[_candidate(r) for r in [by_id, *others][:MAX_CANDIDATES]],
+        [by_id, *others],
     )
+
+
+def _ambiguous(message: str, rows: list[Memory]) -> Ambiguous:
+    """The 409 listing ``rows`` as candidates, naming `ID_OR_TEXT` as every other refusal of a
+    reference does (an MCP client reads ``field``; the HTTP body's ``extra`` is the candidates)."""
+    error = Ambiguous(message, candidates=[_candidate(r) for r in rows[:MAX_CANDIDATES]])
+    error.field = ID_OR_TEXT
+    return error
 
 
 def _count(rows: list[Memory]) -> str:
@@ -209,13 +241,12 @@ async def _by_text(
 ) -> Memory:
     rows = await _containing(s, user_id, needle, within, agent)
     if not rows:
-        raise NotFound(f"no active memory contains {needle!r}")
+        raise NotFound(f"no active memory contains {needle!r}", field=ID_OR_TEXT)
     exact = [r for r in rows if r.content.lower() == needle.lower()]
     if len(exact) == 1:
         return exact[0]
     if len(rows) == 1:
         return rows[0]
-    raise Ambiguous(
-        f"{_count(rows)} active memories contain {needle!r}: send one's id as id_or_text (or more of its text)",
-        candidates=[_candidate(r) for r in rows[:MAX_CANDIDATES]],
+    raise _ambiguous(
+        f"{_count(rows)} active memories contain {needle!r}: send one's id as id_or_text (or more of its text)", rows
     )

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.memory_dto import MAX_ID, MemoryEvent, PurgeIn
-from domain.memory_lookup import any_version, resolve
+from domain.memory_lookup import ID_OR_TEXT, any_version, resolve
 from domain.memory_rows import MemoryStore, lock_user, memory_outs, record_event, user_lock
 from loci.errors import NotFound
 from loci.models import IdempotencyKey, Memory, MemoryHistory, MemoryProposal
@@ -47,8 +47,8 @@ async def _target(s: AsyncSession, user_id: int, id_or_text: int | str) -> Memor
     the one active memory it is found in, as forget finds it (`domain.memory_lookup.resolve`)."""
     if isinstance(id_or_text, int):
         if not 1 <= id_or_text <= MAX_ID:  # beyond a bigint the database would refuse the query
-            raise NotFound(f"memory {id_or_text} not found")
-        return await any_version(s, user_id, id_or_text)
+            raise NotFound(f"memory {id_or_text} not found", field=ID_OR_TEXT)
+        return await any_version(s, user_id, id_or_text, field=ID_OR_TEXT)
     return await resolve(s, user_id, id_or_text)
 
 

@@ -126,7 +126,7 @@ async def get_memory(
     ``within`` (an agent key's allowlist), or another agent's memory when ``reader`` is an
     agent, is a 404, as for an id that is not the caller's; so is a link to one."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id, within, reader)
+        row = await any_version(s, user_id, memory_id, within, reader, field="memory_id")
         when = as_of if as_of is not None else (row.valid_until - _JUST_BEFORE if row.valid_until else None)
         source, target = aliased(Memory), aliased(Memory)
         links = (
@@ -157,7 +157,7 @@ async def memory_history(
     """Every event of the memory's lineage (any of its versions' ids finds it), oldest first;
     a 404 for a version outside ``within`` or ``reader``'s view, as `get_memory`."""
     async with db.user_session(user_id) as s:
-        row = await any_version(s, user_id, memory_id, within, reader)
+        row = await any_version(s, user_id, memory_id, within, reader, field="memory_id")
         events = (
             await s.execute(
                 select(MemoryHistory)

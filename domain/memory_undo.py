@@ -46,15 +46,19 @@ Outcome = tuple[Memory | None, Memory | None, MemoryLink | None]
 """What an undo shows: the memory after, the one before, the link it touched."""
 Reverser = Callable[[AsyncSession, int, MemoryHistory, MemorySettings], Awaitable[Outcome]]
 
+EVENT_ID = "event_id"
+"""What every refusal of an undo names: the caller sent only the event (the route's path parameter);
+the rows it reaches are the event's, so a row gone or changed since is that event's 404 or 409."""
+
 
 async def _undo_add(s: AsyncSession, user_id: int, event: MemoryHistory, _: MemorySettings) -> Outcome:
-    row = await active_by_id(s, user_id, _id(event.new_id))
+    row = await active_by_id(s, user_id, _id(event.new_id), field=EVENT_ID)
     end_row(row, await transaction_now(s), "undo")
     return row, None, None
 
 
 async def _undo_update(s: AsyncSession, user_id: int, event: MemoryHistory, settings: MemorySettings) -> Outcome:
-    new = await active_by_id(s, user_id, _id(event.new_id))
+    new = await active_by_id(s, user_id, _id(event.new_id), field=EVENT_ID)
     old = await _replaced(s, user_id, event)
     if old.layer == "core":
         await check_core_room(s, user_id, settings, adding=[old.content], removing=[new.id])
@@ -72,21 +76,22 @@ async def _replaced(s: AsyncSession, user_id: int, event: MemoryHistory) -> Memo
     `domain.memory_trash`, or an imported history naming a row no longer there), a 409:
     there is nothing to go back to, and the memory stays as it is."""
     try:
-        return await any_version(s, user_id, _id(event.old_id))
+        return await any_version(s, user_id, _id(event.old_id), field=EVENT_ID)
     except (Conflict, NotFound) as e:
         raise Conflict(
             f"event {event.id} cannot be undone: the version it replaced was deleted for good; "
-            "update or forget the memory instead"
+            "update or forget the memory instead",
+            field=EVENT_ID,
         ) from e
 
 
 async def _undo_forget(s: AsyncSession, user_id: int, event: MemoryHistory, settings: MemorySettings) -> Outcome:
-    row = await any_version(s, user_id, _id(event.old_id))
-    return await reactivate(s, user_id, row, settings), row, None
+    row = await any_version(s, user_id, _id(event.old_id), field=EVENT_ID)
+    return await reactivate(s, user_id, row, settings, field=EVENT_ID), row, None
 
 
 async def _undo_confirm(s: AsyncSession, user_id: int, event: MemoryHistory, _: MemorySettings) -> Outcome:
-    row = await active_by_id(s, user_id, _id(event.new_id))
+    row = await active_by_id(s, user_id, _id(event.new_id), field=EVENT_ID)
     previous = event.meta.get("previous_confirmed_at")
     row.last_confirmed_at = datetime.fromisoformat(previous) if isinstance(previous, str) else None
     confidence = event.meta.get("previous_confidence")
@@ -100,20 +105,20 @@ async def _link_of(s: AsyncSession, user_id: int, event: MemoryHistory) -> Memor
     found = await s.execute(select(MemoryLink).where(MemoryLink.user_id == user_id, MemoryLink.id == link_id))
     link = found.scalar_one_or_none()
     if link is None:
-        raise Conflict(f"the link of event {event.id} no longer exists")
+        raise Conflict(f"the link of event {event.id} no longer exists", field=EVENT_ID)
     return link
 
 
 async def _undo_link(s: AsyncSession, user_id: int, event: MemoryHistory, _: MemorySettings) -> Outcome:
     link = await _link_of(s, user_id, event)
     link.removed_at = await transaction_now(s)
-    return await any_version(s, user_id, link.from_id), None, link
+    return await any_version(s, user_id, link.from_id, field=EVENT_ID), None, link
 
 
 async def _undo_unlink(s: AsyncSession, user_id: int, event: MemoryHistory, _: MemorySettings) -> Outcome:
     link = await _link_of(s, user_id, event)
     link.removed_at = None
-    return await any_version(s, user_id, link.from_id), None, link
+    return await any_version(s, user_id, link.from_id, field=EVENT_ID), None, link
 
 
 _REVERSERS: dict[str, Reverser] = {
@@ -130,7 +135,7 @@ assert set(_REVERSERS) == UNDOABLE
 
 def _id(value: int | None) -> int:
     if value is None:  # every undoable event records its rows; a purge may have removed them since
-        raise Conflict("the rows of this event no longer exist")
+        raise Conflict("the rows of this event no longer exist", field=EVENT_ID)
     return value
 
 
@@ -150,10 +155,11 @@ async def _latest_check(s: AsyncSession, user_id: int, event: MemoryHistory) -> 
     if later is None:
         return
     if later.event == "undo" and later.meta.get("undoes") == event.id:
-        raise Conflict(f"event {event.id} was undone already (event {later.id})")
+        raise Conflict(f"event {event.id} was undone already (event {later.id})", field=EVENT_ID)
     raise Conflict(
         f"the memory changed after event {event.id} (event {later.id}, {later.event}): "
-        "only the latest write of a memory can be undone"
+        "only the latest write of a memory can be undone",
+        field=EVENT_ID,
     )
 
 
@@ -176,9 +182,9 @@ async def undo_event(store: MemoryStore, user_id: int, event_id: int) -> MemoryE
         )
         event = found.scalar_one_or_none()
         if event is None:
-            raise NotFound(f"memory event {event_id} not found")
+            raise NotFound(f"memory event {event_id} not found", field=EVENT_ID)
         if event.event not in UNDOABLE:
-            raise Conflict(_not_undoable(event))
+            raise Conflict(_not_undoable(event), field=EVENT_ID)
         await _latest_check(s, user_id, event)
         memory, previous, link = await _REVERSERS[event.event](s, user_id, event, store.settings)
         history = await record_event(

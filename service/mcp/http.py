@@ -1,10 +1,16 @@
 """MCP over streamable HTTP, mounted at ``/mcp`` in the Litestar app.
 
 Authentication is the app's own: `BearerAuthMiddleware` runs before this mount as before
-every /v1 route (401 without a valid key) and leaves the `Caller` in the scope. The mount
-hands the SDK's session manager that caller as an `AuthenticatedUser`, so a session can be
-used only with a key of the user who opened it (another user's key gets 404, as for an
-unknown session), and each tool call reads its user from the request that carried it.
+every /v1 route (401 without a valid key) and leaves the `Caller` in the scope; the mount
+hands it on as an `AuthenticatedUser`, and each call reads its user (and agent) from the
+request that carried it.
+
+Stateless (the SDK's ``stateless=True``): every POST is served on its own, with no session
+id and nothing kept between requests. No tool or resource needs session state (each call
+carries its key; the server never asks the client anything back), while a session held in
+one process answered "Session not found" to every client after `loci serve` restarted and,
+behind several replicas, to any request that reached another replica. With nothing to open,
+there is nothing another key could use either: a request acts as the key it carries.
 
 The session manager's task group lives as long as the app: `McpMount.run` is entered in
 the app's lifespan and left before the database closes.
@@ -36,10 +42,10 @@ MCP_PATH = "/mcp"
 
 
 class CallerUser(AuthenticatedUser):
-    """The authenticated Loci user, in the shape the SDK compares sessions by (its client id)."""
+    """The authenticated Loci user, in the shape the SDK's transport expects of ``scope["user"]``."""
 
     def __init__(self, caller: Caller) -> None:
-        # the agent is part of the identity: a session opened with one agent's key serves only that agent
+        # who the SDK's authorization context names: the user and, for an agent key, its agent
         who = f"loci-user:{caller.user_id}" + (f":agent:{caller.agent_id}" if caller.agent_id else "")
         super().__init__(AccessToken(token="", client_id=who, scopes=[]))
         self.caller = caller
@@ -62,7 +68,9 @@ class McpMount:
     @asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
         """The app's lifespan: a session manager runs once, so each start of the app makes its own."""
-        self.manager = StreamableHTTPSessionManager(app=self.server, max_request_body_size=self.max_body)
+        self.manager = StreamableHTTPSessionManager(
+            app=self.server, stateless=True, max_request_body_size=self.max_body
+        )
         try:
             async with self.manager.run():
                 yield

@@ -39,13 +39,22 @@ from mcp_types import (
 from mcp_types import Tool as McpTool
 from sqlalchemy.exc import DataError, IntegrityError
 
-from domain.agent_access import key_scope
+from domain.agent_access import key_scope, refuse_agent_key
 from domain.memory_context import ContextQuery, session_context
 from domain.memory_profile import get_profile
-from loci.errors import Ambiguous, Forbidden, InvalidInput, LociError, NotFound, OverLimit, PreconditionFailed
+from loci.errors import (
+    Ambiguous,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LociError,
+    NotFound,
+    OverLimit,
+    PreconditionFailed,
+)
 from retrieval import plain
 from service.errors import DATABASE_DOWN, QUEUE_DOWN, VANISHED, database_down_message
-from service.mcp.tools import TOOLS, Tool, tool_named
+from service.mcp.tools import Tool, tool_named, tools_for
 from service.state import AppState, Caller
 from service.strict_body import convert_strictly
 
@@ -107,14 +116,18 @@ has neither of: it sent ``etag`` and reads with read_profile."""
 
 
 def _domain_refusal(error: LociError) -> CallToolResult:
-    """The HTTP error body's content, for a model: the message, the field, what to pick from."""
+    """The HTTP error body's content, for a model: the message, the field, what to pick from.
+    A 404 or 409 names its argument too (``to_id: memory 999 not found``): the lookups are
+    shared by several arguments, and "memory 999 not found" alone left the model to guess."""
     message = str(error)
-    if isinstance(error, InvalidInput | Forbidden | NotFound) and error.field and not message.startswith(error.field):
-        message = f"{error.field}: {message}"
+    field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound | Conflict) else None
+    if field and not message.startswith(field) and not isinstance(error, Ambiguous | PreconditionFailed):
+        message = f"{field}: {message}"  # an ambiguous text's advice names it; a stale etag has its own words
     kind = type(error).__name__  # every refusal says its kind, so a client can branch on it
+    named = {"field": field} if field else {}
     if isinstance(error, Ambiguous):
         listed = "\n".join(_candidate_line(c) for c in error.candidates)
-        return _refusal(f"{message}\n{listed}", kind=kind, candidates=error.candidates)
+        return _refusal(f"{message}\n{listed}", kind=kind, candidates=error.candidates, **named)
     if isinstance(error, OverLimit):  # the entries to merge or forget, as the HTTP 422 lists them
         listed = "".join(f"\n{_candidate_line(e)}" for e in error.entries)
         return _refusal(
@@ -123,17 +136,18 @@ def _domain_refusal(error: LociError) -> CallToolResult:
         )  # fmt: skip
     if isinstance(error, PreconditionFailed):  # the current tag, to read again and retry on
         return _refusal(_STALE_ETAG, kind=kind, field="etag", etag=error.etag)
-    field = error.field if isinstance(error, InvalidInput | Forbidden | NotFound) else None
-    return _refusal(message, kind=kind, **({"field": field} if field else {}))
+    return _refusal(message, kind=kind, **named)
 
 
 async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[str, Any]) -> CallToolResult:
     """One tool call, never raising: the result, or a refusal the model can act on."""
     tool = tool_named(name)
     if tool is None:
-        listed = ", ".join(t.name for t in TOOLS)
+        listed = ", ".join(t.name for t in tools_for(caller))
         return _refusal(f"name: unknown tool {name!r}; the tools are: {listed}", kind="NotFound", field="name")
     try:
+        if not tool.offered_to(caller):  # not listed to it either; called anyway, refused as its route is
+            refuse_agent_key(caller.agent_id, f"call {tool.name}")
         args = convert_strictly(arguments, tool.args, whole="arguments")
         answer = await tool.call(state, caller, args)
     except LociError as e:
@@ -197,8 +211,8 @@ async def _read(state: AppState, caller: Caller, uri: str) -> ReadResourceResult
 def build_server(state: AppState, user_of: UserOf) -> Server[Any]:
     """A server over ``state`` for whoever ``user_of`` says each request comes from."""
 
-    async def list_tools(_: ServerRequestContext[Any, Any], __: PaginatedRequestParams | None) -> ListToolsResult:
-        return ListToolsResult(tools=[_mcp_tool(t) for t in TOOLS])
+    async def list_tools(ctx: ServerRequestContext[Any, Any], _: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[_mcp_tool(t) for t in tools_for(await user_of(ctx))])
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
         return await run_tool(state, await user_of(ctx), params.name, params.arguments or {})

@@ -8,6 +8,10 @@ call (`service.mcp.calls`), which makes the same domain call as the route.
 
 Each row also names the record its call answers (``returns``), from which the MCP
 ``outputSchema`` is derived: the structured result a client can rely on and check.
+
+What a caller is offered depends on its key (`tools_for`): a user key sees every tool, an
+agent key only those it may call (``agent_keys``). A tool listed to a model that always
+refuses it costs a wasted call and reads as an invitation; the row says so, not a list of names.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from service.routes.entities import TimelineDTO
 from service.routes.recall import RecallIn, RecallOut, SearchIn
 from service.state import AppState, Caller
 
-__all__ = ["TOOLS", "Tool", "tool_named"]
+__all__ = ["TOOLS", "Tool", "tool_named", "tools_for"]
 
 Call = Callable[[AppState, Caller, Any], Awaitable[Answer]]
 
@@ -53,6 +57,10 @@ class Tool:
     """The record the call answers as its structured result."""
     call: Call
     read_only: bool
+    agent_keys: bool = True
+    """Whether an agent's API key may call it. False for a tool that reads past any agent's
+    access list (the entity graph is learned from drawers of every wing, as ``/v1/entities`` is
+    closed to agent keys): such a key is not offered it, and a call is refused (`offered_to`)."""
     schema: dict[str, Any] = field(init=False)
     output: dict[str, Any] = field(init=False)
 
@@ -60,9 +68,14 @@ class Tool:
         object.__setattr__(self, "schema", input_schema(self.args))
         object.__setattr__(self, "output", output_schema(self.returns))
 
+    def offered_to(self, caller: Caller) -> bool:
+        """Whether ``caller`` may call it: any user key; an agent key (``caller.agent_id``) if `agent_keys`."""
+        return caller.agent_id is None or self.agent_keys
+
 
 _WRITE = (
-    " Answers the `memory_event` (event, memory, previous version, undo reference) and one line saying what changed."
+    " Answers the `memory_event` (event, memory, previous version; to a user's key also the `undo` reference, "
+    "for the user's own `POST /v1/memories/undo/{event_id}`) and one line saying what changed."
 )
 _NAMED = " The memory is named by `id_or_text`: its id, or text found in exactly one active memory."
 """Only for the tools that take ``id_or_text``: save_memory names none, link_memories takes two ids."""
@@ -193,6 +206,7 @@ TOOLS: tuple[Tool, ...] = (
         TimelineDTO,
         calls.timeline,
         read_only=True,
+        agent_keys=False,
     ),
 )
 
@@ -201,3 +215,8 @@ _BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def tool_named(name: str) -> Tool | None:
     return _BY_NAME.get(name)
+
+
+def tools_for(caller: Caller) -> tuple[Tool, ...]:
+    """The tools ``caller`` is offered (MCP ``tools/list``, `GET /v1/tools`), in the table's order."""
+    return tuple(tool for tool in TOOLS if tool.offered_to(caller))

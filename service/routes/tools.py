@@ -14,7 +14,7 @@ from litestar.params import QueryParameter
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep
 from service.mcp.schema import FORMATS, function_schema
-from service.mcp.tools import TOOLS
+from service.mcp.tools import tools_for
 from service.routes._docs import errors
 
 __all__ = ["ToolsController"]
@@ -32,11 +32,12 @@ class ToolsController(Controller):
         opt=AGENT_KEY_OPT,  # reads no memory: the schemas an agent key's app calls the routes with
         summary="The agent tools as function-calling schemas",
         description=(
-            "Every tool the MCP server at `/mcp` offers, with the same names, descriptions and JSON Schemas "
-            "of their arguments: `format=openai` answers `{type: function, function: {name, description, "
-            "parameters}}` items, `format=anthropic` answers `{name, description, input_schema}` items."
+            "Every tool the MCP server at `/mcp` offers the caller (an agent key: only those it may call), "
+            "with the same names, descriptions and JSON Schemas of their arguments: `format=openai` answers "
+            "`{type: function, function: {name, description, parameters}}` items, `format=anthropic` answers "
+            "`{name, description, input_schema}` items."
         ),
         responses=errors(400),
     )
     async def list_tools(self, caller: CallerDep, format: Format = "openai") -> list[dict[str, Any]]:
-        return [function_schema(t.name, t.description, t.schema, format) for t in TOOLS]
+        return [function_schema(t.name, t.description, t.schema, format) for t in tools_for(caller)]

@@ -6,7 +6,7 @@ Also `GET /v1/tools`: the same tools, as function-calling schemas.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 
 import httpx
 import httpx2
@@ -21,7 +21,7 @@ from loci.embedder import Embedder
 from loci.settings import Settings
 from loci_client import LociClient
 from tests.conftest import UserHandle
-from tests.live_server import live_server
+from tests.live_server import free_port, live_server
 from tests.mcp_flow import FACT, call, recalled_ids, save_recall_forget, text, tool_names
 from tests.palace_seed import seed_palace
 
@@ -70,24 +70,45 @@ async def test_save_recall_forget_and_bad_arguments_over_http(base_url: str, new
     assert memory_id != kept["memory"]["id"]
 
 
-async def test_a_session_belongs_to_the_key_that_opened_it(base_url: str, new_user: NewUser) -> None:
+async def test_each_request_acts_as_the_key_it_carries(base_url: str, new_user: NewUser) -> None:
+    """The server keeps no sessions (the SDK's stateless mode): it hands out no session id, and
+    a request naming one (as a client from before a restart would) acts as its own key's user,
+    never as whoever's session that id was: another key reads nothing of the user's."""
     user, other = await new_user("mcp-owner"), await new_user("mcp-thief")
     seen: list[str] = []
     async with mcp_session(base_url, user.key, seen) as session:
         await call(session, "save_memory", content=FACT, category="relationship")
-        session_id = seen[0]
-        async with httpx.AsyncClient(base_url=base_url) as http:
-            body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_memories"}}
-            headers = {
-                "Authorization": f"Bearer {other.key}",
-                "Mcp-Session-Id": session_id,
-                "Mcp-Protocol-Version": "2025-11-25",
-                "Accept": "application/json, text/event-stream",
-            }
-            stolen = await http.post("/mcp", json=body, headers=headers)
-            owned = await http.post("/mcp", json=body, headers={**headers, "Authorization": f"Bearer {user.key}"})
-    assert stolen.status_code == 404 and FACT not in stolen.text
-    assert owned.status_code == 200 and FACT in owned.text  # the same request with the owner's key works
+    assert seen == []
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_memories"}}
+        headers = {
+            "Authorization": f"Bearer {other.key}",
+            "Mcp-Session-Id": "an-id-from-before-a-restart",
+            "Mcp-Protocol-Version": "2025-11-25",
+            "Accept": "application/json, text/event-stream",
+        }
+        stolen = await http.post("/mcp", json=body, headers=headers)
+        owned = await http.post("/mcp", json=body, headers={**headers, "Authorization": f"Bearer {user.key}"})
+    assert stolen.status_code == 200 and FACT not in stolen.text and '"items":[]' in stolen.text.replace(" ", "")
+    assert owned.status_code == 200 and FACT in owned.text  # the same request with the owner's key
+
+
+async def test_a_client_session_keeps_working_across_a_server_restart(
+    settings: Settings, embedder: Embedder, new_user: NewUser
+) -> None:
+    """Sessions lived in the server process: after a restart every call of a connected client
+    was ``MCPError`` "Session not found" until it initialized again (and behind several replicas,
+    any request reaching another one was). No tool keeps session state, so none is kept."""
+    user, port = await new_user("mcp-restart"), free_port()
+    with ExitStack() as first:
+        url = first.enter_context(live_server(settings, embedder, port=port))
+        async with mcp_session(url, user.key) as session:
+            saved = await call(session, "save_memory", content=FACT, category="relationship")
+            first.close()  # the server stops; a new process serves the same port
+            with live_server(settings, embedder, port=port):
+                listed = await call(session, "list_memories")
+                assert [m["id"] for m in listed["items"]] == [saved["memory"]["id"]]
+                assert await recalled_ids(session) == [saved["memory"]["id"]]
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-a-key"}])

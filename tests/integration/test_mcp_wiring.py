@@ -7,6 +7,11 @@ route's words (``If-Match``, ``GET /v1/profile``), which a tool caller has neith
 unknown tool's refusal had no ``kind``; `memory_query` with ``return: full`` gave the model
 ids without their words; and the write tools' descriptions told save_memory and
 link_memories about an ``id_or_text`` they do not take.
+
+A later walkthrough (2026-11-29): a 404 or 409 of a memory lookup did not say which argument
+it was about (``memory 999 not found`` for link_memories' ``to_id``), over MCP and HTTP alike;
+an agent key was listed ``entity_timeline``, which always refuses it, and told write answers'
+``undo`` reference, a route it gets a 403 from.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -89,3 +95,46 @@ def test_only_the_tools_that_take_id_or_text_describe_it() -> None:
     for tool in TOOLS:
         described, taken = "`id_or_text`" in tool.description, "id_or_text" in tool.schema["properties"]
         assert described == taken, tool.name
+
+
+RELATES = {"relation": "relates_to"}
+
+
+async def test_a_missing_or_replaced_memory_names_the_argument_that_named_it(base_url: str, new_user: NewUser) -> None:
+    user = await new_user("mcp-named-404")
+    async with mcp_session(base_url, user.key) as session:
+        saved = await call(session, "save_memory", content="Keeps bees", category="fact")
+        first = saved["memory"]["id"]
+        current = (await call(session, "update_memory", id_or_text=first, content="Keeps bees and hens"))["memory"]
+        missing = 999_999_999
+        asked = [
+            ("forget_memory", {"id_or_text": -5}, "id_or_text", "NotFound"),
+            ("confirm_memory", {"id_or_text": first}, "id_or_text", "Conflict"),  # replaced: names the current
+            ("link_memories", {"from_id": current["id"], "to_id": missing, **RELATES}, "to_id", "NotFound"),
+            ("link_memories", {"from_id": missing, "to_id": current["id"], **RELATES}, "from_id", "NotFound"),
+        ]
+        for name, arguments, field, kind in asked:
+            refused = await session.call_tool(name, arguments)
+            assert refused.is_error and refused.structured_content is not None, text(refused)
+            assert refused.structured_content["kind"] == kind, (name, refused.structured_content)
+            assert refused.structured_content["field"] == field, (name, refused.structured_content)
+            assert text(refused).startswith(f"{field}: "), text(refused)
+    async with httpx.AsyncClient(base_url=base_url, headers=user.headers) as http:
+        routed = [
+            (
+                http.post("/v1/memories/links", json={"from_id": current["id"], "to_id": missing, **RELATES}),
+                404,
+                "to_id",
+            ),
+            (http.post("/v1/memories/forget", json={"id_or_text": missing}), 404, "id_or_text"),
+            (http.post("/v1/memories/update", json={"id_or_text": first, "content": "x"}), 409, "id_or_text"),
+            (http.get(f"/v1/memories/{missing}"), 404, "memory_id"),
+            (http.get(f"/v1/memories/{missing}/history"), 404, "memory_id"),
+            (http.post(f"/v1/memories/{first}/restore"), 409, "memory_id"),  # it has an active version
+            (http.delete(f"/v1/memories/links/{missing}"), 404, "link_id"),
+            (http.post(f"/v1/memories/undo/{missing}"), 404, "event_id"),
+            (http.post(f"/v1/memories/undo/{saved['event_id']}"), 409, "event_id"),  # changed since
+        ]
+        for request, status, field in routed:
+            answer = await request
+            assert answer.status_code == status and answer.json()["extra"][0]["key"] == field, (field, answer.text)
