@@ -29,10 +29,10 @@ from domain.mining_failures import clear_failure
 from domain.mining_jobs import enqueue_mining
 from domain.trash_rows import Moved
 from loci.db import Database
-from loci.errors import InvalidInput, UpstreamUnavailable
+from loci.errors import Conflict, InvalidInput, UpstreamUnavailable
 from loci.idempotency import Once
 from loci.inputs import check_id
-from loci.models import Conversation, MemorySettings, Turn
+from loci.models import Agent, Conversation, MemorySettings, Turn
 from loci.settings import MiningSettings
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "mine_now",
     "restore_and_mine",
     "restore_and_mine_item",
+    "store_conversation",
 ]
 
 log = logging.getLogger("loci.domain")
@@ -78,6 +79,49 @@ async def auto_mine_on(db: Database, user_id: int) -> bool:
     async with db.user_session(user_id) as s:
         value = await s.scalar(select(MemorySettings.auto_mine).where(MemorySettings.user_id == user_id))
     return True if value is None else bool(value)
+
+
+async def store_conversation(
+    db: Database,
+    user_id: int,
+    *,
+    external_id: str | None,
+    agent_id: str | None,
+    turns: Sequence[ingest.TurnIn],
+    title: str | None,
+    limits: MiningSettings,
+    once: Once | None = None,
+    key_agent: str | None = None,
+) -> ingest.ConversationRef:
+    """`ingest.store_conversation`, except that an agent key (``key_agent``) may post only under
+    an id that is free or its agent's: it may not read, append to or complete another's, so it
+    may not compare turns with one either. Before, posting the id of a conversation the user
+    stored under no agent answered 200 for a guessed turn and 409 for a wrong one, and the
+    match handed the conversation to the agent; another agent's answered whether it was in
+    the trash. Each is now the same 409 (that the id is taken cannot be hidden: ids are
+    unique per user). The check reads before the write's own transaction: a conversation
+    stored under that id between the two is still taken over, as before."""
+    if key_agent is not None and external_id is not None:
+        await _refuse_unheld(db, user_id, external_id, key_agent)
+    return await ingest.store_conversation(
+        db, user_id, external_id=external_id, agent_id=agent_id, turns=turns, title=title, limits=limits, once=once
+    )
+
+
+async def _refuse_unheld(db: Database, user_id: int, external_id: str, agent: str) -> None:
+    """409 when the user holds ``external_id`` under no agent or under another than ``agent``."""
+    held = (
+        select(Agent.external_id)
+        .select_from(Conversation)
+        .outerjoin(Agent, Agent.id == Conversation.agent_id)
+        .where(Conversation.user_id == user_id, Conversation.external_id == external_id)
+    )
+    async with db.user_session(user_id) as s:
+        row = (await s.execute(held)).first()
+    if row is not None and row[0] != agent:
+        raise Conflict(
+            f"conversation {external_id!r} is taken by the user or another agent: post under another id", field="id"
+        )
 
 
 async def append_to_conversation(

@@ -128,7 +128,7 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: On
         await lock_user(s, user_id)
         if (again := await claim(s, user_id, once, MemoryEvent)) is not None:
             return again
-        conversation_id = await cited_conversation(s, user_id, body.conversation_id, body.turn_seqs)
+        conversation_id = await cited_conversation(s, user_id, body.conversation_id, body.turn_seqs, body.agent_id)
         if (existing := await same_content(s, user_id, body.category, content, body.agent_id)) is not None:
             event = unchanged((await memory_outs(s, [existing]))[0])
         else:

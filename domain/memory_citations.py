@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.errors import InvalidInput, NotFound
-from loci.models import Conversation, Turn
+from loci.models import Agent, Conversation, Turn
 
 __all__ = ["cited_conversation", "missing_turns"]
 
@@ -31,22 +31,26 @@ def missing_turns(conversation: str, missing: Sequence[int]) -> InvalidInput:
     return InvalidInput(f"conversation {conversation} has no turn {listed}", field="turn_seqs")
 
 
-async def cited_conversation(s: AsyncSession, user_id: int, external_id: str | None, seqs: Sequence[int]) -> int | None:
+async def cited_conversation(
+    s: AsyncSession, user_id: int, external_id: str | None, seqs: Sequence[int], agent_id: str | None = None
+) -> int | None:
     """The row id of the conversation ``external_id`` once it and each turn of ``seqs`` are
     found (module docstring); None without one. Seqs without a conversation cite nothing: a
-    400 naming ``turn_seqs``."""
+    400 naming ``turn_seqs``. With ``agent_id`` (the writer), only a conversation of that
+    agent or of none is found."""
     if external_id is None:
         if seqs:
             raise InvalidInput("turn_seqs are turns of a conversation: name its conversation_id", field="turn_seqs")
         return None
-    found = await s.execute(
-        select(Conversation.id).where(
-            Conversation.user_id == user_id,
-            Conversation.external_id == external_id,
-            Conversation.deleted_at.is_(None),
-        )
+    stmt = select(Conversation.id).where(
+        Conversation.user_id == user_id,
+        Conversation.external_id == external_id,
+        Conversation.deleted_at.is_(None),
     )
-    conv_id = found.scalar_one_or_none()
+    if agent_id is not None:
+        held = select(Agent.id).where(Agent.user_id == user_id, Agent.external_id == agent_id)
+        stmt = stmt.where(or_(Conversation.agent_id.is_(None), Conversation.agent_id.in_(held)))
+    conv_id = (await s.execute(stmt)).scalar_one_or_none()
     if conv_id is None:
         raise NotFound(
             f"conversation {external_id!r} not found (a memory can cite only a stored conversation out of the trash)",

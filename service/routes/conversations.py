@@ -27,6 +27,7 @@ from domain.conversations import (
     conversation_with_turns,
     mine_now,
     restore_and_mine,
+    store_conversation,
 )
 from ingest import MAX_TITLE_CHARS
 from loci.idempotency import Once
@@ -175,7 +176,8 @@ class ConversationController(Controller):
             " OpenAI message's `name`): in a chat between people the account owner's turns are `user` and"
             " everyone else's `other`, each with their name. An agent key stores the conversation as its"
             " agent (`agent_id` may be left out; another agent is a 403), and appends to and completes"
-            " only its agent's conversations (another's is a 404). 201 when the call stored something (the"
+            " only its agent's conversations (another's is a 404); an id the user or another agent holds is a 409"
+            " for it, whatever the turns. 201 when the call stored something (the"
             " conversation or new turns), 200 when it was all stored already." + IDEMPOTENT
         ),
         responses={
@@ -192,7 +194,7 @@ class ConversationController(Controller):
         idempotency_key: IdempotencyKeyHeader = None,
     ) -> Response[ConversationOut]:
         agent = caller.agent(data.agent_id)
-        ref = await ingest.store_conversation(
+        ref = await store_conversation(
             app_state.db,
             caller.user_id,
             external_id=data.id,
@@ -201,6 +203,7 @@ class ConversationController(Controller):
             title=data.title,
             limits=app_state.settings.mining,
             once=Once.of(idempotency_key, "createConversation", agent, data),
+            key_agent=caller.agent_id,
         )
         return Response(_out(ref), status_code=201 if ref.stored else 200)
 

@@ -182,6 +182,69 @@ async def test_an_agent_key_posts_its_agents_conversations_only(
     refused(await client.get("/v1/conversations/c1", headers=coder_key.headers), "authorization")
 
 
+async def test_an_agent_key_neither_probes_nor_takes_over_a_conversation_it_does_not_hold(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """Before, re-posting the id of a conversation the user stored under no agent answered 200
+    for its turns guessed right and 409 "a different turn 1" for a wrong guess, and the right
+    guess handed the conversation to the agent; another agent's trashed conversation said so."""
+    user = await new_user("agentkey-takeover")
+    coder_key = await agent_key(client, admin_headers, user.id, "coder")
+    planner_key = await agent_key(client, admin_headers, user.id, "planner")
+    said = [{"role": "user", "content": "My bank PIN hint is blue", "created_at": "2026-01-02T09:00:00Z"}]
+    stored = await client.post("/v1/conversations", json={"id": "mine", "turns": said}, headers=user.headers)
+    assert stored.status_code == 201, stored.text
+    theirs = await client.post("/v1/conversations", json={"id": "plan", "turns": said}, headers=planner_key.headers)
+    assert theirs.status_code == 201, theirs.text
+    assert (await client.delete("/v1/conversations/plan", headers=user.headers)).status_code == 200
+    guess = [{"role": "user", "content": "My bank PIN hint is red", "created_at": "2026-01-02T09:00:00Z"}]
+    answers = set()
+    for conversation in ("mine", "plan"):
+        for turns in (said, guess):
+            body = {"id": conversation, "turns": turns}
+            answer = await client.post("/v1/conversations", json=body, headers=coder_key.headers)
+            assert answer.status_code == 409 and answer.json()["extra"][0]["key"] == "id", answer.text
+            answers.add(answer.json()["detail"].replace(conversation, "ID"))
+    assert len(answers) == 1, answers
+    listed = await ok(await client.get("/v1/conversations", headers=user.headers))
+    assert {c["id"]: c["agent_id"] for c in listed["items"]} == {"mine": None}  # not handed to the agent
+    # the user's own key (apps naming agents freely) still assigns an unheld conversation
+    named = {"id": "mine", "agent_id": "coder", "turns": said}
+    assert (await client.post("/v1/conversations", json=named, headers=user.headers)).status_code == 200
+    listed = await ok(await client.get("/v1/conversations", headers=user.headers))
+    assert {c["id"]: c["agent_id"] for c in listed["items"]} == {"mine": "coder"}
+    # now the agent's: its key re-sends it as before
+    again = await client.post("/v1/conversations", json={"id": "mine", "turns": said}, headers=coder_key.headers)
+    assert again.status_code == 200, again.text
+
+
+async def test_an_agent_key_cites_only_its_agents_conversations(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """Another agent's conversation is, for a memory's citation, the same 404 as an unknown id:
+    before, the answer (a 400 listing the turns it lacks) confirmed the id and its live turns."""
+    user = await new_user("agentkey-cites")
+    coder_key = await agent_key(client, admin_headers, user.id, "coder")
+    planner_key = await agent_key(client, admin_headers, user.id, "planner")
+    turns = [{"role": "user", "content": "My doctor changed my prescription"}]
+    for key, conversation in ((planner_key, "plan-1"), (coder_key, "code-1")):
+        made = await client.post("/v1/conversations", json={"id": conversation, "turns": turns}, headers=key.headers)
+        assert made.status_code == 201, made.text
+    answers = {}
+    for conversation in ("plan-1", "never-was"):
+        body = {"content": "Takes a new pill", "category": "fact", "conversation_id": conversation, "turn_seqs": [1, 2]}
+        answer = await client.post("/v1/memories", json=body, headers=coder_key.headers)
+        assert answer.status_code == 404, answer.text
+        assert answer.json()["extra"][0]["key"] == "conversation_id", answer.text
+        answers[conversation] = answer.json()["detail"].replace(conversation, "ID")
+    assert answers["plan-1"] == answers["never-was"]
+    own = {"content": "Takes a new pill", "category": "fact", "conversation_id": "code-1", "turn_seqs": [1]}
+    assert (await client.post("/v1/memories", json=own, headers=coder_key.headers)).status_code == 201
+    # the user's key cites any of its conversations, as before
+    cited = {"content": "Takes a new pill", "category": "fact", "conversation_id": "plan-1", "turn_seqs": [1]}
+    assert (await client.post("/v1/memories", json=cited, headers=user.headers)).status_code == 201
+
+
 OPEN_TO_AGENT_KEYS = {
     "recall", "searchMemories", "queryMemory", "getSessionContext", "getPalace", "getMe", "listTools",
     "saveMemory", "updateMemory", "forgetMemory", "confirmMemory", "linkMemories",
