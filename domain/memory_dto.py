@@ -41,6 +41,7 @@ __all__ = [
     "ProfileWrite",
     "PurgeIn",
     "UndoRef",
+    "told",
 ]
 
 MAX_ID = 2**53 - 1
@@ -238,6 +239,16 @@ class MemoryEvent(msgspec.Struct):
     previous: MemoryOut | None
     undo: UndoRef | None
     link: LinkOut | None = None
+
+
+def told(event: MemoryEvent, key_agent: str | None) -> MemoryEvent:
+    """``event`` as the caller is told it: an agent's key (``key_agent``) gets no ``undo``
+    reference. Undo is the user's (README, "User keys and agent keys": ``/v1/memories/undo``
+    answers an agent key 403), and rightly: an undo reverses any event of the user's history,
+    outside any agent's access list, where an agent reverses its own write with what it has
+    (forget what it saved, update it back). Offered to an agent, the reference could only be
+    refused; a user's key naming an agent in the body still gets it."""
+    return event if key_agent is None or event.undo is None else msgspec.structs.replace(event, undo=None)
 
 
 class HistoryOut(msgspec.Struct):

@@ -15,7 +15,7 @@ import msgspec
 
 from domain import memories, memory_profile, memory_read
 from domain.agent_access import key_scope
-from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn
+from domain.memory_dto import ConfirmIn, ForgetIn, LinkIn, MemoryEvent, MemoryIn, MemoryUpdateIn, told
 from domain.memory_query_dto import QueryItem, QueryMemoryIn
 from domain.memory_read import MemoryQuery
 from domain.memory_rows import MemoryStore, check_category
@@ -81,16 +81,6 @@ def event_summary(event: MemoryEvent) -> str:
     return f"{verb} {what}{undo}"
 
 
-def told(caller: Caller, event: MemoryEvent) -> MemoryEvent:
-    """``event`` as ``caller`` is told it: an agent key gets no ``undo`` reference. Undo is the
-    user's (README, "User keys and agent keys": every route an agent key is not listed for is a
-    403, ``/v1/memories/undo`` among them), and rightly: an undo reverses any event of the
-    user's history, outside any agent's access list, where an agent reverses its own write with
-    the tools it has (forget what it saved, update back). MCP has no undo tool, so the reference
-    is for the user's key over HTTP; offered to an agent, it could only be refused."""
-    return event if caller.agent_id is None or event.undo is None else msgspec.structs.replace(event, undo=None)
-
-
 async def recall(state: AppState, caller: Caller, args: RecallIn) -> Answer:
     out = await recall_for(state, caller, args)
     return Answer(out, _recall_summary(out, "memories and drawers"))
@@ -138,7 +128,7 @@ def _write(
     """A write tool: the domain write the route calls, answered with its event and a summary."""
 
     async def call(state: AppState, caller: Caller, args: Write) -> Answer:
-        event = told(caller, await write(state.memory_store(), caller.user_id, caller.acting(args)))
+        event = told(await write(state.memory_store(), caller.user_id, caller.acting(args)), caller.agent_id)
         return Answer(event, event_summary(event))
 
     return call
@@ -183,7 +173,7 @@ async def write_profile(state: AppState, caller: Caller, args: ProfileWriteIn) -
         state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
     )
     written = await memory_profile.put_profile(state.memory_store(), caller.user_id, args, scope, if_match=args.etag)
-    written = msgspec.structs.replace(written, events=[told(caller, e) for e in written.events])
+    written = msgspec.structs.replace(written, events=[told(e, caller.agent_id) for e in written.events])
     changed = [e for e in written.events if e.event != "unchanged"]
     lines = [event_summary(e) for e in changed]
     return Answer(written, "\n".join([f"Profile written: {len(changed)} changes", *lines]))

@@ -28,6 +28,7 @@ from domain.memory_dto import (
     MemoryPage,
     MemoryUpdateIn,
     PurgeIn,
+    told,
 )
 from domain.memory_read import LIST_LIMIT_MAX, MemoryQuery
 from domain.memory_rows import check_category
@@ -127,7 +128,10 @@ AsOf = Annotated[
     ),
 ]
 AgentQuery = Annotated[str | None, QueryParameter(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)]
-_EVENT = "Answers a `memory_event`: {event_id, event, memory, previous, undo: {event_id, method, path} or null}."
+_EVENT = (
+    "Answers a `memory_event`: {event_id, event, memory, previous, undo: {event_id, method, path} or null; "
+    "null for an agent key, which may not undo}."
+)
 SAVE_EXAMPLE = Example(
     summary="Save a preference", value={"content": "Prefers answers in metric units", "category": "preference"}
 )
@@ -165,7 +169,7 @@ class MemoryController(Controller):
     ) -> Response[MemoryEvent]:
         body = caller.acting(data)
         key = Once.of(idempotency_key, "saveMemory", body)
-        event = await memories.save_memory(app_state.memory_store(), caller.user_id, body, key)
+        event = told(await memories.save_memory(app_state.memory_store(), caller.user_id, body, key), caller.agent_id)
         return Response(event, status_code=200 if event.event == "unchanged" else 201)
 
     @post(
@@ -178,7 +182,8 @@ class MemoryController(Controller):
         responses=memory_errors(400, 404, 409, 422),
     )
     async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
-        return await memories.update_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        event = await memories.update_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        return told(event, caller.agent_id)
 
     @post(
         "/forget",
@@ -190,7 +195,8 @@ class MemoryController(Controller):
         responses=memory_errors(400, 404, 409),
     )
     async def forget(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ForgetIn]) -> MemoryEvent:
-        return await memories.forget_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        event = await memories.forget_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        return told(event, caller.agent_id)
 
     @post(
         "/purge",
@@ -219,7 +225,8 @@ class MemoryController(Controller):
         responses=memory_errors(400, 404, 409),
     )
     async def confirm(self, app_state: StateDep, caller: CallerDep, data: JSONBody[ConfirmIn]) -> MemoryEvent:
-        return await memories.confirm_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        event = await memories.confirm_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        return told(event, caller.agent_id)
 
     @post(
         "/{memory_id:str}/restore",
@@ -242,7 +249,8 @@ class MemoryController(Controller):
         responses=memory_errors(400, 404, 409),
     )
     async def link(self, app_state: StateDep, caller: CallerDep, data: JSONBody[LinkIn]) -> MemoryEvent:
-        return await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))
+        event = await memories.link_memories(app_state.memory_store(), caller.user_id, caller.acting(data))
+        return told(event, caller.agent_id)
 
     @delete(
         "/links/{link_id:str}",

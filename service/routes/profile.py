@@ -20,7 +20,7 @@ from litestar.params import Body, HeaderParameter
 
 from domain import memory_profile
 from domain.agent_access import key_scope
-from domain.memory_dto import ProfileIn, ProfileOut, ProfileWrite
+from domain.memory_dto import ProfileIn, ProfileOut, ProfileWrite, told
 from loci.inputs import TEXT_PATTERN
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
@@ -125,4 +125,5 @@ class ProfileController(Controller):
         written = await memory_profile.put_profile(
             app_state.memory_store(), caller.user_id, data, scope, if_match=if_match
         )
+        written = msgspec.structs.replace(written, events=[told(e, caller.agent_id) for e in written.events])
         return Response(written, headers={"ETag": written.profile.etag})

@@ -118,7 +118,7 @@ async def test_an_agent_key_is_offered_only_the_tools_it_may_call(
 
 async def test_an_agent_key_is_not_told_an_undo_it_may_not_use(base_url: str, db: Database, new_user: NewUser) -> None:
     """Write answers named ``POST /v1/memories/undo/{id}``, a 403 for an agent key (undo is the
-    user's: `service.mcp.calls.told`), and MCP has no undo tool; a user's key is still told it."""
+    user's: `domain.memory_dto.told`), and MCP has no undo tool; a user's key is still told it."""
     user = await new_user("access-undo")
     coder = (await create_key(db, user.id, "coder-bot", agent="coder")).key
     async with mcp_session(base_url, coder) as session:

@@ -302,3 +302,29 @@ async def test_mcp_over_http_with_an_agent_key_is_scoped(
         context = await session.read_resource("loci://context")
         block = context.contents[0].text  # type: ignore[union-attr]
         assert "green tea" in block and "peanut" not in block
+
+
+async def test_an_agent_key_is_not_told_an_undo_it_may_not_use_over_http(
+    client: Client, db: Database, embedder: Embedder, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """Write answers named ``POST /v1/memories/undo/{id}``, which answers an agent key 403
+    (undo is the user's: `domain.memory_dto.told`); a user's key, naming the agent or not, is
+    still told it."""
+    p, coder = await coder_palace(client, db, embedder, new_user, admin_headers, "agentkey-undo")
+    h = coder.headers
+    saved = await ok(
+        await client.post("/v1/memories", json={"content": "Likes tabs", "category": "preference"}, headers=h)
+    )
+    assert saved["event_id"] is not None and saved["undo"] is None
+    memory = saved["memory"]["id"]
+    for path, body in (
+        ("/v1/memories/update", {"id_or_text": memory, "content": "Likes tabs of 4"}),
+        ("/v1/memories/confirm", {"id_or_text": "tabs of 4"}),
+        ("/v1/memories/forget", {"id_or_text": "tabs of 4"}),
+    ):
+        answer = await ok(await client.post(path, json=body, headers=h))
+        assert answer["event_id"] is not None and answer["undo"] is None, (path, answer)
+    refused(await client.post(f"/v1/memories/undo/{saved['event_id']}", headers=h), "authorization")
+    mine = {"content": "Likes spaces", "category": "preference", "agent_id": "coder"}
+    by_user = await ok(await client.post("/v1/memories", json=mine, headers=p.user.headers))
+    assert by_user["undo"]["path"] == f"/v1/memories/undo/{by_user['event_id']}"
