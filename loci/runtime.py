@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from loci.errors import ConfigurationError
 from loci.ownership import SERVICES_FILE, clear_record, stop_leftovers, write_record
+from loci.preflight import make_data_dir
 
 __all__ = ["PGDATA_DIR", "DataDirLock", "EmbeddedServices", "ServiceUrls", "freeze_startup_heap", "holds_database"]
 
@@ -167,7 +168,7 @@ class DataDirLock:
         self._file: IO[str] | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_data_dir(self.path.parent)
         handle = self.path.open("a+")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -40,8 +40,8 @@ __all__ = [
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
 
-def _group(prefix: str) -> SettingsConfigDict:
-    return SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", populate_by_name=True)
+def _group(p: str) -> SettingsConfigDict:  # no nan/inf: "nan" was told "should be <= 600", "inf" passed unbounded
+    return SettingsConfigDict(env_prefix=p, env_file=".env", extra="ignore", populate_by_name=True, allow_inf_nan=False)
 
 
 class DatabaseSettings(BaseSettings):
@@ -54,10 +54,11 @@ class DatabaseSettings(BaseSettings):
     )
     pool_size: int = Field(default=10, ge=1, le=200)
     app_role: str = Field(
-        default="loci_app",
+        default="loci_app",  # a name: it is put into `SET ROLE "..."` on every connection (loci.db)
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
         description="Role the app switches to so row-level security applies (created by migrations).",
     )
-    statement_timeout_ms: int = Field(default=30_000, ge=0)
+    statement_timeout_ms: int = Field(default=30_000, ge=0, le=2_147_483_647)  # PostgreSQL refuses more (503s)
 
 
 class QueueSettings(BaseSettings):
@@ -99,7 +100,7 @@ class EmbeddingSettings(BaseSettings):
         "length_batches), so little of it is padding. With that cut, 8, 16 and 32 cost the same CPU per token "
         "on this 2-core machine (2.9k tokens per CPU second on dev-split sessions); raise it on a GPU",
     )
-    device: str = "cpu"
+    device: str = Field(default="cpu", pattern=r"^(cpu|mps|(cuda|xpu)(:[0-9]+)?)$")  # "gpu" failed in torch, at start
     max_seq_tokens: int = Field(default=256, ge=16, le=8192)
     runtime: Literal["onnxruntime", "torch"] = Field(
         default="onnxruntime",
@@ -131,8 +132,8 @@ class LLMSettings(BaseSettings):
     @field_validator("base_url")
     @classmethod
     def _http_only(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
+        if value is not None and not (value.startswith(("http://", "https://")) and value.split("/")[2]):
+            raise ValueError("must be http:// or https:// and a host, e.g. http://localhost:11434/v1")
         return value.rstrip("/") if value else value
 
 

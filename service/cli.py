@@ -28,9 +28,11 @@ import click
 
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
+from loci.preflight import check_database, check_queue, make_data_dir
 from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
+from service.cli_startup import STARTUP_FAILURE, LifespanErrors, stop_now
 from service.serving import (
     SERVE_IMPORTS,
     bind_listener,
@@ -69,7 +71,13 @@ def settings_from(data_dir: Path | None = None, **server: Any) -> Settings:
 
 @contextlib.contextmanager
 def services(settings: Settings, *, need_queue: bool = True) -> Iterator[Settings]:
-    """Start what is not configured, migrate, and yield settings with real URLs."""
+    """Start what is not configured, and yield settings with real URLs. A configured
+    DATABASE_URL or REDIS_URL is checked first (`loci.preflight`): one that cannot be reached,
+    or a PostgreSQL without pgvector, is one line naming it, not a traceback from migrations."""
+    if settings.database.url:
+        check_database(settings.database.url)
+    if need_queue and settings.queue.url:
+        check_queue(settings.queue.url)
     embedded = EmbeddedServices(
         settings.server.data_dir,
         database_url=settings.database.url,
@@ -92,9 +100,8 @@ def ensure_admin_key(settings: Settings) -> Settings:
     """Use LOCI_ADMIN_KEY, else a key kept (0600) in the data dir, made on first start."""
     if settings.server.admin_key:
         return settings
-    path = settings.server.data_dir / "admin_key"
+    path = make_data_dir(settings.server.data_dir) / "admin_key"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(f"loci_admin_{secrets.token_urlsafe(32)}\n")
@@ -155,6 +162,24 @@ data_dir_option = click.option(
 def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> None:
     """Start the API and its worker (LOCI_QUEUE_WORKER_PROCESSES: more worker processes) on
     embedded or configured services."""
+    # First: a SIGTERM while PostgreSQL, Valkey and the model start unwinds the `with` blocks,
+    # which stop what had started; with the default handler it killed the process there and
+    # left the embedded PostgreSQL and Valkey running.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        interrupted = _serve(host, port, data_dir, no_worker)
+    except KeyboardInterrupt:  # Ctrl-C while starting: said as once ready, not click's "Aborted!"
+        interrupted = True
+    except SystemExit as e:
+        if e.code == 0:  # SIGTERM (`_exit_on_sigterm`), while starting or serving
+            stop_now(0)
+        raise
+    if interrupted:  # the embedded services are stopped by now
+        stop_now(130)
+
+
+def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: bool) -> bool:
+    """`serve`'s work; True when a Ctrl-C stopped it."""
     started = time.perf_counter()
     settings = settings_from(data_dir, host=host, port=port)
     listener = bind_listener(settings.server.host, settings.server.port)  # a taken port: fail before writing
@@ -167,11 +192,15 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
         from service.worker_processes import WorkerProcesses
 
         migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)
+        # the model's errors (a bad name, size or device) here, as one line: raised in the
+        # app's lifespan they were a uvicorn traceback. It has been loading all along.
+        embedder.load()
         server = http_server(resolved, embedder, run_worker=not no_worker)
+        server.config.app = startup = LifespanErrors(server.config.app)
         url = f"http://{resolved.server.host}:{listener.getsockname()[1]}"
 
         async def run() -> None:
-            task = asyncio.create_task(server.serve(sockets=[listener]))
+            task = asyncio.create_task(_serving(server, listener))
             while not server.started and not task.done():  # noqa: ASYNC110 - uvicorn only exposes a flag
                 await asyncio.sleep(0.05)
             if server.started:
@@ -181,7 +210,6 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
                 click.echo(f"  data dir: {resolved.server.data_dir}   admin key: {resolved.server.data_dir}/admin_key")
             await task
 
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         received = note_signals(server)
         interrupted = False
         count = 0 if no_worker else resolved.queue.worker_processes
@@ -197,11 +225,18 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
         # ... except when asyncio's runner sees the re-raised signal after its main task has
         # already finished (seen under load in CI): uvicorn stopped for a Ctrl-C all the same.
         interrupted = interrupted or signal.SIGINT in received
-        if not server.started:
-            fail(f"could not start the HTTP server on {url}")
-    if interrupted:  # the embedded services are stopped by now: say so, not click's "Aborted!"
-        click.echo("Loci stopped.", err=True)
-        raise SystemExit(130)
+        if not server.started and not interrupted:
+            fail(startup.reason(url))
+    return interrupted
+
+
+async def _serving(server: Any, listener: Any) -> None:
+    """uvicorn's serve; its exit on a failed start-up (status 3) is `LifespanErrors`' to tell."""
+    try:
+        await server.serve(sockets=[listener])
+    except SystemExit as e:
+        if e.code != STARTUP_FAILURE:
+            raise
 
 
 @main.command()

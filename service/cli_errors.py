@@ -52,7 +52,8 @@ def in_cli_words(error: LociError) -> str:
 
 
 def fail(message: str) -> None:
-    click.echo(f"loci: error: {message}", err=True)
+    # one line, even when it quotes a library's message of several (transformers' "cannot load")
+    click.echo(f"loci: error: {' '.join(message.split())}", err=True)
     if preloading():
         # `serve` failed (a locked data dir, a database that would not start) while its
         # model was still loading; the `with` blocks the error left have stopped what was

@@ -1,0 +1,115 @@
+"""Checks of the data dir, a configured ``DATABASE_URL`` and ``REDIS_URL`` before anything uses them.
+
+Why: `loci serve` against a PostgreSQL without pgvector, a database that does not exist, a
+wrong host or password, or an unreachable Redis ended in a SQLAlchemy or uvicorn traceback
+(the pgvector one after alembic's ``CREATE EXTENSION`` failed). Each check here connects
+once, with a short timeout, and turns what went wrong into one line naming the variable,
+the address (password hidden) and what to do. Embedded services are not checked: Loci has
+just started them itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from loci.errors import ConfigurationError
+
+__all__ = ["MIN_POSTGRES_MAJOR", "check_database", "check_queue", "database_problem", "make_data_dir", "shown_url"]
+
+MIN_POSTGRES_MAJOR = 14
+"""The oldest PostgreSQL the README promises (generated columns, pgvector's HNSW)."""
+CONNECT_TIMEOUT_S = 10
+"""Long enough for a database across a network; short enough that a wrong host is told at once."""
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``: the line is printed and logged."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def database_problem(shown: str, version_num: int, version: str, vector_available: bool) -> str | None:
+    """What makes the server at ``shown`` unfit for Loci, in words, or None."""
+    major = version_num // 10_000
+    if major < MIN_POSTGRES_MAJOR:
+        return (
+            f"DATABASE_URL ({shown}) is PostgreSQL {version}; Loci needs {MIN_POSTGRES_MAJOR} or later "
+            "with the pgvector extension (or unset DATABASE_URL to use the embedded PostgreSQL 18)"
+        )
+    if not vector_available:
+        return (
+            f"DATABASE_URL ({shown}) is PostgreSQL {version} without the pgvector extension (`vector`): "
+            f"install it on the database server (e.g. `apt install postgresql-{major}-pgvector`, or run the "
+            "pgvector/pgvector image), or unset DATABASE_URL to use the embedded PostgreSQL 18 with pgvector"
+        )
+    return None
+
+
+def check_database(url: str) -> None:
+    """Connect to ``url`` once; raise `ConfigurationError` saying what is wrong with it."""
+    import psycopg
+
+    from loci.db import sqlalchemy_url
+
+    shown = shown_url(url)
+    sqlalchemy_url(url)  # refuses a scheme that is not PostgreSQL's, naming DATABASE_URL
+    plain = urlunsplit(urlsplit(url)._replace(scheme="postgresql"))
+    try:
+        with psycopg.connect(plain, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT current_setting('server_version_num')::int, current_setting('server_version'), "
+                "EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')"
+            ).fetchone()
+    except psycopg.Error as e:
+        raise ConfigurationError(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}") from None
+    version = str(row[1]).split()[0] if row else "?"  # "15.20 (Debian 15.20-0+deb12u1)": the number is enough
+    if row is not None and (problem := database_problem(shown, int(row[0]), version, bool(row[2]))):
+        raise ConfigurationError(problem)
+
+
+def check_queue(url: str, timeout_s: float = 5.0) -> None:
+    """PING ``url`` once; raise `ConfigurationError` naming REDIS_URL when it does not answer."""
+    import redis
+
+    shown = shown_url(url)
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+    except ValueError as e:  # not a redis://, rediss:// or unix:// URL
+        raise ConfigurationError(f"invalid setting REDIS_URL: {_one_line(e)}") from None
+    try:
+        with contextlib.closing(client):
+            client.ping()
+    except redis.RedisError as e:
+        raise ConfigurationError(f"cannot reach REDIS_URL ({shown}): {_one_line(e)}") from None
+
+
+def make_data_dir(data_dir: Path) -> Path:
+    """Create ``data_dir`` (and its parents), or say in one line why it cannot be one: a
+    file at that path, or a parent that cannot be written, ended `loci serve` in a
+    FileExistsError or PermissionError traceback."""
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ConfigurationError(
+            f"data dir {data_dir} is a file, not a directory; pass another with --data-dir or LOCI_DATA_DIR"
+        )
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigurationError(
+            f"cannot create data dir {data_dir} ({e.strerror}); pass another with --data-dir or LOCI_DATA_DIR"
+        ) from None
+    if not os.access(data_dir, os.W_OK | os.X_OK):
+        raise ConfigurationError(
+            f"data dir {data_dir} is not writable by this user; pass another with --data-dir or LOCI_DATA_DIR"
+        )
+    return data_dir
