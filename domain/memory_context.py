@@ -8,6 +8,12 @@ COMMITTED could, when a write lands between them). The text is built by
 only are dropped),
 and the list of changes since the caller's last revision by `domain.memory_delta`.
 
+An agent's revision counts only the writes of memories it may read
+(`domain.memory_scope.reaches`): a write in a category kept from it leaves its block, its
+revision and its ETag byte for byte as they were, so its provider's prompt cache keeps
+hitting and nothing tells it the user wrote something it may not see. A caller that names
+no agent gets the user-wide revision.
+
 The delta is **not** part of the block: the block must stay byte-identical until a memory
 changes, so that the provider's prompt-prefix cache keeps hitting, while the delta
 depends on the caller's ``since_rev`` and would differ per session. It comes back as a
@@ -31,13 +37,20 @@ from datetime import datetime
 from typing import Annotated
 
 import msgspec
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 
 from domain.agent_access import SCOPE_SQL, AgentScope, scope_of
 from domain.fields import When
 from domain.memory_block import Block, BlockBudget, BlockEntry, TokenCounter, render_block
 from domain.memory_delta import memory_delta, render_delta
-from domain.memory_scope import BLOCK_CHANGE, BLOCK_LAYERS, NON_REVISION_EVENTS, OUTSIDE_BLOCK, shown_text
+from domain.memory_scope import (
+    BLOCK_CHANGE,
+    BLOCK_LAYERS,
+    NON_REVISION_EVENTS,
+    OUTSIDE_BLOCK,
+    REACH_WINDOW,
+    shown_text,
+)
 from loci.db import Database
 from loci.settings import MemorySettings
 
@@ -101,29 +114,58 @@ _ROWS_AS_OF = (
     "AND (m.expires_at IS NULL OR m.expires_at > :as_of)"
 )
 _READ = """
-WITH scope AS ({scope})
+WITH scope AS ({scope}){reached}
 SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from,
        m.said_at
 FROM scope
-CROSS JOIN (SELECT max(h.id) AS revision FROM memory_history h
-      WHERE h.user_id = :uid AND ((h.event <> ALL(:quiet) AND NOT h.meta ? :outside) OR h.meta ? :moved)
-            {history_as_of}) AS r
+CROSS JOIN {revision} AS r
 LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND (m.agent_id IS NULL OR m.agent_id = CAST(:aid AS text))
      AND (m.source <> 'extracted' OR m.confidence >= :conf)
      AND (scope.allowed_categories IS NULL OR m.category = ANY(scope.allowed_categories))
      AND m.category <> ALL(CAST(:unblocked AS text[]))
 """
-_READ_NOW = text(_READ.format(scope=SCOPE_SQL, history_as_of="", valid=_ROWS_NOW))
-_READ_AS_OF = text(_READ.format(scope=SCOPE_SQL, history_as_of="AND h.created_at <= :as_of", valid=_ROWS_AS_OF))
-"""`agent_access.read_scope`, `memory_scope.revision_query`, `loci.models.valid_at` with
-`unexpired_at` and `memory_scope.visible` written out as one SQL statement: this read runs
-before every LLM call. Building, caching and ORM-processing the same statement from
-expressions took 2-3 ms of its ~4 (measured on the 2-core dev VM, 72 memories), and reading
-the agent's scope first was one more round trip. It goes out through `Database.user_reads`:
-the transaction's opening, the read and the COMMIT in one round trip, the statement prepared
-once per connection instead of planned on every call. A NULL ``aid`` leaves only the shared
-memories, as ``visible(None, ...)`` does; tests of the block pin both to the same behaviour."""
+_EVENTS = "h.user_id = :uid AND ((h.event <> ALL(:quiet) AND NOT h.meta ? :outside) OR h.meta ? :moved) {as_of}"
+_READABLE = """v.user_id = :uid AND v.layer = ANY(:layers) AND (v.agent_id IS NULL OR v.agent_id = CAST(:aid AS text))
+          AND (scope.allowed_categories IS NULL OR v.category = ANY(scope.allowed_categories))
+          AND (v.category <> ALL(CAST(:agent_only AS text[])) OR v.category = ANY(scope.allowed_categories))"""
+_USER_REVISION = "(SELECT max(h.id) AS revision FROM memory_history h WHERE " + _EVENTS + ")"
+_AGENT_REVISION = f""",
+reached AS MATERIALIZED (SELECT COALESCE(
+    (SELECT h.id FROM (SELECT h.id, h.old_id, h.new_id FROM memory_history h WHERE {_EVENTS}
+                       ORDER BY h.id DESC LIMIT {REACH_WINDOW}) h
+     WHERE EXISTS (SELECT 1 FROM memories v WHERE v.id IN (h.old_id, h.new_id) AND {_READABLE})
+     ORDER BY h.id DESC LIMIT 1),
+    (SELECT max(x.id) FROM memories v
+     CROSS JOIN LATERAL (SELECT max(h.id) AS id FROM memory_history h
+                         WHERE (h.old_id = v.id OR h.new_id = v.id) AND {_EVENTS}) x
+     WHERE {_READABLE})) AS revision FROM scope)"""
+"""`memory_scope.revision_query` for an agent, in a CTE of its own (computed once, not per row
+of the block): the latest event of a memory it may read (`memory_scope.reaches`), among the
+user's last `REACH_WINDOW` first, else by the memories it may read, two index probes each."""
+_AS_OF = {"as_of": "AND h.created_at <= :as_of"}
+_NOW = {"as_of": ""}
+
+
+def _statement(as_of: bool, agent: bool) -> TextClause:
+    when = _AS_OF if as_of else _NOW
+    reached, revision = (_AGENT_REVISION.format(**when), "reached") if agent else ("", _USER_REVISION.format(**when))
+    return text(
+        _READ.format(scope=SCOPE_SQL, reached=reached, revision=revision, valid=_ROWS_AS_OF if as_of else _ROWS_NOW)
+    )
+
+
+_READS = {(as_of, agent): _statement(as_of, agent) for as_of in (False, True) for agent in (False, True)}
+"""(as_of given?, agent named?) → `agent_access.read_scope`, `memory_scope.revision_query`,
+`loci.models.valid_at` with `unexpired_at` and `memory_scope.visible` written out as one SQL
+statement: this read runs before every LLM call. Building, caching and ORM-processing the same
+statement from expressions took 2-3 ms of its ~4 (measured on the 2-core dev VM, 72 memories),
+and reading the agent's scope first was one more round trip. It goes out through
+`Database.user_reads`: the transaction's opening, the read and the COMMIT in one round trip,
+the statement prepared once per connection instead of planned on every call. A NULL ``aid``
+leaves only the shared memories, as ``visible(None, ...)`` does, and the user-wide revision
+(a statement of its own, so neither plan carries the other's test); tests of the block pin
+both to the same behaviour."""
 
 _SCOPE_COLUMNS = 4
 """`SCOPE_SQL`'s columns, first in every row of `_READ`."""
@@ -136,14 +178,17 @@ async def _read(
     module docstring). Categories the agent may not see, and those no block shows
     (`MemorySettings.category_reach`), are never read; those it gets by recall only
     (``rag``) are dropped here, by the scope the same row carries."""
-    statement = _READ_NOW if query.as_of is None else _READ_AS_OF
+    statement = _READS[query.as_of is not None, query.agent_id is not None]
     bind = {
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "outside": OUTSIDE_BLOCK,
         "as_of": query.as_of, "layers": list(BLOCK_LAYERS), "aid": query.agent_id,
         "conf": settings.context_min_confidence, "unblocked": sorted(settings.unblocked_categories),
+        "agent_only": sorted(settings.agent_only_categories),
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]
+    if query.agent_id is None:
+        del bind["agent_only"]
     (result,) = await db.user_reads(query.user_id, [(statement, bind)])
     scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS], agent_only=settings.agent_only_categories)
     left_out = _left_out(scope, settings)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.sql import Select
 
+from domain.agent_access import AgentScope
 from domain.memory_scope import NON_REVISION_EVENTS, revision_query, visible
 from loci.db import Database
 from loci.models import Memory, MemoryHistory
@@ -221,7 +222,7 @@ async def memory_delta(
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    """The user's memory revision now and, when a caller named the one it last saw, what
+    """The caller's memory revision now and, when a caller named the one it last saw, what
     changed since: what recall answers beside its block."""
 
     revision: int
@@ -230,23 +231,17 @@ class Changes:
     """`render_delta` of the bullets; "" when nothing changed or no ``since_rev`` was given."""
 
 
-async def changes_since(
-    db: Database,
-    user_id: int,
-    since_rev: int | None,
-    *,
-    agent_id: str | None,
-    categories: frozenset[str] | None = None,
-    left_out: frozenset[str] = frozenset(),
-) -> Changes:
-    """The current revision (0 before any write) and the delta from ``since_rev`` to it,
-    over everything recall may show (extracted memories of any confidence, in the agent's
-    allowed ``categories``: None for all; never those ``left_out``: the agent-only ones)."""
+async def changes_since(db: Database, user_id: int, since_rev: int | None, scope: AgentScope) -> Changes:
+    """The revision ``scope``'s caller is shown now (`memory_scope.revision_query`: for an agent,
+    over what it may read; 0 before any write) and the delta from ``since_rev`` to it, over
+    everything recall may show: extracted memories of any confidence, no agent's and its own,
+    in its allowed categories, never the agent-only ones (recall never reads them)."""
     async with db.user_session(user_id) as s:
-        revision = (await s.execute(revision_query(user_id, None))).scalar_one_or_none() or 0
+        revision = (await s.execute(revision_query(user_id, None, scope))).scalar_one_or_none() or 0
     if since_rev is None or since_rev >= revision:
         return Changes(revision, [], "")
     bullets = await memory_delta(
-        db, user_id, since_rev, agent_id=agent_id, until_rev=revision, categories=categories, left_out=left_out
-    )
+        db, user_id, since_rev, agent_id=scope.agent_id, until_rev=revision, categories=scope.categories,
+        left_out=scope.agent_only,
+    )  # fmt: skip
     return Changes(revision, bullets, render_delta(bullets, since_rev, revision))

@@ -286,7 +286,8 @@ class ProfileOut(msgspec.Struct):
     """Characters of content in the active core memories (what LOCI_MEMORY_CORE_MAX_CHARS caps)."""
     limit: int
     revision: int
-    """The user's memory revision: the id of the latest content-changing history event (0: none)."""
+    """The caller's memory revision: the id of the latest content-changing history event it may see
+    (an agent's: of memories it may read, `domain.memory_scope.revision_query`; 0: none)."""
     memories: list[MemoryOut]
     etag: Annotated[
         str,

@@ -26,11 +26,12 @@ other core memory as it was.
 
 A PUT may be conditional (HTTP's optimistic concurrency, RFC 9110 §13.1.1): every profile
 carries an ``etag``, a hash of the ordered (id, category, content) of the core memories the
-caller sees, which moves only when that part of the profile does (the user-wide ``revision``
-moves on any memory write). A PUT with ``if_match`` checks it against the current profile
-after taking the user's memory lock, in the transaction that applies the diff, so of two
-writers that read the same profile exactly one wins and the other gets `PreconditionFailed`
-(412) with nothing written; ``*`` matches any profile. Without it the last writer wins.
+caller sees, which moves only when that part of the profile does (the ``revision`` moves on
+any write the caller may see, in or out of the core: for an agent key, of memories it may
+read). A PUT with ``if_match`` checks it against the current profile after taking the user's
+memory lock, in the transaction that applies the diff, so of two writers that read the same
+profile exactly one wins and the other gets `PreconditionFailed` (412) with nothing written;
+``*`` matches any profile. Without it the last writer wins.
 """
 
 from __future__ import annotations
@@ -206,9 +207,10 @@ def _wanted(body: ProfileIn, settings: MemorySettings) -> list[Line]:
     return list(unique.values())
 
 
-async def _revision(s: AsyncSession, user_id: int) -> int:
-    """The id of the user's latest content-changing event (`loci.models.memories`); 0 for none."""
-    return int((await s.execute(revision_query(user_id, None))).scalar_one() or 0)
+async def _revision(s: AsyncSession, user_id: int, scope: AgentScope) -> int:
+    """The id of the latest content-changing event (`loci.models.memories`) the caller may
+    see (`memory_scope.revision_query`: an agent's, the block's); 0 for none."""
+    return int((await s.execute(revision_query(user_id, None, scope))).scalar_one() or 0)
 
 
 async def _visible_core(s: AsyncSession, user_id: int, settings: MemorySettings, scope: AgentScope) -> list[Memory]:
@@ -226,7 +228,7 @@ async def _profile(
         render_profile(rows, settings),
         sum(len(r.content) for r in rows),
         settings.core_max_chars,
-        await _revision(s, user_id),
+        await _revision(s, user_id, scope),
         await memory_outs(s, rows),
         profile_etag(rows, settings),
     )

@@ -202,6 +202,10 @@ class MemoryHistory(Base):
         CheckConstraint(f"event IN {MEMORY_EVENTS!r}", name="memory_history_event"),
         Index("ix_memory_history_user_lineage", "user_id", "lineage_id"),
         Index("ix_memory_history_user_id", "user_id", "id"),
+        # the events of one version, either side: an agent's revision walks the memories it may read
+        # (`domain.memory_scope.revision_query`) when none of the user's latest events is one of them
+        Index("ix_memory_history_user_old", "user_id", "old_id"),
+        Index("ix_memory_history_user_new", "user_id", "new_id"),
     )
 
     id: Mapped[int] = pk_column()

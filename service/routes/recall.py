@@ -188,7 +188,8 @@ class RecallOut(msgspec.Struct):
     skipped: str | None = None
     memories: list[RecalledMemoryOut] = msgspec.field(default_factory=list)
     revision: int = 0
-    """The user's memory revision now: pass it back as ``since_rev`` on the next call."""
+    """The caller's memory revision now (an agent's counts only what it may see): pass it back as
+    ``since_rev`` on the next call."""
     delta: list[str] = msgspec.field(default_factory=list)
     """At most three bullets of what changed since ``since_rev`` (also at the start of ``context``)."""
     stats: RecallStatsOut | None = None
@@ -288,14 +289,7 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
     )
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
-        changes_since(
-            state.db,
-            user_id,
-            data.since_rev,
-            agent_id=request.agent_id,
-            categories=scope.categories,
-            left_out=scope.agent_only,
-        ),
+        changes_since(state.db, user_id, data.since_rev, scope),
     )
     return _out(recalled, changes)
 
@@ -346,7 +340,8 @@ class RecallController(Controller):
             "ranks, the memories past the relevance floor, the rendered <memory_context> block (saved "
             "memories first; null when nothing is relevant) and timings per stage. `now` anchors time "
             "expressions such as 'last week'; `as_of` recalls the memories valid at that moment. "
-            "`revision` is the user's memory revision; passing the last one seen as `since_rev` puts at "
+            "`revision` is the memory revision of what the caller may see (an agent's moves only on writes it may "
+            "read); passing the last one seen as `since_rev` puts at "
             "most three bullets of what changed since (`+ saved`, `↑ updated`, `− forgotten`, `− faded`, "
             "`↔ merged`) "
             "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`. Only what "

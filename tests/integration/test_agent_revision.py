@@ -1,0 +1,175 @@
+"""An agent's memory revision counts only what it may see (`domain.memory_scope.reaches`).
+
+The agent ``coder`` may read preferences and facts. A write it may not see (another
+category, another agent's own memory) must leave its session-start block, revision and ETag
+byte for byte as they were, on every path that shows a revision (`GET /v1/context`,
+`GET /v1/profile`, recall, the MCP ``loci://context`` resource), while the user's own
+revision moves; a write it may see moves its revision to that write's event, and its
+``since_rev`` delta lists exactly what changed within its reach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+from litestar.testing import AsyncTestClient
+
+from domain.agent_access import AgentScope
+from domain.memory_scope import REACH_WINDOW, revision_query
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from tests.conftest import UserHandle
+from tests.integration.test_agent_access import ok
+from tests.integration.test_agent_keys import agent_key
+from tests.integration.test_mcp_http import mcp_session
+from tests.live_server import live_server
+from tests.memory_seed import seed_memory
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+CODER = {"categories": ["preference", "fact"]}
+MESSAGE = "What drinks do I like?"
+
+
+async def coder_for(
+    client: AsyncTestClient[Any], new_user: NewUser, admin: dict[str, str], name: str
+) -> tuple[UserHandle, UserHandle]:
+    user = await new_user(name)
+    await ok(await client.put("/v1/agents/coder/access", json=CODER, headers=user.headers))
+    return user, await agent_key(client, admin, user.id, "coder")
+
+
+async def save(client: httpx.AsyncClient, user: UserHandle, content: str, category: str, **more: Any) -> dict[str, Any]:
+    body = {"content": content, "category": category, **more}
+    return await ok(await client.post("/v1/memories", json=body, headers=user.headers))
+
+
+async def context(client: httpx.AsyncClient, who: UserHandle, **params: Any) -> httpx.Response:
+    response = await client.get("/v1/context", params=params, headers=who.headers)
+    assert response.status_code == 200, response.text
+    return response
+
+
+async def recalled(client: httpx.AsyncClient, who: UserHandle, **body: Any) -> dict[str, Any]:
+    return await ok(await client.post("/v1/recall", json={"message": MESSAGE, **body}, headers=who.headers))
+
+
+async def hidden_writes(client: httpx.AsyncClient, user: UserHandle) -> None:
+    """Writes ``coder`` may not see: another category (saved, in the core too, updated,
+    linked, forgotten, purged) and another agent's own preference."""
+    sister = await save(client, user, "Sister is called Mia", "relationship")
+    partner = await save(client, user, "Partner is Sam", "relationship", layer="core")
+    update = {"id_or_text": sister["memory"]["id"], "content": "Sister is called Mia Rossi"}
+    moved = await ok(await client.post("/v1/memories/update", json=update, headers=user.headers))
+    link = {"from_id": moved["memory"]["id"], "to_id": partner["memory"]["id"], "relation": "relates_to"}
+    await ok(await client.post("/v1/memories/links", json=link, headers=user.headers))
+    await ok(await client.post("/v1/memories/forget", json={"id_or_text": "Partner is Sam"}, headers=user.headers))
+    await save(client, user, "Chef notes: no cilantro", "preference", agent_id="chef")
+    purge = {"id_or_text": moved["memory"]["id"]}  # for good: its history goes, one purge event stays
+    await ok(await client.post("/v1/memories/purge", json=purge, headers=user.headers))
+
+
+async def test_a_hidden_write_moves_nothing_the_agent_sees(
+    client: AsyncTestClient[Any], new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user, coder = await coder_for(client, new_user, admin_headers, "rev-hidden")
+    await save(client, user, "Prefers green tea", "preference")
+    await save(client, user, "Works as a nurse", "fact", layer="core")
+    before = await context(client, coder)
+    profile = await ok(await client.get("/v1/profile", headers=coder.headers))
+    recall_rev = (await recalled(client, coder))["revision"]
+    user_rev = (await context(client, user)).json()["revision"]
+    assert before.json()["revision"] == profile["revision"] == recall_rev == user_rev > 0
+
+    await hidden_writes(client, user)
+
+    after = await context(client, coder)
+    assert after.json() == before.json() and after.headers["etag"] == before.headers["etag"]
+    unchanged = await client.get("/v1/context", headers={**coder.headers, "If-None-Match": before.headers["etag"]})
+    assert unchanged.status_code == 304, unchanged.text
+    assert await ok(await client.get("/v1/profile", headers=coder.headers)) == profile
+    assert (await recalled(client, coder, since_rev=recall_rev))["revision"] == recall_rev
+    named = await context(client, user, agent_id="coder")  # a user key naming the agent sees as it does
+    assert named.json() == before.json() and named.headers["etag"] == before.headers["etag"]
+    as_of = await context(client, coder, as_of=datetime.now(UTC).isoformat())
+    assert as_of.json()["revision"] == before.json()["revision"]
+    assert (await context(client, user)).json()["revision"] > user_rev  # the user's own revision moved
+
+
+async def test_a_visible_write_moves_the_agents_revision_to_it(
+    client: AsyncTestClient[Any], new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user, coder = await coder_for(client, new_user, admin_headers, "rev-visible")
+    tea = await save(client, user, "Prefers green tea", "preference")
+    seen = await context(client, coder)
+    seen_rev = seen.json()["revision"]
+    assert seen_rev == tea["event_id"]
+
+    await hidden_writes(client, user)
+    nurse = await save(client, user, "Works as a nurse", "fact")
+    await hidden_writes(client, user)
+    update = {"id_or_text": tea["memory"]["id"], "content": "Prefers black tea"}
+    changed = await ok(await client.post("/v1/memories/update", json=update, headers=user.headers))
+    await hidden_writes(client, user)
+
+    now = await context(client, coder, since_rev=seen_rev)
+    body = now.json()
+    assert body["revision"] == changed["event_id"] > nurse["event_id"] > seen_rev
+    assert now.headers["etag"] != seen.headers["etag"] and "- Works as a nurse" in body["block"]
+    assert body["delta"] == ["↑ updated: Prefers green tea → Prefers black tea", "+ saved: Works as a nurse"]
+    assert (await context(client, user)).json()["revision"] > body["revision"]  # the user's counts everything
+    recall = await recalled(client, coder, since_rev=seen_rev)
+    assert recall["revision"] == body["revision"] and recall["delta"] == body["delta"]
+    assert (await ok(await client.get("/v1/profile", headers=coder.headers)))["revision"] == body["revision"]
+    # the delta between the agent's own revisions: exactly the update, none of what it cannot see
+    between = (await context(client, coder, since_rev=nurse["event_id"])).json()
+    assert between["delta"] == ["↑ updated: Prefers green tea → Prefers black tea"]
+    assert (await context(client, coder, since_rev=body["revision"])).json()["delta"] == []
+
+
+async def test_past_the_window_the_revision_is_found_by_the_memories_it_may_read(
+    client: AsyncTestClient[Any], db: Database, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user, coder = await coder_for(client, new_user, admin_headers, "rev-window")
+    tea = await save(client, user, "Prefers green tea", "preference")
+    for i in range(REACH_WINDOW + 6):  # more hidden events than the newest-first look covers
+        await seed_memory(db, user.id, f"Cousin number {i}", category="relationship")
+    body = (await context(client, coder)).json()
+    assert body["revision"] == tea["event_id"]
+    assert (await context(client, coder, as_of=datetime.now(UTC).isoformat())).json()["revision"] == tea["event_id"]
+    assert (await ok(await client.get("/v1/profile", headers=coder.headers)))["revision"] == tea["event_id"]
+    assert (await recalled(client, coder))["revision"] == tea["event_id"]
+    async with db.user_session(user.id) as s:
+        scope = AgentScope("coder", frozenset(CODER["categories"]))
+        assert (await s.execute(revision_query(user.id, None, scope))).scalar_one() == tea["event_id"]
+    nurse = await save(client, user, "Works as a nurse", "fact")
+    assert (await context(client, coder, since_rev=tea["event_id"])).json()["delta"] == ["+ saved: Works as a nurse"]
+    assert (await context(client, coder)).json()["revision"] == nurse["event_id"]
+
+
+@pytest.fixture(scope="module")
+def base_url(settings: Settings, embedder: Embedder) -> Iterator[str]:
+    with live_server(settings, embedder) as url:
+        yield url
+
+
+async def test_the_mcp_context_resource_ignores_hidden_writes(
+    base_url: str, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user = await new_user("rev-mcp")
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        await ok(await http.put("/v1/agents/coder/access", json=CODER, headers=user.headers))
+        issued = await http.post(f"/v1/admin/users/{user.id}/keys", json={"agent_id": "coder"}, headers=admin_headers)
+        key = await ok(issued)
+        await save(http, user, "Prefers green tea", "preference")
+        async with mcp_session(base_url, key["key"]) as session:
+            first = (await session.read_resource("loci://context")).contents[0].text  # type: ignore[union-attr]
+            await hidden_writes(http, user)
+            assert (await session.read_resource("loci://context")).contents[0].text == first  # type: ignore[union-attr]
+            await save(http, user, "Works as a nurse", "fact")
+            moved = (await session.read_resource("loci://context")).contents[0].text  # type: ignore[union-attr]
+            assert moved != first and "Works as a nurse" in moved
