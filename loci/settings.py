@@ -15,22 +15,34 @@ from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+from pydantic_settings import BaseSettings, NoDecode, SettingsError
 
 from loci.errors import ConfigurationError
 from loci.models._base import PERSON_ROLES
-from loci.sensitive_fields import field_names
+from loci.settings_base import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, group_config
+from loci.settings_memory import (
+    CATEGORY_PATTERN,
+    CONTENT_MAX_CHARS_MAX,
+    DEFAULT_CATEGORY_REACH,
+    DEFAULT_MEMORY_CATEGORIES,
+    MemorySettings,
+    Reach,
+)
 
-__all__ = [
+__all__ = [  # the memory group and its names live in `loci.settings_memory`, imported from here as before
     "BUDGET_TOKENS_MAX",
     "BUDGET_TOKENS_MIN",
+    "CATEGORY_PATTERN",
     "CONTENT_MAX_CHARS_MAX",
+    "DEFAULT_CATEGORY_REACH",
+    "DEFAULT_MEMORY_CATEGORIES",
     "DatabaseSettings",
     "EmbeddingSettings",
     "LLMSettings",
     "MemorySettings",
     "MiningSettings",
     "QueueSettings",
+    "Reach",
     "RetrievalSettings",
     "ServerSettings",
     "Settings",
@@ -40,8 +52,7 @@ __all__ = [
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
 
-def _group(p: str) -> SettingsConfigDict:  # no nan/inf: "nan" was told "should be <= 600", "inf" passed unbounded
-    return SettingsConfigDict(env_prefix=p, env_file=".env", extra="ignore", populate_by_name=True, allow_inf_nan=False)
+_group = group_config
 
 
 class DatabaseSettings(BaseSettings):
@@ -55,7 +66,7 @@ class DatabaseSettings(BaseSettings):
     pool_size: int = Field(default=10, ge=1, le=200)
     app_role: str = Field(
         default="loci_app",  # a name: it is put into `SET ROLE "..."` on every connection (loci.db)
-        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        pattern=r'^[^"\x00]{1,63}$',  # any name PostgreSQL takes quoted (63 bytes): no quote, no NUL
         description="Role the app switches to so row-level security applies (created by migrations).",
     )
     statement_timeout_ms: int = Field(default=30_000, ge=0, le=2_147_483_647)  # PostgreSQL refuses more (503s)
@@ -100,7 +111,9 @@ class EmbeddingSettings(BaseSettings):
         "length_batches), so little of it is padding. With that cut, 8, 16 and 32 cost the same CPU per token "
         "on this 2-core machine (2.9k tokens per CPU second on dev-split sessions); raise it on a GPU",
     )
-    device: str = Field(default="cpu", pattern=r"^(cpu|mps|(cuda|xpu)(:[0-9]+)?)$")  # "gpu" failed in torch, at start
+    device: str = Field(
+        default="cpu", pattern=r"^(cpu|mps|(cuda|xpu|hpu|npu|xla|mtia)(:[0-9]+)?)$"
+    )  # "gpu" failed in torch, at start
     max_seq_tokens: int = Field(default=256, ge=16, le=8192)
     runtime: Literal["onnxruntime", "torch"] = Field(
         default="onnxruntime",
@@ -180,11 +193,6 @@ class MiningSettings(BaseSettings):
         return value
 
 
-BUDGET_TOKENS_MIN = 64
-BUDGET_TOKENS_MAX = 32_000
-"""Bounds of a memory context block's token budget, for the setting and per request."""
-
-
 class RetrievalSettings(BaseSettings):
     model_config = _group("LOCI_RETRIEVAL_")
 
@@ -192,157 +200,6 @@ class RetrievalSettings(BaseSettings):
     rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
     cache_ttl_s: float = Field(default=300.0, ge=0, le=3600)  # recall cache; 0: off (generations.CACHE_TTL_MAX_S)
-
-
-DEFAULT_MEMORY_CATEGORIES = (
-    "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "insight", "summary",
-)  # fmt: skip
-"""``summary``: the archive summaries mining files for each conversation (`ingest.archive`)."""
-Reach = Literal["recall", "agent"]
-"""How far a category reaches when `MemorySettings.category_reach` names it: ``recall``
-(recall and the scoped query find it, the session-start block never shows it) or
-``agent`` (only `POST /v1/memory/query` and its MCP tool, for an agent whose allowlist
-names the category; never the block nor ordinary recall). A category not named reaches
-everywhere, as configured per agent."""
-DEFAULT_CATEGORY_REACH: dict[str, Reach] = {"procedure": "agent", "insight": "recall"}
-CATEGORY_PATTERN = r"^[a-z][a-z0-9_]{0,31}$"
-CONTENT_MAX_CHARS_MAX = 5_000
-"""The largest `content_max_chars` may be set to: the API schema states this bound, the setting a tighter one."""
-
-
-class MemorySettings(BaseSettings):
-    """Explicit memories (`domain.memories`) and the session-start block (`domain.memory_context`)."""
-
-    model_config = _group("LOCI_MEMORY_")
-
-    categories: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=DEFAULT_MEMORY_CATEGORIES,
-        description="the categories a memory may have, comma-separated; a save naming another is a 400",
-    )
-    core_max_chars: int = Field(
-        default=1000,
-        ge=100,
-        le=20_000,
-        description="total characters of a user's core profile: it goes into every session-start block, "
-        "so it stays small enough to be worth its tokens on every call",
-    )
-    content_max_chars: int = Field(
-        default=500, ge=50, le=CONTENT_MAX_CHARS_MAX, description="one memory's content: one short line"
-    )
-    context_min_confidence: float = Field(
-        default=0.7,
-        ge=0,
-        le=1,
-        description="extracted memories below this confidence stay out of the session-start block "
-        "(recall still finds them); explicit ones are always in",
-    )
-    context_budgets: dict[str, int] = Field(
-        default_factory=lambda: {"profile": 300, "preference": 500, "response_style": 200, "fact": 500},
-        description="token budget per category in the session-start block (JSON object); categories not "
-        "named share what is left of context_tokens",
-    )
-    context_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
-    duplicate_similarity: float = Field(
-        default=0.9,
-        gt=0,
-        le=1,
-        description="cosine similarity at which an extracted statement is the same as a saved memory "
-        "(mining confirms it instead of adding it; consolidation merges extracted ones this close)",
-    )
-    decay_half_life_days: float = Field(
-        default=180,
-        gt=0,
-        description="an unconfirmed extracted memory's confidence halves over this many days (explicit "
-        "memories never decay); with the 0.8 a stated fact starts at, it leaves the session-start "
-        "block after about five weeks and stays recallable",
-    )
-    decay_step: float = Field(
-        default=0.05, gt=0, le=1, description="the smallest fall in confidence the daily job writes (and records)"
-    )
-    expire_after_days: int = Field(
-        default=60,
-        ge=1,
-        description="extracted memories neither recalled nor confirmed for this long, of low importance and "
-        "not pinned, move to the trash",
-    )
-    expire_max_importance: int = Field(default=2, ge=1, le=5, description="'low importance': at most this")
-    trash_days: int = Field(
-        default=30, ge=1, description="expired memories are purged (deleted for good) after this many days"
-    )
-    contextual_days: float = Field(
-        default=7,
-        gt=0,
-        le=3650,
-        description="a contextual memory leaves the block and recall this long after it "
-        "was saved, then goes to the trash (`loci.memory_kinds`)",
-    )
-    temporary_days: float = Field(default=1, gt=0, le=3650, description="the same for a temporary memory")
-    category_kinds: dict[str, Literal["durable", "contextual", "temporary"]] = Field(
-        default_factory=dict,
-        description="the kind a memory of a category gets when its writer names none and its text has no "
-        'time cue (JSON object, e.g. {"goal": "contextual"}); a category not named is durable',
-    )
-    consolidate_max_per_user: int = Field(
-        default=20, ge=0, description="merges the daily consolidation makes per user at most (0: off)"
-    )
-    category_reach: dict[str, Reach] = Field(
-        default_factory=lambda: dict(DEFAULT_CATEGORY_REACH),
-        description="JSON object: categories that never enter the session-start block, and how far they "
-        "reach instead: 'recall' (recall and the scoped query) or 'agent' (only the scoped query and its "
-        "MCP tool, for an agent whose access list names the category). The one place that says it",
-    )
-    step_categories: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=("procedure",),
-        description="categories whose body is numbered steps: checked and renumbered on save ('1. ...')",
-    )
-    insights_per_day: int = Field(
-        default=3, ge=0, le=3, description="insights the daily job may derive per user (LLM only; 0: off)"
-    )
-    insight_max_chars: int = Field(default=200, ge=20, le=500, description="one insight's length at most")
-    insights_lookback_days: int = Field(
-        default=7, ge=1, le=90, description="how far back the insight job reads a user's activity"
-    )
-    consent_fields: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=field_names(),
-        description="sensitive profile fields (loci/sensitive_fields.py) whose changes mining proposes for the "
-        "user's approval instead of writing, comma-separated; empty: mining writes them at once",
-    )
-    proposal_days: int = Field(
-        default=7, ge=1, le=365, description="a proposal nobody approves or rejects lapses after this many days"
-    )
-
-    @field_validator("categories", "step_categories", "consent_fields", mode="before")
-    @classmethod
-    def _comma_list(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
-        return value
-
-    @field_validator("categories")
-    @classmethod
-    def _category_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [c for c in value if not re.match(CATEGORY_PATTERN, c)]
-        if bad or not value:
-            raise ValueError(f"categories must be lowercase names ([a-z][a-z0-9_]*, up to 32), got {bad or 'none'}")
-        return value
-
-    @property
-    def agent_only_categories(self) -> frozenset[str]:
-        """Categories only an agent that names them in its allowlist reaches, by the scoped query."""
-        return frozenset(c for c, reach in self.category_reach.items() if reach == "agent")
-
-    @property
-    def unblocked_categories(self) -> frozenset[str]:
-        """Categories the session-start block never shows (every one `category_reach` names)."""
-        return frozenset(self.category_reach)
-
-    @field_validator("consent_fields")
-    @classmethod
-    def _field_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [f for f in value if f not in field_names()]
-        if unknown:
-            raise ValueError(f"unknown sensitive fields {unknown}; known: {', '.join(field_names())}")
-        return value
 
 
 class Settings(BaseModel):

@@ -47,6 +47,8 @@ def test_an_odd_value_is_refused_naming_the_variable(
         ("LOCI_EMBEDDING_DEVICE", "mps"),
         ("LOCI_DB_STATEMENT_TIMEOUT_MS", "0"),
         ("LOCI_DB_APP_ROLE", "loci_app2"),
+        ("LOCI_DB_APP_ROLE", "Loci-App"),  # quoted in SET ROLE, so case and hyphens are fine
+        ("LOCI_EMBEDDING_DEVICE", "hpu"),
         ("LOCI_LLM_BASE_URL", "http://localhost:11434/v1/"),
     ],
 )
