@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from loci.errors import ConfigurationError
 
@@ -25,14 +25,23 @@ CONNECT_TIMEOUT_S = 10
 """Long enough for a database across a network; short enough that a wrong host is told at once."""
 
 
+SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+"""Query parameters libpq reads a secret from (``?password=…``), hidden as the userinfo's is."""
+
+
 def shown_url(url: str) -> str:
-    """``url`` with its password replaced by ``***``: the line is printed and logged."""
+    """``url`` with its password replaced by ``***``, in the userinfo and in the query
+    (libpq takes ``?password=``): the line is printed and logged. The host part is kept as
+    written, an IPv6 address's brackets included."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    if parts.password is not None:
+        host = parts.netloc.rsplit("@", 1)[1]
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if any(name in SECRET_PARAMETERS for name, _ in pairs):
+        hidden = [(name, "***" if name in SECRET_PARAMETERS else value) for name, value in pairs]
+        parts = parts._replace(query=urlencode(hidden, safe="/:*"))
+    return urlunsplit(parts)
 
 
 def _one_line(error: BaseException) -> str:

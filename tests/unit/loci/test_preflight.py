@@ -27,6 +27,9 @@ def test_the_password_never_shows() -> None:
     assert shown_url("postgresql://loci:s3cret@db:5432/loci") == "postgresql://loci:***@db:5432/loci"
     assert shown_url("redis://:s3cret@cache/0") == "redis://:***@cache/0"
     assert shown_url("postgresql://postgres@/loci?host=/tmp/x") == "postgresql://postgres@/loci?host=/tmp/x"
+    # libpq reads a password from the query too, and an IPv6 host keeps its brackets
+    said = shown_url("postgresql://u:secret@[::1]:5432/db?password=hunter2&sslmode=require")
+    assert said == "postgresql://u:***@[::1]:5432/db?password=***&sslmode=require", said
 
 
 def test_a_postgres_without_pgvector_says_to_install_it_or_use_the_embedded_one() -> None:
