@@ -49,9 +49,14 @@ def clear_cookie(response: Response[Any]) -> Response[Any]:
 
 async def start_session(request: Request[Any, Any, Any], state: AppState, key: str) -> Cookie | None:
     """The cookie of a new page session for a person's live key, or None (unknown, revoked,
-    or an agent's key)."""
+    or an agent's key). The session the browser's cookie held until now ends first: signing
+    in again had left it working for its week, so a copy of the old cookie outlived the
+    sign-out that followed."""
     token = await open_page_session(state.db, key)
-    return None if token is None else session_cookie(token, secure=request.url.scheme == "https")
+    if token is None:
+        return None
+    await sign_out(state.db, request.cookies.get(COOKIE))
+    return session_cookie(token, secure=request.url.scheme == "https")
 
 
 async def end_session(request: Request[Any, Any, Any], state: AppState) -> None:

@@ -95,6 +95,25 @@ async def test_signing_out_ends_every_copy_of_the_cookie(
     assert (await client.get("/v1/me", headers=user.headers)).status_code == 200  # the key itself lives on
 
 
+async def test_signing_in_again_ends_the_session_the_browser_held(
+    browser: AsyncClient, client: Client, db: Database, new_user: NewUser
+) -> None:
+    """A sign-in on a browser that is signed in already replaces its session: the old one had
+    stayed open for its week, so a copy of the first cookie outlived the sign-out that followed."""
+    user = await new_user("sign-in-again")
+    assert (await browser.post("/memory/login", data={"key": user.key})).status_code == 303
+    first = browser.cookies.get(COOKIE)
+    assert first and (await _page_with(client, first)).status_code == 200
+    assert (await browser.post("/memory/login", data={"key": user.key})).status_code == 303
+    second = browser.cookies.get(COOKIE)
+    assert second and second != first
+    assert _sent_to_sign_in(await _page_with(client, first))
+    assert (await _page_with(client, second)).status_code == 200
+    assert [h for h, _ in await _sessions(db, user.id)] == [hashlib.sha256(second.encode()).hexdigest()]
+    await browser.post("/memory/logout")
+    assert await _sessions(db, user.id) == []
+
+
 async def test_revoking_the_key_ends_the_sessions_opened_with_it(
     client: Client, db: Database, new_user: NewUser, admin_headers: dict[str, str]
 ) -> None:
