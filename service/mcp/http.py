@@ -24,7 +24,7 @@ from typing import Any
 
 from litestar.exceptions import ServiceUnavailableException
 from litestar.handlers import ASGIRouteHandler, asgi
-from litestar.types import Receive, Scope, Send
+from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.context import ServerRequestContext
@@ -85,8 +85,30 @@ class McpMount:
             raise NotAuthorizedException("MCP needs a user API key")
         if self.manager is None:
             raise ServiceUnavailableException("the MCP server is not running (the app is starting or stopping)")
+        if scope.get("method") == "GET":
+            await _no_server_stream(send)
+            return
         scope["user"] = CallerUser(caller)  # type: ignore[typeddict-unknown-key,unused-ignore]
         await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+
+
+async def _no_server_stream(send: Send) -> None:
+    """405 for a GET: the stateless server has nothing to push outside a request's answer, and
+    the SDK opened an event stream that sent nothing and stayed open until the client left
+    (a task per GET, forever). The transport's specification lets a server answer 405 there,
+    and clients read it as "no server stream"."""
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": 405,
+        "headers": [(b"allow", b"POST"), (b"content-type", b"application/json")],
+    }
+    await send(start)
+    body: HTTPResponseBodyEvent = {
+        "type": "http.response.body",
+        "body": b'{"detail":"GET /mcp opens no stream: POST each request"}',
+        "more_body": False,
+    }
+    await send(body)
 
 
 def mcp_route(mount: McpMount) -> ASGIRouteHandler:

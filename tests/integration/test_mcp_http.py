@@ -93,6 +93,20 @@ async def test_each_request_acts_as_the_key_it_carries(base_url: str, new_user: 
     assert owned.status_code == 200 and FACT in owned.text  # the same request with the owner's key
 
 
+async def test_a_get_opens_no_stream_that_never_ends(base_url: str, new_user: NewUser) -> None:
+    """Stateless, the server pushes nothing outside a request's answer: a GET had opened an
+    event stream that sent nothing and stayed open (a server task per GET) until the client
+    left. It is a 405 now, which the specification allows and clients read as "no stream";
+    the SDK's client (its sessions above) goes on working."""
+    user = await new_user("mcp-get")
+    headers = {"Authorization": f"Bearer {user.key}", "Accept": "text/event-stream"}
+    async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
+        answer = await http.get("/mcp", headers=headers)
+    assert answer.status_code == 405 and answer.headers["allow"] == "POST", answer.text
+    async with mcp_session(base_url, user.key) as session:
+        saved = await call(session, "save_memory", content=FACT, category="relationship")
+    assert saved["event"] == "add" and saved["memory"]["content"] == FACT
+
 async def test_a_client_session_keeps_working_across_a_server_restart(
     settings: Settings, embedder: Embedder, new_user: NewUser
 ) -> None:
