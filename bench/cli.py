@@ -256,6 +256,8 @@ def ingest_cmd(**flags: Any) -> None:
 def retrieve_cmd(**flags: Any) -> None:
     """Recall for every question as of its question date; writes retrieval_logs/<run_id>.jsonl."""
     run = make_run(**flags)
+    if not run.paths.users.exists():  # else a mistyped run id starts Postgres and migrates an empty schema first
+        raise _fail(f"run {run.paths.run_id} has no ingest in {run.paths.root}; run the ingest stage first")
     records = stages.retrieve(run)
     click.echo(f"{len(records)} questions → {run.paths.retrieval_log}")
 

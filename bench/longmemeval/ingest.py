@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from bench.longmemeval.dataset import Question, Session
 from ingest import (
@@ -37,7 +37,7 @@ from ingest import (
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.errors import LociError
-from loci.models import Conversation, MemorySettings, User
+from loci.models import Conversation, Drawer, MemorySettings, User
 from loci.settings import Settings
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "ProgressFn",
     "QuestionIngest",
     "backfill_embeddings",
+    "count_drawers",
     "ensure_user",
     "find_users",
     "mine_questions",
@@ -76,6 +77,7 @@ class QuestionIngest:
     mined: int = 0
     skipped: int = 0
     drawers: int = 0
+    """Drawers this invocation mined until `count_drawers` sets it to what the palace holds."""
     failed: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -268,3 +270,23 @@ async def backfill_embeddings(db: Database, embedder: Embedder, settings: Settin
     while batch := await backfill_null_embeddings(db, embedder, mining.embed_roles, sentences=mining.sentence_vectors):
         filled += batch
     return filled
+
+
+async def count_drawers(db: Database, summary: IngestSummary) -> None:
+    """Set each question's `drawers` to what its palace holds, not what this invocation mined.
+
+    Why: a resumed ingest mines only what was left and a repeated one nothing, so summing
+    `mine_conversation`'s counts wrote 200 of a run's 338 drawers (then 0) into
+    ``ingest_summary.json``, which must describe the run whichever invocation finished it."""
+    users = [q.user_id for q in summary.questions]
+    async with db.system_session() as session:
+        rows = (
+            await session.execute(
+                select(Drawer.user_id, func.count())
+                .where(Drawer.user_id.in_(users), Drawer.deleted_at.is_(None))
+                .group_by(Drawer.user_id)
+            )
+        ).all()
+    held = {int(user_id): int(count) for user_id, count in rows}
+    for question in summary.questions:
+        question.drawers = held.get(question.user_id, 0)

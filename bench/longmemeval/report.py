@@ -200,10 +200,20 @@ def _runs_table(runs: Sequence[RunResult]) -> list[str]:
         if m is None:
             rows.append([f"`{run.preset}`", _MISSING, _MISSING, _MISSING])
             continue
-        stages = ", ".join(f"{name} {t.seconds:.1f}s" for name, t in m.stages.items()) or _MISSING
+        stages = ", ".join(_stage_time(m, name, t.seconds) for name, t in m.stages.items()) or _MISSING
         commit = (m.git_commit or "unknown")[:12] + (" (dirty)" if m.git_dirty else "")
         rows.append([f"`{run.preset}`", f"`{Path(m.dataset_path).name}` {m.dataset_sha256[:12]}", commit, stages])
     return [*_table(["preset", "dataset (sha256)", "commit", "stage wall time"], rows), ""]
+
+
+def _stage_time(manifest: RunManifest, name: str, latest: float) -> str:
+    """The stage's latest wall time, and every run of it when there were several: an ingest
+    resumed after Ctrl-C, or run again on a finished palace (seconds, nothing to do), would
+    otherwise stand in for the ingest that did the work."""
+    runs = [timing.seconds for stage, timing in manifest.history if stage == name]
+    if len(runs) < 2:
+        return f"{name} {latest:.1f}s"
+    return f"{name} {latest:.1f}s ({len(runs)} runs, {sum(runs):.1f}s in all)"
 
 
 def _presets_table(runs: Sequence[RunResult], k: int) -> list[str]:

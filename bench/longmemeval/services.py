@@ -19,6 +19,7 @@ from bench.stopping import StoppableEmbedder
 from loci import migrate
 from loci.embedder import Embedder
 from loci.embedders import embedder_spec
+from loci.preflight import check_database
 from loci.runtime import EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
@@ -42,6 +43,7 @@ def running_services(settings: Settings, services_dir: Path) -> Iterator[str]:
     """
     key = services_dir.resolve()
     if settings.database.url:
+        check_database(settings.database.url)  # one line naming DATABASE_URL, not alembic's traceback
         yield settings.database.url
         return
     if key in _active:

@@ -186,6 +186,7 @@ async def _ingest_all(
         )
     embedder = shared_embedder(run.settings.embedding)  # loaded here only now with several processes
     summary.backfilled = await ingest_mod.backfill_embeddings(db, embedder, run.settings)
+    await ingest_mod.count_drawers(db, summary)
     summary.index_seconds = await vector_indexes.build(db)
     return summary
 
@@ -245,11 +246,14 @@ def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def score_retrieval(run: Run) -> RunResult:
     questions = load_questions(run.dataset)
-    manifest = RunManifest.load(run.paths.manifest) if run.paths.manifest.exists() else None
-    with_manifest = manifest or run.manifest()
-    with with_manifest.stage("score-retrieval", save_to=run.paths.manifest):
+    if not run.paths.retrieval_log.exists():  # before the manifest: a typo'd run id must leave no run behind
+        raise FileNotFoundError(f"no retrieval log at {run.paths.retrieval_log}; run the retrieve stage first")
+    # `open`, not `load`: a run's log scored under another --preset or --dataset would be
+    # reported under that preset's name (a hybrid log titled `vector-only`), so refuse it.
+    manifest = run.manifest()
+    with manifest.stage("score-retrieval", save_to=run.paths.manifest):
         result, _files = score_log(
-            run.paths.retrieval_log, questions, run.paths.scores_dir, preset=run.preset, manifest=with_manifest
+            run.paths.retrieval_log, questions, run.paths.scores_dir, preset=run.preset, manifest=manifest
         )
     return result
 

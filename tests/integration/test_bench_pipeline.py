@@ -166,6 +166,10 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
     by_q = {q["question_id"]: q for q in summary["questions"]}
     assert by_q["q1"]["mined"] == 0 and by_q["q1"]["stored"] == 0
     assert by_q["q2"]["stored"] == NON_EMPTY_SESSIONS - 2 and by_q["q2"]["mined"] == NON_EMPTY_SESSIONS - 1
+    # drawers: what each palace holds, as the uninterrupted run says (it counted this invocation's: q1 0)
+    whole = json.loads((env.out / clean / "ingest_summary.json").read_text())
+    assert [q["drawers"] for q in summary["questions"]] == [q["drawers"] for q in whole["questions"]]
+    assert by_q["q1"]["drawers"] > 0 and summary["totals"]["drawers"] == whole["totals"]["drawers"]
     schema = schema_for(broken)
     assert _count(env.url, f"SELECT count(*) FROM {schema}.conversations") == len(QUESTIONS) * NON_EMPTY_SESSIONS
     assert _vector_indexes(env.url, schema) == 3  # the resumed run built them

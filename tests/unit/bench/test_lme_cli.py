@@ -116,3 +116,56 @@ def test_the_help_lists_every_preset_the_harness_takes() -> None:
     shown = " ".join(CliRunner().invoke(bench, ["longmemeval", "retrieve", "--help"]).output.split())
     listed = shown.split("retrieval preset:")[1].split("[default")[0].replace("- ", "-")
     assert all(name in listed for name in PRESETS), listed
+
+
+def test_score_retrieval_refuses_a_log_of_another_preset_or_dataset(tmp_path: Path) -> None:
+    """score-retrieval loaded the manifest without checking it, so a hybrid run's log scored with
+    `--preset vector-only` was written up as `vector-only` (and any `--dataset` was taken)."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    log = tmp_path / "r" / "retrieval_logs" / "r.jsonl"
+    log.parent.mkdir(parents=True)
+    rows = [{"question_id": q["question_id"], "ranked_session_ids": q["haystack_session_ids"]} for q in QUESTIONS]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    common = ("--out", str(tmp_path), "--run-id", "r")
+    code, out = _invoke("score-retrieval", "--dataset", str(dataset), *common)
+    assert code == 0, out
+    code, out = _invoke("score-retrieval", "--dataset", str(dataset), "--preset", "vector-only", *common)
+    assert code == 2 and "is for preset 'hybrid'" in out and out.count("\n") == 1, out
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{**q, "answer": "changed"} for q in QUESTIONS]))
+    code, out = _invoke("score-retrieval", "--dataset", str(other), *common)
+    assert code == 2 and "use another run directory" in out, out
+    assert "vector-only" not in (tmp_path / "r" / "scores" / "report.md").read_text()
+
+
+def test_retrieve_of_a_run_never_ingested_fails_before_any_database(tmp_path: Path) -> None:
+    """A mistyped run id started Postgres and migrated an empty `bench_<id>` schema (on a shared
+    DATABASE_URL server, left there) before saying the questions were not ingested."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    env: dict[str, str | None] = {
+        "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"
+    }  # never dialled if the check comes first
+    code, out = _invoke("retrieve", "--dataset", str(dataset), "--out", str(tmp_path), "--run-id", "typo", env=env)
+    assert code == 2 and out == f"error: run typo has no ingest in {tmp_path / 'typo'}; run the ingest stage first\n"
+
+
+def test_unreachable_database_url_is_one_line(tmp_path: Path) -> None:
+    """A configured DATABASE_URL that refuses connections ended ingest in a SQLAlchemy traceback, exit 1."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    env: dict[str, str | None] = {"DATABASE_URL": f"postgresql://nobody@127.0.0.1:{_closed_port()}/none"}
+    code, out = _invoke("ingest", "--dataset", str(dataset), "--out", str(tmp_path), "--run-id", "r", env=env)
+    assert code == 2, out
+    assert (
+        out.startswith("error: cannot connect to DATABASE_URL (postgresql://nobody@127.0.0.1:") and out.count("\n") == 1
+    )
+
+
+def test_scoring_a_run_that_has_no_log_leaves_no_manifest(tmp_path: Path) -> None:
+    """score-retrieval on a mistyped run id wrote that run's manifest.json before failing, so a
+    later `ingest --run-id` of the same name under another preset was refused as a mismatch."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    code, out = _invoke(
+        "score-retrieval", "--dataset", str(dataset), "--out", str(tmp_path), "--run-id", "t", "--preset", "vector-only"
+    )
+    assert code == 2 and "run the retrieve stage first" in out
+    assert not (tmp_path / "t" / "manifest.json").exists()

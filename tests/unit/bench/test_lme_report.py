@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -99,3 +100,16 @@ def test_errors(tmp_path: Path) -> None:
     bogus.write_text("{}", encoding="utf-8")
     with pytest.raises(ValueError, match="not a loci-longmemeval-scores"):
         load_scores(bogus)
+
+
+def test_the_wall_time_of_a_stage_run_several_times_shows_every_run(manifest: RunManifest) -> None:
+    """An ingest stopped and resumed, then run again on the finished palace: the report showed only
+    the last, a few seconds of finding nothing to do, as the run's ingest time."""
+    for seconds in (15.7, 19.1, 6.8):
+        with manifest.stage("ingest"):
+            pass
+        manifest.history[-1] = ("ingest", replace(manifest.history[-1][1], seconds=seconds))
+        manifest.stages["ingest"] = manifest.history[-1][1]
+    markdown = render_markdown([_run("good", True, manifest)])
+    assert "ingest 6.8s (3 runs, 41.6s in all)" in markdown
+    assert "retrieve " in markdown and "retrieve 0.0s (" not in markdown  # run once: its time alone
