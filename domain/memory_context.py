@@ -48,6 +48,7 @@ from domain.memory_scope import (
     BLOCK_LAYERS,
     NON_REVISION_EVENTS,
     OUTSIDE_BLOCK,
+    REACH,
     REACH_WINDOW,
     shown_text,
 )
@@ -126,23 +127,31 @@ LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
      AND m.category <> ALL(CAST(:unblocked AS text[]))
 """
 _EVENTS = "h.user_id = :uid AND ((h.event <> ALL(:quiet) AND NOT h.meta ? :outside) OR h.meta ? :moved) {as_of}"
-_READABLE = """v.user_id = :uid AND v.layer = ANY(:layers) AND (v.agent_id IS NULL OR v.agent_id = CAST(:aid AS text))
+_MAY_READ = """v.layer = ANY(:layers) AND (v.agent_id IS NULL OR v.agent_id = CAST(:aid AS text))
           AND (scope.allowed_categories IS NULL OR v.category = ANY(scope.allowed_categories))
           AND (v.category <> ALL(CAST(:agent_only AS text[])) OR v.category = ANY(scope.allowed_categories))"""
+_READABLE = "v.user_id = :uid AND " + _MAY_READ
+_PURGE_REACHES = f"""(EXISTS (SELECT 1 FROM jsonb_to_recordset(h.meta -> :reach)
+                           AS v(layer text, category text, agent_id text) WHERE {_MAY_READ})
+         OR (h.event = 'purge' AND NOT h.meta ? :reach))"""
 _USER_REVISION = "(SELECT max(h.id) AS revision FROM memory_history h WHERE " + _EVENTS + ")"
 _AGENT_REVISION = f""",
 reached AS MATERIALIZED (SELECT COALESCE(
-    (SELECT h.id FROM (SELECT h.id, h.old_id, h.new_id FROM memory_history h WHERE {_EVENTS}
+    (SELECT h.id FROM (SELECT h.id, h.event, h.old_id, h.new_id, h.meta FROM memory_history h WHERE {_EVENTS}
                        ORDER BY h.id DESC LIMIT {REACH_WINDOW}) h
-     WHERE EXISTS (SELECT 1 FROM memories v WHERE v.id IN (h.old_id, h.new_id) AND {_READABLE})
+     WHERE EXISTS (SELECT 1 FROM memories v WHERE v.id IN (h.old_id, h.new_id) AND {_READABLE}) OR {_PURGE_REACHES}
      ORDER BY h.id DESC LIMIT 1),
-    (SELECT max(x.id) FROM memories v
-     CROSS JOIN LATERAL (SELECT max(h.id) AS id FROM memory_history h
-                         WHERE (h.old_id = v.id OR h.new_id = v.id) AND {_EVENTS}) x
-     WHERE {_READABLE})) AS revision FROM scope)"""
+    GREATEST(
+        (SELECT max(x.id) FROM memories v
+         CROSS JOIN LATERAL (SELECT max(h.id) AS id FROM memory_history h
+                             WHERE (h.old_id = v.id OR h.new_id = v.id) AND {_EVENTS}) x
+         WHERE {_READABLE}),
+        (SELECT max(h.id) FROM memory_history h WHERE {_EVENTS} AND h.event = 'purge' AND {_PURGE_REACHES}))
+    ) AS revision FROM scope)"""
 """`memory_scope.revision_query` for an agent, in a CTE of its own (computed once, not per row
-of the block): the latest event of a memory it may read (`memory_scope.reaches`), among the
-user's last `REACH_WINDOW` first, else by the memories it may read, two index probes each."""
+of the block): the latest event of a memory it may read, or purge of one
+(`memory_scope.reaches`), among the user's last `REACH_WINDOW` first, else by the memories it
+may read, two index probes each, and the user's purges."""
 _AS_OF = {"as_of": "AND h.created_at <= :as_of"}
 _NOW = {"as_of": ""}
 
@@ -183,12 +192,12 @@ async def _read(
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "outside": OUTSIDE_BLOCK,
         "as_of": query.as_of, "layers": list(BLOCK_LAYERS), "aid": query.agent_id,
         "conf": settings.context_min_confidence, "unblocked": sorted(settings.unblocked_categories),
-        "agent_only": sorted(settings.agent_only_categories),
+        "agent_only": sorted(settings.agent_only_categories), "reach": REACH,
     }  # fmt: skip
     if query.as_of is None:
         del bind["as_of"]
     if query.agent_id is None:
-        del bind["agent_only"]
+        del bind["agent_only"], bind["reach"]
     (result,) = await db.user_reads(query.user_id, [(statement, bind)])
     scope = scope_of(query.agent_id, *result[0][:_SCOPE_COLUMNS], agent_only=settings.agent_only_categories)
     left_out = _left_out(scope, settings)

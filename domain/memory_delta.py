@@ -16,6 +16,10 @@ lineage's row that was created (an event's ``new_id``) and not yet ended (an end
 event's ``old_id``) by events up to it, which needs no timestamps: events of one
 transaction share one.
 
+A memory deleted for good (a ``purge``) has no rows left to compare, and mostly no history:
+its purge is told, without words, to the callers one of its versions was visible to, by what
+the purge recorded (`memory_scope.REACH`), as it moves their revision (`memory_scope.reaches`).
+
 Bullets are newest first (by each memory's latest event); past `MAX_BULLETS` the last one
 counts the rest. Visibility is the block's (`domain.memory_scope.visible`): a memory the
 block would not show is not mentioned either. Contents are escaped like the block and cut
@@ -31,7 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.sql import Select
 
 from domain.agent_access import AgentScope
-from domain.memory_scope import NON_REVISION_EVENTS, revision_query, visible
+from domain.memory_scope import NON_REVISION_EVENTS, purge_shown, revision_query, visible
 from loci.db import Database
 from loci.models import Memory, MemoryHistory
 from retrieval import plain
@@ -53,6 +57,8 @@ new revision leaves it out (or has it back); recall still finds it either way.""
 ENDING_EVENTS = ("update", "forget", "merge", "undo", "expire", "purge")
 """Events whose ``old_id`` row stops being the lineage's current version. Not ``decay``: it
 lowers a row's confidence in place (``old_id == new_id``), the row stays current."""
+PURGED = "− deleted for good: a memory the user removed"
+"""The bullet of a purge this caller may see: it names no words, the purge took them."""
 UNDO_ENDS = ("add", "restore")
 """An undo of these end-dates the row the undone event added and records it as both its
 ``old_id`` and ``new_id`` (`domain.memory_undo`): an end, not a new version."""
@@ -67,6 +73,8 @@ class Event:
     new_id: int | None
     undone: str | None = None
     """For an ``undo``, the event it reversed (its ``meta.undone``)."""
+    shown: bool = False
+    """For a ``purge``, whether it deleted a version this caller may see (`memory_scope.purge_shown`)."""
 
     def is_silent(self) -> bool:
         """An undo of a text-less event (a confirm, a link) changes no memory either."""
@@ -111,6 +119,9 @@ def _text(row: Row) -> str:
 def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until_rev: int | None) -> str | None:
     """The net change of one lineage between the revisions, or None when there is none to tell."""
     lineage = events[0].lineage_id
+    purged = [e for e in events if e.event == "purge" and e.id > since_rev and (until_rev is None or e.id <= until_rev)]
+    if purged:  # its rows (and mostly its history) are gone: only whether it was this caller's to see
+        return PURGED if any(e.shown for e in purged) else None
     before = _state(events, rows, lineage, since_rev)
     after = _state(events, rows, lineage, until_rev)
     if after is not None and until_rev is None and not after.active:
@@ -161,7 +172,7 @@ def render_delta(bullets: Sequence[str], since_rev: int, revision: int) -> str:
 
 def _lineage_events(
     user_id: int, lineages: set[int], until_rev: int | None
-) -> Select[int, str, int | None, int | None, int | None, str | None]:
+) -> Select[int, str, int | None, int | None, int | None, str | None, dict[str, object]]:
     query = select(
         MemoryHistory.id,
         MemoryHistory.event,
@@ -169,6 +180,7 @@ def _lineage_events(
         MemoryHistory.old_id,
         MemoryHistory.new_id,
         MemoryHistory.meta["undone"].astext,
+        MemoryHistory.meta,
     ).where(
         MemoryHistory.user_id == user_id,
         MemoryHistory.lineage_id.in_(lineages),
@@ -208,7 +220,17 @@ async def memory_delta(
             return []
         history = await s.execute(_lineage_events(user_id, lineages, until_rev))
         events = [
-            Event(i, kind, lineage, old, new, undone) for i, kind, lineage, old, new, undone in history if lineage
+            Event(
+                i,
+                kind,
+                lineage,
+                old,
+                new,
+                undone,
+                kind == "purge" and purge_shown(meta, agent_id, categories, left_out),
+            )
+            for i, kind, lineage, old, new, undone, meta in history
+            if lineage
         ]
         ids = {i for e in events for i in (e.old_id, e.new_id) if i is not None}
         found = await s.execute(

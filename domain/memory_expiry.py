@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import ARRAY, BigInteger, delete, exists, func, insert, literal, select
 from sqlalchemy.orm import aliased
 
+from domain.memory_scope import REACH, Version, purge_reach
 from domain.memory_sweep import database_now, users_with
 from loci.db import Database
 from loci.memory_writes import end_row, lock_user, transaction_now
@@ -104,7 +105,9 @@ def _purgeable(cutoff: datetime) -> Any:
 
 async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: datetime) -> int:
     """Delete one user's memories expired more than ``trash_days`` before ``now``, every
-    version, with one ``purge`` event each; returns how many memories went."""
+    version, with one ``purge`` event each; returns how many memories went. The event records
+    what its versions were (`memory_scope.REACH`): their earlier events lose their rows, and
+    without it an agent that reached them would see its revision fall back."""
     cutoff = now - timedelta(days=settings.trash_days)
     async with db.user_session(user_id) as s:
         await lock_user(s, user_id)
@@ -117,17 +120,18 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
         gone = await s.execute(
             delete(Memory)
             .where(Memory.user_id == user_id, Memory.lineage_id == func.any(lineages))
-            .returning(Memory.lineage_id)
+            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id)
             .execution_options(synchronize_session=False)
         )
-        rows: dict[int, int] = {}
-        for (lineage,) in gone:
-            rows[int(lineage)] = rows.get(int(lineage), 0) + 1
+        versions: dict[int, list[Version]] = {}
+        for lineage, layer, category, agent in gone:
+            versions.setdefault(int(lineage), []).append((layer, category, agent))
         await s.execute(
             insert(MemoryHistory),
             [
                 {"user_id": user_id, "event": "purge", "lineage_id": lineage, "old_id": mid, "actor": "system",
-                 "meta": {"rows": rows.get(lineage, 0), "after_days": settings.trash_days}}
+                 "meta": {"rows": len(versions.get(lineage, [])), "after_days": settings.trash_days,
+                          REACH: purge_reach(versions.get(lineage, []))}}
                 for lineage, mid in expired.items()
             ],
         )  # fmt: skip

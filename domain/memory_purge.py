@@ -7,9 +7,11 @@ whole lineage, active and ended versions alike (a purge that left an earlier ver
 keep what it said), in one transaction, with
 
 * its links (they cascade with the rows) and its vectors (a column of the rows);
-* its history: one ``purge`` event stays, with no content (how many versions went), so the
-  user can see that something was deleted and when, but not what, as the daily purge of
-  expired memories leaves (`domain.memory_expiry`);
+* its history: one ``purge`` event stays, with no content (how many versions went, and the
+  layers, categories and agents of those a block could show: `domain.memory_scope.REACH`, so
+  the agents that could read it see their revision move), so the user can see that something
+  was deleted and when, but not what, as the daily purge of expired memories leaves
+  (`domain.memory_expiry`);
 * the proposals about it (mining asked to change it, or an approved one wrote it), answered
   or not, and their events, which quote the proposed words;
 * the stored answers of retried saves (`loci.idempotency`), which quote the memory;
@@ -36,6 +38,7 @@ from domain.activity import record
 from domain.memory_dto import MAX_ID, MemoryEvent, PurgeIn
 from domain.memory_lookup import ID_OR_TEXT, any_version, resolve
 from domain.memory_rows import MemoryStore, lock_user, memory_outs, record_event, user_lock
+from domain.memory_scope import Version, purge_reach
 from loci.errors import NotFound
 from loci.models import IdempotencyKey, Memory, MemoryHistory, MemoryProposal
 
@@ -106,21 +109,23 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
         gone = await s.execute(
             delete(Memory)
             .where(Memory.user_id == user_id, Memory.lineage_id.in_(lineages))
-            .returning(Memory.lineage_id)
+            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id)
             .execution_options(synchronize_session=False)
         )
-        rows: dict[int, int] = {}
-        for (lineage,) in gone:
-            rows[int(lineage)] = rows.get(int(lineage), 0) + 1
+        versions: dict[int, list[Version]] = {}
+        for lineage, layer, category, agent in gone:
+            versions.setdefault(int(lineage), []).append((layer, category, agent))
         s.expunge(row)
         history = await record_event(
-            s, user_id, "purge", actor="user", lineage_id=row.lineage_id, old_id=row.id, rows=rows[row.lineage_id]
-        )
+            s, user_id, "purge", actor="user", lineage_id=row.lineage_id, old_id=row.id,
+            rows=len(versions[row.lineage_id]), reach=purge_reach(versions[row.lineage_id]),
+        )  # fmt: skip
         for lineage in lineages:
             if lineage != row.lineage_id:
+                mine = versions.get(lineage, [])
                 await record_event(
-                    s, user_id, "purge", actor="user", lineage_id=lineage, rows=rows.get(lineage, 0),
-                    why="merged into a memory purged",
+                    s, user_id, "purge", actor="user", lineage_id=lineage, rows=len(mine),
+                    why="merged into a memory purged", reach=purge_reach(mine),
                 )  # fmt: skip
         await record(s, user_id, "purged", what="memory", memories=len(lineages), versions=len(ids))
         return MemoryEvent(history.id, "purge", None, named, None)

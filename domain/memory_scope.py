@@ -22,14 +22,26 @@ move its revision and its block's ETag (printed in the block, so a provider's pr
 missed for nothing, and ``since_rev`` reported a change that was not there) and tell it
 that, and how often, the user wrote what it may not read. A caller that names no agent
 keeps the user-wide revision.
+
+A purge deletes the memory's rows (and, for `POST /v1/memories/purge`, its history), so no
+event is left whose old or new version the agent may read, while its block loses a line:
+the revision would stay, or fall back, under a changed block. So every writer of a ``purge``
+event records in its ``meta`` under `REACH` the (layer, category, agent_id) of the block-layer
+versions it deleted (`purge_reach`), and an event whose rows are gone reaches an agent when one
+of those could be read by it. A purge written before `REACH` existed carries no such record:
+it reaches every agent. Those purges are few and were all written before the change, so
+counting them moves an agent's revision at most once, while counting none would leave an app
+that refreshes on a revision change showing, until the agent's next write, a line the user
+deleted for good; a purge is where a stale block costs most.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, func, or_, select, true
+from sqlalchemy import ColumnElement, SQLColumnExpression, String, and_, column, exists, func, or_, select, true
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
@@ -45,9 +57,12 @@ __all__ = [
     "BLOCK_LAYERS",
     "NON_REVISION_EVENTS",
     "OUTSIDE_BLOCK",
+    "REACH",
     "REACH_WINDOW",
     "moves_block",
     "parse_as_of",
+    "purge_reach",
+    "purge_shown",
     "reaches",
     "readable",
     "revision_query",
@@ -85,45 +100,107 @@ def shown_text(content: str, summary: str | None) -> str:
     return summary if summary and summary.strip() else content
 
 
-REACH_WINDOW = 64
+REACH_WINDOW = 1024
 """The user's latest revision events an agent's revision is first looked for in, newest
-first (`ix_memory_history_user_id`): an agent usually reaches one of the last few, so the
-usual read probes a row or two. Past them, the memories it may read are walked instead
-(`ix_memory_history_user_old`, `ix_memory_history_user_new`): an agent kept from most of the
-user's writes (an allowlist of one rarely written category) reads its own few, two index
-probes each, not every write since its last one: 2 ms where probing the 4,000 writes since
-took 18 (2-core dev VM, migration 0032)."""
+first (`ix_memory_history_user_id`): the scan stops at the first one the agent reaches, so
+the usual read probes a row or two, and another agent's burst of writes since the agent's own
+last is crossed here (300 hidden writes over 5,000 readable memories: 1.1-1.4 ms, where a
+window of 64 fell through to the walk, 34-35 ms; EXPLAIN ANALYZE, 2-core dev VM). Past it,
+the memories the agent may read are walked instead (`ix_memory_history_user_old`,
+`ix_memory_history_user_new`, migration 0032), two index probes each: 2 ms for an agent of
+few memories, 22-25 ms for one that reads 5,000 after 1,100 writes kept from it. Its purges,
+whose rows are gone, are looked for among the user's purges alone
+(`ix_memory_history_user_purges`, migration 0033)."""
 
 
-def readable(row: type[Memory], scope: AgentScope) -> list[ColumnElement[bool]]:
+REACH = "reach"
+"""The ``meta`` key of a ``purge`` event: the distinct ``{"layer", "category", "agent_id"}`` of
+the versions it deleted that a block could show (core or knowledge; [] for none), which
+`reaches` reads once the rows are gone (see the module docstring). Writers pass it as
+``record_event(..., reach=purge_reach(...))``."""
+
+Version = tuple[str, str, str | None]
+"""(layer, category, agent_id) of one memory version."""
+
+
+def purge_reach(versions: Iterable[Version]) -> list[dict[str, str | None]]:
+    """`REACH` of a purge that deleted ``versions``: those of the block's layers, each once."""
+    kept = sorted({v for v in versions if v[0] in BLOCK_LAYERS}, key=lambda v: (v[0], v[1], v[2] or ""))
+    return [{"layer": layer, "category": category, "agent_id": agent} for layer, category, agent in kept]
+
+
+def purge_shown(
+    meta: Mapping[str, object] | None, agent_id: str | None, categories: frozenset[str] | None, left_out: frozenset[str]
+) -> bool:
+    """Whether a ``purge`` event's deleted versions (its `REACH`) include one `visible` would
+    show this caller (confidence aside: it is not recorded); one without `REACH` (written
+    before it existed) is shown to everyone, as it `reaches` every agent."""
+    recorded = (meta or {}).get(REACH)
+    if not isinstance(recorded, list):
+        return True
+    return any(
+        v["layer"] in BLOCK_LAYERS
+        and v["agent_id"] in (None, agent_id)
+        and (categories is None or v["category"] in categories)
+        and v["category"] not in left_out
+        for v in recorded
+    )
+
+
+def readable(
+    layer: SQLColumnExpression[Any],
+    category: SQLColumnExpression[Any],
+    agent_id: SQLColumnExpression[Any],
+    scope: AgentScope,
+) -> list[ColumnElement[bool]]:
     """Which versions count toward ``scope``'s agent's revision: of the block's layers, no
     agent's or its own, in its categories (an agent-only one only when its allowlist names it)."""
-    parts = [row.layer.in_(BLOCK_LAYERS), or_(row.agent_id.is_(None), row.agent_id == scope.agent_id)]
+    parts = [layer.in_(BLOCK_LAYERS), or_(agent_id.is_(None), agent_id == scope.agent_id)]
     if scope.categories is not None:
-        parts.append(row.category.in_(sorted(scope.categories)))
+        parts.append(category.in_(sorted(scope.categories)))
     if scope.hidden:
-        parts.append(row.category.not_in(sorted(scope.hidden)))
+        parts.append(category.not_in(sorted(scope.hidden)))
     return parts
 
 
-def reaches(
-    scope: AgentScope, user_id: ColumnElement[Any], old_id: ColumnElement[Any], new_id: ColumnElement[Any]
-) -> ColumnElement[bool]:
-    """The history events (their ``user_id``, ``old_id`` and ``new_id`` columns) whose old or
-    new version ``scope``'s agent may read (`readable`). By the rows' columns, which no write
-    changes (an edit adds a row), so an event stays in or out of an agent's revision for good.
-    A purged memory's rows are gone, so its ``purge`` event reaches no agent: the lines it took
-    leave the block (its ETag moves) and the revision is the latest event the agent still
-    reaches."""
+def _purge_reaches(scope: AgentScope, event: SQLColumnExpression[Any], meta: Any) -> ColumnElement[bool]:
+    """A purge event whose `REACH` names a version ``scope``'s agent may read, or that has none
+    (``meta``: the JSONB column, of `MemoryHistory` or a subquery)."""
+    recorded = (
+        func.jsonb_to_recordset(meta[REACH])
+        .table_valued(column("layer", String), column("category", String), column("agent_id", String))
+        .render_derived(with_types=True)
+    )
+    said = (
+        exists()
+        .select_from(recorded)
+        .where(*readable(recorded.c.layer, recorded.c.category, recorded.c.agent_id, scope))
+    )
+    return or_(said, and_(event == "purge", ~meta.has_key(REACH)))
+
+
+def reaches(scope: AgentScope, history: Any) -> ColumnElement[bool]:
+    """The history events (``history``: `MemoryHistory` or a subquery's ``.c`` of its columns)
+    whose old or new version ``scope``'s agent may read (`readable`). By the rows' columns,
+    which no write changes (an edit adds a row), so an event stays in or out of an agent's
+    revision for good. A purge, whose rows are gone, reaches it by its `REACH` record (see the
+    module docstring); the earlier events of what it purged reach no agent any more, and the
+    purge, later than all of them, takes their place."""
     seen = aliased(Memory)
-    return exists().where(seen.user_id == user_id, seen.id.in_((old_id, new_id)), *readable(seen, scope))
+    kept = exists().where(
+        seen.user_id == history.user_id,
+        seen.id.in_((history.old_id, history.new_id)),
+        *readable(seen.layer, seen.category, seen.agent_id, scope),
+    )
+    return or_(kept, _purge_reaches(scope, history.event, history.meta))
 
 
 def revision_query(user_id: int, as_of: datetime | None, scope: AgentScope = ALLOW_ALL) -> Select[int]:
     """The revision ``scope``'s caller is shown: the largest id of a content-changing history
     event, or of one that moved a memory across the block's floor (at ``as_of``, the largest
     created then or before); for an agent, of those it `reaches` (see the module docstring),
-    looked for among the last `REACH_WINDOW` first. NULL when there is none."""
+    looked for among the last `REACH_WINDOW` first, else through the memories it may read and
+    its purges. NULL when there is none."""
     events = [
         MemoryHistory.user_id == user_id,
         or_(
@@ -135,20 +212,15 @@ def revision_query(user_id: int, as_of: datetime | None, scope: AgentScope = ALL
         events.append(MemoryHistory.created_at <= as_of)
     if scope.agent_id is None:
         return select(func.max(MemoryHistory.id)).where(*events)
+    h = MemoryHistory
     recent = (
-        select(MemoryHistory.id, MemoryHistory.user_id, MemoryHistory.old_id, MemoryHistory.new_id)
+        select(h.id, h.user_id, h.event, h.old_id, h.new_id, h.meta)
         .where(*events)
-        .order_by(MemoryHistory.id.desc())
+        .order_by(h.id.desc())
         .limit(REACH_WINDOW)
         .subquery()
     )
-    newest = (
-        select(recent.c.id)
-        .where(reaches(scope, recent.c.user_id, recent.c.old_id, recent.c.new_id))
-        .order_by(recent.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
+    newest = select(recent.c.id).where(reaches(scope, recent.c)).order_by(recent.c.id.desc()).limit(1).scalar_subquery()
     seen = aliased(Memory)
     touched = or_(MemoryHistory.old_id == seen.id, MemoryHistory.new_id == seen.id)
     latest = select(func.max(MemoryHistory.id).label("id")).where(*events, touched).lateral()
@@ -156,10 +228,15 @@ def revision_query(user_id: int, as_of: datetime | None, scope: AgentScope = ALL
         select(func.max(latest.c.id))
         .select_from(seen)
         .join(latest, true())
-        .where(seen.user_id == user_id, *readable(seen, scope))
+        .where(seen.user_id == user_id, *readable(seen.layer, seen.category, seen.agent_id, scope))
         .scalar_subquery()
     )
-    return select(func.coalesce(newest, walked))
+    purged = (  # a purge's rows are gone: by its record (the user's purges only, newest first)
+        select(func.max(h.id))
+        .where(*events, h.event == "purge", _purge_reaches(scope, h.event, h.meta))
+        .scalar_subquery()
+    )
+    return select(func.coalesce(newest, func.greatest(walked, purged)))
 
 
 def parse_as_of(value: str | None, *, field: str = "as_of") -> datetime | None:

@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.expression import Exists
 
+from domain.memory_scope import Version, purge_reach
 from loci.memory_writes import end_row, lock_user, record_event
 from loci.models import Memory, MemoryHistory, MemoryProposal, Turn
 
@@ -151,15 +152,17 @@ async def _uncite(s: AsyncSession, user_id: int, turns: Sequence[tuple[int, int]
 
 async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) -> int:
     """Delete for good the extracted memories backed by ``turn_ids`` (live or trashed),
-    their history, and skips that quoted those turns; one ``purge`` row per memory stays."""
+    their history, and skips that quoted those turns; one ``purge`` row per memory stays,
+    recording what the deleted versions were (`memory_scope.REACH`: which agents' revision
+    it moves, their other events having lost their rows)."""
     if not turn_ids:
         return 0
     await lock_user(s, user_id)
-    doomed = select(Memory.id, Memory.lineage_id).where(
+    doomed = select(Memory.id, Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id).where(
         Memory.user_id == user_id, Memory.source == "extracted", _backed_by(turn_ids, None)
     )
     found = (await s.execute(doomed)).all()
-    ids = [int(i) for i, _ in found]
+    ids = [int(i) for i, *_ in found]
     turns = (await s.execute(select(Turn.conversation_id, Turn.seq).where(Turn.id.in_(list(turn_ids))))).all()
     quoted = [
         and_(
@@ -186,6 +189,12 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
         )
     )
     await s.execute(delete(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))
-    for lineage in sorted({int(lin) for _, lin in found}):
-        await record_event(s, user_id, "purge", actor="system", lineage_id=lineage, why="its conversation was purged")
+    versions: dict[int, list[Version]] = {}
+    for _, lineage, layer, category, agent in found:
+        versions.setdefault(int(lineage), []).append((layer, category, agent))
+    for lineage, deleted in sorted(versions.items()):
+        await record_event(
+            s, user_id, "purge", actor="system", lineage_id=lineage, why="its conversation was purged",
+            reach=purge_reach(deleted),
+        )  # fmt: skip
     return len(ids)

@@ -8,7 +8,8 @@ The revision (`domain.memory_scope.revision_query`, and the session-start block'
 in `domain.memory_context`) is the largest id of an event not in `NON_REVISION_EVENTS`, or
 of one whose ``meta`` has `BLOCK_CHANGE`; an event whose ``meta`` has `OUTSIDE_BLOCK` does not
 count (unless it has `BLOCK_CHANGE` too). An agent is shown the largest of those that touched
-a memory it may read (`domain.memory_scope.reaches`).
+a memory it may read, or purged one (by what the purge recorded of the rows it deleted:
+`domain.memory_scope.reaches`).
 """
 
 from __future__ import annotations

@@ -206,6 +206,9 @@ class MemoryHistory(Base):
         # (`domain.memory_scope.revision_query`) when none of the user's latest events is one of them
         Index("ix_memory_history_user_old", "user_id", "old_id"),
         Index("ix_memory_history_user_new", "user_id", "new_id"),
+        # the user's purges, whose rows are gone: an agent's revision finds its latest by the
+        # event's own record (`domain.memory_scope.reaches`), not by walking its memories
+        Index("ix_memory_history_user_purges", "user_id", "id", postgresql_where=text("event = 'purge'")),
     )
 
     id: Mapped[int] = pk_column()

@@ -22,6 +22,7 @@ from domain.agent_access import AgentScope
 from domain.memory_scope import REACH_WINDOW, revision_query
 from loci.db import Database
 from loci.embedder import Embedder
+from loci.models import MemoryHistory
 from loci.settings import Settings
 from tests.conftest import UserHandle
 from tests.integration.test_agent_access import ok
@@ -173,3 +174,72 @@ async def test_the_mcp_context_resource_ignores_hidden_writes(
             await save(http, user, "Works as a nurse", "fact")
             moved = (await session.read_resource("loci://context")).contents[0].text  # type: ignore[union-attr]
             assert moved != first and "Works as a nurse" in moved
+
+
+async def purge(http: httpx.AsyncClient, user: UserHandle, memory_id: int) -> dict[str, Any]:
+    return await ok(await http.post("/v1/memories/purge", json={"id_or_text": memory_id}, headers=user.headers))
+
+
+async def test_a_purge_of_what_the_agent_may_read_moves_its_revision_over_http(
+    base_url: str, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """The reviewer's case: a purge deletes the memory's rows and history, so no event was left
+    that the agent reached; its block lost a line under an unchanged revision, and since_rev
+    told it nothing. Now the purge's own event reaches it; one of a memory hidden from it does not."""
+    user = await new_user("rev-purge")
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        await ok(await http.put("/v1/agents/coder/access", json={"categories": ["preference"]}, headers=user.headers))
+        issued = await http.post(f"/v1/admin/users/{user.id}/keys", json={"agent_id": "coder"}, headers=admin_headers)
+        coder = UserHandle(user.id, (await ok(issued))["key"])
+        await save(http, user, "Prefers green tea", "preference")
+        oat = await save(http, user, "Prefers oat milk", "preference")
+        await ok(await http.post("/v1/memories/forget", json={"id_or_text": "Prefers green tea"}, headers=user.headers))
+        seen = await context(http, coder)
+        seen_rev = seen.json()["revision"]
+        assert "Prefers oat milk" in seen.json()["block"]
+
+        gone = await purge(http, user, oat["memory"]["id"])
+
+        now = await context(http, coder, since_rev=seen_rev)
+        body = now.json()
+        assert body["revision"] == gone["event_id"] > seen_rev and "oat milk" not in body["block"]
+        assert body["delta"] == ["− deleted for good: a memory the user removed"]
+        assert now.headers["etag"] != seen.headers["etag"]
+        recall = await recalled(http, coder, since_rev=seen_rev)
+        assert (recall["revision"], recall["delta"]) == (body["revision"], body["delta"])
+        assert (await ok(await http.get("/v1/profile", headers=coder.headers)))["revision"] == gone["event_id"]
+        as_of = await context(http, coder, as_of=datetime.now(UTC).isoformat())
+        assert as_of.json()["revision"] == gone["event_id"]
+        user_delta = (await context(http, user, since_rev=seen_rev)).json()["delta"]
+        assert user_delta == body["delta"]  # the user's own block lost the line too
+
+        # a purge of a memory the agent may not read moves nothing for it
+        sister = await save(http, user, "Sister is called Mia", "relationship")
+        before = await context(http, coder)
+        await purge(http, user, sister["memory"]["id"])
+        after = await context(http, coder, since_rev=gone["event_id"])
+        assert after.json() == before.json() and after.headers["etag"] == before.headers["etag"]
+        assert (await recalled(http, coder, since_rev=gone["event_id"]))["revision"] == gone["event_id"]
+
+
+async def test_past_the_window_a_purge_is_found_and_one_written_before_reach_reaches_every_agent(
+    client: AsyncTestClient[Any], db: Database, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    user, coder = await coder_for(client, new_user, admin_headers, "rev-purge-window")
+    await save(client, user, "Prefers green tea", "preference")
+    oat = await save(client, user, "Prefers oat milk", "preference")
+    gone = await purge(client, user, oat["memory"]["id"])
+    for i in range(REACH_WINDOW + 6):  # more hidden events than the newest-first look covers
+        await seed_memory(db, user.id, f"Cousin number {i}", category="relationship")
+    scope = AgentScope("coder", frozenset(CODER["categories"]))
+    assert (await context(client, coder)).json()["revision"] == gone["event_id"]
+    async with db.user_session(user.id) as s:
+        assert (await s.execute(revision_query(user.id, None, scope))).scalar_one() == gone["event_id"]
+        # a purge written before purges recorded what they deleted: every agent is told of it
+        legacy = MemoryHistory(user_id=user.id, event="purge", lineage_id=None, actor="user", meta={"rows": 1})
+        s.add(legacy)
+        await s.flush()
+        legacy_id = legacy.id
+    assert (await context(client, coder)).json()["revision"] == legacy_id
+    async with db.user_session(user.id) as s:
+        assert (await s.execute(revision_query(user.id, None, scope))).scalar_one() == legacy_id

@@ -89,7 +89,13 @@ async def test_an_ended_versions_id_purges_every_version_and_every_trace(
 
     assert await words_left(db, user.id, MARK) == {}
     [event] = await lineage_events(db, user.id, first["lineage_id"])
-    assert (event.event, event.actor, event.old_id, event.meta) == ("purge", "user", first["id"], {"rows": 3})
+    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None}]  # which agents' revision it moves
+    assert (event.event, event.actor, event.old_id, event.meta) == (
+        "purge",
+        "user",
+        first["id"],
+        {"rows": 3, "reach": reach},
+    )
     for version in (first["id"], back["id"], current["id"]):
         for path in (f"/v1/memories/{version}", f"/v1/memories/{version}/history"):
             assert (await client.get(path, headers=user.headers)).status_code == 404, path

@@ -207,7 +207,8 @@ async def test_an_expired_memory_leaves_at_once_then_the_sweep_trashes_it_with_h
         assert await s.get(Memory, headache["id"]) is None
         assert (await s.get(Memory, tea["id"])) is not None
     *_, purge = await events(db, user.id, headache["id"])
-    assert (purge.event, purge.meta) == ("purge", {"rows": 1, "after_days": trash_days})
+    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None}]
+    assert (purge.event, purge.meta) == ("purge", {"rows": 1, "after_days": trash_days, "reach": reach})
 
 
 async def test_the_daily_job_ends_them_and_a_restore_gives_a_fresh_period(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from domain.memory_delta import DELTA_TEXT_CHARS, Event, Row, net_bullets, render_delta
+from domain.memory_delta import DELTA_TEXT_CHARS, PURGED, Event, Row, net_bullets, render_delta
+from domain.memory_scope import REACH, purge_shown
 
 
 def row(i: int, content: str, lineage: int | None = None, *, active: bool = True, shown: bool = True) -> Row:
@@ -96,3 +97,23 @@ def test_render_delta() -> None:
     assert render_delta(["+ saved: x"], 3, 9) == (
         '<user_memory_changes since_revision="3" revision="9">\n+ saved: x\n</user_memory_changes>'
     )
+
+
+def test_a_purge_is_told_without_words_only_to_callers_it_was_visible_to() -> None:
+    """A purge leaves no rows (and, by the route, no earlier events): its own record says whether
+    this caller could see what went (`Event.shown`, from `memory_scope.purge_shown`)."""
+    seen = [Event(9, "purge", 5, 5, None, shown=True)]
+    hidden = [Event(10, "purge", 6, 6, None, shown=False)]
+    assert net_bullets(seen + hidden, {}, since_rev=8) == [PURGED]
+    assert net_bullets(seen, {}, since_rev=9) == []  # purged before the caller's revision: nothing new
+    assert net_bullets(hidden, {}, since_rev=8) == []
+
+
+def test_purge_shown_reads_the_purges_record_and_one_without_one_reaches_everyone() -> None:
+    reach = [{"layer": "core", "category": "preference", "agent_id": None}]
+    assert purge_shown({"rows": 1}, "coder", frozenset({"fact"}), frozenset())  # written before REACH
+    assert purge_shown({REACH: reach}, "coder", frozenset({"preference"}), frozenset())
+    assert not purge_shown({REACH: reach}, "coder", frozenset({"fact"}), frozenset())
+    assert not purge_shown({REACH: [{**reach[0], "agent_id": "chef"}]}, "coder", None, frozenset())
+    assert not purge_shown({REACH: [{**reach[0], "layer": "archive"}]}, None, None, frozenset())
+    assert not purge_shown({REACH: []}, None, None, frozenset())
