@@ -104,12 +104,15 @@ def unchanged(memory: Any) -> MemoryEvent:
     return MemoryEvent(None, "unchanged", memory, None, None)
 
 
-async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: Once | None = None) -> MemoryEvent:
+async def save_memory(
+    store: MemoryStore, user_id: int, body: MemoryIn, once: Once | None = None, *, key_agent: str | None = None
+) -> MemoryEvent:
     """Save one memory; the same content (ignoring case) already active in the category is
     returned as it is, with event ``unchanged`` and nothing written (retries are safe). With
     ``once`` (the request's idempotency key, `loci.idempotency`), a retry answers the first
-    try's event. The conversation and turns it cites must be there (`cited_conversation`), and
-    a deadline must lie ahead (`loci.memory_kinds.check_ahead`)."""
+    try's event. The conversation and turns it cites must be there (`cited_conversation`: for
+    an agent key, ``key_agent``, among its agent's own), and a deadline must lie ahead
+    (`loci.memory_kinds.check_ahead`)."""
     settings = store.settings
     content = clean_content(body.content, settings)
     summary = None if body.summary is None else clean_content(body.summary, settings, field="summary")
@@ -128,7 +131,9 @@ async def save_memory(store: MemoryStore, user_id: int, body: MemoryIn, once: On
         await lock_user(s, user_id)
         if (again := await claim(s, user_id, once, MemoryEvent)) is not None:
             return again
-        conversation_id = await cited_conversation(s, user_id, body.conversation_id, body.turn_seqs, body.agent_id)
+        conversation_id = await cited_conversation(
+            s, user_id, body.conversation_id, body.turn_seqs, body.agent_id, key_agent=key_agent
+        )
         if (existing := await same_content(s, user_id, body.category, content, body.agent_id)) is not None:
             event = unchanged((await memory_outs(s, [existing]))[0])
         else:

@@ -32,12 +32,21 @@ def missing_turns(conversation: str, missing: Sequence[int]) -> InvalidInput:
 
 
 async def cited_conversation(
-    s: AsyncSession, user_id: int, external_id: str | None, seqs: Sequence[int], agent_id: str | None = None
+    s: AsyncSession,
+    user_id: int,
+    external_id: str | None,
+    seqs: Sequence[int],
+    agent_id: str | None = None,
+    *,
+    key_agent: str | None = None,
 ) -> int | None:
     """The row id of the conversation ``external_id`` once it and each turn of ``seqs`` are
     found (module docstring); None without one. Seqs without a conversation cite nothing: a
-    400 naming ``turn_seqs``. With ``agent_id`` (the writer), only a conversation of that
-    agent or of none is found."""
+    400 naming ``turn_seqs``. With ``agent_id`` (the writer, named by a user key), only a
+    conversation of that agent or of none is found. With ``key_agent`` (the request's key is
+    that agent's), only that agent's own: an agent key may neither read nor post to the user's
+    own conversations (`domain.conversations.store_conversation`), so it may not cite one
+    either, nor learn from the 400 which of its turns exist: the same 404 as an unknown id."""
     if external_id is None:
         if seqs:
             raise InvalidInput("turn_seqs are turns of a conversation: name its conversation_id", field="turn_seqs")
@@ -47,7 +56,10 @@ async def cited_conversation(
         Conversation.external_id == external_id,
         Conversation.deleted_at.is_(None),
     )
-    if agent_id is not None:
+    if key_agent is not None:
+        held = select(Agent.id).where(Agent.user_id == user_id, Agent.external_id == key_agent)
+        stmt = stmt.where(Conversation.agent_id.in_(held))
+    elif agent_id is not None:
         held = select(Agent.id).where(Agent.user_id == user_id, Agent.external_id == agent_id)
         stmt = stmt.where(or_(Conversation.agent_id.is_(None), Conversation.agent_id.in_(held)))
     conv_id = (await s.execute(stmt)).scalar_one_or_none()

@@ -134,7 +134,15 @@ def _write(
     return call
 
 
-save = _write(memories.save_memory)
+async def save(state: AppState, caller: Caller, args: MemoryIn) -> Answer:
+    """`_write` of `memories.save_memory`, told whether the key is an agent's (what it may cite)."""
+    saved = await memories.save_memory(
+        state.memory_store(), caller.user_id, caller.acting(args), key_agent=caller.agent_id
+    )
+    event = told(saved, caller.agent_id)
+    return Answer(event, event_summary(event))
+
+
 update = _write(memories.update_memory)
 forget = _write(memories.forget_memory)
 confirm = _write(memories.confirm_memory)

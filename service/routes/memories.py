@@ -169,7 +169,10 @@ class MemoryController(Controller):
     ) -> Response[MemoryEvent]:
         body = caller.acting(data)
         key = Once.of(idempotency_key, "saveMemory", body)
-        event = told(await memories.save_memory(app_state.memory_store(), caller.user_id, body, key), caller.agent_id)
+        saved = await memories.save_memory(
+            app_state.memory_store(), caller.user_id, body, key, key_agent=caller.agent_id
+        )
+        event = told(saved, caller.agent_id)
         return Response(event, status_code=200 if event.event == "unchanged" else 201)
 
     @post(

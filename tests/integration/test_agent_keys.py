@@ -221,28 +221,32 @@ async def test_an_agent_key_neither_probes_nor_takes_over_a_conversation_it_does
 async def test_an_agent_key_cites_only_its_agents_conversations(
     client: Client, new_user: NewUser, admin_headers: dict[str, str]
 ) -> None:
-    """Another agent's conversation is, for a memory's citation, the same 404 as an unknown id:
-    before, the answer (a 400 listing the turns it lacks) confirmed the id and its live turns."""
+    """Another agent's conversation, and the user's own (stored under no agent), are for a
+    memory's citation the same 404 as an unknown id: before, the answer (a 400 listing the turns
+    it lacks) confirmed the id and its live turns, and a 201 attached the agent's memory to a
+    conversation of the user's it may neither read nor post to."""
     user = await new_user("agentkey-cites")
     coder_key = await agent_key(client, admin_headers, user.id, "coder")
     planner_key = await agent_key(client, admin_headers, user.id, "planner")
     turns = [{"role": "user", "content": "My doctor changed my prescription"}]
-    for key, conversation in ((planner_key, "plan-1"), (coder_key, "code-1")):
+    for key, conversation in ((planner_key, "plan-1"), (coder_key, "code-1"), (user, "c-priv")):
         made = await client.post("/v1/conversations", json={"id": conversation, "turns": turns}, headers=key.headers)
         assert made.status_code == 201, made.text
     answers = {}
-    for conversation in ("plan-1", "never-was"):
-        body = {"content": "Takes a new pill", "category": "fact", "conversation_id": conversation, "turn_seqs": [1, 2]}
+    for conversation, seqs in (("plan-1", [1, 2]), ("never-was", [1, 2]), ("c-priv", [3]), ("c-priv", [1])):
+        body = {"content": "Takes a new pill", "category": "fact", "conversation_id": conversation, "turn_seqs": seqs}
         answer = await client.post("/v1/memories", json=body, headers=coder_key.headers)
         assert answer.status_code == 404, answer.text
         assert answer.json()["extra"][0]["key"] == "conversation_id", answer.text
-        answers[conversation] = answer.json()["detail"].replace(conversation, "ID")
-    assert answers["plan-1"] == answers["never-was"]
+        answers[conversation, seqs[0]] = answer.json()["detail"].replace(conversation, "ID")
+    assert len(set(answers.values())) == 1, answers
     own = {"content": "Takes a new pill", "category": "fact", "conversation_id": "code-1", "turn_seqs": [1]}
     assert (await client.post("/v1/memories", json=own, headers=coder_key.headers)).status_code == 201
-    # the user's key cites any of its conversations, as before
+    # the user's key cites any of its conversations, as before, also naming the agent
     cited = {"content": "Takes a new pill", "category": "fact", "conversation_id": "plan-1", "turn_seqs": [1]}
     assert (await client.post("/v1/memories", json=cited, headers=user.headers)).status_code == 201
+    named = {**cited, "content": "Takes the pill at night", "conversation_id": "c-priv", "agent_id": "coder"}
+    assert (await client.post("/v1/memories", json=named, headers=user.headers)).status_code == 201
 
 
 OPEN_TO_AGENT_KEYS = {
