@@ -10,6 +10,7 @@ moment, stop the embedded PostgreSQL it started, print one line and exit 130 / 1
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
@@ -179,6 +180,11 @@ def make_run(
     else:
         rid = default_run_id(path, preset)
     paths = RunPaths(out, rid)
+    made, folder = [], paths.root
+    while not folder.exists() and folder != folder.parent:  # the run folder, then `--out` and its parents
+        made.append(folder)
+        folder = folder.parent
+    _forget_if_left_empty(made)
     try:  # before any work: a stage that cannot write its files would fail only at its end
         paths.root.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -198,6 +204,25 @@ def make_run(
         subset=subset,
         progress=not no_progress,
     )
+
+
+def _forget_if_left_empty(folders: list[Path]) -> None:
+    """When the command ends, remove the folders `make_run` made (the run's, `--out`…) left empty.
+
+    The run folder is made before any work, to refuse an unwritable `--out` at once; a command
+    that then failed on its dataset (bad JSON, a dict) or on a mistyped run id left an empty
+    `<out>/<run_id>/` behind, which reads as a run that exists. `rmdir` removes only an empty
+    folder, so nothing a stage wrote is touched."""
+    context = click.get_current_context(silent=True)
+    if context is None or not folders:
+        return
+
+    def remove() -> None:
+        for folder in folders:  # innermost first: `--out` is empty only once the run folder is gone
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+    context.call_on_close(remove)
 
 
 @click.group()

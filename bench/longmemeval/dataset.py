@@ -180,7 +180,24 @@ def load_questions(path: Path | str, *, limit: int | None = None) -> list[Questi
     if not isinstance(raw, list):
         raise DatasetError(path, f"expected a JSON list of questions, got {type(raw).__name__}")
     items = raw if limit is None else raw[:limit]
-    return [_QuestionParser(path, index).parse(item) for index, item in enumerate(items)]
+    questions = [_QuestionParser(path, index).parse(item) for index, item in enumerate(items)]
+    _refuse_repeated_ids(path, questions)
+    return questions
+
+
+def _refuse_repeated_ids(path: Path, questions: Sequence[Question]) -> None:
+    """Every stage keys its rows by question id (one user each, one ranking each): a repeated id
+    was ingested twice and failed only at scoring ("two rankings for question …"), hours later."""
+    first: dict[str, int] = {}
+    for index, question in enumerate(questions):
+        seen = first.setdefault(question.question_id, index)
+        if seen != index:
+            raise DatasetError(
+                path,
+                f"question id {question.question_id!r} repeats the id of question {seen}",
+                index=index,
+                field="question_id",
+            )
 
 
 class _QuestionParser:

@@ -111,7 +111,10 @@ def download_file(
         remote = _fetch(http, url, part, progress)
     except (httpx.ConnectError, httpx.ConnectTimeout) as e:
         host = urlsplit(url).netloc
-        raise DownloadError(f"cannot reach {host}: {e}; pass --dataset PATH to use a local file") from e
+        raise DownloadError(
+            f"cannot reach {host}: {e}; fetch {url} another way and put it at {target}, "
+            "or pass a local copy to the other stages with --dataset PATH"
+        ) from e
     except httpx.TransportError as e:
         size = part.stat().st_size if part.exists() else 0
         raise DownloadError(f"download of {name} interrupted after {size} bytes ({e!r}); run again to resume") from e

@@ -14,11 +14,14 @@ used, because both leak where the evidence is.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from bench.longmemeval.dataset import Question, turn_id
@@ -28,6 +31,7 @@ __all__ = [
     "SessionRanking",
     "drawer_record",
     "rank_sessions",
+    "select_questions",
     "session_ids_by_key",
     "stratified_subset",
     "unsurfaced_order",
@@ -160,3 +164,31 @@ def stratified_subset(questions: Sequence[Question], n: int) -> list[Question]:
                 chosen.add(pool[taken[name]].question_id)
                 taken[name] += 1
     return [question for question in questions if question.question_id in chosen]
+
+
+def select_questions(
+    questions: Sequence[Question], *, source: Path, limit: int | None, subset: int | None
+) -> list[Question]:
+    """A run's questions: the first `limit`, then the `stratified_subset` of `subset` of those.
+
+    A `subset` larger than what is there runs all of it, with a note on stderr rather than a
+    refusal: a small file is a fair sample of itself, and `smoke` asks for 10 of whatever file
+    it is given; but a researcher who asked for 10 must not read a 4-question run as 10."""
+    selected = list(questions[:limit] if limit is not None else questions)
+    if subset is not None:
+        if subset > len(selected):
+            limited = f" (its first {limit}, --limit)" if len(selected) == limit else ""
+            _note_once(
+                f"note: --subset {subset}, but {source}{limited} has only {len(selected)} question(s); "
+                f"running all {len(selected)}"
+            )
+        selected = stratified_subset(selected, subset)
+    if not selected:
+        raise ValueError(f"{source}: no questions selected")
+    return selected
+
+
+@functools.cache
+def _note_once(message: str) -> None:
+    """`full` selects the questions once per stage: the note is worth one line, not one a stage."""
+    print(message, file=sys.stderr)

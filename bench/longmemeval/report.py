@@ -9,6 +9,7 @@ to combine the presets of separate runs into one report.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from bench.longmemeval.metrics import Convention, Evaluation, Level, LevelResult
 
 __all__ = [
     "SCORES_FORMAT",
+    "Coverage",
     "ReportFiles",
     "RunResult",
     "block_line",
@@ -35,6 +37,25 @@ _MISSING = "—"
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """How many of the questions a scoring selected (the dataset, or its `--limit`/`--subset`)
+    had a ranking in the log: a `retrieve --limit 3` replaces a full run's log with 3."""
+
+    scored: int
+    selected: int
+
+    def line(self) -> str:
+        text = f"scored {self.scored} of {self.selected} questions"
+        missing = self.selected - self.scored
+        if missing:
+            text += (
+                f": the retrieval log has no ranking for the other {missing} (a retrieve with --limit or --subset?)"
+                "; retrieve them, or score with the same --limit/--subset"
+            )
+        return text
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One preset's evaluation, with its manifest when there is one."""
 
@@ -43,6 +64,7 @@ class RunResult:
     manifest: RunManifest | None = None
     block: BlockEvaluation | None = None
     """Recall of the block the service would serve (`bench.longmemeval.block`), when logged."""
+    coverage: Coverage | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,7 @@ def write_scores(runs: Sequence[RunResult], path: Path | str) -> Path:
                 "evaluation": run.evaluation.to_dict(),
                 "manifest": run.manifest.to_dict() if run.manifest is not None else None,
                 "block": run.block.to_dict() if run.block is not None else None,
+                "coverage": dataclasses.asdict(run.coverage) if run.coverage is not None else None,
             }
             for run in runs
         ],
@@ -99,6 +122,7 @@ def load_scores(path: Path | str) -> list[RunResult]:
             evaluation=Evaluation.from_dict(run["evaluation"]),
             manifest=RunManifest.from_dict(run["manifest"]) if run.get("manifest") else None,
             block=BlockEvaluation.from_dict(run["block"]) if run.get("block") else None,
+            coverage=Coverage(**run["coverage"]) if run.get("coverage") else None,
         )
         for run in data["runs"]
     ]
@@ -151,7 +175,10 @@ def render_markdown(runs: Sequence[RunResult], *, headline_k: int = 5, chart_nam
     if chart_name is not None:
         lines += [f"![recall_any@k per preset]({chart_name})", ""]
     for run in runs:
-        lines += [f"## Preset `{run.preset}`", "", "### Conventions side by side", ""]
+        lines += [f"## Preset `{run.preset}`", ""]
+        if run.coverage is not None:
+            lines += [run.coverage.line()[0].upper() + run.coverage.line()[1:] + ".", ""]
+        lines += ["### Conventions side by side", ""]
         lines += _conventions_table(run.evaluation)
         for level in run.evaluation.levels():
             lines += ["", f"### Per question type ({level} level, k={headline_k})", ""]

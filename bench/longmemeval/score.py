@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from bench.longmemeval.block import BlockEvaluation, evaluate_blocks
 from bench.longmemeval.dataset import Question
 from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import QuestionRanking, evaluate
-from bench.longmemeval.report import ReportFiles, RunResult, write_report
+from bench.longmemeval.report import Coverage, ReportFiles, RunResult, write_report
 from bench.longmemeval.runs import read_jsonl
 
 __all__ = [
@@ -26,11 +26,15 @@ __all__ = [
 ]
 
 
-def rankings_from_log(path: Path, questions: Sequence[Question]) -> tuple[list[Question], list[QuestionRanking]]:
-    """The logged rankings and the questions they answer (dataset order).
+def rankings_from_log(
+    path: Path, questions: Sequence[Question], *, known: Collection[str] | None = None
+) -> tuple[list[Question], list[QuestionRanking]]:
+    """The logged rankings of `questions` and the questions they answer (dataset order).
 
-    Questions missing from the log are left out (a ``--limit`` run); a logged
-    question that is not in the dataset means the wrong dataset and raises.
+    Questions missing from the log are left out (a ``--limit`` run: `Coverage` says so); a
+    logged question that is not in the dataset (`known`, default the ids of `questions`)
+    means the wrong dataset and raises. Logged questions of the dataset that `questions`
+    does not hold (a full log scored with ``--limit``) are not scored.
     """
     if not path.exists():
         raise FileNotFoundError(f"no retrieval log at {path}; run the retrieve stage first")
@@ -42,15 +46,17 @@ def rankings_from_log(path: Path, questions: Sequence[Question]) -> tuple[list[Q
             session_ids=tuple(record.get("ranked_session_ids", ())),
             turn_ids=tuple(record.get("ranked_turn_ids", ())),
         )
-    known = {q.question_id for q in questions}
+    known = {q.question_id for q in questions} if known is None else set(known)
     unknown = sorted(set(rankings) - known)
     if unknown:
         raise ValueError(
             f"{path} has {len(unknown)} question(s) not in the dataset (e.g. {unknown[0]}): wrong --dataset?"
         )
-    if not rankings:
-        raise ValueError(f"{path} is empty")
     chosen = [q for q in questions if q.question_id in rankings]
+    if not chosen:
+        raise ValueError(
+            f"{path} has no ranking of the {len(questions)} question(s) selected" if rankings else f"{path} is empty"
+        )
     return chosen, [rankings[q.question_id] for q in chosen]
 
 
@@ -61,12 +67,25 @@ def blocks_from_log(path: Path, questions: Sequence[Question]) -> BlockEvaluatio
 
 
 def score_log(
-    log: Path, questions: Sequence[Question], out_dir: Path, *, preset: str, manifest: RunManifest | None
+    log: Path,
+    questions: Sequence[Question],
+    out_dir: Path,
+    *,
+    preset: str,
+    manifest: RunManifest | None,
+    known: Collection[str] | None = None,
 ) -> tuple[RunResult, ReportFiles]:
-    """Score one retrieval log and write scores.json, report.md and recall_any.png into `out_dir`."""
-    chosen, rankings = rankings_from_log(log, questions)
+    """Score one retrieval log's rankings of `questions` and write scores.json, report.md and
+    recall_any.png into `out_dir`; see `rankings_from_log` for `known`."""
+    chosen, rankings = rankings_from_log(log, questions, known=known)
     evaluation = evaluate(chosen, rankings)
-    result = RunResult(preset=preset, evaluation=evaluation, manifest=manifest, block=blocks_from_log(log, chosen))
+    result = RunResult(
+        preset=preset,
+        evaluation=evaluation,
+        manifest=manifest,
+        block=blocks_from_log(log, chosen),
+        coverage=Coverage(scored=len(chosen), selected=len(questions)),
+    )
     files = write_report([result], out_dir)
     return result, files
 

@@ -30,7 +30,7 @@ from bench.longmemeval.dataset import Question, load_questions
 from bench.longmemeval.ingest_processes import ingest_in_processes
 from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import Convention
-from bench.longmemeval.ranking import stratified_subset
+from bench.longmemeval.ranking import select_questions
 from bench.longmemeval.report import RunResult, block_line
 from bench.longmemeval.runs import RunPaths, read_jsonl, write_jsonl
 from bench.longmemeval.score import qa_accuracy, render_qa_markdown, score_log, write_json, write_sweep_report
@@ -98,12 +98,11 @@ def _preset_config(preset: str) -> Any:
 
 
 def load_run_questions(run: Run) -> list[Question]:
-    questions = load_questions(run.dataset, limit=run.limit)
-    if run.subset is not None:
-        questions = stratified_subset(questions, run.subset)
-    if not questions:
-        raise ValueError(f"{run.dataset}: no questions selected")
-    return questions
+    return _select(run, load_questions(run.dataset, limit=run.limit))
+
+
+def _select(run: Run, questions: Sequence[Question]) -> list[Question]:
+    return select_questions(questions, source=run.dataset, limit=run.limit, subset=run.subset)
 
 
 @contextmanager
@@ -245,7 +244,12 @@ def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def score_retrieval(run: Run) -> RunResult:
-    questions = load_questions(run.dataset)
+    """Score the log's rankings of the questions `--limit`/`--subset` select (all by default).
+
+    The log holds what the last `retrieve` wrote, which may be fewer questions (a `--limit`
+    retrieve after a full one replaces the log): the result says how many of the selected
+    questions it scored, so a partial log is never read as the whole run."""
+    dataset = load_questions(run.dataset)
     if not run.paths.retrieval_log.exists():  # before the manifest: a typo'd run id must leave no run behind
         raise FileNotFoundError(f"no retrieval log at {run.paths.retrieval_log}; run the retrieve stage first")
     # `open`, not `load`: a run's log scored under another --preset or --dataset would be
@@ -253,7 +257,12 @@ def score_retrieval(run: Run) -> RunResult:
     manifest = run.manifest()
     with manifest.stage("score-retrieval", save_to=run.paths.manifest):
         result, _files = score_log(
-            run.paths.retrieval_log, questions, run.paths.scores_dir, preset=run.preset, manifest=manifest
+            run.paths.retrieval_log,
+            _select(run, dataset),
+            run.paths.scores_dir,
+            preset=run.preset,
+            manifest=manifest,
+            known={q.question_id for q in dataset},
         )
     return result
 
@@ -261,7 +270,7 @@ def score_retrieval(run: Run) -> RunResult:
 def headline(result: RunResult) -> str:
     """A few lines for the terminal: both conventions, session and turn level, and the
     served block's recall beside them (with the abstention questions' block size)."""
-    lines = []
+    lines = [] if result.coverage is None else [result.coverage.line()]
     for convention in Convention:
         for level in result.evaluation.levels():
             cell = result.evaluation.get(convention, level).overall

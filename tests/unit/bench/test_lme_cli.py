@@ -169,3 +169,70 @@ def test_scoring_a_run_that_has_no_log_leaves_no_manifest(tmp_path: Path) -> Non
     )
     assert code == 2 and "run the retrieve stage first" in out
     assert not (tmp_path / "t" / "manifest.json").exists()
+
+
+def _log(tmp_path: Path, run_id: str, questions: list[dict[str, object]]) -> None:
+    log = tmp_path / run_id / "retrieval_logs" / f"{run_id}.jsonl"
+    log.parent.mkdir(parents=True)
+    rows = [{"question_id": q["question_id"], "ranked_session_ids": q["haystack_session_ids"]} for q in questions]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_a_subset_larger_than_the_file_says_it_runs_all(tmp_path: Path) -> None:
+    """`--subset 10` on a 4-question file ran the 4 without a word, so the run read as 10."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    _log(tmp_path, "r", QUESTIONS)
+    code, out = _invoke(
+        "score-retrieval", "--dataset", str(dataset), "--out", str(tmp_path), "--run-id", "r", "--subset", "10"
+    )
+    assert code == 0, out
+    assert f"note: --subset 10, but {dataset} has only 4 question(s); running all 4\n" in out
+    code, out = _invoke(
+        "score-retrieval",
+        "--dataset",
+        str(dataset),
+        "--out",
+        str(tmp_path),
+        "--run-id",
+        "r",
+        "--subset",
+        "3",
+        "--limit",
+        "2",
+    )
+    assert code == 0 and f"--subset 3, but {dataset} (its first 2, --limit) has only 2" in out, out
+
+
+def test_score_retrieval_says_how_many_of_the_questions_the_log_covers(tmp_path: Path) -> None:
+    """A `retrieve --limit 2` after a full one replaced the log with 2 questions, and a full
+    `score-retrieval` then reported those 2 as the run; and it ignored its own --limit."""
+    dataset = write_dataset(tmp_path / "syn.json")
+    common = ("--dataset", str(dataset), "--out", str(tmp_path))
+    _log(tmp_path, "part", QUESTIONS[:2])
+    code, out = _invoke("score-retrieval", *common, "--run-id", "part")
+    assert code == 0, out
+    assert out.startswith("scored 2 of 4 questions: the retrieval log has no ranking for the other 2"), out
+    report = (tmp_path / "part" / "scores" / "report.md").read_text()
+    assert "Scored 2 of 4 questions: the retrieval log has no ranking for the other 2" in report
+    scores = json.loads((tmp_path / "part" / "scores" / "scores.json").read_text())
+    assert scores["runs"][0]["coverage"] == {"scored": 2, "selected": 4}
+
+    _log(tmp_path, "whole", QUESTIONS)
+    code, out = _invoke("score-retrieval", *common, "--run-id", "whole", "--limit", "3")
+    assert code == 0 and out.startswith("scored 3 of 3 questions\n"), out
+    assert "all_questions (n=3) session" in out
+
+
+def test_a_failed_command_leaves_no_empty_run_folder(tmp_path: Path) -> None:
+    """The run folder is made before the dataset is read: a bad file left `<out>/<run_id>/` behind."""
+    out = tmp_path / "runs"
+    for name, text in (("bad.json", "[{"), ("dict.json", "{}")):
+        dataset = tmp_path / name
+        dataset.write_text(text)
+        for stage in ("ingest", "score-retrieval"):
+            code, output = _invoke(stage, "--dataset", str(dataset), "--out", str(out), "--run-id", "r")
+            assert code == 2 and output.count("\n") == 1, output
+            assert not (out / "r").exists() and not out.exists(), (stage, name)
+    (out / "kept").mkdir(parents=True)  # a folder that was there before is never removed
+    code, _ = _invoke("ingest", "--dataset", str(tmp_path / "dict.json"), "--out", str(out), "--run-id", "kept")
+    assert code == 2 and (out / "kept").is_dir()

@@ -188,3 +188,13 @@ def test_loads_real_oracle_dev_file() -> None:
         assert question.question_date.tzinfo is not None
         assert question.is_abstention == question.question_id.endswith("_abs")
     assert any(t.has_answer for q in questions for s in q.sessions for t in s.turns)
+
+
+def test_a_repeated_question_id_is_refused_naming_both_positions(tmp_path: Path) -> None:
+    """`ingest` took a file with one question id twice (one user, overwritten) and the run
+    failed only at scoring, hours later, with "two rankings for question 'q1'"."""
+    path = _write(tmp_path, [_item(), _item(question_id="q2"), _item()])
+    with pytest.raises(DatasetError) as info:
+        load_questions(path)
+    assert str(info.value) == f"{path}: question 2: field 'question_id': question id 'q1' repeats the id of question 0"
+    assert [q.question_id for q in load_questions(path, limit=2)] == ["q1", "q2"]  # only what is loaded counts

@@ -175,7 +175,9 @@ def test_offline_error_is_one_actionable_line(tmp_path: Path) -> None:
         download_file(NAME, tmp_path, base_url=f"http://127.0.0.1:{port}/x", progress=False)
     message = str(info.value)
     assert message.startswith(f"cannot reach 127.0.0.1:{port}: ")
-    assert message.endswith("; pass --dataset PATH to use a local file") and "\n" not in message
+    # `download` takes no --dataset: the hint names where the file goes, and which commands take a path
+    assert f"put it at {tmp_path / NAME}, or pass a local copy to the other stages with --dataset PATH" in message
+    assert "\n" not in message
 
 
 def test_cli(tmp_path: Path, server: tuple[str, ServerState], capsys: pytest.CaptureFixture[str]) -> None:
