@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from loci.errors import ConfigurationError
 
@@ -25,23 +25,18 @@ CONNECT_TIMEOUT_S = 10
 """Long enough for a database across a network; short enough that a wrong host is told at once."""
 
 
-SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+SECRET_PARAMETERS = ("password", "sslpassword")
 """Query parameters libpq reads a secret from (``?password=…``), hidden as the userinfo's is."""
+_USERINFO_SECRET = re.compile(r"^([a-z][a-z0-9+.-]*://[^:@/?#]*):([^@/?#]*)@", re.I)
+_QUERY_SECRET = re.compile(rf"([?&](?:{'|'.join(SECRET_PARAMETERS)})=)[^&#]*", re.I)
 
 
 def shown_url(url: str) -> str:
     """``url`` with its password replaced by ``***``, in the userinfo and in the query
-    (libpq takes ``?password=``): the line is printed and logged. The host part is kept as
-    written, an IPv6 address's brackets included."""
-    parts = urlsplit(url)
-    if parts.password is not None:
-        host = parts.netloc.rsplit("@", 1)[1]
-        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    if any(name in SECRET_PARAMETERS for name, _ in pairs):
-        hidden = [(name, "***" if name in SECRET_PARAMETERS else value) for name, value in pairs]
-        parts = parts._replace(query=urlencode(hidden, safe="/:*"))
-    return urlunsplit(parts)
+    (libpq takes ``?password=``): the line is printed and logged. Only the secrets are
+    replaced, in the text as written: a parse and re-join turned ``postgresql:///loci`` into
+    ``postgresql:/loci``, dropped an IPv6 host's brackets and re-encoded other parameters."""
+    return _QUERY_SECRET.sub(r"\1***", _USERINFO_SECRET.sub(r"\1:***@", url, count=1))
 
 
 def _one_line(error: BaseException) -> str:
@@ -73,7 +68,7 @@ def check_database(url: str) -> None:
 
     shown = shown_url(url)
     sqlalchemy_url(url)  # refuses a scheme that is not PostgreSQL's, naming DATABASE_URL
-    plain = urlunsplit(urlsplit(url)._replace(scheme="postgresql"))
+    plain = "postgresql" + url[url.index(":") :]  # libpq's scheme; the rest as written ("postgresql:///db?host=…")
     try:
         with psycopg.connect(plain, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
             row = conn.execute(

@@ -66,7 +66,8 @@ class DatabaseSettings(BaseSettings):
     pool_size: int = Field(default=10, ge=1, le=200)
     app_role: str = Field(
         default="loci_app",  # a name: it is put into `SET ROLE "..."` on every connection (loci.db)
-        pattern=r'^[^"\x00]{1,63}$',  # any name PostgreSQL takes quoted (63 bytes): no quote, no NUL
+        # any name PostgreSQL takes quoted (63 bytes): no quote, no NUL, no space at either end
+        pattern=r'^[^"\x00\s](?:[^"\x00]{0,61}[^"\x00\s])?$',
         description="Role the app switches to so row-level security applies (created by migrations).",
     )
     statement_timeout_ms: int = Field(default=30_000, ge=0, le=2_147_483_647)  # PostgreSQL refuses more (503s)

@@ -30,6 +30,11 @@ def test_the_password_never_shows() -> None:
     # libpq reads a password from the query too, and an IPv6 host keeps its brackets
     said = shown_url("postgresql://u:secret@[::1]:5432/db?password=hunter2&sslmode=require")
     assert said == "postgresql://u:***@[::1]:5432/db?password=***&sslmode=require", said
+    # a socket URL keeps its empty host ("postgresql:/loci" was refused by libpq), other
+    # parameters keep their spelling
+    assert shown_url("postgresql:///loci?host=/var/run/postgresql") == "postgresql:///loci?host=/var/run/postgresql"
+    said = shown_url("postgresql://u@h/db?options=-c%20a%3Db&sslpassword=x")
+    assert said == "postgresql://u@h/db?options=-c%20a%3Db&sslpassword=***", said
 
 
 def test_a_postgres_without_pgvector_says_to_install_it_or_use_the_embedded_one() -> None:
@@ -68,3 +73,22 @@ def test_a_data_dir_that_cannot_be_one_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"cannot create data dir .*afile/sub \(Not a directory\)"):
         make_data_dir(a_file / "sub")
     assert make_data_dir(tmp_path / "new" / "dir").is_dir()
+
+
+def test_a_socket_url_reaches_libpq_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``postgresql:///loci?host=/var/run/postgresql`` (a local socket, no host) was re-joined as
+    ``postgresql:/loci?…``, which libpq refuses ("invalid connection option"), so start-up
+    refused a URL that works; a driver-qualified scheme becomes libpq's own."""
+    import psycopg
+
+    handed: list[str] = []
+
+    def connect(conninfo: str, **_: object) -> object:
+        handed.append(conninfo)
+        raise psycopg.OperationalError("stop here")
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    for url in ("postgresql:///loci?host=/var/run/postgresql", "postgresql+psycopg:///loci?host=/tmp"):
+        with pytest.raises(ConfigurationError):
+            check_database(url)
+    assert handed == ["postgresql:///loci?host=/var/run/postgresql", "postgresql:///loci?host=/tmp"]

@@ -25,6 +25,7 @@ from loci.settings import load_settings
         ("LOCI_EMBEDDING_DEVICE", "gpu", "pattern"),
         ("LOCI_DB_STATEMENT_TIMEOUT_MS", "3000000000", "2147483647"),
         ("LOCI_DB_APP_ROLE", 'x"; drop table users; --', "pattern"),
+        ("LOCI_DB_APP_ROLE", "loci_app ", "pattern"),  # no such role: it failed only at the first connect
         ("LOCI_LLM_BASE_URL", "http://", "a host"),
         ("LOCI_LLM_BASE_URL", "https:///v1", "a host"),
     ],
