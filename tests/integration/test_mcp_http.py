@@ -107,6 +107,7 @@ async def test_a_get_opens_no_stream_that_never_ends(base_url: str, new_user: Ne
         saved = await call(session, "save_memory", content=FACT, category="relationship")
     assert saved["event"] == "add" and saved["memory"]["content"] == FACT
 
+
 async def test_a_client_session_keeps_working_across_a_server_restart(
     settings: Settings, embedder: Embedder, new_user: NewUser
 ) -> None:

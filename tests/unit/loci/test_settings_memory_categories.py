@@ -49,5 +49,5 @@ def test_categories_of_ones_own_are_named_with_them(monkeypatch: pytest.MonkeyPa
 def test_a_refused_category_list_is_the_error_not_what_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCI_MEMORY_CATEGORIES", "Bad Cat")
     monkeypatch.setenv("LOCI_MEMORY_CONTEXT_BUDGETS", '{"fact": 10}')
-    with pytest.raises(ConfigurationError, match="^invalid setting LOCI_MEMORY_CATEGORIES: "):
+    with pytest.raises(ConfigurationError, match=r"^invalid setting LOCI_MEMORY_CATEGORIES: "):
         load_settings()
