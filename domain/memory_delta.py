@@ -57,8 +57,9 @@ new revision leaves it out (or has it back); recall still finds it either way.""
 ENDING_EVENTS = ("update", "forget", "merge", "undo", "expire", "purge")
 """Events whose ``old_id`` row stops being the lineage's current version. Not ``decay``: it
 lowers a row's confidence in place (``old_id == new_id``), the row stays current."""
-PURGED = "− deleted for good: a memory the user removed"
-"""The bullet of a purge this caller may see: it names no words, the purge took them."""
+PURGED = "− deleted for good: a memory whose words are gone"
+"""The bullet of a purge this caller may see: it names no words, the purge took them (the user's
+purge, the trash's expiry or a purged conversation's: the event's actor tells them apart)."""
 UNDO_ENDS = ("add", "restore")
 """An undo of these end-dates the row the undone event added and records it as both its
 ``old_id`` and ``new_id`` (`domain.memory_undo`): an end, not a new version."""
@@ -119,8 +120,15 @@ def _text(row: Row) -> str:
 def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until_rev: int | None) -> str | None:
     """The net change of one lineage between the revisions, or None when there is none to tell."""
     lineage = events[0].lineage_id
-    purged = [e for e in events if e.event == "purge" and e.id > since_rev and (until_rev is None or e.id <= until_rev)]
-    if purged:  # its rows (and mostly its history) are gone: only whether it was this caller's to see
+    window = [e for e in events if e.id > since_rev and (until_rev is None or e.id <= until_rev)]
+    purged = [e for e in window if e.event == "purge"]
+    if purged and not any(r.lineage_id == lineage for r in rows.values()):
+        # Its rows (and mostly its history) are gone: only whether an active version this caller
+        # could see went, unless the memory was first saved within the window (no net change).
+        # A purge that left some of the lineage (a conversation's extracted versions) is told
+        # by the rows that stay, below.
+        if any(e.event == "add" for e in window):
+            return None
         return PURGED if any(e.shown for e in purged) else None
     before = _state(events, rows, lineage, since_rev)
     after = _state(events, rows, lineage, until_rev)
@@ -227,7 +235,7 @@ async def memory_delta(
                 old,
                 new,
                 undone,
-                kind == "purge" and purge_shown(meta, agent_id, categories, left_out),
+                kind == "purge" and _told(meta, agent_id, categories, left_out, since_rev),
             )
             for i, kind, lineage, old, new, undone, meta in history
             if lineage
@@ -240,6 +248,20 @@ async def memory_delta(
         )  # fmt: skip
         rows = {r[0]: Row(*r) for r in found}
     return net_bullets(events, rows, since_rev, until_rev)
+
+
+def _told(
+    meta: dict[str, object] | None,
+    agent_id: str | None,
+    categories: frozenset[str] | None,
+    left_out: frozenset[str],
+    since_rev: int,
+) -> bool:
+    """Whether a purge is this caller's to be told (`memory_scope.purge_shown`), unless the
+    memory was first saved after ``since_rev`` (its purge records its first event, ``born``,
+    which the purge deleted): saved and deleted within the window, it is no change."""
+    born = (meta or {}).get("born")
+    return purge_shown(meta, agent_id, categories, left_out) and not (isinstance(born, int) and born > since_rev)
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,12 +120,12 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
         gone = await s.execute(
             delete(Memory)
             .where(Memory.user_id == user_id, Memory.lineage_id == func.any(lineages))
-            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id)
+            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id, Memory.valid_until.is_(None))
             .execution_options(synchronize_session=False)
         )
         versions: dict[int, list[Version]] = {}
-        for lineage, layer, category, agent in gone:
-            versions.setdefault(int(lineage), []).append((layer, category, agent))
+        for lineage, layer, category, agent, active in gone:
+            versions.setdefault(int(lineage), []).append((layer, category, agent, bool(active)))
         await s.execute(
             insert(MemoryHistory),
             [

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import ColumnElement, delete, or_, select
+from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
@@ -105,20 +105,25 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
         [named] = await memory_outs(s, [row])
         lineages = await _merged_into(s, user_id, row.lineage_id)
         ids = list(await s.scalars(select(Memory.id).where(Memory.user_id == user_id, Memory.lineage_id.in_(lineages))))
+        born = await s.scalar(  # its first event, which the scrub deletes: a delta since then tells nothing
+            select(func.min(MemoryHistory.id)).where(
+                MemoryHistory.user_id == user_id, MemoryHistory.lineage_id == row.lineage_id
+            )
+        )
         await _scrub(s, user_id, lineages, ids)
         gone = await s.execute(
             delete(Memory)
             .where(Memory.user_id == user_id, Memory.lineage_id.in_(lineages))
-            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id)
+            .returning(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id, Memory.valid_until.is_(None))
             .execution_options(synchronize_session=False)
         )
         versions: dict[int, list[Version]] = {}
-        for lineage, layer, category, agent in gone:
-            versions.setdefault(int(lineage), []).append((layer, category, agent))
+        for lineage, layer, category, agent, active in gone:
+            versions.setdefault(int(lineage), []).append((layer, category, agent, bool(active)))
         s.expunge(row)
         history = await record_event(
             s, user_id, "purge", actor="user", lineage_id=row.lineage_id, old_id=row.id,
-            rows=len(versions[row.lineage_id]), reach=purge_reach(versions[row.lineage_id]),
+            rows=len(versions[row.lineage_id]), reach=purge_reach(versions[row.lineage_id]), born=born,
         )  # fmt: skip
         for lineage in lineages:
             if lineage != row.lineage_id:

@@ -119,27 +119,34 @@ the versions it deleted that a block could show (core or knowledge; [] for none)
 `reaches` reads once the rows are gone (see the module docstring). Writers pass it as
 ``record_event(..., reach=purge_reach(...))``."""
 
-Version = tuple[str, str, str | None]
-"""(layer, category, agent_id) of one memory version."""
+Version = tuple[str, str, str | None, bool]
+"""(layer, category, agent_id, active) of one memory version."""
 
 
-def purge_reach(versions: Iterable[Version]) -> list[dict[str, str | None]]:
-    """`REACH` of a purge that deleted ``versions``: those of the block's layers, each once."""
-    kept = sorted({v for v in versions if v[0] in BLOCK_LAYERS}, key=lambda v: (v[0], v[1], v[2] or ""))
-    return [{"layer": layer, "category": category, "agent_id": agent} for layer, category, agent in kept]
+def purge_reach(versions: Iterable[Version]) -> list[dict[str, str | bool | None]]:
+    """`REACH` of a purge that deleted ``versions``: those of the block's layers, each once,
+    with whether it was still active (an ended version moves the revision, so it never falls
+    back to an event older than the purge, but a delta tells of an active one only)."""
+    kept = sorted({v for v in versions if v[0] in BLOCK_LAYERS}, key=lambda v: (v[0], v[1], v[2] or "", v[3]))
+    return [
+        {"layer": layer, "category": category, "agent_id": agent, "active": active}
+        for layer, category, agent, active in kept
+    ]
 
 
 def purge_shown(
     meta: Mapping[str, object] | None, agent_id: str | None, categories: frozenset[str] | None, left_out: frozenset[str]
 ) -> bool:
-    """Whether a ``purge`` event's deleted versions (its `REACH`) include one `visible` would
-    show this caller (confidence aside: it is not recorded); one without `REACH` (written
-    before it existed) is shown to everyone, as it `reaches` every agent."""
+    """Whether a ``purge`` event's deleted versions (its `REACH`) include an active one `visible`
+    would show this caller (confidence aside: it is not recorded); one without `REACH` (written
+    before it existed) is shown to everyone, as it `reaches` every agent; an entry without
+    ``active`` (written before that was recorded) counts as active."""
     recorded = (meta or {}).get(REACH)
     if not isinstance(recorded, list):
         return True
     return any(
         v["layer"] in BLOCK_LAYERS
+        and v.get("active", True) is not False  # a version ended before the purge left no line to take
         and v["agent_id"] in (None, agent_id)
         and (categories is None or v["category"] in categories)
         and v["category"] not in left_out

@@ -158,9 +158,9 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
     if not turn_ids:
         return 0
     await lock_user(s, user_id)
-    doomed = select(Memory.id, Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id).where(
-        Memory.user_id == user_id, Memory.source == "extracted", _backed_by(turn_ids, None)
-    )
+    doomed = select(
+        Memory.id, Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id, Memory.valid_until.is_(None)
+    ).where(Memory.user_id == user_id, Memory.source == "extracted", _backed_by(turn_ids, None))
     found = (await s.execute(doomed)).all()
     ids = [int(i) for i, *_ in found]
     turns = (await s.execute(select(Turn.conversation_id, Turn.seq).where(Turn.id.in_(list(turn_ids))))).all()
@@ -190,8 +190,8 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
     )
     await s.execute(delete(Memory).where(Memory.user_id == user_id, Memory.id.in_(ids)))
     versions: dict[int, list[Version]] = {}
-    for _, lineage, layer, category, agent in found:
-        versions.setdefault(int(lineage), []).append((layer, category, agent))
+    for _, lineage, layer, category, agent, active in found:
+        versions.setdefault(int(lineage), []).append((layer, category, agent, bool(active)))
     for lineage, deleted in sorted(versions.items()):
         await record_event(
             s, user_id, "purge", actor="system", lineage_id=lineage, why="its conversation was purged",

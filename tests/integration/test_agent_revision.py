@@ -17,8 +17,10 @@ from typing import Any
 import httpx
 import pytest
 from litestar.testing import AsyncTestClient
+from sqlalchemy import text as sql
 
 from domain.agent_access import AgentScope
+from domain.memory_delta import PURGED
 from domain.memory_scope import REACH_WINDOW, revision_query
 from loci.db import Database
 from loci.embedder import Embedder
@@ -203,7 +205,7 @@ async def test_a_purge_of_what_the_agent_may_read_moves_its_revision_over_http(
         now = await context(http, coder, since_rev=seen_rev)
         body = now.json()
         assert body["revision"] == gone["event_id"] > seen_rev and "oat milk" not in body["block"]
-        assert body["delta"] == ["− deleted for good: a memory the user removed"]
+        assert body["delta"] == [PURGED]
         assert now.headers["etag"] != seen.headers["etag"]
         recall = await recalled(http, coder, since_rev=seen_rev)
         assert (recall["revision"], recall["delta"]) == (body["revision"], body["delta"])
@@ -243,3 +245,46 @@ async def test_past_the_window_a_purge_is_found_and_one_written_before_reach_rea
     assert (await context(client, coder)).json()["revision"] == legacy_id
     async with db.user_session(user.id) as s:
         assert (await s.execute(revision_query(user.id, None, scope))).scalar_one() == legacy_id
+
+
+async def test_a_purge_tells_the_delta_only_what_left_the_block(
+    client: AsyncTestClient[Any], db: Database, new_user: NewUser
+) -> None:
+    """A purge is told as "deleted for good" only when an active version the caller could see
+    went (second review): a memory forgotten before it was purged, or saved within the window,
+    took no line from the block at ``since_rev``; a conversation purge that left the lineage's
+    later version is told by the rows that stay (here: nothing, the block keeps the line)."""
+    user = await new_user("rev-delta-purges")
+    oat = (await save(client, user, "Prefers oat milk", "preference"))["memory"]["id"]
+    await ok(await client.post("/v1/memories/forget", json={"id_or_text": oat}, headers=user.headers))
+    forgot = (await context(client, user)).json()
+    await ok(await client.post("/v1/memories/purge", json={"id_or_text": oat}, headers=user.headers))
+    assert (await context(client, user, since_rev=forgot["revision"])).json()["delta"] == []
+
+    start = (await context(client, user)).json()["revision"]
+    fresh = (await save(client, user, "Prefers soy milk", "preference"))["memory"]["id"]
+    await ok(await client.post("/v1/memories/purge", json={"id_or_text": fresh}, headers=user.headers))
+    assert (await context(client, user, since_rev=start)).json()["delta"] == []
+
+    turns = [{"role": "user", "content": "I like tea"}]
+    created = await client.post("/v1/conversations", json={"id": "tea-chat", "turns": turns}, headers=user.headers)
+    assert created.status_code == 201, created.text
+    first = (await save(client, user, "Likes tea", "preference", conversation_id="tea-chat", turn_seqs=[1]))["memory"]
+    later = await ok(
+        await client.post(
+            "/v1/memories/update", json={"id_or_text": first["id"], "content": "Likes green tea"}, headers=user.headers
+        )
+    )
+    async with db.user_session(user.id) as s:  # the first version extracted from the chat, the later one the user's
+        await s.execute(
+            sql("UPDATE memories SET source = 'extracted', confidence = 0.9 WHERE id = :i"), {"i": first["id"]}
+        )
+        await s.execute(
+            sql("UPDATE memories SET conversation_id = NULL, turn_seqs = '{}' WHERE id = :i"),
+            {"i": later["memory"]["id"]},
+        )
+    before = (await context(client, user)).json()
+    purged = await client.delete("/v1/conversations/tea-chat", params={"purge": "true"}, headers=user.headers)
+    assert purged.status_code < 300, purged.text
+    after = (await context(client, user, since_rev=before["revision"])).json()
+    assert "Likes green tea" in after["block"] and after["delta"] == [], after

@@ -200,7 +200,8 @@ async def test_unused_extracted_memories_expire_restore_and_are_purged_after_the
     assert links == 0  # the purged memory's link went with it
     *_, purge = await history(db, user.id, gone)
     assert (purge.event, purge.actor, purge.old_id, purge.lineage_id) == ("purge", "system", gone, gone)
-    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None}]  # who could read it, not what it said
+    # who could read it (the version had expired), not what it said
+    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None, "active": False}]
     assert purge.meta == {"rows": 1, "after_days": trash_days, "reach": reach}  # that it happened, nothing it said
     kept = await row_of(db, user.id, explicit)
     assert kept is not None and kept.valid_until is None

@@ -89,13 +89,10 @@ async def test_an_ended_versions_id_purges_every_version_and_every_trace(
 
     assert await words_left(db, user.id, MARK) == {}
     [event] = await lineage_events(db, user.id, first["lineage_id"])
-    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None}]  # which agents' revision it moves
-    assert (event.event, event.actor, event.old_id, event.meta) == (
-        "purge",
-        "user",
-        first["id"],
-        {"rows": 3, "reach": reach},
-    )
+    # which agents' revision it moves (an ended version too), and its first event: nothing it said
+    reach = [{"layer": "knowledge", "category": "fact", "agent_id": None, "active": active} for active in (False, True)]
+    assert (event.event, event.actor, event.old_id) == ("purge", "user", first["id"])
+    assert event.meta == {"rows": 3, "reach": reach, "born": event.meta["born"]} and event.meta["born"] < event.id
     for version in (first["id"], back["id"], current["id"]):
         for path in (f"/v1/memories/{version}", f"/v1/memories/{version}/history"):
             assert (await client.get(path, headers=user.headers)).status_code == 404, path
