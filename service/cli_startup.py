@@ -68,8 +68,8 @@ class LifespanErrors:
         """The line that says why the HTTP server on ``url`` never started."""
         if isinstance(self.error, LociError):
             return str(self.error)
-        if self.error is not None:
-            what = " ".join(str(self.error).split()) or "no message"
+        if self.error is not None:  # `service.cli_errors.fail` folds a message of several lines into one
+            what = str(self.error) or "no message"
             return (
                 f"could not start the HTTP server on {url}: {type(self.error).__name__}: {what} (traceback in the log)"
             )
