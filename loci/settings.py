@@ -250,7 +250,8 @@ def load_settings(**overrides: dict[str, Any]) -> Settings:
         except ValidationError as e:
             first = e.errors()[0]
             field = str(first["loc"][0]) if first["loc"] else "?"
-            raise ConfigurationError(f"invalid setting {_env_name(group, field)}: {first['msg']}") from e
+            said = first["msg"].removeprefix("Value error, ")  # pydantic's label for our validators' words
+            raise ConfigurationError(f"invalid setting {_env_name(group, field)}: {said}") from e
         except SettingsError as e:  # a value that is not even parseable (e.g. bad JSON)
             match = re.search(r'field "(\w+)"', str(e))
             field = match.group(1) if match else "?"
