@@ -67,7 +67,15 @@ from loci.models import Memory
 from loci.settings import MemorySettings
 from retrieval import visible
 
-__all__ = ["IF_MATCH_ANY", "get_profile", "parse_profile", "profile_etag", "put_profile", "render_profile"]
+__all__ = [
+    "IF_MATCH_ANY",
+    "get_profile",
+    "may_replace",
+    "parse_profile",
+    "profile_etag",
+    "put_profile",
+    "render_profile",
+]
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _BULLETS = ("- ", "* ")
@@ -242,6 +250,14 @@ async def get_profile(
         return await _profile(s, user_id, settings, scope)
 
 
+def may_replace(scope: AgentScope) -> bool:
+    """Whether ``scope``'s caller may PUT the profile: a user, or an agent with no category list.
+    A PUT replaces the whole profile, which an agent limited to some categories cannot see
+    (`put_profile` refuses it, 403). One test for the refusal and for the tool lists
+    (`service.mcp.tools`), so ``write_profile`` is offered exactly to the keys that may call it."""
+    return scope.categories is None
+
+
 async def put_profile(
     store: MemoryStore, user_id: int, body: ProfileIn, scope: AgentScope = ALLOW_ALL, *, if_match: str | None = None
 ) -> ProfileWrite:
@@ -249,7 +265,7 @@ async def put_profile(
     given ``if_match``, only if it matches the profile's current ETag (else `PreconditionFailed`).
     A PUT replaces the whole profile, so an agent that may not see every category may not
     make one (403): it saves core memories one at a time instead."""
-    if scope.categories is not None:
+    if not may_replace(scope):
         raise Forbidden(
             f"agent {scope.agent_id!r} may see only some categories, so it may not replace the whole profile; "
             "save core memories one at a time instead",

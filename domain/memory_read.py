@@ -17,7 +17,7 @@ from sqlalchemy.orm import aliased
 from domain.agent_access import effective_agent
 from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
 from domain.memory_lookup import any_version, in_categories, readable_by
-from domain.memory_rows import link_out, memory_outs
+from domain.memory_rows import link_out, memory_outs, readable_ids
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, unexpired_at, valid_at
@@ -81,7 +81,7 @@ async def list_memories(db: Database, user_id: int, query: MemoryQuery) -> Memor
         stmt = stmt.where(Memory.id < query.before)
     async with db.user_session(user_id) as s:
         rows = list((await s.execute(stmt.order_by(Memory.id.desc()).limit(query.limit + 1))).scalars())
-        items = await memory_outs(s, rows[: query.limit])
+        items = await memory_outs(s, rows[: query.limit], query.within, query.reader)
     return MemoryPage(items, items[-1].id if len(rows) > query.limit else None)
 
 
@@ -147,7 +147,7 @@ async def get_memory(
             )
         ).scalars()
         out: list[LinkOut] = [link_out(link) for link in links]
-        [memory] = await memory_outs(s, [row])
+        [memory] = await memory_outs(s, [row], within, reader)
     return MemoryDetail(memory, out)
 
 
@@ -155,17 +155,38 @@ async def memory_history(
     db: Database, user_id: int, memory_id: int, within: frozenset[str] | None = None, reader: str | None = None
 ) -> list[HistoryOut]:
     """Every event of the memory's lineage (any of its versions' ids finds it), oldest first;
-    a 404 for a version outside ``within`` or ``reader``'s view, as `get_memory`."""
+    a 404 for a version outside ``within`` or ``reader``'s view, as `get_memory`. A lineage
+    may cross into what the caller may not read (a user's update into a category kept from an
+    agent, a merge into another agent's memory): such a caller is told only the events that
+    touch a version it may read, each with the ids it may not read null (`_as_seen`)."""
     async with db.user_session(user_id) as s:
         row = await any_version(s, user_id, memory_id, within, reader, field="memory_id")
-        events = (
-            await s.execute(
-                select(MemoryHistory)
-                .where(MemoryHistory.user_id == user_id, MemoryHistory.lineage_id == row.lineage_id)
-                .order_by(MemoryHistory.id)
-            )
-        ).scalars()
-        return [
-            HistoryOut(h.id, h.event, h.lineage_id, h.old_id, h.new_id, h.actor, dict(h.meta), h.created_at)
-            for h in events
-        ]
+        events = list(
+            (
+                await s.execute(
+                    select(MemoryHistory)
+                    .where(MemoryHistory.user_id == user_id, MemoryHistory.lineage_id == row.lineage_id)
+                    .order_by(MemoryHistory.id)
+                )
+            ).scalars()
+        )
+        seen = await readable_ids(s, user_id, [i for h in events for i in (h.old_id, h.new_id)], within, reader)
+    return [out for h in events if (out := _as_seen(h, seen)) is not None]
+
+
+_LINKING = frozenset({"link", "unlink"})
+"""Events whose ``old_id`` and ``new_id`` are a link's two ends: shown only when both are
+readable, as `get_memory` shows a link."""
+_ID_META = ("into",)
+"""``meta`` keys that repeat a memory id of the event (a merge's ``into`` is its ``new_id``)."""
+
+
+def _as_seen(h: MemoryHistory, seen: set[int]) -> HistoryOut | None:
+    """``h`` as a caller that may read the versions ``seen`` is told it: None when it touches
+    none of them (or, for a link, not both ends); else with every other id null."""
+    ends = [i for i in (h.old_id, h.new_id) if i is not None]
+    if ends and not (all if h.event in _LINKING else any)(i in seen for i in ends):
+        return None
+    old, new = (i if i in seen else None for i in (h.old_id, h.new_id))
+    meta = {k: (None if k in _ID_META and v not in seen else v) for k, v in dict(h.meta).items()}
+    return HistoryOut(h.id, h.event, h.lineage_id, old, new, h.actor, meta, h.created_at)

@@ -8,7 +8,7 @@ because mining writes memories too; they are re-exported here for the domain's m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -46,6 +46,7 @@ __all__ = [
     "lock_user",
     "memory_outs",
     "outside_block",
+    "readable_ids",
     "record_event",
     "transaction_now",
     "undo_path",
@@ -161,10 +162,14 @@ async def check_core_room(
     """Refuse (422) a write that would take the core profile over its cap, naming ``field``:
     what the caller sent (a profile PUT sends ``markdown`` or ``entries``, not ``content``). A
     write that shrinks it (or keeps it) always passes, so lowering the limit never locks a user out.
-    The cap counts every core memory; the ``entries`` listed to merge are those the writer may
-    read (``within`` its categories, ``reader``'s own and shared: `core_rows`), never another
-    agent's memory or a category hidden from it."""
-    rows = await core_rows(s, user_id)
+    The cap counts the core memories the writer may read (``within`` its categories, ``reader``'s
+    own and shared: `core_rows`; a user's write, every one), which are also the ``entries``
+    listed to merge: the profile an agent reads has that ``size`` against that ``limit``, and it
+    may fill it. Counting what is kept from it refused it short of the limit its profile showed,
+    and the ``size`` in the refusal told it how much the user keeps in categories it may not see
+    (or another agent in its own). So the user's whole core may pass the cap by what agents write
+    in their parts, which no user's write adds to (it counts every core memory)."""
+    rows = await core_rows(s, user_id, within, reader)
     size = sum(len(r.content) for r in rows)
     after = size - sum(len(r.content) for r in rows if r.id in removing) + sum(len(c) for c in adding)
     limit = settings.core_max_chars
@@ -175,30 +180,56 @@ async def check_core_room(
             field=field,
             size=size,
             limit=limit,
-            entries=[
-                {"id": r.id, "category": r.category, "content": r.content}
-                for r in rows
-                if (within is None or r.category in within) and (reader is None or r.agent_id in (None, reader))
-            ],
+            entries=[{"id": r.id, "category": r.category, "content": r.content} for r in rows],
         )
 
 
-async def memory_outs(s: AsyncSession, rows: Sequence[Memory]) -> list[MemoryOut]:
-    """DTOs for ``rows``, with the conversation's own id (what clients know) in one query."""
+async def memory_outs(
+    s: AsyncSession, rows: Sequence[Memory], within: frozenset[str] | None = None, reader: str | None = None
+) -> list[MemoryOut]:
+    """DTOs for ``rows``, with the conversation's own id (what clients know) in one query. For a
+    caller limited to some categories (``within``) or acting as an agent (``reader``), a
+    ``superseded_by`` it may not read is null (`readable_ids`)."""
     await s.flush()
     conv_ids = {r.conversation_id for r in rows if r.conversation_id is not None}
     names: dict[int, str] = {}
     if conv_ids:
         found = await s.execute(select(Conversation.id, Conversation.external_id).where(Conversation.id.in_(conv_ids)))
         names = {cid: ext for cid, ext in found}
-    return [_out(r, names.get(r.conversation_id) if r.conversation_id else None) for r in rows]
+    successors = {r.superseded_by for r in rows if r.superseded_by is not None}
+    seen = await readable_ids(s, rows[0].user_id, successors, within, reader) if successors else set()
+    return [
+        _out(r, names.get(r.conversation_id) if r.conversation_id else None,
+             r.superseded_by if r.superseded_by in seen else None)
+        for r in rows
+    ]  # fmt: skip
 
 
-def _out(r: Memory, conversation: str | None) -> MemoryOut:
+async def readable_ids(
+    s: AsyncSession, user_id: int, ids: Iterable[int | None], within: frozenset[str] | None, reader: str | None
+) -> set[int]:
+    """Those of ``ids`` naming a memory version the caller may read: in its categories
+    (``within``), no agent's or ``reader``'s own (`readable_by`). Every memory id an answer
+    carries besides the rows it shows (a version's ``superseded_by``, a history event's ends)
+    passes here: an agent key told the id of a version kept from it would learn that the memory
+    moved into a category it may not see (or to another agent), when, and how often it changed
+    there. One query; none for a user key (None, None), which reads every row."""
+    wanted = {i for i in ids if i is not None}
+    if not wanted or (within is None and reader is None):
+        return wanted
+    found = await s.execute(
+        select(Memory.id).where(
+            Memory.user_id == user_id, Memory.id.in_(sorted(wanted)), in_categories(within), readable_by(reader)
+        )
+    )
+    return {int(i) for i in found.scalars()}
+
+
+def _out(r: Memory, conversation: str | None, successor: int | None) -> MemoryOut:
     return MemoryOut(
         r.id, r.lineage_id, r.layer, r.category, r.content, r.summary, r.body, r.source, r.confidence,
         r.importance, r.pinned, list(r.tags or []), r.agent_id, conversation, list(r.turn_seqs or []),
-        r.valid_from, r.valid_until, r.end_reason, r.superseded_by, r.last_confirmed_at, r.created_at,
+        r.valid_from, r.valid_until, r.end_reason, successor, r.last_confirmed_at, r.created_at,
         r.kind, r.expires_at, said_of(r),
     )  # fmt: skip
 

@@ -142,10 +142,10 @@ def _domain_refusal(error: LociError) -> CallToolResult:
 async def run_tool(state: AppState, caller: Caller, name: str, arguments: dict[str, Any]) -> CallToolResult:
     """One tool call, never raising: the result, or a refusal the model can act on."""
     tool = tool_named(name)
-    if tool is None:
-        listed = ", ".join(t.name for t in tools_for(caller))
-        return _refusal(f"name: unknown tool {name!r}; the tools are: {listed}", kind="NotFound", field="name")
     try:
+        if tool is None:  # the list is the key's (its scope read): an outage here is answered as below
+            listed = ", ".join(t.name for t in await tools_for(state, caller))
+            return _refusal(f"name: unknown tool {name!r}; the tools are: {listed}", kind="NotFound", field="name")
         if not tool.offered_to(caller):  # not listed to it either; called anyway, refused as its route is
             refuse_agent_key(caller.agent_id, f"call {tool.name}")
         args = convert_strictly(arguments, tool.args, whole="arguments")
@@ -212,7 +212,7 @@ def build_server(state: AppState, user_of: UserOf) -> Server[Any]:
     """A server over ``state`` for whoever ``user_of`` says each request comes from."""
 
     async def list_tools(ctx: ServerRequestContext[Any, Any], _: PaginatedRequestParams | None) -> ListToolsResult:
-        return ListToolsResult(tools=[_mcp_tool(t) for t in tools_for(await user_of(ctx))])
+        return ListToolsResult(tools=[_mcp_tool(t) for t in await tools_for(state, await user_of(ctx))])
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
         return await run_tool(state, await user_of(ctx), params.name, params.arguments or {})

@@ -10,8 +10,9 @@ Each row also names the record its call answers (``returns``), from which the MC
 ``outputSchema`` is derived: the structured result a client can rely on and check.
 
 What a caller is offered depends on its key (`tools_for`): a user key sees every tool, an
-agent key only those it may call (``agent_keys``). A tool listed to a model that always
-refuses it costs a wasted call and reads as an invitation; the row says so, not a list of names.
+agent key only those it may call (``agent_keys``, and ``allows`` of its access scope: an agent
+limited to some categories may not replace the whole profile). A tool listed to a model that
+always refuses it costs a wasted call and reads as an invitation; the row says so, not a list of names.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from domain.agent_access import AgentScope, key_scope
 from domain.memory_dto import (
     ConfirmIn,
     ForgetIn,
@@ -33,6 +35,7 @@ from domain.memory_dto import (
     ProfileOut,
     ProfileWrite,
 )
+from domain.memory_profile import may_replace
 from domain.memory_query_dto import QueryMemoryIn, QueryOut
 from service.mcp import calls
 from service.mcp.calls import Answer
@@ -61,6 +64,11 @@ class Tool:
     """Whether an agent's API key may call it. False for a tool that reads past any agent's
     access list (the entity graph is learned from drawers of every wing, as ``/v1/entities`` is
     closed to agent keys): such a key is not offered it, and a call is refused (`offered_to`)."""
+    allows: Callable[[AgentScope], bool] | None = None
+    """What the caller's access must allow for the tool to be listed: the domain's own test for
+    the refusal its call would meet (``write_profile``: `memory_profile.may_replace`), so a key is
+    never offered a tool whose every call is a 403. Called anyway, the call is refused as the
+    route refuses it. None: any scope."""
     schema: dict[str, Any] = field(init=False)
     output: dict[str, Any] = field(init=False)
 
@@ -71,6 +79,10 @@ class Tool:
     def offered_to(self, caller: Caller) -> bool:
         """Whether ``caller`` may call it: any user key; an agent key (``caller.agent_id``) if `agent_keys`."""
         return caller.agent_id is None or self.agent_keys
+
+    def listed_to(self, caller: Caller, scope: AgentScope) -> bool:
+        """Whether ``caller``, whose key's access is ``scope`` (`agent_access.key_scope`), is offered it."""
+        return self.offered_to(caller) and (self.allows is None or self.allows(scope))
 
 
 _WRITE = (
@@ -187,6 +199,7 @@ TOOLS: tuple[Tool, ...] = (
         ProfileWrite,
         calls.write_profile,
         read_only=False,
+        allows=may_replace,
     ),
     Tool(
         "search_palace",
@@ -217,6 +230,10 @@ def tool_named(name: str) -> Tool | None:
     return _BY_NAME.get(name)
 
 
-def tools_for(caller: Caller) -> tuple[Tool, ...]:
-    """The tools ``caller`` is offered (MCP ``tools/list``, `GET /v1/tools`), in the table's order."""
-    return tuple(tool for tool in TOOLS if tool.offered_to(caller))
+async def tools_for(state: AppState, caller: Caller) -> tuple[Tool, ...]:
+    """The tools ``caller`` is offered (MCP ``tools/list``, `GET /v1/tools`), in the table's order:
+    for an agent key, read against its access scope (one lookup; none for a user key)."""
+    scope = await key_scope(
+        state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
+    )
+    return tuple(tool for tool in TOOLS if tool.listed_to(caller, scope))

@@ -12,7 +12,7 @@ from litestar import Controller, get
 from litestar.params import QueryParameter
 
 from service.auth import AGENT_KEY_OPT
-from service.deps import CallerDep
+from service.deps import CallerDep, StateDep
 from service.mcp.schema import FORMATS, function_schema
 from service.mcp.tools import tools_for
 from service.routes._docs import errors
@@ -39,5 +39,8 @@ class ToolsController(Controller):
         ),
         responses=errors(400),
     )
-    async def list_tools(self, caller: CallerDep, format: Format = "openai") -> list[dict[str, Any]]:
-        return [function_schema(t.name, t.description, t.schema, format) for t in tools_for(caller)]
+    async def list_tools(
+        self, app_state: StateDep, caller: CallerDep, format: Format = "openai"
+    ) -> list[dict[str, Any]]:
+        offered = await tools_for(app_state, caller)
+        return [function_schema(t.name, t.description, t.schema, format) for t in offered]

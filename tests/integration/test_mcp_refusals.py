@@ -64,6 +64,11 @@ async def test_a_full_profile_lists_only_what_the_agent_may_read(
     coders = "Coder's own note " + "c" * 460
     await seed_memory(db, user.id, coders, category="preference", layer="core", source="agent", agent_id="coder")
     await seed_memory(db, user.id, "Router steps " + "s" * 460, category="procedure", layer="core", body="1. Reboot")
+    owns = [  # the cap an agent meets counts what it may read: its own core memories and the shared ones
+        await seed_memory(db, user.id, f"Writer's note {n} " + "w" * 440, category="preference", layer="core",
+                          source="agent", agent_id="writer")
+        for n in range(2)
+    ]  # fmt: skip
     writer = (await create_key(db, user.id, "writer-bot", agent="writer")).key
     async with mcp_session(base_url, writer) as session:
         full = await session.call_tool(
@@ -72,5 +77,5 @@ async def test_a_full_profile_lists_only_what_the_agent_may_read(
     assert full.is_error and full.structured_content is not None, text(full)
     refusal = full.structured_content
     assert refusal["kind"] == "OverLimit" and refusal["limit"] == 1000, refusal
-    assert [e["id"] for e in refusal["entries"]] == [shared], refusal["entries"]
+    assert [e["id"] for e in refusal["entries"]] == [shared, *owns], refusal["entries"]
     assert "Name is Ann" in text(full) and "Coder's own" not in text(full) and "Router" not in text(full)
