@@ -41,7 +41,7 @@ def recall(
     conversation_id: str | None = None,
 ) -> Request:
     """What to remember before answering ``message``: put `RecallOut.context` before the LLM call.
-    ``group_by="room"`` returns ``top_k`` distinct conversations, each with its best drawers.
+    ``group_by="room"`` returns ``top_k`` distinct rooms (one per conversation and UTC day), each with its best drawers.
     With ``conversation_id``, recalling the same message again within it is served from the
     server's cache until the user's memory changes (`RecallOut.stats`)."""
     fields = body(

@@ -311,8 +311,8 @@ async def _search(
         async with deps.db.user_session(request.user_id) as session:
             bookkeeping(session)  # it writes nothing (the log row is queued): no flush, no check
             state = await _rank(session, request, search, clock, deps.db)
-            if isinstance(state, str):
-                return _skip(state, config, clock), None
+            if isinstance(state, str):  # memory or the agent's recall is off: nothing recalled, as a skip
+                return _skip(state, config, clock, RecallStats(str(DepthKind.SKIP), 0, cache)), None
             if cache is not None:  # the cache keeps the block's token counts for a hit's render
                 state.tokens = TokenMemo(deps.embedder.count_tokens)
     finally:

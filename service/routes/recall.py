@@ -131,7 +131,7 @@ class RecallIn(msgspec.Struct, forbid_unknown_fields=True):
         None
     )
     group_by: GroupBy | None = None
-    """"room": ``top_k`` distinct conversations, each with its best few drawers, room by room."""
+    """"room": ``top_k`` distinct rooms (one per conversation and UTC day), its best few drawers each, room by room."""
     conversation_id: ConversationId | None = None
     """The caller's id for the conversation: the same message recalled again within it reuses
     the last answer until the TTL or a write to the user's memory (`retrieval.cache`)."""
@@ -347,8 +347,8 @@ class RecallController(Controller):
             "in `delta` and, as a `<user_memory_changes>` element, at the start of `context`. Only what "
             "`agent_id` may see comes back (its access list, `PUT /v1/agents/{id}/access`); asking for a "
             "category (`filters.category`, saved memories only) or wing outside it is a 403 naming it. "
-            '`group_by: "room"` returns `top_k` distinct conversations instead of `top_k` drawers, each '
-            "with its best few drawers (items room by room). "
+            '`group_by: "room"` returns `top_k` distinct rooms (one per conversation and UTC day) instead of '
+            "`top_k` drawers, each with its best few drawers (items room by room). "
             "An agent key always recalls as its agent: `agent_id` may be left out, and naming another is a 403. "
             "How many drawers come back follows the message unless `top_k` is given: none for a trivial "
             "continuation, the user's `top_k` for an ordinary turn, more for a question about memory or a long "

@@ -64,6 +64,18 @@ def _searched(data: dict[str, Any]) -> bool:
     return bool(SEARCH_STAGES & set(data["timings_ms"]))
 
 
+async def test_a_recall_skipped_with_memory_off_still_answers_its_stats(client: Client, new_user: NewUser) -> None:
+    """`stats` answers every recall: a skip because memory (or an agent's recall) is off answered
+    null, where a trivial message's skip says ``depth: skip``, so a client reading
+    ``stats.depth`` broke on the one user who had turned memory off."""
+    user = await new_user("off-stats")
+    turned_off = await client.put("/v1/settings", json={"enabled": False}, headers=user.headers)
+    assert turned_off.status_code == 200, turned_off.text
+    off = await _recall(client, user)
+    assert off["skipped"] == "memory disabled for this user"
+    assert off["stats"] == {"depth": "skip", "top_k": 0, "cache": None, "drawers": 0}
+
+
 async def test_depth_follows_the_message(client: Client, new_user: NewUser, db: Database, embedder: Embedder) -> None:
     user, _ = await _palace(new_user, db, embedder, "depth")
     ordinary = await _recall(client, user)

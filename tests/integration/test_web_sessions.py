@@ -182,3 +182,11 @@ async def test_the_hourly_job_drops_every_users_expired_sessions(
     assert dropped["page_sessions"] >= 1
     assert await _sessions(db, gone.id) == []
     assert [h for h, _ in await _sessions(db, kept.id)] == [hashlib.sha256(live.encode()).hexdigest()]
+
+
+async def test_the_sign_in_page_says_the_cookie_holds_a_session_never_the_key(client: Client) -> None:
+    """The page said the key "is kept in a cookie", which stopped being true with server-side
+    sessions: someone deciding whether to sign in on a shared computer reads what it keeps."""
+    page = (await client.get("/memory/login")).text
+    assert "kept in a cookie" not in page
+    assert "never the key" in page
