@@ -17,7 +17,15 @@ from pathlib import Path
 
 from loci.errors import ConfigurationError
 
-__all__ = ["MIN_POSTGRES_MAJOR", "check_database", "check_queue", "database_problem", "make_data_dir", "shown_url"]
+__all__ = [
+    "MIN_POSTGRES_MAJOR",
+    "check_app_role",
+    "check_database",
+    "check_queue",
+    "database_problem",
+    "make_data_dir",
+    "shown_url",
+]
 
 MIN_POSTGRES_MAJOR = 14
 """The oldest PostgreSQL the README promises (generated columns, pgvector's HNSW)."""
@@ -60,6 +68,11 @@ def database_problem(shown: str, version_num: int, version: str, vector_availabl
     return None
 
 
+def _libpq_url(url: str) -> str:
+    """libpq's scheme; the rest as written (``postgresql:///db?host=…``)."""
+    return "postgresql" + url[url.index(":") :]
+
+
 def check_database(url: str) -> None:
     """Connect to ``url`` once; raise `ConfigurationError` saying what is wrong with it."""
     import psycopg
@@ -68,9 +81,8 @@ def check_database(url: str) -> None:
 
     shown = shown_url(url)
     sqlalchemy_url(url)  # refuses a scheme that is not PostgreSQL's, naming DATABASE_URL
-    plain = "postgresql" + url[url.index(":") :]  # libpq's scheme; the rest as written ("postgresql:///db?host=…")
     try:
-        with psycopg.connect(plain, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+        with psycopg.connect(_libpq_url(url), connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
             row = conn.execute(
                 "SELECT current_setting('server_version_num')::int, current_setting('server_version'), "
                 "EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')"
@@ -80,6 +92,35 @@ def check_database(url: str) -> None:
     version = str(row[1]).split()[0] if row else "?"  # "15.20 (Debian 15.20-0+deb12u1)": the number is enough
     if row is not None and (problem := database_problem(shown, int(row[0]), version, bool(row[2]))):
         raise ConfigurationError(problem)
+
+
+def check_app_role(url: str, role: str) -> None:
+    """``SET ROLE`` to ``role`` once, as every connection of the app does (`loci.db.Database`);
+    raise `ConfigurationError` naming LOCI_DB_APP_ROLE when the server refuses it.
+
+    Why: a role that does not exist (a typo in LOCI_DB_APP_ROLE, or a database no migration
+    has reached yet), or one the connecting role may not switch to, failed every request
+    instead (a 400 "role does not exist" or a 5xx) while start-up said nothing. Run it after
+    migrations: the first one creates ``loci_app``."""
+    import psycopg
+    from psycopg import errors, sql
+
+    shown = shown_url(url)
+    try:
+        with psycopg.connect(_libpq_url(url), connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+            conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+    except errors.InvalidParameterValue:  # 22023: role "…" does not exist
+        raise ConfigurationError(
+            f"invalid setting LOCI_DB_APP_ROLE: no role {role!r} on DATABASE_URL ({shown}); unset it to use "
+            "loci_app, which the first migration creates (`loci db upgrade`), or create that role"
+        ) from None
+    except errors.InsufficientPrivilege:  # 42501: permission denied to set role "…"
+        raise ConfigurationError(
+            f"invalid setting LOCI_DB_APP_ROLE: the user of DATABASE_URL ({shown}) may not SET ROLE {role!r}; "
+            f'grant it (GRANT "{role}" TO <that user>) or unset LOCI_DB_APP_ROLE to use loci_app'
+        ) from None
+    except psycopg.Error as e:
+        raise ConfigurationError(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}") from None
 
 
 def check_queue(url: str, timeout_s: float = 5.0) -> None:

@@ -21,6 +21,7 @@ from loci.errors import ConfigurationError
 from loci.models._base import PERSON_ROLES
 from loci.settings_base import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, group_config
 from loci.settings_memory import (
+    ARCHIVE_CATEGORY,
     CATEGORY_PATTERN,
     CONTENT_MAX_CHARS_MAX,
     DEFAULT_CATEGORY_REACH,
@@ -256,4 +257,21 @@ def load_settings(**overrides: dict[str, Any]) -> Settings:
             match = re.search(r'field "(\w+)"', str(e))
             field = match.group(1) if match else "?"
             raise ConfigurationError(f"invalid setting {_env_name(group, field)}: cannot parse the value") from e
-    return Settings(**built)
+    settings = Settings(**built)
+    _check_archive_category(settings)
+    return settings
+
+
+def _check_archive_category(settings: Settings) -> None:
+    """Refuse a category list without the archive's while mining files archive summaries.
+
+    Why: leaving ``summary`` out of LOCI_MEMORY_CATEGORIES was accepted and changed nothing:
+    mining went on filing every conversation's summary under it, a category the rest of Loci
+    then refused (an export of those memories did not import; no agent's allowlist could name
+    them). LOCI_MINING_ARCHIVE=false is the way to file none."""
+    mining = settings.mining
+    if mining.archive and mining.extract_memories and ARCHIVE_CATEGORY not in settings.memory.categories:
+        raise ConfigurationError(
+            f"invalid setting LOCI_MEMORY_CATEGORIES: it has no {ARCHIVE_CATEGORY!r}, the category of the "
+            "conversation summaries mining files (LOCI_MINING_ARCHIVE is on); add it, or set LOCI_MINING_ARCHIVE=false"
+        )

@@ -20,6 +20,7 @@ from loci.sensitive_fields import field_names
 from loci.settings_base import BUDGET_TOKENS_MAX, BUDGET_TOKENS_MIN, group_config
 
 __all__ = [
+    "ARCHIVE_CATEGORY",
     "CATEGORY_PATTERN",
     "CONTENT_MAX_CHARS_MAX",
     "DEFAULT_CATEGORY_REACH",
@@ -33,6 +34,9 @@ DEFAULT_MEMORY_CATEGORIES = (
     "profile", "preference", "response_style", "fact", "goal", "relationship", "procedure", "insight", "summary",
 )  # fmt: skip
 """``summary``: the archive summaries mining files for each conversation (`ingest.archive`)."""
+ARCHIVE_CATEGORY = "summary"
+"""The category of the summary mining files for each conversation (`ingest.archive.ArchiveParams`):
+with the archive on, ``LOCI_MEMORY_CATEGORIES`` must hold it (`loci.settings.load_settings`)."""
 Reach = Literal["recall", "agent"]
 """How far a category reaches when `MemorySettings.category_reach` names it: ``recall``
 (recall and the scoped query find it, the session-start block never shows it) or

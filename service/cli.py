@@ -28,7 +28,7 @@ import click
 
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
-from loci.preflight import check_database, check_queue, make_data_dir
+from loci.preflight import check_app_role, check_database, check_queue, make_data_dir
 from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
@@ -192,6 +192,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
         from service.worker_processes import WorkerProcesses
 
         migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)
+        check_app_role(resolved.database.url or "", resolved.database.app_role)  # made by the migrations
         # the model's errors (a bad name, size or device) here, as one line: raised in the
         # app's lifespan they were a uvicorn traceback. It has been loading all along.
         embedder.load()
@@ -249,8 +250,14 @@ def worker(burst: bool) -> None:
     from service.worker_processes import follow_parent
 
     settings = settings_from()
-    if not settings.database.url or not settings.queue.url:
+    database_url, queue_url = settings.database.url or "", settings.queue.url or ""
+    if not database_url or not queue_url:
         fail("`loci worker` needs DATABASE_URL and REDIS_URL (embedded services belong to `loci serve`)")
+    # as `loci serve` does (`services`): a bad URL, a missing database, no pgvector or an
+    # unknown LOCI_DB_APP_ROLE is one line and exit 2 here, not a traceback or a retry forever
+    check_database(database_url)
+    check_queue(queue_url)
+    check_app_role(database_url, settings.database.app_role)
     follow_parent()  # a child of `serve` (LOCI_QUEUE_WORKER_PROCESSES) ends with it
     state = build_state(settings)
     state.embedder.load()

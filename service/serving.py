@@ -122,8 +122,9 @@ def http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> 
     state = build_state(settings)
     state.embedder = embedder
     app = create_app(settings, state=state, run_worker=run_worker)
-    # log_config=None: uvicorn's records go through Loci's one handler and format
-    config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on")
+    # log_config=None: uvicorn's records go through Loci's one handler and format;
+    # server_header=False: no "server: uvicorn" on every answer, public probes included
+    config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on", server_header=False)
     return uvicorn.Server(config)
 
 

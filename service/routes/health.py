@@ -1,15 +1,24 @@
-"""Liveness and readiness: /healthz says the process is up, /readyz that it can work."""
+"""Liveness and readiness: /healthz says the process is up, /readyz that it can work.
+
+Both answer without an API key, so they say only what an orchestrator acts on: the verdict
+and each component's status. /readyz showed anyone who could reach the port the PostgreSQL
+server's version, the embedding model, the exception text of a component that was down
+(host names, ports, user names) and the workers' job counts; those `detail`s now go only to
+a caller that sends the admin key (`Authorization: Bearer $LOCI_ADMIN_KEY`).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 from typing import Any
 
 from arq.constants import default_queue_name, health_check_key_suffix
-from litestar import Controller, Response, get
+from litestar import Controller, Request, Response, get
 from litestar.openapi import ResponseSpec
 
+from service.auth import bearer_token
 from service.deps import StateDep
 from service.routes._api_docs import Public
 from service.worker import HEARTBEAT_S
@@ -75,6 +84,17 @@ async def _external_worker(app_state: StateDep) -> dict[str, Any]:
     return {"status": "ready", "where": "external", "detail": text, "heartbeat_age_s": age}
 
 
+def _shows_details(request: Request[Any, Any, Any], app_state: StateDep) -> bool:
+    """True when ``request`` carries the admin key: only then does /readyz say more than statuses."""
+    token, admin_key = bearer_token(request), app_state.settings.server.admin_key
+    return bool(token and admin_key and hmac.compare_digest(token.encode(), admin_key.encode()))
+
+
+def _statuses_only(components: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``components`` without their ``detail``: versions, model names, error texts, job counts."""
+    return {name: {k: v for k, v in c.items() if k != "detail"} for name, c in components.items()}
+
+
 class HealthController(Controller):
     tags = ("health",)
 
@@ -97,10 +117,10 @@ class HealthController(Controller):
         "worker is ready while its poll loop beats (`heartbeat_age_s`), down while it reconnects to the queue, "
         "stale when silent. Without one (`loci serve --no-worker`), `worker` reports what the workers of other "
         "processes last wrote to the queue (`where: external`), without counting it towards readiness. "
-        "No API key needed.",
+        "No API key needed; each component's `detail` (versions, the model, why it is down) only with the admin key.",
         responses={503: ResponseSpec(data_container=dict[str, Any], description="A component is unavailable")},
     )
-    async def readyz(self, app_state: StateDep) -> Response[dict[str, Any]]:
+    async def readyz(self, request: Request[Any, Any, Any], app_state: StateDep) -> Response[dict[str, Any]]:
         checks = await asyncio.gather(
             _check("database", app_state.db.ping()),
             _check("queue", _queue_probe(app_state)),
@@ -112,5 +132,7 @@ class HealthController(Controller):
         ready = all(c["status"] == "ready" for c in components.values())
         if app_state.worker is None:  # reported after the verdict: see `_external_worker`
             components["worker"] = await _external_worker(app_state)
+        if not _shows_details(request, app_state):
+            components = _statuses_only(components)
         body = {"status": "ready" if ready else "unavailable", "components": components}
         return Response(body, status_code=200 if ready else 503)

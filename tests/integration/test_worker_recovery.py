@@ -252,14 +252,15 @@ async def test_standalone_worker_outlives_a_valkey_restart(
 
 
 async def test_readyz_reports_a_worker_of_another_process_by_its_heartbeat(
-    client: Client, settings: Settings, embedder: Embedder
+    client: Client, settings: Settings, embedder: Embedder, admin_headers: dict[str, str]
 ) -> None:
     """An API process without a worker of its own (`loci serve --no-worker` beside `loci
     worker`) reads the workers' heartbeat from the queue: seen while one polls, not seen
-    once it stops, and either way the API itself stays ready."""
+    once it stops, and either way the API itself stays ready. (The heartbeat's line, in
+    `detail`, is the admin key's to read: test_public_probes.)"""
 
     async def external() -> dict[str, Any]:
-        body: dict[str, Any] = (await client.get("/readyz")).json()
+        body: dict[str, Any] = (await client.get("/readyz", headers=admin_headers)).json()
         assert body["status"] == "ready", body
         worker: dict[str, Any] = body["components"]["worker"]
         assert worker["where"] == "external"

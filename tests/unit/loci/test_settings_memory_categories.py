@@ -37,7 +37,7 @@ def test_a_category_that_does_not_exist_is_refused(
 
 
 def test_categories_of_ones_own_are_named_with_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LOCI_MEMORY_CATEGORIES", "profile,fact,recipe")
+    monkeypatch.setenv("LOCI_MEMORY_CATEGORIES", "profile,fact,recipe,summary")
     monkeypatch.setenv("LOCI_MEMORY_STEP_CATEGORIES", "recipe")
     monkeypatch.setenv("LOCI_MEMORY_CONTEXT_BUDGETS", '{"fact": 0, "recipe": 300}')
     memory = load_settings().memory
@@ -51,3 +51,22 @@ def test_a_refused_category_list_is_the_error_not_what_names_it(monkeypatch: pyt
     monkeypatch.setenv("LOCI_MEMORY_CONTEXT_BUDGETS", '{"fact": 10}')
     with pytest.raises(ConfigurationError, match=r"^invalid setting LOCI_MEMORY_CATEGORIES: "):
         load_settings()
+
+
+def test_a_category_list_without_the_archives_is_refused_while_mining_files_summaries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Leaving ``summary`` out was accepted and changed nothing: mining went on filing every
+    conversation's summary under it, a category the rest of Loci then refused (on import, in an
+    agent's allowlist). It is refused now, saying how to file none; with the archive off it starts."""
+    monkeypatch.setenv("LOCI_MEMORY_CATEGORIES", "profile,preference,fact")
+    with pytest.raises(ConfigurationError) as refused:
+        load_settings()
+    assert str(refused.value) == (
+        "invalid setting LOCI_MEMORY_CATEGORIES: it has no 'summary', the category of the conversation summaries "
+        "mining files (LOCI_MINING_ARCHIVE is on); add it, or set LOCI_MINING_ARCHIVE=false"
+    )
+    for off in ("LOCI_MINING_ARCHIVE", "LOCI_MINING_EXTRACT_MEMORIES"):
+        with monkeypatch.context() as env:
+            env.setenv(off, "false")
+            assert load_settings().memory.categories == ("profile", "preference", "fact")
