@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import msgspec
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.memories import same_content
@@ -36,6 +36,7 @@ from domain.memory_rows import (
     user_lock,
 )
 from domain.memory_sweep import database_now, users_with
+from domain.palace import MAX_LIMIT
 from ingest import slot_tag
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -46,10 +47,12 @@ from loci.models.proposals import PROPOSAL_STATUSES
 __all__ = [
     "ProposalDecision",
     "ProposalOut",
+    "ProposalPage",
     "approve_proposal",
     "lapse_proposals",
     "lapse_user",
     "list_proposals",
+    "proposal_page",
     "reject_proposal",
 ]
 
@@ -80,6 +83,12 @@ class ProposalDecision(msgspec.Struct):
     """approve: the write it made (null when the memory said so already); reject: null."""
 
 
+class ProposalPage(msgspec.Struct):
+    items: list[ProposalOut]
+    next_before: int | None
+    """Pass as ``before`` for the next (older) page; null at the end."""
+
+
 async def _outs(s: AsyncSession, user_id: int, rows: list[MemoryProposal]) -> list[ProposalOut]:
     convs = {r.conversation_id for r in rows if r.conversation_id is not None}
     names: dict[int, str] = {}
@@ -107,16 +116,42 @@ def _out(r: MemoryProposal, current: dict[int, str], names: dict[int, str]) -> P
     )  # fmt: skip
 
 
-async def list_proposals(db: Database, user_id: int, status: str | None = "pending") -> list[ProposalOut]:
-    """The user's proposals of ``status`` (None: all), newest first."""
+def _listed(user_id: int, status: str | None) -> Select[MemoryProposal]:
+    """The user's proposals of ``status`` (None: all) outside the trash, newest first."""
     if status is not None and status not in PROPOSAL_STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(PROPOSAL_STATUSES)}; got {status!r}", field="status")
     query = select(MemoryProposal).where(MemoryProposal.user_id == user_id, ~_from_trash())
     if status is not None:
         query = query.where(MemoryProposal.status == status)
+    return query.order_by(MemoryProposal.id.desc())
+
+
+async def list_proposals(db: Database, user_id: int, status: str | None = "pending") -> list[ProposalOut]:
+    """Every proposal of ``status`` (None: all), newest first: for the /memory Proposals tab,
+    which shows what waits and the latest answers; the API pages (`proposal_page`)."""
     async with db.user_session(user_id) as s:
-        rows = list((await s.execute(query.order_by(MemoryProposal.id.desc()))).scalars())
+        rows = list((await s.execute(_listed(user_id, status))).scalars())
         return await _outs(s, user_id, rows)
+
+
+async def proposal_page(
+    db: Database, user_id: int, status: str | None = "pending", *, limit: int = 50, before: int | None = None
+) -> ProposalPage:
+    """A page of `list_proposals`, keyset-paged by id as memories and the activity feed are:
+    the answered ones only grow (a rejection is kept so mining never asks again), and a new
+    proposal arriving while a client walks the list lands before its first page, so no row is
+    listed twice or skipped."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if before is not None and before < 1:
+        raise InvalidInput("before must be at least 1", field="before")
+    query = _listed(user_id, status)
+    if before is not None:
+        query = query.where(MemoryProposal.id < before)
+    async with db.user_session(user_id) as s:
+        rows = list((await s.execute(query.limit(limit + 1))).scalars())
+        items = await _outs(s, user_id, rows[:limit])
+    return ProposalPage(items, items[-1].id if len(rows) > limit else None)
 
 
 def _from_trash() -> ColumnElement[bool]:

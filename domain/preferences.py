@@ -12,13 +12,14 @@ import re
 from typing import Annotated
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import When
 from domain.insights import InsightsOut
+from domain.palace import MAX_LIMIT
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import NAME_PATTERN, check_id, check_name
@@ -26,9 +27,11 @@ from loci.models import TOP_K_MAX, Agent, MemorySettings
 
 __all__ = [
     "AgentOut",
+    "AgentPage",
     "AgentUpdate",
     "SettingsOut",
     "SettingsUpdate",
+    "agent_page",
     "get_agent",
     "get_settings",
     "list_agents",
@@ -69,6 +72,15 @@ class AgentOut(msgspec.Struct):
     name: str | None
     recall_enabled: Annotated[bool, msgspec.Meta(examples=[False])]
     created_at: When
+
+
+class AgentPage(msgspec.Struct):
+    items: list[AgentOut]
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
+    """Pass as ``offset`` for the next page; null on the last."""
 
 
 class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
@@ -124,14 +136,32 @@ def _agent_out(a: Agent) -> AgentOut:
     return AgentOut(a.external_id, a.name, a.recall_enabled, a.created_at)
 
 
+def _agents(user_id: int, limit: int | None, offset: int) -> Select[Agent]:
+    stmt = select(Agent).where(Agent.user_id == user_id).order_by(Agent.external_id).offset(offset)
+    return stmt if limit is None else stmt.limit(limit)
+
+
 async def list_agents(db: Database, user_id: int, *, limit: int | None = None, offset: int = 0) -> list[AgentOut]:
     """The user's agents by id; ``limit`` of them from ``offset`` for a page that must stay small
     (the /memory Agents tab: one form per agent made 16 MB of HTML for 3,000 agents)."""
-    stmt = select(Agent).where(Agent.user_id == user_id).order_by(Agent.external_id).offset(offset)
-    if limit is not None:
-        stmt = stmt.limit(limit)
     async with db.user_session(user_id) as s:
-        return [_agent_out(a) for a in (await s.execute(stmt)).scalars()]
+        return [_agent_out(a) for a in (await s.execute(_agents(user_id, limit, offset))).scalars()]
+
+
+async def agent_page(db: Database, user_id: int, *, limit: int = 50, offset: int = 0) -> AgentPage:
+    """A page of `list_agents` with ``total`` and ``next_offset``, as conversations page: an
+    agent's id is the client's string, so there is no row id to page by; ordered by that id,
+    which is unique per user, so a walk that nobody writes under lists each agent once."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if offset < 0:
+        raise InvalidInput("offset must be >= 0", field="offset")
+    counted = select(func.count()).select_from(Agent).where(Agent.user_id == user_id)
+    async with db.user_session(user_id) as s:
+        total = int(await s.scalar(counted) or 0)
+        items = [_agent_out(a) for a in (await s.execute(_agents(user_id, limit, offset))).scalars()]
+    more = offset + len(items) < total
+    return AgentPage(items, total, limit, offset, offset + len(items) if more and items else None)
 
 
 async def get_agent(db: Database, user_id: int, external_id: str) -> AgentOut:

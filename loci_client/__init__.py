@@ -51,6 +51,7 @@ from loci_client.models_memories import (
     ProfileWrite,
     ProposalDecision,
     ProposalOut,
+    ProposalPage,
     UndoRef,
 )
 from loci_client.models_query import QueryBullet, QueryDrawer, QueryItem, QueryOut
@@ -58,6 +59,7 @@ from loci_client.models_recall import (
     ActivityOut,
     ActivityPage,
     AgentOut,
+    AgentPage,
     CategoryOut,
     ContextOut,
     DrawerOut,
@@ -86,6 +88,7 @@ __all__ = [
     "AgentAccess",
     "AgentAccessOut",
     "AgentOut",
+    "AgentPage",
     "AsyncLociClient",
     "CategoryOut",
     "Conflict",
@@ -128,6 +131,7 @@ __all__ = [
     "ProfileWrite",
     "ProposalDecision",
     "ProposalOut",
+    "ProposalPage",
     "Purged",
     "QueryBullet",
     "QueryDrawer",

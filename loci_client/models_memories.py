@@ -18,6 +18,7 @@ __all__ = [
     "ProfileWrite",
     "ProposalDecision",
     "ProposalOut",
+    "ProposalPage",
     "UndoRef",
 ]
 
@@ -148,6 +149,13 @@ class ProposalOut(Model):
     expires_at: datetime
     decided_at: datetime | None
     memory_id: int | None
+
+
+class ProposalPage(Model):
+    """A page of proposals, newest first (`next_before` for the next)."""
+
+    items: list[ProposalOut]
+    next_before: int | None
 
 
 class ProposalDecision(Model):

@@ -13,6 +13,7 @@ __all__ = [
     "ActivityOut",
     "ActivityPage",
     "AgentOut",
+    "AgentPage",
     "CategoryOut",
     "ContextOut",
     "DrawerOut",
@@ -224,6 +225,16 @@ class AgentOut(Model):
     name: str | None
     recall_enabled: bool
     created_at: datetime
+
+
+class AgentPage(Model):
+    """A page of agents by id; `next_offset` is None on the last."""
+
+    items: list[AgentOut]
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
 
 
 class InsightsOut(Model):

@@ -15,7 +15,7 @@ from loci_client.models_memories import (
     ProfileOut,
     ProfileWrite,
     ProposalDecision,
-    ProposalOut,
+    ProposalPage,
 )
 from loci_client.models_query import QueryOut
 from loci_client.requests import ProfileEntry, QueryFilters, body, dump_all, idempotent, path
@@ -136,10 +136,11 @@ def list_memories(
     return Request("GET", "/v1/memories", params=params)
 
 
-@operation("listMemoryProposals", model(list[ProposalOut]))
-def list_proposals(*, status: str | None = None) -> Request:
-    """Mined changes to sensitive profile fields; ``status``: pending (default), approved, rejected, lapsed, all."""
-    return Request("GET", "/v1/memories/proposals", params={"status": status})
+@operation("listMemoryProposals", model(ProposalPage))
+def list_proposals(*, status: str | None = None, limit: int | None = None, before: int | None = None) -> Request:
+    """Mined changes to sensitive profile fields, newest first; ``status``: pending (default), approved,
+    rejected, lapsed, all; page with ``before=page.next_before``."""
+    return Request("GET", "/v1/memories/proposals", params={"status": status, "limit": limit, "before": before})
 
 
 @operation("approveMemoryProposal", model(ProposalDecision))

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from loci_client._transport import Decoder, Request, model, operation
-from loci_client.models_recall import ActivityPage, AgentOut, ExportDoc, ImportResult, SettingsOut
+from loci_client.models_recall import ActivityPage, AgentOut, AgentPage, ExportDoc, ImportResult, SettingsOut
 from loci_client.requests import body, path
 
 
-@operation("listAgents", model(list[AgentOut]))
-def list_agents() -> Request:
-    """The agents that have written to this memory."""
-    return Request("GET", "/v1/agents")
+@operation("listAgents", model(AgentPage))
+def list_agents(*, limit: int | None = None, offset: int | None = None) -> Request:
+    """The agents that have written to this memory, by id; pass `next_offset` as ``offset`` for the next page."""
+    return Request("GET", "/v1/agents", params={"limit": limit, "offset": offset})
 
 
 @operation("getAgent", model(AgentOut))

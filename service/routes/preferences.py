@@ -11,9 +11,9 @@ from litestar.params import Body, QueryParameter
 from domain import activity, preferences
 from domain.activity import ActivityPage, ActivityType
 from domain.insights import insights_status
-from domain.preferences import AgentOut, AgentUpdate, SettingsOut, SettingsUpdate
+from domain.preferences import AgentOut, AgentPage, AgentUpdate, SettingsOut, SettingsUpdate
 from service.deps import CallerDep, StateDep
-from service.routes._docs import AgentPath, IdQuery, errors
+from service.routes._docs import AgentPath, IdQuery, Limit, Offset, errors
 
 SETTINGS_EXAMPLE = Example(summary="Recall 8 drawers with reranking", value={"top_k": 8, "use_rerank": True})
 AGENT_EXAMPLE = Example(summary="Turn recall off for one agent", value={"recall_enabled": False})
@@ -75,11 +75,16 @@ class PreferencesController(Controller):
         operation_id="listAgents",
         summary="Agents and whether recall is on for each",
         tags=["agents"],
-        description="Agents are the `agent_id`s apps send; each can have recall switched off.",
-        responses=errors(),
+        description=(
+            "Agents are the `agent_id`s apps send; each can have recall switched off. Ordered by id,"
+            " paginated by `limit`/`offset`; `next_offset` is null on the last page."
+        ),
+        responses=errors(400),
     )
-    async def list_agents(self, app_state: StateDep, caller: CallerDep) -> list[AgentOut]:
-        return await preferences.list_agents(app_state.db, caller.user_id)
+    async def list_agents(
+        self, app_state: StateDep, caller: CallerDep, limit: Limit = 50, offset: Offset = 0
+    ) -> AgentPage:
+        return await preferences.agent_page(app_state.db, caller.user_id, limit=limit, offset=offset)
 
     @get(
         "/v1/agents/{external_id:str}",

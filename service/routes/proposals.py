@@ -13,10 +13,10 @@ from litestar import Controller, get, post
 from litestar.params import QueryParameter
 
 from domain import memory_proposals
-from domain.memory_proposals import ProposalDecision, ProposalOut
+from domain.memory_proposals import ProposalDecision, ProposalPage
 from loci.models import PROPOSAL_STATUSES
 from service.deps import CallerDep, StateDep
-from service.routes._docs import IdPath, errors
+from service.routes._docs import IdPath, IdQuery, Limit, errors
 
 __all__ = ["ProposalController"]
 
@@ -40,14 +40,20 @@ class ProposalController(Controller):
         description=(
             "Mining proposes, instead of writing, changes to the fields in LOCI_MEMORY_CONSENT_FIELDS (name, "
             "pronouns, city, language, health); each waits LOCI_MEMORY_PROPOSAL_DAYS, newest first."
+            " Keyset-paginated: pass `next_before` as `before`."
         ),
         responses=errors(400),
     )
     async def list_proposals(
-        self, app_state: StateDep, caller: CallerDep, status: StatusQuery = "pending"
-    ) -> list[ProposalOut]:
+        self,
+        app_state: StateDep,
+        caller: CallerDep,
+        status: StatusQuery = "pending",
+        limit: Limit = 50,
+        before: IdQuery = None,
+    ) -> ProposalPage:
         wanted = None if status == "all" else status
-        return await memory_proposals.list_proposals(app_state.db, caller.user_id, wanted)
+        return await memory_proposals.proposal_page(app_state.db, caller.user_id, wanted, limit=limit, before=before)
 
     @post(
         "/{proposal_id:str}/approve",

@@ -174,7 +174,7 @@ async def test_settings_agents_export_import_async(base_url: str, new_user: NewU
         assert (await loci.get_settings()).top_k == 7
         assert (await loci.put_agent("travel", name="Travel bot")).name == "Travel bot"
         assert (await loci.get_agent("travel")).external_id == "travel"
-        assert "travel" in [a.external_id for a in await loci.list_agents()]
+        assert "travel" in [a.external_id for a in (await loci.list_agents()).items]
         assert (await loci.list_activity(limit=5)).items is not None
         document = await loci.export(embeddings=False)
         assert document.drawers is not None and len(document.drawers) == drawers

@@ -125,7 +125,7 @@ async def test_what_was_proposed_from_a_trashed_conversation_is_not_exported(
     user, target = await new_user("trashing"), await new_user("target")
     await mine(client, app_state, user, "intro", INTRO)
     pending = await client.get("/v1/memories/proposals", headers=user.headers)
-    assert {p["content"] for p in pending.json()} == {"Name is Ana Sousa", "Lives in Lisbon"}
+    assert {p["content"] for p in pending.json()["items"]} == {"Name is Ana Sousa", "Lives in Lisbon"}
     answer = await client.delete("/v1/conversations/intro", headers=user.headers)
     assert answer.status_code == 200, answer.text
 
@@ -134,7 +134,7 @@ async def test_what_was_proposed_from_a_trashed_conversation_is_not_exported(
     assert "Ana Sousa" not in json.dumps(exported)
     assert "Ana Sousa" not in json.dumps(await _export_ndjson(client, user))
     await _write(client, target, "/v1/import", exported, 201)
-    assert (await client.get("/v1/memories/proposals", headers=target.headers)).json() == []
+    assert (await client.get("/v1/memories/proposals", headers=target.headers)).json()["items"] == []
 
     # A restore brings them back into the export with the conversation.
     answer = await client.post("/v1/conversations/intro/restore", headers=user.headers)

@@ -103,7 +103,7 @@ async def test_a_json_row_that_would_corrupt_is_refused_naming_it(
     assert refused.status_code == 400, refused.text
     assert refused.json()["extra"][0]["key"] == _json_key(kind, doc, field), refused.text
     assert (await client.get("/v1/conversations", headers=fresh.headers)).json()["total"] == 0
-    assert (await client.get("/v1/agents", headers=fresh.headers)).json() == []
+    assert (await client.get("/v1/agents", headers=fresh.headers)).json()["items"] == []
 
 
 def _lines(text: str) -> list[Row]:
@@ -143,7 +143,7 @@ async def test_an_ndjson_line_that_would_corrupt_is_refused_naming_the_line(
     assert refused.json()["extra"][0]["key"] == f"line {line}", refused.text
     assert field in refused.json()["detail"] or (kind == "agents" and "appears twice" in refused.json()["detail"])
     assert (await client.get("/v1/conversations", headers=fresh.headers)).json()["total"] == 0
-    assert (await client.get("/v1/agents", headers=fresh.headers)).json() == []
+    assert (await client.get("/v1/agents", headers=fresh.headers)).json()["items"] == []
 
 
 async def test_a_memory_citing_a_conversation_or_turn_in_the_trash_still_imports(

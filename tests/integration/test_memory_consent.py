@@ -45,7 +45,7 @@ INTRO = turns(
 async def proposals(client: Client, user: UserHandle, status: str = "pending") -> list[dict[str, Any]]:
     answer = await client.get(PROPOSALS, params={"status": status}, headers=user.headers)
     assert answer.status_code == 200, answer.text
-    found: list[dict[str, Any]] = answer.json()
+    found: list[dict[str, Any]] = answer.json()["items"]
     return found
 
 

@@ -53,7 +53,7 @@ async def test_agent_recall_switch(client: Client, new_user: NewUser) -> None:
     assert made.status_code == 200 and made.json()["recall_enabled"] is False
     assert (await client.get("/v1/agents/helper", headers=user.headers)).json()["name"] == "H"
     await client.put("/v1/agents/helper", headers=user.headers, json={"recall_enabled": True})
-    listed = (await client.get("/v1/agents", headers=user.headers)).json()
+    listed = (await client.get("/v1/agents", headers=user.headers)).json()["items"]
     assert [(a["external_id"], a["recall_enabled"], a["name"]) for a in listed] == [("helper", True, "H")]
     bad = await client.put("/v1/agents/helper", headers=user.headers, json={"recall_enabled": "off"})
     assert bad.status_code == 400
@@ -80,7 +80,7 @@ async def test_agent_ids_and_names_follow_the_rule_their_schema_states(
     assert answer.status_code == 400, answer.text
     assert answer.json()["extra"][0]["key"] == field, answer.text
     assert "PostgreSQL" not in answer.text and "0x00" not in answer.text  # our words, not the database's
-    assert (await client.get("/v1/agents", headers=user.headers)).json() == []
+    assert (await client.get("/v1/agents", headers=user.headers)).json()["items"] == []
 
 
 async def test_the_agent_functions_refuse_the_same_ids_for_the_cli_and_mcp(db: Database, new_user: NewUser) -> None:

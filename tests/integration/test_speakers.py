@@ -107,7 +107,7 @@ async def test_only_the_owners_own_words_become_their_memories(
     assert page.status_code == 200, page.text
     asked = await client.get("/v1/memories/proposals", headers=user.headers)  # health waits for consent
     assert asked.status_code == 200, asked.text
-    said = " | ".join(m["content"] for m in [*page.json()["items"], *asked.json()])
+    said = " | ".join(m["content"] for m in [*page.json()["items"], *asked.json()["items"]])
     assert "shellfish" in said and "peanut" not in said, said
 
     # Priya's own "I" is Priya in the graph: her allergy is hers, with her as the subject
