@@ -27,7 +27,7 @@ from bench.longmemeval.ingest_processes import MAX_DEFAULT_PROCESSES, IngestProc
 from bench.longmemeval.manifest import ManifestMismatch
 from bench.longmemeval.qa import CONTEXT_MODES, NoEndpoint
 from bench.longmemeval.retrieve import NotIngested
-from bench.longmemeval.runs import RunPaths, default_run_id, slug, valid_run_id
+from bench.longmemeval.runs import RunPaths, default_run_id, read_jsonl, slug, valid_run_id
 from bench.longmemeval.services import running_services
 from bench.stopping import Interrupted, stop_on_signals
 from loci.errors import LociError
@@ -284,7 +284,9 @@ def retrieve_cmd(**flags: Any) -> None:
     if not run.paths.users.exists():  # else a mistyped run id starts Postgres and migrates an empty schema first
         raise _fail(f"run {run.paths.run_id} has no ingest in {run.paths.root}; run the ingest stage first")
     records = stages.retrieve(run)
-    click.echo(f"{len(records)} questions → {run.paths.retrieval_log}")
+    held = sum(1 for _ in read_jsonl(run.paths.retrieval_log))
+    kept = f" ({held} in the log: the other {held - len(records)} kept from an earlier retrieve)"
+    click.echo(f"{len(records)} questions → {run.paths.retrieval_log}{kept if held > len(records) else ''}")
 
 
 @longmemeval.command("score-retrieval")

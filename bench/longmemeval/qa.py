@@ -15,6 +15,7 @@ context, which is what an application would get.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,15 @@ from bench.longmemeval.runs import append_jsonl, read_jsonl
 from loci.llm import ChatResult, LLMClient, LLMConfig, llm_config_or_none
 from loci.settings import Settings
 
-__all__ = ["CONTEXT_MODES", "NoEndpoint", "generate_answers", "judge_answers", "reader_context", "require_llm"]
+__all__ = [
+    "CONTEXT_MODES",
+    "NoEndpoint",
+    "generate_answers",
+    "judge_answers",
+    "reader_context",
+    "require_llm",
+    "selected_records",
+]
 
 CONTEXT_MODES = ("sessions", "memory")
 ProgressFn = Callable[[int], None]
@@ -55,6 +64,27 @@ def require_llm(settings: Settings) -> LLMConfig:
             "OpenAI-compatible server; the QA stages need a reader and a judge model"
         )
     return config
+
+
+def selected_records(log: Path, selected: Sequence[Question], *, made_by: str) -> list[dict[str, Any]]:
+    """The records of `log` (retrieval or generation) of the questions `--limit`/`--subset`
+    selected (all by default), in the log's order, as ingest and retrieve work on those only.
+
+    `qa` and `score-qa` used to take every record of the log whatever the flags said, so a
+    `score-qa --limit 2` judged and scored the whole run. Selected questions the log lacks are
+    a note on stderr (`made_by` is the stage that writes them); none at all is an error."""
+    wanted = {q.question_id for q in selected}
+    picked = [r for r in read_jsonl(log) if str(r["question_id"]) in wanted]
+    missing = len(wanted - {str(r["question_id"]) for r in picked})
+    if len(picked) == 0:
+        raise ValueError(f"{log} has none of the {len(wanted)} question(s) selected; run the {made_by} stage first")
+    if missing:
+        print(
+            f"note: {log} has no record of {missing} of the {len(wanted)} question(s) selected; "
+            f"run the {made_by} stage for them",
+            file=sys.stderr,
+        )
+    return picked
 
 
 def reader_context(question: Question, record: Mapping[str, Any], *, mode: str, sessions_k: int) -> list[ContextItem]:

@@ -39,7 +39,7 @@ _MISSING = "—"
 @dataclass(frozen=True)
 class Coverage:
     """How many of the questions a scoring selected (the dataset, or its `--limit`/`--subset`)
-    had a ranking in the log: a `retrieve --limit 3` replaces a full run's log with 3."""
+    had a ranking in the log: a run retrieved only with `--limit 3` has 3 in it."""
 
     scored: int
     selected: int

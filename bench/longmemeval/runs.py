@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ __all__ = [
     "RunPaths",
     "append_jsonl",
     "default_run_id",
+    "merge_jsonl",
     "read_jsonl",
     "schema_for",
     "slug",
@@ -124,6 +125,20 @@ def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> int:
             count += 1
     tmp.replace(path)
     return count
+
+
+def merge_jsonl(path: Path, records: Sequence[Mapping[str, Any]], *, key: str) -> list[Mapping[str, Any]]:
+    """Write `records` into the file at `path` over those with the same `key`, keeping the
+    others where they were (new keys go at the end), atomically; returns what the file holds.
+
+    A `retrieve --limit 3` after a full retrieve wrote the log anew with its 3 questions, so
+    the rankings of every other question of the run were lost and had to be retrieved again."""
+    fresh = {str(r[key]): r for r in records}
+    old = list(read_jsonl(path)) if path.exists() else []
+    merged: list[Mapping[str, Any]] = [fresh.pop(str(r[key]), r) for r in old]
+    merged += fresh.values()
+    write_jsonl(path, merged)
+    return merged
 
 
 def append_jsonl(path: Path, record: Mapping[str, Any]) -> None:

@@ -10,6 +10,8 @@ dir is elsewhere and locked.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +21,9 @@ from bench.stopping import StoppableEmbedder
 from loci import migrate
 from loci.embedder import Embedder
 from loci.embedders import embedder_spec
+from loci.errors import ConfigurationError
 from loci.preflight import check_database
-from loci.runtime import EmbeddedServices
+from loci.runtime import DataDirLock, EmbeddedServices
 from loci.settings import EmbeddingSettings, Settings
 
 __all__ = ["database_url", "running_services", "shared_embedder"]
@@ -50,13 +53,58 @@ def running_services(settings: Settings, services_dir: Path) -> Iterator[str]:
         yield _active[key]
         return
     embedded = EmbeddedServices(services_dir, redis_url=_UNUSED_REDIS)
-    _active[key] = embedded.start().database_url
+    _active[key] = _start(embedded, services_dir)
     try:
         yield _active[key]
     finally:
         url = _active.pop(key)
         _migrated.difference_update({m for m in _migrated if m[0] == url})
         embedded.stop()
+
+
+def _start(embedded: EmbeddedServices, services_dir: Path) -> str:
+    """Start the embedded Postgres in ``<out>/.services``; what stops it is said in the harness's
+    words. The core's messages (`loci.runtime`) end "pass --data-dir", `loci serve`'s remedy: the
+    harness has no such flag, its data dir is chosen by ``--out``."""
+    out = services_dir.parent
+    if services_dir.exists() and not services_dir.is_dir():
+        raise ConfigurationError(
+            f"--out {out}: {services_dir}, where the embedded PostgreSQL keeps its data, is a file; "
+            "move it away or pass another --out"
+        )
+    try:
+        services_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigurationError(
+            f"--out {out}: cannot create {services_dir} ({e.strerror}); pass another --out"
+        ) from None
+    if not os.access(services_dir, os.W_OK | os.X_OK):
+        raise ConfigurationError(f"--out {out}: {services_dir} is not writable by this user; pass another --out")
+    try:
+        return embedded.start().database_url
+    except ConfigurationError:
+        holder = _holder(DataDirLock(services_dir.resolve()).path)
+        if holder is None:
+            raise
+        raise ConfigurationError(
+            f"another command (pid {holder}) is using the embedded PostgreSQL in {services_dir}: every run under "
+            f"--out {out} shares it; wait for that command to end or pass another --out"
+        ) from None
+
+
+def _holder(lock: Path) -> str | None:
+    """The pid written in ``lock`` while another process holds it (`DataDirLock`), else None."""
+    try:
+        handle = lock.open("r")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "unknown"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return None
 
 
 @contextmanager

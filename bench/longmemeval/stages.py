@@ -12,7 +12,7 @@ import dataclasses
 import json
 import statistics
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +32,7 @@ from bench.longmemeval.manifest import RunManifest
 from bench.longmemeval.metrics import Convention
 from bench.longmemeval.ranking import select_questions
 from bench.longmemeval.report import RunResult, block_line
-from bench.longmemeval.runs import RunPaths, read_jsonl, write_jsonl
+from bench.longmemeval.runs import RunPaths, merge_jsonl, read_jsonl
 from bench.longmemeval.score import qa_accuracy, render_qa_markdown, score_log, write_json, write_sweep_report
 from bench.longmemeval.services import database_url, shared_embedder
 from loci.db import Database
@@ -199,8 +199,9 @@ def retrieve(run: Run) -> list[dict[str, Any]]:
     embedder = shared_embedder(run.settings.embedding)
     with manifest.stage("retrieve", save_to=run.paths.manifest), _bar(run, "retrieve", len(questions)) as advance:
         records = _with_db(run, lambda db: _retrieve_all(run, db, embedder, questions, advance))
-        write_jsonl(run.paths.retrieval_log, records)
-        write_json(run.paths.root / "retrieval_latency.json", latency_summary(records))
+        # a `--limit`/`--subset` retrieve replaces its questions' rankings and keeps the others'
+        logged = merge_jsonl(run.paths.retrieval_log, records, key="question_id")
+        write_json(run.paths.root / "retrieval_latency.json", latency_summary(logged))
     return records
 
 
@@ -222,7 +223,7 @@ async def _retrieve_all(
             await client.aclose()
 
 
-def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def latency_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Mean / p50 / p95 / max of the wall time and of each stage recall reported, in ms."""
     series: dict[str, list[float]] = {"wall_ms": [float(r["wall_ms"]) for r in records]}
     for record in records:
@@ -246,9 +247,9 @@ def latency_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def score_retrieval(run: Run) -> RunResult:
     """Score the log's rankings of the questions `--limit`/`--subset` select (all by default).
 
-    The log holds what the last `retrieve` wrote, which may be fewer questions (a `--limit`
-    retrieve after a full one replaces the log): the result says how many of the selected
-    questions it scored, so a partial log is never read as the whole run."""
+    The log holds the questions every `retrieve` of the run wrote, which may be fewer (a run
+    only retrieved with `--limit`): the result says how many of the selected questions it
+    scored, so a partial log is never read as the whole run."""
     dataset = load_questions(run.dataset)
     if not run.paths.retrieval_log.exists():  # before the manifest: a typo'd run id must leave no run behind
         raise FileNotFoundError(f"no retrieval log at {run.paths.retrieval_log}; run the retrieve stage first")
@@ -290,16 +291,13 @@ def headline(result: RunResult) -> str:
     return "\n".join(lines)
 
 
-def _questions_by_id(run: Run) -> dict[str, Question]:
-    return {q.question_id: q for q in load_questions(run.dataset)}
-
-
 def qa(run: Run, *, mode: str = "sessions", sessions_k: int = 5) -> int:
     config = qa_mod.require_llm(run.settings)
     if not run.paths.retrieval_log.exists():
         raise FileNotFoundError(f"no retrieval log at {run.paths.retrieval_log}; run the retrieve stage first")
-    records = list(read_jsonl(run.paths.retrieval_log))
-    questions = _questions_by_id(run)
+    selected = load_run_questions(run)  # `--limit`/`--subset`, as ingest and retrieve take them
+    records = qa_mod.selected_records(run.paths.retrieval_log, selected, made_by="retrieve")
+    questions = {q.question_id: q for q in selected}
     model = run.settings.llm.qa_model
     manifest = run.manifest({"qa": model}, {"qa_context": {"mode": mode, "sessions_k": sessions_k}})
 
@@ -325,8 +323,9 @@ def score_qa(run: Run) -> dict[str, Any]:
     config = qa_mod.require_llm(run.settings)
     if not run.paths.generation_log.exists():
         raise FileNotFoundError(f"no generation log at {run.paths.generation_log}; run the qa stage first")
-    generations = list(read_jsonl(run.paths.generation_log))
-    questions = _questions_by_id(run)
+    selected = load_run_questions(run)
+    generations = qa_mod.selected_records(run.paths.generation_log, selected, made_by="qa")
+    questions = {q.question_id: q for q in selected}
     model = run.settings.llm.judge_model
     manifest = run.manifest({"judge": model})
 
@@ -338,7 +337,7 @@ def score_qa(run: Run) -> dict[str, Any]:
 
     with manifest.stage("score-qa", save_to=run.paths.manifest), _bar(run, "judge", len(generations)) as advance:
         stopping.run(work())
-        judged = list(read_jsonl(run.paths.judge_log))
+        judged = [r for r in read_jsonl(run.paths.judge_log) if str(r["question_id"]) in questions]
         accuracy = qa_accuracy(judged)
         tokens = {
             key: sum(int(r["usage"][key]) for r in [*generations, *judged])

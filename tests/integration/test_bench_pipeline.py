@@ -179,6 +179,26 @@ def test_interrupted_ingest_resumes_to_the_same_result(env: Env) -> None:
     assert _rankings(env.out / broken / log.format(broken)) == _rankings(env.out / clean / log.format(clean))
 
 
+def test_a_limited_retrieve_keeps_the_rest_of_the_log(env: Env) -> None:
+    """`retrieve --limit 2` after a full retrieve wrote the log anew with its 2 questions: the
+    other rankings were lost, and the run's next full score read 2 of 4."""
+    run = f"keep_{env.kind}"
+    env.ok("ingest", "--run-id", run, "--processes", "1")
+    env.ok("retrieve", "--run-id", run)
+    log = env.out / run / "retrieval_logs" / f"{run}.jsonl"
+    whole = _rankings(log)
+    result = env.ok("retrieve", "--run-id", run, "--limit", "2")
+    assert (
+        "2 questions → " in result.output
+        and "(4 in the log: the other 2 kept from an earlier retrieve)" in result.output
+    )
+    assert [r["question_id"] for r in read_jsonl(log)] == [q["question_id"] for q in QUESTIONS]
+    assert _rankings(log) == whole
+    assert json.loads((env.out / run / "retrieval_latency.json").read_text())["wall_ms"]["n"] == len(QUESTIONS)
+    scored = env.ok("score-retrieval", "--run-id", run)
+    assert f"scored {len(QUESTIONS)} of {len(QUESTIONS)} questions\n" in scored.output, scored.output
+
+
 def test_ingest_in_two_processes_gives_the_one_process_result(env: Env) -> None:
     """Questions are independent (one user each), so splitting them between spawned processes
     (each loading its own model) changes no stored row count and no ranking."""
