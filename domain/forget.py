@@ -12,7 +12,10 @@ earlier delete events of the purged items is scrubbed, so no name or topic outli
 Deleting a user deletes the ``users`` row; every user table references it with
 ``ON DELETE CASCADE`` (the RLS-independent foreign-key actions), so nothing of theirs is
 left and their keys stop working on the next request; `forget_user_keys` then aborts their
-mining jobs and clears what Valkey holds under their id.
+mining jobs and clears what Valkey holds under their id. The delete first takes the locks the
+user's writers take first (`_fence_writers`), so none of them is caught holding a row the
+cascade needs while it waits on the ``users`` row the delete holds (a deadlock, which failed
+the delete with a 503).
 """
 
 from __future__ import annotations
@@ -26,19 +29,35 @@ import msgspec
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy import ARRAY, BigInteger, Select, delete, exists, func, literal, or_, select, union, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.fields import Count
 from domain.memory_trash import purge_derived
 from domain.mining_jobs import abort_user_jobs, user_job_results
-from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item, trash_lock
-from ingest import forget_sources, refresh_entities
+from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item, trash_lock, trash_session
+from ingest import forget_sources, lock_placements, refresh_entities
 from loci.db import Database
-from loci.errors import InvalidInput, NotFound
+from loci.errors import Busy, InvalidInput, NotFound
 from loci.generations import Generations, namespace_of
 from loci.inputs import check_text
-from loci.models import Activity, Closet, Conversation, Drawer, DrawerEntity, Entity, Relation, Room, Turn, User, Wing
+from loci.memory_writes import lock_user as lock_memories
+from loci.models import (
+    Activity,
+    Agent,
+    Closet,
+    Conversation,
+    Drawer,
+    DrawerEntity,
+    Entity,
+    MemorySettings,
+    Relation,
+    Room,
+    Turn,
+    User,
+    Wing,
+)
 
 __all__ = ["Purged", "delete_account", "delete_user", "forget_user_keys", "purge_expired", "purge_item", "purge_trash"]
 
@@ -236,7 +255,7 @@ def _counts(purged: Purged) -> dict[str, int]:
 async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
     """Remove one item (live or trashed) and everything under or made from it, for good, now."""
     check_kind(kind)
-    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
+    async with trash_session(db, user_id) as s:
         await get_item(s, kind, user_id, item_id, trashed=None)
         purged = await _destroy(s, user_id, await _item_rows(s, user_id, kind, item_id))
         await record(s, user_id, "purged", what=kind, id=item_id, **_counts(purged))  # id: a job's 410
@@ -245,7 +264,7 @@ async def purge_item(db: Database, user_id: int, kind: str, item_id: int) -> Mov
 
 async def purge_trash(db: Database, user_id: int) -> Purged:
     """Empty the caller's trash for good, now (``POST /v1/trash/purge``)."""
-    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
+    async with trash_session(db, user_id) as s:
         purged = await _destroy(s, user_id, await _trash_rows(s, user_id, None))
         if any(_counts(purged).values()):
             await record(s, user_id, "purged", what="trash", **_counts(purged))
@@ -270,12 +289,56 @@ async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
     return total
 
 
+DELETE_ATTEMPTS = 3
+"""How often `delete_user` runs its transaction when PostgreSQL rolls it back to break a
+deadlock: a writer that locks in an order `_fence_writers` does not cover loses nothing by
+it (the delete is the one rolled back, or the writer's rows go with the user), and the next
+attempt finds that writer done. Past these, a 409 `Busy` asks the caller to send it again."""
+_DEADLOCK = "40P01"
+
+
+async def _fence_writers(s: AsyncSession, user_id: int) -> None:
+    """Before the ``users`` row: the locks the user's writers take first, in their order. A
+    writer that had locked a row of the user (the conversation it appends to, the memory a
+    save replaces) and then inserted one (its foreign key key-shares the ``users`` row) waited
+    on the delete, which held that row and whose cascade waited on the writer's. The session
+    holds `trash_lock` already (deletes, restores, purges); then the placement lock (mining
+    windows, which take the memory lock after it), the memory lock (saves, and mining's
+    memories), and the rows writers lock before anything else: the conversations (appends,
+    completes), the agents (an agent's update) and the settings (an import's first write).
+    A writer that arrives later waits on these and then finds the user gone (404, 409, 401)."""
+    await lock_placements(s, user_id)
+    await lock_memories(s, user_id)
+    first = (
+        select(Conversation.id).where(Conversation.user_id == user_id).order_by(Conversation.id),
+        select(Agent.id).where(Agent.user_id == user_id).order_by(Agent.id),
+        select(MemorySettings.user_id).where(MemorySettings.user_id == user_id),
+    )
+    for rows in first:
+        await s.execute(rows.with_for_update())
+
+
 async def delete_user(db: Database, user_id: int) -> None:
-    """Delete a user and, by cascade, every row of theirs (admin route, ``DELETE /v1/me``)."""
-    async with db.user_session(user_id) as s:  # scoped to exactly the user being deleted
-        result = await s.execute(delete(User).where(User.id == user_id))
-        if result.rowcount == 0:  # type: ignore[attr-defined]
-            raise NotFound(f"user {user_id} not found")
+    """Delete a user and, by cascade, every row of theirs (admin route, ``DELETE /v1/me``),
+    once their writers in flight are done (`_fence_writers`, `DELETE_ATTEMPTS`)."""
+    for attempt in range(1, DELETE_ATTEMPTS + 1):
+        try:
+            async with trash_session(db, user_id) as s:  # scoped to exactly the user being deleted
+                await _fence_writers(s, user_id)
+                result = await s.execute(delete(User).where(User.id == user_id))
+                if result.rowcount == 0:  # type: ignore[attr-defined]
+                    raise NotFound(f"user {user_id} not found")
+            break
+        except DBAPIError as e:
+            if getattr(e.orig, "sqlstate", None) != _DEADLOCK:
+                raise
+            log.info("forget.delete_user_deadlock", extra={"user_id": user_id, "attempt": attempt})
+            if attempt == DELETE_ATTEMPTS:
+                raise Busy(
+                    "the account's deletion collided with writes to it running at the same moment (conversations, "
+                    "memories, mining); nothing was deleted, send the request again",
+                    retry_after_s=1,
+                ) from e
     log.info("deleted user %d and all their memory", user_id)
 
 

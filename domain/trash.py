@@ -37,7 +37,7 @@ from domain.trash_rows import (
     drawers_of,
     get_item,
     label_of,
-    trash_lock,
+    trash_session,
 )
 from ingest import entities_of_drawers, refresh_entities, unify_entities
 from loci.db import Database
@@ -122,7 +122,7 @@ async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old
 async def trash(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
     """Move one live item and everything live under (or made from) it to the trash."""
     check_kind(kind)
-    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
+    async with trash_session(db, user_id) as s:
         item = await get_item(s, kind, user_id, item_id, trashed=False)
         now = (await s.execute(select(func.now()))).scalar_one()
         drawers = await _set_stamp(s, user_id, kind, item_id, None, now)
@@ -192,7 +192,7 @@ async def restore(db: Database, user_id: int, kind: str, item_id: int) -> Moved:
     trash is a `Conflict` naming it (restore that first), since bringing it back alone would
     revive its container without the rest trashed with it (see the module docstring)."""
     check_kind(kind)
-    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
+    async with trash_session(db, user_id) as s:
         item = await get_item(s, kind, user_id, item_id, trashed=True)
         why = await _blocker(s, kind, item)
         if why is not None:

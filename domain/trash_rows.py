@@ -9,19 +9,24 @@ covers any size.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
 from sqlalchemy import or_, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.fields import Count, Id, Level
-from loci.errors import InvalidInput, NotFound
+from loci.db import Database
+from loci.errors import Busy, InvalidInput, NotFound
 from loci.models import Closet, Conversation, Drawer, Room, Turn, Wing
 
 __all__ = [
     "KINDS",
     "TRASHABLE",
+    "TRASH_WAIT_MS",
     "Moved",
     "check_kind",
     "descendants",
@@ -29,6 +34,7 @@ __all__ = [
     "get_item",
     "label_of",
     "trash_lock",
+    "trash_session",
 ]
 
 KINDS: dict[str, Any] = {"wing": Wing, "room": Room, "closet": Closet, "drawer": Drawer}
@@ -51,9 +57,46 @@ def trash_lock(user_id: int) -> str:
     purges take turns on. Each locks its item's row and then the rows under or made from it, so
     a drawer's delete and its room's, at once, locked the same turns and drawers in opposite
     orders: a deadlock PostgreSQL broke by failing one (a 503 to a client that did nothing
-    wrong). Nothing else takes this lock, so it adds no order to deadlock with; other users'
-    trash writes and this user's other writes do not wait on it."""
+    wrong). Nothing else takes this lock but the user's deletion, as its first (`domain.forget`),
+    so it adds no order to deadlock with; other users' trash writes and this user's other
+    writes do not wait on it. A request waits for it `TRASH_WAIT_MS` at most (`trash_session`)."""
     return f"trash:{int(user_id)}"
+
+
+TRASH_WAIT_MS = 5_000
+"""How long a request's trash write (a delete, restore or purge) waits for another of the same
+user's to let go of `trash_lock`. A drawer's delete beside its room's waits a few milliseconds;
+a purge of a large trash may hold it for many seconds, and a second purge waiting on it used
+to hang until the statement timeout answered 503 (LOCI_DB_STATEMENT_TIMEOUT_MS, 30 s). Past
+this it answers 409 `Busy`, with ``Retry-After`` as long again."""
+_LOCK_NOT_AVAILABLE = "55P03"
+"""SQLSTATE of a lock wait that ran past ``lock_timeout``."""
+
+
+@asynccontextmanager
+async def trash_session(db: Database, user_id: int) -> AsyncIterator[AsyncSession]:
+    """A `Database.user_session` holding the user's `trash_lock`, waited for `TRASH_WAIT_MS` at
+    most (`Busy` past it). The wait is PostgreSQL's queue under a ``lock_timeout`` set around
+    the lock alone, so the transaction's later row-lock waits (a mining window's commit) are
+    not cut short: the three statements go as one message, a round trip after the opening."""
+    key = trash_lock(user_id)  # a checked literal: an int in a constant shape
+    take = (
+        f"SET LOCAL lock_timeout = {TRASH_WAIT_MS}; "
+        f"SELECT pg_advisory_xact_lock(hashtextextended('{key}', 0)); "
+        "SET LOCAL lock_timeout TO DEFAULT"
+    )
+    async with db.user_session(user_id) as s:
+        try:
+            await (await s.connection()).exec_driver_sql(take)
+        except DBAPIError as e:
+            if getattr(e.orig, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+                raise
+            raise Busy(
+                "the trash is busy: another delete, restore or purge of this user's trash is still running; "
+                "nothing was done, send the request again shortly",
+                retry_after_s=TRASH_WAIT_MS // 1000,
+            ) from e
+        yield s
 
 
 def check_kind(kind: str) -> None:

@@ -58,6 +58,7 @@ from ingest.memory_reconcile import normalise
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
 from ingest.pipeline import mine_conversation
+from ingest.place import lock_user as lock_placements
 from ingest.plan import describe_fallback
 from ingest.predicates import is_multi_valued
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
@@ -98,6 +99,7 @@ __all__ = [
     "live_entity",
     "live_relation",
     "live_sources",
+    "lock_placements",
     "mine_conversation",
     "normalise",
     "refresh_entities",

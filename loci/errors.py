@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "Ambiguous",
+    "Busy",
     "ConfigurationError",
     "Conflict",
     "Forbidden",
@@ -60,6 +61,18 @@ class Conflict(LociError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class Busy(Conflict):
+    """Another request of the same user holds what this one needs (their trash, while a purge
+    of it runs) for longer than a request should wait. Nothing was done, and the same request
+    sent after ``retry_after_s`` seconds normally succeeds: a 409 with ``Retry-After``, rather
+    than a wait that ends in the statement timeout's 503. A Conflict, so code that handles a
+    clash with stored state handles this too."""
+
+    def __init__(self, message: str, *, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class Ambiguous(Conflict):

@@ -29,6 +29,7 @@ from sqlalchemy.exc import DataError
 from loci.choices import INVALID_CHOICE, choices_at, one_of
 from loci.errors import (
     Ambiguous,
+    Busy,
     ConfigurationError,
     Conflict,
     Forbidden,
@@ -128,6 +129,9 @@ def _loci_error(request: Request[Any, Any, Any], exc: LociError) -> Response[dic
     elif isinstance(exc, PreconditionFailed):  # the current version, to read again and retry on
         body["extra"] = [{"key": exc.field, "message": str(exc), "etag": exc.etag}]
         return Response(body, status_code=status, headers={"ETag": exc.etag}, media_type=MediaType.JSON)
+    elif isinstance(exc, Busy):  # when the same request normally succeeds
+        headers = {"Retry-After": str(exc.retry_after_s)}
+        return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)
     return Response(body, status_code=status, media_type=MediaType.JSON)
 
 

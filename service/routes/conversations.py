@@ -338,7 +338,7 @@ class ConversationController(Controller):
             "for 30 days; it then answers 404 and is not mined. `purge=true` removes it (live or "
             "already trashed) for good now instead."
         ),
-        responses=errors(404),
+        responses=errors(404, 409),
     )
     async def remove(
         self,

@@ -47,9 +47,10 @@ class MeController(Controller):
             "Removes the user with every conversation, turn, palace row, entity, relation, setting, "
             "agent, activity event and API key, at once and irreversibly; the key answers 401 from "
             "the next request. `confirm` must repeat the user's name (as `GET /v1/me` shows it), so "
-            "no stray request deletes an account."
+            "no stray request deletes an account. Writes of the user running at that moment finish "
+            "first; a 409 with `Retry-After` when they kept the account busy (send it again)."
         ),
-        responses=errors(400),
+        responses=errors(400, 409),
     )
     async def delete_me(
         self,

@@ -94,9 +94,10 @@ class PalaceController(Controller):
             "Removes everything in the caller's trash for good, in one transaction: the palace rows, "
             "the turns, the relations learned from the trashed drawers and the entities nothing else "
             "mentions. Nothing can be restored afterwards; the activity feed keeps only a `purged` "
-            "event with the counts (the names in earlier delete events are scrubbed)."
+            "event with the counts (the names in earlier delete events are scrubbed). While another "
+            "delete, restore or purge of the caller's trash runs on for seconds, a 409 with `Retry-After`."
         ),
-        responses=errors(),
+        responses=errors(409),
     )
     async def purge_trash(self, app_state: StateDep, caller: CallerDep) -> Purged:
         return await forget.purge_trash(app_state.db, caller.user_id)
@@ -156,7 +157,7 @@ def _trash_routes(kind: str, plural: str) -> type[Controller]:
             operation_id=f"delete{title}",
             summary=f"Move a {kind} to the trash (or purge it)",
             description=_delete_description(kind),
-            responses=errors(404),
+            responses=errors(404, 409),
         )
         async def delete_item(
             self, app_state: StateDep, caller: CallerDep, item_id: IdPath, purge: Purge = False
