@@ -35,7 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.sql import Select
 
 from domain.agent_access import AgentScope
-from domain.memory_scope import NON_REVISION_EVENTS, purge_shown, revision_query, visible
+from domain.memory_scope import NON_REVISION_EVENTS, REACH, purge_shown, revision_query, visible
 from loci.db import Database
 from loci.models import Memory, MemoryHistory
 from retrieval import plain
@@ -75,7 +75,13 @@ class Event:
     undone: str | None = None
     """For an ``undo``, the event it reversed (its ``meta.undone``)."""
     shown: bool = False
-    """For a ``purge``, whether it deleted a version this caller may see (`memory_scope.purge_shown`)."""
+    """For a ``purge``, whether it deleted an active version this caller may see (`memory_scope.purge_shown`)."""
+    seen: bool = False
+    """For a ``purge``, whether it deleted any version, active or ended, this caller's block could
+    show, of a memory saved before ``since_rev``."""
+    ended: int | None = None
+    """For the user's ``purge`` of a memory no longer active, the event that had ended it (its
+    ``meta.ended``): the purge deleted that event with the rest of the history."""
 
     def is_silent(self) -> bool:
         """An undo of a text-less event (a confirm, a link) changes no memory either."""
@@ -113,6 +119,39 @@ def _state(events: Sequence[Event], rows: dict[int, Row], lineage: int, upto: in
     return rows[max(alive)] if alive else None
 
 
+def _alive_at(events: Sequence[Event], upto: int) -> bool:
+    """Whether the lineage had a current version after the events up to ``upto``, by the events
+    alone (for a lineage whose rows a purge deleted: `_state` needs them)."""
+    created: set[int] = set()
+    ended: set[int] = set()
+    for e in events:
+        if e.id > upto:
+            break
+        if e.is_silent():
+            continue
+        if (new_id := e.creates()) is not None:
+            created.add(new_id)
+        if e.event in ENDING_EVENTS and e.old_id is not None:
+            ended.add(e.old_id)
+    return bool(created - ended)
+
+
+def _purged_bullet(window: Sequence[Event], events: Sequence[Event], since_rev: int) -> str | None:
+    """A lineage whose rows are gone: only whether a version this caller could see went within the
+    window, unless the memory was first saved within it (no net change). Either the purge took an
+    active one, or the lineage was current at ``since_rev`` and ended within the window (its kind's
+    time, a forget) before the trash purged it: the line the caller's block held went all the same."""
+    if any(e.event == "add" for e in window):
+        return None
+    purged = [e for e in window if e.event == "purge"]
+    if any(e.shown for e in purged):
+        return PURGED
+    seen = [e for e in purged if e.seen]
+    if any(e.ended is not None and e.ended > since_rev for e in seen):  # the user's purge, history gone
+        return PURGED
+    return PURGED if seen and _alive_at(events, since_rev) else None
+
+
 def _text(row: Row) -> str:
     return plain(row.content, DELTA_TEXT_CHARS)
 
@@ -121,15 +160,10 @@ def _bullet(events: Sequence[Event], rows: dict[int, Row], since_rev: int, until
     """The net change of one lineage between the revisions, or None when there is none to tell."""
     lineage = events[0].lineage_id
     window = [e for e in events if e.id > since_rev and (until_rev is None or e.id <= until_rev)]
-    purged = [e for e in window if e.event == "purge"]
-    if purged and not any(r.lineage_id == lineage for r in rows.values()):
-        # Its rows (and mostly its history) are gone: only whether an active version this caller
-        # could see went, unless the memory was first saved within the window (no net change).
+    if any(e.event == "purge" for e in window) and not any(r.lineage_id == lineage for r in rows.values()):
         # A purge that left some of the lineage (a conversation's extracted versions) is told
         # by the rows that stay, below.
-        if any(e.event == "add" for e in window):
-            return None
-        return PURGED if any(e.shown for e in purged) else None
+        return _purged_bullet(window, events, since_rev)
     before = _state(events, rows, lineage, since_rev)
     after = _state(events, rows, lineage, until_rev)
     if after is not None and until_rev is None and not after.active:
@@ -236,6 +270,8 @@ async def memory_delta(
                 new,
                 undone,
                 kind == "purge" and _told(meta, agent_id, categories, left_out, since_rev),
+                kind == "purge" and _seen(meta, agent_id, categories, left_out, since_rev),
+                _ended(meta) if kind == "purge" else None,
             )
             for i, kind, lineage, old, new, undone, meta in history
             if lineage
@@ -262,6 +298,31 @@ def _told(
     which the purge deleted): saved and deleted within the window, it is no change."""
     born = (meta or {}).get("born")
     return purge_shown(meta, agent_id, categories, left_out) and not (isinstance(born, int) and born > since_rev)
+
+
+def _seen(
+    meta: dict[str, object] | None,
+    agent_id: str | None,
+    categories: frozenset[str] | None,
+    left_out: frozenset[str],
+    since_rev: int,
+) -> bool:
+    """Whether a purge deleted a version, active or ended, that this caller's block could show:
+    `memory_scope.purge_shown` with every version of its `REACH` counted as active, unless the
+    memory was first saved after ``since_rev`` (``born``, as `_told` reads it)."""
+    recorded = (meta or {}).get(REACH)
+    born = (meta or {}).get("born")
+    if isinstance(born, int) and born > since_rev:
+        return False
+    if not isinstance(recorded, list):
+        return True
+    versions = [{**v, "active": True} for v in recorded if isinstance(v, dict)]
+    return purge_shown({REACH: versions}, agent_id, categories, left_out)
+
+
+def _ended(meta: dict[str, object] | None) -> int | None:
+    ended = (meta or {}).get("ended")
+    return ended if isinstance(ended, int) else None
 
 
 @dataclass(frozen=True, slots=True)

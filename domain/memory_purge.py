@@ -35,6 +35,7 @@ from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
+from domain.memory_delta import ENDING_EVENTS
 from domain.memory_dto import MAX_ID, MemoryEvent, PurgeIn
 from domain.memory_lookup import ID_OR_TEXT, any_version, resolve
 from domain.memory_rows import MemoryStore, lock_user, memory_outs, record_event, user_lock
@@ -43,6 +44,9 @@ from loci.errors import NotFound
 from loci.models import IdempotencyKey, Memory, MemoryHistory, MemoryProposal
 
 __all__ = ["purge_memory"]
+
+_ENDINGS = tuple(e for e in ENDING_EVENTS if e != "purge")
+"""The events that end a version, as the delta replays them."""
 
 
 async def _target(s: AsyncSession, user_id: int, id_or_text: int | str) -> Memory:
@@ -96,6 +100,24 @@ async def _scrub(s: AsyncSession, user_id: int, lineages: list[int], ids: list[i
     await s.execute(delete(IdempotencyKey).where(IdempotencyKey.user_id == user_id, or_(*_answers_about(lineages))))
 
 
+async def _ended(s: AsyncSession, user_id: int, lineage: int) -> int | None:
+    """The event that ended the memory's last version when none is active (a forget, its kind's
+    time), else None. The scrub deletes that event, which a ``since_rev`` delta from before it
+    replays to tell that the memory left the block; the purge records it instead (``ended``)."""
+    active = select(Memory.id).where(
+        Memory.user_id == user_id, Memory.lineage_id == lineage, Memory.valid_until.is_(None)
+    )
+    if await s.scalar(active.limit(1)) is not None:
+        return None
+    return await s.scalar(
+        select(func.max(MemoryHistory.id)).where(
+            MemoryHistory.user_id == user_id,
+            MemoryHistory.lineage_id == lineage,
+            MemoryHistory.event.in_(_ENDINGS),
+        )
+    )
+
+
 async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> MemoryEvent:
     """Delete the memory ``body`` names for good (see the module); answers the ``purge`` event,
     with the version named as ``previous`` (the last time its words are shown) and no undo."""
@@ -110,6 +132,7 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
                 MemoryHistory.user_id == user_id, MemoryHistory.lineage_id == row.lineage_id
             )
         )
+        ended = await _ended(s, user_id, row.lineage_id)
         await _scrub(s, user_id, lineages, ids)
         gone = await s.execute(
             delete(Memory)
@@ -124,6 +147,7 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
         history = await record_event(
             s, user_id, "purge", actor="user", lineage_id=row.lineage_id, old_id=row.id,
             rows=len(versions[row.lineage_id]), reach=purge_reach(versions[row.lineage_id]), born=born,
+            **({} if ended is None else {"ended": ended}),
         )  # fmt: skip
         for lineage in lineages:
             if lineage != row.lineage_id:

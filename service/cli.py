@@ -52,7 +52,10 @@ LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
     "mcp": ("service.mcp.cli:mcp", "Serve the MCP tools over stdio for the user in LOCI_API_KEY."),
     "users": ("service.cli_accounts:users", "Manage users (through the running service, or its stopped database)."),
     "keys": ("service.cli_accounts:keys", "Manage API keys (through the running service, or its stopped database)."),
-    "memories": ("service.cli_memories:memories", "Memory upkeep: `sweep` runs the daily memory job once, now."),
+    "memories": (
+        "service.cli_memories:memories",
+        "Memory upkeep now: `sweep` (the daily job), `consolidate` (merge near-duplicates), `insights`.",
+    ),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 

@@ -7,13 +7,20 @@ once: beside a running `loci serve` on the data dir, on the PostgreSQL it runs (
 so the server's cached recalls are dropped for what changed); with none running, on the data
 dir's own database, started for the run and stopped after.
 
+`loci memories consolidate` and `loci memories insights` do the same for the other two daily
+memory jobs (04:43 and 05:13), which an app developer trying out near-duplicate merging or the
+insights had to wait a night for: the same domain functions the cron calls, with the LLM client
+the settings configure (none: consolidation merges by rule, insights say why they are off).
+
 A lazy subcommand of `service.cli` (`LAZY_COMMANDS`): `loci --help` imports none of it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +32,11 @@ from service.cli import beside_server, data_dir_option, services, settings_from
 from service.cli_errors import fail, friendly_errors
 
 if TYPE_CHECKING:
+    from domain.memory_consolidate import ConsolidationResult
     from loci.settings import Settings
+    from service.state import AppState
 
-__all__ = ["memories", "summary"]
+__all__ = ["consolidated", "memories", "summary"]
 
 _WORDS = (
     ("decayed", "decayed"),
@@ -62,24 +71,56 @@ def _moment(value: str | None) -> datetime | None:
     return moment
 
 
-async def _sweep(settings: Settings, now: datetime | None) -> dict[str, int]:
+def consolidated(result: ConsolidationResult) -> str:
+    """One line: "memory consolidation: 1 merged in 1 cluster (0 by the model, 1 by rule), …"."""
+    return (
+        f"memory consolidation: {result.merged} merged in {result.clusters} clusters ({result.llm} by the model, "
+        f"{result.rule} by rule), {result.left_over} left for the next run, {result.users} users looked at"
+    )
+
+
+async def _with_state(settings: Settings, job: Callable[[AppState], Awaitable[str]]) -> str:
+    """Run ``job`` on the app's state (its database, its LLM client when one is configured),
+    with the queue's Valkey beside a server, so its recall caches drop what the job changed."""
     from service.app import build_state
-    from service.jobs import memory_upkeep
-    from service.state import connect_cache
+    from service.state import build_llm, connect_cache
 
     state = build_state(settings)
-    cache = connect_cache(state)  # beside a server: its Valkey, so its recall caches drop what changed
+    cache = connect_cache(state)
+    state.llm = build_llm(settings)
     try:
-        return await memory_upkeep(state.db, settings.memory, now)
+        return await job(state)
     finally:
+        if state.llm is not None:
+            await state.llm.aclose()
         if cache is not None:
             await cache.aclose()
         await state.db.dispose()
 
 
+def _run(data_dir: Path | None, command: str, job: Callable[[AppState], Awaitable[str]]) -> None:
+    """Beside a running `loci serve` on its services; else on the data dir's own database,
+    started for the run and stopped after (a data dir without one is refused)."""
+    settings = settings_from(data_dir)
+    beside = beside_server(settings, command)
+    if beside is not None:
+        click.echo(asyncio.run(_with_state(beside, job)))
+        return
+    if not settings.database.url and not holds_database(settings.server.data_dir):
+        fail(
+            f"no Loci database in {settings.server.data_dir.expanduser().resolve()}; pass the server's data dir "
+            "with --data-dir (or LOCI_DATA_DIR), or DATABASE_URL"
+        )
+    from loci import migrate
+
+    with services(settings, need_queue=False) as resolved:
+        migrate.upgrade(resolved.database.url or "")
+        click.echo(asyncio.run(_with_state(resolved, job)))
+
+
 @click.group()
 def memories() -> None:
-    """Upkeep of the memories (the daily job, on demand)."""
+    """Upkeep of the memories (the daily jobs, on demand)."""
 
 
 @memories.command("sweep")
@@ -94,18 +135,47 @@ def sweep(now: str | None, data_dir: Path | None) -> None:
     """Run the daily memory job once for every user: decay, ends at each kind's time (TTL),
     expiry of unused memories, purge of the trash's old ones, lapse of unanswered proposals."""
     moment = _moment(now)
-    settings = settings_from(data_dir)
-    beside = beside_server(settings, "loci memories sweep")
-    if beside is not None:
-        click.echo(summary(asyncio.run(_sweep(beside, moment))))
-        return
-    if not settings.database.url and not holds_database(settings.server.data_dir):
-        fail(
-            f"no Loci database in {settings.server.data_dir.expanduser().resolve()}; pass the server's data dir "
-            "with --data-dir (or LOCI_DATA_DIR), or DATABASE_URL"
-        )
-    from loci import migrate
 
-    with services(settings, need_queue=False) as resolved:
-        migrate.upgrade(resolved.database.url or "")
-        click.echo(summary(asyncio.run(_sweep(resolved, moment))))
+    async def job(state: AppState) -> str:
+        from service.jobs import memory_upkeep
+
+        return summary(await memory_upkeep(state.db, state.settings.memory, moment))
+
+    _run(data_dir, "loci memories sweep", job)
+
+
+@memories.command("consolidate")
+@data_dir_option
+@friendly_errors
+def consolidate(data_dir: Path | None) -> None:
+    """Run the daily consolidation once for every user: merge near-duplicate extracted memories
+    (by the model when LOCI_LLM_BASE_URL is set, else by rule)."""
+
+    async def job(state: AppState) -> str:
+        from domain.memory_consolidate import consolidate_memories
+
+        model = state.settings.llm.extract_model if state.llm is not None else None
+        return consolidated(await consolidate_memories(state.memory_store(), llm=state.llm, model=model))
+
+    _run(data_dir, "loci memories consolidate", job)
+
+
+@memories.command("insights")
+@data_dir_option
+@friendly_errors
+def derive(data_dir: Path | None) -> None:
+    """Run the daily insights job once for every user active lately (needs LOCI_LLM_BASE_URL);
+    a user whose last run is under a day old is skipped, as by the cron."""
+
+    async def job(state: AppState) -> str:
+        from domain.insights import derive_insights, insights_status
+
+        if (reason := insights_status(state.settings).reason) is not None:
+            return f"insights skipped: {reason}"
+        runs = await derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC))
+        written, dropped = sum(len(r.written) for r in runs), sum(r.dropped for r in runs)
+        skipped = Counter(r.skipped for r in runs if r.skipped is not None)
+        why = "".join(f", {n} skipped: {reason}" for reason, n in sorted(skipped.items()))
+        return f"insights: {written} written, {dropped} dropped by the checks, for {len(runs)} users{why}"
+
+    _run(data_dir, "loci memories insights", job)

@@ -117,3 +117,15 @@ def test_purge_shown_reads_the_purges_record_and_one_without_one_reaches_everyon
     assert not purge_shown({REACH: [{**reach[0], "agent_id": "chef"}]}, "coder", None, frozenset())
     assert not purge_shown({REACH: [{**reach[0], "layer": "archive"}]}, None, None, frozenset())
     assert not purge_shown({REACH: []}, None, None, frozenset())
+
+
+def test_an_ending_then_the_trashs_purge_within_the_window_is_told_to_who_saw_it() -> None:
+    """Ended at its kind's time, then purged from the trash, both after ``since_rev``: the purge
+    took an ended version (not `shown`), but the caller's block held the memory (`seen`)."""
+    events = [Event(3, "add", 5, None, 5), Event(9, "expire", 5, 5, None), Event(12, "purge", 5, 5, None, seen=True)]
+    assert net_bullets(events, {}, since_rev=8) == [PURGED]
+    assert net_bullets(events, {}, since_rev=10) == []  # it saw the memory fade: nothing new
+    assert net_bullets([*events[:2], Event(12, "purge", 5, 5, None)], {}, since_rev=8) == []  # not the caller's
+    born_later = [Event(9, "add", 6, None, 6), Event(10, "forget", 6, 6, None)]
+    born_later.append(Event(12, "purge", 6, 6, None, seen=True))
+    assert net_bullets(born_later, {}, since_rev=8) == []  # saved and gone within the window
