@@ -14,7 +14,8 @@ so mining deserves another try.
 
 Appending has no seq to compare, so a retried append would add its turns again. Two guards:
 an ``Idempotency-Key`` (`loci.idempotency`, claimed in the write's transaction) replays the
-first answer; and without one, an append whose turns all carry an explicit ``created_at``
+first answer (until the conversation is deleted for good, which deletes its keys); and
+without one, an append whose turns all carry an explicit ``created_at``
 and equal the conversation's last turns (role, name, content and time) is taken for a
 re-send and stores nothing (`_repeats_tail`). Turns without a time are never compared:
 "ok" said twice is two turns, and only the caller's time tells a re-send from a repeat.
@@ -219,7 +220,7 @@ async def store_conversation(
         if (again := await claim(s, user_id, once, ConversationRef)) is not None:
             return again
         ref = await _store(s, user_id, ext, agent_id, checked, title)
-        await remember(s, user_id, once, ref)
+        await remember(s, user_id, once, ref, conversation_id=ref.id)
         return ref
 
 
@@ -286,7 +287,7 @@ async def append_turns(
                 _clear_mining_failure(conv)
             conv.status = "open"
         ref = replace(await _ref(s, conv), stored=added > 0)  # a re-send stored nothing: the API's 200
-        await remember(s, user_id, once, ref)
+        await remember(s, user_id, once, ref, conversation_id=conv.id)
         return ref
 
 

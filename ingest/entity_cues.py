@@ -19,7 +19,8 @@ in the sentence, so the rule reads that:
   customer of it ("bought shoes at Decathlon", "employed by Feedzai", "I start at Brightwave
   in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
-  Ramiro", "stayed at Vila Joya", "the Toshogu shrine").
+  Ramiro", "stayed at Vila Joya", "the Toshogu shrine"), or goes back to, unless the graph
+  knows it as an organisation ("I returned to Globex": a job taken again).
 
 A business is typed by the verb, not by what it is: somewhere one *goes* (a restaurant,
 a hotel) is a place, someone one *deals with* (a shop one buys from, an employer) is an
@@ -59,6 +60,10 @@ _OWNED = _alternatives(LIFE_WORDS | set(PEOPLE_ROLES))
 _PERSON = frozenset({"p"})
 _PLACE = frozenset({"l"})
 _PERSON_OR_PLACE = frozenset({"p", "l"})
+_PERSON_OR_EMPLOYER = frozenset({"p", "o"})
+"""Going back to a name ("I returned to X", "went back to X") is a place, unless the user's
+graph knows it as a person or an organisation: a job taken again ("I returned to Globex" after
+"I left Globex"), never a visit to the employer."""
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -127,12 +132,13 @@ BEFORE_CUES: tuple[Cue, ...] = (
         "l",
         _PERSON,
     ),
+    Cue(_re(r"(?:\breturn(?:ed|ing)?|\bback) to\s+(?:the\s+)?$"), "l", _PERSON_OR_EMPLOYER),
     Cue(
         _re(
             r"(?:\bin|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\blives in|\btrip to|\bwent to|\bflew to|"
-            r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bback to|\bheading to|\bholiday in|\bvacation in|"
+            r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bheading to|\bholiday in|\bvacation in|"
             r"\bbased in|\bborn in|\bgrew up in|\bnear|\baround|\bthrough|\bacross|\boutside|"
-            r"\b(?:goes|going|gone|been|return(?:ed|ing)?) to|\barrived (?:at|in))\s+(?:the\s+)?$"
+            r"\b(?:goes|going|gone|been) to|\barrived (?:at|in))\s+(?:the\s+)?$"
         ),
         "l",
         _PERSON,

@@ -1,17 +1,15 @@
 """What users say about their lives, as relation rules: one table row per way of saying it.
 
-Each `Rule` is a pattern over one sentence of a user turn with named groups: ``value``
-(what the relation points at), optionally ``pred`` (a people word: "my *manager* Tiago"),
-``thing`` (an owned item that is the subject: "the *battery* is a 44V pack"), ``who`` (a
-named person who is the subject) and ``verb`` (mapped through `VERB_VALUES`). Without
-``thing`` or ``who`` the subject is the user, or, for third-person rules (``he`` / ``she``
-/ ``his`` / ``her``), the last person the sentence named. Predicates are the names of
-`ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline). A rule with
-``ahead`` records that predicate instead when its sentence looks ahead at the value (a plan
-or a wish: "I'm flying to Tokyo", "I want to visit Nara"), as `loci.timexpr.tense` reads it.
-A rule records nothing from a clause that asks or a sentence that supposes ("should I quit
-Globex?", "if I moved to Porto, …": `ingest.mood`), but for a naming in passing (``any_mood``:
-"can you suggest a gift for my sister Ana?" still says who Ana is).
+Each `Rule` is a pattern over one sentence of a user turn with named groups: ``value`` (what the relation points
+at), optionally ``pred`` (a people word: "my *manager* Tiago"), ``thing`` (an owned item that is the subject:
+"the *battery* is a 44V pack"), ``who`` (a named person who is the subject) and ``verb`` (mapped through
+`VERB_VALUES`). Without ``thing`` or ``who`` the subject is the user, or, for third-person rules (``he`` /
+``she`` / ``his`` / ``her``), the last person the sentence named. Predicates are the names of
+`ingest.predicates.PREDICATES`; single-valued ones supersede (the timeline). A rule with ``ahead`` records that
+predicate instead when its sentence looks ahead at the value (a plan or a wish: "I'm flying to Tokyo", "I want
+to visit Nara"), as `loci.timexpr.tense` reads it. A rule records nothing from a clause that asks or a sentence
+that supposes ("should I quit Globex?", "if I moved to Porto, …": `ingest.mood`), but for a naming in passing
+(``any_mood``: "can you suggest a gift for my sister Ana?" still says who Ana is).
 """
 
 from __future__ import annotations
@@ -142,19 +140,22 @@ _STARTS = (
     r"accepted (?:an|the|their) offer (?:at|from)|accepted (?:a|the) (?:job|position|role) (?:at|with)|"
     r"start(?:ing)? (?:work )?at"
 )
-"""A job taken and not yet begun ("I accepted an offer at …", "I start at … in June") is the
-employer from then on: the old one's row closes as the new one opens."""
+"""A job taken, not yet begun ("I accepted an offer at …", "I start at … in June"): the employer from then on."""
 _LEAVES = (
     r"(?:handed in|hand in|handing in|gave|given|giving|put in|putting in)\s+(?:my\s+)?notice\s+(?:at|to|with)|"
     r"resigned from|(?:quit|left)\s+my\s+(?:old\s+)?(?:job|role|position)\s+(?:at|with)"
 )
-"""Notice handed in, or a job quit or left ("I quit my job at Acme"), ends the job: a `worked
-at` row that closes the `works at` one (`ingest.predicates.ENDED_BY`)."""
+"""Notice handed in, a job quit or left ("I quit my job at Acme"): a `worked at` row ends `works at` (`ENDED_BY`)."""
 _LEAVES_IF_EMPLOYER = r"left|quit|walked out of|moved on from|no longer (?:at|with)"
 """Verbs that end a job only when their object is an employer ("I left Acme", not "I left
 Lisbon" nor "I quit Duolingo"): their rule needs an organisation (`Rule.needs_kind`), which the
 window knows it as, or the sentence makes it (`ingest.entity_cues`: "I quit Acme after five
 years", "I left Acme to join Globex")."""
+_BACK_AT_EMPLOYER = r"returned\s+to|back\s+at"
+"""Back at an employer ("I'm back at Globex" after "I left Globex"): `works at` again, ending the
+leave's `worked at` as "I rejoined" does; an organisation only ("I returned to Lisbon" is no job)."""
+_BACK_TO_WORK = r"(?:back|(?:went|gone|going|came|come)\s+back\s+to)\s+"
+"""Back to work, said with the work ("I went back to work at Globex"): any name but a person's."""
 _MOVED = r"(?:moved|relocated)\s+(?:over\s+)?to"
 _MOVED_TO_JOB = rf"{_MOVED}\s+(?:a|an|the)\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)"
 """Moving to an organisation is a job change ("I moved to Northwind Labs", "moved over to Acme",
@@ -301,13 +302,13 @@ RULES: tuple[Rule, ...] = (
     ),
     # work
     Rule(
-        _cs(rf"{_WHO_VERB}(?i:started\s+)?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
+        _cs(rf"{_WHO_VERB}(?i:started\s+|{_BACK_TO_WORK})?(?i:working|work)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
         "works at",
         "o",
         refuses_kind="p",
     ),
     Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o", refuses_kind="p"),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED}|{_BACK_AT_EMPLOYER})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
     Rule(
         _cs(rf"{_WHO_VERB}(?i:left|quit)\s+{_NAME}\s+(?i:to\s+(?:join|start\s+at))\s+(?P<value>{_NAME})"),
         "works at",

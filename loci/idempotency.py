@@ -16,6 +16,8 @@ second waits for the first's commit, then replays its answer (or, had it rolled 
 claims the key and writes). A key past its time counts as unused, and `drop_expired`
 deletes those rows. The answer is stored as the domain's record (a `ConversationRef`, a
 `MemoryEvent`), which each adapter maps as it always does, so a replay is the same answer.
+A conversation write's key names its conversation and is deleted with it (`remember`): after
+a purge the same key and transcript store the conversation anew.
 """
 
 from __future__ import annotations
@@ -117,14 +119,18 @@ async def claim(s: AsyncSession, user_id: int, once: Once | None, answer: type[T
     return msgspec.convert(response, answer, strict=False)
 
 
-async def remember(s: AsyncSession, user_id: int, once: Once | None, answer: Any) -> None:
-    """Store ``answer`` (the write's result) under ``once``'s key, in the write's transaction."""
+async def remember(
+    s: AsyncSession, user_id: int, once: Once | None, answer: Any, *, conversation_id: int | None = None
+) -> None:
+    """Store ``answer`` (the write's result) under ``once``'s key, in the write's transaction.
+    ``conversation_id``: the conversation the answer is about, whose deletion for good deletes
+    the key (a foreign key's cascade), so a purged conversation's answer is never replayed."""
     if once is None:
         return
     await s.execute(
         update(IdempotencyKey)
         .where(IdempotencyKey.user_id == user_id, IdempotencyKey.key == once.key)
-        .values(response=msgspec.to_builtins(answer))
+        .values(response=msgspec.to_builtins(answer), conversation_id=conversation_id)
     )
 
 

@@ -7,7 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     CheckConstraint,
+    ForeignKey,
     Index,
     Integer,
     Numeric,
@@ -77,12 +79,19 @@ class RetrievalLog(Base):
 
 class IdempotencyKey(Base):
     """A client's ``Idempotency-Key`` of one write and the answer that write gave
-    (`loci.idempotency`): claimed and answered in the write's own transaction."""
+    (`loci.idempotency`): claimed and answered in the write's own transaction. A conversation
+    write's key names its conversation, so deleting that conversation for good deletes the
+    answers that quote it (migration 0034)."""
 
     __tablename__ = "idempotency_keys"
     __table_args__ = (
         UniqueConstraint("user_id", "key"),
         Index("ix_idempotency_keys_expires_at", "expires_at"),
+        Index(
+            "ix_idempotency_keys_conversation_id",
+            "conversation_id",
+            postgresql_where=text("conversation_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = pk_column()
@@ -94,3 +103,8 @@ class IdempotencyKey(Base):
     response: Mapped[Any | None] = mapped_column(JSONB, comment="the first answer, replayed to a retry")
     created_at: Mapped[datetime] = created_column()
     expires_at: Mapped[datetime] = mapped_column(TS, nullable=False)
+    conversation_id: Mapped[int | None] = mapped_column(
+        BigInteger,
+        ForeignKey("conversations.id", ondelete="CASCADE"),
+        comment="the conversation the stored answer is about: deleted with it",
+    )

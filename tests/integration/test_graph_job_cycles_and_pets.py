@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from ingest import MiningDeps
@@ -81,3 +82,23 @@ async def test_a_pet_told_by_its_name_is_the_users_pet_with_its_species(
     assert [(r["object"], r["current"]) for r in pet] == [("Sushi", True)], rows
     mine = {r["object"] for r in await timeline(client, user, pet[0]["subject_id"]) if r["predicate"] == "pet"}
     assert mine == {"Sushi", "Kiwi"}
+
+
+@pytest.mark.parametrize("back", ["I'm back at Globex, same team as before.", "I returned to Globex this week."])
+async def test_going_back_to_a_job_left_in_an_earlier_chat_opens_it_again(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client, back: str
+) -> None:
+    """Three chats: the job, the leave, the return. The return recorded nothing ("back at" no
+    fact; "returned to" typed the employer a place), so the user stayed a former employee."""
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await mine_chat(deps, user, "hired", ["I work at Globex and I live in Lisbon."], day=0)
+    await mine_chat(deps, user, "left", ["I left Globex last Friday."], day=30)
+    await mine_chat(deps, user, "back", [back], day=90)
+    rows = await users_rows(client, user, "Globex")
+    jobs = [(r["predicate"], r["object"], r["current"]) for r in rows if r["predicate"] in {"works at", "worked at"}]
+    assert jobs == [("works at", "Globex", False), ("worked at", "Globex", False), ("works at", "Globex", True)], rows
+    first, second = (r for r in rows if r["predicate"] == "works at")
+    assert first["valid_to"] <= second["valid_from"], rows
+    assert spans(rows, "lives in") == [("Lisbon", True)], rows  # nothing else closed
+    assert not spans(rows, "visited"), rows

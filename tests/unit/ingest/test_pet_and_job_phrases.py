@@ -7,6 +7,7 @@ the job, two spans of a job taken again) is `tests/integration/test_graph_job_cy
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import pytest
@@ -18,12 +19,12 @@ from loci.relation_ends import ENDED_BY, HELD_AT
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def window(*turns: str) -> Extraction:
-    return extract_window([TurnView(i, i, "user", text, AT, None) for i, text in enumerate(turns, 1)])
+def window(*turns: str, known: Mapping[str, str] | None = None) -> Extraction:
+    return extract_window([TurnView(i, i, "user", text, AT, None) for i, text in enumerate(turns, 1)], known or {})
 
 
-def facts(*turns: str) -> set[tuple[str, str, str]]:
-    return {(f.subject.name, f.predicate, f.value) for f in window(*turns).relations}
+def facts(*turns: str, known: Mapping[str, str] | None = None) -> set[tuple[str, str, str]]:
+    return {(f.subject.name, f.predicate, f.value) for f in window(*turns, known=known).relations}
 
 
 def kinds(*turns: str) -> dict[str, str]:
@@ -82,6 +83,49 @@ def test_no_pet_without_a_name_the_user_gives_their_animal(text: str) -> None:
 def test_a_job_taken_again_or_left_is_a_fact(turns: tuple[str, ...], fact: tuple[str, str, str]) -> None:
     assert fact in facts(*turns)
     assert kinds(*turns).get("Acme") == "o"
+
+
+EMPLOYER = {"globex": "o"}
+"""What an earlier chat taught: "I left Globex" (`ingest.known_kinds`)."""
+
+
+@pytest.mark.parametrize(
+    ("turns", "known"),
+    [
+        (("I'm back at Globex.",), EMPLOYER),
+        (("I am back at Globex now.",), EMPLOYER),
+        (("I returned to Globex.",), EMPLOYER),  # a place ("returned to") whatever the graph said, before
+        (("I've returned to Globex after two years away.",), EMPLOYER),
+        (("I left Globex.", "I'm back at Globex."), None),  # one chat: the leave types it
+        (("I left Globex.", "I returned to Globex."), None),
+        (("I returned to Globex as a senior engineer.",), None),  # the title types it
+        (("I went back to work at Globex.",), None),  # said with the work: any name but a person's
+        (("I'm back working at Globex.",), None),
+    ],
+)  # fmt: skip
+def test_going_back_to_an_employer_is_the_job_again(turns: tuple[str, ...], known: Mapping[str, str] | None) -> None:
+    assert ("User", "works at", "Globex") in facts(*turns, known=known)
+    if known is None:
+        assert kinds(*turns).get("Globex") == "o"
+
+
+@pytest.mark.parametrize(
+    ("text", "known"),
+    [
+        ("I'm back at Globex.", None),  # nothing says what Globex is
+        ("I returned to Lisbon last week.", None),
+        ("I'm back at Lisbon.", None),
+        ("I returned to Rui's place.", None),
+        ("I'm back with Globex.", EMPLOYER),
+        ("I'm back at Ana's.", {"ana": "p"}),
+        ("I went back to Globex.", EMPLOYER),  # also a shop gone back to: no job, and no visit either
+    ],
+)  # fmt: skip
+def test_going_back_elsewhere_is_no_job(text: str, known: Mapping[str, str] | None) -> None:
+    found = facts(text, known=known)
+    assert not {f for f in found if f[1] in {"works at", "worked at"}}, found
+    if known == EMPLOYER:
+        assert not {f for f in found if f[1] == "visited"}, found  # was "visited Globex": the employer
 
 
 def test_a_title_held_at_a_job_ends_by_what_ends_the_job() -> None:
