@@ -100,6 +100,17 @@ async def _writer_scope(store: MemoryStore, user_id: int, agent_id: str | None) 
     )
 
 
+def _core_counted(
+    scope: AgentScope, settings: MemorySettings, key_agent: str | None
+) -> tuple[frozenset[str] | None, str | None]:
+    """The ``within`` and ``reader`` the core cap counts by (`check_core_room`): the KEY's, never
+    the body's ``agent_id``. An agent key's write counts what that agent may read (its
+    ``scope``); a user key's counts every core memory, whatever agent the body names (that name
+    is only the app's label, taken at its word: counting by it let a user key pass the cap by
+    naming another agent on each write)."""
+    return (None, None) if key_agent is None else (scope.within(settings.categories), key_agent)
+
+
 def unchanged(memory: Any) -> MemoryEvent:
     return MemoryEvent(None, "unchanged", memory, None, None)
 
@@ -138,10 +149,8 @@ async def save_memory(
             event = unchanged((await memory_outs(s, [existing]))[0])
         else:
             if body.layer == "core":
-                await check_core_room(
-                    s, user_id, settings, adding=[content], within=scope.within(settings.categories),
-                    reader=body.agent_id,
-                )  # fmt: skip
+                within, reader = _core_counted(scope, settings, key_agent)
+                await check_core_room(s, user_id, settings, adding=[content], within=within, reader=reader)
             now = await transaction_now(s)
             kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
             check_ahead(kind, expires_at, now, field="content" if body.kind is None else "kind")
@@ -176,9 +185,12 @@ def _requested_changes(body: MemoryUpdateIn, store: MemoryStore) -> dict[str, An
     return changes
 
 
-async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) -> MemoryEvent:
+async def update_memory(
+    store: MemoryStore, user_id: int, body: MemoryUpdateIn, *, key_agent: str | None = None
+) -> MemoryEvent:
     """A new version (same lineage) with the fields given; the old one is end-dated
-    (``update``, superseded by the new) and its links are copied to the new one."""
+    (``update``, superseded by the new) and its links are copied to the new one. A core
+    version counts against the cap as the key (``key_agent``) sees it (`_core_counted`)."""
     changes = _requested_changes(body, store)
     scope = await _writer_scope(store, user_id, body.agent_id)
     if "category" in changes:  # not into a category the agent could not read back
@@ -195,9 +207,10 @@ async def update_memory(store: MemoryStore, user_id: int, body: MemoryUpdateIn) 
         if not diff:
             return unchanged((await memory_outs(s, [old]))[0])
         if diff.get("layer", old.layer) == "core":
+            within, reader = _core_counted(scope, store.settings, key_agent)
             await check_core_room(
                 s, user_id, store.settings, adding=[diff.get("content", old.content)], removing=[old.id],
-                within=scope.within(store.settings.categories), reader=body.agent_id,
+                within=within, reader=reader,
             )  # fmt: skip
         now = await transaction_now(s)
         if "content" in diff or "kind" in diff:  # the kind's time restarts with this version

@@ -18,6 +18,7 @@ from domain.agent_access import effective_agent
 from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
 from domain.memory_lookup import any_version, in_categories, readable_by
 from domain.memory_rows import link_out, memory_outs, readable_ids
+from domain.memory_scope import REACH
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, unexpired_at, valid_at
@@ -171,7 +172,10 @@ async def memory_history(
             ).scalars()
         )
         seen = await readable_ids(s, user_id, [i for h in events for i in (h.old_id, h.new_id)], within, reader)
-    return [out for h in events if (out := _as_seen(h, seen)) is not None]
+    agent = within is not None or reader is not None  # a user key is told every event as recorded
+    told: set[int] = set()  # the proposals whose words this caller was told, in event order
+    shown = (_as_seen(h, seen, _kept_meta(h, seen, within, told) if agent else frozenset()) for h in events)
+    return [out for out in shown if out is not None]
 
 
 _LINKING = frozenset({"link", "unlink"})
@@ -181,12 +185,46 @@ _ID_META = ("into",)
 """``meta`` keys that repeat a memory id of the event (a merge's ``into`` is its ``new_id``)."""
 
 
-def _as_seen(h: MemoryHistory, seen: set[int]) -> HistoryOut | None:
+_CANDIDATE = "candidate"
+"""The ``meta`` key of mining's proposed words (``propose``, ``skip``, ``approve``, ``reject``, ``lapse``)."""
+
+
+def _as_seen(h: MemoryHistory, seen: set[int], kept: frozenset[str]) -> HistoryOut | None:
     """``h`` as a caller that may read the versions ``seen`` is told it: None when it touches
-    none of them (or, for a link, not both ends); else with every other id null."""
+    none of them (or, for a link, not both ends); else with every other id null, and the
+    ``meta`` keys ``kept`` from it null (`_kept_meta`)."""
     ends = [i for i in (h.old_id, h.new_id) if i is not None]
     if ends and not (all if h.event in _LINKING else any)(i in seen for i in ends):
         return None
     old, new = (i if i in seen else None for i in (h.old_id, h.new_id))
-    meta = {k: (None if k in _ID_META and v not in seen else v) for k, v in dict(h.meta).items()}
+    meta = {k: (None if k in kept or (k in _ID_META and v not in seen) else v) for k, v in dict(h.meta).items()}
     return HistoryOut(h.id, h.event, h.lineage_id, old, new, h.actor, meta, h.created_at)
+
+
+def _kept_meta(h: MemoryHistory, seen: set[int], within: frozenset[str] | None, told: set[int]) -> frozenset[str]:
+    """The ``meta`` keys of ``h`` an agent key is not told. An event with no version id (a
+    ``purge`` of derived memories, a proposal's ``reject`` or ``lapse``) passes `_as_seen`
+    whole, yet may describe what is kept from the agent: a purge's `REACH` lists the
+    categories and agents of the versions it deleted, and proposed words may be about a
+    version it may not read (the user moved the memory into a category kept from it) or
+    be of such a category. So `REACH` is never told, and the ``candidate`` only when its
+    category is the caller's and it targets or wrote a version the caller may read; a
+    ``reject`` or ``lapse`` tells it as its proposal's ``propose`` event did (``told``, which
+    this fills in event order)."""
+    meta = dict(h.meta)
+    if _CANDIDATE not in meta:
+        return _NEVER_TOLD
+    ends = [i for i in (h.old_id, h.new_id) if i is not None]
+    if "category" in meta:  # propose, skip: the words, their category and the version they target
+        ok = bool(ends) and all(i in seen for i in ends) and (within is None or meta["category"] in within)
+    elif h.new_id is not None:  # approve: the words of the version it wrote
+        ok = h.new_id in seen
+    else:  # reject, lapse
+        ok = meta.get("proposal_id") in told
+    if ok and isinstance(proposal := meta.get("proposal_id"), int):
+        told.add(proposal)
+    return _NEVER_TOLD if ok else _NEVER_TOLD | {_CANDIDATE}
+
+
+_NEVER_TOLD = frozenset({REACH})
+"""``meta`` keys no agent key is told: a purge's `REACH` names what it deleted, past any access list."""

@@ -143,7 +143,15 @@ async def save(state: AppState, caller: Caller, args: MemoryIn) -> Answer:
     return Answer(event, event_summary(event))
 
 
-update = _write(memories.update_memory)
+async def update(state: AppState, caller: Caller, args: MemoryUpdateIn) -> Answer:
+    """`_write` of `memories.update_memory`, told the key's agent (whose view the core cap counts)."""
+    updated = await memories.update_memory(
+        state.memory_store(), caller.user_id, caller.acting(args), key_agent=caller.agent_id
+    )
+    event = told(updated, caller.agent_id)
+    return Answer(event, event_summary(event))
+
+
 forget = _write(memories.forget_memory)
 confirm = _write(memories.confirm_memory)
 link = _write(memories.link_memories)

@@ -185,7 +185,9 @@ class MemoryController(Controller):
         responses=memory_errors(400, 404, 409, 422),
     )
     async def update(self, app_state: StateDep, caller: CallerDep, data: JSONBody[MemoryUpdateIn]) -> MemoryEvent:
-        event = await memories.update_memory(app_state.memory_store(), caller.user_id, caller.acting(data))
+        event = await memories.update_memory(
+            app_state.memory_store(), caller.user_id, caller.acting(data), key_agent=caller.agent_id
+        )
         return told(event, caller.agent_id)
 
     @post(

@@ -35,6 +35,7 @@ from loci.generations import Generations, namespace_of
 from loci.ownership import SERVER_FILE, SERVICES_FILE, live_services, lock_holder, read_record, write_record
 from loci.runtime import EmbeddedServices
 from loci.settings import Settings, load_settings
+from service.mcp.tools import TOOLS
 from tests.integration.test_mcp_stdio import ROOT
 from tests.live_server import live_server
 from tests.mcp_flow import call, save_recall_forget, text
@@ -138,12 +139,27 @@ def test_stale_records_name_no_live_server(served: Served, tmp_path: Path) -> No
     assert live_services(tmp_path / "missing") is None
 
 
+async def _agent_key(served: Served, user_id: int, agent: str) -> str:
+    database = Database(served.settings.database.url or "", app_role=served.settings.database.app_role)
+    try:
+        return (await create_key(database, user_id, f"{agent}-bot", agent=agent)).key
+    finally:
+        await database.dispose()
+
+
 async def test_a_server_that_stops_gives_tool_errors_not_a_dead_session(served: Served) -> None:
-    _user_id, key = await new_key(served, "desktop-outage")
-    async with desktop_session(served.data_dir, key) as session:
+    """An agent key's list reads its access scope from the database: down, it still answers
+    (every tool an agent key may call; before, tools/list was a JSON-RPC internal error)."""
+    user_id, key = await new_key(served, "desktop-outage")
+    agent_key = await _agent_key(served, user_id, "coder")
+    async with desktop_session(served.data_dir, key) as session, desktop_session(served.data_dir, agent_key) as agent:
         await call(session, "save_memory", content="Reads at night", category="fact")
         served.stop()  # `loci serve` ends: its PostgreSQL stops under the stdio process
         failed = await session.call_tool("list_memories", {})
         assert failed.is_error and "database is unavailable" in text(failed), text(failed)
         assert "recall" in [t.name for t in (await session.list_tools()).tools]  # the session goes on
+        listed = [t.name for t in (await agent.list_tools()).tools]
+        assert listed == [t.name for t in TOOLS if t.name != "entity_timeline"], listed
+        refused = await agent.call_tool("write_profile", {"markdown": "## Fact\n- Reads\n"})
+        assert refused.is_error and "database is unavailable" in text(refused), text(refused)
     assert lock_holder(served.data_dir) is None
