@@ -37,12 +37,17 @@ __all__ = [
     "AgentAccess",
     "AgentAccessOut",
     "ModeSpec",
+    "access_from_raw",
+    "check_access",
     "dump_yaml",
     "get_access",
     "get_agent_access",
     "load_yaml",
     "put_access",
     "put_agent_access",
+    "read_access",
+    "write_agent_access",
+    "write_default_modes",
 ]
 
 Category = Annotated[str, msgspec.Meta(pattern=CATEGORY_PATTERN, description="a memory category")]
@@ -130,7 +135,9 @@ _AGENTS = text(
 )
 
 
-async def _write_agent(s: AsyncSession, user_id: int, agent_id: str, access: AgentAccess) -> None:
+async def write_agent_access(s: AsyncSession, user_id: int, agent_id: str, access: AgentAccess) -> None:
+    """Set one agent's access in the caller's transaction (creating the agent if new); checked first
+    (`check_access`): an import writes it beside the rest of its rows, all or nothing."""
     bind = {"uid": user_id, "aid": agent_id, "cats": _sorted(access.categories), "wings": _sorted(access.wings)}
     await s.execute(_UPSERT, bind | {"modes": msgspec.json.encode(_modes_json(access.modes)).decode()})
 
@@ -157,7 +164,7 @@ async def put_agent_access(
     check_id(agent_id, field="external_id")
     _check(access, known, "")
     async with db.user_session(user_id) as s:
-        await _write_agent(s, user_id, agent_id, access)
+        await write_agent_access(s, user_id, agent_id, access)
         await record(s, user_id, "agent_access_changed", agent=agent_id)
     return await get_agent_access(db, user_id, agent_id)
 
@@ -166,15 +173,20 @@ def _configured(out: AgentAccessOut) -> bool:
     return out.categories is not None or out.wings is not None or bool(out.modes)
 
 
+async def read_access(s: AsyncSession, user_id: int) -> AccessDoc:
+    """`get_access` in the caller's transaction: the export reads it in its own snapshot."""
+    rows = [_out(r) for r in await s.execute(_AGENTS, {"uid": user_id, "aid": None})]
+    defaults = (
+        await s.execute(text("SELECT context_modes FROM memory_settings WHERE user_id = :uid"), {"uid": user_id})
+    ).scalar_one_or_none()
+    agents = {o.agent_id: AgentAccess(o.categories, o.wings, o.modes) for o in rows if _configured(o)}
+    return AccessDoc(AccessDefaults(_modes_of(defaults)), agents)
+
+
 async def get_access(db: Database, user_id: int) -> AccessDoc:
     """The whole configuration: the user's default modes and every agent that has one."""
     async with db.user_session(user_id) as s:
-        rows = [_out(r) for r in await s.execute(_AGENTS, {"uid": user_id, "aid": None})]
-        defaults = (
-            await s.execute(text("SELECT context_modes FROM memory_settings WHERE user_id = :uid"), {"uid": user_id})
-        ).scalar_one_or_none()
-    agents = {o.agent_id: AgentAccess(o.categories, o.wings, o.modes) for o in rows if _configured(o)}
-    return AccessDoc(AccessDefaults(_modes_of(defaults)), agents)
+        return await read_access(s, user_id)
 
 
 _RESET = text(
@@ -187,18 +199,28 @@ _DEFAULTS = text(
 )
 
 
+def check_access(doc: AccessDoc, known: tuple[str, ...], at: str = "") -> None:
+    """A whole configuration's rules (``known``: the server's categories); a 400 naming the field
+    below ``at`` (the export file's ``access.``)."""
+    _check_modes(doc.defaults.modes, known, f"{at}defaults.modes")
+    for agent_id, access in doc.agents.items():
+        check_id(agent_id, field=f"{at}agents.{agent_id}")  # as `AgentKey` states, for a document built in code
+        _check(access, known, f"{at}agents.{agent_id}.")
+
+
+async def write_default_modes(s: AsyncSession, user_id: int, modes: Mapping[str, ModeSpec]) -> None:
+    """Set the user's default modes in the caller's transaction."""
+    await s.execute(_DEFAULTS, {"uid": user_id, "modes": msgspec.json.encode(_modes_json(modes)).decode()})
+
+
 async def put_access(db: Database, user_id: int, doc: AccessDoc, known: tuple[str, ...]) -> AccessDoc:
     """Replace the whole configuration with ``doc``, in one transaction (see the module docstring)."""
-    _check_modes(doc.defaults.modes, known, "defaults.modes")
-    for agent_id, access in doc.agents.items():
-        check_id(agent_id, field=f"agents.{agent_id}")  # as `AgentKey` states, for a document built in code
-        _check(access, known, f"agents.{agent_id}.")
+    check_access(doc, known)
     async with db.user_session(user_id) as s:
-        modes = msgspec.json.encode(_modes_json(doc.defaults.modes)).decode()
-        await s.execute(_DEFAULTS, {"uid": user_id, "modes": modes})
+        await write_default_modes(s, user_id, doc.defaults.modes)
         await s.execute(_RESET, {"uid": user_id, "keep": sorted(doc.agents)})
         for agent_id, access in sorted(doc.agents.items()):
-            await _write_agent(s, user_id, agent_id, access)
+            await write_agent_access(s, user_id, agent_id, access)
         await record(s, user_id, "agent_access_changed", agents=sorted(doc.agents))
     return await get_access(db, user_id)
 
@@ -264,11 +286,19 @@ def load_yaml(source: bytes | str) -> AccessDoc:
         raise InvalidInput(f"not valid YAML{at}", field="body") from e
     if raw is None:
         raise InvalidInput("the document is empty: send {} for no configuration", field="body")
-    loose: _LooseDoc = _convert(raw, _LooseDoc, "")
+    return access_from_raw(raw)
+
+
+def access_from_raw(raw: Any, at: str = "") -> AccessDoc:
+    """A parsed document (YAML's, or an export's ``access`` as JSON) as an `AccessDoc`; what is
+    wrong is a 400 naming the field by its keys below ``at`` (``access.agents.coder.wings[0]``,
+    where msgspec would say ``agents[...]``)."""
+    prefix = f"{at}." if at else ""
+    loose: _LooseDoc = _convert(raw, _LooseDoc, at)
     agents: dict[str, AgentAccess] = {}
     for agent_id, spec in loose.agents.items():
-        agent: _LooseAgent = _convert(spec, _LooseAgent, f"agents.{agent_id}")
+        agent: _LooseAgent = _convert(spec, _LooseAgent, f"{prefix}agents.{agent_id}")
         agents[agent_id] = AgentAccess(
-            agent.categories, agent.wings, _modes_in(agent.modes, f"agents.{agent_id}.modes")
+            agent.categories, agent.wings, _modes_in(agent.modes, f"{prefix}agents.{agent_id}.modes")
         )
-    return AccessDoc(AccessDefaults(_modes_in(loose.defaults.modes, "defaults.modes")), agents)
+    return AccessDoc(AccessDefaults(_modes_in(loose.defaults.modes, f"{prefix}defaults.modes")), agents)

@@ -13,7 +13,8 @@ the palace lists it (`domain.palace`): a wing whose only conversation is in the 
 otherwise carry that conversation's subject ("Annie") into the file and into an import.
 A relation's ``valid_to`` is the one those reads show. The ``deleted_at`` fields stay in
 the format, so older files that carry trashed rows still import. Explicit memories go out
-whole, every version with its links and history (`domain.export_memories`).
+whole, every version with its links and history (`domain.export_memories`). What each agent
+may see goes as ``access`` (`domain.import_access`); agent keys, being secrets, never do.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from domain.agent_access_edit import read_access
 from domain.export_containers import live_containers
 from domain.export_format import (
     FORMAT,
@@ -42,6 +44,7 @@ from domain.export_format import (
     WingDoc,
 )
 from domain.export_memories import memory_docs, proposal_docs
+from domain.import_access import exported_access
 from ingest import effective_valid_to, live_entity, live_relation, live_sources
 from loci.db import Database
 from loci.models import (
@@ -242,6 +245,7 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         turn_seqs = {c.id: {t.seq for t in c.turns} for c in conversations}
         memories, memory_links, memory_history = await memory_docs(s, user_id, turn_seqs, embeddings=embeddings)
         memory_proposals = await proposal_docs(s, user_id, conversation_ids)
+        access = exported_access(await read_access(s, user_id), len(agents))
     _unlink_trashed(conversations, rooms, drawers)
     return ExportDoc(
         format="loci-export",
@@ -261,6 +265,7 @@ async def export_json(db: Database, user_id: int, *, embeddings: bool = True) ->
         memory_links=memory_links,
         memory_history=memory_history,
         memory_proposals=memory_proposals,
+        access=access,
     )
 
 

@@ -10,6 +10,11 @@ refuses, and decoding refuses it first.
 Version 2 added the explicit memories: every version of every memory (active and ended:
 the ended ones are the history), their links and their write events. A version 1 file
 has none of the three lists, which default to empty, so it still imports.
+
+Version 3 added ``access``, the per-agent access configuration as `GET /v1/access` answers it
+(`domain.import_access`); it is checked strictly (an unknown key is refused, as by
+`PUT /v1/access`), since a misspelt limit ignored would widen what an agent sees. A server
+that reads only versions 1 and 2 refuses a version 3 file rather than dropping its access.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from domain.agent_access_edit import AccessDoc
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, MAX_SPEAKER_CHARS, SPEAKER_PATTERN, TEXT_PATTERN
 from loci.models import TOP_K_DEFAULT
 
@@ -45,9 +51,9 @@ __all__ = [
 ]
 
 FORMAT = "loci-export"
-VERSION = 2
-SUPPORTED_VERSIONS = (1, 2)
-"""The versions an import reads: 1 is 2 without the memory tables."""
+VERSION = 3
+SUPPORTED_VERSIONS = (1, 2, 3)
+"""The versions an import reads: 1 is 2 without the memory tables, 2 is 3 without ``access``."""
 
 Text = Annotated[str, msgspec.Meta(pattern=TEXT_PATTERN)]
 """Any other string of the file: no control characters but tab, newline and carriage return."""
@@ -284,3 +290,6 @@ class ExportDoc(msgspec.Struct):
     memory_links: list[MemoryLinkDoc] = []
     memory_history: list[MemoryHistoryDoc] = []
     memory_proposals: list[MemoryProposalDoc] = []
+    access: AccessDoc | None = None
+    """Per-agent access (`GET /v1/access`'s document); absent in files before version 3, whose
+    agents an import creates closed (`domain.import_access`)."""

@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
+from domain.agent_access_edit import read_access
 from domain.export import drawer_doc, relation_doc, settings_doc
 from domain.export_containers import live_containers
 from domain.export_memories import (
@@ -33,8 +34,10 @@ from domain.export_memories import (
     proposals_query,
     trashed_ids,
 )
+from domain.import_access import exported_access
 from domain.stream_format import (
     VERSION,
+    AccessLine,
     AgentLine,
     ClosetLine,
     ConversationLine,
@@ -101,7 +104,7 @@ class _Exported:
 
 
 async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterator[bytes]:
-    """Settings, agents, conversations, then turns."""
+    """Settings, agents, their access (`domain.import_access`), conversations, then turns."""
     settings = await settings_doc(s, user_id)
     if settings is not None:
         yield out.line("settings", SettingsLine(**_fields(settings)))
@@ -109,6 +112,8 @@ async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterato
     async for a in await s.stream_scalars(_live(Agent, user_id, Agent.id)):
         agents[a.id] = a.external_id
         yield out.line("agent", AgentLine(a.external_id, a.name, a.recall_enabled, a.created_at))
+    if (access := exported_access(await read_access(s, user_id), len(agents))) is not None:
+        yield out.line("access", AccessLine(access.defaults, access.agents))
     async for c in await s.stream_scalars(_live(Conversation, user_id, Conversation.id)):
         agent = agents.get(c.agent_id) if c.agent_id else None
         row = ConversationLine(

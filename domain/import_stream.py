@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
+from domain.import_access import restore_access
 from domain.import_embed import memory_text
 from domain.import_memories import (
     MemoryIdMap,
@@ -41,6 +42,7 @@ from domain.import_stream_checks import Plan, check_stream
 from domain.import_surfaces import fill_surfaces
 from domain.importer import ImportResult, refuse_unless_empty
 from domain.stream_format import (
+    AccessLine,
     AgentLine,
     ClosetLine,
     ConversationLine,
@@ -95,6 +97,7 @@ class _Ids:
     roles: frozenset[str]
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
+    created: dict[str, bool] = field(default_factory=dict)  # agent -> made by this import (`restore_access`)
     memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}, {}))
     newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
     said: list[tuple[int, int]] = field(default_factory=list)  # (relation, drawer) of ``sources``, file ids
@@ -237,6 +240,7 @@ async def _agent(s: AsyncSession, row: AgentLine, ids: _Ids) -> None:
     """An agent the user already has (agents survive an empty memory) is updated, as by the JSON import."""
     where = (Agent.user_id == ids.user_id) & (Agent.external_id == row.external_id)
     found = (await s.execute(select(Agent).where(where))).scalar_one_or_none()
+    ids.created[row.external_id] = found is None
     if found is None:
         found = _dated(Agent(user_id=ids.user_id, external_id=row.external_id), row.created_at)
         s.add(found)
@@ -302,6 +306,9 @@ async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
         if isinstance(row, AgentLine):
             await _agent(s, row, ids)
             continue
+        if isinstance(row, AccessLine):
+            await restore_access(s, ids.user_id, row, ids.created)
+            continue
         build = _ROWS.get(type(row))
         if build is None:  # the header and the end line
             continue
@@ -359,6 +366,8 @@ async def import_ndjson(
                     s, plan.memory_space, plan.link_ids, plan.history_ids, plan.proposal_ids
                 )
                 await _write(s, _lines(spool), ids)
+                if not plan.counts["access"]:  # a file before version 3 (`domain.import_access`)
+                    result.agents_closed = await restore_access(s, user_id, None, ids.created)
                 await fill_surfaces(s, user_id)
                 await sources_from_first(s, user_id)  # each relation said by its source_drawer_id
                 await add_sources(s, user_id, [(ids("relation", r), ids("drawer", d)) for r, d in ids.said])

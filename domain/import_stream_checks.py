@@ -25,6 +25,8 @@ from typing import Any
 
 import msgspec
 
+from domain.agent_access_edit import access_from_raw
+from domain.import_access import check_file_access
 from domain.import_checks import (
     CurrentValues,
     check_cited_turns,
@@ -40,6 +42,7 @@ from domain.stream_format import (
     LINE_TYPES,
     ROW_LINES,
     SUPPORTED_VERSIONS,
+    AccessLine,
     AgentLine,
     ClosetLine,
     ConversationLine,
@@ -139,9 +142,21 @@ def _settings(row: SettingsLine, seen: _Seen) -> None:
 
 def _agent(row: AgentLine, seen: _Seen) -> None:
     check_id(row.external_id, field=f"{seen.where}.external_id")
+    if seen.plan.counts["access"]:  # the access line speaks for the agents before it
+        raise seen.fail(f"agent {row.external_id!r} comes after the access line; agent lines come first")
     if row.external_id in seen.agents:  # the second would silently overwrite the first
         raise seen.fail(f"agent {row.external_id!r} appears twice")
     seen.agents.add(row.external_id)
+
+
+def _access(row: AccessLine, seen: _Seen) -> None:
+    """One access line, configuring only agents of earlier lines (`domain.import_access`)."""
+    if seen.plan.counts["access"]:
+        raise seen.fail("a second access line")
+    try:
+        check_file_access(row, seen.agents, seen.memory.categories, "")
+    except InvalidInput as e:
+        raise seen.fail(f"{e.field}: {e}") from e
 
 
 def _conversation(row: ConversationLine, seen: _Seen) -> None:
@@ -282,6 +297,7 @@ def _memory_proposal(row: MemoryProposalLine, seen: _Seen) -> None:
 _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
     SettingsLine: _settings,
     AgentLine: _agent,
+    AccessLine: _access,
     ConversationLine: _conversation,
     TurnLine: _turn,
     WingLine: _wing,
@@ -299,10 +315,22 @@ _CHECKS: dict[type[Any], Callable[[Any, _Seen], None]] = {
 assert set(_CHECKS) == set(ROW_LINES)
 
 
+def _refused_access(raw: bytes, seen: _Seen) -> None:
+    """An access line msgspec refused, refused naming the field by its keys (msgspec says
+    ``agents[...]``, not which agent)."""
+    line = msgspec.json.decode(raw)
+    if isinstance(line, dict) and line.pop("type", None) == "access":
+        try:
+            access_from_raw(line)
+        except InvalidInput as e:
+            raise seen.fail(str(e)) from e
+
+
 def _decode(raw: bytes, seen: _Seen) -> Any:
     try:
         return decode_line(raw)
     except msgspec.ValidationError as e:
+        _refused_access(raw, seen)
         raise seen.fail(f"not a valid record: {e}") from e
     except msgspec.DecodeError as e:
         raise seen.fail(f"not a complete JSON line (a truncated or corrupted file?): {e}") from e

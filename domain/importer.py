@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
+from domain.import_access import check_file_access, restore_access
 from domain.import_checks import check_like_the_api, check_values, mined_seqs
 from domain.import_embed import embed_imported, embed_memories
 from domain.import_memories import check_memory_tables, write_memory_tables
@@ -60,6 +61,9 @@ class ImportResult(msgspec.Struct):
     memory_links: int = 0
     memory_history: int = 0
     memory_proposals: int = 0
+    agents_closed: list[str] = []
+    """Agents this import created closed (no category, no wing) because the file carries no
+    ``access`` (`domain.import_access`): set their access before they recall anything."""
 
 
 def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
@@ -102,12 +106,16 @@ async def refuse_unless_empty(s: AsyncSession, user_id: int) -> None:
             raise Conflict("import needs an empty memory: this user already has a palace, conversations or entities")
 
 
-async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[int, int], dict[int, int]]:
+async def _agents(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[str, int], dict[str, bool]]:
+    """The file's agents (an agent the user already has is updated): external id -> row id, and
+    -> whether this import created it (`domain.import_access` closes those of an old file)."""
     agents: dict[str, int] = {}
+    created: dict[str, bool] = {}
     for a in doc.agents:
         agent = (
             await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == a.external_id))
         ).scalar_one_or_none()
+        created[a.external_id] = agent is None
         if agent is None:
             agent = Agent(user_id=user_id, external_id=a.external_id)
             if a.created_at is not None:
@@ -116,6 +124,12 @@ async def _conversations(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple
         agent.name, agent.recall_enabled = a.name, a.recall_enabled
         await s.flush()
         agents[a.external_id] = agent.id
+    return agents, created
+
+
+async def _conversations(
+    s: AsyncSession, user_id: int, doc: ExportDoc, agents: dict[str, int]
+) -> tuple[dict[int, int], dict[int, int]]:
     convs: list[tuple[int, Any]] = []
     watermarks = mined_seqs(doc)
     for i, c in enumerate(doc.conversations):
@@ -345,11 +359,15 @@ async def import_json(
     check_values(doc)
     check_like_the_api(doc, limits)
     check_memory_tables(doc, memory)
+    if doc.access is not None:
+        check_file_access(doc.access, {a.external_id for a in doc.agents}, memory.categories, "access.")
     try:
         async with db.user_session(user_id) as s:
             await refuse_unless_empty(s, user_id)
             await _settings(s, user_id, doc)
-            conv_ids, turn_ids = await _conversations(s, user_id, doc)
+            agents, created = await _agents(s, user_id, doc)
+            closed = await restore_access(s, user_id, doc.access, created)
+            conv_ids, turn_ids = await _conversations(s, user_id, doc, agents)
             drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
             await _graph(s, user_id, doc, drawer_ids)
             await fill_surfaces(s, user_id)
@@ -357,7 +375,7 @@ async def import_json(
             result = ImportResult(
                 len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),
                 len(drawer_ids), len(doc.entities), len(doc.relations), len(doc.memories), len(doc.memory_links),
-                len(doc.memory_history), len(doc.memory_proposals),
+                len(doc.memory_history), len(doc.memory_proposals), closed,
             )  # fmt: skip
             await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
     except IntegrityError as e:

@@ -45,7 +45,7 @@ from domain.procedures import numbered_steps, steps_checked
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.idempotency import Once, claim, remember
 from loci.memory_kinds import KindRule, check_ahead, deadline_of, expiry_of, kind_of
-from loci.memory_writes import new_memory_row
+from loci.memory_writes import changed_fields, new_memory_row
 from loci.models import Memory, MemoryLink, unexpired_at
 from loci.settings import MemorySettings
 
@@ -233,7 +233,7 @@ async def update_memory(
         await copy_links(s, user_id, old.id, new.id)
         history = await record_event(
             s, user_id, "update", actor=actor_of(body.agent_id), lineage_id=old.lineage_id, old_id=old.id,
-            new_id=new.id, changed=sorted(k for k in diff if k not in ("embedding", "expires_at", "said_at")),
+            new_id=new.id, changed=changed_fields(old, new),
             **outside_block(store.settings, old, new),
         )  # fmt: skip
         return await event_out(s, history, new, old)

@@ -40,7 +40,7 @@ from domain.palace import MAX_LIMIT
 from ingest import slot_tag
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
-from loci.memory_writes import new_memory_row
+from loci.memory_writes import changed_fields, new_memory_row
 from loci.models import Conversation, Memory, MemoryHistory, MemoryProposal
 from loci.models.proposals import PROPOSAL_STATUSES
 
@@ -55,6 +55,9 @@ __all__ = [
     "proposal_page",
     "reject_proposal",
 ]
+
+PROPOSAL_ID = "proposal_id"
+"""What a second answer's 409 names: the route's path parameter, the one input the caller sent."""
 
 
 class ProposalOut(msgspec.Struct):
@@ -173,8 +176,8 @@ async def _pending(s: AsyncSession, user_id: int, proposal_id: int) -> MemoryPro
     row = found.scalar_one_or_none()
     if row is None:
         raise NotFound(f"proposal {proposal_id} not found")
-    if row.status != "pending":
-        raise Conflict(f"proposal {proposal_id} was {row.status} already")
+    if row.status != "pending":  # named as every 409 names what clashed (`loci.errors.Conflict`)
+        raise Conflict(f"proposal {proposal_id} was {row.status} already", field=PROPOSAL_ID)
     return row
 
 
@@ -237,7 +240,7 @@ async def approve_proposal(store: MemoryStore, user_id: int, proposal_id: int) -
         )  # fmt: skip
         event: MemoryEvent | None = None
         if kind is not None:
-            changed = {"changed": ["content", "layer", "source"]} if kind == "update" else {"layer": "core"}
+            changed = {"changed": changed_fields(old, row)} if old is not None else {"layer": "core"}
             history = await record_event(
                 s, user_id, kind, actor="user", lineage_id=row.lineage_id, old_id=old.id if old else None,
                 new_id=row.id, category=row.category, via="proposal", proposal_id=p.id, **changed,

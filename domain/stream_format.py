@@ -12,6 +12,9 @@ The first line is a ``header`` (format and version), the last an ``end`` line wi
 number of rows of each type: a file cut short at a line boundary still parses line by
 line, and only the missing ``end`` (or counts that do not match) shows it was truncated.
 
+Version 3 added one ``access`` line after the agent lines: what each agent may see
+(`domain.import_access`).
+
 The explicit memories (version 2) come last: memories in id order, then their links, then
 their history. A memory's ``superseded_by`` is the one reference to a *later* line (an
 update's old row points at its newer row), so the check pass resolves it at the end.
@@ -24,6 +27,7 @@ from typing import Literal
 
 import msgspec
 
+from domain.agent_access_edit import AccessDoc
 from domain.export_format import (
     FORMAT,
     SUPPORTED_VERSIONS,
@@ -50,6 +54,7 @@ __all__ = [
     "ROW_LINES",
     "SUPPORTED_VERSIONS",
     "VERSION",
+    "AccessLine",
     "AgentLine",
     "ClosetLine",
     "ConversationLine",
@@ -89,6 +94,11 @@ class SettingsLine(SettingsDoc, tag_field="type", tag="settings"):
 
 class AgentLine(AgentDoc, tag_field="type", tag="agent"):
     pass
+
+
+class AccessLine(AccessDoc, tag_field="type", tag="access"):
+    """Per-agent access (`GET /v1/access`'s document, version 3): one line after the agent lines,
+    naming only agents on them (`domain.import_access`); strict, as `AccessDoc` is."""
 
 
 class ConversationLine(msgspec.Struct, tag_field="type", tag="conversation"):
@@ -171,6 +181,7 @@ Line = (
     HeaderLine
     | SettingsLine
     | AgentLine
+    | AccessLine
     | ConversationLine
     | TurnLine
     | WingLine
@@ -190,6 +201,7 @@ Line = (
 ROW_LINES: tuple[type[msgspec.Struct], ...] = (
     SettingsLine,
     AgentLine,
+    AccessLine,
     ConversationLine,
     TurnLine,
     WingLine,

@@ -24,7 +24,15 @@ from ingest.memory_candidates import SLOTS, MemoryCandidate, slot_of_content, sl
 from ingest.memory_reconcile import KnownMemory, MemoryOp
 from loci.memory_kinds import KindRule, kind_of
 from loci.memory_revision import BLOCK_CHANGE, moves_block
-from loci.memory_writes import copy_links, copy_row, end_row, new_memory_row, record_event, transaction_now
+from loci.memory_writes import (
+    changed_fields,
+    copy_links,
+    copy_row,
+    end_row,
+    new_memory_row,
+    record_event,
+    transaction_now,
+)
 from loci.models import Memory, unexpired_at
 
 __all__ = ["ACTOR", "MemoryTally", "apply_ops", "iso_or_none", "known_memories"]
@@ -173,7 +181,7 @@ async def _update(
     await copy_links(s, user_id, old.id, new.id)
     await record_event(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
-        changed=["content"], reason=op.reason, extractor=extractor, turn_seqs=list(op.candidate.turn_seqs),
+        changed=changed_fields(old, new), reason=op.reason, extractor=extractor, turn_seqs=list(op.candidate.turn_seqs),
         said_at=iso_or_none(new.said_at),
     )  # fmt: skip
     return new.id

@@ -25,6 +25,8 @@ from loci.db import HELD_LOCK
 from loci.models import Memory, MemoryHistory
 
 __all__ = [
+    "DESCRIBED",
+    "changed_fields",
     "copy_links",
     "copy_row",
     "end_row",
@@ -103,6 +105,23 @@ async def copy_row(s: AsyncSession, row: Memory, **changes: Any) -> Memory:
     values = {name: getattr(row, name) for name in _COPIED if name not in changes}
     values.update(changes)
     return Memory(**values)
+
+
+DESCRIBED = (
+    "layer", "category", "content", "summary", "body", "source", "confidence", "importance", "pinned", "tags",
+    "agent_id", "kind",
+)  # fmt: skip
+"""What a version says and how it is held: the fields an update event's ``changed`` may list.
+Left out: what follows from them (the vector, ``expires_at``, ``said_at``), where it came from
+(``conversation_id``, ``turn_seqs``) and bookkeeping (recall counts, ``last_confirmed_at``)."""
+
+
+def changed_fields(old: Memory, new: Memory) -> list[str]:
+    """The `DESCRIBED` fields whose values differ between two versions, sorted: an update event's
+    ``changed``, read from the rows rather than from what was asked, so a change the write makes
+    on its own (``source`` becoming the writer's, an extracted confidence dropped) is listed, and
+    a field asked for with the value it had is not."""
+    return sorted(name for name in DESCRIBED if getattr(old, name) != getattr(new, name))
 
 
 def end_row(row: Memory, when: datetime, reason: str, superseded_by: int | None = None) -> None:

@@ -288,6 +288,8 @@ class ImportResult(Model):
     memory_links: int | None = None
     memory_history: int | None = None
     memory_proposals: int | None = None
+    agents_closed: list[str] | None = None
+    """Agents created closed (no category, no wing): the file carried no access; set theirs."""
 
 
 class ExportDoc(Model):
@@ -310,3 +312,4 @@ class ExportDoc(Model):
     memory_links: list[dict[str, Any]] | None = None
     memory_history: list[dict[str, Any]] | None = None
     memory_proposals: list[dict[str, Any]] | None = None
+    access: dict[str, Any] | None = None

@@ -12,6 +12,7 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Refe
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
+from domain.agent_access_edit import access_from_raw
 from domain.export import ExportDoc, export_json, render_markdown
 from domain.export_stream import export_ndjson
 from domain.import_stream import import_ndjson
@@ -90,6 +91,8 @@ def _decode_doc(body: bytes) -> ExportDoc:
     try:
         return _JSON_DECODER.decode(body)
     except msgspec.ValidationError as e:  # named by its path ($.drawers[0].content: drawers[0].content)
+        if "`$.access" in str(e):  # by its keys: msgspec says access.agents[...], not which agent
+            access_from_raw(msgspec.json.decode(body)["access"], "access")
         raise refusal(e, context="not a loci export document: ", default="body", type_=ExportDoc) from e
     except msgspec.DecodeError as e:
         raise InvalidInput(f"not a loci export document: {e}", field="body") from e
@@ -104,8 +107,9 @@ class PortabilityController(Controller):
         summary="Export the whole palace and graph",
         description=(
             "`format=json` (default): every wing, room, closet, drawer (content, AAAK, tags, dates, embedding), "
-            "entity, drawer-entity link, relation (with validity), conversation and turn, plus settings and "
-            "agents; this document is what `POST /v1/import` takes. `format=ndjson`: the same rows streamed "
+            "entity, drawer-entity link, relation (with validity), conversation and turn, plus settings, "
+            "agents and what each may see (`access`, as `GET /v1/access`; never a key); this document is what "
+            "`POST /v1/import` takes. `format=ndjson`: the same rows streamed "
             "one JSON object a line (tagged by `type`: a header, rows in dependency order, turns on lines of "
             "their own, an `end` line with counts), for memories of any size; `POST /v1/import` takes it as "
             f"`{NDJSON}`. `embeddings=false` leaves vectors out (a far smaller file; an import embeds the "
@@ -158,7 +162,9 @@ class PortabilityController(Controller):
             f"LOCI_MAX_BODY_BYTES, else 413 naming the limit) or the NDJSON stream (`{NDJSON}`, any size the "
             "server's disk can hold; spooled, every line checked before anything is written, a 400 naming "
             "the line otherwise). Ids in the file are remapped (never trusted); a reference the file does not "
-            "define is a 400 naming the field. All or nothing. Drawers without a vector are embedded. 409 "
+            "define is a 400 naming the field. All or nothing. Per-agent access is restored as the file says; "
+            "a file without `access` creates its agents closed (`agents_closed`). Drawers without a vector are "
+            "embedded. 409 "
             "when the caller already has wings, conversations or entities."
         ),
         responses=errors(400, 409, 413),

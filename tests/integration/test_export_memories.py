@@ -148,7 +148,7 @@ async def _source(client: Client, db: Database, new_user: NewUser, embedder: Emb
 async def test_json_round_trip_is_exact(client: Client, db: Database, new_user: NewUser, embedder: Embedder) -> None:
     source, story = await _source(client, db, new_user, embedder)
     exported = await _export(client, source)
-    assert exported["version"] == 2
+    assert exported["version"] == 3  # 3: per-agent access travels too (test_export_access)
     assert [m["content"] for m in exported["memories"]][-1] == "Ann lives in Paris"  # id order, every version
     assert len(exported["memories"]) == 6 and len(exported["memory_links"]) == 2
     assert len(exported["memory_history"]) == 10 and all(m["embedding"] for m in exported["memories"])
@@ -199,7 +199,7 @@ async def test_ndjson_round_trip_with_and_without_vectors(
     exported = await _export(client, source)
     body = (await client.get("/v1/export?format=ndjson", headers=source.headers)).content
     rows = _lines(body)
-    assert rows[0]["version"] == 2 and rows[-1]["counts"]["memory_history"] == 10
+    assert rows[0]["version"] == 3 and rows[-1]["counts"]["memory_history"] == 10
     # The stream carries the JSON document's records, memories last, in id order.
     for kind, table in (("memory", "memories"), ("memory_link", "memory_links"), ("memory_history", "memory_history")):
         assert [{k: v for k, v in r.items() if k != "type"} for r in rows if r["type"] == kind] == exported[table]

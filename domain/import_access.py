@@ -1,0 +1,73 @@
+"""Per-agent access in an export file, and what an import makes of it.
+
+An export carries the access configuration as ``access``: the very document `GET /v1/access`
+answers (`domain.agent_access_edit.AccessDoc`: the user's default modes and every configured
+agent's categories, wings and modes), a field of the JSON document and one ``access`` line of
+the NDJSON stream after the agent lines (left out, as ``null`` or no line, when the user has no
+agent and no default mode: such a file imports as an older one does). Agent keys are secrets and never go out: an import
+gives back what each agent may see, not the keys that act as it.
+
+An import restores it exactly, in the import's own transaction: every agent of the file gets
+the access the file gives it (an agent the file lists without an entry was unconfigured, and is
+again), and the user's default modes are the file's. Agents this user had that the file does
+not list are left as they are. A malformed entry, a category this server does not have, or an
+entry for an agent not among the file's agents is a 400 naming the field, before anything is
+written.
+
+A file without ``access`` (written before it travelled, or by hand) says nothing about what its
+agents may see. Restoring them unconfigured would let each read every category and wing,
+whatever it was limited to where the file came from, so every agent such an import creates
+is **closed** (no category, no wing) until someone sets its access (`PUT /v1/access.yaml`
+with the ``access.yaml`` kept beside the export, or `PUT /v1/agents/{id}/access`); the import's
+answer names them (``agents_closed``). An agent this user already had keeps its access: the
+file does not speak for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from domain.agent_access_edit import AccessDoc, AgentAccess, check_access, write_agent_access, write_default_modes
+from loci.errors import InvalidInput
+
+__all__ = ["CLOSED", "check_file_access", "exported_access", "restore_access"]
+
+CLOSED = AgentAccess(categories=[], wings=[])
+"""What an agent an old file brings may see until someone says otherwise: nothing."""
+
+
+def exported_access(access: AccessDoc, agents: int) -> AccessDoc | None:
+    """What an export of a user with ``agents`` agents carries: None when it would say nothing (no
+    agent, no default mode), which an import reads the same way, so such a file stays as it was."""
+    return access if agents or access.defaults.modes or access.agents else None
+
+
+def check_file_access(access: AccessDoc, agents: Collection[str], known: tuple[str, ...], at: str) -> None:
+    """The access document's own rules (`check_access`: ``known`` is the server's categories),
+    and every agent it configures among the file's ``agents``; a 400 naming the field below ``at``."""
+    check_access(access, known, at)
+    for agent_id in access.agents:
+        if agent_id not in agents:
+            raise InvalidInput(
+                f"agent {agent_id!r} has an access entry but is not in this file's agents",
+                field=f"{at}agents.{agent_id}",
+            )
+
+
+async def restore_access(
+    s: AsyncSession, user_id: int, access: AccessDoc | None, agents: Mapping[str, bool]
+) -> list[str]:
+    """Write what the file says each of its ``agents`` (external id -> created by this import)
+    may see (module doc); the agents closed for want of an ``access`` part, sorted."""
+    await s.flush()  # the import's rows (its settings among them) before these statements
+    if access is not None:
+        await write_default_modes(s, user_id, access.defaults.modes)
+        for agent_id in sorted(agents):
+            await write_agent_access(s, user_id, agent_id, access.agents.get(agent_id, AgentAccess()))
+        return []
+    closed = sorted(agent_id for agent_id, created in agents.items() if created)
+    for agent_id in closed:
+        await write_agent_access(s, user_id, agent_id, CLOSED)
+    return closed
