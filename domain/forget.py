@@ -281,12 +281,24 @@ async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
         users = await _ids(s, select(owners.subquery().c.user_id))
     total = dict.fromkeys(Purged.__struct_fields__, 0)
     for user_id in users:
-        async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
-            purged = await _destroy(s, user_id, await _trash_rows(s, user_id, cutoff))
-            await record(s, user_id, "purged", what="expired", **_counts(purged))
-        for name, n in _counts(purged).items():
+        purged = await _purge_expired_of(db, user_id, cutoff)
+        for name, n in _counts(purged or Purged()).items():
             total[name] += n
     return total
+
+
+async def _purge_expired_of(db: Database, user_id: int, cutoff: datetime) -> Purged | None:
+    """One user's turn of `purge_expired`; None for a user deleted since the listing. Their rows
+    went with them, and the event recording the purge was a foreign-key violation that ended
+    the run for every user after them. The trash lock is the one `delete_user` takes first, so
+    a user found here stays until this commits."""
+    async with db.user_session(user_id, lock=trash_lock(user_id)) as s:
+        if await s.scalar(select(User.id).where(User.id == user_id)) is None:
+            log.info("forget.purge_expired_user_gone", extra={"user_id": user_id})
+            return None
+        purged = await _destroy(s, user_id, await _trash_rows(s, user_id, cutoff))
+        await record(s, user_id, "purged", what="expired", **_counts(purged))
+    return purged
 
 
 DELETE_ATTEMPTS = 3
@@ -304,14 +316,16 @@ async def _fence_writers(s: AsyncSession, user_id: int) -> None:
     on the delete, which held that row and whose cascade waited on the writer's. The session
     holds `trash_lock` already (deletes, restores, purges); then the placement lock (mining
     windows, which take the memory lock after it), the memory lock (saves, and mining's
-    memories), and the rows writers lock before anything else: the conversations (appends,
-    completes), the agents (an agent's update) and the settings (an import's first write).
-    A writer that arrives later waits on these and then finds the user gone (404, 409, 401)."""
+    memories), and the rows writers lock before anything else: the agents (an agent's update,
+    and a conversation posted with an ``agent_id``, whose upsert of the agent locks its row
+    before the conversation's), then the conversations (appends, completes; none locks an
+    agent after one), then the settings (an import's first write). A writer that arrives
+    later waits on these and then finds the user gone (404, 409, 401)."""
     await lock_placements(s, user_id)
     await lock_memories(s, user_id)
     first = (
-        select(Conversation.id).where(Conversation.user_id == user_id).order_by(Conversation.id),
         select(Agent.id).where(Agent.user_id == user_id).order_by(Agent.id),
+        select(Conversation.id).where(Conversation.user_id == user_id).order_by(Conversation.id),
         select(MemorySettings.user_id).where(MemorySettings.user_id == user_id),
     )
     for rows in first:

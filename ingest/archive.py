@@ -48,6 +48,7 @@ from loci.llm import ChatResult
 from loci.memory_revision import OUTSIDE_BLOCK
 from loci.memory_writes import copy_links, copy_row, end_row, lock_user, new_memory_row, record_event, transaction_now
 from loci.models import Memory, Turn
+from loci.settings_memory import ARCHIVE_CATEGORY
 
 __all__ = ["ARCHIVE", "ARCHIVE_TAG", "ArchiveParams", "PendingArchive", "propose_archive", "settle_archive"]
 
@@ -62,7 +63,7 @@ class ArchiveParams:
     """What an archive memory is filed as, and how much of a conversation is read."""
 
     summary: SummaryParams = field(default_factory=SummaryParams)
-    category: str = "summary"
+    category: str = ARCHIVE_CATEGORY
     """A category of its own (in `loci.settings.DEFAULT_MEMORY_CATEGORIES`), so an agent's
     allowlist can admit or leave out conversation summaries as a kind."""
     extractive_confidence: float = 0.6

@@ -13,18 +13,24 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from loci.errors import ConfigurationError
 
 __all__ = [
+    "APP_ROLE",
     "MIN_POSTGRES_MAJOR",
+    "WAIT_S",
+    "Unreachable",
     "check_app_role",
     "check_database",
     "check_queue",
     "database_problem",
     "make_data_dir",
     "shown_url",
+    "wait_until_reachable",
 ]
 
 MIN_POSTGRES_MAJOR = 14
@@ -32,6 +38,9 @@ MIN_POSTGRES_MAJOR = 14
 CONNECT_TIMEOUT_S = 10
 """Long enough for a database across a network; short enough that a wrong host is told at once."""
 
+
+APP_ROLE = "loci_app"
+"""The role the first migration creates and ``LOCI_DB_APP_ROLE`` names by default."""
 
 SECRET_PARAMETERS = ("password", "sslpassword")
 """Query parameters libpq reads a secret from (``?password=…``), hidden as the userinfo's is."""
@@ -47,8 +56,43 @@ def shown_url(url: str) -> str:
     return _QUERY_SECRET.sub(r"\1***", _USERINFO_SECRET.sub(r"\1:***@", url, count=1))
 
 
+WAIT_S = 60.0
+"""How long `wait_until_reachable` keeps trying a service that does not answer yet (a
+restart, ``docker compose up`` starting the database after the worker)."""
+RETRY_FIRST_S = 1.0
+RETRY_CAP_S = 8.0
+"""The waits between tries: 1 s, doubling up to 8 s (a database restart takes seconds)."""
+FINAL_ANSWERS = (
+    "does not exist",  # the database, or the user
+    "authentication failed",
+    "pg_hba.conf",
+    "not permitted to log in",
+    "no password supplied",
+    "password is required",
+)
+"""What a PostgreSQL server answers at connection that no wait mends (libpq gives these as
+text: psycopg has no SQLSTATE for an error at connection)."""
+
+
+class Unreachable(ConfigurationError):
+    """The check could not reach its service (refused, timed out, a host name not resolvable
+    yet, a server starting or stopping): waiting may mend it. Every other `ConfigurationError`
+    of this module (a wrong password, a missing database, no pgvector, a role) it cannot."""
+
+
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
+
+
+def _unreachable_or_not(message: str, error: Exception) -> ConfigurationError:
+    """``message`` as `Unreachable` when ``error`` is psycopg's failure to reach the server,
+    else as a plain `ConfigurationError` (the server answered, and said no)."""
+    import psycopg
+
+    said = str(error).lower()
+    if isinstance(error, psycopg.OperationalError) and not any(answer in said for answer in FINAL_ANSWERS):
+        return Unreachable(message)
+    return ConfigurationError(message)
 
 
 def database_problem(shown: str, version_num: int, version: str, vector_available: bool) -> str | None:
@@ -88,7 +132,7 @@ def check_database(url: str) -> None:
                 "EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')"
             ).fetchone()
     except psycopg.Error as e:
-        raise ConfigurationError(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}") from None
+        raise _unreachable_or_not(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}", e) from None
     version = str(row[1]).split()[0] if row else "?"  # "15.20 (Debian 15.20-0+deb12u1)": the number is enough
     if row is not None and (problem := database_problem(shown, int(row[0]), version, bool(row[2]))):
         raise ConfigurationError(problem)
@@ -110,17 +154,41 @@ def check_app_role(url: str, role: str) -> None:
         with psycopg.connect(_libpq_url(url), connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
     except errors.InvalidParameterValue:  # 22023: role "…" does not exist
-        raise ConfigurationError(
-            f"invalid setting LOCI_DB_APP_ROLE: no role {role!r} on DATABASE_URL ({shown}); unset it to use "
-            "loci_app, which the first migration creates (`loci db upgrade`), or create that role"
-        ) from None
+        raise ConfigurationError(_no_role(role, shown)) from None
     except errors.InsufficientPrivilege:  # 42501: permission denied to set role "…"
-        raise ConfigurationError(
-            f"invalid setting LOCI_DB_APP_ROLE: the user of DATABASE_URL ({shown}) may not SET ROLE {role!r}; "
-            f'grant it (GRANT "{role}" TO <that user>) or unset LOCI_DB_APP_ROLE to use loci_app'
-        ) from None
+        raise ConfigurationError(_may_not_set(role, shown)) from None
     except psycopg.Error as e:
-        raise ConfigurationError(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}") from None
+        raise _unreachable_or_not(f"cannot connect to DATABASE_URL ({shown}): {_one_line(e)}", e) from None
+
+
+def _no_role(role: str, shown: str) -> str:
+    """What to do when ``role`` does not exist: for the migrations' own role, migrate (a new
+    database); for another, fix or drop the setting. "Unset it to use loci_app" told a
+    person whose setting already was loci_app to do nothing."""
+    if role == APP_ROLE:
+        return (
+            f"no role {role!r} on DATABASE_URL ({shown}): the first migration creates it, and this database "
+            "has not been migrated; run `loci db upgrade` with this DATABASE_URL (or start `loci serve` once)"
+        )
+    return (
+        f"invalid setting LOCI_DB_APP_ROLE: no role {role!r} on DATABASE_URL ({shown}); unset it to use "
+        f"{APP_ROLE}, which the first migration creates (`loci db upgrade`), or create that role"
+    )
+
+
+def _may_not_set(role: str, shown: str) -> str:
+    """What to do when the URL's user may not switch to ``role``: grant it; for another role
+    than the migrations', going back to theirs is the other way out."""
+    grant = f'grant it (GRANT "{role}" TO <that user>)'
+    if role == APP_ROLE:
+        return (
+            f"the user of DATABASE_URL ({shown}) may not SET ROLE {role!r}; {grant}, or run `loci db upgrade` "
+            "as that user, which grants it when the user may"
+        )
+    return (
+        f"invalid setting LOCI_DB_APP_ROLE: the user of DATABASE_URL ({shown}) may not SET ROLE {role!r}; "
+        f"{grant} or unset LOCI_DB_APP_ROLE to use {APP_ROLE}"
+    )
 
 
 def check_queue(url: str, timeout_s: float = 5.0) -> None:
@@ -135,8 +203,44 @@ def check_queue(url: str, timeout_s: float = 5.0) -> None:
     try:
         with contextlib.closing(client):
             client.ping()
+    except (redis.AuthenticationError, redis.exceptions.AuthorizationError, redis.ResponseError) as e:
+        raise ConfigurationError(f"cannot use REDIS_URL ({shown}): {_one_line(e)}") from None
+    except (redis.ConnectionError, redis.TimeoutError) as e:  # refused, timed out, no such host (yet), loading
+        raise Unreachable(f"cannot reach REDIS_URL ({shown}): {_one_line(e)}") from None
     except redis.RedisError as e:
         raise ConfigurationError(f"cannot reach REDIS_URL ({shown}): {_one_line(e)}") from None
+
+
+def wait_until_reachable(
+    checks: Sequence[Callable[[], None]],
+    say: Callable[[str], None],
+    *,
+    wait_s: float = WAIT_S,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Run ``checks`` in order, trying one that raises `Unreachable` again after a growing
+    wait (``say`` tells each in one line) until ``wait_s`` have passed since the first, then
+    raising its last error; any other error is raised at once.
+
+    Why: `loci worker` refused to start while its database or Valkey was down, so a worker
+    started beside a restarting database, or before it (``docker compose up``), stayed down
+    where it used to wait the outage out. What waiting cannot mend still ends it at once."""
+    deadline = clock() + wait_s
+    for check in checks:
+        tries = 0
+        while True:
+            try:
+                check()
+                break
+            except Unreachable as e:
+                tries += 1
+                left = deadline - clock()
+                if left <= 0:
+                    raise
+                delay = min(RETRY_FIRST_S * 2 ** (tries - 1), RETRY_CAP_S, left)
+                say(f"{e}; trying again in {delay:.2g}s (try {tries}; gives up {wait_s:g}s after the first)")
+                sleep(delay)
 
 
 def make_data_dir(data_dir: Path) -> Path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import secrets
@@ -28,7 +29,7 @@ import click
 
 from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
-from loci.preflight import check_app_role, check_database, check_queue, make_data_dir
+from loci.preflight import WAIT_S, check_app_role, check_database, check_queue, make_data_dir, wait_until_reachable
 from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
@@ -245,8 +246,16 @@ async def _serving(server: Any, listener: Any) -> None:
 
 @main.command()
 @click.option("--burst", is_flag=True, help="exit when the queue is empty")
+@click.option(
+    "--wait",
+    "wait_s",
+    type=click.FloatRange(min=0),
+    default=WAIT_S,
+    show_default=True,
+    help="seconds to keep trying a PostgreSQL or Valkey that does not answer yet before giving up",
+)
 @friendly_errors
-def worker(burst: bool) -> None:
+def worker(burst: bool, wait_s: float) -> None:
     """Run an arq worker alone against DATABASE_URL and REDIS_URL (for scaling out)."""
     from service.app import build_state
     from service.worker import run_standalone
@@ -257,10 +266,14 @@ def worker(burst: bool) -> None:
     if not database_url or not queue_url:
         fail("`loci worker` needs DATABASE_URL and REDIS_URL (embedded services belong to `loci serve`)")
     # as `loci serve` does (`services`): a bad URL, a missing database, no pgvector or an
-    # unknown LOCI_DB_APP_ROLE is one line and exit 2 here, not a traceback or a retry forever
-    check_database(database_url)
-    check_queue(queue_url)
-    check_app_role(database_url, settings.database.app_role)
+    # unknown LOCI_DB_APP_ROLE is one line and exit 2 here, not a traceback or a retry forever;
+    # a service that does not answer yet (restarting, started after the worker) is waited for
+    checks = (
+        functools.partial(check_database, database_url),
+        functools.partial(check_queue, queue_url),
+        functools.partial(check_app_role, database_url, settings.database.app_role),
+    )
+    wait_until_reachable(checks, lambda line: click.echo(f"loci: waiting: {line}", err=True), wait_s=wait_s)
     follow_parent()  # a child of `serve` (LOCI_QUEUE_WORKER_PROCESSES) ends with it
     state = build_state(settings)
     state.embedder.load()

@@ -29,7 +29,7 @@ from types import TracebackType
 
 from service.supervisor import BACKOFF
 
-__all__ = ["PARENT_ENV", "WorkerProcesses", "follow_parent"]
+__all__ = ["HEALTHY_AFTER_S", "PARENT_ENV", "WorkerProcesses", "follow_parent", "restarts_after"]
 
 log = logging.getLogger("loci.worker")
 
@@ -39,6 +39,10 @@ STOP_GRACE_S = 10.0
 """How long a child gets to finish its current window after SIGTERM before SIGKILL (a
 killed window is rolled back and mined again: nothing is lost, only time)."""
 _POLL_S = 0.5
+HEALTHY_AFTER_S = 60.0
+"""A child that ran this long before it exited was healthy: its restart waits as a first one
+does. Counted since the supervisor started, one outage left every later restart, days on,
+waiting the backoff's 30 s cap."""
 
 
 class WorkerProcesses:
@@ -50,6 +54,7 @@ class WorkerProcesses:
         self._children: list[subprocess.Popen[bytes]] = []
         self._stopping = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="worker-processes", daemon=True)
+        self._clock = time.monotonic
 
     def __enter__(self) -> WorkerProcesses:
         if self.extra:
@@ -72,19 +77,22 @@ class WorkerProcesses:
         )  # fmt: skip
 
     def _watch(self) -> None:
-        """Start a child again when it exits on its own, after a growing wait."""
+        """Start a child again when it exits on its own, after a wait that grows while it keeps
+        failing (`restarts_after`)."""
         failures = [0] * len(self._children)
+        started = [self._clock()] * len(self._children)
         while not self._stopping.wait(_POLL_S):
             for i, child in enumerate(self._children):
                 code = child.poll()
                 if code is None or self._stopping.is_set():
                     continue
-                failures[i] += 1
+                failures[i] = restarts_after(failures[i], self._clock() - started[i])
                 delay = BACKOFF.compute(failures[i])
                 log.warning("worker.process_exited", extra={"pid": child.pid, "exit_code": code, "restart_in_s": delay})
                 if self._stopping.wait(delay):
                     return
                 self._children[i] = self._spawn()
+                started[i] = self._clock()
 
     def stop(self) -> None:
         """SIGTERM every child, SIGKILL what is left after `STOP_GRACE_S`; idempotent."""
@@ -101,6 +109,12 @@ class WorkerProcesses:
                 log.warning("worker.process_killed", extra={"pid": child.pid, "after_s": STOP_GRACE_S})
                 child.kill()
                 child.wait()
+
+
+def restarts_after(failures: int, ran_s: float) -> int:
+    """The count `BACKOFF` grows its wait by, after a child that ran ``ran_s`` exited: one
+    more, or the first again when it ran `HEALTHY_AFTER_S` or longer."""
+    return 1 if ran_s >= HEALTHY_AFTER_S else failures + 1
 
 
 def follow_parent(environ: dict[str, str] | None = None) -> threading.Thread | None:

@@ -1,6 +1,7 @@
 """Row-level security: the backstop behind per-user scoping in code.
 
-Creates the ``loci_app`` role the service switches to (NOLOGIN, no BYPASSRLS), grants
+Creates the ``loci_app`` role the service switches to (NOLOGIN, no BYPASSRLS), grants it
+to the migrating user unless that user may already ``SET ROLE`` to it (`MAY_SET`), grants
 it data access, and puts a policy on every user table: rows are visible only when
 ``loci.user_id`` (set per transaction by `Database.user_session`) matches, or when
 ``loci.system`` is on (admin, auth lookup, sweeps). FORCE makes the policies apply
@@ -23,6 +24,11 @@ depends_on: str | None = None
 ROLE = "loci_app"
 CURRENT_USER = "NULLIF(current_setting('loci.user_id', true), '')::bigint"
 SYSTEM = "current_setting('loci.system', true) = 'on'"
+MAY_SET = "CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'SET' ELSE 'MEMBER' END"
+"""The privilege the migrating user needs on ``loci_app``: to ``SET ROLE`` to it, as every
+connection of the app does. Before PostgreSQL 16 a member may; from 16 a CREATEROLE user
+that creates the role is a member with ADMIN but without SET (managed PostgreSQL's migration
+users), so only ``'SET'`` says whether the grant is needed. A superuser has every one."""
 # The user tables as of this revision, frozen: a later migration that adds a table gives
 # it its own policy (taking `loci.models.USER_TABLES` here would name tables that do not
 # exist yet when the chain is replayed from scratch).
@@ -40,7 +46,7 @@ def upgrade() -> None:
             IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{ROLE}') THEN
                 CREATE ROLE {ROLE} NOLOGIN NOBYPASSRLS;
             END IF;
-            IF NOT pg_has_role(current_user, '{ROLE}', 'MEMBER') THEN
+            IF NOT pg_has_role(current_user, '{ROLE}', {MAY_SET}) THEN
                 EXECUTE format('GRANT {ROLE} TO %I', current_user);
             END IF;
         END $$;

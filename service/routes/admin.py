@@ -168,9 +168,10 @@ class AdminController(Controller):
         description=(
             "Admin key only. Removes the user with every row of theirs (memory, conversations, "
             "settings, activity, API keys), at once and irreversibly; their keys answer 401 from "
-            "the next request."
+            "the next request. Writes of the user running at that moment finish first; a 409 with "
+            "`Retry-After` when they kept the account busy (send it again)."
         ),
-        responses=errors(400, 404),
+        responses=errors(400, 404, 409),
     )
     async def remove_user(self, user_id: IdPath, app_state: StateDep) -> None:
         await delete_user(app_state.db, user_id)

@@ -21,6 +21,8 @@ import httpx
 import psycopg
 import pytest
 
+from domain.forget import purge_expired
+from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
@@ -239,3 +241,77 @@ async def test_deleting_the_account_amid_its_apps_writes_succeeds_and_leaves_not
         written = answers[:3] + answers[4:]  # before the delete, or finding the user gone: never a 5xx
         assert {a.status_code for a in written} <= {201, 401, 404, 409}, [a.text for a in written]
         assert await left_of(settings, user.id) == {}
+
+
+async def test_deleting_the_account_takes_an_agents_row_before_its_conversations(
+    http: httpx.AsyncClient, settings: Settings, writer: psycopg.AsyncConnection, new_user: NewUser
+) -> None:
+    """A conversation posted with an ``agent_id`` upserts the agent (locking its row) and then
+    locks the conversation (`ingest.conversations._store`). The delete locked conversations
+    first and then waited on the agent: the writer's next lock met the delete's, a deadlock
+    the delete's retry papered over. Waiting on the agent, it holds no conversation yet."""
+    user = await new_user("leaving-agent")
+    name, conv = await seeded(http, settings, user)
+    made = await http.put("/v1/agents/coder", json={"recall_enabled": True}, headers=user.headers)
+    assert made.status_code == 200, made.text
+    await writer.execute(
+        "INSERT INTO agents (user_id, external_id) VALUES (%s, 'coder') "
+        "ON CONFLICT (user_id, external_id) DO UPDATE SET external_id = excluded.external_id",
+        (user.id,),
+    )
+    leaving = asyncio.create_task(http.delete("/v1/me", params={"confirm": name}, headers=user.headers))
+    await blocked_by(settings, writer)
+    # the writer's next lock is free: NOWAIT fails the test where the delete holds it already
+    await writer.execute(f"SELECT id FROM conversations WHERE id = {conv} FOR UPDATE NOWAIT")
+    await writer.execute(
+        "INSERT INTO turns (user_id, conversation_id, seq, role, content, created_at) "
+        f"VALUES ({user.id}, {conv}, 2, 'user', 'Ask the coder about hives.', now())"
+    )
+    await writer.commit()
+    answer = await leaving
+    assert answer.status_code == 204, answer.text
+    assert await left_of(settings, user.id) == {}
+
+
+async def test_the_expiry_purge_passes_over_a_user_deleted_during_its_run(
+    db: Database, settings: Settings, writer: psycopg.AsyncConnection, new_user: NewUser
+) -> None:
+    """The daily purge lists the users with old trash, then takes each in turn. One deleted in
+    between had their rows cascaded away, and the "purged" event the purge records for them
+    was a foreign-key violation that ended the run for every user after them."""
+    leaving, staying = await new_user("expiring-leaving"), await new_user("expiring-staying")
+    async with await psycopg.AsyncConnection.connect(settings.database.url or "", autocommit=True) as conn:
+        for user in (leaving, staying):
+            await conn.execute(
+                "INSERT INTO conversations (user_id, external_id, deleted_at) "
+                "VALUES (%s, 'old-chat', now() - interval '40 days')",
+                (user.id,),
+            )
+    await writer.execute(f"SELECT pg_advisory_xact_lock(hashtextextended('trash:{leaving.id}', 0))")
+    purging = asyncio.create_task(purge_expired(db, days=30))
+    await blocked_by(settings, writer)  # listed, and waiting for its turn at the leaving user
+    await writer.execute(f"DELETE FROM users WHERE id = {leaving.id}")
+    await writer.commit()
+    totals = await purging
+    assert totals["conversations"] >= 1, totals
+    assert await left_of(settings, leaving.id) == {}
+    left = await left_of(settings, staying.id)
+    assert "conversations" not in left, left  # purged, whichever turn came first
+
+
+async def test_an_admin_delete_of_a_busy_account_is_a_documented_409(
+    http: httpx.AsyncClient, writer: psycopg.AsyncConnection, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """The admin route waits for the account's trash like `DELETE /v1/me` (`domain.trash_rows.TRASH_WAIT_MS`),
+    and answers the same 409 when it stays busy; its schema listed 400 and 404 only."""
+    spec = (await http.get("/schema/openapi.json")).json()
+    documented = spec["paths"]["/v1/admin/users/{user_id}"]["delete"]["responses"]
+    assert "409" in documented, sorted(documented)
+    user = await new_user("busy-admin-delete")
+    await writer.execute(f"SELECT pg_advisory_xact_lock(hashtextextended('trash:{user.id}', 0))")
+    try:
+        answer = await http.delete(f"/v1/admin/users/{user.id}", headers=admin_headers)
+    finally:
+        await writer.rollback()
+    assert answer.status_code == 409, answer.text
+    assert int(answer.headers["Retry-After"]) > 0

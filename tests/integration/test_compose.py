@@ -26,6 +26,8 @@ def test_compose_services_and_variables() -> None:
     assert api_env["REDIS_URL"].startswith("redis://")
     assert "LOCI_ADMIN_KEY" in api_env
     assert services["worker"]["command"][:2] == ["loci", "worker"]
+    for name in ("api", "worker"):  # long-running: a worker that gave up waiting for its database comes back
+        assert services[name].get("restart") == "unless-stopped", name
     assert "--no-worker" in services["api"]["command"]
 
 

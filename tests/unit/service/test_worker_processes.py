@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
-from service.worker_processes import PARENT_ENV, WorkerProcesses, follow_parent
+from service import worker_processes
+from service.worker_processes import HEALTHY_AFTER_S, PARENT_ENV, WorkerProcesses, follow_parent, restarts_after
 
 ROOT = Path(__file__).resolve().parents[3]
 CHILD = "import time; from service.worker_processes import follow_parent; follow_parent(); time.sleep(60)"
@@ -40,3 +42,47 @@ def test_nothing_is_followed_or_started_outside_serve() -> None:
     assert follow_parent({}) is None
     with WorkerProcesses(1, "postgresql://unused", "redis://unused") as workers:
         assert workers.pids == []  # one process: the API's own worker is the only one
+
+
+class ExitingChild:
+    """A child that has exited each time it is polled."""
+
+    pid = 0
+
+    def poll(self) -> int:
+        return 1
+
+    def terminate(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 1
+
+
+def test_a_child_that_ran_healthily_restarts_after_the_first_wait_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three quick failures grow the wait; an exit after a healthy run (a later outage, days
+    on) starts it over, where the count kept growing and every later restart waited 30 s."""
+    ran = iter([1.0, 2.0, 3.0, HEALTHY_AFTER_S + 1, 1.0])  # how long each child ran before exiting
+    now = {"t": 0.0, "started": True}
+    counts: list[int] = []
+    workers = WorkerProcesses(2, "postgresql://unused", "redis://unused")
+
+    def clock() -> float:  # called once at each start, then once at the child's exit
+        if not now["started"]:
+            now["t"] += next(ran)
+        now["started"] = not now["started"]
+        return now["t"]
+
+    def compute(failures: int) -> float:
+        counts.append(failures)
+        if len(counts) == 5:
+            workers._stopping.set()
+        return 0.0
+
+    monkeypatch.setattr(worker_processes, "_POLL_S", 0.0)
+    monkeypatch.setattr(worker_processes.BACKOFF, "compute", compute)
+    monkeypatch.setattr(workers, "_clock", clock)
+    monkeypatch.setattr(workers, "_spawn", ExitingChild)
+    workers._children = [ExitingChild()]  # type: ignore[list-item]
+    workers._watch()
+    assert counts == [1, 2, 3, 1, 2]
+    assert restarts_after(7, HEALTHY_AFTER_S) == 1 and restarts_after(7, HEALTHY_AFTER_S - 1) == 8
