@@ -48,6 +48,7 @@ __all__ = [
     "ProposalDecision",
     "ProposalOut",
     "ProposalPage",
+    "answered_page",
     "approve_proposal",
     "lapse_proposals",
     "lapse_user",
@@ -130,8 +131,8 @@ def _listed(user_id: int, status: str | None) -> Select[MemoryProposal]:
 
 
 async def list_proposals(db: Database, user_id: int, status: str | None = "pending") -> list[ProposalOut]:
-    """Every proposal of ``status`` (None: all), newest first: for the /memory Proposals tab,
-    which shows what waits and the latest answers; the API pages (`proposal_page`)."""
+    """Every proposal of ``status`` (None: all), newest first, unpaged: for tests and tools that
+    want the whole set; the API and the /memory Proposals tab page (`proposal_page`)."""
     async with db.user_session(user_id) as s:
         rows = list((await s.execute(_listed(user_id, status))).scalars())
         return await _outs(s, user_id, rows)
@@ -144,11 +145,23 @@ async def proposal_page(
     the answered ones only grow (a rejection is kept so mining never asks again), and a new
     proposal arriving while a client walks the list lands before its first page, so no row is
     listed twice or skipped."""
+    return await _page(db, user_id, _listed(user_id, status), limit, before)
+
+
+async def answered_page(db: Database, user_id: int, *, limit: int = 50, before: int | None = None) -> ProposalPage:
+    """A page of the answered proposals (approved, rejected or lapsed), newest first: the
+    Proposals tab's second list, which grows without end, paged as `proposal_page`."""
+    answered = _listed(user_id, None).where(MemoryProposal.status != "pending")
+    return await _page(db, user_id, answered, limit, before)
+
+
+async def _page(
+    db: Database, user_id: int, query: Select[MemoryProposal], limit: int, before: int | None
+) -> ProposalPage:
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
     if before is not None and before < 1:
         raise InvalidInput("before must be at least 1", field="before")
-    query = _listed(user_id, status)
     if before is not None:
         query = query.where(MemoryProposal.id < before)
     async with db.user_session(user_id) as s:

@@ -79,10 +79,14 @@ class TrashEntry(msgspec.Struct):
 
 
 class TrashPage(msgspec.Struct):
+    """A page of the trash, paged by ``limit``/``offset`` as the palace is."""
+
     items: list[TrashEntry]
     total: int
     limit: int
     offset: int
+    next_offset: int | None
+    """Pass as ``offset`` for the next page; null on the last."""
 
 
 async def _set_stamp(s: AsyncSession, user_id: int, kind: str, item_id: int, old: Any, new: Any) -> int:
@@ -264,7 +268,9 @@ async def list_trash(db: Database, user_id: int, *, limit: int = 50, offset: int
         for kind in TRASHABLE:
             query = _listed(kind, user_id)
             total += (await s.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
-            rows = await s.execute(query.order_by(TRASHABLE[kind].deleted_at.desc()).limit(limit + offset))
+            rows = await s.execute(
+                query.order_by(TRASHABLE[kind].deleted_at.desc(), TRASHABLE[kind].id.desc()).limit(limit + offset)
+            )
             entries += [
                 TrashEntry(
                     kind,
@@ -277,8 +283,10 @@ async def list_trash(db: Database, user_id: int, *, limit: int = 50, offset: int
                 )
                 for r in rows
             ]
-    entries.sort(key=lambda e: (e.deleted_at, e.id), reverse=True)
-    return TrashPage(entries[offset : offset + limit], int(total), limit, offset)
+    entries.sort(key=lambda e: (e.deleted_at, e.kind, e.id), reverse=True)
+    items = entries[offset : offset + limit]
+    more = offset + len(items) < total
+    return TrashPage(items, int(total), limit, offset, offset + len(items) if more else None)
 
 
 async def purge(db: Database, *, days: int = TRASH_DAYS) -> dict[str, int]:

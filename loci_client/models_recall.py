@@ -166,12 +166,13 @@ class TrashEntry(Model):
 
 
 class TrashPage(Model):
-    """A page of the trash."""
+    """A page of the trash, newest deleted first; `next_offset` is None on the last."""
 
     items: list[TrashEntry]
     total: int
     limit: int
     offset: int
+    next_offset: int | None
 
 
 class Purged(Model):

@@ -95,7 +95,7 @@ def get_palace(
 
 @operation("listTrash", model(TrashPage))
 def list_trash(*, limit: int | None = None, offset: int | None = None) -> Request:
-    """What is in the trash, and when each item is purged."""
+    """What is in the trash, and when each item is purged; pass `next_offset` as ``offset`` for the next page."""
     return Request("GET", "/v1/trash", params={"limit": limit, "offset": offset})
 
 

@@ -72,7 +72,8 @@ class PalaceController(Controller):
         description=(
             "Trashed wings, rooms, closets, drawers and conversations, each with the date it will be "
             "purged (30 days after deletion). Items trashed together with their parent (or with the "
-            "conversation they were mined from) are listed once, under it."
+            "conversation they were mined from) are listed once, under it. Paginated by `limit`/`offset` "
+            "as the palace is; `next_offset` is null on the last page."
         ),
         responses=errors(400),
     )

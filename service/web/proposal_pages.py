@@ -5,6 +5,10 @@ Thin handlers over `domain.memory_proposals`, as `/v1/memories/proposals` is: th
 posts, the handler makes the one call and redirects back with what it did in the query
 string (``?done=approve``), which the page says in a line. Approving writes the change as
 the user's own core memory; rejecting writes nothing, and mining will not ask again.
+
+The tab pages as the Memories tab does: the answered list, which only grows, ``before`` the
+last id shown ("Older →"); what waits comes first, on the first page only. It loaded every
+proposal the user ever had to show 20 answers.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from litestar.response import Redirect, Template
 from domain import memory_proposals
 from loci.errors import LociError
 from service.deps import StateDep
-from service.routes._docs import IdPath
+from service.routes._docs import IdPath, IdQuery
 from service.web.memory_pages import error_page
 from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
 
@@ -30,6 +34,10 @@ DONE_WORDS = {
 }
 """The line a decision leaves on the page (anything else in ``done`` is ignored)."""
 DoneQuery = Annotated[str | None, QueryParameter(max_length=16)]
+PENDING_PAGE = 50
+"""Waiting proposals shown at once; answering them brings up the rest (they also lapse)."""
+ANSWERED_PAGE = 50
+"""Answered proposals per page; "Older →" pages on with ``before``."""
 
 
 class ProposalPages(Controller):
@@ -39,13 +47,16 @@ class ProposalPages(Controller):
 
     @get("", name="memory:proposals")
     async def proposals_page(
-        self, request: Request[Any, Any, Any], app_state: StateDep, done: DoneQuery = None
+        self, request: Request[Any, Any, Any], app_state: StateDep, done: DoneQuery = None, before: IdQuery = None
     ) -> Template:
         user_id = await signed_in_user(request, app_state)
-        pending = await memory_proposals.list_proposals(app_state.db, user_id)
-        answered = [p for p in await memory_proposals.list_proposals(app_state.db, user_id, None) if p.decided_at]
+        pending = None
+        if before is None:
+            pending = await memory_proposals.proposal_page(app_state.db, user_id, limit=PENDING_PAGE)
+        answered = await memory_proposals.answered_page(app_state.db, user_id, limit=ANSWERED_PAGE, before=before)
+        older = None if answered.next_before is None else f"/memory/proposals?before={answered.next_before}"
         context = {
-            "pending": pending, "answered": answered[:20], "done": DONE_WORDS.get(done or ""),
+            "pending": pending, "answered": answered.items, "older": older, "done": DONE_WORDS.get(done or ""),
             "days": app_state.settings.memory.proposal_days,
         }  # fmt: skip
         return Template("proposals.html", context=context)
