@@ -8,7 +8,8 @@ from ``ingest`` only, never from its stage modules:
 * mining: `mine_conversation` with its `MiningDeps` and `MiningResult`; `EXTRACTORS`,
   the table of extractors the setting names, and the `Extractor` protocol; `describe_fallback`,
   one LLM fallback of a run's ``memory_mined`` event in words;
-* the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`;
+* the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`; and
+  `drop_stale_cache`, the hourly drop of cached vectors past their retention;
 * the graph reads behind the entity routes: `search_entities`, `get_entity`, `timeline`,
   and what they count as still known (`live_entity`, `live_relation`, `effective_valid_to`),
   which the export and the purge share, and the turns that said a relation (`forget_sources`,
@@ -37,7 +38,7 @@ from ingest.conversations import (
     list_turns,
     store_conversation,
 )
-from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors
+from ingest.embed import backfill_null_embeddings, backfill_sentence_vectors, drop_stale_cache
 from ingest.entity_stats import entities_of_drawers, refresh_entities
 from ingest.entity_unify import unify_entities
 from ingest.extraction import Extractor, TurnView
@@ -87,6 +88,7 @@ __all__ = [
     "backfill_sentence_vectors",
     "complete_conversation",
     "describe_fallback",
+    "drop_stale_cache",
     "effective_valid_to",
     "embed_statements",
     "entities_of_drawers",

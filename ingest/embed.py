@@ -36,6 +36,7 @@ __all__ = [
     "GroupedEmbeddings",
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
+    "drop_stale_cache",
     "embed_groups",
     "embed_texts",
     "sentence_rows",
@@ -137,6 +138,40 @@ async def _remember(db: Database, model: str, fresh: dict[str, np.ndarray]) -> N
         bookkeeping(s)  # vectors by content hash: nobody's memory changes
         await s.execute(text("SET LOCAL synchronous_commit = off"))  # a lost cache row is only recomputed
         await insert_columns(s, _CACHE, [(model, h, v) for h, v in fresh.items()])
+
+
+STALE_BATCH = 10_000
+"""Cache rows one transaction of `drop_stale_cache` deletes: the first run over a cache that
+kept everything (millions of rows) stays well inside the statement timeout."""
+_DROP_STALE = text(
+    "DELETE FROM embedding_cache WHERE ctid = ANY (ARRAY("
+    " SELECT ctid FROM embedding_cache WHERE created_at < now() - make_interval(hours => :hours)"
+    " LIMIT :batch FOR UPDATE SKIP LOCKED))"
+)
+"""A row another deletion holds (a purge's trigger, migration 0037) is skipped, never waited for."""
+
+
+async def drop_stale_cache(db: Database, retention_hours: int) -> int:
+    """Delete the cached vectors older than ``retention_hours`` (``0``: keep them); returns how many.
+
+    A purged drawer's own text leaves the cache with it (the trigger of migration 0037 finds
+    it by the drawer's ``content_hash``), but its sentences' vectors cannot be found that way:
+    only the drawer's text is stored, and `sentence_pieces` is Python's rule, not SQL's. The
+    hourly ``drop_expired_rows`` job bounds them by age instead, so no vector of a deleted
+    word outlives the retention. A dropped row costs only a recompute when its text comes
+    again: drawers keep their own vectors. Deleted in `STALE_BATCH` rows a transaction.
+    """
+    if retention_hours <= 0:
+        return 0
+    dropped = 0
+    while True:
+        async with db.system_session() as s:
+            bookkeeping(s)  # vectors by content hash: nobody's memory changes
+            result = await s.execute(_DROP_STALE, {"hours": retention_hours, "batch": STALE_BATCH})
+        count = int(result.rowcount or 0)  # type: ignore[attr-defined]
+        dropped += count
+        if count < STALE_BATCH:
+            return dropped
 
 
 def sentence_rows(

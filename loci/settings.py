@@ -129,6 +129,14 @@ class EmbeddingSettings(BaseSettings):
         default_factory=lambda: Path(platformdirs.user_cache_dir("loci")) / "onnx",
         description="where the exported graph is cached, keyed by model path and weights hash",
     )
+    cache_retention_hours: int = Field(
+        default=24,
+        ge=0,
+        le=24 * 366,
+        description="the hourly job drops embedding_cache rows older than this (ingest.embed.drop_stale_cache): "
+        "a purged drawer's own text leaves the cache at once (migration 0037), its sentences' vectors only so; "
+        "0 keeps them forever",
+    )
 
 
 class LLMSettings(BaseSettings):

@@ -20,7 +20,7 @@ from domain import insights, memory_consolidate, mining_failures, trash
 from domain.memory_lifecycle import memory_lifecycle as run_memory_lifecycle
 from domain.mining_jobs import enqueue_mining, unmined_conversations
 from domain.page_sessions import drop_expired_sessions
-from ingest import backfill_null_embeddings, backfill_sentence_vectors
+from ingest import backfill_null_embeddings, backfill_sentence_vectors, drop_stale_cache
 from loci.db import Database
 from loci.errors import NotFound
 from loci.idempotency import drop_expired
@@ -103,10 +103,16 @@ async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
 async def drop_expired_rows(ctx: dict[str, Any]) -> dict[str, Any]:
     """Delete what has outlived its time, hourly: idempotency keys past their day
     (`loci.idempotency.KEPT`: they already count as unused, and the answers they hold are
-    kept no longer than that) and /memory sign-ins past their week (`domain.page_sessions`:
-    a sign-in sweeps only its own user's, so a user who never signs in again left theirs)."""
+    kept no longer than that), /memory sign-ins past their week (`domain.page_sessions`:
+    a sign-in sweeps only its own user's, so a user who never signs in again left theirs)
+    and cached vectors past ``LOCI_EMBEDDING_CACHE_RETENTION_HOURS`` (`ingest.drop_stale_cache`:
+    a purged drawer's sentences are cached under hashes no purge can find)."""
     state: AppState = ctx["state"]
-    return {"idempotency_keys": await drop_expired(state.db), "page_sessions": await drop_expired_sessions(state.db)}
+    return {
+        "idempotency_keys": await drop_expired(state.db),
+        "page_sessions": await drop_expired_sessions(state.db),
+        "embedding_cache": await drop_stale_cache(state.db, state.settings.embedding.cache_retention_hours),
+    }
 
 
 def llm_for(state: AppState) -> LLMClient | None:

@@ -69,9 +69,10 @@ FUNCTIONS: list[Any] = [
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
     """The periodic jobs: the trash purge, the memory lifecycle, the consolidation and the
     insights nightly (at different minutes, so they never compete for the database; the
-    insights run skips itself without an LLM); expired idempotency keys and page sign-ins hourly; the
-    unmined sweep and the embedding backfill every ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on
-    the minutes of the hour that are multiples of it, as cron's ``*/n`` does)."""
+    insights run skips itself without an LLM); expired idempotency keys, page sign-ins and
+    cached vectors hourly; the unmined sweep and the embedding backfill every
+    ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on the minutes of the hour that are multiples of it,
+    as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
     return [
         cron(jobs.purge_trash, hour={3}, minute={17}, run_at_startup=False),

@@ -202,7 +202,10 @@ class EmbeddingCache(Base):
     """Embeddings by (model, sha256 of text), so identical text is embedded once.
 
     Deliberately not per user: it is never exposed through any API, and re-used
-    haystack text (the benchmark, shared boilerplate) is common enough to matter.
+    haystack text (the benchmark, shared boilerplate) is common enough to matter. It forgets
+    what is deleted for good all the same: a trigger deletes a deleted drawer's text's rows
+    (migration 0037), and the hourly job rows older than ``LOCI_EMBEDDING_CACHE_RETENTION_HOURS``
+    (`ingest.embed.drop_stale_cache`: the drawer's sentences, whose texts are not stored).
     """
 
     __tablename__ = "embedding_cache"
