@@ -20,7 +20,7 @@ in the sentence, so the rule reads that:
   in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
   Ramiro", "stayed at Vila Joya", "the Toshogu shrine"), or goes back to, unless the graph
-  knows it as an organisation ("I returned to Globex": a job taken again).
+  knows it as an organisation ("I returned to Globex": an employer or a shop, no visit).
 
 A business is typed by the verb, not by what it is: somewhere one *goes* (a restaurant,
 a hotel) is a place, someone one *deals with* (a shop one buys from, an employer) is an
@@ -62,8 +62,8 @@ _PLACE = frozenset({"l"})
 _PERSON_OR_PLACE = frozenset({"p", "l"})
 _PERSON_OR_EMPLOYER = frozenset({"p", "o"})
 """Going back to a name ("I returned to X", "went back to X") is a place, unless the user's
-graph knows it as a person or an organisation: a job taken again ("I returned to Globex" after
-"I left Globex"), never a visit to the employer."""
+graph knows it as a person or an organisation ("I returned to Globex" after "I left Globex"),
+never a visit to an employer or a shop; nor a job: only "rejoined" or "back working at" says so."""
 
 
 def _re(pattern: str) -> re.Pattern[str]:

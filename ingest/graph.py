@@ -76,9 +76,12 @@ def entity_slug(m: EntityMention) -> str:
 
 
 async def upsert_entities(
-    s: AsyncSession, user_id: int, seen: Iterable[tuple[EntityMention, datetime]]
+    s: AsyncSession, user_id: int, seen: Iterable[tuple[EntityMention, datetime, int]]
 ) -> tuple[dict[EntityMention, int], int]:
-    """Insert or bump entities; returns ({mention: entity id}, how many were new).
+    """Insert or bump entities from (mention, when, turn) sightings; returns ({mention: entity
+    id}, how many were new). An entity's ``mention_count`` grows by the distinct turns that
+    name it, however many of its spellings one turn uses ("Mike is great, Mike Doyle really
+    is." is one), as `ingest.entity_stats` recounts it.
 
     Each distinct mention's slug is worked out once, here; callers look entities up by
     the mention itself, so spellings that share a slug share the id. A name keeps the
@@ -87,7 +90,7 @@ async def upsert_entities(
     name is that entity (`ingest.entity_merge`): "Mike" is "Mike Doyle", "Niro EV" the "Kia Niro EV".
     """
     seen = list(seen)
-    keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _ in seen}
+    keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _, _ in seen}
     settled, stale = await _stored(s, user_id, keys.values())
     keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
     short = await short_names(s, user_id, keys)
@@ -97,8 +100,11 @@ async def upsert_entities(
         spelled.setdefault(key, []).append((m.name, m in short))
     names = {key: display_name(spellings) for key, spellings in spelled.items()}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for mention, at in seen:
+    turns: set[tuple[tuple[str, str], int]] = set()  # (entity, turn) already counted
+    for mention, at, turn in seen:
         key = keys[mention]
+        counted = _mentions(mention) if (key, turn) not in turns else 0
+        turns.add((key, turn))
         row = rows.get(key)
         if row is None:
             rows[key] = {
@@ -107,12 +113,12 @@ async def upsert_entities(
                 "name": names[key][:300],  # a stored entity keeps its name (see the upsert)
                 "slug": key[1][:300],
                 "aliases": [mention.name.lower()],
-                "mention_count": _mentions(mention),
+                "mention_count": counted,
                 "first_seen": at,
                 "last_seen": at,
             }
             continue
-        row["mention_count"] += _mentions(mention)
+        row["mention_count"] += counted
         row["last_seen"] = max(at, row["last_seen"])
         row["first_seen"] = min(at, row["first_seen"])
         if mention.name.lower() not in row["aliases"]:

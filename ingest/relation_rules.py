@@ -151,11 +151,10 @@ _LEAVES_IF_EMPLOYER = r"left|quit|walked out of|moved on from|no longer (?:at|wi
 Lisbon" nor "I quit Duolingo"): their rule needs an organisation (`Rule.needs_kind`), which the
 window knows it as, or the sentence makes it (`ingest.entity_cues`: "I quit Acme after five
 years", "I left Acme to join Globex")."""
-_BACK_AT_EMPLOYER = r"returned\s+to|back\s+at"
-"""Back at an employer ("I'm back at Globex" after "I left Globex"): `works at` again, ending the
-leave's `worked at` as "I rejoined" does; an organisation only ("I returned to Lisbon" is no job)."""
 _BACK_TO_WORK = r"(?:back|(?:went|gone|going|came|come)\s+back\s+to)\s+"
-"""Back to work, said with the work ("I went back to work at Globex"): any name but a person's."""
+"""Back to work, said with the work ("I went back to work at Globex"): any name but a person's. Only
+the work says so: "I'm back at X" / "I returned to X" is as often a shop, a café or an app gone back to
+("I'm back at Decathlon to return them", "back at Google Docs"), and is no job."""
 _MOVED = r"(?:moved|relocated)\s+(?:over\s+)?to"
 _MOVED_TO_JOB = rf"{_MOVED}\s+(?:a|an|the)\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)"
 """Moving to an organisation is a job change ("I moved to Northwind Labs", "moved over to Acme",
@@ -308,7 +307,7 @@ RULES: tuple[Rule, ...] = (
         refuses_kind="p",
     ),
     Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o", refuses_kind="p"),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED}|{_BACK_AT_EMPLOYER})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
+    Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
     Rule(
         _cs(rf"{_WHO_VERB}(?i:left|quit)\s+{_NAME}\s+(?i:to\s+(?:join|start\s+at))\s+(?P<value>{_NAME})"),
         "works at",

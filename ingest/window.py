@@ -173,17 +173,18 @@ def _facts_of(ex: Extraction, kept: Sequence[TurnPlan]) -> list[RelationFact]:
 
 def _seen(
     ex: Extraction, kept: Sequence[TurnPlan], facts: Sequence[RelationFact]
-) -> list[tuple[EntityMention, datetime]]:
+) -> list[tuple[EntityMention, datetime, int]]:
     """Every entity the kept turns mention or their facts name, and the other people who
-    wrote them (`_said_by`), with when it was seen: once per turn, as `mention_count` counts
-    the turns that mention an entity (a fact about a name the turn mentions is no second one)."""
+    wrote them (`_said_by`), with when and in which turn it was seen: `mention_count` counts
+    the turns that mention an entity (a fact about a name the turn mentions, or a second
+    spelling of it, is no second one: `ingest.graph.upsert_entities`)."""
     when = {p.turn.seq: p.turn.created_at for p in kept}
     named = [(p.turn.seq, m) for p in kept for m in (*ex.mentions.get(p.turn.seq, ()), *_said_by(p))]
     for f in facts:
         named.append((f.turn_seq, f.subject))
         if f.value_kind:
             named.append((f.turn_seq, EntityMention(f.value_kind, f.value)))
-    return [(m, when[seq]) for seq, m in dict.fromkeys(named)]
+    return [(m, when[seq], seq) for seq, m in dict.fromkeys(named)]
 
 
 def _said_by(plan: TurnPlan) -> tuple[EntityMention, ...]:

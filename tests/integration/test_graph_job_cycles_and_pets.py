@@ -84,12 +84,12 @@ async def test_a_pet_told_by_its_name_is_the_users_pet_with_its_species(
     assert mine == {"Sushi", "Kiwi"}
 
 
-@pytest.mark.parametrize("back", ["I'm back at Globex, same team as before.", "I returned to Globex this week."])
+@pytest.mark.parametrize("back", ["I rejoined Globex, same team as before.", "I'm back working at Globex this week."])
 async def test_going_back_to_a_job_left_in_an_earlier_chat_opens_it_again(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client, back: str
 ) -> None:
-    """Three chats: the job, the leave, the return. The return recorded nothing ("back at" no
-    fact; "returned to" typed the employer a place), so the user stayed a former employee."""
+    """Three chats: the job, the leave, the return, said with the work ("back at X" alone is as
+    often a shop or an app gone back to, and records no job)."""
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     await mine_chat(deps, user, "hired", ["I work at Globex and I live in Lisbon."], day=0)
@@ -102,3 +102,18 @@ async def test_going_back_to_a_job_left_in_an_earlier_chat_opens_it_again(
     assert first["valid_to"] <= second["valid_from"], rows
     assert spans(rows, "lives in") == [("Lisbon", True)], rows  # nothing else closed
     assert not spans(rows, "visited"), rows
+
+
+async def test_going_back_to_a_shop_leaves_the_job_as_it_was(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """ "I bought shoes at Decathlon", then "I'm back at Decathlon": the purchase types Decathlon an
+    organisation, and "back at" an organisation read as the job again superseded Globex."""
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await mine_chat(deps, user, "hired", ["I work at Globex and I live in Lisbon."], day=0)
+    shop = ["I bought shoes at Decathlon.", "I'm back at Decathlon to return them."]
+    await mine_chat(deps, user, "shop", shop, day=9)
+    await mine_chat(deps, user, "apps", ["I'm back at Google Docs for the draft.", "I'm back at Starbucks."], day=12)
+    rows = await users_rows(client, user, "Globex")
+    assert spans(rows, "works at") == [("Globex", True)], rows

@@ -64,10 +64,10 @@ async def test_the_entity_upsert_is_one_prepared_text_whatever_the_window_holds(
     user = await new_user()
     derek, leeds, york = EntityMention("p", "Derek Hale"), EntityMention("l", "Leeds"), EntityMention("l", "York")
     async with db.user_session(user.id) as s:
-        _, created_first = await upsert_entities(s, user.id, [(derek, T0)])
+        _, created_first = await upsert_entities(s, user.id, [(derek, T0, 1)])
     later = T0 + timedelta(days=3)
     async with db.user_session(user.id) as s:
-        seen = [(leeds, T0), (EntityMention("l", "leeds"), later), (york, later)]
+        seen = [(leeds, T0, 1), (EntityMention("l", "leeds"), later, 2), (york, later, 2)]
         second, created_second = await upsert_entities(s, user.id, seen)
     upserts = _starting(sent, "INSERT INTO entities")
     assert len(upserts) == 2 and upserts[0] == upserts[1] and upserts[0][1], upserts  # one text, prepared
