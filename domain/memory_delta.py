@@ -17,8 +17,9 @@ event's ``old_id``) by events up to it, which needs no timestamps: events of one
 transaction share one.
 
 A memory deleted for good (a ``purge``) has no rows left to compare, and mostly no history:
-its purge is told, without words, to the callers one of its versions was visible to, by what
-the purge recorded (`memory_scope.REACH`), as it moves their revision (`memory_scope.reaches`).
+its purge is told, without words, to the callers whose block showed it at ``since_rev``, by what
+the purge recorded of each version (`purge_versions.VERSIONS`: when it began and ended, its
+category, agent and confidence); a purge written before that is told by `memory_scope.REACH`.
 
 Bullets are newest first (by each memory's latest event); past `MAX_BULLETS` the last one
 counts the rest. Visibility is the block's (`domain.memory_scope.visible`): a memory the
@@ -36,6 +37,7 @@ from sqlalchemy.sql import Select
 
 from domain.agent_access import AgentScope
 from domain.memory_scope import NON_REVISION_EVENTS, REACH, purge_shown, revision_query, visible
+from domain.purge_versions import alive_shown
 from loci.db import Database
 from loci.models import Memory, MemoryHistory
 from retrieval import plain
@@ -82,6 +84,9 @@ class Event:
     ended: int | None = None
     """For the user's ``purge`` of a memory no longer active, the event that had ended it (its
     ``meta.ended``): the purge deleted that event with the rest of the history."""
+    alive: bool | None = None
+    """For a ``purge`` that recorded its versions (`purge_versions.VERSIONS`), whether the one
+    current at ``since_rev`` was one this caller's block could show; None for an older purge."""
 
     def is_silent(self) -> bool:
         """An undo of a text-less event (a confirm, a link) changes no memory either."""
@@ -140,10 +145,14 @@ def _purged_bullet(window: Sequence[Event], events: Sequence[Event], since_rev: 
     """A lineage whose rows are gone: only whether a version this caller could see went within the
     window, unless the memory was first saved within it (no net change). Either the purge took an
     active one, or the lineage was current at ``since_rev`` and ended within the window (its kind's
-    time, a forget) before the trash purged it: the line the caller's block held went all the same."""
+    time, a forget) before the trash purged it: the line the caller's block held went all the same.
+    A purge that recorded its versions answers exactly (`purge_versions.alive_shown`)."""
     if any(e.event == "add" for e in window):
         return None
     purged = [e for e in window if e.event == "purge"]
+    if any(e.alive for e in purged):
+        return PURGED
+    purged = [e for e in purged if e.alive is None]  # recorded purges said no: older ones as before
     if any(e.shown for e in purged):
         return PURGED
     seen = [e for e in purged if e.seen]
@@ -261,6 +270,7 @@ async def memory_delta(
         if not lineages:
             return []
         history = await s.execute(_lineage_events(user_id, lineages, until_rev))
+        caller = (since_rev, agent_id, min_confidence, categories, left_out)
         events = [
             Event(
                 i,
@@ -272,6 +282,7 @@ async def memory_delta(
                 kind == "purge" and _told(meta, agent_id, categories, left_out, since_rev),
                 kind == "purge" and _seen(meta, agent_id, categories, left_out, since_rev),
                 _ended(meta) if kind == "purge" else None,
+                alive_shown(meta if kind == "purge" else None, *caller),
             )
             for i, kind, lineage, old, new, undone, meta in history
             if lineage

@@ -33,6 +33,7 @@ from sqlalchemy.orm import aliased
 
 from domain.memory_scope import REACH, Version, purge_reach
 from domain.memory_sweep import database_now, users_with
+from domain.purge_versions import VERSIONS, version_records
 from loci.db import Database
 from loci.memory_writes import end_row, lock_user, transaction_now
 from loci.models import Memory, MemoryHistory
@@ -117,6 +118,8 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
         if not expired:
             return 0
         lineages = literal(sorted(expired), ARRAY(BigInteger))
+        doomed = select(Memory.id).where(Memory.user_id == user_id, Memory.lineage_id == func.any(lineages))
+        recorded = await version_records(s, user_id, await s.scalars(doomed))
         gone = await s.execute(
             delete(Memory)
             .where(Memory.user_id == user_id, Memory.lineage_id == func.any(lineages))
@@ -131,7 +134,7 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
             [
                 {"user_id": user_id, "event": "purge", "lineage_id": lineage, "old_id": mid, "actor": "system",
                  "meta": {"rows": len(versions.get(lineage, [])), "after_days": settings.trash_days,
-                          REACH: purge_reach(versions.get(lineage, []))}}
+                          REACH: purge_reach(versions.get(lineage, [])), VERSIONS: recorded.get(lineage, [])}}
                 for lineage, mid in expired.items()
             ],
         )  # fmt: skip

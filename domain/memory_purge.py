@@ -9,7 +9,8 @@ keep what it said), in one transaction, with
 * its links (they cascade with the rows) and its vectors (a column of the rows);
 * its history: one ``purge`` event stays, with no content (how many versions went, and the
   layers, categories and agents of those a block could show: `domain.memory_scope.REACH`, so
-  the agents that could read it see their revision move), so the user can see that something
+  the agents that could read it see their revision move, and per version the events that began
+  and ended it: `domain.purge_versions.VERSIONS`, for the delta), so the user can see that something
   was deleted and when, but not what, as the daily purge of expired memories leaves
   (`domain.memory_expiry`);
 * the proposals about it (mining asked to change it, or an approved one wrote it), answered
@@ -40,6 +41,7 @@ from domain.memory_dto import MAX_ID, MemoryEvent, PurgeIn
 from domain.memory_lookup import ID_OR_TEXT, any_version, resolve
 from domain.memory_rows import MemoryStore, lock_user, memory_outs, record_event, user_lock
 from domain.memory_scope import Version, purge_reach
+from domain.purge_versions import version_records
 from loci.errors import NotFound
 from loci.models import IdempotencyKey, Memory, MemoryHistory, MemoryProposal
 
@@ -133,6 +135,7 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
             )
         )
         ended = await _ended(s, user_id, row.lineage_id)
+        recorded = await version_records(s, user_id, ids)  # what the delta replays, before the scrub
         await _scrub(s, user_id, lineages, ids)
         gone = await s.execute(
             delete(Memory)
@@ -147,6 +150,7 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
         history = await record_event(
             s, user_id, "purge", actor="user", lineage_id=row.lineage_id, old_id=row.id,
             rows=len(versions[row.lineage_id]), reach=purge_reach(versions[row.lineage_id]), born=born,
+            versions=recorded.get(row.lineage_id, []),  # VERSIONS
             **({} if ended is None else {"ended": ended}),
         )  # fmt: skip
         for lineage in lineages:
@@ -155,6 +159,7 @@ async def purge_memory(store: MemoryStore, user_id: int, body: PurgeIn) -> Memor
                 await record_event(
                     s, user_id, "purge", actor="user", lineage_id=lineage, rows=len(mine),
                     why="merged into a memory purged", reach=purge_reach(mine),
+                    versions=recorded.get(lineage, []),  # VERSIONS
                 )  # fmt: skip
         await record(s, user_id, "purged", what="memory", memories=len(lineages), versions=len(ids))
         return MemoryEvent(history.id, "purge", None, named, None)

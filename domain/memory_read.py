@@ -19,6 +19,8 @@ from domain.memory_dto import HistoryOut, LinkOut, MemoryDetail, MemoryPage
 from domain.memory_lookup import any_version, in_categories, readable_by
 from domain.memory_rows import link_out, memory_outs, readable_ids
 from domain.memory_scope import REACH
+from domain.memory_trash import QUOTING_KEYS
+from domain.purge_versions import VERSIONS
 from loci.db import Database
 from loci.errors import InvalidInput
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES, Memory, MemoryHistory, MemoryLink, unexpired_at, valid_at
@@ -210,8 +212,12 @@ def _kept_meta(h: MemoryHistory, seen: set[int], within: frozenset[str] | None, 
     be of such a category. So `REACH` is never told, and the ``candidate`` only when its
     category is the caller's and it targets or wrote a version the caller may read; a
     ``reject`` or ``lapse`` tells it as its proposal's ``propose`` event did (``told``, which
-    this fills in event order)."""
+    this fills in event order). Withheld with the candidate: the keys that quote it too
+    (`memory_trash.QUOTING_KEYS`: a ``lapse``'s ``reason`` is "retracted: <words>") and its
+    ``category``. A purge's counts and per-version record (`_PURGE_KEPT`) are never told."""
     meta = dict(h.meta)
+    if h.event == "purge":
+        return _PURGE_KEPT
     if _CANDIDATE not in meta:
         return _NEVER_TOLD
     ends = [i for i in (h.old_id, h.new_id) if i is not None]
@@ -223,8 +229,14 @@ def _kept_meta(h: MemoryHistory, seen: set[int], within: frozenset[str] | None, 
         ok = meta.get("proposal_id") in told
     if ok and isinstance(proposal := meta.get("proposal_id"), int):
         told.add(proposal)
-    return _NEVER_TOLD if ok else _NEVER_TOLD | {_CANDIDATE}
+    return _NEVER_TOLD if ok else _WITHHELD
 
 
 _NEVER_TOLD = frozenset({REACH})
 """``meta`` keys no agent key is told: a purge's `REACH` names what it deleted, past any access list."""
+_WITHHELD = _NEVER_TOLD | {*QUOTING_KEYS, "category"}
+"""What a proposal's event that may not tell its candidate withholds: the words, whatever quotes
+them, and their category (which may be one kept from the caller)."""
+_PURGE_KEPT = _NEVER_TOLD | {"rows", "born", "ended", VERSIONS}
+"""What a purge withholds: how many versions went (hidden ones counted), when the memory began
+and ended, and each version (`purge_versions.VERSIONS`)."""

@@ -28,17 +28,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.expression import Exists
 
 from domain.memory_scope import Version, purge_reach
+from domain.purge_versions import version_records
 from loci.memory_writes import end_row, lock_user, record_event
 from loci.models import Memory, MemoryHistory, MemoryProposal, Turn
 
-__all__ = ["purge_derived", "restore_derived", "trash_derived"]
+__all__ = ["QUOTING_KEYS", "purge_derived", "restore_derived", "trash_derived"]
 
 TRASH_REASON = "trash"
 QUOTING_EVENTS = ("skip", "propose", "reject", "lapse")
 """Events whose ``meta`` quotes what a turn said (``candidate``, with ``conversation_id`` and
 ``turn_seqs``) without a memory row of their own: a purge of that turn removes them."""
-_QUOTING_KEYS = literal(["reason", "candidate"], ARRAY(Text))
+QUOTING_KEYS = ("reason", "candidate")
 """``meta`` keys of mining's events that may quote a statement (a retraction's reason quotes it)."""
+_QUOTING_KEYS = literal(list(QUOTING_KEYS), ARRAY(Text))
 _EARLIER_PURGED = literal({"earlier": "purged"}, JSONB)
 """What an event kept by `_keep_survivors_events` says instead of the version it no longer names."""
 
@@ -181,6 +183,7 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
     await _uncite(s, user_id, turns)
     if not ids:
         return 0
+    recorded = await version_records(s, user_id, ids)  # before their history goes
     mining = MemoryHistory.actor.startswith("system")  # a person's own events on it are theirs
     await _keep_survivors_events(s, user_id, ids)
     await s.execute(
@@ -195,6 +198,6 @@ async def purge_derived(s: AsyncSession, user_id: int, turn_ids: Sequence[int]) 
     for lineage, deleted in sorted(versions.items()):
         await record_event(
             s, user_id, "purge", actor="system", lineage_id=lineage, why="its conversation was purged",
-            reach=purge_reach(deleted),
+            reach=purge_reach(deleted), versions=recorded.get(lineage, []),  # VERSIONS
         )  # fmt: skip
     return len(ids)

@@ -202,6 +202,8 @@ async def test_unused_extracted_memories_expire_restore_and_are_purged_after_the
     assert (purge.event, purge.actor, purge.old_id, purge.lineage_id) == ("purge", "system", gone, gone)
     # who could read it (the version had expired), not what it said
     reach = [{"layer": "knowledge", "category": "fact", "agent_id": None, "active": False}]
+    [version] = purge.meta.pop("versions")  # what a delta replays: when it began and ended (its expiry)
+    assert version["created"] < version["ended"] < purge.id and version["confidence"] == 0.8, version
     assert purge.meta == {"rows": 1, "after_days": trash_days, "reach": reach}  # that it happened, nothing it said
     kept = await row_of(db, user.id, explicit)
     assert kept is not None and kept.valid_until is None

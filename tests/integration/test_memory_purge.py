@@ -92,7 +92,14 @@ async def test_an_ended_versions_id_purges_every_version_and_every_trace(
     # which agents' revision it moves (an ended version too), and its first event: nothing it said
     reach = [{"layer": "knowledge", "category": "fact", "agent_id": None, "active": active} for active in (False, True)]
     assert (event.event, event.actor, event.old_id) == ("purge", "user", first["id"])
+    versions = event.meta.pop("versions")
     assert event.meta == {"rows": 3, "reach": reach, "born": event.meta["born"]} and event.meta["born"] < event.id
+    # each version's first and last event, which the delta replays (`domain.purge_versions`)
+    [(added, forgotten), (restored, updated), (now, alive)] = [(v["created"], v["ended"]) for v in versions]
+    assert added == event.meta["born"] < forgotten < restored < updated == now < event.id and alive is None
+    assert {(v["layer"], v["category"], v["agent_id"], v["confidence"]) for v in versions} == {
+        ("knowledge", "fact", None, None)
+    }
     for version in (first["id"], back["id"], current["id"]):
         for path in (f"/v1/memories/{version}", f"/v1/memories/{version}/history"):
             assert (await client.get(path, headers=user.headers)).status_code == 404, path

@@ -208,6 +208,8 @@ async def test_an_expired_memory_leaves_at_once_then_the_sweep_trashes_it_with_h
         assert (await s.get(Memory, tea["id"])) is not None
     *_, purge = await events(db, user.id, headache["id"])
     reach = [{"layer": "knowledge", "category": "fact", "agent_id": None, "active": False}]
+    [version] = purge.meta.pop("versions")  # what a delta replays: when it began and ended (its time)
+    assert version["created"] < version["ended"] < purge.id and version["confidence"] is None, version
     assert (purge.event, purge.meta) == ("purge", {"rows": 1, "after_days": trash_days, "reach": reach})
 
 
