@@ -16,6 +16,12 @@ what repeats an insight the user holds (equal text, or cosine of at least
 ``duplicate_similarity``), and writes at most ``insights_per_day``. A model that fails
 records no run, so the next day tries again; its tokens are ``usage_costs`` rows of source
 ``memory_extract``.
+
+One run at a time (`JOB_LOCK`): the worker's cron waits for a `loci memories insights` started
+before it (whose users it then skips), and the command refuses at once while another holds
+it. Under the user's memory lock the write asks again whether a run wrote meanwhile and
+whether the user still exists: a user deleted while the model was asked is skipped, and the
+run goes on with the next.
 """
 
 from __future__ import annotations
@@ -33,13 +39,17 @@ from domain.activity import record
 from domain.insights_llm import InsightAnswer, Proposed, RecentActivity, accepted, messages
 from domain.memory_rows import MemoryStore, embed_texts, outside_block
 from ingest import unconsented, withhold_turn
-from loci.errors import UpstreamBadOutput, UpstreamUnavailable
+from loci.errors import Conflict, UpstreamBadOutput, UpstreamUnavailable
+from loci.exclusive import exclusive
 from loci.llm import ChatResult, LLMClient
 from loci.memory_writes import lock_user, new_memory_row, record_event, transaction_now
-from loci.models import Activity, Memory, Turn, UsageCost
+from loci.models import Activity, Memory, Turn, UsageCost, User
 from loci.settings import Settings
 
-__all__ = ["ACTOR", "RUN_EVENT", "InsightRun", "InsightsOut", "derive_insights", "derive_user", "insights_status"]
+__all__ = [
+    "ACTOR", "ALREADY_RUNNING", "RUN_EVENT", "InsightRun", "InsightsOut", "derive_insights", "derive_user",
+    "insights_status",
+]  # fmt: skip
 
 log = logging.getLogger("loci.insights")
 
@@ -50,6 +60,14 @@ RUN_EVERY = timedelta(hours=24)
 CATEGORY = "insight"
 READ_LIMIT = 40
 """Recent turns, and recent memories, shown to the model at most (the newest)."""
+JOB_LOCK = "job:derive_insights"
+"""The `loci.exclusive` lock a run holds, shared by the worker's cron and the command."""
+ALREADY_RUNNING = (
+    "insights are already being derived (the worker's daily job, or another loci memories insights); "
+    "nothing was done: run it again once that one has finished"
+)
+RAN_LATELY = "ran in the last 24 hours"
+GONE = "the user was deleted"
 
 
 class InsightsOut(msgspec.Struct):
@@ -88,6 +106,17 @@ async def _ran_lately(s: AsyncSession, user_id: int, now: datetime) -> bool:
         Activity.user_id == user_id, Activity.type == RUN_EVENT, Activity.at > now - RUN_EVERY
     )
     return bool((await s.execute(query)).scalar_one())
+
+
+async def _gone(s: AsyncSession, user_id: int) -> bool:
+    """Whether the user was deleted since the run listed them (their rows went with them, and
+    an insert for them is a foreign-key violation). Asked under the memory lock, which
+    `domain.forget.delete_user` takes before it deletes the ``users`` row: a user found here
+    stays until this transaction ends."""
+    if await s.scalar(select(User.id).where(User.id == user_id)) is not None:
+        return False
+    log.info("insights: user %d was deleted during the run; skipped", user_id)
+    return True
 
 
 async def _held(s: AsyncSession, user_id: int) -> list[Memory]:
@@ -160,7 +189,7 @@ async def derive_user(
     memory = settings.memory
     async with store.db.user_session(user_id) as s:
         if await _ran_lately(s, user_id, now):
-            return InsightRun(user_id, skipped="ran in the last 24 hours")
+            return InsightRun(user_id, skipped=RAN_LATELY)
         held = await _held(s, user_id)
         since = now - timedelta(days=memory.insights_lookback_days)
         activity = await _recent(s, user_id, since, held, memory.unblocked_categories)
@@ -169,21 +198,32 @@ async def derive_user(
     answer, calls = await _ask(llm, settings.llm.extract_model, activity, memory.insights_per_day)
     if answer is None:
         async with store.db.user_session(user_id) as s:
+            await lock_user(s, user_id)
+            if await _gone(s, user_id):
+                return InsightRun(user_id, skipped=GONE)
             _record_usage(s, user_id, calls)
         return InsightRun(user_id, skipped="the model gave no usable answer")
     proposed, dropped = accepted(answer, activity.held, memory.insights_per_day, memory.insight_max_chars)
     kept, vectors = await _novel(store, proposed, held) if proposed else ([], [])
     dropped += len(proposed) - len(kept)
-    return InsightRun(user_id, await _write(store, user_id, kept, vectors, dropped, calls), dropped)
+    return await _write(store, InsightRun(user_id, dropped=dropped), now, kept, vectors, calls)
 
 
 async def _write(
-    store: MemoryStore, user_id: int, kept: list[Proposed], vectors: list[list[float]], dropped: int,
+    store: MemoryStore, run: InsightRun, now: datetime, kept: list[Proposed], vectors: list[list[float]],
     calls: list[ChatResult],
-) -> tuple[int, ...]:  # fmt: skip
-    """The insights, their history rows, the run's activity row and its cost, in one transaction."""
+) -> InsightRun:  # fmt: skip
+    """The insights, their history rows, the run's activity row and its cost, in one transaction,
+    once the user's memory lock says the run still should: not for a user deleted meanwhile, and
+    only the cost (the model was paid) when another run wrote theirs while this one asked."""
+    user_id = run.user_id
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
+        if await _gone(s, user_id):
+            return InsightRun(user_id, skipped=GONE)
+        if await _ran_lately(s, user_id, now):
+            _record_usage(s, user_id, calls)
+            return InsightRun(user_id, skipped=RAN_LATELY)
         when = await transaction_now(s)
         ids: list[int] = []
         for item, vector in zip(kept, vectors, strict=True):
@@ -196,9 +236,9 @@ async def _write(
                 **outside_block(store.settings, row),
             )  # fmt: skip
             ids.append(row.id)
-        await record(s, user_id, RUN_EVENT, written=len(ids), dropped=dropped, ids=ids)
+        await record(s, user_id, RUN_EVENT, written=len(ids), dropped=run.dropped, ids=ids)
         _record_usage(s, user_id, calls)
-    return tuple(ids)
+    return InsightRun(user_id, tuple(ids), run.dropped)
 
 
 def _record_usage(s: AsyncSession, user_id: int, calls: list[ChatResult]) -> None:
@@ -224,18 +264,21 @@ async def _active_users(store: MemoryStore, since: datetime) -> list[int]:
 
 
 async def derive_insights(
-    store: MemoryStore, settings: Settings, llm: LLMClient | None, now: datetime, users: list[int] | None = None
-) -> list[InsightRun]:
+    store: MemoryStore, settings: Settings, llm: LLMClient | None, now: datetime, users: list[int] | None = None,
+    *, wait: bool = True,
+) -> list[InsightRun]:  # fmt: skip
     """The daily run over every user with recent activity (``users``: only those). Without
-    an LLM (or turned off) nothing is asked: it logs why and returns no runs."""
+    an LLM (or turned off) nothing is asked: it logs why and returns no runs. While another
+    run holds `JOB_LOCK` it waits for it, or (``wait`` False) raises `Conflict` at once."""
     status = insights_status(settings)
     if llm is None or not status.enabled:
         log.info("insights skipped: %s", status.reason or "no LLM client in this process")
         return []
     since = now - timedelta(days=settings.memory.insights_lookback_days)
     runs = []
-    for user_id in users if users is not None else await _active_users(store, since):
-        runs.append(await derive_user(store, settings, llm, user_id, now))
+    async with exclusive(store.db, JOB_LOCK, poll_s=1.0, or_else=None if wait else Conflict(ALREADY_RUNNING)):
+        for user_id in users if users is not None else await _active_users(store, since):
+            runs.append(await derive_user(store, settings, llm, user_id, now))
     written = sum(len(r.written) for r in runs)
     log.info("insights derived: users=%d written=%d skipped=%d", len(runs), written, sum(bool(r.skipped) for r in runs))
     return runs

@@ -19,6 +19,11 @@ user's own writes. A member that changed meanwhile (mining superseded it, the us
 it) leaves its cluster for the next run. At most ``consolidate_max_per_user`` memories are
 merged away per user and run; the rest wait (``left_over``). The model's tokens are recorded
 as ``usage_costs`` rows of source ``memory_extract``, as mining's are.
+
+One run at a time (`JOB_LOCK`): the worker's cron waits for a `loci memories consolidate`
+started before it, and the command refuses at once while another holds it, so no cluster is
+put to the model twice. A user deleted since the listing (found gone under the memory lock)
+is skipped, and the run goes on with the next.
 """
 
 from __future__ import annotations
@@ -34,17 +39,24 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.memory_clusters import Cluster, apply_cap, find_clusters, users_with_duplicates_possible
 from domain.memory_merge_llm import LLMMerger, Proposal
 from domain.memory_rows import MemoryStore, check_core_room, embed_texts
-from loci.errors import OverLimit
+from loci.errors import Conflict, OverLimit
+from loci.exclusive import exclusive
 from loci.llm import ChatResult, LLMClient
 from loci.memory_writes import copy_links, copy_row, end_row, lock_user, record_event, transaction_now
-from loci.models import Memory, UsageCost
+from loci.models import Memory, UsageCost, User
 
-__all__ = ["ConsolidationResult", "consolidate_memories"]
+__all__ = ["ALREADY_RUNNING", "ConsolidationResult", "consolidate_memories"]
 
 log = logging.getLogger("loci.consolidate")
 
 ACTOR = "system"
 USAGE_REF = {"job": "consolidate_memories"}
+JOB_LOCK = "job:consolidate_memories"
+"""The `loci.exclusive` lock a run holds, shared by the worker's cron and the command."""
+ALREADY_RUNNING = (
+    "memory consolidation is already running (the worker's daily job, or another loci memories consolidate); "
+    "nothing was done: run it again once that one has finished"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,23 +106,27 @@ async def consolidate_memories(
     model: str | None = None,
     now: datetime | None = None,
     users: Collection[int] | None = None,
+    *,
+    wait: bool = True,
 ) -> ConsolidationResult:
     """Merge every user's near-duplicate extracted memories (see the module). ``llm`` and
     ``model`` name the endpoint that proposes merged statements (None: by rule only); ``now``
     is the instant the merges are written at (default: each transaction's own); ``users``
-    limits the run to those users (None: everyone)."""
+    limits the run to those users (None: everyone). While another run holds `JOB_LOCK` it
+    waits for it, or (``wait`` False) raises `Conflict` at once."""
     if llm is not None and model is None:
         raise ValueError("consolidate_memories needs the model to ask when it is given an LLM client")
     tally = _Tally()
     if store.settings.consolidate_max_per_user == 0:
         return tally.result()
-    async with store.db.system_session() as s:
-        listed = await users_with_duplicates_possible(s)
-    for user_id in (u for u in listed if users is None or u in users):
-        merger = LLMMerger(llm, model or "", store.settings.content_max_chars) if llm is not None else None
-        await _consolidate_user(store, user_id, merger, now, tally)
-        if merger is not None and merger.down:
-            llm = None  # the endpoint did not answer: the rule merges the rest of this run
+    async with exclusive(store.db, JOB_LOCK, poll_s=1.0, or_else=None if wait else Conflict(ALREADY_RUNNING)):
+        async with store.db.system_session() as s:
+            listed = await users_with_duplicates_possible(s)
+        for user_id in (u for u in listed if users is None or u in users):
+            merger = LLMMerger(llm, model or "", store.settings.content_max_chars) if llm is not None else None
+            await _consolidate_user(store, user_id, merger, now, tally)
+            if merger is not None and merger.down:
+                llm = None  # the endpoint did not answer: the rule merges the rest of this run
     result = tally.result()
     log.info("consolidated memories: %s", result)
     return result
@@ -129,6 +145,12 @@ async def _consolidate_user(
     plans = await _plans(store, user_id, clusters, merger)
     async with store.db.user_session(user_id) as s:
         await lock_user(s, user_id)
+        if await s.scalar(select(User.id).where(User.id == user_id)) is None:
+            # deleted since the listing: their rows went with them, and the cost row's insert
+            # would be a foreign-key violation. `forget.delete_user` takes this lock before
+            # the ``users`` row, so a user found here stays until this commits.
+            log.info("consolidation: user %d was deleted during the run; skipped", user_id)
+            return
         when = now or await transaction_now(s)
         rows = await _active_rows(s, user_id, [m.id for p in plans for m in p.cluster.members])
         for plan in plans:

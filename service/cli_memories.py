@@ -11,6 +11,9 @@ dir's own database, started for the run and stopped after.
 memory jobs (04:43 and 05:13), which an app developer trying out near-duplicate merging or the
 insights had to wait a night for: the same domain functions the cron calls, with the LLM client
 the settings configure (none: consolidation merges by rule, insights say why they are off).
+Each holds its job's lock while it runs: started while the cron's run (or another command's)
+is under way, it says so in one line and does nothing. A database that stops answering during
+a run is one line too (`_job`), as every refusal is here, never a traceback.
 
 A lazy subcommand of `service.cli` (`LAZY_COMMANDS`): `loci --help` imports none of it.
 """
@@ -98,13 +101,28 @@ async def _with_state(settings: Settings, job: Callable[[AppState], Awaitable[st
         await state.db.dispose()
 
 
+def _job(settings: Settings, job: Callable[[AppState], Awaitable[str]]) -> str:
+    """``job``'s line; a database that does not answer (`service.errors.DATABASE_DOWN`: a
+    server's PostgreSQL stopped, a connection lost mid-run) is `fail`'s one line, as the API
+    words it, instead of a traceback. Each user's work is its own transaction: what the run
+    wrote before it stays, and the next run picks up the rest."""
+    from service.errors import DATABASE_DOWN, database_down_message
+
+    try:
+        return asyncio.run(_with_state(settings, job))
+    except DATABASE_DOWN as e:
+        cause = str(getattr(e, "orig", None) or e).strip()
+        fail(f"{database_down_message(e)[0]}" + (f" ({cause.splitlines()[0]})" if cause else ""))
+        raise  # unreachable: fail exits
+
+
 def _run(data_dir: Path | None, command: str, job: Callable[[AppState], Awaitable[str]]) -> None:
     """Beside a running `loci serve` on its services; else on the data dir's own database,
     started for the run and stopped after (a data dir without one is refused)."""
     settings = settings_from(data_dir)
     beside = beside_server(settings, command)
     if beside is not None:
-        click.echo(asyncio.run(_with_state(beside, job)))
+        click.echo(_job(beside, job))
         return
     if not settings.database.url and not holds_database(settings.server.data_dir):
         fail(
@@ -115,7 +133,7 @@ def _run(data_dir: Path | None, command: str, job: Callable[[AppState], Awaitabl
 
     with services(settings, need_queue=False) as resolved:
         migrate.upgrade(resolved.database.url or "")
-        click.echo(asyncio.run(_with_state(resolved, job)))
+        click.echo(_job(resolved, job))
 
 
 @click.group()
@@ -155,7 +173,7 @@ def consolidate(data_dir: Path | None) -> None:
         from domain.memory_consolidate import consolidate_memories
 
         model = state.settings.llm.extract_model if state.llm is not None else None
-        return consolidated(await consolidate_memories(state.memory_store(), llm=state.llm, model=model))
+        return consolidated(await consolidate_memories(state.memory_store(), llm=state.llm, model=model, wait=False))
 
     _run(data_dir, "loci memories consolidate", job)
 
@@ -172,7 +190,7 @@ def derive(data_dir: Path | None) -> None:
 
         if (reason := insights_status(state.settings).reason) is not None:
             return f"insights skipped: {reason}"
-        runs = await derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC))
+        runs = await derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC), wait=False)
         written, dropped = sum(len(r.written) for r in runs), sum(r.dropped for r in runs)
         skipped = Counter(r.skipped for r in runs if r.skipped is not None)
         why = "".join(f", {n} skipped: {reason}" for reason, n in sorted(skipped.items()))

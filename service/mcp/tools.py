@@ -234,14 +234,15 @@ def tool_named(name: str) -> Tool | None:
 async def tools_for(state: AppState, caller: Caller) -> tuple[Tool, ...]:
     """The tools ``caller`` is offered (MCP ``tools/list``, `GET /v1/tools`), in the table's order:
     for an agent key, read against its access scope (one lookup; none for a user key). With the
-    database down (`service.errors.DATABASE_DOWN`) an agent key is offered what any agent key
-    may call (`Tool.offered_to`): the list still answers, as it did before it read the scope
-    (stdio ``loci mcp`` keeps serving through an outage, `service.mcp.cli.key_holder`), and a
-    call the scope would refuse is refused by its route's own check once the database is back."""
+    database down (`service.errors.DATABASE_DOWN`) the list still answers (stdio ``loci mcp``
+    keeps serving through an outage, `service.mcp.cli.key_holder`), with what any agent key may
+    call (`Tool.offered_to`) less every tool whose row has an ``allows`` check it cannot read:
+    clients keep the list they got, and a tool listed then would be offered all session to a key
+    whose every call of it is a 403. A key that may call it sees it on its next tools/list."""
     try:
         scope = await key_scope(
             state.db, caller.user_id, caller.agent_id, agent_only=state.settings.memory.agent_only_categories
         )
     except DATABASE_DOWN:
-        return tuple(tool for tool in TOOLS if tool.offered_to(caller))
+        return tuple(tool for tool in TOOLS if tool.offered_to(caller) and tool.allows is None)
     return tuple(tool for tool in TOOLS if tool.listed_to(caller, scope))

@@ -149,7 +149,9 @@ async def _agent_key(served: Served, user_id: int, agent: str) -> str:
 
 async def test_a_server_that_stops_gives_tool_errors_not_a_dead_session(served: Served) -> None:
     """An agent key's list reads its access scope from the database: down, it still answers
-    (every tool an agent key may call; before, tools/list was a JSON-RPC internal error)."""
+    (before, tools/list was a JSON-RPC internal error), with every tool an agent key may call
+    less those its scope decides (``allows``): a client keeps the list, and ``write_profile``
+    offered then to a key limited to some categories answered 403 all session."""
     user_id, key = await new_key(served, "desktop-outage")
     agent_key = await _agent_key(served, user_id, "coder")
     async with desktop_session(served.data_dir, key) as session, desktop_session(served.data_dir, agent_key) as agent:
@@ -159,7 +161,7 @@ async def test_a_server_that_stops_gives_tool_errors_not_a_dead_session(served: 
         assert failed.is_error and "database is unavailable" in text(failed), text(failed)
         assert "recall" in [t.name for t in (await session.list_tools()).tools]  # the session goes on
         listed = [t.name for t in (await agent.list_tools()).tools]
-        assert listed == [t.name for t in TOOLS if t.name != "entity_timeline"], listed
+        assert listed == [t.name for t in TOOLS if t.name not in ("entity_timeline", "write_profile")], listed
         refused = await agent.call_tool("write_profile", {"markdown": "## Fact\n- Reads\n"})
         assert refused.is_error and "database is unavailable" in text(refused), text(refused)
     assert lock_holder(served.data_dir) is None
