@@ -10,9 +10,12 @@ gives back what each agent may see, not the keys that act as it.
 An import restores it exactly, in the import's own transaction: every agent of the file gets
 the access the file gives it (an agent the file lists without an entry was unconfigured, and is
 again), and the user's default modes are the file's. Agents this user had that the file does
-not list are left as they are. A malformed entry, a category this server does not have, or an
-entry for an agent not among the file's agents is a 400 naming the field, before anything is
-written.
+not list are left as they are. Agents survive an empty memory, so an agent the user already had,
+limited there, may come out of the import reading more (a category or wing it was not allowed,
+or every one for an agent the file lists without an entry): never in silence, the import's
+answer names them (``agents_opened``). A malformed entry, a category this server does not have, an entry
+for an agent not among the file's agents, or ``access`` in a file of version 1 or 2 (it arrived
+with version 3) is a 400 naming the field, before anything is written.
 
 A file without ``access`` (written before it travelled, or by hand) says nothing about what its
 agents may see. Restoring them unconfigured would let each read every category and wing,
@@ -26,16 +29,35 @@ file does not speak for it.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import NamedTuple
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from domain.agent_access_edit import AccessDoc, AgentAccess, check_access, write_agent_access, write_default_modes
+from domain.agent_access_edit import (
+    AccessDoc,
+    AgentAccess,
+    check_access,
+    read_access,
+    write_agent_access,
+    write_default_modes,
+)
 from loci.errors import InvalidInput
 
-__all__ = ["CLOSED", "check_file_access", "exported_access", "restore_access"]
+__all__ = ["ACCESS_VERSION", "CLOSED", "Restored", "check_file_access", "exported_access", "restore_access"]
 
 CLOSED = AgentAccess(categories=[], wings=[])
 """What an agent an old file brings may see until someone says otherwise: nothing."""
+ACCESS_VERSION = 3
+"""The export version ``access`` arrived with: an older file carrying it is refused."""
+
+
+class Restored(NamedTuple):
+    """What an import did to its agents' access, for its answer (both sorted)."""
+
+    closed: list[str]
+    """Created closed: the file carries no ``access``."""
+    opened: list[str]
+    """The user's already, and now allowed a category or wing they were not before."""
 
 
 def exported_access(access: AccessDoc, agents: int) -> AccessDoc | None:
@@ -44,9 +66,18 @@ def exported_access(access: AccessDoc, agents: int) -> AccessDoc | None:
     return access if agents or access.defaults.modes or access.agents else None
 
 
-def check_file_access(access: AccessDoc, agents: Collection[str], known: tuple[str, ...], at: str) -> None:
+def check_file_access(
+    access: AccessDoc, agents: Collection[str], known: tuple[str, ...], at: str, version: int = ACCESS_VERSION
+) -> None:
     """The access document's own rules (`check_access`: ``known`` is the server's categories),
-    and every agent it configures among the file's ``agents``; a 400 naming the field below ``at``."""
+    every agent it configures among the file's ``agents``, and a file of a ``version`` that has
+    it; a 400 naming the field below ``at``."""
+    if version < ACCESS_VERSION:
+        raise InvalidInput(
+            f"a version {version} file cannot carry access, which arrived with export version {ACCESS_VERSION}"
+            f" (leave it out, or say version {ACCESS_VERSION})",
+            field=at.removesuffix(".") or "access",
+        )
     check_access(access, known, at)
     for agent_id in access.agents:
         if agent_id not in agents:
@@ -56,18 +87,35 @@ def check_file_access(access: AccessDoc, agents: Collection[str], known: tuple[s
             )
 
 
+def _reads_more(before: list[str] | None, after: list[str] | None) -> bool:
+    """An allowlist (None: every one) that lets in something ``before`` did not."""
+    return before is not None and (after is None or not set(after) <= set(before))
+
+
+def _opened(before: AgentAccess | None, after: AgentAccess) -> bool:
+    return before is not None and (
+        _reads_more(before.categories, after.categories) or _reads_more(before.wings, after.wings)
+    )
+
+
 async def restore_access(
     s: AsyncSession, user_id: int, access: AccessDoc | None, agents: Mapping[str, bool]
-) -> list[str]:
+) -> Restored:
     """Write what the file says each of its ``agents`` (external id -> created by this import)
-    may see (module doc); the agents closed for want of an ``access`` part, sorted."""
+    may see (module doc): the agents closed for want of an ``access`` part, and those the user
+    had that now read more."""
     await s.flush()  # the import's rows (its settings among them) before these statements
     if access is not None:
+        had = (await read_access(s, user_id)).agents
+        opened: list[str] = []
         await write_default_modes(s, user_id, access.defaults.modes)
         for agent_id in sorted(agents):
-            await write_agent_access(s, user_id, agent_id, access.agents.get(agent_id, AgentAccess()))
-        return []
+            after = access.agents.get(agent_id, AgentAccess())
+            if not agents[agent_id] and _opened(had.get(agent_id), after):
+                opened.append(agent_id)
+            await write_agent_access(s, user_id, agent_id, after)
+        return Restored([], opened)
     closed = sorted(agent_id for agent_id, created in agents.items() if created)
     for agent_id in closed:
         await write_agent_access(s, user_id, agent_id, CLOSED)
-    return closed
+    return Restored(closed, [])

@@ -98,6 +98,7 @@ class _Ids:
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
     created: dict[str, bool] = field(default_factory=dict)  # agent -> made by this import (`restore_access`)
+    opened: list[str] = field(default_factory=list)  # the user's agents the access line widened
     memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}, {}))
     newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
     said: list[tuple[int, int]] = field(default_factory=list)  # (relation, drawer) of ``sources``, file ids
@@ -307,7 +308,7 @@ async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
             await _agent(s, row, ids)
             continue
         if isinstance(row, AccessLine):
-            await restore_access(s, ids.user_id, row, ids.created)
+            ids.opened = (await restore_access(s, ids.user_id, row, ids.created)).opened
             continue
         build = _ROWS.get(type(row))
         if build is None:  # the header and the end line
@@ -367,7 +368,8 @@ async def import_ndjson(
                 )
                 await _write(s, _lines(spool), ids)
                 if not plan.counts["access"]:  # a file before version 3 (`domain.import_access`)
-                    result.agents_closed = await restore_access(s, user_id, None, ids.created)
+                    result.agents_closed = (await restore_access(s, user_id, None, ids.created)).closed
+                result.agents_opened = ids.opened
                 await fill_surfaces(s, user_id)
                 await sources_from_first(s, user_id)  # each relation said by its source_drawer_id
                 await add_sources(s, user_id, [(ids("relation", r), ids("drawer", d)) for r, d in ids.said])

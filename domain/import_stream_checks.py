@@ -92,6 +92,7 @@ class _Seen:
     limits: MiningSettings
     memory: MemorySettings
     line: int = 0
+    version: int = 0  # the header's
     ids: dict[str, set[int]] = field(default_factory=dict)
     agents: set[str] = field(default_factory=set)
     turns: dict[int, tuple[int, int]] = field(default_factory=dict)  # turn -> (conversation, seq)
@@ -125,6 +126,12 @@ class _Seen:
         if value not in allowed:
             raise self.fail(f"{name} must be one of {', '.join(allowed)}")
 
+    def access_fail(self, e: InvalidInput) -> InvalidInput:
+        """A refusal of the access line, its field named below ``access.`` as the JSON file's
+        (``line 4.access.agents.coder.categories[0]``)."""
+        said = str(e) if str(e).startswith(f"{e.field}:") else f"{e.field}: {e}"
+        return InvalidInput(f"{self.where}: {said}", field=f"{self.where}.{e.field}")
+
     def rule(self, check: Callable[..., None], *args: Any) -> None:
         """A row's own rule (`domain.import_checks`), its refusal naming this line."""
         try:
@@ -154,9 +161,9 @@ def _access(row: AccessLine, seen: _Seen) -> None:
     if seen.plan.counts["access"]:
         raise seen.fail("a second access line")
     try:
-        check_file_access(row, seen.agents, seen.memory.categories, "")
+        check_file_access(row, seen.agents, seen.memory.categories, "access.", seen.version)
     except InvalidInput as e:
-        raise seen.fail(f"{e.field}: {e}") from e
+        raise seen.access_fail(e) from e
 
 
 def _conversation(row: ConversationLine, seen: _Seen) -> None:
@@ -321,9 +328,9 @@ def _refused_access(raw: bytes, seen: _Seen) -> None:
     line = msgspec.json.decode(raw)
     if isinstance(line, dict) and line.pop("type", None) == "access":
         try:
-            access_from_raw(line)
+            access_from_raw(line, "access")
         except InvalidInput as e:
-            raise seen.fail(str(e)) from e
+            raise seen.access_fail(e) from e
 
 
 def _decode(raw: bytes, seen: _Seen) -> Any:
@@ -368,6 +375,7 @@ def check_stream(lines: Iterable[bytes], limits: MiningSettings, memory: MemoryS
             if not isinstance(row, HeaderLine) or row.version not in SUPPORTED_VERSIONS:
                 versions = " or ".join(map(str, SUPPORTED_VERSIONS))
                 raise seen.fail(f"the first line must be the header of a loci-export version {versions}")
+            seen.version = row.version
         elif isinstance(row, HeaderLine):
             raise seen.fail("a second header line")
         elif isinstance(row, EndLine):

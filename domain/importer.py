@@ -64,6 +64,10 @@ class ImportResult(msgspec.Struct):
     agents_closed: list[str] = []
     """Agents this import created closed (no category, no wing) because the file carries no
     ``access`` (`domain.import_access`): set their access before they recall anything."""
+    agents_opened: list[str] = []
+    """Agents the user already had, limited, that the file's ``access`` now allows a category or
+    wing they were not (`domain.import_access`): agents survive an empty memory, and an import
+    that widens one says so."""
 
 
 def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
@@ -360,13 +364,13 @@ async def import_json(
     check_like_the_api(doc, limits)
     check_memory_tables(doc, memory)
     if doc.access is not None:
-        check_file_access(doc.access, {a.external_id for a in doc.agents}, memory.categories, "access.")
+        check_file_access(doc.access, {a.external_id for a in doc.agents}, memory.categories, "access.", doc.version)
     try:
         async with db.user_session(user_id) as s:
             await refuse_unless_empty(s, user_id)
             await _settings(s, user_id, doc)
             agents, created = await _agents(s, user_id, doc)
-            closed = await restore_access(s, user_id, doc.access, created)
+            restored = await restore_access(s, user_id, doc.access, created)
             conv_ids, turn_ids = await _conversations(s, user_id, doc, agents)
             drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
             await _graph(s, user_id, doc, drawer_ids)
@@ -375,7 +379,7 @@ async def import_json(
             result = ImportResult(
                 len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),
                 len(drawer_ids), len(doc.entities), len(doc.relations), len(doc.memories), len(doc.memory_links),
-                len(doc.memory_history), len(doc.memory_proposals), closed,
+                len(doc.memory_history), len(doc.memory_proposals), restored.closed, restored.opened,
             )  # fmt: skip
             await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
     except IntegrityError as e:

@@ -46,7 +46,16 @@ from ingest.plan import MinedConversation
 from ingest.records import MiningDeps
 from loci.llm import ChatResult
 from loci.memory_revision import OUTSIDE_BLOCK
-from loci.memory_writes import copy_links, copy_row, end_row, lock_user, new_memory_row, record_event, transaction_now
+from loci.memory_writes import (
+    changed_fields,
+    copy_links,
+    copy_row,
+    end_row,
+    lock_user,
+    new_memory_row,
+    record_event,
+    transaction_now,
+)
 from loci.models import Memory, Turn
 from loci.settings_memory import ARCHIVE_CATEGORY
 
@@ -266,7 +275,7 @@ async def settle_archive(
     await copy_links(s, user_id, old.id, new.id)
     await record_event(
         s, user_id, "update", actor=ACTOR, lineage_id=old.lineage_id, old_id=old.id, new_id=new.id,
-        changed=["content", "body"], reason="the conversation went on", said_at=_iso(new.said_at), **meta,
+        changed=changed_fields(old, new), reason="the conversation went on", said_at=_iso(new.said_at), **meta,
     )  # fmt: skip
     await _fold_others(s, user_id, conversation_id, new, now)
     return {"op": "update", "memory_id": new.id, "by": pending.extractor}

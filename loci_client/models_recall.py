@@ -291,6 +291,9 @@ class ImportResult(Model):
     memory_proposals: int | None = None
     agents_closed: list[str] | None = None
     """Agents created closed (no category, no wing): the file carried no access; set theirs."""
+    agents_opened: list[str] | None = None
+    """Agents the user already had, limited, that the file's access now lets read a category or
+    wing they could not (agents survive an empty memory): check that this is what you meant."""
 
 
 class ExportDoc(Model):

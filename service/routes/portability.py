@@ -163,8 +163,8 @@ class PortabilityController(Controller):
             "server's disk can hold; spooled, every line checked before anything is written, a 400 naming "
             "the line otherwise). Ids in the file are remapped (never trusted); a reference the file does not "
             "define is a 400 naming the field. All or nothing. Per-agent access is restored as the file says; "
-            "a file without `access` creates its agents closed (`agents_closed`). Drawers without a vector are "
-            "embedded. 409 "
+            "a file without `access` creates its agents closed (`agents_closed`), and an agent the caller already "
+            "had that the file lets read more is named in `agents_opened`. Drawers without a vector are embedded. 409 "
             "when the caller already has wings, conversations or entities."
         ),
         responses=errors(400, 409, 413),

@@ -82,8 +82,15 @@ FLASH = {
     "purge": "Memory deleted for good",
 }
 """The line shown after a write from the page (the event name travels in ``?done=``)."""
-CHANGED_WORDS = {"content": "wording", "body": "details", "pinned": "pin", "layer": "place"}
-"""Updated fields as a person names them; the others read as their own names."""
+CHANGED_WORDS = {
+    "content": "wording", "summary": "summary", "body": "details", "pinned": "pin", "layer": "place",
+    "category": "category", "importance": "importance", "tags": "tags", "kind": "how long it holds",
+}  # fmt: skip
+"""What a person edits, in their words (the edit form's "How long it holds" for ``kind``). An
+update's ``changed`` lists every field that differs (`loci.memory_writes.changed_fields`), the
+API's record of it; the page leaves out what follows from a write rather than being done by its
+author (``source`` becoming the writer's, ``confidence`` dropped with it, ``agent_id``), so a pin
+reads "Changed the pin", not a list of stored columns."""
 UNDONE_WORDS = {
     "add": "saving it",
     "update": "the update",
@@ -227,11 +234,21 @@ def _update(h: HistoryOut, versions: Versions, on: str) -> str:
     fields = [str(f) for f in changed] if isinstance(changed, list) else []
     if old is not None and new is not None and old != new:
         return f"Updated from {_quote(old)} to {_quote(new)} on {on}"
-    if fields:
-        words = [CHANGED_WORDS.get(f, f) for f in fields]
-        listed = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-        return f"Changed the {listed} on {on}"
+    if words := _changed_words(fields):
+        return f"Changed {words} on {on}"
     return f"Updated on {on}"
+
+
+def _changed_words(fields: list[str]) -> str:
+    """ "the pin, tags and how long it holds": the fields a person edits (`CHANGED_WORDS`), one
+    "the" for the nouns, the kind's phrase last; "" when none of them changed."""
+    nouns = [CHANGED_WORDS[f] for f in fields if f in CHANGED_WORDS and f != "kind"]
+    words = [f"the {nouns[0]}", *nouns[1:]] if nouns else []
+    if "kind" in fields:
+        words.append(CHANGED_WORDS["kind"])
+    if len(words) < 2:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _forget(h: HistoryOut, _: Versions, on: str) -> str:

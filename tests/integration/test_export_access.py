@@ -6,6 +6,12 @@ every category and wing, and an agent given procedures on purpose lost them. Now
 carries `GET /v1/access`'s document as ``access`` (never an agent's key) and an import
 restores it exactly, all or nothing, refusing a bad entry with a 400 naming it. A file
 without it (older exports) creates its agents closed, and the import's answer names them.
+
+Agents survive an empty memory: an agent the target user already had, limited, came out of an
+import reading every category when the file listed it without an entry, and the answer said
+nothing; now ``agents_opened`` names it. A version 1 or 2 file carrying ``access`` (which
+arrived with version 3) was accepted; it is refused naming the field, and an NDJSON access
+refusal names its field below ``access.`` as the JSON file's does.
 """
 
 from __future__ import annotations
@@ -166,12 +172,53 @@ async def test_a_bad_access_entry_is_a_400_naming_it_and_imports_nothing(
     lines[at]["agents"]["coder"]["categories"] = ["recipes"]
     answer = await client.post("/v1/import", content=_ndjson(lines), headers={**target.headers, **NDJSON})
     assert answer.status_code == 400, answer.text
-    assert answer.json()["extra"][0]["key"] == f"line {at + 1}" and "agents.coder.categories[0]" in answer.text
+    assert answer.json()["extra"][0]["key"] == f"line {at + 1}.access.agents.coder.categories[0]", answer.text
     lines[at]["agents"]["coder"] = {"wings": ["Not A Slug"]}
     answer = await client.post("/v1/import", content=_ndjson(lines), headers={**target.headers, **NDJSON})
     assert answer.status_code == 400, answer.text
-    assert answer.json()["extra"][0]["key"] == f"line {at + 1}" and "agents.coder.wings[0]" in answer.text
+    assert answer.json()["extra"][0]["key"] == f"line {at + 1}.access.agents.coder.wings[0]", answer.text
     # all or nothing: none of those wrote an agent, and the file as exported imports
     assert (await _ok(await client.get("/v1/agents", headers=target.headers)))["items"] == []
     await _ok(await client.post("/v1/import", json=doc, headers=target.headers), 201)
     assert await _access(client, target) == ACCESS
+
+
+async def _limit(client: Client, user: UserHandle, agent: str, **access: Any) -> None:
+    await _ok(await client.put(f"/v1/agents/{agent}/access", json=access, headers=user.headers))
+
+
+async def test_an_import_that_widens_an_agent_the_user_had_names_it(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    source = await new_user("access-open-src")
+    await _configured(client, admin_headers, source)
+    doc = (await client.get("/v1/export", params={"embeddings": "false"}, headers=source.headers)).json()
+    lines = await _export_lines(client, source)
+    for name, send in (("access-open-json", {"json": doc}), ("access-open-nd", {"content": _ndjson(lines)})):
+        target = await new_user(name)
+        await _limit(client, target, "plain", categories=["fact"])  # the file: unconfigured, so every one
+        await _limit(client, target, "reader", categories=["fact"], wings=["home"])  # the file: every wing
+        await _limit(client, target, "coder", categories=["fact", "preference", "procedure"], wings=["work"])
+        headers = target.headers if "json" in send else {**target.headers, **NDJSON}
+        result = await _ok(await client.post("/v1/import", **send, headers=headers), 201)
+        assert (result["agents_closed"], result["agents_opened"]) == ([], ["plain", "reader"]), name
+        assert await _access(client, target) == ACCESS  # still restored exactly: only now said
+
+
+async def test_access_in_a_file_before_version_3_is_refused_naming_it(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    source, target = await new_user("access-v2-src"), await new_user("access-v2-dst")
+    await _configured(client, admin_headers, source)
+    doc = (await client.get("/v1/export", params={"embeddings": "false"}, headers=source.headers)).json()
+    answer = await client.post("/v1/import", json=doc | {"version": 2}, headers=target.headers)
+    assert answer.status_code == 400, answer.text
+    assert [e["key"] for e in answer.json()["extra"]] == ["access"], answer.text
+    assert "version 3" in answer.json()["detail"], answer.text
+    lines = await _export_lines(client, source)
+    lines[0]["version"] = 2
+    at = next(i for i, line in enumerate(lines) if line["type"] == "access")
+    answer = await client.post("/v1/import", content=_ndjson(lines), headers={**target.headers, **NDJSON})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["extra"][0]["key"] == f"line {at + 1}.access", answer.text
+    assert (await _ok(await client.get("/v1/agents", headers=target.headers)))["items"] == []

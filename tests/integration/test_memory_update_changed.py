@@ -6,6 +6,10 @@ user's update of an agent's memory did not say its ``source`` became the user's,
 approved correction of the user's own core memory said its layer and source changed when
 they had not (and not that it gained the proposal's tag). A second answer to a proposal is a
 409 naming the proposal's id, as other 409s name what clashed.
+
+The /memory page tells the same event in a person's words, only what they edit: pinning an
+agent's memory read "Changed the pin and source", and approving a proposal over it "Changed
+the agent_id, place, source and tags", a stored column and things the user never did.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from httpx import ASGITransport, AsyncClient
 from litestar.testing import AsyncTestClient
 
 from service.state import AppState
@@ -48,6 +53,20 @@ async def test_an_update_lists_the_source_it_changes_and_not_what_stayed(client:
     again = {"id_or_text": updated["memory"]["id"], "content": "Prefers tea", "tags": ["drinks"]}
     tagged = await _post(client, user, "/v1/memories/update", again, 200)
     assert await _changed(client, user, tagged["memory"]["id"]) == ["tags"]
+
+
+async def test_the_page_says_only_what_a_person_changed(client: Client, new_user: NewUser) -> None:
+    user = await new_user("changed-page")
+    body = {"content": "Prefers tea", "category": "preference", "source": "agent"}
+    tea = (await _post(client, user, "/v1/memories", body, 201))["memory"]
+    pinned = await _post(client, user, "/v1/memories/update", {"id_or_text": tea["id"], "pinned": True}, 200)
+    memory_id = pinned["memory"]["id"]
+    assert await _changed(client, user, memory_id) == ["pinned", "source"]  # the API's list stays factual
+    async with AsyncClient(transport=ASGITransport(app=client.app), base_url="http://testserver.local") as web:
+        assert (await web.post("/memory/login", data={"key": user.key})).status_code == 303
+        page = await web.get(f"/memory/memories/{memory_id}")
+    assert page.status_code == 200, page.text
+    assert "Changed the pin on" in page.text, page.text  # not "the pin and source"
 
 
 async def _approved_move(client: Client, app_state: AppState, user: UserHandle) -> tuple[int, dict[str, Any]]:

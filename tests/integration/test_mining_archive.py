@@ -153,6 +153,10 @@ async def test_re_mining_appended_turns_updates_the_summary_instead_of_adding_on
     events = await history(client, user, second["id"])
     assert [(h["event"], h["actor"]) for h in events] == [("add", "system:mining"), ("update", "system:mining")]
     assert (events[-1]["old_id"], events[-1]["new_id"]) == (first["id"], second["id"])
+    # what really changed, read from the two versions as every other writer does (it was a fixed
+    # ["content", "body"], whatever the re-mined summary changed)
+    described = ("body", "category", "confidence", "content", "importance", "layer", "pinned", "summary", "tags")
+    assert events[-1]["meta"]["changed"] == [f for f in described if first[f] != second[f]]
 
 
 async def test_a_summary_a_person_edited_is_not_overwritten_by_re_mining(

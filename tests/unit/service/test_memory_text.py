@@ -82,6 +82,13 @@ def test_every_end_reason_and_event_reads_as_words() -> None:
             "Updated from “content 1” to “content 2” on 12 March 2026",
         ),
         (event("update", old=1, new=3, changed=["pinned", "summary"]), "Changed the pin and summary on 12 March 2026"),
+        # what follows from a write (source, confidence, agent) is the API's record, not the page's words
+        (event("update", old=1, new=3, changed=["confidence", "pinned", "source"]), "Changed the pin on 12 March 2026"),
+        (
+            event("update", old=1, new=3, changed=["agent_id", "kind", "layer", "source", "tags"]),
+            "Changed the place, tags and how long it holds on 12 March 2026",
+        ),
+        (event("update", old=1, new=3, changed=["confidence", "source"]), "Updated on 12 March 2026"),
         (event("forget", old=2, reason="moved"), "Forgotten on 12 March 2026 (“moved”)"),
         (event("forget", "agent:bot", old=2), "Forgotten on 12 March 2026, by agent “bot”"),
         (event("confirm", old=2, new=2), "Confirmed as still true on 12 March 2026"),
