@@ -40,7 +40,7 @@ def _form(html: str, agent: str) -> str:
 
 
 def _reaches(form: str) -> dict[str, str]:
-    return dict(re.findall(r'<tr data-category="(\w+)" data-reach="(\w+)">', form))
+    return dict(re.findall(r'<tr data-category="(\w+)" data-reach="(\w+)"[^>]*>', form))
 
 
 def _options(form: str, category: str) -> list[str]:
