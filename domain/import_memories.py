@@ -1,36 +1,34 @@
 """Import explicit memories: their checks, their new ids and their rows, for both import forms.
 
-The JSON import (`domain.importer`) and the NDJSON one (`domain.import_stream`) share
-this module, so a memory is checked and written one way whichever form it came in.
+The JSON import (`domain.importer`) and the NDJSON one (`domain.import_stream`) share this module, so a memory
+is checked and written one way whichever form it came in.
 
-**Checks** are the write API's (`check_memory`, `check_link`, `check_history`): a layer,
-source, end reason, link relation or history event from the schema's lists, a category
-from ``LOCI_MEMORY_CATEGORIES``, content 1..``LOCI_MEMORY_CONTENT_MAX_CHARS`` characters,
-a confidence exactly when the source is ``extracted``; and after the rows are in, the
-active core profile within ``LOCI_MEMORY_CORE_MAX_CHARS`` (`check_core_cap`, counting the
-memories the user already had: memories are added to what is there).
+**Checks** are the write API's (`check_memory`, `check_link`, `check_history`): a layer, source, end reason,
+link relation or history event from the schema's lists, a category from ``LOCI_MEMORY_CATEGORIES``, content
+1..``LOCI_MEMORY_CONTENT_MAX_CHARS`` characters, a confidence exactly when the source is ``extracted``; and
+after the rows are in, the active core profile within ``LOCI_MEMORY_CORE_MAX_CHARS`` (`check_core_cap`, counting
+the memories the user already had: memories are added to what is there).
 
-**Ids** (`reserve_ids`): every id a memory row, ``lineage_id``, ``superseded_by``, link end
-or history ``lineage_id``/``old_id``/``new_id`` holds lives in one space, the memories'.
-New ids are drawn from the ``memories`` table's own sequence before any row is written,
-one per distinct id of that space in the file, and handed out in the file's id order, so
-ids keep their order (a lineage's first row still has its smallest id; "newest first"
-lists page as before) and a first row's ``lineage_id`` can be its own new id in the same
-INSERT. History may name rows a purge removed: such an id names no row in the file, and
-it gets a fresh id too, one no row will ever have (the sequence never gives it out again).
-Keeping it as it was could make it name a row of the importing database (ids come from
-one sequence for all users), and dropping it would cut the purged memory's events from
-one another; a fresh id keeps them together and pointing at nothing, as in the source.
-Links, history and proposals get theirs the same way, so their order (history ids are the
-user's memory revisions) is kept too. An event's ``meta`` names rows too (`META_IDS`: the
-event an undo reversed, a link, a proposal, a merge's keeper, the conversation a skip or
-proposal quoted): those are mapped as well, or dropped when the file does not hold the row,
-so an undo finds its own link and a purge of an imported conversation finds the events
-quoting it, as it would have at home.
+**Ids** (`reserve_ids`): every id a memory row, ``lineage_id``, ``superseded_by``, link end or history
+``lineage_id``/``old_id``/``new_id`` holds lives in one space, the memories'. New ids are drawn from the
+``memories`` table's own sequence before any row is written, one per distinct id of that space in the file, and
+handed out in the file's id order, so ids keep their order (a lineage's first row still has its smallest id;
+"newest first" lists page as before) and a first row's ``lineage_id`` can be its own new id in the same INSERT.
+History may name rows a purge removed: such an id names no row in the file, and it gets a fresh id too, one no
+row will ever have (the sequence never gives it out again). Keeping it as it was could make it name a row of the
+importing database (ids come from one sequence for all users), and dropping it would cut the purged memory's
+events from one another; a fresh id keeps them together and pointing at nothing, as in the source. Links,
+history and proposals get theirs the same way, so their order (history ids are the user's memory revisions) is
+kept too. An event's ``meta`` names rows too (`META_IDS`: the event an undo reversed, a link, a proposal, a
+merge's keeper, the conversation a skip or proposal quoted): those are mapped as well, or dropped when the file
+does not hold the row, so an undo finds its own link and a purge of an imported conversation finds the events
+quoting it, as it would have at home. A purge's per-version record names events the purge deleted: each becomes
+the new id of the next event the file holds (`purge_versions.renumber`), so the delta orders it against a
+revision of this database as it did at home.
 
-``superseded_by`` points at a *later* row (an update's old row names its newer one) and
-is a foreign key checked per statement, so memories are inserted without it and it is
-set in a second statement once all of them exist (`set_superseded`).
+``superseded_by`` points at a *later* row (an update's old row names its newer one) and is a foreign key checked
+per statement, so memories are inserted without it and it is set in a second statement once all of them exist
+(`set_superseded`).
 """
 
 from __future__ import annotations
@@ -46,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.export_format import ExportDoc, MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
 from domain.import_proposals import check_proposals, write_proposals
 from domain.memory_dto import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from domain.purge_versions import VERSIONS, renumber
 from loci.errors import InvalidInput
 from loci.inputs import check_id
 from loci.models import (
@@ -190,6 +189,7 @@ class MemoryIdMap:
     links: dict[int, int]
     history: dict[int, int]
     proposals: dict[int, int]
+    history_order: tuple[int, ...] = ()  # the file's history ids, sorted (`purge_versions.renumber`)
 
     def memory(self, value: int | None) -> int | None:
         return None if value is None else self.memories[value]
@@ -214,6 +214,7 @@ async def reserve_ids(
         await _reserve(s, MemoryLink.__tablename__, link_ids),
         await _reserve(s, MemoryHistory.__tablename__, history_ids),
         await _reserve(s, MemoryProposal.__tablename__, proposal_ids),
+        tuple(sorted(history_ids)),
     )
 
 
@@ -267,6 +268,8 @@ def _meta(meta: dict[str, Any], ids: MemoryIdMap, conversations: Mapping[int, in
         if key in out:
             value = out[key]
             out[key] = maps[space].get(value) if isinstance(value, int) else None
+    if VERSIONS in out:  # events the purge deleted too: each to the next one the file holds
+        out[VERSIONS] = renumber(out[VERSIONS], ids.history_order, ids.history)
     return out
 
 

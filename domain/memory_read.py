@@ -194,12 +194,16 @@ _CANDIDATE = "candidate"
 def _as_seen(h: MemoryHistory, seen: set[int], kept: frozenset[str]) -> HistoryOut | None:
     """``h`` as a caller that may read the versions ``seen`` is told it: None when it touches
     none of them (or, for a link, not both ends); else with every other id null, and the
-    ``meta`` keys ``kept`` from it null (`_kept_meta`)."""
+    ``meta`` keys ``kept`` from it null (`_kept_meta`) and the `_INTERNAL` ones left out."""
     ends = [i for i in (h.old_id, h.new_id) if i is not None]
     if ends and not (all if h.event in _LINKING else any)(i in seen for i in ends):
         return None
     old, new = (i if i in seen else None for i in (h.old_id, h.new_id))
-    meta = {k: (None if k in kept or (k in _ID_META and v not in seen) else v) for k, v in dict(h.meta).items()}
+    meta = {
+        k: (None if k in kept or (k in _ID_META and v not in seen) else v)
+        for k, v in dict(h.meta).items()
+        if k not in _INTERNAL
+    }
     return HistoryOut(h.id, h.event, h.lineage_id, old, new, h.actor, meta, h.created_at)
 
 
@@ -214,7 +218,7 @@ def _kept_meta(h: MemoryHistory, seen: set[int], within: frozenset[str] | None, 
     ``reject`` or ``lapse`` tells it as its proposal's ``propose`` event did (``told``, which
     this fills in event order). Withheld with the candidate: the keys that quote it too
     (`memory_trash.QUOTING_KEYS`: a ``lapse``'s ``reason`` is "retracted: <words>") and its
-    ``category``. A purge's counts and per-version record (`_PURGE_KEPT`) are never told."""
+    ``category``. A purge's counts and dates (`_PURGE_KEPT`) are never told."""
     meta = dict(h.meta)
     if h.event == "purge":
         return _PURGE_KEPT
@@ -237,6 +241,9 @@ _NEVER_TOLD = frozenset({REACH})
 _WITHHELD = _NEVER_TOLD | {*QUOTING_KEYS, "category"}
 """What a proposal's event that may not tell its candidate withholds: the words, whatever quotes
 them, and their category (which may be one kept from the caller)."""
-_PURGE_KEPT = _NEVER_TOLD | {"rows", "born", "ended", VERSIONS}
-"""What a purge withholds: how many versions went (hidden ones counted), when the memory began
-and ended, and each version (`purge_versions.VERSIONS`)."""
+_PURGE_KEPT = _NEVER_TOLD | {"rows", "born", "ended"}
+"""What a purge withholds: how many versions went (hidden ones counted), and when the memory
+began and ended."""
+_INTERNAL = frozenset({VERSIONS})
+"""``meta`` keys told to no caller, user keys included: a purge's per-version record
+(`purge_versions.VERSIONS`) is the delta's bookkeeping, one entry per span of the lineage."""

@@ -7,17 +7,28 @@ versions, enough to move an agent's revision, but not which version was current 
 revision nor its confidence, so a delta told "deleted for good" for a memory the caller's
 block never showed then: one below the block's confidence floor, one forgotten before the
 revision and restored after it, one whose version current at the revision was of a category
-kept from the caller while an earlier version was not. So each purge records, per block-layer
-version (`VERSIONS`), the event that created it, the event that ended it (None if it was
-active), its layer, category and agent, and for an extracted one its confidence at the purge
-(decay only lowers it, so this may hide a version that was just above the floor: a missed
-line, never a false one). A purge written before this has no `VERSIONS`: the delta reads it
-as before (`memory_delta._purged_bullet`).
+kept from the caller while an earlier version was not. So each purge records (`VERSIONS`) the
+spans of its block-layer versions: the event that began one, the event that ended it (None if
+it was active), its layer, category and agent, and for an extracted one its confidence through
+the span. A confirm or decay changes that confidence in place (no new version; the values are
+in their events only), so an extracted version is cut at each such event (`_cut`): a memory
+below the floor at ``since_rev`` and confirmed over it before the purge is not told, one that
+decayed below the floor after ``since_rev`` is. Adjacent spans the block sees alike (an update
+that kept the layer, category, agent and confidence: a core memory an agent rewrites every turn)
+are one (`compact`), so the record grows with what changes visibility, not with every write.
+A purge written before this has no `VERSIONS`: the delta reads it as before
+(`memory_delta._purged_bullet`).
+
+`VERSIONS` names history events by id, which an import renumbers: `renumber` maps each to the
+first event of the file at or after it (the user's purge deleted the ones it names), so order
+against any revision of the importing database holds (`domain.import_memories`). `VERSIONS` is
+the delta's bookkeeping: the history API tells it to no caller (`domain.memory_read`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,12 +37,12 @@ from sqlalchemy.orm import aliased
 from loci.memory_revision import BLOCK_LAYERS, NON_REVISION_EVENTS
 from loci.models import Memory, MemoryHistory
 
-__all__ = ["VERSIONS", "alive_shown", "version_records"]
+__all__ = ["VERSIONS", "alive_shown", "compact", "renumber", "version_records"]
 
 VERSIONS = "versions"
 """The ``meta`` key of a ``purge`` event: one ``{"created", "ended", "layer", "category",
-"agent_id", "confidence"}`` per block-layer version it deleted (see the module); never told to
-an agent key (`domain.memory_read`)."""
+"agent_id", "confidence"}`` per span of block-layer versions it deleted (see the module); told
+to no caller, user keys included (`domain.memory_read`)."""
 
 _SILENT = (*NON_REVISION_EVENTS, "link", "unlink")
 """As `memory_delta.SILENT_EVENTS` (which imports from here would cycle): no version begins or
@@ -57,19 +68,132 @@ async def version_records(s: AsyncSession, user_id: int, ids: Iterable[int]) -> 
         .where(end.user_id == user_id, end.old_id == Memory.id, end.event.in_(_ENDING), ~silent_undo)
         .scalar_subquery()
     )
-    found = await s.execute(
-        select(Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id, Memory.source, Memory.confidence,
-               created, ended)
+    query = (
+        select(Memory.id, Memory.lineage_id, Memory.layer, Memory.category, Memory.agent_id, Memory.source,
+               Memory.confidence, created, ended)
         .where(Memory.user_id == user_id, Memory.id.in_(wanted), Memory.layer.in_(BLOCK_LAYERS))
         .order_by(Memory.id)
     )  # fmt: skip
+    found = (await s.execute(query)).all()
+    extracted = [r[0] for r in found if r[5] == "extracted" and r[6] is not None]
+    steps = await _confidence_steps(s, user_id, extracted)
     records: dict[int, list[dict[str, object]]] = {}
-    for lineage, layer, category, agent, source, confidence, first, last in found:
-        records.setdefault(int(lineage), []).append(
-            {"created": first, "ended": last, "layer": layer, "category": category, "agent_id": agent,
-             "confidence": float(confidence) if source == "extracted" and confidence is not None else None}
-        )  # fmt: skip
-    return records
+    for row, lineage, layer, category, agent, source, confidence, first, last in found:
+        span: dict[str, object] = {
+            "created": first, "ended": last, "layer": layer, "category": category, "agent_id": agent,
+            "confidence": float(confidence) if source == "extracted" and confidence is not None else None,
+        }  # fmt: skip
+        records.setdefault(int(lineage), []).extend(_cut(span, steps.get(row, [])))
+    return {lineage: compact(spans) for lineage, spans in records.items()}
+
+
+_IN_PLACE = ("confirm", "decay", "undo")
+"""Events that may change a version's confidence in place, on the row itself (``old_id`` is
+its ``new_id``): a confirm, a decay, and the undo of a confirm."""
+
+_Step = tuple[int, float, float]
+"""An in-place change of a version's confidence: the event, the confidence before and after."""
+
+
+async def _confidence_steps(s: AsyncSession, user_id: int, ids: Sequence[int]) -> dict[int, list[_Step]]:
+    """Each in-place change of the confidence of the extracted rows ``ids``, by row, in order
+    (`ix_memory_history_user_old`): the values are in the events only (`_step`)."""
+    if not ids:
+        return {}
+    found = await s.execute(
+        select(MemoryHistory.id, MemoryHistory.old_id, MemoryHistory.event, MemoryHistory.meta)
+        .where(
+            MemoryHistory.user_id == user_id,
+            MemoryHistory.old_id.in_(ids),
+            MemoryHistory.new_id == MemoryHistory.old_id,
+            MemoryHistory.event.in_(_IN_PLACE),
+        )
+        .order_by(MemoryHistory.id)
+    )
+    confirms: dict[int, Mapping[str, object]] = {}
+    steps: dict[int, list[_Step]] = {}
+    for event_id, row, kind, meta in found:
+        if kind == "confirm":
+            confirms[event_id] = meta
+        if row is not None and (step := _step(kind, meta, confirms)) is not None:
+            steps.setdefault(row, []).append((event_id, *step))
+    return steps
+
+
+def _step(
+    kind: str, meta: Mapping[str, object], confirms: Mapping[int, Mapping[str, object]]
+) -> tuple[float, float] | None:
+    """(before, after) of one `_IN_PLACE` event: a confirm's ``previous_confidence`` and
+    ``confidence``, a decay's ``from`` and ``to``, the undo of a confirm that confirm's two the
+    other way round; None for an event that changed no confidence (an explicit memory's confirm)."""
+    keys = ("from", "to") if kind == "decay" else ("previous_confidence", "confidence")
+    if kind == "undo":
+        undoes = meta.get("undoes")
+        if meta.get("undone") != "confirm" or not isinstance(undoes, int):
+            return None
+        meta, keys = confirms.get(undoes, {}), ("confidence", "previous_confidence")
+    before, after = meta.get(keys[0]), meta.get(keys[1])
+    if isinstance(before, int | float) and isinstance(after, int | float):
+        return float(before), float(after)
+    return None
+
+
+def _cut(span: Mapping[str, object], steps: Sequence[_Step]) -> list[dict[str, object]]:
+    """``span`` (a version, with its confidence at the purge) cut at each in-place change of its
+    confidence, each piece with the confidence it had; the last keeps the version's own."""
+    pieces: list[dict[str, object]] = []
+    start, confidence = span["created"], steps[0][1] if steps else None
+    for event, _before, after in steps:
+        pieces.append({**span, "created": start, "ended": event, "confidence": confidence})
+        start, confidence = event, after
+    pieces.append({**span, "created": start})
+    return pieces
+
+
+_SEEN_ALIKE = ("layer", "category", "agent_id", "confidence")
+"""What `_shown` reads of a span: two with the same of each are shown to the same callers (the
+confidence kept exact, as the floor is the caller's)."""
+
+
+def compact(spans: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """``spans`` (in creation order) with each run of adjacent ones seen alike (`_SEEN_ALIKE`) as
+    one: created by the first, ended by the last. Adjacent: one ended by the event that began
+    the next (an update), so a gap (a forget, then a restore later) is never bridged."""
+    out: list[dict[str, object]] = []
+    for span in spans:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and isinstance(last.get("ended"), int)
+            and last.get("ended") == span.get("created")
+            and all(last.get(k) == span.get(k) for k in _SEEN_ALIKE)
+        ):
+            last["ended"] = span.get("ended")
+        else:
+            out.append(dict(span))
+    return out
+
+
+def renumber(recorded: object, order: Sequence[int], new_ids: Mapping[int, int]) -> object:
+    """An imported purge's `VERSIONS` with each event id mapped to the new id of the first event
+    of the file at or after it (``order``: the file's event ids, sorted; ``new_ids``: file id ->
+    new id). A span with no creating event begins at the file's first event; an id past the
+    file's last event (no consistent file has one: the purge comes after) ends nothing (None).
+    Not a list: None, and the delta reads the purge as an older one."""
+
+    def new(event: object, default: int | None) -> int | None:
+        if not isinstance(event, int):
+            return default
+        at = bisect_left(order, event)
+        return new_ids[order[at]] if at < len(order) else None
+
+    if not isinstance(recorded, list):
+        return None
+    first = new_ids[order[0]] if order else None
+    return [
+        {**v, "created": new(v.get("created"), first), "ended": new(v.get("ended"), None)} if isinstance(v, dict) else v
+        for v in recorded
+    ]
 
 
 def _alive(v: Mapping[str, object], since_rev: int) -> bool:

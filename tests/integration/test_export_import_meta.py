@@ -140,3 +140,28 @@ async def test_what_was_proposed_from_a_trashed_conversation_is_not_exported(
     answer = await client.post("/v1/conversations/intro/restore", headers=user.headers)
     assert answer.status_code == 200, answer.text
     assert len((await _export(client, user))["memory_proposals"]) == 2
+
+
+async def test_an_imported_purge_is_not_told_to_a_revision_from_before_the_import(
+    client: Client, new_user: NewUser
+) -> None:
+    """A purge records the events that began and ended each version it deleted (``meta.versions``,
+    `domain.purge_versions`), events the purge deleted with the rest of the history. The import
+    renumbers history: left as they were, those ids could come before a revision of the importing
+    account, whose delta would then say a memory its block never held was deleted for good."""
+    source, by_json, by_ndjson = [await new_user(f"purged-{name}") for name in ("src", "json", "nd")]
+    gone = await _write(client, source, "/v1/memories", {"content": "Plays the cello", "category": "fact"}, 201)
+    await _write(client, source, "/v1/memories/purge", {"id_or_text": gone["memory"]["id"]})
+    exported = await _export(client, source)
+    [purge] = [h for h in exported["memory_history"] if h["event"] == "purge"]
+    [span] = purge["meta"]["versions"]  # what the purge recorded travels with it
+    lines = "".join(json.dumps(line) + "\n" for line in await _export_ndjson(client, source))
+    for user, body in ((by_json, {"json": exported}), (by_ndjson, {"content": lines, "headers": NDJSON})):
+        await _write(client, user, "/v1/memories", {"content": "Likes green tea", "category": "preference"}, 201)
+        seen = (await client.get("/v1/context", headers=user.headers)).json()
+        assert seen["revision"] > span["created"]  # the source's ids come before this revision
+        headers = {**user.headers, **body.pop("headers", {})}
+        answer = await client.post("/v1/import", headers=headers, **body)  # type: ignore[arg-type]
+        assert answer.status_code == 201, answer.text
+        told = await client.get("/v1/context", params={"since_rev": seen["revision"]}, headers=user.headers)
+        assert told.status_code == 200 and told.json()["delta"] == [], told.text

@@ -1,7 +1,8 @@
 """A purge is told in a ``since_rev`` delta only when the caller's block held the memory at that
 revision (`domain.purge_versions`), over HTTP against embedded PostgreSQL: not for a version
 below the block's confidence floor, not for a memory forgotten before the revision and restored
-after it, not for one whose version current then was of a category kept from the caller."""
+after it, not for one whose version current then was of a category kept from the caller, by the
+confidence the version had then (a confirm or decay since changes it in place)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import text as sql
 
 from domain.memory_consolidate import consolidate_memories
+from domain.memory_decay import DecayRule, decay_user
 from domain.memory_delta import PURGED, memory_delta
 from domain.memory_expiry import purge_user
 from domain.memory_rows import MemoryStore
@@ -129,3 +131,41 @@ async def test_a_memory_merged_into_the_purged_one_after_the_revision_is_told_to
     assert await _delta(client, user, seen["revision"]) == [PURGED, PURGED]
     assert await _delta(client, user, merged["revision"]) == [PURGED]  # the merged one had gone already
     assert weak != strong
+
+
+async def _based(db: Database, user_id: int, memory_id: int, confidence: float, base: float) -> None:
+    """As `_extracted`, stated at ``base`` (what a confirm gives back) and faded to ``confidence``."""
+    await _extracted(db, user_id, memory_id, confidence)
+    async with db.user_session(user_id) as s:
+        await s.execute(sql("UPDATE memories SET confidence_base = :b WHERE id = :i"), {"b": base, "i": memory_id})
+
+
+async def test_a_memory_confirmed_over_the_floor_after_the_revision_is_not_told(
+    client: Client, db: Database, settings: Settings, new_user: NewUser
+) -> None:
+    """The confidence a purge records is the one the version had at the revision, not at the
+    purge: a confirm changes it in place (`purge_versions._cut`)."""
+    user = await new_user("purge-confirmed")
+    faint = await save(client, user, "Might like jazz")
+    await _based(db, user.id, faint["id"], settings.memory.context_min_confidence / 2, 0.9)
+    seen = await call(client, user, "GET", "/v1/context")
+    assert "jazz" not in seen["block"]
+    await call(client, user, "POST", "/v1/memories/confirm", json={"id_or_text": faint["id"]})
+    assert "jazz" in (await call(client, user, "GET", "/v1/context"))["block"]
+    await _purge(client, user, faint["id"])
+    assert await _delta(client, user, seen["revision"]) == []  # below the floor at the revision
+
+
+async def test_a_memory_faded_under_the_floor_after_the_revision_is_told(
+    client: Client, db: Database, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user("purge-faded")
+    sure = await save(client, user, "Plays the cello")
+    await _based(db, user.id, sure["id"], 0.9, 0.9)
+    seen = await call(client, user, "GET", "/v1/context")
+    assert "cello" in seen["block"]
+    later = await db_now(db) + 3650 * DAY
+    assert await decay_user(db, user.id, DecayRule.of(settings.memory), later) == 1
+    assert "cello" not in (await call(client, user, "GET", "/v1/context"))["block"]
+    await _purge(client, user, sure["id"])
+    assert await _delta(client, user, seen["revision"]) == [PURGED]  # the block showed it then
