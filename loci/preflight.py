@@ -145,7 +145,9 @@ def check_app_role(url: str, role: str) -> None:
     Why: a role that does not exist (a typo in LOCI_DB_APP_ROLE, or a database no migration
     has reached yet), or one the connecting role may not switch to, failed every request
     instead (a 400 "role does not exist" or a 5xx) while start-up said nothing. Run it after
-    migrations: the first one creates ``loci_app``."""
+    migrations: the first one creates ``loci_app``. ``loci_app`` missing is `Unreachable`
+    (`wait_until_reachable` waits for a migration running beside it); another role missing is
+    a setting no wait mends."""
     import psycopg
     from psycopg import errors, sql
 
@@ -154,7 +156,10 @@ def check_app_role(url: str, role: str) -> None:
         with psycopg.connect(_libpq_url(url), connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
     except errors.InvalidParameterValue:  # 22023: role "…" does not exist
-        raise ConfigurationError(_no_role(role, shown)) from None
+        # the migrations' own role may be on its way: under compose a worker can start while
+        # `serve` or `loci db upgrade` still runs the first migration, which creates it
+        missing = Unreachable if role == APP_ROLE else ConfigurationError
+        raise missing(_no_role(role, shown)) from None
     except errors.InsufficientPrivilege:  # 42501: permission denied to set role "…"
         raise ConfigurationError(_may_not_set(role, shown)) from None
     except psycopg.Error as e:

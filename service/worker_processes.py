@@ -29,7 +29,7 @@ from types import TracebackType
 
 from service.supervisor import BACKOFF
 
-__all__ = ["HEALTHY_AFTER_S", "PARENT_ENV", "WorkerProcesses", "follow_parent", "restarts_after"]
+__all__ = ["HEALTHY_AFTER_S", "PARENT_ENV", "REFUSED", "WorkerProcesses", "follow_parent", "restarts_after"]
 
 log = logging.getLogger("loci.worker")
 
@@ -43,6 +43,11 @@ HEALTHY_AFTER_S = 60.0
 """A child that ran this long before it exited was healthy: its restart waits as a first one
 does. Counted since the supervisor started, one outage left every later restart, days on,
 waiting the backoff's 30 s cap."""
+REFUSED = 2
+"""The exit status of a child that refused to start or gave up (one `ConfigurationError` line:
+a database down past `loci.preflight.WAIT_S`, a wrong password): a failure however long it
+ran. The preflight's wait alone is `WAIT_S` (60 s), so by runtime alone a child that waited
+out a long outage counted as healthy and its restarts never backed off."""
 
 
 class WorkerProcesses:
@@ -86,7 +91,7 @@ class WorkerProcesses:
                 code = child.poll()
                 if code is None or self._stopping.is_set():
                     continue
-                failures[i] = restarts_after(failures[i], self._clock() - started[i])
+                failures[i] = restarts_after(failures[i], self._clock() - started[i], code)
                 delay = BACKOFF.compute(failures[i])
                 log.warning("worker.process_exited", extra={"pid": child.pid, "exit_code": code, "restart_in_s": delay})
                 if self._stopping.wait(delay):
@@ -111,10 +116,15 @@ class WorkerProcesses:
                 child.wait()
 
 
-def restarts_after(failures: int, ran_s: float) -> int:
-    """The count `BACKOFF` grows its wait by, after a child that ran ``ran_s`` exited: one
-    more, or the first again when it ran `HEALTHY_AFTER_S` or longer."""
-    return 1 if ran_s >= HEALTHY_AFTER_S else failures + 1
+def restarts_after(failures: int, ran_s: float, code: int) -> int:
+    """The count `BACKOFF` grows its wait by, after a child that ran ``ran_s`` exited with
+    ``code``: one more, or the first again when it ran `HEALTHY_AFTER_S` or longer and did not
+    exit `REFUSED` (a child that only waited for its database ran no job: not healthy).
+
+    Why the status, not a `HEALTHY_AFTER_S` above `WAIT_S`: ``--wait`` and a slow start (the
+    embedder's load) move the preflight's length, so no fixed runtime tells a wait from a run;
+    the status says what the child did."""
+    return 1 if ran_s >= HEALTHY_AFTER_S and code != REFUSED else failures + 1
 
 
 def follow_parent(environ: dict[str, str] | None = None) -> threading.Thread | None:

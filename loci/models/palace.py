@@ -209,6 +209,7 @@ class EmbeddingCache(Base):
     """
 
     __tablename__ = "embedding_cache"
+    __table_args__ = (Index("ix_embedding_cache_created_at", "created_at"),)  # the hourly drop's walk (0038)
 
     model: Mapped[str] = mapped_column(String(200), primary_key=True)
     content_hash: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -11,7 +11,14 @@ import psutil
 import pytest
 
 from service import worker_processes
-from service.worker_processes import HEALTHY_AFTER_S, PARENT_ENV, WorkerProcesses, follow_parent, restarts_after
+from service.worker_processes import (
+    HEALTHY_AFTER_S,
+    PARENT_ENV,
+    REFUSED,
+    WorkerProcesses,
+    follow_parent,
+    restarts_after,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 CHILD = "import time; from service.worker_processes import follow_parent; follow_parent(); time.sleep(60)"
@@ -45,17 +52,25 @@ def test_nothing_is_followed_or_started_outside_serve() -> None:
 
 
 class ExitingChild:
-    """A child that has exited each time it is polled."""
+    """A child that has exited (with ``code``) each time it is polled."""
 
     pid = 0
+    code = 1
 
     def poll(self) -> int:
-        return 1
+        return self.code
 
     def terminate(self) -> None: ...
 
     def wait(self, timeout: float | None = None) -> int:
-        return 1
+        return self.code
+
+
+class RefusingChild(ExitingChild):
+    """A `loci worker` that waited out the preflight for a database that stayed down, then
+    gave up: exit 2."""
+
+    code = REFUSED
 
 
 def test_a_child_that_ran_healthily_restarts_after_the_first_wait_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,4 +100,34 @@ def test_a_child_that_ran_healthily_restarts_after_the_first_wait_again(monkeypa
     workers._children = [ExitingChild()]  # type: ignore[list-item]
     workers._watch()
     assert counts == [1, 2, 3, 1, 2]
-    assert restarts_after(7, HEALTHY_AFTER_S) == 1 and restarts_after(7, HEALTHY_AFTER_S - 1) == 8
+    assert restarts_after(7, HEALTHY_AFTER_S, 1) == 1 and restarts_after(7, HEALTHY_AFTER_S - 1, 1) == 8
+
+
+def test_a_child_that_gave_up_waiting_keeps_backing_off_however_long_it_waited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each child waits the preflight's full 60 s (longer than `HEALTHY_AFTER_S`) for a
+    database that stays down, then exits 2: the restarts back off, where each such exit
+    counted as a healthy run and every restart came after the first, 1 s wait."""
+    now = {"t": 0.0}
+    counts: list[int] = []
+    workers = WorkerProcesses(2, "postgresql://unused", "redis://unused")
+
+    def clock() -> float:  # every reading is one more preflight wait later
+        now["t"] += HEALTHY_AFTER_S
+        return now["t"]
+
+    def compute(failures: int) -> float:
+        counts.append(failures)
+        if len(counts) == 4:
+            workers._stopping.set()
+        return 0.0
+
+    monkeypatch.setattr(worker_processes, "_POLL_S", 0.0)
+    monkeypatch.setattr(worker_processes.BACKOFF, "compute", compute)
+    monkeypatch.setattr(workers, "_clock", clock)
+    monkeypatch.setattr(workers, "_spawn", RefusingChild)
+    workers._children = [RefusingChild()]  # type: ignore[list-item]
+    workers._watch()
+    assert counts == [1, 2, 3, 4]
+    assert restarts_after(3, HEALTHY_AFTER_S * 10, REFUSED) == 4
