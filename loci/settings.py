@@ -98,6 +98,7 @@ class ServerSettings(BaseSettings):
     max_body_bytes: int = Field(default=2_000_000, ge=1024)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     run_worker: bool = Field(default=True, description="serve also runs one arq worker in-process")
+    metrics_enabled: bool = Field(default=True, description="GET /metrics, for the admin key (README: Metrics)")
 
 
 class EmbeddingSettings(BaseSettings):

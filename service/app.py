@@ -45,6 +45,7 @@ from service.routes.jobs import JobController
 from service.routes.me import MeController
 from service.routes.memories import MemoryController
 from service.routes.memory_query import MemoryQueryController
+from service.routes.metrics import MetricsController, http_metrics
 from service.routes.palace import TRASH_CONTROLLERS, PalaceController
 from service.routes.portability import PortabilityController
 from service.routes.preferences import PreferencesController
@@ -186,12 +187,15 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
     mcp = McpMount(app_state)
 
     auth = DefineMiddleware(BearerAuthMiddleware, exclude=[f"^{p}" for p in PUBLIC_PREFIXES])
+    metrics = settings.server.metrics_enabled  # GET /metrics and the HTTP metrics (`service.routes.metrics`)
+    handlers: list[Any] = [HealthController, api_router(), web_router(), docs_assets_router(), mcp_route(mcp)]
     return Litestar(
-        route_handlers=[HealthController, api_router(), web_router(), docs_assets_router(), mcp_route(mcp)],
+        route_handlers=[*handlers, *([MetricsController] if metrics else [])],
         dependencies=DEPENDENCIES,
         guards=[agent_key_guard],  # agent keys only where a route applies the agent's access list
-        # the request id outermost, so auth's own log lines carry it too
-        middleware=[RequestIdMiddleware(), auth],
+        # the request id outermost, so auth's own log lines carry it too; the HTTP metrics inside
+        # auth: its refusals are raised through them, which would count a 401 as a 200
+        middleware=[RequestIdMiddleware(), auth, *([http_metrics()] if metrics else [])],
         before_request=decode_strictly,
         before_send=[add_request_id_header, allow_header, add_page_headers],
         plugins=[StrictStructSchemaPlugin()],

@@ -6,9 +6,11 @@ in-process API when `loci serve` runs both).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
@@ -27,6 +29,7 @@ from loci.idempotency import drop_expired
 from loci.llm import LLMClient
 from loci.settings import MemorySettings
 from service.errors import DATABASE_DOWN
+from service.metrics import observe_mining
 from service.state import AppState
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("loci.jobs")
+_MiningJob = TypeVar("_MiningJob", bound=Callable[[dict[str, Any], int], Coroutine[Any, Any, dict[str, Any]]])
 _PeriodicJob = TypeVar("_PeriodicJob", bound=Callable[[dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]])
 TRASH_DAYS = trash.TRASH_DAYS
 SWEEP_LIMIT = 500
@@ -120,6 +124,31 @@ def llm_for(state: AppState) -> LLMClient | None:
     return state.llm if state.settings.mining.extractor == "llm" else None
 
 
+def _measured(job: _MiningJob) -> _MiningJob:
+    """Count each try of the mining job by how it ended, and the turns it mined (`service.metrics`)."""
+
+    @functools.wraps(job)
+    async def run(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
+        started, outcome, turns = time.perf_counter(), "failed", 0
+        try:
+            result = await job(ctx, conversation_id)
+        except Retry:
+            outcome = "retry"
+            raise
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        else:
+            outcome = "failed" if "failed" in result else "skipped" if "skipped" in result else "done"
+            turns = int(result.get("turns_mined", 0)) if outcome == "done" else 0
+            return result
+        finally:
+            observe_mining(outcome, time.perf_counter() - started, turns)
+
+    return cast(_MiningJob, run)
+
+
+@_measured
 async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
     """Mine one conversation past its watermark.
 

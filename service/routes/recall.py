@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from dataclasses import replace
 from datetime import datetime
 from typing import Annotated
@@ -41,6 +42,7 @@ from retrieval import (
 )
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
+from service.metrics import observe_recall
 from service.routes._docs import errors
 from service.state import AppState, Caller
 
@@ -287,10 +289,12 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
         group_by=data.group_by,
         conversation_id=data.conversation_id,
     )
+    started = time.perf_counter()
     recalled, changes = await asyncio.gather(
         recall(_deps(state), request),
         changes_since(state.db, user_id, data.since_rev, scope),
     )
+    observe_recall(recalled.stats, time.perf_counter() - started)
     return _out(recalled, changes)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -155,6 +156,12 @@ def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir
             return all(c["mined_seq"] == 1 for c in got)
 
         _wait_for(all_mined, 120, "mining")
+        # /metrics counts the child's jobs too: it writes into serve's multiprocess directory
+        assert (data_dir / "metrics" / str(proc.pid) / f"counter_{child.pid}.db").exists()
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=admin)
+        assert metrics.status_code == 200, metrics.text
+        done = re.search(r'^loci_mining_jobs_total\{outcome="done"\} (\S+)$', metrics.text, re.MULTILINE)
+        assert done and float(done.group(1)) >= 4, metrics.text
 
         child.kill()  # a worker that dies is started again
         _wait_for(lambda: [c.pid for c in _worker_children(proc)] not in ([], [child.pid]), 60, "a new worker")
