@@ -12,8 +12,12 @@ the access the file gives it (an agent the file lists without an entry was uncon
 again), and the user's default modes are the file's. Agents this user had that the file does
 not list are left as they are. Agents survive an empty memory, so an agent the user already had,
 limited there, may come out of the import reading more (a category or wing it was not allowed,
-or every one for an agent the file lists without an entry): never in silence, the import's
-answer names them (``agents_opened``). A malformed entry, a category this server does not have, an entry
+or every one for an agent the file lists without an entry; a wider mode, its own over the
+defaults, rag to all or a cap dropped or raised; recall switched back on by the file's agent
+line, whether or not the file has ``access``): never in silence, the import's answer names them
+(``agents_opened``). The default modes reach every agent without a mode of its own, those the
+file does not list among them, and callers naming no agent: ``defaults_opened`` names each
+category whose default the file widened. A malformed entry, a category this server does not have, an entry
 for an agent not among the file's agents, or ``access`` in a file of version 1 or 2 (it arrived
 with version 3) is a 400 naming the field, before anything is written.
 
@@ -34,8 +38,10 @@ from typing import NamedTuple
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.agent_access_edit import (
+    AccessDefaults,
     AccessDoc,
     AgentAccess,
+    ModeSpec,
     check_access,
     read_access,
     write_agent_access,
@@ -52,12 +58,16 @@ ACCESS_VERSION = 3
 
 
 class Restored(NamedTuple):
-    """What an import did to its agents' access, for its answer (both sorted)."""
+    """What an import did to its agents' access, for its answer (all sorted)."""
 
     closed: list[str]
     """Created closed: the file carries no ``access``."""
     opened: list[str]
-    """The user's already, and now allowed a category or wing they were not before."""
+    """The user's already, and now allowed a category or wing they were not before, a wider
+    mode (rag to all, a cap dropped or raised), or recall switched back on."""
+    defaults_opened: list[str]
+    """The categories whose default mode the file widened: every agent without a mode of its
+    own for them, the ones the file does not list among them, and callers naming no agent."""
 
 
 def exported_access(access: AccessDoc, agents: int) -> AccessDoc | None:
@@ -92,30 +102,54 @@ def _reads_more(before: list[str] | None, after: list[str] | None) -> bool:
     return before is not None and (after is None or not set(after) <= set(before))
 
 
-def _opened(before: AgentAccess | None, after: AgentAccess) -> bool:
-    return before is not None and (
-        _reads_more(before.categories, after.categories) or _reads_more(before.wings, after.wings)
+def _width(spec: ModeSpec | None) -> tuple[int, int]:
+    """How much of a category a mode lets through, to compare: capped ``rag`` (by its cap) <
+    uncapped ``rag`` < ``all`` (the session-start block); no mode is ``all``."""
+    if spec is None or spec.mode == "all":
+        return (2, 0)
+    return (0, spec.cap) if spec.cap is not None else (1, 0)
+
+
+def _widened(before: Mapping[str, ModeSpec], after: Mapping[str, ModeSpec]) -> list[str]:
+    """The categories whose mode lets through more in ``after`` (rag to all, a cap dropped or raised)."""
+    return sorted(c for c in set(before) | set(after) if _width(after.get(c)) > _width(before.get(c)))
+
+
+def _opened(before: AgentAccess, after: AgentAccess, defaults: tuple[AccessDefaults, AccessDefaults]) -> bool:
+    """Whether an agent the user had reads more: a category or wing, or a wider mode (its own
+    over the user's defaults, ``defaults`` before and after: `agent_access.scope_of`)."""
+    modes = [{**d.modes, **a.modes} for d, a in zip(defaults, (before, after), strict=True)]
+    return (
+        _reads_more(before.categories, after.categories)
+        or _reads_more(before.wings, after.wings)
+        or bool(_widened(*modes))
     )
 
 
 async def restore_access(
-    s: AsyncSession, user_id: int, access: AccessDoc | None, agents: Mapping[str, bool]
+    s: AsyncSession,
+    user_id: int,
+    access: AccessDoc | None,
+    agents: Mapping[str, bool],
+    recalls_again: Collection[str] = (),
 ) -> Restored:
     """Write what the file says each of its ``agents`` (external id -> created by this import)
-    may see (module doc): the agents closed for want of an ``access`` part, and those the user
-    had that now read more."""
+    may see (module doc): the agents closed for want of an ``access`` part, those the user had
+    that now read more (``recalls_again``: those whose recall the import switched back on,
+    `AgentDoc.recall_enabled`), and the default modes it widened."""
     await s.flush()  # the import's rows (its settings among them) before these statements
-    if access is not None:
-        had = (await read_access(s, user_id)).agents
-        opened: list[str] = []
-        await write_default_modes(s, user_id, access.defaults.modes)
-        for agent_id in sorted(agents):
-            after = access.agents.get(agent_id, AgentAccess())
-            if not agents[agent_id] and _opened(had.get(agent_id), after):
-                opened.append(agent_id)
-            await write_agent_access(s, user_id, agent_id, after)
-        return Restored([], opened)
-    closed = sorted(agent_id for agent_id, created in agents.items() if created)
-    for agent_id in closed:
-        await write_agent_access(s, user_id, agent_id, CLOSED)
-    return Restored(closed, [])
+    if access is None:
+        closed = sorted(agent_id for agent_id, created in agents.items() if created)
+        for agent_id in closed:
+            await write_agent_access(s, user_id, agent_id, CLOSED)
+        return Restored(closed, sorted(recalls_again), [])
+    had = await read_access(s, user_id)
+    opened = set(recalls_again)
+    await write_default_modes(s, user_id, access.defaults.modes)
+    for agent_id in sorted(agents):
+        after = access.agents.get(agent_id, AgentAccess())
+        before = had.agents.get(agent_id, AgentAccess())
+        if not agents[agent_id] and _opened(before, after, (had.defaults, access.defaults)):
+            opened.add(agent_id)
+        await write_agent_access(s, user_id, agent_id, after)
+    return Restored([], sorted(opened), _widened(had.defaults.modes, access.defaults.modes))

@@ -22,9 +22,9 @@ history and proposals get theirs the same way, so their order (history ids are t
 kept too. An event's ``meta`` names rows too (`META_IDS`: the event an undo reversed, a link, a proposal, a
 merge's keeper, the conversation a skip or proposal quoted): those are mapped as well, or dropped when the file
 does not hold the row, so an undo finds its own link and a purge of an imported conversation finds the events
-quoting it, as it would have at home. A purge's per-version record names events the purge deleted: each becomes
-the new id of the next event the file holds (`purge_versions.renumber`), so the delta orders it against a
-revision of this database as it did at home.
+quoting it, as it would have at home. A purge's per-version record, ``born`` and ``ended`` name events the purge
+deleted: each becomes the new id of the next event the file holds (`purge_versions.renumber_purge`), so the delta
+orders it against a revision of this database as it did at home.
 
 ``superseded_by`` points at a *later* row (an update's old row names its newer one) and is a foreign key checked
 per statement, so memories are inserted without it and it is set in a second statement once all of them exist
@@ -44,7 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.export_format import ExportDoc, MemoryDoc, MemoryHistoryDoc, MemoryLinkDoc
 from domain.import_proposals import check_proposals, write_proposals
 from domain.memory_dto import MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
-from domain.purge_versions import VERSIONS, renumber
+from domain.purge_versions import renumber_purge
 from loci.errors import InvalidInput
 from loci.inputs import check_id
 from loci.models import (
@@ -263,13 +263,11 @@ def _meta(meta: dict[str, Any], ids: MemoryIdMap, conversations: Mapping[int, in
         "history": ids.history, "links": ids.links, "proposals": ids.proposals, "memories": ids.memories,
         "conversations": conversations,
     }  # fmt: skip
-    out = dict(meta)
+    out = renumber_purge(meta, ids.history_order, ids.history)  # events a purge deleted: the next one held
     for key, space in META_IDS.items():
         if key in out:
             value = out[key]
             out[key] = maps[space].get(value) if isinstance(value, int) else None
-    if VERSIONS in out:  # events the purge deleted too: each to the next one the file holds
-        out[VERSIONS] = renumber(out[VERSIONS], ids.history_order, ids.history)
     return out
 
 

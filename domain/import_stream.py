@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
-from domain.import_access import restore_access
+from domain.import_access import Restored, restore_access
 from domain.import_embed import memory_text
 from domain.import_memories import (
     MemoryIdMap,
@@ -98,7 +98,8 @@ class _Ids:
     maps: dict[str, dict[int, int]] = field(default_factory=dict)
     agents: dict[str, int] = field(default_factory=dict)
     created: dict[str, bool] = field(default_factory=dict)  # agent -> made by this import (`restore_access`)
-    opened: list[str] = field(default_factory=list)  # the user's agents the access line widened
+    recalls_again: set[str] = field(default_factory=set)  # the user's agents whose recall it switched on
+    restored: Restored | None = None  # what the access line did (`restore_access`)
     memories: MemoryIdMap = field(default_factory=lambda: MemoryIdMap({}, {}, {}, {}))
     newer: list[tuple[int, int]] = field(default_factory=list)  # (row, superseded_by), new ids, set at the end
     said: list[tuple[int, int]] = field(default_factory=list)  # (relation, drawer) of ``sources``, file ids
@@ -245,6 +246,8 @@ async def _agent(s: AsyncSession, row: AgentLine, ids: _Ids) -> None:
     if found is None:
         found = _dated(Agent(user_id=ids.user_id, external_id=row.external_id), row.created_at)
         s.add(found)
+    elif row.recall_enabled and not found.recall_enabled:
+        ids.recalls_again.add(row.external_id)
     found.name, found.recall_enabled = row.name, row.recall_enabled
     await s.flush()
     ids.agents[row.external_id] = found.id
@@ -308,7 +311,7 @@ async def _write(s: AsyncSession, lines: Iterator[bytes], ids: _Ids) -> None:
             await _agent(s, row, ids)
             continue
         if isinstance(row, AccessLine):
-            ids.opened = (await restore_access(s, ids.user_id, row, ids.created)).opened
+            ids.restored = await restore_access(s, ids.user_id, row, ids.created, ids.recalls_again)
             continue
         build = _ROWS.get(type(row))
         if build is None:  # the header and the end line
@@ -367,9 +370,9 @@ async def import_ndjson(
                     s, plan.memory_space, plan.link_ids, plan.history_ids, plan.proposal_ids
                 )
                 await _write(s, _lines(spool), ids)
-                if not plan.counts["access"]:  # a file before version 3 (`domain.import_access`)
-                    result.agents_closed = (await restore_access(s, user_id, None, ids.created)).closed
-                result.agents_opened = ids.opened
+                if ids.restored is None:  # a file before version 3 (`domain.import_access`)
+                    ids.restored = await restore_access(s, user_id, None, ids.created, ids.recalls_again)
+                result.agents_closed, result.agents_opened, result.defaults_opened = ids.restored
                 await fill_surfaces(s, user_id)
                 await sources_from_first(s, user_id)  # each relation said by its source_drawer_id
                 await add_sources(s, user_id, [(ids("relation", r), ids("drawer", d)) for r, d in ids.said])

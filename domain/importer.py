@@ -67,7 +67,11 @@ class ImportResult(msgspec.Struct):
     agents_opened: list[str] = []
     """Agents the user already had, limited, that the file's ``access`` now allows a category or
     wing they were not (`domain.import_access`): agents survive an empty memory, and an import
-    that widens one says so."""
+    that widens one says so. A wider mode (rag to all, a cap dropped or raised) or recall switched
+    back on counts."""
+    defaults_opened: list[str] = []
+    """Categories whose default mode the file's ``access`` widened: it reaches every agent
+    without a mode of its own for them, listed in the file or not, and callers naming no agent."""
 
 
 def _ref(ids: dict[int, int], value: int | None, field: str, *, optional: bool = False) -> int | None:
@@ -110,11 +114,13 @@ async def refuse_unless_empty(s: AsyncSession, user_id: int) -> None:
             raise Conflict("import needs an empty memory: this user already has a palace, conversations or entities")
 
 
-async def _agents(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[str, int], dict[str, bool]]:
-    """The file's agents (an agent the user already has is updated): external id -> row id, and
-    -> whether this import created it (`domain.import_access` closes those of an old file)."""
+async def _agents(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[str, int], dict[str, bool], set[str]]:
+    """The file's agents (an agent the user already has is updated): external id -> row id,
+    -> whether this import created it (`domain.import_access` closes those of an old file), and
+    the user's agents whose recall it switched back on (named in ``agents_opened``)."""
     agents: dict[str, int] = {}
     created: dict[str, bool] = {}
+    recalls_again: set[str] = set()
     for a in doc.agents:
         agent = (
             await s.execute(select(Agent).where(Agent.user_id == user_id, Agent.external_id == a.external_id))
@@ -125,10 +131,12 @@ async def _agents(s: AsyncSession, user_id: int, doc: ExportDoc) -> tuple[dict[s
             if a.created_at is not None:
                 agent.created_at = a.created_at
             s.add(agent)
+        elif a.recall_enabled and not agent.recall_enabled:
+            recalls_again.add(a.external_id)
         agent.name, agent.recall_enabled = a.name, a.recall_enabled
         await s.flush()
         agents[a.external_id] = agent.id
-    return agents, created
+    return agents, created, recalls_again
 
 
 async def _conversations(
@@ -369,8 +377,8 @@ async def import_json(
         async with db.user_session(user_id) as s:
             await refuse_unless_empty(s, user_id)
             await _settings(s, user_id, doc)
-            agents, created = await _agents(s, user_id, doc)
-            restored = await restore_access(s, user_id, doc.access, created)
+            agents, created, recalls_again = await _agents(s, user_id, doc)
+            restored = await restore_access(s, user_id, doc.access, created, recalls_again)
             conv_ids, turn_ids = await _conversations(s, user_id, doc, agents)
             drawer_ids = await _palace(s, user_id, doc, conv_ids, turn_ids)
             await _graph(s, user_id, doc, drawer_ids)
@@ -380,6 +388,7 @@ async def import_json(
                 len(doc.conversations), len(turn_ids), len(doc.wings), len(doc.rooms), len(doc.closets),
                 len(drawer_ids), len(doc.entities), len(doc.relations), len(doc.memories), len(doc.memory_links),
                 len(doc.memory_history), len(doc.memory_proposals), restored.closed, restored.opened,
+                restored.defaults_opened,
             )  # fmt: skip
             await record(s, user_id, "memory_imported", **msgspec.structs.asdict(result))
     except IntegrityError as e:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -37,7 +38,7 @@ from sqlalchemy.orm import aliased
 from loci.memory_revision import BLOCK_LAYERS, NON_REVISION_EVENTS
 from loci.models import Memory, MemoryHistory
 
-__all__ = ["VERSIONS", "alive_shown", "compact", "renumber", "version_records"]
+__all__ = ["VERSIONS", "alive_shown", "compact", "renumber", "renumber_purge", "version_records"]
 
 VERSIONS = "versions"
 """The ``meta`` key of a ``purge`` event: one ``{"created", "ended", "layer", "category",
@@ -174,6 +175,26 @@ def compact(spans: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     return out
 
 
+def renumber_purge(meta: Mapping[str, Any], order: Sequence[int], new_ids: Mapping[int, int]) -> dict[str, Any]:
+    """An imported purge's ``meta`` with the events it names renumbered as `renumber` does: its
+    `VERSIONS`, and ``born`` and ``ended`` (its memory's first and ending event, which the delta
+    reads of a purge without `VERSIONS`, one exported before they were recorded), each the
+    next event the file holds (None past its last)."""
+    out = dict(meta)
+    if VERSIONS in out:
+        out[VERSIONS] = renumber(out[VERSIONS], order, new_ids)
+    for key in ("born", "ended"):
+        if isinstance(out.get(key), int):
+            out[key] = _next_event(out[key], order, new_ids)
+    return out
+
+
+def _next_event(event: int, order: Sequence[int], new_ids: Mapping[int, int]) -> int | None:
+    """The new id of the file's first event at or after ``event`` (None: it holds none)."""
+    at = bisect_left(order, event)
+    return new_ids[order[at]] if at < len(order) else None
+
+
 def renumber(recorded: object, order: Sequence[int], new_ids: Mapping[int, int]) -> object:
     """An imported purge's `VERSIONS` with each event id mapped to the new id of the first event
     of the file at or after it (``order``: the file's event ids, sorted; ``new_ids``: file id ->
@@ -182,10 +203,7 @@ def renumber(recorded: object, order: Sequence[int], new_ids: Mapping[int, int])
     Not a list: None, and the delta reads the purge as an older one."""
 
     def new(event: object, default: int | None) -> int | None:
-        if not isinstance(event, int):
-            return default
-        at = bisect_left(order, event)
-        return new_ids[order[at]] if at < len(order) else None
+        return _next_event(event, order, new_ids) if isinstance(event, int) else default
 
     if not isinstance(recorded, list):
         return None

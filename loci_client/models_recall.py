@@ -293,7 +293,11 @@ class ImportResult(Model):
     """Agents created closed (no category, no wing): the file carried no access; set theirs."""
     agents_opened: list[str] | None = None
     """Agents the user already had, limited, that the file's access now lets read a category or
-    wing they could not (agents survive an empty memory): check that this is what you meant."""
+    wing they could not, gives a wider mode (rag to all, a cap dropped or raised), or whose recall
+    it switched back on (agents survive an empty memory): check that this is what you meant."""
+    defaults_opened: list[str] | None = None
+    """Categories whose default mode the file widened: every agent without a mode of its own for
+    them, listed in the file or not, and callers naming no agent, now read more of them."""
 
 
 class ExportDoc(Model):

@@ -164,8 +164,9 @@ class PortabilityController(Controller):
             "the line otherwise). Ids in the file are remapped (never trusted); a reference the file does not "
             "define is a 400 naming the field. All or nothing. Per-agent access is restored as the file says; "
             "a file without `access` creates its agents closed (`agents_closed`), and an agent the caller already "
-            "had that the file lets read more is named in `agents_opened`. Drawers without a vector are embedded. 409 "
-            "when the caller already has wings, conversations or entities."
+            "had that the file lets read more (a category, a wing, a wider mode, recall back on) is named in "
+            "`agents_opened`, and a widened default mode in `defaults_opened`. Drawers without a vector are "
+            "embedded. 409 when the caller already has wings, conversations or entities."
         ),
         responses=errors(400, 409, 413),
         request_max_body_size=None,  # the NDJSON stream has no limit; _json_body applies it to JSON

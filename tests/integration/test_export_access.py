@@ -222,3 +222,56 @@ async def test_access_in_a_file_before_version_3_is_refused_naming_it(
     assert answer.status_code == 400, answer.text
     assert answer.json()["extra"][0]["key"] == f"line {at + 1}.access", answer.text
     assert (await _ok(await client.get("/v1/agents", headers=target.headers)))["items"] == []
+
+
+async def test_an_import_that_widens_a_mode_or_recall_of_an_agent_the_user_had_names_it(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """Each of plain, reader and coder reads more only by one cause: recall switched back on
+    (the file's ``recall_enabled`` defaults to true), rag to all, a cap raised. The user's
+    default for ``fact`` (rag here, all in the file) widens too, for agents the file does not
+    list as well: ``defaults_opened`` names the category."""
+    source = await new_user("mode-open-src")
+    await _configured(client, admin_headers, source)
+    doc = (await client.get("/v1/export", params={"embeddings": "false"}, headers=source.headers)).json()
+    lines = await _export_lines(client, source)
+    everything = {"fact": {"mode": "all"}}  # so the default's change alone does not open them
+    had = {
+        "defaults": {"modes": {"fact": {"mode": "rag"}, "insight": {"mode": "rag"}}},
+        "agents": {
+            "plain": {"modes": everything},
+            "reader": {"categories": ["fact"], "modes": {"preference": {"mode": "rag", "cap": 3}, **everything}},
+            "coder": {
+                "categories": ["preference", "procedure"],
+                "wings": ["work"],
+                "modes": {"procedure": {"mode": "rag", "cap": 1}, **everything},
+            },
+        },
+    }
+    for name, send in (("mode-open-json", {"json": doc}), ("mode-open-nd", {"content": _ndjson(lines)})):
+        target = await new_user(name)
+        await _ok(await client.put("/v1/agents/plain", json={"recall_enabled": False}, headers=target.headers))
+        await _ok(await client.put("/v1/agents/other", json={"name": "Not in the file"}, headers=target.headers))
+        await _ok(await client.put("/v1/access", json=had, headers=target.headers))
+        headers = target.headers if "json" in send else {**target.headers, **NDJSON}
+        result = await _ok(await client.post("/v1/import", **send, headers=headers), 201)
+        assert (result["agents_opened"], result.get("defaults_opened")) == (["coder", "plain", "reader"], ["fact"])
+        assert await _access(client, target) == ACCESS
+
+
+async def test_an_older_file_that_switches_recall_back_on_names_the_agent(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """A file without ``access`` leaves an agent the user had its access, but not its recall."""
+    source = await new_user("recall-open-src")
+    await _configured(client, admin_headers, source)
+    doc = (await client.get("/v1/export", params={"embeddings": "false"}, headers=source.headers)).json()
+    doc.pop("access")
+    lines = [line for line in await _export_lines(client, source) if line["type"] != "access"]
+    lines[-1]["counts"].pop("access")
+    for name, send in (("recall-open-json", {"json": doc}), ("recall-open-nd", {"content": _ndjson(lines)})):
+        target = await new_user(name)
+        await _ok(await client.put("/v1/agents/plain", json={"recall_enabled": False}, headers=target.headers))
+        headers = target.headers if "json" in send else {**target.headers, **NDJSON}
+        result = await _ok(await client.post("/v1/import", **send, headers=headers), 201)
+        assert (result["agents_closed"], result["agents_opened"]) == (["coder", "reader"], ["plain"]), name

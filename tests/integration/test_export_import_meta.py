@@ -165,3 +165,32 @@ async def test_an_imported_purge_is_not_told_to_a_revision_from_before_the_impor
         assert answer.status_code == 201, answer.text
         told = await client.get("/v1/context", params={"since_rev": seen["revision"]}, headers=user.headers)
         assert told.status_code == 200 and told.json()["delta"] == [], told.text
+
+
+async def test_an_imported_purge_without_versions_renumbers_born_and_ended(client: Client, new_user: NewUser) -> None:
+    """A purge exported before it recorded ``versions`` has only ``born`` (its memory's first
+    event) and ``ended``, which the delta reads instead (`memory_delta._told`). The import
+    renumbered ``versions`` but left those: the source's ids came before a revision of the
+    importing account, and its delta said a memory its block never held was deleted for good."""
+    source, by_json, by_ndjson = [await new_user(f"born-{name}") for name in ("src", "json", "nd")]
+    gone = await _write(client, source, "/v1/memories", {"content": "Plays the oboe", "category": "fact"}, 201)
+    await _write(client, source, "/v1/memories/purge", {"id_or_text": gone["memory"]["id"]})
+    exported = await _export(client, source)
+    [purge] = [h for h in exported["memory_history"] if h["event"] == "purge"]
+    assert isinstance(purge["meta"].pop("versions"), list) and isinstance(purge["meta"]["born"], int)
+    nd = await _export_ndjson(client, source)
+    for line in nd:
+        if line.get("event") == "purge":
+            line["meta"].pop("versions")
+    lines = "".join(json.dumps(line) + "\n" for line in nd)
+    for user, body in ((by_json, {"json": exported}), (by_ndjson, {"content": lines, "headers": NDJSON})):
+        await _write(client, user, "/v1/memories", {"content": "Likes green tea", "category": "preference"}, 201)
+        seen = (await client.get("/v1/context", headers=user.headers)).json()
+        assert seen["revision"] > purge["meta"]["born"]  # the source's ids come before this revision
+        headers = {**user.headers, **body.pop("headers", {})}
+        answer = await client.post("/v1/import", headers=headers, **body)  # type: ignore[arg-type]
+        assert answer.status_code == 201, answer.text
+        told = await client.get("/v1/context", params={"since_rev": seen["revision"]}, headers=user.headers)
+        assert told.status_code == 200 and told.json()["delta"] == [], told.text
+        [imported] = [h for h in (await _export(client, user))["memory_history"] if h["event"] == "purge"]
+        assert imported["meta"]["born"] == imported["id"]  # the next event the file holds: the purge itself
