@@ -34,6 +34,8 @@ from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
 from service.cli_startup import STARTUP_FAILURE, LifespanErrors, stop_now
+from service.metrics_dir import discard as discard_metrics_dir
+from service.metrics_dir import prepare as prepare_metrics_dir
 from service.serving import (
     SERVE_IMPORTS,
     bind_listener,
@@ -171,7 +173,10 @@ def serve(host: str | None, port: int | None, data_dir: Path | None, no_worker: 
     # left the embedded PostgreSQL and Valkey running.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        interrupted = _serve(host, port, data_dir, no_worker)
+        try:
+            interrupted = _serve(host, port, data_dir, no_worker)
+        finally:  # here, not only at exit: `stop_now` may end the process at once
+            discard_metrics_dir()
     except KeyboardInterrupt:  # Ctrl-C while starting: said as once ready, not click's "Aborted!"
         interrupted = True
     except SystemExit as e:
@@ -189,9 +194,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
     listener = bind_listener(settings.server.host, settings.server.port)  # a taken port: fail before writing
     settings = ensure_admin_key(settings)
     if settings.server.metrics_enabled:  # before anything imports prometheus_client (`service.metrics_dir`)
-        from service.metrics_dir import prepare
-
-        prepare(settings.server.data_dir)
+        prepare_metrics_dir(settings.server.data_dir)
     embedder = preload_embedder(settings)
     imports = import_in_background(SERVE_IMPORTS)
     with services(settings) as resolved:

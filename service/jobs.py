@@ -6,7 +6,6 @@ in-process API when `loci serve` runs both).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import logging
@@ -29,10 +28,11 @@ from loci.idempotency import drop_expired
 from loci.llm import LLMClient
 from loci.settings import MemorySettings
 from service.errors import DATABASE_DOWN
-from service.metrics import observe_mining
+from service.metrics import mining_outcome, observe_mining
 from service.state import AppState
 
 __all__ = [
+    "MINING_MAX_TRIES",
     "TRASH_DAYS",
     "backfill_embeddings",
     "consolidate_memories",
@@ -48,6 +48,8 @@ __all__ = [
 log = logging.getLogger("loci.jobs")
 _MiningJob = TypeVar("_MiningJob", bound=Callable[[dict[str, Any], int], Coroutine[Any, Any, dict[str, Any]]])
 _PeriodicJob = TypeVar("_PeriodicJob", bound=Callable[[dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]])
+MINING_MAX_TRIES = 5
+"""arq's tries of a mining job (`service.worker`); a Retry on the last one is its failure."""
 TRASH_DAYS = trash.TRASH_DAYS
 SWEEP_LIMIT = 500
 
@@ -129,21 +131,25 @@ def _measured(job: _MiningJob) -> _MiningJob:
 
     @functools.wraps(job)
     async def run(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
-        started, outcome, turns = time.perf_counter(), "failed", 0
+        started = time.perf_counter()
+        error: BaseException | None = None
+        result: dict[str, Any] = {}
         try:
             result = await job(ctx, conversation_id)
-        except Retry:
-            outcome = "retry"
-            raise
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            raise
-        else:
-            outcome = "failed" if "failed" in result else "skipped" if "skipped" in result else "done"
-            turns = int(result.get("turns_mined", 0)) if outcome == "done" else 0
             return result
+        except BaseException as e:  # counted below, then raised unchanged
+            error = e
+            raise
         finally:
-            observe_mining(outcome, time.perf_counter() - started, turns)
+            state = ctx.get("state")
+            timeout = state.settings.queue.job_timeout_s if isinstance(state, AppState) else float("inf")
+            elapsed = time.perf_counter() - started
+            tries = int(ctx.get("job_try", 1))
+            outcome = mining_outcome(
+                error, result, job_try=tries, max_tries=MINING_MAX_TRIES, elapsed=elapsed, timeout_s=timeout
+            )
+            turns = int(result.get("turns_mined", 0)) if outcome == "done" else 0
+            observe_mining(outcome, elapsed, turns)
 
     return cast(_MiningJob, run)
 

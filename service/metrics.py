@@ -13,9 +13,13 @@ process of the tree writes them into files of one directory (`service.metrics_di
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import ParamSpec
 
+from arq import Retry
 from arq.connections import ArqRedis
 from arq.constants import default_queue_name
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
@@ -26,14 +30,20 @@ from prometheus_client.registry import Collector
 from retrieval import RecallStats
 from service.metrics_dir import MULTIPROC_ENV
 
-__all__ = ["DEPTHS", "MEDIA_TYPE", "MINING_OUTCOMES", "observe_mining", "observe_recall", "render"]
+__all__ = ["DEPTHS", "MEDIA_TYPE", "MINING_OUTCOMES", "mining_outcome", "observe_mining", "observe_recall", "render"]
+
+log = logging.getLogger("loci.metrics")
+_P = ParamSpec("_P")
 
 DEPTHS = ("skip", "ordinary", "memory", "long", "explicit")
 """`retrieval.depth.DepthKind`'s values: the only ``depth`` label values (anything else is ``other``)."""
-MINING_OUTCOMES = ("done", "failed", "skipped", "retry", "cancelled")
-"""How a mining job's try ended: mined; failed for good (recorded on the conversation); skipped
-(its conversation is gone); retried later (a transient error); cancelled (a timeout, an abort of a
+MINING_OUTCOMES = ("done", "failed", "skipped", "retry", "timeout", "cancelled")
+"""How a mining job's try ended: mined; failed for good (recorded on the conversation, or a
+transient error on the last try); skipped (its conversation is gone); retried later (a transient
+error); timeout (it ran out its job timeout: arq fails it for good); cancelled (an abort of a
 deleted user's job, or a worker shutting down: arq runs it again unless it was aborted)."""
+TIMEOUT_MARGIN_S = 1.0
+"""A cancelled try that ran this close to the job timeout is counted as the timeout."""
 MEDIA_TYPE = CONTENT_TYPE_LATEST.partition("; charset=")[0]
 """The text format's media type, without the charset Litestar adds to every ``text/`` one."""
 QUEUE_READ_TIMEOUT_S = 1.0
@@ -58,6 +68,47 @@ MINING_SECONDS = Histogram(
 MINING_TURNS = Counter("loci_mining_turns", "Turns mined by jobs that finished.")
 
 
+def mining_outcome(
+    error: BaseException | None,
+    result: Mapping[str, object],
+    *,
+    job_try: int,
+    max_tries: int,
+    elapsed: float,
+    timeout_s: float,
+) -> str:
+    """How a try ended, as arq will treat it (``error`` None: it returned ``result``).
+
+    Why: arq gives a try raising Retry on its last try up (so it is ``failed``), and fails a try
+    that ran out its timeout for good, though the job itself only sees CancelledError."""
+    if error is None:
+        return "failed" if "failed" in result else "skipped" if "skipped" in result else "done"
+    if isinstance(error, asyncio.CancelledError):
+        return "timeout" if elapsed >= timeout_s - TIMEOUT_MARGIN_S else "cancelled"
+    if isinstance(error, Retry):
+        return "failed" if job_try >= max_tries else "retry"
+    return "failed"
+
+
+def _never_raises(observe: Callable[_P, None]) -> Callable[_P, None]:
+    """A metrics error is logged (once per process) and swallowed: counting must never fail a
+    request or replace a job's own outcome (its Retry or cancellation)."""
+    warned = False
+
+    @functools.wraps(observe)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> None:
+        nonlocal warned
+        try:
+            observe(*args, **kwargs)
+        except Exception:
+            if not warned:
+                warned = True
+                log.exception("metrics: %s failed; such failures are not logged again", observe.__name__)
+
+    return run
+
+
+@_never_raises
 def observe_recall(stats: RecallStats | None, seconds: float) -> None:
     """Count one recall; ``stats`` is None only for a response that decided nothing."""
     depth = stats.depth if stats is not None and stats.depth in DEPTHS else "other"
@@ -66,6 +117,7 @@ def observe_recall(stats: RecallStats | None, seconds: float) -> None:
         RECALL_CACHE.labels(result=stats.cache).inc()
 
 
+@_never_raises
 def observe_mining(outcome: str, seconds: float, turns: int = 0) -> None:
     """Count one try of a mining job (``outcome`` one of `MINING_OUTCOMES`)."""
     MINING_JOBS.labels(outcome=outcome).inc()
@@ -110,12 +162,20 @@ async def _queued(queue: ArqRedis | None) -> int | None:
 
 
 async def render(queue: ArqRedis | None) -> bytes:
-    """The Prometheus text exposition: every process's metrics, then the queue's."""
+    """The Prometheus text exposition: every process's metrics, then the queue's.
+
+    The files are read and the text made in a thread: it takes about 0.1 s at a few hundred
+    label sets (more with dead children's files), which would stall every request meanwhile."""
+    return await asyncio.to_thread(_exposition, await _queued(queue))
+
+
+def _exposition(queued: int | None) -> bytes:
+    """`render`'s blocking part."""
     registry = CollectorRegistry(auto_describe=False)
     path = os.environ.get(MULTIPROC_ENV)
     if path:
         MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
     else:
         registry.register(_Local())
-    registry.register(_QueueCollector(await _queued(queue)))
+    registry.register(_QueueCollector(queued))
     return generate_latest(registry)

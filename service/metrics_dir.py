@@ -7,46 +7,46 @@ its values into files of one directory, which `serve` reads at scrape time.
 
 The mode is chosen when prometheus_client is imported (``PROMETHEUS_MULTIPROC_DIR``), so
 `prepare` runs before anything imports it, and this module imports nothing that would.
-Each `serve` gets a directory of its own, named by its pid (two processes on one data dir with
-configured services must not wipe each other's files); what a dead `serve` left is removed.
-The children inherit the variable through their environment and write into the same one.
+Each `serve` makes a private directory outside the data dir (``$XDG_RUNTIME_DIR`` or the
+system temp dir) and removes it when it exits: a directory in a shared data dir, named by
+pid, was wiped by a second `serve` on the same volume (containers are all pid 1), after which
+every metric write raised and every request failed. The children inherit the variable through
+their environment and write into the same one.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
-from loci.preflight import make_data_dir
+__all__ = ["LEGACY_DIR", "MULTIPROC_ENV", "discard", "prepare"]
 
-__all__ = ["METRICS_DIR", "MULTIPROC_ENV", "prepare"]
-
-METRICS_DIR = "metrics"
-"""Under the data dir: one directory per live `serve`, named by its pid."""
+LEGACY_DIR = "metrics"
+"""Under the data dir: where versions before the private directory kept theirs; removed at start."""
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+PREFIX = "loci-metrics-"
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
+_made: list[Path] = []
+"""The directories this process made (`prepare`), removed by `discard` and at exit."""
 
 
 def prepare(data_dir: Path) -> Path:
-    """An empty ``<data dir>/metrics/<pid>`` named in ``PROMETHEUS_MULTIPROC_DIR``; the
-    directories of `serve` processes that are gone are removed first."""
-    base = make_data_dir(data_dir) / METRICS_DIR  # a data dir that cannot be one: said in one line
-    base.mkdir(exist_ok=True)
-    for entry in base.iterdir():
-        if entry.is_dir() and entry.name.isdigit() and not _alive(int(entry.name)):
-            shutil.rmtree(entry, ignore_errors=True)
-    own = base / str(os.getpid())
-    shutil.rmtree(own, ignore_errors=True)  # a reused pid's leftovers
-    own.mkdir()
+    """A new empty private directory named in ``PROMETHEUS_MULTIPROC_DIR``, removed at exit."""
+    shutil.rmtree(data_dir / LEGACY_DIR, ignore_errors=True)  # an older version's leftovers
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    parent = runtime if runtime and os.path.isdir(runtime) else None
+    own = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
+    if not _made:
+        atexit.register(discard)
+    _made.append(own)
     os.environ[MULTIPROC_ENV] = str(own)
     return own
+
+
+def discard() -> None:
+    """Remove the directories `prepare` made (`serve`'s exit, every path: also run at exit)."""
+    while _made:
+        shutil.rmtree(_made.pop(), ignore_errors=True)

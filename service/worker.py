@@ -58,7 +58,7 @@ HEARTBEAT_S = 10
 
 FUNCTIONS: list[Any] = [
     # mining: no own timeout, so LOCI_QUEUE_JOB_TIMEOUT_S applies; retried on transient errors
-    func(jobs.mine_conversation, name="mine_conversation", max_tries=5),
+    func(jobs.mine_conversation, name="mine_conversation", max_tries=jobs.MINING_MAX_TRIES),
     func(jobs.backfill_embeddings, name="backfill_embeddings", timeout=600, max_tries=3),
     func(jobs.sweep_unmined, name="sweep_unmined", timeout=120, max_tries=1),
     func(jobs.purge_trash, name="purge_trash", timeout=600, max_tries=3),

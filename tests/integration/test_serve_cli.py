@@ -156,8 +156,11 @@ def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir
             return all(c["mined_seq"] == 1 for c in got)
 
         _wait_for(all_mined, 120, "mining")
-        # /metrics counts the child's jobs too: it writes into serve's multiprocess directory
-        assert (data_dir / "metrics" / str(proc.pid) / f"counter_{child.pid}.db").exists()
+        # /metrics counts the child's jobs too: it writes into serve's private multiprocess
+        # directory, outside the data dir (another serve on a shared volume must not wipe it)
+        shared = Path(child.environ()["PROMETHEUS_MULTIPROC_DIR"])
+        assert (shared / f"counter_{child.pid}.db").exists()
+        assert data_dir not in shared.parents and not (data_dir / "metrics").exists()
         metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", headers=admin)
         assert metrics.status_code == 200, metrics.text
         done = re.search(r'^loci_mining_jobs_total\{outcome="done"\} (\S+)$', metrics.text, re.MULTILINE)
@@ -167,6 +170,7 @@ def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir
         _wait_for(lambda: [c.pid for c in _worker_children(proc)] not in ([], [child.pid]), 60, "a new worker")
     finally:
         stop(proc)  # and no worker outlives serve (`stop` checks every child)
+    assert not shared.exists()  # serve removes its directory as it stops
 
 
 def test_an_empty_llm_model_name_stops_startup_with_one_line(tmp_path: Path) -> None:

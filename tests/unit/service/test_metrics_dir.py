@@ -1,5 +1,5 @@
 """`loci serve`'s worker children show in its /metrics: prometheus_client's multiprocess mode,
-in a directory per `serve` under the data dir (`service.metrics_dir`)."""
+in a private directory per `serve`, outside the data dir (`service.metrics_dir`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.metrics_dir import METRICS_DIR, MULTIPROC_ENV, prepare
+from service.metrics_dir import LEGACY_DIR, MULTIPROC_ENV, discard, prepare
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -34,20 +34,23 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-def test_prepare_empties_its_own_directory_and_drops_a_dead_serves(
+def test_prepare_makes_a_private_directory_outside_the_data_dir_and_discard_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Two `serve`s on one data dir (containers on a shared volume are both pid 1) must not
+    share, or wipe, each other's directory: each makes its own elsewhere."""
     monkeypatch.setenv(MULTIPROC_ENV, "")  # restored after the test: `prepare` sets it
-    base = tmp_path / METRICS_DIR
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (base / dead.stdout.strip()).mkdir(parents=True)
-    (base / str(os.getppid())).mkdir()  # a live process's: left alone
-    (base / str(os.getpid())).mkdir()
-    (base / str(os.getpid()) / "counter_1.db").write_bytes(b"old")
-    own = prepare(tmp_path)
-    assert own == base / str(os.getpid()) and os.environ[MULTIPROC_ENV] == str(own)
-    assert list(own.iterdir()) == []
-    assert sorted(p.name for p in base.iterdir()) == sorted([str(os.getpid()), str(os.getppid())])
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    (tmp_path / "run").mkdir()
+    data = tmp_path / "data"
+    (data / LEGACY_DIR / "1").mkdir(parents=True)  # what an older version left
+    first, second = prepare(data), prepare(data)
+    assert first != second and os.environ[MULTIPROC_ENV] == str(second)
+    for own in (first, second):
+        assert own.parent == tmp_path / "run" and own.is_dir() and list(own.iterdir()) == []
+    assert not (data / LEGACY_DIR).exists()
+    discard()
+    assert not first.exists() and not second.exists()
 
 
 def test_a_child_processes_mining_shows_in_the_serve_processes_scrape(tmp_path: Path) -> None:
