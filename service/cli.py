@@ -194,7 +194,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
     listener = bind_listener(settings.server.host, settings.server.port)  # a taken port: fail before writing
     settings = ensure_admin_key(settings)
     if settings.server.metrics_enabled:  # before anything imports prometheus_client (`service.metrics_dir`)
-        prepare_metrics_dir(settings.server.data_dir)
+        prepare_metrics_dir()
     embedder = preload_embedder(settings)
     imports = import_in_background(SERVE_IMPORTS)
     with services(settings) as resolved:

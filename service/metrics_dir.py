@@ -22,10 +22,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["LEGACY_DIR", "MULTIPROC_ENV", "discard", "prepare"]
+from loci.errors import ConfigurationError
 
-LEGACY_DIR = "metrics"
-"""Under the data dir: where versions before the private directory kept theirs; removed at start."""
+__all__ = ["MULTIPROC_ENV", "discard", "prepare"]
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 PREFIX = "loci-metrics-"
 
@@ -33,12 +33,21 @@ _made: list[Path] = []
 """The directories this process made (`prepare`), removed by `discard` and at exit."""
 
 
-def prepare(data_dir: Path) -> Path:
-    """A new empty private directory named in ``PROMETHEUS_MULTIPROC_DIR``, removed at exit."""
-    shutil.rmtree(data_dir / LEGACY_DIR, ignore_errors=True)  # an older version's leftovers
+def prepare() -> Path:
+    """A new empty private directory named in ``PROMETHEUS_MULTIPROC_DIR``, removed at exit.
+
+    ``$XDG_RUNTIME_DIR`` only when this user may write there: after ``su`` it still names the
+    first user's (mode 0700). A directory that cannot be made stops start-up in one line."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    parent = runtime if runtime and os.path.isdir(runtime) else None
-    own = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
+    usable = bool(runtime) and os.path.isdir(str(runtime)) and os.access(str(runtime), os.W_OK | os.X_OK)
+    parent = runtime if usable else None
+    try:
+        own = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
+    except OSError as e:
+        raise ConfigurationError(
+            f"cannot make a directory for the metrics in {parent or tempfile.gettempdir()} ({e.strerror}); "
+            "set TMPDIR to a writable folder, or LOCI_METRICS_ENABLED=false"
+        ) from None
     if not _made:
         atexit.register(discard)
     _made.append(own)

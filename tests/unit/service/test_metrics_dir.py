@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.metrics_dir import LEGACY_DIR, MULTIPROC_ENV, discard, prepare
+from loci.errors import ConfigurationError
+from service.metrics_dir import MULTIPROC_ENV, discard, prepare
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -42,13 +44,10 @@ def test_prepare_makes_a_private_directory_outside_the_data_dir_and_discard_remo
     monkeypatch.setenv(MULTIPROC_ENV, "")  # restored after the test: `prepare` sets it
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
     (tmp_path / "run").mkdir()
-    data = tmp_path / "data"
-    (data / LEGACY_DIR / "1").mkdir(parents=True)  # what an older version left
-    first, second = prepare(data), prepare(data)
+    first, second = prepare(), prepare()
     assert first != second and os.environ[MULTIPROC_ENV] == str(second)
     for own in (first, second):
         assert own.parent == tmp_path / "run" and own.is_dir() and list(own.iterdir()) == []
-    assert not (data / LEGACY_DIR).exists()
     discard()
     assert not first.exists() and not second.exists()
 
@@ -68,3 +67,21 @@ def test_the_cli_imports_no_prometheus_client_before_serve_chooses_the_mode() ->
     """prometheus_client picks its mode at import: `serve` sets the directory first."""
     code = "import sys, service.cli, loci.settings; print('prometheus_client' in sys.modules)"
     assert _python(code, dict(os.environ)).strip() == "False"
+
+
+def test_a_runtime_dir_that_is_not_a_usable_folder_falls_back_and_no_folder_stops_start_up_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``$XDG_RUNTIME_DIR`` left from another user (``su``), or naming no folder, is passed
+    over for the temp dir; a temp dir that cannot take a folder is a `ConfigurationError` (one
+    line at start-up), where `mkdtemp`'s OSError was a traceback."""
+    monkeypatch.setenv(MULTIPROC_ENV, "")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "not-a-folder"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    own = prepare()
+    assert own.parent == tmp_path / "tmp"
+    discard()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+    with pytest.raises(ConfigurationError, match="LOCI_METRICS_ENABLED=false"):
+        prepare()
