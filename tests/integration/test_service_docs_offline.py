@@ -36,6 +36,9 @@ async def test_schema_declares_bearer_keys_where_routes_need_them(client: AsyncT
                 continue
             if path.startswith("/v1/admin/"):
                 assert op["security"] == [{"adminKey": []}], f"{method} {path}"
+            elif path == "/metrics":  # the operator's, outside /v1: the admin key, else 401
+                assert op["security"] == [{"adminKey": []}], f"{method} {path}"
+                assert (await client.get(path)).status_code == 401, path
             elif path.startswith("/v1/"):
                 assert "security" not in op, f"{method} {path} must inherit the API key requirement"
             else:
