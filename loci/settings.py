@@ -31,6 +31,7 @@ from loci.settings_memory import (
 )
 
 __all__ = [  # the memory group and its names live in `loci.settings_memory`, imported from here as before
+    "AUTO_WORKER_PROCESSES_MAX",
     "BUDGET_TOKENS_MAX",
     "BUDGET_TOKENS_MIN",
     "CATEGORY_PATTERN",
@@ -74,6 +75,12 @@ class DatabaseSettings(BaseSettings):
     statement_timeout_ms: int = Field(default=30_000, ge=0, le=2_147_483_647)  # PostgreSQL refuses more (503s)
 
 
+AUTO_WORKER_PROCESSES_MAX = 2
+"""What ``LOCI_QUEUE_WORKER_PROCESSES=auto`` runs at most: mining's Python holds one GIL, so
+one process used 1.3-1.4 of two cores and a second uses the rest; each loads its own model
+(~0.3 GB at rest, ~1.4 GB at its peak), so more than two is an operator's choice, not a default."""
+
+
 class QueueSettings(BaseSettings):
     model_config = _group("LOCI_QUEUE_")
 
@@ -83,9 +90,27 @@ class QueueSettings(BaseSettings):
         description="Redis/Valkey for arq; unset starts the embedded Valkey.",
     )
     worker_concurrency: int = Field(default=2, ge=1, le=64)
-    worker_processes: int = Field(default=1, ge=1, le=16, description="worker processes `loci serve` runs (README)")
+    worker_processes: Annotated[int, Field(ge=1, le=16)] | Literal["auto"] = Field(
+        default="auto",
+        description="worker processes `loci serve` runs: 1-16, or auto (one per core, at most "
+        f"{AUTO_WORKER_PROCESSES_MAX}; README)",
+    )
     job_timeout_s: int = Field(default=900, ge=10)
     sweep_every_minutes: int = Field(default=5, ge=1, le=60)
+
+    @field_validator("worker_processes", mode="before")
+    @classmethod
+    def _number_or_auto(cls, value: object) -> object:
+        """``auto`` in any case; a word that is neither it nor a number names both choices (the
+        union's own message spoke only of an integer)."""
+        if isinstance(value, str):
+            word = value.strip()
+            if word.lower() == "auto":
+                return "auto"
+            if not word.lstrip("+-").isdigit():
+                raise ValueError("should be a number of processes (1-16) or auto")
+            return word
+        return value
 
 
 class ServerSettings(BaseSettings):

@@ -200,7 +200,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
     with services(settings) as resolved:
         imports.join()  # before importing any of them here (`import_in_background`)
         from loci import migrate
-        from service.worker_processes import WorkerProcesses
+        from service.worker_processes import WorkerProcesses, process_count
 
         migrate.upgrade(resolved.database.url or "", embedder=embedder.model_name)
         check_app_role(resolved.database.url or "", resolved.database.app_role)  # made by the migrations
@@ -224,7 +224,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
 
         received = note_signals(server)
         interrupted = False
-        count = 0 if no_worker else resolved.queue.worker_processes
+        count = 0 if no_worker else process_count(resolved.queue.worker_processes)
         extra = WorkerProcesses(count, resolved.database.url or "", resolved.queue.url or "")
         try:
             with extra:  # stopped before the services they use
@@ -266,7 +266,7 @@ def worker(burst: bool, wait_s: float) -> None:
     """Run an arq worker alone against DATABASE_URL and REDIS_URL (for scaling out)."""
     from service.app import build_state
     from service.worker import run_standalone
-    from service.worker_processes import follow_parent
+    from service.worker_processes import follow_parent, yield_to_serve
 
     settings = settings_from()
     database_url, queue_url = settings.database.url or "", settings.queue.url or ""
@@ -281,7 +281,8 @@ def worker(burst: bool, wait_s: float) -> None:
         functools.partial(check_app_role, database_url, settings.database.app_role),
     )
     wait_until_reachable(checks, lambda line: click.echo(f"loci: waiting: {line}", err=True), wait_s=wait_s)
-    follow_parent()  # a child of `serve` (LOCI_QUEUE_WORKER_PROCESSES) ends with it
+    follow_parent()  # a child of `serve` (LOCI_QUEUE_WORKER_PROCESSES) ends with it,
+    yield_to_serve()  # and leaves the cores to its recall first
     state = build_state(settings)
     state.embedder.load()
     freeze_startup_heap()

@@ -26,10 +26,22 @@ import sys
 import threading
 import time
 from types import TracebackType
+from typing import Literal
 
+from loci.settings import AUTO_WORKER_PROCESSES_MAX
 from service.supervisor import BACKOFF
 
-__all__ = ["HEALTHY_AFTER_S", "PARENT_ENV", "REFUSED", "WorkerProcesses", "follow_parent", "restarts_after"]
+__all__ = [
+    "CHILD_NICENESS",
+    "HEALTHY_AFTER_S",
+    "PARENT_ENV",
+    "REFUSED",
+    "WorkerProcesses",
+    "follow_parent",
+    "process_count",
+    "restarts_after",
+    "yield_to_serve",
+]
 
 log = logging.getLogger("loci.worker")
 
@@ -43,6 +55,10 @@ HEALTHY_AFTER_S = 60.0
 """A child that ran this long before it exited was healthy: its restart waits as a first one
 does. Counted since the supervisor started, one outage left every later restart, days on,
 waiting the backoff's 30 s cap."""
+CHILD_NICENESS = 10
+"""How much a child lowers its CPU priority (`yield_to_serve`): mining is background work, and
+on a machine whose cores the workers fill, recall (in `serve`) should get a core first. An idle
+machine still gives the children all they can use: niceness only matters under contention."""
 REFUSED = 2
 """The exit status of a child that refused to start or gave up (one `ConfigurationError` line:
 a database down past `loci.preflight.WAIT_S`, a wrong password): a failure however long it
@@ -125,6 +141,26 @@ def restarts_after(failures: int, ran_s: float, code: int) -> int:
     embedder's load) move the preflight's length, so no fixed runtime tells a wait from a run;
     the status says what the child did."""
     return 1 if ran_s >= HEALTHY_AFTER_S and code != REFUSED else failures + 1
+
+
+def process_count(setting: int | Literal["auto"], cores: int | None = None) -> int:
+    """How many worker processes ``LOCI_QUEUE_WORKER_PROCESSES`` asks for: a number as given;
+    ``auto`` one per core this process may run on, at most `AUTO_WORKER_PROCESSES_MAX`."""
+    if setting != "auto":
+        return setting
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, AUTO_WORKER_PROCESSES_MAX))
+
+
+def yield_to_serve(environ: dict[str, str] | None = None) -> bool:
+    """In a child of `WorkerProcesses`: lower this process's CPU priority by `CHILD_NICENESS`
+    (done by the child itself: a ``preexec_fn`` is unsafe while `serve`'s threads run). Answers
+    whether it did; a platform without ``os.nice`` runs the child at `serve`'s priority."""
+    if not (environ if environ is not None else dict(os.environ)).get(PARENT_ENV) or not hasattr(os, "nice"):
+        return False
+    os.nice(CHILD_NICENESS)
+    return True
 
 
 def follow_parent(environ: dict[str, str] | None = None) -> threading.Thread | None:

@@ -19,6 +19,8 @@ import httpx
 import psutil
 import pytest
 
+from service.worker_processes import CHILD_NICENESS
+
 LOCI = [sys.executable, "-m", "service.cli"]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,6 +142,7 @@ def test_serve_runs_extra_worker_processes_restarts_them_and_stops_them(data_dir
         # the child works the embedded queue: it holds a connection to the embedded Valkey
         queue_port = urlsplit(json.loads((data_dir / "services.json").read_text())["valkey"]["url"]).port
         _wait_for(lambda: any(c.raddr and c.raddr[1] == queue_port for c in child.net_connections()), 60, "the queue")
+        assert child.nice() == min(psutil.Process(proc.pid).nice() + CHILD_NICENESS, 19)  # recall in serve goes first
 
         admin = {"Authorization": f"Bearer {(data_dir / 'admin_key').read_text().strip()}"}
         made = httpx.post(f"http://127.0.0.1:{port}/v1/admin/users", json={"name": "two"}, headers=admin).json()
