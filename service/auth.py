@@ -21,6 +21,7 @@ from litestar.middleware import AbstractAuthenticationMiddleware, Authentication
 
 from domain.accounts import authenticate
 from domain.agent_access import refuse_agent_key
+from service.metrics import observe_auth_refused
 from service.state import AppState, Caller
 
 __all__ = ["ADMIN", "AGENT_KEYS", "AGENT_KEY_OPT", "BearerAuthMiddleware", "agent_key_guard", "bearer_token"]
@@ -44,15 +45,18 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
     async def authenticate_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> AuthenticationResult:
         token = bearer_token(connection)
         if token is None:
+            observe_auth_refused("missing_key")
             raise NotAuthorizedException("missing API key: send 'Authorization: Bearer <key>'")
         state: AppState = connection.app.state.loci
         if connection.url.path.startswith("/v1/admin"):
             admin_key = state.settings.server.admin_key
             if admin_key and hmac.compare_digest(token.encode(), admin_key.encode()):
                 return AuthenticationResult(user=ADMIN, auth=None)
+            observe_auth_refused("bad_admin_key")
             raise NotAuthorizedException("invalid admin key")
         owner = await authenticate(state.db, token)
         if owner is None:
+            observe_auth_refused("bad_api_key")
             raise NotAuthorizedException("invalid or revoked API key")
         return AuthenticationResult(user=Caller(owner.user_id, owner.agent_id), auth=None)
 

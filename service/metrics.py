@@ -30,7 +30,18 @@ from prometheus_client.registry import Collector
 from retrieval import RecallStats
 from service.metrics_dir import MULTIPROC_ENV
 
-__all__ = ["DEPTHS", "MEDIA_TYPE", "MINING_OUTCOMES", "mining_outcome", "observe_mining", "observe_recall", "render"]
+__all__ = [
+    "AUTH_REFUSALS",
+    "DEPTHS",
+    "MEDIA_TYPE",
+    "MINING_OUTCOMES",
+    "mining_outcome",
+    "observe_auth_refused",
+    "observe_mining",
+    "observe_recall",
+    "observe_unrouted",
+    "render",
+]
 
 log = logging.getLogger("loci.metrics")
 _P = ParamSpec("_P")
@@ -66,6 +77,20 @@ MINING_SECONDS = Histogram(
     buckets=(0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0),
 )
 MINING_TURNS = Counter("loci_mining_turns", "Turns mined by jobs that finished.")
+AUTH_REFUSALS = ("missing_key", "bad_admin_key", "bad_api_key")
+"""Why the bearer middleware refused a request: the only ``reason`` label values."""
+AUTH_REFUSED = Counter(
+    "loci_http_auth_refused",
+    "Requests the API key check refused (401) before any route ran, by reason: a sudden rise is a "
+    "client with a revoked key or someone guessing keys.",
+    ["reason"],
+)
+UNROUTED = Counter(
+    "loci_http_unrouted",
+    "Requests no route took (an unknown address: 404; a method the address does not take: 405), "
+    "which the HTTP request metrics never see.",
+    ["status_code"],
+)
 
 
 def mining_outcome(
@@ -124,6 +149,18 @@ def observe_mining(outcome: str, seconds: float, turns: int = 0) -> None:
     MINING_SECONDS.labels(outcome=outcome).observe(seconds)
     if turns > 0:
         MINING_TURNS.inc(turns)
+
+
+@_never_raises
+def observe_auth_refused(reason: str) -> None:
+    """Count one request the bearer middleware refused (``reason`` one of `AUTH_REFUSALS`)."""
+    AUTH_REFUSED.labels(reason=reason if reason in AUTH_REFUSALS else "other").inc()
+
+
+@_never_raises
+def observe_unrouted(status_code: int) -> None:
+    """Count one request that matched no route (404) or none of its methods (405)."""
+    UNROUTED.labels(status_code=str(status_code) if status_code in (404, 405) else "other").inc()
 
 
 class _QueueCollector(Collector):

@@ -33,9 +33,10 @@ def http_metrics() -> DefineMiddleware:
     ``loci_http_request_duration_seconds`` (with ``…_in_progress`` and ``…_error_total``) by
     ``method``, ``path`` and ``status_code``. ``group_path`` puts the route's template in ``path``
     (``/v1/conversations/{conversation_id}``), never the address asked for, so no id reaches a
-    label. Not counted: an address that matches no route (Litestar answers it before any
+    label. Not counted here: an address that matches no route (Litestar answers it before any
     middleware runs) and a request auth refuses (the middleware sits inside auth, since an
-    exception raised through it is counted as a 200)."""
+    exception raised through it is counted as a 200); those have counters of their own
+    (`service.metrics.observe_unrouted`, `observe_auth_refused`)."""
     return PrometheusConfig(app_name="loci", prefix="loci_http", group_path=True).middleware
 
 
@@ -55,7 +56,8 @@ class MetricsController(Controller):
         "/metrics",
         operation_id="metrics",
         summary="Prometheus metrics",
-        description="The Prometheus text format: HTTP requests by route template, method and status; recalls by "
+        description="The Prometheus text format: HTTP requests by route template, method and status (and those refused "
+        "for their key or matching no route); recalls by "
         "depth and cache result; mining jobs by outcome, turns mined; the job queue's length. Labels carry no "
         "user, key, conversation or text. Admin key only (`Authorization: Bearer $LOCI_ADMIN_KEY`); "
         "`LOCI_METRICS_ENABLED=false` removes the route.",

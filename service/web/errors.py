@@ -24,6 +24,7 @@ from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.response import Template
 from litestar.types import ExceptionHandlersMap
 
+from service.metrics import observe_unrouted
 from service.strict_body import in_words
 
 __all__ = ["PAGE_REFUSALS", "is_page", "page_refusal", "route_misses"]
@@ -83,6 +84,8 @@ def route_misses(api: Handler) -> ExceptionHandlersMap:
     """App-level handlers for an address no route matches: the page under ``/memory``, ``api``'s answer elsewhere."""
 
     def answer(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+        if "route_handler" not in request.scope:  # a route's own 404 is in the HTTP metrics already
+            observe_unrouted(exc.status_code)
         return page_refusal(request, exc) if is_page(request.url.path) else api(request, exc)
 
     return {NotFoundException: answer, MethodNotAllowedException: answer}

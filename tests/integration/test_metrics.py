@@ -88,11 +88,40 @@ async def test_recall_and_mining_move_their_counters_and_no_label_names_anyone(
     assert moved("loci_http_requests_total", **by_id) == 1  # the route's template, not the id asked for
     # a user's id would be a number among others: what makes it impossible is that no label is named for one
     names = {k for (name, pairs) in after if name.startswith("loci_") for k, _ in pairs}
-    assert names == {"app_name", "method", "path", "status_code", "depth", "result", "outcome", "le"}, names
+    assert names == {"app_name", "method", "path", "status_code", "depth", "result", "outcome", "le", "reason"}, names
     values = {v for (_, pairs) in after for _, v in pairs}
     for private in (conversation, user.key, body["message"], TURNS[0]["content"]):
         assert not any(private in v for v in values), private
     assert conversation not in text and user.key not in text
+
+
+async def test_refused_keys_and_unrouted_addresses_are_counted_apart_from_the_routes(
+    client: Client, new_user: NewUser, admin_headers: dict[str, str]
+) -> None:
+    """What the HTTP metrics cannot see (the key check refuses before any route runs; an unknown
+    address matches none) has its own counters: a key-guessing client shows up."""
+    user = await new_user()
+    _, before = await scrape(client, admin_headers)
+    assert (await client.get("/v1/me")).status_code == 401
+    for _ in range(2):
+        assert (await client.get("/v1/me", headers={"Authorization": "Bearer loci_guessed"})).status_code == 401
+    assert (await client.get("/v1/admin/users", headers=user.headers)).status_code == 401
+    assert (await client.get("/v1/no-such-thing", headers=user.headers)).status_code == 404
+    assert (await client.delete("/v1/recall", headers=user.headers)).status_code == 405
+    missing = await client.get("/v1/conversations/not-there", headers=user.headers)
+    assert missing.status_code == 404  # a route's own 404: the HTTP metrics count it, not unrouted
+    _, after = await scrape(client, admin_headers)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("loci_http_auth_refused_total", reason="missing_key") == 1
+    assert moved("loci_http_auth_refused_total", reason="bad_api_key") == 2
+    assert moved("loci_http_auth_refused_total", reason="bad_admin_key") == 1
+    assert moved("loci_http_unrouted_total", status_code="404") == 1
+    assert moved("loci_http_unrouted_total", status_code="405") == 1
+    route = {"app_name": "loci", "method": "GET", "path": "/v1/conversations/{conversation_id}", "status_code": "404"}
+    assert moved("loci_http_requests_total", **route) == 1
 
 
 async def test_metrics_off_removes_the_route(settings: Settings, embedder: Embedder) -> None:
