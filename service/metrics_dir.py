@@ -5,6 +5,12 @@ whose counters live in their own memory; /metrics (served by `serve`) would have
 the in-process worker's share. prometheus_client's multiprocess mode has every process write
 its values into files of one directory, which `serve` reads at scrape time.
 
+A `serve` killed outright (SIGKILL, a crash) cannot remove its directory. Each `serve` holds
+an exclusive lock on ``owner.lock`` in its own for as long as it lives (the kernel releases it
+when the process dies, however it dies), and `prepare` removes this user's other
+``loci-metrics-*`` directories whose lock it can take: a live `serve`'s never, whichever pid
+namespace it runs in. Directories from before the lock (none) are left alone.
+
 The mode is chosen when prometheus_client is imported (``PROMETHEUS_MULTIPROC_DIR``), so
 `prepare` runs before anything imports it, and this module imports nothing that would.
 Each `serve` makes a private directory outside the data dir (``$XDG_RUNTIME_DIR`` or the
@@ -17,20 +23,32 @@ their environment and write into the same one.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import IO
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no sweep (the directories stay, as before)
+    fcntl = None  # type: ignore[assignment]
 
 from loci.errors import ConfigurationError
 
-__all__ = ["MULTIPROC_ENV", "discard", "prepare"]
+__all__ = ["MULTIPROC_ENV", "OWNER_LOCK", "discard", "prepare", "sweep"]
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 PREFIX = "loci-metrics-"
 
+OWNER_LOCK = "owner.lock"
+"""The file in each directory its `serve` holds locked while it lives (`_hold`)."""
+
 _made: list[Path] = []
 """The directories this process made (`prepare`), removed by `discard` and at exit."""
+_held: list[IO[bytes]] = []
+"""The open, locked ``owner.lock`` files: closing one (or dying) releases its directory."""
 
 
 def prepare() -> Path:
@@ -51,11 +69,54 @@ def prepare() -> Path:
     if not _made:
         atexit.register(discard)
     _made.append(own)
+    _hold(own)
     os.environ[MULTIPROC_ENV] = str(own)
+    sweep(own.parent)
     return own
+
+
+def _hold(own: Path) -> None:
+    """Lock ``owner.lock`` in ``own`` for this process's life. The lock is taken on a file of
+    another name first and renamed into place, so no sweep ever sees the name unlocked."""
+    if fcntl is None:
+        return
+    pending = own / f".{OWNER_LOCK}.{os.getpid()}"
+    handle = pending.open("wb")  # not inherited by the children (CLOEXEC): they hold nothing
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    pending.rename(own / OWNER_LOCK)
+    _held.append(handle)
+
+
+def sweep(parent: Path) -> list[Path]:
+    """Remove this user's ``loci-metrics-*`` directories in ``parent`` whose `serve` is gone:
+    those whose ``owner.lock`` nobody holds. Answers what was removed; never raises."""
+    removed: list[Path] = []
+    if fcntl is None:
+        return removed
+    with contextlib.suppress(OSError):
+        for found in parent.glob(f"{PREFIX}*"):
+            if found in _made or not found.is_dir() or found.stat().st_uid != os.getuid():
+                continue
+            if _abandoned(found / OWNER_LOCK):
+                shutil.rmtree(found, ignore_errors=True)
+                removed.append(found)
+    return removed
+
+
+def _abandoned(lock: Path) -> bool:
+    """``lock`` exists and this process could take it: its `serve` has died."""
+    assert fcntl is not None
+    try:
+        with lock.open("rb") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+    except OSError:  # no such file (not ours to judge), or held by a live serve
+        return False
 
 
 def discard() -> None:
     """Remove the directories `prepare` made (`serve`'s exit, every path: also run at exit)."""
     while _made:
         shutil.rmtree(_made.pop(), ignore_errors=True)
+    while _held:
+        _held.pop().close()

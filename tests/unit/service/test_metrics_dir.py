@@ -13,7 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from loci.errors import ConfigurationError
-from service.metrics_dir import MULTIPROC_ENV, discard, prepare
+from service.metrics_dir import MULTIPROC_ENV, OWNER_LOCK, discard, prepare
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -47,7 +47,7 @@ def test_prepare_makes_a_private_directory_outside_the_data_dir_and_discard_remo
     first, second = prepare(), prepare()
     assert first != second and os.environ[MULTIPROC_ENV] == str(second)
     for own in (first, second):
-        assert own.parent == tmp_path / "run" and own.is_dir() and list(own.iterdir()) == []
+        assert own.parent == tmp_path / "run" and own.is_dir() and [p.name for p in own.iterdir()] == [OWNER_LOCK]
     discard()
     assert not first.exists() and not second.exists()
 
@@ -85,3 +85,31 @@ def test_a_runtime_dir_that_is_not_a_usable_folder_falls_back_and_no_folder_stop
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
     with pytest.raises(ConfigurationError, match="LOCI_METRICS_ENABLED=false"):
         prepare()
+
+
+SERVE = "import sys, time; from service.metrics_dir import prepare; print(prepare(), flush=True); time.sleep(120)"
+"""A `serve` that made its directory and runs until it is killed."""
+
+
+def test_a_directory_left_by_a_killed_serve_goes_at_the_next_start_and_a_live_ones_stays(tmp_path: Path) -> None:
+    """SIGKILL runs no exit handler, so each killed `serve` left its directory behind for good."""
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"} | {"TMPDIR": str(tmp_path)}
+    serves = [
+        subprocess.Popen([sys.executable, "-c", SERVE], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        for _ in range(2)
+    ]
+    try:
+        killed, alive = (Path(p.stdout.readline().strip()) for p in serves if p.stdout is not None)
+        serves[0].kill()
+        serves[0].wait(timeout=10)
+        assert killed.is_dir() and alive.is_dir()
+        (tmp_path / "loci-metrics-old").mkdir()  # no lock file: not one this code made, left alone
+        made = Path(
+            _python("from service.metrics_dir import prepare, discard; print(prepare()); discard()", env).strip()
+        )
+        assert made.parent == tmp_path and not made.exists()  # the new serve's own, removed at its exit
+        assert not killed.exists() and alive.is_dir() and (tmp_path / "loci-metrics-old").is_dir()
+    finally:
+        for serve in serves:
+            serve.kill()
+            serve.wait(timeout=10)
