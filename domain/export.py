@@ -61,6 +61,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from retrieval import visible
 
 __all__ = [
     "FORMAT",
@@ -273,8 +274,36 @@ def _when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else "?"
 
 
+_MARKDOWN_ESCAPES = (("\\", "\\\\"), ("[", "\\["), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+"""Stored text in the Markdown book, as data, in order (a backslash first: the others add
+one): ``<`` and ``&`` as entities, so a name such as ``<img src=x onerror=…>`` or a
+``<script>`` line is text in a viewer that renders HTML, and ``[`` escaped, so no stored text
+makes a link, a remote image (``![](https://tracker/…)``, fetched when the book is opened) or
+a link definition. A viewer shows each as the character itself."""
+
+
+def _escaped(line: str) -> str:
+    for char, escape in _MARKDOWN_ESCAPES:
+        line = line.replace(char, escape)
+    return line
+
+
+def _inline(text: str) -> str:
+    """Stored text (a name, a label, a memory) in one line of the book: its line breaks (and
+    invisible characters, `retrieval.visible`) gone, so it cannot end its heading or list item and
+    start a heading, a code fence or a list of its own; then `_MARKDOWN_ESCAPES`."""
+    return _escaped(" ".join(visible(text).split()))
+
+
+def _quoted(content: str) -> list[str]:
+    """A drawer's verbatim turn as a block quote, a line each: what it holds stays inside the
+    quote (a fence or heading ends with it), escaped as `_inline` is but keeping its spaces."""
+    return [f"  > {line}" if line.strip() else "  >" for line in map(_escaped, visible(content).splitlines() or [""])]
+
+
 def render_markdown(doc: ExportDoc) -> str:
-    """A human-readable book of the palace: wings, rooms, closets, verbatim drawers, facts."""
+    """A human-readable book of the palace: wings, rooms, closets, verbatim drawers, facts.
+    Every stored text goes through `_inline` (or `_quoted`): it cannot add a line of the book's own."""
     rooms_by_wing: dict[int, list[RoomDoc]] = {}
     for r in doc.rooms:
         rooms_by_wing.setdefault(r.wing_id, []).append(r)
@@ -287,31 +316,33 @@ def render_markdown(doc: ExportDoc) -> str:
     out = [f"# Memory palace (exported {_when(doc.exported_at)})", ""]
     trashed = " *(in trash)*"
     for w in doc.wings:
-        out += [f"## Wing {w.seq:03d}: {w.name} ({w.kind}){trashed if w.deleted_at else ''}", ""]
+        out += [f"## Wing {w.seq:03d}: {_inline(w.name)} ({w.kind}){trashed if w.deleted_at else ''}", ""]
         for r in sorted(rooms_by_wing.get(w.id, []), key=lambda r: r.seq):
             span = f"{_when(r.started_at)} – {_when(r.ended_at)}"
-            out += [f"### Room {r.seq}: {r.label} ({span}){trashed if r.deleted_at else ''}", ""]
+            out += [f"### Room {r.seq}: {_inline(r.label)} ({span}){trashed if r.deleted_at else ''}", ""]
             for c in closets_by_room.get(r.id, []):
-                out += [f"#### {c.topic}{trashed if c.deleted_at else ''}", ""]
+                out += [f"#### {_inline(c.topic)}{trashed if c.deleted_at else ''}", ""]
                 for d in sorted(drawers_by_closet.get(c.id, []), key=lambda d: (d.seq, d.part)):
-                    tags = ", ".join(f"{k}={v}" for k, v in sorted(d.tags.items()))
+                    tags = _inline(", ".join(f"{k}={v}" for k, v in sorted(d.tags.items())))
                     out.append(f"- `{d.aaak}` **{d.role}** {_when(d.occurred_at)}{trashed if d.deleted_at else ''}")
                     if tags:
                         out.append(f"  tags: {tags}")
-                    out += ["", *(f"  > {line}" if line else "  >" for line in d.content.splitlines() or [""]), ""]
+                    out += ["", *_quoted(d.content), ""]
     names = {e.id: e.name for e in doc.entities}
     if doc.entities:
         out += ["## Entities", ""]
         out += [
-            f"- {e.name} ({e.kind}), {e.mention_count} mentions, last seen {_when(e.last_seen)}" for e in doc.entities
+            f"- {_inline(e.name)} ({e.kind}), {e.mention_count} mentions, last seen {_when(e.last_seen)}"
+            for e in doc.entities
         ]
         out.append("")
     if doc.relations:
         out += ["## Facts", ""]
         for rel in doc.relations:
-            obj = names.get(rel.object_entity_id, "?") if rel.object_entity_id else rel.object_value
+            obj = names.get(rel.object_entity_id, "?") if rel.object_entity_id else (rel.object_value or "")
             until = f" until {_when(rel.valid_to)}" if rel.valid_to else " (current)"
-            out.append(f"- {names.get(rel.subject_id, '?')} {rel.predicate} {obj}: from {_when(rel.valid_from)}{until}")
+            fact = _inline(f"{names.get(rel.subject_id, '?')} {rel.predicate} {obj}")
+            out.append(f"- {fact}: from {_when(rel.valid_from)}{until}")
         out.append("")
     return "\n".join(out + _memory_lines(doc))
 
@@ -321,5 +352,5 @@ def _memory_lines(doc: ExportDoc) -> list[str]:
     active = [m for m in doc.memories if m.valid_until is None]
     out = ["## Memories", ""] if active else []
     for layer in MEMORY_LAYERS:
-        out += [f"- *{m.category}* ({layer}): {m.content}" for m in active if m.layer == layer]
+        out += [f"- *{_inline(m.category)}* ({layer}): {_inline(m.content)}" for m in active if m.layer == layer]
     return [*out, ""] if active else []

@@ -7,6 +7,7 @@ A lazy subcommand of `service.cli` (`LAZY_COMMANDS`): `loci --help` imports none
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,12 +69,27 @@ def _running_api(settings: Settings) -> AdminApi | None:
 def _cell(value: object) -> str:
     """One value as the admin API writes it: a time in ISO 8601 with ``Z`` (msgspec's form), so
     a listing reads the same whether it came from the running service or the stopped database
-    (``str`` of a datetime had printed ``2026-11-28 22:59:34+00:00`` there)."""
+    (``str`` of a datetime had printed ``2026-11-28 22:59:34+00:00`` there). Stored text (a user's
+    or a key's name) goes through `_terminal`."""
     if value is None:
         return "-"
     if isinstance(value, datetime):
         return str(msgspec.to_builtins(value.astimezone(UTC)))
-    return str(value)
+    return _terminal(str(value)) or "-"
+
+
+_KEPT_FORMAT_CHARACTERS = frozenset("\u200c\u200d")
+"""The zero-width non-joiner and joiner: Persian and Indic spelling and emoji sequences need them."""
+
+
+def _terminal(text: str) -> str:
+    """``text`` as one line of a terminal table: white space (line breaks included) collapsed,
+    and control and format characters (Unicode's Cc and Cf, but `_KEPT_FORMAT_CHARACTERS`)
+    dropped. A name holding a newline split its row in two, a bidi override (U+202E) printed the
+    rest of the line backwards, and an escape sequence would be run by the terminal. Not
+    `retrieval.visible`: importing `retrieval` would add seconds to every listing."""
+    one_line = " ".join(text.split())  # first: a line break is a control character too
+    return "".join(c for c in one_line if c in _KEPT_FORMAT_CHARACTERS or unicodedata.category(c) not in ("Cc", "Cf"))
 
 
 def _issued(key: str, agent: str | None) -> str:

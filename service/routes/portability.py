@@ -96,6 +96,10 @@ def _decode_doc(body: bytes) -> ExportDoc:
         raise refusal(e, context="not a loci export document: ", default="body", type_=ExportDoc) from e
     except msgspec.DecodeError as e:
         raise InvalidInput(f"not a loci export document: {e}", field="body") from e
+    except RecursionError as e:  # msgspec's guard: a document 10,000 arrays deep was a 500
+        raise InvalidInput(
+            "not a loci export document: it nests arrays and objects thousands deep", field="body"
+        ) from e
 
 
 class PortabilityController(Controller):

@@ -111,3 +111,21 @@ async def test_the_cli_writes_times_as_the_api_does_and_names_a_key_s_agent(
     users = await client.get("/v1/admin/users", params={"after": user_id - 1, "limit": 1}, headers=admin_headers)
     listed = (await loci("users", "list", "--after", str(user_id - 1), "--limit", "1")).splitlines()[1]
     assert listed.split()[-1] == users.json()[0]["created_at"], listed
+
+
+async def test_a_name_cannot_split_its_row_or_reverse_the_terminal_s_line(
+    client: Client, admin_headers: dict[str, str], settings: Settings, tmp_path: Path
+) -> None:
+    """The admin API takes a name with a line break and a bidi override; `loci users list` printed
+    it raw: the row split in two and the rest of the line showed backwards."""
+    name = "mallory\u202e evil\nid  name  email\r\n\u2028x\x85y"
+    made = await client.post("/v1/admin/users", json={"name": name}, headers=admin_headers)
+    assert made.status_code == 201, made.text
+    user_id = made.json()["id"]
+    env = {"DATABASE_URL": settings.database.url or "", "LOCI_DATA_DIR": str(tmp_path)}
+    args = ["users", "list", "--after", str(user_id - 1), "--limit", "1"]
+    result = await asyncio.to_thread(CliRunner().invoke, main, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    _header, row = result.stdout.splitlines()  # one row, however many line breaks the name holds
+    assert row.split()[:8] == [str(user_id), "mallory", "evil", "id", "name", "email", "x", "y"], row
+    assert not any(c in row for c in "\u202e\r\x85\u2028")
