@@ -57,6 +57,7 @@ from loci.errors import InvalidInput
 from loci.inputs import check_text
 from loci.models import Memory
 from loci.settings import MemorySettings
+from loci.speakers import speaker_label
 from retrieval import MemoryFilters, RecallDeps, RecallFilters, ScopedHit, ScopedQuery, plain, scoped_query
 
 __all__ = ["bullets_within", "check_scope", "query_memories", "scoped_request"]
@@ -129,7 +130,8 @@ def _bullet(hit: ScopedHit) -> QueryBullet:
         return QueryBullet(m.memory_id, "memory", m.category, plain(m.content, MEMORY_BULLET_CHARS))
     assert hit.drawer is not None  # a hit is one or the other (`retrieval.ScopedHit`)
     d = hit.drawer
-    text = f"{d.occurred_at:%Y-%m-%d} {d.role}: {plain(d.content, DRAWER_BULLET_CHARS)}"
+    # who said it, as the recall block labels it: "other: I'm allergic to latex" read as anyone's
+    text = f"{d.occurred_at:%Y-%m-%d} {speaker_label(d.role, d.speaker)}: {plain(d.content, DRAWER_BULLET_CHARS)}"
     return QueryBullet(d.drawer_id, "drawer", DRAWER_CATEGORY, text)
 
 
@@ -168,7 +170,15 @@ async def _items(deps: RecallDeps, user_id: int, hits: Sequence[ScopedHit]) -> l
             items.append(QueryItem(memory.id, "memory", memory.category, round(h.score, 6), similarity, ranks, memory))
         elif (d := h.drawer) is not None:
             drawer = QueryDrawer(
-                d.aaak, d.wing, d.room_label, d.conversation_external_id, d.turn_seq, d.role, d.content, d.occurred_at
+                d.aaak,
+                d.wing,
+                d.room_label,
+                d.conversation_external_id,
+                d.turn_seq,
+                d.role,
+                d.content,
+                d.occurred_at,
+                speaker=d.speaker,
             )
             score = round(h.score, 6)
             items.append(

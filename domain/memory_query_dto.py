@@ -159,6 +159,9 @@ class QueryDrawer(msgspec.Struct):
     role: str
     content: str
     occurred_at: datetime
+    speaker: str | None = None
+    """Who said it (its turn's ``name``), as recall's items carry it: a group chat's turns of
+    role ``other`` are told apart by it alone."""
 
 
 class QueryItem(msgspec.Struct):

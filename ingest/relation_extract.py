@@ -28,6 +28,7 @@ from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.segment import split_sentences
+from loci.speakers import person_named
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import Direction, Other, direction_of
 
@@ -79,12 +80,14 @@ def _thing(raw: str, kinds: Mapping[str, str]) -> EntityMention:
 def speaker_of(turn: TurnView) -> EntityMention | None:
     """Who "I" is in ``turn``: the user, or the person an ``other`` turn names ("I'm vegetarian
     now" in Priya's turn is Priya's diet, never the user's); None for the AI assistant's
-    turns and an unnamed other person's, whose "I" is no one the graph can hold."""
+    turns and an unnamed other person's, whose "I" is no one the graph can hold. The person is
+    the name as sent, less a handle's "@" and decoration (`loci.speakers.person_named`):
+    "@priya" is Priya; a name that is also a word ("May", "Mum") is not cut as prose would be."""
     if turn.role == "user":
         return USER_ENTITY
     if turn.role != "other" or not turn.name:
         return None
-    name = clean_name(turn.name)
+    name = person_named(turn.name)  # a display name, not prose: "May" and "Mum" are people here
     if not name or name.lower() in _NOT_PEOPLE or not name[:1].isalpha():
         return None
     return EntityMention("p", name)

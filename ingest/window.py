@@ -23,6 +23,7 @@ from ingest.embed import SENTENCES, sentence_rows
 from ingest.extraction import EntityMention, Extraction, ExtractionOutcome, RelationFact, Subject
 from ingest.graph import record_relation, upsert_entities
 from ingest.memory_mining import PendingMemories, settle
+from ingest.owner_name import without_owner_name
 from ingest.place import (
     PlacedRoom,
     PlacedWing,
@@ -123,7 +124,7 @@ async def write_window(
         # then, and restored since): writing this one would move the watermark past those turns
         # for good. The rest waits for the next run (the restore's job, the sweep).
         return frozenset()
-    ex = outcome.extraction
+    ex = without_owner_name(outcome.extraction, [p.turn for p in kept])
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
     wing = await _wing_for(s, conv, subject)
     rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)

@@ -33,6 +33,8 @@ class QueryDrawer(Model):
     role: str
     content: str
     occurred_at: datetime
+    speaker: str | None = None
+    """Who said it (the turn's ``name``), when the conversation named its speakers."""
 
 
 class QueryItem(Model):

@@ -5,7 +5,8 @@ of them. This signal ranks the named person's own drawers by similarity to the m
 so her turn about the venue leads its list even when it never says "venue". (Writing the
 name into the keyword index instead was tried first: the name then counted twice with
 this list, and Priya's unrelated turns outranked her answer.) Names are matched case-blind as whole 1- to n-word runs of
-the message, or by a speaker's first name alone ("Priya" finds "Priya Sharma").
+the message, or by a speaker's first name alone ("Priya" finds "Priya Sharma"), a chat handle's
+mark left off (`loci.speakers.HANDLE_MARKS`: "Priya" finds "@priya", as mining links both to her).
 
 A run counts only where the message writes it as a name, its first word not in lower case
 ("Priya", "PRIYA", "李"), unless the message writes no capital but the pronoun "I" ("what did
@@ -37,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import driver_rows
 from loci.people_roles import PEOPLE_ROLES
+from loci.speakers import HANDLE_MARKS
 from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
@@ -136,8 +138,8 @@ def _sql(with_vector: bool, extra: str, kin: bool = False) -> str:
         f"{_ASKED_KIN if kin else _ASKED}, "
         "named AS (SELECT s.speaker FROM (SELECT DISTINCT d.speaker FROM drawers d "
         "WHERE d.user_id = :uid AND d.speaker IS NOT NULL) s "
-        "WHERE lower(s.speaker) IN (SELECT n FROM asked) "
-        "OR lower(split_part(s.speaker, ' ', 1)) IN (SELECT n FROM asked)), "
+        "WHERE lower(ltrim(s.speaker, :marks)) IN (SELECT n FROM asked) "
+        "OR lower(split_part(ltrim(s.speaker, :marks), ' ', 1)) IN (SELECT n FROM asked)), "
         "theirs AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
         f"WHERE {BASE} AND d.speaker IN (SELECT speaker FROM named){extra} "
         "ORDER BY d.occurred_at DESC LIMIT :cap)"
@@ -163,7 +165,7 @@ async def speaker_candidates(session: AsyncSession, ctx: SignalContext, params: 
     if not names and not kin:
         return []
     extra, bind = filter_sql(ctx.filters)
-    bind |= {"uid": ctx.user_id, "names": names, "cap": params.speaker_cap, "n": ctx.limit}
+    bind |= {"uid": ctx.user_id, "names": names, "cap": params.speaker_cap, "n": ctx.limit, "marks": HANDLE_MARKS}
     if kin:
         bind |= {"kin": kin, "me": USER_SLUG}
     if ctx.vector is not None:

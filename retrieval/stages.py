@@ -115,7 +115,8 @@ def fuse_drawers(
         multipliers = dict.fromkeys(role_drawers, config.assistant_weight)
         fused = rrf(lists, weights, k=config.rrf_k, multipliers=multipliers)
     if config.room_pool_depth > 1:
-        relevant = {f.drawer_id for f in fused if passes_absolute(f, sims, config)}
+        unvouched = _others_scaled(lists, role_drawers)
+        relevant = {f.drawer_id for f in fused if passes_absolute(f, sims, config) and f.drawer_id not in unvouched}
         fused = pool_rooms(
             fused, room_of(lists), config.room_pool_depth, config.room_pool_decay, relevant, config.room_bonus_spread
         )
@@ -160,6 +161,15 @@ def _scaled_by_role(lists: Mapping[str, list[Scored]], analysis: QueryAnalysis) 
         for i in items
         if i.role in scaled and not (i.role == "other" and i.drawer_id in named)
     }
+
+
+def _others_scaled(lists: Mapping[str, list[Scored]], scaled: Collection[int]) -> set[int]:
+    """Other people's turns the role prior scaled (a question about the user: their "I" is not
+    the user's): they neither vouch for their room nor gain from it in room pooling. Else a
+    group chat where three colleagues each say "I'm allergic to…" pooled its room over the
+    user's own "I'm allergic to cats" in a DM, undoing the prior. The assistant's replies still
+    pool: they talk about the user's subject, where another person's "I" states their own."""
+    return {i.drawer_id for items in lists.values() for i in items if i.role == "other" and i.drawer_id in scaled}
 
 
 async def run_signals(

@@ -119,10 +119,16 @@ def room_name(label: str) -> str:
     return _ROOM_DAY.sub("", label, count=1) or label
 
 
+OWN = " (you)"
+"""After the user's own name on a turn they wrote: a group chat may hold another person of that
+name ("Sam" the user, "Sam" from design), and the page said "Sam said" for both."""
+
+
 def role_label(role: str | None, speaker: str | None = None) -> str:
-    """ "You", "Assistant", …: who said a drawer's words; their name when the turn gave one."""
+    """ "You", "Assistant", …: who said a drawer's words; their name when the turn gave one,
+    marked as the user's own (`OWN`) on the user's turns."""
     if speaker:
-        return speaker
+        return speaker + OWN if role == "user" else speaker
     if not role:
         return ""
     return ROLES.get(role, role.replace("_", " ").capitalize())
@@ -157,5 +163,7 @@ def isolated(label: str) -> str:
 
 def speaker_label(role: str | None, speaker: str | None = None) -> Markup:
     """`role_label` for a line of the page: a speaker's name is the user's, so it is isolated
-    (`bdi`); the service's own words ("You", "Assistant") need not be."""
-    return bdi(speaker) if speaker else Markup("{}").format(role_label(role))
+    (`bdi`); the service's own words ("You", "Assistant", `OWN`) need not be."""
+    if not speaker:
+        return Markup("{}").format(role_label(role))
+    return bdi(speaker) + (OWN if role == "user" else "")

@@ -185,7 +185,7 @@ async def test_the_memory_pages_show_the_speaker(
     assert page.status_code == 200 and "<h1><bdi>Priya</bdi> said</h1>" in page.text
     closet = (await client.get(f"/v1/drawers/{drawer['drawer_id']}", headers=user.headers)).json()["closet_id"]
     tree = await browser.get("/memory", params={"closet": closet})
-    assert tree.status_code == 200 and "<bdi>Priya</bdi> ·" in tree.text and "<bdi>Sam</bdi> ·" in tree.text
+    assert tree.status_code == 200 and "<bdi>Priya</bdi> ·" in tree.text and "<bdi>Sam</bdi> (you) ·" in tree.text
     search = await browser.get("/memory/search", params={"q": "What did Priya say about the venue?"})
     assert search.status_code == 200 and "· <bdi>Priya</bdi> ·" in search.text
 
