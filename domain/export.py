@@ -61,6 +61,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from loci.timexpr import local_time
 from retrieval import visible
 
 __all__ = [
@@ -104,7 +105,9 @@ async def _agents_and_conversations(s: AsyncSession, user_id: int) -> tuple[list
     turns = await _rows(s, Turn, user_id, Turn.conversation_id, Turn.seq)
     by_conv: dict[int, list[TurnDoc]] = {}
     for t in turns:
-        by_conv.setdefault(t.conversation_id, []).append(TurnDoc(t.id, t.seq, t.role, t.content, t.created_at, t.name))
+        by_conv.setdefault(t.conversation_id, []).append(
+            TurnDoc(t.id, t.seq, t.role, t.content, local_time(t.created_at, t.utc_offset), t.name)
+        )
     return (
         [AgentDoc(a.external_id, a.name, a.recall_enabled, a.created_at) for a in agents],
         [

@@ -71,6 +71,7 @@ from loci.models import (
     Turn,
     Wing,
 )
+from loci.timexpr import local_time
 
 __all__ = ["CURSOR_BATCH", "export_ndjson"]
 
@@ -124,7 +125,11 @@ async def _people(s: AsyncSession, user_id: int, out: _Exported) -> AsyncIterato
         if out.has("conversation", t.conversation_id):
             out.seqs.setdefault(t.conversation_id, set()).add(t.seq)
             yield out.line(
-                "turn", TurnLine(t.id, t.conversation_id, t.seq, t.role, t.content, t.created_at, t.name), t.id
+                "turn",
+                TurnLine(
+                    t.id, t.conversation_id, t.seq, t.role, t.content, local_time(t.created_at, t.utc_offset), t.name
+                ),
+                t.id,
             )
 
 

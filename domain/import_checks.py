@@ -37,15 +37,16 @@ from typing import Any
 
 import msgspec
 
-from domain.export_format import EntityDoc, ExportDoc, MemoryDoc, RelationDoc
+from domain.export_format import EntityDoc, ExportDoc, MemoryDoc, RelationDoc, TurnDoc
 from domain.import_memories import INTEGER_MAX
 from domain.memory_citations import missing_turns
+from domain.stream_format import TurnLine
 from ingest import is_multi_valued
 from loci.errors import InvalidInput, PayloadTooLarge
 from loci.inputs import check_id, check_speaker, check_text
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MiningSettings
-from loci.timexpr import check_in_range
+from loci.timexpr import check_in_range, utc_offset_minutes
 
 __all__ = [
     "CurrentValues",
@@ -58,6 +59,7 @@ __all__ = [
     "check_turn_seq",
     "check_values",
     "mined_seqs",
+    "turn_fields",
 ]
 
 
@@ -130,6 +132,16 @@ def mined_seqs(doc: ExportDoc) -> dict[int, int]:
 def _utc(at: datetime) -> datetime:
     """Naive means UTC, as everywhere times come in (`loci.timexpr.parse_timestamp`)."""
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def turn_fields(t: TurnDoc | TurnLine) -> dict[str, Any]:
+    """A file's turn as ``Turn`` columns (both importers'): its time with the offset it was
+    exported with, kept as ``turns.utc_offset``, so the import reads "tomorrow" and gives the
+    time back as the first service did."""
+    return {
+        "seq": t.seq, "role": t.role, "name": t.name, "content": t.content,
+        "created_at": t.created_at, "utc_offset": utc_offset_minutes(t.created_at),
+    }  # fmt: skip
 
 
 def check_turn_seq(seq: int) -> None:

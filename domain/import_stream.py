@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from domain.activity import record
 from domain.import_access import Restored, restore_access
+from domain.import_checks import turn_fields
 from domain.import_embed import memory_text
 from domain.import_memories import (
     MemoryIdMap,
@@ -133,10 +134,7 @@ def _conversation(r: ConversationLine, ids: _Ids) -> Any:
 
 def _turn(r: TurnLine, ids: _Ids) -> Any:
     conversation = ids("conversation", r.conversation_id)
-    return Turn(
-        user_id=ids.user_id, conversation_id=conversation, seq=r.seq, role=r.role, name=r.name,
-        content=r.content, created_at=r.created_at,
-    )  # fmt: skip
+    return Turn(user_id=ids.user_id, conversation_id=conversation, **turn_fields(r))
 
 
 def _wing(r: WingLine, ids: _Ids) -> Any:

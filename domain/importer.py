@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.export_format import SUPPORTED_VERSIONS, DrawerDoc, ExportDoc
 from domain.import_access import check_file_access, restore_access
-from domain.import_checks import check_like_the_api, check_values, mined_seqs
+from domain.import_checks import check_like_the_api, check_values, mined_seqs, turn_fields
 from domain.import_embed import embed_imported, embed_memories
 from domain.import_memories import check_memory_tables, write_memory_tables
 from domain.import_surfaces import fill_surfaces
@@ -164,15 +164,7 @@ async def _conversations(
     turns = [
         (
             t.id,
-            Turn(
-                user_id=user_id,
-                conversation_id=conv_ids[c.id],
-                seq=t.seq,
-                role=t.role,
-                name=t.name,
-                content=t.content,
-                created_at=t.created_at,
-            ),
+            Turn(user_id=user_id, conversation_id=conv_ids[c.id], **turn_fields(t)),
         )
         for c in doc.conversations
         for t in c.turns

@@ -58,6 +58,7 @@ from loci.memory_writes import (
 )
 from loci.models import Memory, Turn
 from loci.settings_memory import ARCHIVE_CATEGORY
+from loci.timexpr import local_time
 
 __all__ = ["ARCHIVE", "ARCHIVE_TAG", "ArchiveParams", "PendingArchive", "propose_archive", "settle_archive"]
 
@@ -117,7 +118,10 @@ async def _conversation(
             .order_by(Turn.seq)
         )
         turns = [
-            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at, t.name) for t in rows.scalars()
+            TurnView(
+                t.id, t.seq, t.role, strip_echoed_blocks(t.content), local_time(t.created_at, t.utc_offset), t.name
+            )
+            for t in rows.scalars()
         ]
         withheld = [*withheld, *await unconsented(s, conv.user_id)]
     turns = withhold_turns(turns, withheld, conv.id)

@@ -39,7 +39,7 @@ from loci.idempotency import Once, claim, remember
 from loci.inputs import check_id, check_name, check_speaker, check_text
 from loci.models import ROLES, Agent, Conversation, Turn
 from loci.settings import MiningSettings
-from loci.timexpr import check_in_range
+from loci.timexpr import check_in_range, utc_offset_minutes
 
 __all__ = [
     "MAX_TITLE_CHARS",
@@ -57,7 +57,8 @@ MAX_TITLE_CHARS = 500
 
 
 def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_index: int = 0) -> list[TurnIn]:
-    """Check every turn; return them with aware UTC timestamps. Raises naming the field."""
+    """Check every turn; return them with aware timestamps in the offset each was sent with (no
+    zone: UTC), which `_merge_turns` keeps as ``turns.utc_offset``. Raises naming the field."""
     if len(turns) > limits.max_turns_per_request:
         raise PayloadTooLarge(
             f"too many turns: {len(turns)} > {limits.max_turns_per_request} per request", field="turns"
@@ -82,7 +83,7 @@ def validate_turns(turns: Sequence[TurnIn], limits: MiningSettings, *, first_ind
             at = at.replace(tzinfo=UTC)
         at = check_in_range(at, field=f"turns[{i}].created_at")
         name = check_speaker(turn.name, field=f"turns[{i}].name")
-        checked.append(TurnIn(turn.role, turn.content, at.astimezone(UTC), name))
+        checked.append(TurnIn(turn.role, turn.content, at, name))
     return checked
 
 
@@ -182,6 +183,7 @@ async def _merge_turns(
                 name=turn.name,
                 content=turn.content,
                 created_at=turn.created_at,
+                utc_offset=utc_offset_minutes(turn.created_at) if turn.created_at is not None else None,
             )
         )
     await s.flush()

@@ -56,6 +56,7 @@ from loci.errors import NotFound
 from loci.exclusive import exclusive
 from loci.llm_latch import OutageLatch
 from loci.models import Agent, Conversation, Turn
+from loci.timexpr import local_time
 
 __all__ = ["mine_conversation"]
 
@@ -83,7 +84,9 @@ async def _load(deps: MiningDeps, user_id: int, conversation_id: int) -> tuple[M
         # A trashed conversation is not mined (its watermark stays, so a restore mines it then).
         live = conv.deleted_at is None
         turns = [
-            TurnView(t.id, t.seq, t.role, strip_echoed_blocks(t.content), t.created_at, t.name)
+            TurnView(
+                t.id, t.seq, t.role, strip_echoed_blocks(t.content), local_time(t.created_at, t.utc_offset), t.name
+            )
             for t in rows.scalars()
             if live
         ]

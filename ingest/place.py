@@ -121,7 +121,8 @@ async def _adopt_name(s: AsyncSession, wing: Wing, name: str, key: str) -> None:
 async def resolve_room(
     s: AsyncSession, user_id: int, wing: PlacedWing, conversation_id: int, start: datetime, end: datetime, label: str
 ) -> PlacedRoom:
-    """The live room for this conversation on ``start``'s (UTC) day; a new day, or a room in the
+    """The live room for this conversation on ``start``'s day (on its own clock: the sender's, as
+    `ingest.plan.day_key` files turns); a new day, or a room in the
     trash (its new turns would be filed out of sight), is a new room. Found and stretched to
     ``end`` in one statement, else made in one (its seq the wing's next): every window asks."""
     day: date = start.date()

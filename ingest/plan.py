@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 
@@ -95,8 +95,10 @@ def describe_fallback(entry: Mapping[str, object]) -> str:
 
 
 def day_key(at: datetime) -> str:
-    """The UTC calendar day of ``at``: a conversation gets one room per day."""
-    return at.astimezone(UTC).date().isoformat()
+    """The calendar day of ``at`` on its own clock (a turn's: the sender's offset, UTC when it sent
+    none, `loci.timexpr.local_time`): a conversation gets one room per day its sender lived, so a
+    New York evening is one room, not two split at UTC midnight."""
+    return at.date().isoformat()
 
 
 async def split_and_embed(deps: MiningDeps, turns: Sequence[TurnView]) -> tuple[dict[int, TurnPlan], EmbedOutcome]:

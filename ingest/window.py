@@ -224,10 +224,11 @@ async def _wing_for(s: AsyncSession, conv: MinedConversation, subject: WingSubje
 async def _rooms_for(
     s: AsyncSession, conv: MinedConversation, wing: PlacedWing, plans: Sequence[TurnPlan], label: str
 ) -> dict[str, PlacedRoom]:
-    """One room per UTC day the turns fall on, spanning that day's first to last turn."""
+    """One room per day the turns fall on (on the sender's clock, `ingest.plan.day_key`), spanning
+    that day's first to last turn."""
     by_day: dict[str, list[datetime]] = {}
     for p in plans:
-        by_day.setdefault(p.day, []).append(p.turn.created_at.astimezone(UTC))
+        by_day.setdefault(p.day, []).append(p.turn.created_at)
     return {
         day: await resolve_room(s, conv.user_id, wing, conv.id, min(times), max(times), label)
         for day, times in by_day.items()

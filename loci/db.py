@@ -279,15 +279,18 @@ class Database:
             connect_args=connect_args,
         )
         watch(engine)
-        if self.app_role:
-            role = self.app_role
+        # Times come back in the session's zone: the server's setting, or a client's PGTZ, which
+        # wins over a startup ``-c TimeZone``. A Tokyo one made the transaction's "today" Tokyo's
+        # and the Markdown export print Tokyo hours labelled "UTC"; set on every connection.
+        first = [f'SET ROLE "{self.app_role}"'] if self.app_role else []
 
-            @event.listens_for(engine.sync_engine, "connect")
-            def _assume_role(dbapi_connection: Any, _record: Any) -> None:
-                cursor = dbapi_connection.cursor()
-                cursor.execute(f'SET ROLE "{role}"')
-                cursor.close()
-                dbapi_connection.commit()
+        @event.listens_for(engine.sync_engine, "connect")
+        def _set_up(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            for statement in (*first, "SET TimeZone = 'UTC'"):
+                cursor.execute(statement)
+            cursor.close()
+            dbapi_connection.commit()
 
         return engine
 

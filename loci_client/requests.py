@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -37,14 +38,17 @@ class _In(BaseModel):
 
 
 class Turn(_In):
-    """One conversation turn; `created_at` is ISO 8601 (no zone means UTC).
+    """One conversation turn; `created_at` is ISO 8601 (no zone means UTC), or a `datetime`,
+    sent with its offset (``datetime.now(ZoneInfo("Asia/Kathmandu"))`` goes as ``…+05:45``; a
+    naive one means UTC): the server reads the turn's "tomorrow" on that clock and gives the time
+    back with it.
 
     `name` says who wrote it, as in the OpenAI message format: in a chat between people the
     account owner's turns are role `user` and everyone else's `other`, each with a name."""
 
     role: str
     content: str
-    created_at: str | None = None
+    created_at: str | datetime | None = None
     name: str | None = None
 
 

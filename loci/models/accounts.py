@@ -12,6 +12,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -171,6 +172,7 @@ class Turn(Base):
     __table_args__ = (
         UniqueConstraint("conversation_id", "seq"),
         CheckConstraint(f"role IN {ROLES!r}", name="turn_role"),
+        CheckConstraint("utc_offset BETWEEN -1080 AND 1080", name="turn_utc_offset"),
     )
 
     id: Mapped[int] = pk_column()
@@ -185,6 +187,11 @@ class Turn(Base):
     )
     content: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(TS, nullable=False)
+    utc_offset: Mapped[int | None] = mapped_column(
+        SmallInteger, comment="minutes east of UTC the sender wrote created_at in; NULL: UTC"
+    )
+    """The zone ``created_at`` was sent in, which ``timestamptz`` drops: mining reads "tomorrow"
+    on the sender's clock (`loci.timexpr.local_time`), and the API gives the time back as sent."""
     deleted_at: Mapped[datetime | None] = mapped_column(
         TS, comment="in the trash since: with its conversation, or with a drawer made from it"
     )

@@ -21,7 +21,14 @@ untyped, and clamped month addition is five lines.
 """
 
 from loci.timexpr.spans import Granularity, Prefer, TimeSpan, find_time_expressions
-from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR, check_in_range, parse_timestamp
+from loci.timexpr.timestamps import (
+    MAX_YEAR,
+    MIN_YEAR,
+    check_in_range,
+    local_time,
+    parse_timestamp,
+    utc_offset_minutes,
+)
 
 __all__ = [
     "MAX_YEAR",
@@ -31,5 +38,7 @@ __all__ = [
     "TimeSpan",
     "check_in_range",
     "find_time_expressions",
+    "local_time",
     "parse_timestamp",
+    "utc_offset_minutes",
 ]

@@ -42,7 +42,7 @@ from loci.inputs import (
     TEXT_PATTERN,
 )
 from loci.models import ROLES
-from loci.timexpr import parse_timestamp
+from loci.timexpr import local_time, parse_timestamp
 from service.auth import AGENT_KEY_OPT
 from service.deps import CallerDep, StateDep
 from service.routes._docs import ConversationPath, Limit, Offset, errors
@@ -71,7 +71,10 @@ Stamp = Annotated[
     str,
     msgspec.Meta(
         pattern=TEXT_PATTERN,
-        description="ISO 8601 (no zone: UTC) or 'YYYY/MM/DD (Day) HH:MM', in the years 1900-2200",
+        description=(
+            "ISO 8601 (no zone: UTC) or 'YYYY/MM/DD (Day) HH:MM', in the years 1900-2200; the offset is kept:"
+            " relative dates in the turn are read on that clock, and the turn is read back with it"
+        ),
         examples=["2026-05-03T10:15:00Z"],
     ),
 ]
@@ -109,6 +112,7 @@ class TurnOut(msgspec.Struct):
     role: str
     content: str
     created_at: datetime
+    """In the offset it was sent with (``Z`` when it had none)."""
     name: str | None = None
 
 
@@ -139,7 +143,11 @@ def _turns(body: list[TurnBody], offset: int = 0) -> list[ingest.TurnIn]:
         ingest.TurnIn(
             t.role,
             t.content,
-            parse_timestamp(t.created_at, field=f"turns[{i}].created_at") if t.created_at is not None else None,
+            (
+                parse_timestamp(t.created_at, field=f"turns[{i}].created_at", keep_offset=True)
+                if t.created_at is not None
+                else None
+            ),
             t.name,
         )
         for i, t in enumerate(body, start=offset)
@@ -323,7 +331,9 @@ class ConversationController(Controller):
     ) -> ConversationOut:
         db, user_id = app_state.db, caller.user_id
         ref, turns, more = await conversation_with_turns(db, user_id, conversation_id, after_seq=after_seq, limit=limit)
-        out = _out(ref, [TurnOut(t.seq, t.role, t.content, t.created_at, t.name) for t in turns])
+        out = _out(
+            ref, [TurnOut(t.seq, t.role, t.content, local_time(t.created_at, t.utc_offset), t.name) for t in turns]
+        )
         out.next_after_seq = more
         return out
 

@@ -197,8 +197,10 @@ class RecallOut(msgspec.Struct):
     stats: RecallStatsOut | None = None
 
 
-def _time(value: str | None, field: str) -> datetime | None:
-    return parse_timestamp(value, field=field) if value is not None else None
+def _time(value: str | None, field: str, *, keep_offset: bool = False) -> datetime | None:
+    """``keep_offset`` for ``now``: its offset is the asker's clock, whose days "yesterday" and
+    "last week" name (`loci.timexpr.find_time_expressions` reads in the anchor's zone)."""
+    return parse_timestamp(value, field=field, keep_offset=keep_offset) if value is not None else None
 
 
 def _filters(raw: RecallFiltersIn | None) -> RecallFilters:
@@ -281,7 +283,7 @@ async def recall_for(state: AppState, caller: Caller, data: RecallIn) -> RecallO
         agent_id=agent_id,
         top_k=data.top_k,
         filters=scope.recall_filters(filters),
-        now=_time(data.now, "now"),
+        now=_time(data.now, "now", keep_offset=True),
         budget_tokens=data.budget_tokens,
         config=_config(data.preset),
         as_of=parse_as_of(data.as_of),

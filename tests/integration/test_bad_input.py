@@ -107,6 +107,36 @@ async def test_as_of_outside_1900_2200_is_a_400_on_every_route(client: Client, n
         assert "1900" in answer.json()["detail"] and "2200" in answer.json()["detail"], route
 
 
+@pytest.mark.parametrize("stamp", ["2024-05-01T09:00:00+23:59", "2024-05-01T09:00:00-19:00"])
+async def test_a_time_with_an_offset_no_clock_uses_is_a_400_naming_it(
+    client: Client, new_user: NewUser, stamp: str
+) -> None:
+    """Python reads offsets up to ±23:59, so "+23:59" (a typo that moves a turn a day) was stored as
+    its UTC instant; kept with the turn's offset it broke the column's check, a 500."""
+    user = await new_user()
+    answer = await _create(client, user, {"id": "skewed", "turns": [{**TURN, "created_at": stamp}]})
+    assert answer.status_code == 400 and _field(answer) == "turns[0].created_at", answer.text
+    assert "offset" in answer.json()["detail"]
+    for path, body, field in (
+        ("/v1/recall", {"message": "where do I live?", "now": stamp}, "now"),
+        ("/v1/recall", {"message": "where do I live?", "filters": {"since": stamp}}, "filters.since"),
+        ("/v1/recall", {"message": "where do I live?", "as_of": stamp}, "as_of"),
+    ):
+        answer = await client.post(path, json=body, headers=user.headers)
+        assert answer.status_code == 400 and _field(answer) == field, answer.text
+    answer = await client.get("/v1/memories", params={"as_of": stamp}, headers=user.headers)
+    assert answer.status_code == 400 and _field(answer) == "as_of", answer.text
+    saved = await client.post(
+        "/v1/memories", json={"content": "Likes tea", "category": "preference"}, headers=user.headers
+    )
+    doc = (await client.get("/v1/export", headers=user.headers)).json()
+    doc["memories"][0]["valid_from"] = stamp
+    target = await new_user("target")
+    answer = await client.post("/v1/import", headers=target.headers, json=doc)
+    assert saved.status_code == 201 and answer.status_code == 400, answer.text
+    assert _field(answer) == "memories[0].valid_from", answer.text
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
