@@ -12,6 +12,7 @@ A sentence with no tense takes whichever of the two is nearer today (`loci.timex
 from __future__ import annotations
 
 import calendar
+from collections.abc import Callable
 from datetime import date, timedelta
 
 ONE_DAY = timedelta(days=1)
@@ -102,8 +103,8 @@ def weekday_date(today: date, weekday: int, q: str, *, forward: bool = False) ->
         return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
     if q == "last":
         return today - timedelta(days=back or 7)
-    if forward:
-        return today + timedelta(days=(weekday - today.weekday()) % 7)
+    if forward:  # "the gym reopens on Monday" said on a Monday is next week's: today is "today"
+        return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
     return today - timedelta(days=back)
 
 
@@ -144,3 +145,40 @@ def _month_day(today: date, month: int, day: int, forward: bool) -> date:
         if (candidate >= today) if forward else (candidate <= today):
             return candidate
     raise ValueError(f"no valid date {month}/{day}")
+
+
+def day_of_month(today: date, day: int, *, forward: bool = False) -> date:
+    """The day "the 3rd" means, said with no month: the latest such day not after today, or (``forward``) the first
+    not before it, skipping months too short for it ("the 31st" said in April is May 31st)."""
+    first = today.replace(day=1)
+    for k in range(13):
+        month = add_months(first, k if forward else -k)
+        if day <= calendar.monthrange(month.year, month.month)[1]:
+            candidate = month.replace(day=day)
+            if (candidate >= today) if forward else (candidate <= today):
+                return candidate
+    raise ValueError(f"no day {day} in any month")
+
+
+def nth_weekday(first: date, weekday: int, n: int) -> date:
+    """The ``n``-th ``weekday`` of the month starting ``first`` (``n`` = -1: the last one)."""
+    if n < 0:
+        end = add_months(first, 1) - ONE_DAY
+        return end - timedelta(days=(end.weekday() - weekday) % 7)
+    found = first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+    if found.month != first.month:
+        raise ValueError(f"no weekday {weekday} number {n} in {first:%Y-%m}")
+    return found
+
+
+def yearly(today: date, on: Callable[[int], date], q: str, *, forward: bool = False) -> date:
+    """Which year's instance of a yearly day (``on(year)``: a holiday) is meant, as `month_day` reads
+    a date: "last" strictly before today, "next" strictly after, "this" this year's, none the latest
+    not after today or (``forward``) the first not before it."""
+    if q == "this":
+        return on(today.year)
+    if q == "last" or (not q and not forward):
+        this = on(today.year)
+        return this if this < today or (not q and this == today) else on(today.year - 1)
+    this = on(today.year)
+    return this if this > today or (not q and this == today) else on(today.year + 1)

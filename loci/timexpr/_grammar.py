@@ -36,6 +36,8 @@ class Rule:
     resolve: Resolver
     directional: bool = False
     """Whether ``forward`` can change the answer, so the tense of the sentence is worth reading."""
+    ahead_only: bool = False
+    """A date only when its sentence does not look back ("back in two weeks", not "lost it in two weeks")."""
 
 
 _MONTHS = {
@@ -55,12 +57,15 @@ _NUMBERS = {
 } | {"a": 1, "an": 1}
 _VAGUE = {"couple": (1, 3), "few": (1, 7), "several": (2, 10), "many": (3, 20)}
 _THIRDS = ("early", "mid", "late")  # a month or season split in three (`_calendar.third`)
+_DAYS_IN = {"day": 1, "week": 7, "fortnight": 14}
 _BARE_PLURAL = (2, 12)  # "weeks ago": more than one, less than "a long time"
 _GRAIN: dict[str, Granularity] = {
     "minute": "day", "hour": "day", "day": "day", "week": "week", "month": "month", "year": "year",
-    "decade": "year",
+    "decade": "year", "fortnight": "week",
 }  # fmt: skip
-_HALF_WIDTH_DAYS = {"minute": 0, "hour": 0, "day": 0, "week": 3, "month": 15, "year": 182, "decade": 1826}
+_HALF_WIDTH_DAYS = {
+    "minute": 0, "hour": 0, "day": 0, "week": 3, "fortnight": 3, "month": 15, "year": 182, "decade": 1826,
+}  # fmt: skip
 _QUALIFIER = {
     "this past": "last",
     "the past": "last",
@@ -100,6 +105,7 @@ _RELATIVE_DAY = {
 }
 
 _CONTEXT_MONTH = re.compile(r"\b(?:since|by|until|till|from|of|through|before|after|between)\s+$", re.I)
+_CONTEXT_LOWER = re.compile(r"\b(?:since|until|till|from|through|before|after|between)\s+$", re.I)
 # Narrower than for months: "by 2000", "of 2000", "around 2000" are usually quantities.
 _CONTEXT_YEAR = re.compile(r"\b(?:since|until|till|through|before|after)\s+$", re.I)
 
@@ -153,8 +159,8 @@ def _back(anchor: datetime, unit: str, k: int) -> date:
     today = anchor.date()
     if unit in ("minute", "hour"):
         return (anchor - (timedelta(minutes=k) if unit == "minute" else timedelta(hours=k))).date()
-    if unit in ("day", "week"):
-        return today - timedelta(days=k * (7 if unit == "week" else 1))
+    if unit in _DAYS_IN:
+        return today - timedelta(days=k * _DAYS_IN[unit])
     return cal.add_months(today, -k * {"month": 1, "year": 12, "decade": 120}[unit])
 
 
@@ -189,6 +195,14 @@ def _named_date(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved |
     return _day(cal.month_day(anchor.date(), month, day, forward=forward, weekday=weekday))
 
 
+def _framed(m: re.Match[str], q: str, part: str | None) -> bool:
+    """Whether words around a lower-case "march"/"may"/"august" make it a month: chat is typed in lower
+    case ("mid-march", "not until may"), but "this may be", "we march" and a bare "in may" are not."""
+    if q in ("last", "next", *_THIRDS) or part or _has_context(m, _CONTEXT_LOWER):
+        return True
+    return bool(m["pre"]) and m["mon"].lower() != "may"
+
+
 def _year_of(m: re.Match[str], today: date) -> int | None:
     """An explicit "2022" or "last year" after a month or season name."""
     if m["year"]:
@@ -202,7 +216,7 @@ def _month_name(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved |
     q, part, year = _norm(m["q"]), m["part"], _year_of(m, anchor.date())
     if not (m["pre"] or q or part or year or _has_context(m, _CONTEXT_MONTH)):
         return None  # a bare "May"/"June" is as likely a name or a verb as a month
-    month = _month(m["mon"], date_like=False)
+    month = _month(m["mon"], date_like=_framed(m, q, part))
     if month is None:
         return None
     start = date(year or cal.month_year(anchor.date(), month, "" if q in _THIRDS else q, forward=forward), month, 1)
@@ -291,7 +305,7 @@ def _rule(pattern: str, resolve: Resolver, *, directional: bool = False) -> Rule
 _PRE = r"(?:\b(?P<pre>(?:back\s+)?(?:in|during|throughout|over)\s+(?:the\s+year\s+)?|the\s+year\s+))?"
 _PART_OF = r"\b(?:(?:at\s+)?the\s+)?(?P<part>beginning|start|middle|end)\s+of\s+"
 _REL_YEAR = r"(?P<ry>last|this|next)\s+year\b"
-_UNITS = r"(?P<unit>minute|hour|day|week|month|year|decade)"
+_UNITS = r"(?P<unit>minute|hour|day|week|fortnight|month|year|decade)"
 
 _ISO = _rule(
     _ON + r"(?<![\w/.-])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>[01]?\d)(?P=sep)(?P<d>[0-3]?\d)"
@@ -362,29 +376,3 @@ _FUZZY_RULE = _rule(
     r"ages\s+ago)\b",
     _fuzzy,
 )
-
-# Scanning every family's full regex over the whole text costs tens of microseconds per family in
-# CPython's engine, because optional leading groups defeat its first-character skip. Instead the text
-# is split into words once; a phrase must contain a "core" word (a month, "ago", a digit...), and the
-# rules keyed by that word are tried only from the run of lead words ("in", "last", "a few")
-# just before it.
-_UNIT_WORDS = ("minute", "hour", "day", "week", "month", "year", "decade")
-RULES_BY_WORD: dict[str, tuple[Rule, ...]] = (
-    dict.fromkeys(_MONTHS, (_MONTH_DAY, _MONTH))
-    | dict.fromkeys(_WEEKDAYS, (_WEEKDAY,))
-    | dict.fromkeys(cal.SEASON_START, (_SEASON,))
-    | dict.fromkeys((*_UNIT_WORDS, *(u + "s" for u in _UNIT_WORDS)), (_CAL_UNIT, _ROLLING, _AGO))
-    | dict.fromkeys(
-        ("yesterday", "today", "tomorrow", "tonight", "night", "morning", "afternoon", "evening", "now"), (_REL_DAY,)
-    )
-    | dict.fromkeys(("recently", "lately", "ago", "back"), (_FUZZY_RULE,))
-    | {"weekend": (_WEEKEND,), "day": (_CAL_UNIT, _ROLLING, _AGO, _FUZZY_RULE)}
-)
-DIGIT_RULES = (_ISO, _NUMERIC, _DAY_MONTH, _YEAR_RULE)
-_LEAD_WORDS = (
-    "on in back during throughout over the this last next past early mid late coming at beginning start middle "
-    "end of year earlier later previous within a an couple few several many about around roughly almost nearly "
-    "only just more less than little while not too that so some long time ages day before after other"
-)
-LEADS = frozenset(_LEAD_WORDS.split()) | frozenset(_NUMBERS) | frozenset(_WEEKDAYS)
-MAX_LEADS = 6  # "more than a couple of" is the longest lead run

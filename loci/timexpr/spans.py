@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Literal, NamedTuple
 
-from loci.timexpr._grammar import DIGIT_RULES, LEADS, MAX_LEADS, RULES_BY_WORD, Granularity, Resolved
+from loci.timexpr._grammar import Granularity, Resolved
+from loci.timexpr._phrases import DIGIT_RULES, LEADS, MAX_LEADS, RULES_BY_WORD
 from loci.timexpr.tense import Direction, Other, TenseReader
 from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR
 
@@ -40,6 +41,8 @@ class _Found(NamedTuple):
     resolved: Resolved
     ahead: Resolved | None
     """The forward reading when it differs from ``resolved`` (the backward one)."""
+    ahead_only: bool = False
+    """A date only when the sentence does not look back (`Rule.ahead_only`)."""
 
 
 def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tense") -> list[TimeSpan]:
@@ -61,6 +64,8 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     reader = TenseReader(text)
     spans = []
     for f in kept:
+        if f.ahead_only and reader.direction(f.start, f.end, others) == "past":
+            continue  # "I lost ten pounds in two months": how long it took, not when
         r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer, today) else f.ahead
         if r.start.year >= MIN_YEAR and (r.end - _ONE_DAY).year <= MAX_YEAR:
             spans.append(TimeSpan(_midnight(r.start, tz), _midnight(r.end, tz), text[f.start : f.end], r.granularity))
@@ -114,7 +119,9 @@ def _candidates(text: str, anchor: datetime) -> list[_Found]:
             except (ValueError, OverflowError):
                 continue  # "Feb 30", "900 decades ago": the shape matched but no such date exists
             if resolved is not None:
-                found.append(_Found(m.start(), m.end(), resolved, ahead if ahead != resolved else None))
+                found.append(
+                    _Found(m.start(), m.end(), resolved, ahead if ahead != resolved else None, rule.ahead_only)
+                )
                 covered = max(covered, m.end())
     return found
 

@@ -100,6 +100,11 @@ def _words(spaced: str) -> str:
 _FUTURE_TO = "hope hopes hoping want wants wanting would need needs needing have has"
 _AHEAD_IN = "booked scheduled planned reserved registered signed arranged confirmed set next this from in"
 _PAST_WORDS = f"{_IRREGULAR_PAST} ago last previously"
+# Verbs a schedule states in the present simple: with a date and no other cue, what they state is ahead.
+_TIMETABLE = (
+    "opens reopens closes starts begins ends leaves arrives departs lands launches returns comes kicks renews "
+    "expires airs premieres"
+)
 
 CUES: tuple[Cue, ...] = (
     # strong, future: auxiliaries, intentions, arrangements, "next", "in two weeks"
@@ -128,8 +133,8 @@ CUES: tuple[Cue, ...] = (
     Cue(rf"(?:was|were)\s+{_ADVERB}[a-z]{{2,}}ing\b", "was were", "past", True),
     Cue(rf"{_BE_NOW}\s+{_ADVERB}{_NOT_PROGRESSIVE}[a-z]{{2,}}ing\b", "am is are", "future", True),
     Cue(rf"(?<!was )(?<!were )(?:{_words(_AHEAD_AT)})\s+(?:on|in|at|this|back|home)\b", _AHEAD_AT, "future", True),
-    # strong, past
-    Cue(rf"(?:{_words(_PAST_WORDS)}|back\s+then)(?![\w'’])", f"{_PAST_WORDS} back", "past", True),
+    # strong, past; a participle after a present "be" is a state ("it will be done", "she is gone")
+    Cue(rf"{_AFTER_BE_NOW}(?:{_words(_PAST_WORDS)}|back\s+then)(?![\w'’])", f"{_PAST_WORDS} back", "past", True),
     Cue(rf"{_AFTER_BE_NOW}{_NOT_PAST_ED}[a-z]{{3,}}ed\b", "", "past", True),
     # weak, future: "I have a … on", a plan noun, "excited about". Not a bare present "is":
     # "February 12th is a special day" and "Seattle in the spring is lovely" look nowhere.
@@ -139,13 +144,15 @@ CUES: tuple[Cue, ...] = (
         "future",
         False,
     ),
+    # weak, future: a timetable's present ("the gym reopens on Monday", "the package arrives on the 10th")
+    Cue(rf"(?:{_words(_TIMETABLE)})\b", _TIMETABLE, "future", False),
 )
 """The vocabulary, in match priority: at one position the earlier row wins, and a match
 consumes its words, so "was visiting" is one past cue, not also a forward "visiting on"."""
 
 _SCAN = re.compile("|".join(f"(?P<c{i}>{c.pattern})" for i, c in enumerate(CUES)), re.IGNORECASE)
 _STARTS = frozenset(w for cue in CUES for w in cue.starts.split())
-_WORD = re.compile(r"[\w'’-]+")
+_WORD = re.compile(r"\w[\w'’-]*")  # from a letter: "'we'll" in quotes is "we'll"
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 _REACH = 300
 _SENTENCE_END = re.compile(r"[.!?;\n]")
@@ -228,4 +235,23 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     lo = max(start - _REACH, 0)
     before = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
     after = _SENTENCE_END.search(text, end, end + _REACH)
-    return (before[-1] if before else lo), (after.start() if after else min(end + _REACH, len(text)))
+    lo, hi = (before[-1] if before else lo), (after.start() if after else min(end + _REACH, len(text)))
+    quoted = _quote_around(text, start, end)
+    return (max(lo, quoted[0]), min(hi, quoted[1])) if quoted else (lo, hi)
+
+
+_QUOTE = re.compile(r"(?P<both>\")|(?P<open>“|(?<!\w)['‘](?=\w))|(?P<close>”|(?<=[\w.,!?])['’](?!\w))")
+
+
+def _quote_around(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The inside of the quotation holding ``text[start:end]``, if any: quoted or reported speech
+    has its own tense ("my boss said 'we'll ship it on Friday'" looks ahead, whatever "said" does)."""
+    opened: int | None = None
+    for q in _QUOTE.finditer(text, max(start - _REACH, 0), min(end + _REACH, len(text))):
+        if opened is None and (q["open"] or q["both"]):
+            opened = q.end()
+        elif opened is not None and (q["close"] or q["both"]):
+            if opened <= start and end <= q.start():
+                return opened, q.start()
+            opened = None
+    return None
