@@ -12,15 +12,19 @@ in the sentence, so the rule reads that:
   ("my physio, Kowalski", "Kowalski, my physio,", "my manager is Raj Patel now"), owns
   something ("Peninha's boat"), or is someone's pet ("my turtle is called Sushi", "our cat,
   Miso,", "a parrot named Kiwi": a named animal is person-like, `ingest.entity_vocab.PETS`);
-* **organisation**: one works for, is employed by, starts at, has an offer from, hands in
-  one's notice at, is laid off from, retires from, leaves or moves over to (unless a known
-  person or place: "I left Lisbon"), quits or leaves after years there or to join another,
+* **organisation**: one flies or books with ("flying with Ryanair"), works for, is employed
+  by, starts at, has an offer from, hands in one's notice at, is laid off from, retires from,
+  leaves or moves over to (unless a known person or place: "I left Lisbon"), quits or leaves
+  after years there or to join another,
   holds a title at ("moved to Acme as a designer"), buys or orders from, shops at or is a
   customer of it ("bought shoes at Decathlon", "employed by Feedzai", "I start at Brightwave
   in June");
 * **place**: one goes to, lives in, eats, drinks or stays at it ("dinner at Cervejaria
   Ramiro", "stayed at Vila Joya", "the Toshogu shrine"), or goes back to, unless the graph
-  knows it as an organisation ("I returned to Globex": an employer or a shop, no visit).
+  knows it as an organisation ("I returned to Globex": an employer or a shop, no visit); it
+  lies next to, close to or near somewhere, or one takes someone to it ("took her to Ecclesfield
+  Vets");
+* **event**: one trains for, enters, signs up for or runs it ("training for the Leeds 10K").
 
 A business is typed by the verb, not by what it is: somewhere one *goes* (a restaurant,
 a hotel) is a place, someone one *deals with* (a shop one buys from, an employer) is an
@@ -115,7 +119,9 @@ BEFORE_CUES: tuple[Cue, ...] = (
         "p",
         _PLACE,
     ),
-    Cue(_re(r"\b(?:hi|hey|hello|dear|thanks|thank you|cheers|bye|congrats|congratulations)[,!]?\s+$"), "p", _PLACE),
+    Cue(_re(r"\b(?:his|her|their|its)\s+name(?:['’]s|\s+(?:is|was))\s+$"), "p"),
+    Cue(_re(r"\b(?:hi|hey|hello|dear|thanks|thank you|cheers|bye|congrats|congratulations),?\s+$"), "p", _PLACE),
+    Cue(_re(r"\b(?:fly|flying|flew|flown|booked|book|booking)\b[^.,;!?]{0,30}?\bwith\s+$"), "o", _PERSON),
     Cue(
         _re(
             r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bthank|"
@@ -138,11 +144,13 @@ BEFORE_CUES: tuple[Cue, ...] = (
             r"(?:\bin|\bvisit|\bvisited|\bvisiting|\bmoved to|\blive in|\blives in|\btrip to|\bwent to|\bflew to|"
             r"\bflying to|\bdrove to|\btravell?(?:ed|ing)? to|\bheading to|\bholiday in|\bvacation in|"
             r"\bbased in|\bborn in|\bgrew up in|\bnear|\baround|\bthrough|\bacross|\boutside|"
-            r"\b(?:goes|going|gone|been) to|\barrived (?:at|in))\s+(?:the\s+)?$"
+            r"\b(?:goes|going|gone|been) to|\barrived (?:at|in)|\bnext to|\bclose to|\bopposite|\bbeside|"
+            r"\bin nearby|\b(?:took|take|taking|brought|bring|bringing) (?:her|him|them|it|me|us) to)\s+(?:the\s+)?$"
         ),
         "l",
         _PERSON,
     ),
+    Cue(_re(r"\b(?:train(?:s|ed|ing)? for|entered|signed up for|running|ran)\s+the\s+$"), "e", _PERSON_OR_PLACE),
     Cue(
         _re(
             r"(?:\bwork(?:s|ed|ing)? at|\b(?:job|role|position) at|"
@@ -194,9 +202,11 @@ AFTER_CUES: tuple[Cue, ...] = (
         _PLACE,
     ),
     Cue(re.compile(r"^,\s+who\b"), "p", _PLACE),
+    Cue(re.compile(r"^\s+(?:near|just outside|outside|on the edge of)\s+(?:the\s+)?[A-ZÀ-ÖØ-Þ]"), "l", _PERSON),
 )
 """Words after a name that type it when nothing before did: it speaks or acts ("Peninha
-said", "Kowalski recommended"), or "who" follows it."""
+said", "Kowalski recommended"), or "who" follows it (person); it lies near another place
+("Thornbury Mill near Hebden Bridge": place)."""
 
 
 def first_cue(cues: tuple[Cue, ...], text: str, *, before: bool) -> Cue | None:

@@ -47,12 +47,17 @@ from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_we
 
 __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
-_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|i[A-Z][\w\-]*|e[A-Z][\w\-]*)"
+_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|(?:i|e|[a-z]{2,4})[A-Z][\w\-]*)"
+"""A name's word: a title, a capitalised word, an initial, or a brand in camel case ("iPhone", "eBay",
+"easyJet"; not a unit: "kWh", "mAh")."""
+_QUANTITY = r"(?i:days?|weeks?|months?|years?|hours?|minutes?|mins?|nights?|times?|miles?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
-    r"(?:\s+\d{1,4}(?:\.\d{1,3})?[a-z]?\b)?"  # a model number, decimals kept: "Pixel 8", "Python 3.12"
+    rf"(?:\s+\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?\b(?!\s+{_QUANTITY})(?:\s+{_NAME_WORD})*)?"
 )
+"""A capitalised run, with a model number and the words after it ("Pixel 8", "Python 3.12", "Pixel 8
+Pro"), unless the number counts something ("Acme Logistics 3 days a week")."""
 _CLAUSE_THAT = re.compile(r"\bthat\s+$", re.I)
 _CLAUSE_VERB = re.compile(
     r"^\s+(?:is|was|has|had|will|would|can|could|did|does|might|should|must|may|isn['’]t|wasn['’]t|"
@@ -71,10 +76,11 @@ _ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
 _POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
 _TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
 _HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
-_POSSESSED = re.compile(
-    r"\b(?i:my|our|the|his|her|their)\s+(?:(?:old|new|current|used|second-hand|broken|first)\s+)?"
-    r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
-)
+_OWNED_THING = r"\s+(?:(?:old|new|current|used|second-hand|broken|first)\s+)?([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
+_POSSESSED = re.compile(rf"\b(?i:my|our|the|his|her|their){_OWNED_THING}")
+_YOURS = re.compile(rf"\b(?i:your){_OWNED_THING}")
+"""The user's things as the assistant names them: "your battery". Its "the bed", "a jacket"
+are advice about things in general ("give her a quiet bed"), no one's possessions."""
 _BOUGHT = re.compile(
     r"\b(?:bought|purchased|ordered|adopted|got)\s+(?:(?:a|an|the|my|some|new|brand|second-hand|used)\s+)+"
     r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
@@ -82,6 +88,12 @@ _BOUGHT = re.compile(
 _SENTENCE_START = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
 )
+_CONTROL = re.compile(r"(?:\b(?:tap|tapping|click|clicking|press|pressing|select)\s+(?:on\s+)?(?:the\s+)?|>\s*)$", re.I)
+"""Before a button or menu item of an app ("tap Restore", "Settings > Chats"): a label on a screen,
+not a name."""
+_COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your)\b")
+"""After a lone word opening a sentence, an object pronoun makes the word a verb ("Split her daily
+amount", "Take it slowly"); no name is followed by one."""
 _GENERIC_WORDS = frozenset({"a", "an", "the", "some", "new", "used"})
 _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
@@ -234,9 +246,9 @@ def _adjective(text: str, end: int, name: str) -> bool:
     return not is_first_name(name) and not place_weight(name)
 
 
-def _possessions(text: str) -> list[Found]:
+def _possessions(text: str, *, speaker_owns: bool) -> list[Found]:
     found: list[Found] = []
-    for pattern in (_POSSESSED, _BOUGHT):
+    for pattern in (_POSSESSED, _BOUGHT) if speaker_owns else (_YOURS,):
         for m in pattern.finditer(text):
             thing = _possession(m.group(1))
             if thing:
@@ -290,7 +302,12 @@ def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], start
 
 
 def scan_turn(
-    text: str, common: frozenset[str], known: Mapping[str, str] = NO_KNOWN_KINDS, *, known_openers: bool = True
+    text: str,
+    common: frozenset[str],
+    known: Mapping[str, str] = NO_KNOWN_KINDS,
+    *,
+    known_openers: bool = True,
+    speaker_owns: bool = True,
 ) -> list[Found]:
     """Entity mentions in one turn, in order (duplicates kept: they count mentions).
 
@@ -300,9 +317,11 @@ def scan_turn(
     without a cue. Alone at a sentence's start it is read so only with ``known_openers`` (a
     person's turn: "Biscuit is sick"), else as if unknown: the assistant opens sentences with
     capitalised common nouns ("Mirrors are designed for two") that an earlier chat may have
-    stored as names.
+    stored as names. Owned things ("my battery", "the car", "bought a kettle") are the
+    speaker's with ``speaker_owns`` (a person's turn); in the assistant's only "your X" is (`_YOURS`).
     """
     found: list[Found] = []
+    spans: list[tuple[int, int]] = []
     starts = sentence_starts(text)
     for run_start, end in _runs(text):
         start = _lead_trimmed(text, run_start, end, common, starts)
@@ -313,15 +332,37 @@ def scan_turn(
         if _HEADING_AFTER.match(text[end : end + 4]) and (start in starts or text[:start].endswith("**")):
             continue  # a list label ("**Check the rating**:"), not a name
         name = clean_name(raw)
-        if not _plausible(name) or _adjective(text, end, name):
+        if not _plausible(name) or _adjective(text, end, name) or _CONTROL.search(text[max(0, start - 16) : start]):
             continue
         at = _name_start(raw, name, start)
         stored = None if initial and not known_openers else known.get(name.lower())
         if initial and stored is None and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
             continue  # "Deal. Also…": an everyday word opening a sentence, whatever the gazetteer says
+        if initial and stored is None and _COMMANDS.match(text[end : end + 8]):
+            continue  # "Split her food into two meals": a verb telling what to do, not the town
         kind, sure = classify(text, at, end, name, stored)
         found.append(Found(EntityMention(kind, name), sure, initial))
-    return found + _possessions(text)
+        spans.append((at, end))
+    return _coordinated(text, found, spans) + _possessions(text, speaker_owns=speaker_owns)
+
+
+_LISTED = re.compile(r"^(?:\s*\([^()]{0,80}\))?\s*(?:,|,?\s*(?:and|or|&))\s*(?:(?:and|or)\s+)?(?:the\s+)?$", re.I)
+"""What stands between two names of one list: a comma, "and", "or", and a parenthesis about the
+first ("Sharrow (leafy, quiet), Walkley and Crookes")."""
+
+
+def _coordinated(text: str, found: list[Found], spans: list[tuple[int, int]]) -> list[Found]:
+    """Names listed together are of one kind ("Leeds, Otley and Ilkley", "Nyhavn and Strøget"): a name
+    nothing typed takes the kind of a typed name beside it in the list, along the list both ways."""
+    out = list(found)
+    for order in (range(1, len(out)), range(len(out) - 2, -1, -1)):
+        for i in order:
+            j = i - 1 if order.step == 1 else i + 1
+            first, second = sorted((i, j))
+            if out[i].sure or not out[j].sure or not _LISTED.match(text[spans[first][1] : spans[second][0]]):
+                continue
+            out[i] = Found(EntityMention(out[j].mention.kind, out[i].mention.name), True, out[i].initial)
+    return out
 
 
 def name_spellings(texts: Iterable[str], longest: int = 6) -> frozenset[str]:

@@ -14,6 +14,7 @@ from loci.people_roles import PEOPLE_ROLES
 
 __all__ = [
     "BODY_PARTS",
+    "DIETS",
     "EVENT_HEADS",
     "INNER_PUNCT",
     "LIFE_WORDS",
@@ -25,6 +26,7 @@ __all__ = [
     "POSSESSIONS",
     "TITLES",
     "VENUE_NOUNS",
+    "VERB_VALUES",
     "words",
 ]
 
@@ -89,10 +91,28 @@ NOT_NAMES = words(
 speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "Check"),
 and calendar words, plural ones too ("on Sundays": times come from `loci.timexpr`, not from capitals)."""
 
+DIETS: Mapping[str, str] = MappingProxyType(
+    {
+        **{d: d for d in ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose intolerant", "keto")},
+        **{d: d for d in ("coeliac", "celiac", "halal", "kosher")},
+        "veggie": "vegetarian",
+        "plant-based": "vegan",
+    }
+)
+"""Diets as said → as recorded (`ingest.relation_rules`): "we're both veggie" is vegetarian."""
+
+DOG_BREEDS = words(
+    """greyhound whippet lurcher labrador spaniel terrier collie beagle poodle dachshund husky retriever pug
+    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman"""
+)
+"""Dogs are often named by their breed ("our rescue greyhound", "my beagle"): each breed's
+species is dog."""
+
 PETS: Mapping[str, str] = MappingProxyType(
     {
         **{w: w for w in words("dog cat rabbit hamster horse pony parrot budgie tortoise turtle ferret gecko lizard")},
         **{w: w for w in words("snake goldfish fish chinchilla cockatiel canary hedgehog")},
+        **{w: "dog" for w in DOG_BREEDS},
         "puppy": "dog",
         "pup": "dog",
         "kitten": "cat",
@@ -176,3 +196,46 @@ BODY_PARTS = words(
     achilles spine"""
 )
 """"I broke my wrist" is an injury, "I broke my phone" is the phone's status."""
+
+VERB_VALUES: Mapping[str, str] = MappingProxyType(
+    {
+        "sold": "sold",
+        "gave away": "given away",
+        "got rid of": "gone",
+        "donated": "donated",
+        "returned": "returned",
+        "lost": "lost",
+        "broke": "broken",
+        "crashed": "crashed",
+        "wrecked": "wrecked",
+        "totaled": "wrecked",
+        "totalled": "wrecked",
+        "repaired": "repaired",
+        "fixed": "repaired",
+        "died": "dead",
+        "stopped working": "broken",
+        "is broken": "broken",
+        "was stolen": "stolen",
+        "got stolen": "stolen",
+        "bought": "bought",
+        "purchased": "bought",
+        "ordered": "bought",
+        "got": "bought",
+        "picked up": "bought",
+        "use": "no longer used",
+        "have": "no longer owned",
+        "own": "no longer owned",
+        "drive": "no longer driven",
+        "ride": "no longer ridden",
+        "play": "no longer played",
+        "fractured": "fractured",
+        "sprained": "sprained",
+        "twisted": "twisted",
+        "hurt": "hurt",
+        "injured": "injured",
+        "tore": "torn",
+        "pulled": "pulled",
+        "dislocated": "dislocated",
+    }
+)
+"""A verb as said → the value it records (an item's status, or an injury's adjective)."""

@@ -164,7 +164,16 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
     turns = prose_turns(turns)
     common = _common_words(turns)
     found = _renamed(
-        {turn.seq: scan_turn(turn.content, common, known, known_openers=turn.role != "assistant") for turn in turns}
+        {
+            turn.seq: scan_turn(
+                turn.content,
+                common,
+                known,
+                known_openers=turn.role != "assistant",
+                speaker_owns=turn.role != "assistant",
+            )
+            for turn in turns
+        }
     )
     settled, confirmed = _settle(found)
     names: dict[int, list[EntityMention]] = {

@@ -26,6 +26,7 @@ from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
+from ingest.relation_naming import described_after, named_after
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.segment import split_sentences
 from loci.speakers import person_named
@@ -140,11 +141,40 @@ def _value(rule: Rule, m: re.Match[str]) -> str:
 _STOP = re.compile(
     r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
     r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
-    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here)\b).*$",
+    r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here|if|unless|"
+    r"lol|lmao|haha\w*|btw|tbh|imo|idk)\b).*$",
     re.I,
 )
+"""Where a free value ends: a joining word, a preposition, a when, a condition ("allergic to
+penicillin *if* that matters") or a chat filler typed after it ("I hate olives *lol*")."""
 _LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
 _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
+
+
+_OPENER = r"(?:(?:ok(?:ay)?|so|well|yes|yeah|yep|oh|anyway|update|also|and|but|btw)\b[\s,:;!\-–]*)*"
+_DROPPED_I = re.compile(
+    rf"^\s*{_OPENER}(?P<said>(?:(?:just|finally|recently|also|now|already)\s+)*"
+    r"(?P<verb>[a-z]+(?:ed|ing)|went|got|flew|left|quit|sold|bought|broke|took|drove|gave|lost|met)\b)",
+    re.I,
+)
+_OWN_VERB = re.compile(
+    r"^[^,;:.!?]*?\b(?:is|are|was|were|has|have|can|could|will|would|seems?|looks?|sounds?|costs?|makes?)\b", re.I
+)
+"""A gerund or participle that is the clause's subject ("Moving to Leeds is stressful", "Used
+cars cost less"): the clause has its own verb, so no "I" is left out."""
+
+
+def _implied_speaker(sentence: str) -> str:
+    """The sentence with the "I" chat leaves out put back ("handed in my notice at Acme today",
+    "ok so booked a trip to Oslo" → "I handed in …", "I'm planning a trip …" for "planning a
+    trip …"): people drop the subject of their own news, and every rule reads "I" or "we"
+    before the verb. A sentence that opens on any other word, or whose opening verb form is
+    the subject of a verb of its own (`_OWN_VERB`), is kept as said."""
+    m = _DROPPED_I.match(sentence)
+    if m is None or _OWN_VERB.match(sentence[m.end() :]):
+        return sentence
+    pronoun = "I'm " if m.group("verb").lower().endswith("ing") else "I "
+    return pronoun + sentence[m.start("said") :]
 
 
 def _trim_phrase(value: str, *, max_words: int = 5) -> str:
@@ -263,7 +293,8 @@ def relations_in(
         return [], []
     facts: list[RelationFact] = []
     things: list[EntityMention] = []
-    for sentence in split_sentences(turn.content):
+    for said_as in split_sentences(turn.content):
+        sentence = _implied_speaker(said_as)
         kin = {role: name for (who, role), name in kin_of((*before, *facts)).items() if who == speaker.name.lower()}
         said = _Said(sentence, turn, speaker, kin)
         for rule in _ALL_RULES:
@@ -277,6 +308,12 @@ def relations_in(
                 facts.append(RelationFact(subject, predicate, value, value_kind, since, turn.seq, RULE_CONFIDENCE))
                 if subject.kind == "i":
                     things.append(subject)
+    said_later = [
+        *named_after(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
+        *described_after(turn.content, turn.role == "user", turn.created_at, turn.seq, RULE_CONFIDENCE),
+    ]
+    facts.extend(said_later)
+    things.extend(f.subject for f in said_later if f.subject.kind == "i")
     return _dedupe(facts), things
 
 

@@ -18,7 +18,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ingest.entity_vocab import BODY_PARTS, INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
+from ingest.entity_vocab import (
+    BODY_PARTS,
+    DIETS,
+    INNER_PUNCT,
+    PEOPLE_ROLES,
+    PETS,
+    POSSESSIONS,
+    VERB_VALUES,
+    words,
+)
 
 __all__ = ["MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "RULES", "VERB_VALUES", "Rule"]
 
@@ -43,54 +52,13 @@ _THING = (
 _PHRASE = rf"(?P<value>(?:[^.,;:!?\n()]|{INNER_PUNCT}){{1,80}})"
 """A free value up to its clause's punctuation, keeping the points inside numbers (`INNER_PUNCT`)."""
 _BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
-_DIETS = r"vegetarian|vegan|pescatarian|gluten-free|lactose intolerant|coeliac|celiac|keto|halal|kosher"
+_DIETS = "|".join(sorted(DIETS, key=len, reverse=True))
 
 NOT_ATTRIBUTES = words(
     """question point guess bad pleasure apologies thoughts goal plan problem issue concern understanding hope idea life
     day time head mind way own one fault turn bet advice answer"""
 )
 """Words after "my" that do not name a lasting attribute ("my guess is …", "my plan is …")."""
-
-VERB_VALUES = {
-    "sold": "sold",
-    "gave away": "given away",
-    "got rid of": "gone",
-    "donated": "donated",
-    "returned": "returned",
-    "lost": "lost",
-    "broke": "broken",
-    "crashed": "crashed",
-    "wrecked": "wrecked",
-    "totaled": "wrecked",
-    "totalled": "wrecked",
-    "repaired": "repaired",
-    "fixed": "repaired",
-    "died": "dead",
-    "stopped working": "broken",
-    "is broken": "broken",
-    "was stolen": "stolen",
-    "got stolen": "stolen",
-    "bought": "bought",
-    "purchased": "bought",
-    "ordered": "bought",
-    "got": "bought",
-    "picked up": "bought",
-    "use": "no longer used",
-    "have": "no longer owned",
-    "own": "no longer owned",
-    "drive": "no longer driven",
-    "ride": "no longer ridden",
-    "play": "no longer played",
-    "fractured": "fractured",
-    "sprained": "sprained",
-    "twisted": "twisted",
-    "hurt": "hurt",
-    "injured": "injured",
-    "tore": "torn",
-    "pulled": "pulled",
-    "dislocated": "dislocated",
-}
-"""A verb as said → the value it records (an item's status, or an injury's adjective)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +149,12 @@ _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 NAME, NOW, MY_ROLE = _NAME, _NOW, _MY_ROLE
 """The pieces `ingest.change_rules` builds on: a name, the adverbs before a verb, "my <people word>"."""
 _HOME = r"house|home|flat|apartment"
+_HOME_WORDS = (
+    rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented)\b)[\w\-]+\s+){{0,3}}?"
+)
+"""Words that describe a home before its noun ("our 2 bed flat in Leeds", "we're in a second floor
+flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a
+house in Leeds" is no home of the user's)."""
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
@@ -269,7 +243,16 @@ RULES: tuple[Rule, ...] = (
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),
     Rule(_cs(rf"{_WHO_VERB}(?i:live|living)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"),
     Rule(
-        _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
+        _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+{_HOME_WORDS}(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
+        "lives in",
+        "l",
+        needs_kind="l",
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:I|we)(?:['’]m|['’]re|\s+am|\s+are)?\s+(?i:live\s+in|living\s+in|in)\s+(?i:a|an|our|my)\s+"
+            rf"{_HOME_WORDS}(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"
+        ),
         "lives in",
         "l",
         needs_kind="l",
@@ -347,9 +330,17 @@ RULES: tuple[Rule, ...] = (
         "injury",
         value="{verb} {value}",
     ),
-    Rule(_r(rf"\b(?:I(?:'m| am)|we(?:'re| are))\s+{_NOW}(?:strictly\s+)?(?P<value>{_DIETS})\b"), "diet"),
-    Rule(_cs(rf"\b(?P<who>{_NAME})\s+(?i:is)\s+{_NOW}(?i:strictly\s+)?(?P<value>(?i:{_DIETS}))\b"), "diet"),
-    Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True),
+    Rule(
+        _r(rf"\b(?:I(?:'m| am)|we(?:'re| are)(?:\s+both|\s+all)?)\s+{_NOW}(?:strictly\s+)?(?P<value>{_DIETS})\b"),
+        "diet",
+        recorded=DIETS,
+    ),
+    Rule(
+        _cs(rf"\b(?P<who>{_NAME})\s+(?i:is)\s+{_NOW}(?i:strictly\s+)?(?P<value>(?i:{_DIETS}))\b"),
+        "diet",
+        recorded=DIETS,
+    ),
+    Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True, recorded=DIETS),
     # preferences
     Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_PHRASE}"), "likes"),
     Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+{_PHRASE}"), "dislikes"),

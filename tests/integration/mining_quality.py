@@ -9,7 +9,9 @@
   with the same subject, the same predicate and an object holding the label's words.
 
 Names match by `ingest.names.name_key` against an entity's name and aliases, so "Inês",
-"Ines" and "inês" are one name, and "Dr. Sousa" is "Sousa".
+"Ines" and "inês" are one name, and "Dr. Sousa" is "Sousa". `load_fixture` reads this fixture or
+another in its format (`tests/fixtures/mining_quality_held_out/`); `mine` and `stored` mine chats
+as the worker does and read back what was stored, for `test_mining_quality` and its held-out twin.
 """
 
 from __future__ import annotations
@@ -21,14 +23,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
+
+from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
 from ingest.names import name_key
+from loci.db import Database
+from loci.models import Entity, Relation
+from loci.timexpr import parse_timestamp
+from tests.conftest import UserHandle
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "mining_quality" / "conversations.json"
 USER = "user"
 
 
-def load_fixture() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+def load_fixture(path: Path = FIXTURE) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
 
@@ -124,3 +134,33 @@ def score(conversations: list[dict[str, Any]], entities: list[Stored], facts: li
         missed_entities=missed_entities,
         missed_relations=missed_relations,
     )
+
+
+async def mine(db: Database, deps: MiningDeps, user: UserHandle, conversations: list[dict[str, Any]]) -> dict[str, int]:
+    """Each chat stored and mined as the worker does; answers chat id → conversation id."""
+    ids: dict[str, int] = {}
+    for conv in conversations:
+        turns = [TurnIn(t["role"], t["content"], parse_timestamp(t["at"])) for t in conv["turns"]]
+        ref = await store_conversation(db, user.id, external_id=conv["id"], agent_id=None, turns=turns)
+        await complete_conversation(db, user.id, conv["id"])
+        result = await mine_conversation(deps, ref.id)
+        assert (result.extractor, result.turns_mined) == ("offline", len(turns))
+        ids[conv["id"]] = ref.id
+    return ids
+
+
+async def stored(db: Database, user_id: int) -> tuple[list[Stored], list[Fact], dict[str, list[Any]]]:
+    """Entities (times and the user aside), every relation, and each subject's rows by predicate."""
+    subject = aliased(Entity)
+    async with db.user_session(user_id) as s:
+        entities = [
+            Stored(e.kind, e.name, tuple(e.aliases))
+            for e in (await s.execute(select(Entity).where(Entity.kind != "t"))).scalars()
+            if e.slug != "user"
+        ]
+        rows = (await s.execute(select(subject.name, Relation).join(subject, subject.id == Relation.subject_id))).all()
+    facts = [Fact(name, r.predicate, r.object_value or "") for name, r in rows]
+    by_subject: dict[str, list[Any]] = {}
+    for name, r in rows:
+        by_subject.setdefault(f"{name_key(name)}|{r.predicate}", []).append(r)
+    return entities, facts, by_subject

@@ -13,17 +13,15 @@ from typing import Any
 
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
-from sqlalchemy.orm import aliased
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest import MiningDeps
 from ingest.names import name_key
 from loci.db import Database
 from loci.embedder import Embedder
-from loci.models import Entity, Relation, Room, Wing
+from loci.models import Room, Wing
 from loci.settings import Settings
-from loci.timexpr import parse_timestamp
 from tests.conftest import UserHandle
-from tests.integration.mining_quality import Fact, Stored, load_fixture, score
+from tests.integration.mining_quality import load_fixture, mine, score, stored
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
@@ -34,21 +32,6 @@ HELD_OUT_WING_MATCH = 0.8
 """The issue's bar. These chats were held out from the wing rule's first pass (0.38) and
 drove its second (kind priors and life domains, `ingest/subject_rules.py`), so they no
 longer measure generalisation: `test_wings_held_out` does."""
-
-
-async def _mine(
-    db: Database, deps: MiningDeps, user: UserHandle, conversations: list[dict[str, Any]]
-) -> dict[str, int]:
-    """Each chat stored and mined as the worker does; answers chat id → conversation id."""
-    ids: dict[str, int] = {}
-    for conv in conversations:
-        turns = [TurnIn(t["role"], t["content"], parse_timestamp(t["at"])) for t in conv["turns"]]
-        ref = await store_conversation(db, user.id, external_id=conv["id"], agent_id=None, turns=turns)
-        await complete_conversation(db, user.id, conv["id"])
-        result = await mine_conversation(deps, ref.id)
-        assert (result.extractor, result.turns_mined) == ("offline", len(turns))
-        ids[conv["id"]] = ref.id
-    return ids
 
 
 def _wing_matches(name: str, aliases: Sequence[str], expected: Sequence[str]) -> bool:
@@ -69,31 +52,14 @@ async def _wing_match(db: Database, user_id: int, ids: dict[str, int], conversat
     return f"wing-subject match {len(right) / len(conversations):.2f} (wings {got})"
 
 
-async def _stored(db: Database, user_id: int) -> tuple[list[Stored], list[Fact], dict[str, list[Any]]]:
-    """Entities (times and the user aside), every relation, and each subject's rows by predicate."""
-    subject = aliased(Entity)
-    async with db.user_session(user_id) as s:
-        entities = [
-            Stored(e.kind, e.name, tuple(e.aliases))
-            for e in (await s.execute(select(Entity).where(Entity.kind != "t"))).scalars()
-            if e.slug != "user"
-        ]
-        rows = (await s.execute(select(subject.name, Relation).join(subject, subject.id == Relation.subject_id))).all()
-    facts = [Fact(name, r.predicate, r.object_value or "") for name, r in rows]
-    by_subject: dict[str, list[Any]] = {}
-    for name, r in rows:
-        by_subject.setdefault(f"{name_key(name)}|{r.predicate}", []).append(r)
-    return entities, facts, by_subject
-
-
 async def test_offline_mining_meets_the_labelled_precision_and_recall(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
     data = load_fixture()
     assert sum(len(c["turns"]) for c in data["conversations"]) >= 60
     user = await new_user()
-    ids = await _mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
-    entities, facts, by_subject = await _stored(db, user.id)
+    ids = await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
+    entities, facts, by_subject = await stored(db, user.id)
     result = score(data["conversations"], entities, facts)
     wings = await _wing_match(db, user.id, ids, data["conversations"])
     print(result.report(), wings)
@@ -112,7 +78,7 @@ async def test_the_entity_timeline_shows_the_swapped_battery_old_then_new(
 ) -> None:
     chats = [c for c in load_fixture()["conversations"] if c["id"].startswith("ebike-battery")]
     user = await new_user()
-    await _mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, chats)
+    await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, chats)
     found = (await client.get("/v1/entities", params={"q": "battery"}, headers=user.headers)).json()
     battery = [e for e in found if (e["kind"], e["name"]) == ("i", "battery")]
     assert len(battery) == 1, found  # "battery" and "the old battery" are one entity

@@ -1,0 +1,73 @@
+"""Offline mining scored on labelled chats the rules were never tuned on.
+
+`tests/fixtures/mining_quality_held_out/` (9 chats, 89 turns: one invented user's partner,
+sister and mother, a rescue greyhound, a job change, a move, a car sold, a phone upgraded, a
+laptop repaired, a friend's wedding at a mill venue, heel pain, a Copenhagen trip) was written
+on 2026-11-30 by a helper who had read only the first fixture's ``about`` text, one chat's
+label shape and the predicate names, never the extraction code nor the first fixture's chats.
+It is scored as `test_mining_quality` scores its own (`tests/integration/mining_quality.py`).
+
+Scored once, unread by the rules, on HEAD 201de57 (with the tree's uncommitted work of that
+hour; the HEAD worktree alone gave the same): entity type precision 0.586, entity recall 0.891,
+relation recall 0.286, timelines 0 of 1, against the issue's bars of 0.9 / 0.8 / 0.7 (the first
+fixture, tuned on, reads 0.968 / 1.0 / 0.947). That is the held-out figure.
+
+Its misses were then read for general causes (`tests/unit/ingest/test_held_out_mining_causes.py`):
+a value running into "if that matters" or "lol"; a sentence with its "I" left out ("handed in my
+notice at …", "planning a trip to …"); a role or pet named after it ("the landlord … his name's
+Kev", "our rescue greyhound, her name is Juniper", a breed as the species); "it's a <model>" after
+"my car"; a home described before where it is ("a 2nd floor flat in …"); "both veggie"; words after
+a model number ("Pixel 8 Pro") and a count after a name ("… Logistics 3 days"); names listed beside
+a typed one, places near places, "took her to X", "training for the X", "flying with X"; an app's
+buttons; the assistant's "the bed" as no one's possession; "Congratulations! Ex-racing …" and a
+verb before an object pronoun ("Split her food") opening a sentence; brands in camel case. After
+them: 0.764, 0.935, 0.571, timelines 0 of 1 (the first fixture unchanged). These post-fix numbers
+are no longer held out; they are pinned so a regression fails. Still missed: job titles typed
+without an apostrophe or before a lower-case employer ("im a data analyst at halden logistics"),
+"my mate Derek" (no "mate" in `loci.people_roles`), a thing upgraded without naming it ("just
+upgraded to the Pixel 8 Pro"), diagnoses said as "GP reckons …", lower-case brands ("currys"), and
+places listed in an assistant's advice with nothing typing any of them ("Vesterbro, Nørrebro …").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from ingest import MiningDeps
+from ingest.names import name_key
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from tests.conftest import UserHandle
+from tests.integration.mining_quality import load_fixture, mine, score, stored
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out" / "conversations.json"
+TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES = 0.76, 0.93, 0.57, 0
+"""What the set reaches after the fixes (see the module doc), so a regression fails; below the
+issue's bars of 0.9 / 0.8 / 0.7 for type precision and relation recall."""
+
+
+async def test_offline_mining_on_the_held_out_chats(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    data = load_fixture(FIXTURE)
+    assert sum(len(c["turns"]) for c in data["conversations"]) >= 70
+    user = await new_user()
+    await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
+    entities, facts, by_subject = await stored(db, user.id)
+    result = score(data["conversations"], entities, facts)
+    lines = []
+    for line in data["timelines"]:
+        rows = sorted(by_subject.get(f"{name_key(line['entity'])}|{line['predicate']}", []), key=lambda r: r.valid_from)
+        closed = [r.valid_to for r in rows] == [r.valid_from for r in rows[1:]] + [None]
+        lines.append([r.object_value for r in rows] == line["values"] and closed)
+    print(result.report(), f"\n  timelines right: {sum(lines)} of {len(lines)}")
+    print("  stored:", sorted(f"{e.kind}:{e.name}" for e in entities))
+    print("  facts:", sorted(f"{f.subject} —{f.predicate}→ {f.object}" for f in facts))
+    assert result.type_precision >= TYPE_PRECISION, result.report()
+    assert result.entity_recall >= ENTITY_RECALL, result.report()
+    assert result.relation_recall >= RELATION_RECALL, result.report()
+    assert sum(lines) >= TIMELINES, lines
