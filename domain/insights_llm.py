@@ -110,5 +110,5 @@ def accepted(answer: InsightAnswer, held: Sequence[str], allowance: int, max_cha
         if text is None or any(same_text(text, other) for other in seen) or len(kept) >= allowance:
             dropped += 1
             continue
-        kept.append(Proposed(text, round(item.confidence, 4)))
+        kept.append(Proposed(text, round(item.confidence, 4) + 0.0))  # + 0.0: a "-0.0" passes ge=0, stored as -0
     return kept, dropped

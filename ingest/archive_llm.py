@@ -75,7 +75,7 @@ def _checked(answer: SummaryAnswer, turns: Sequence[TurnView], params: SummaryPa
         return None
     body = _fits(answer.details, params.body_words) or ""
     seqs = {t.seq for t in turns}
-    cited = tuple(sorted(s for s in answer.turns if s in seqs)) or tuple(sorted(seqs))
+    cited = tuple(sorted(seqs.intersection(answer.turns))) or tuple(sorted(seqs))  # each seq once
     return ArchiveSummary(content, body, cited)
 
 

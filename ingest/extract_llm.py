@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
@@ -31,13 +32,27 @@ from ingest.extraction import (
 )
 from ingest.predicates import ENDS_CURRENT, canonical_predicate
 from loci.errors import InvalidInput, UpstreamBadOutput, UpstreamUnavailable
+from loci.inputs import check_name
 from loci.llm import ChatResult, JSONOutputError, LLMClient
-from loci.speakers import speaker_label
+from loci.speakers import person_named, speaker_label
 from loci.timexpr import parse_timestamp
 
 __all__ = ["EntityKind", "LLMExtractor", "WindowSchema", "WingKind"]
 
 log = logging.getLogger("loci.ingest.llm")
+
+MAX_ITEMS = 100
+"""Most entities, and most relations, one window's answer may add: a window holds at most 32
+turns (`LOCI_MINING_WINDOW_TURNS`), so more is a model looping, not a reading of the turns."""
+MAX_NAME_CHARS = 300
+"""An entity's name or a relation's value, at most: the width of ``entities.name``."""
+MAX_PREDICATE_CHARS = 200
+"""The width of ``relations.predicate``."""
+MAX_SUBJECT_CHARS = 200
+"""The width of ``wings.name``, which the window's subject names."""
+MAX_TOPIC_CHARS = 100
+"""A topic is "1-3 short lower-case topics" (the prompt); a longer one is a sentence, dropped."""
+_WORD = re.compile(r"\w+")
 
 EntityKind = Literal["p", "l", "o", "e", "i", "t"]
 """`loci.models.ENTITY_KINDS` spelled as a type for the JSON schema (a unit test keeps them equal)."""
@@ -115,56 +130,114 @@ def _render(turns: Sequence[TurnView]) -> str:
     )
 
 
-def _valid_from(raw: str | None, fallback: datetime) -> datetime:
+def _valid_from(raw: str | None, turn_at: datetime) -> datetime:
+    """The stated date, or the turn's own time when none parses (years outside 1900-2200 do not:
+    `parse_timestamp`) or it lies after the turn: a fact cannot have become true after it was
+    said, as `ingest.relation_extract` rules for the offline extractor."""
     if not raw:
-        return fallback
+        return turn_at
     try:
-        return parse_timestamp(raw)
+        return min(parse_timestamp(raw), turn_at)
     except InvalidInput:
-        return fallback
+        return turn_at
+
+
+def _clean(raw: str, limit: int) -> str | None:
+    """``raw`` on one line when it is a visible name of at most ``limit`` characters without
+    control characters; else None, and the item holding it is dropped (the model's answer is
+    data: a NUL, an ESC sequence or 10,000 characters must not reach a stored name)."""
+    text = " ".join(raw.split())
+    if len(text) > limit:
+        return None
+    try:
+        return check_name(text, field="name")
+    except InvalidInput:
+        return None
+
+
+def _said_in(name: str, said: str) -> bool:
+    """Whether every word of ``name`` is in ``said`` (the window's text, case-folded): a fact about
+    someone the turns never name is the model's invention (or a steering instruction's), not the
+    user's. Words are looked for as substrings, so a name in a script written without spaces is
+    found too."""
+    return all(w in said for w in _WORD.findall(name.casefold()))
+
+
+def _entities(parsed: WindowSchema, said: str) -> dict[str, EntityMention]:
+    """The answer's entities by lower-cased name, held to what a stored name may be (`_clean`,
+    `not_a_name`, `_said_in`), at most `MAX_ITEMS` of them."""
+    found: dict[str, EntityMention] = {}
+    for ent in parsed.entities:
+        name = _clean(ent.name, MAX_NAME_CHARS)
+        if name is None or not_a_name(name) or not _said_in(name, said):
+            continue  # "User", "Dr", "she": what the offline extractor would not store either
+        if len(found) >= MAX_ITEMS and name.lower() not in found:
+            break
+        found[name.lower()] = EntityMention(ent.kind, name)
+    return found
+
+
+def _speakers(turns: Sequence[TurnView]) -> frozenset[str]:
+    """The other people who wrote in the window, case-folded as `loci.speakers.person_named`
+    reads a turn's name: a person's "I'm vegetarian" is a fact about them though their own
+    text never says their name, and a name that is also a word ("May") is still them."""
+    return frozenset(
+        named.casefold() for t in turns if t.role == "other" and t.name and (named := person_named(t.name))
+    )
+
+
+def _relation(
+    rel: RelationSchema, turn: TurnView, kinds: Mapping[str, str], said: str, speakers: frozenset[str] = frozenset()
+) -> RelationFact | None:
+    """One relation as a fact, or None when its subject, or an object that would be an entity,
+    is no one the window names (its text, or one of its `_speakers`), or it holds a subject,
+    predicate or object no stored row may (`_clean`)."""
+    subject = _clean(rel.subject, MAX_NAME_CHARS)
+    predicate = _clean(rel.predicate, MAX_PREDICATE_CHARS)
+    value = _clean(rel.object, MAX_NAME_CHARS)
+    if subject is None or predicate is None or value is None:
+        return None
+    is_user = subject.lower() in {"user", "i", "me", "the user"}
+    speaker = person_named(subject).casefold() in speakers
+    if not is_user and not speaker and (not_a_name(subject) or not _said_in(subject, said)):
+        return None  # "assistant", "AI", "she", a name no turn says: no entity to hang the fact on
+    who = USER_ENTITY if is_user else EntityMention(kinds.get(subject.lower(), "p"), subject)
+    predicate = canonical_predicate(predicate)
+    # an unnamed ending's object is a placeholder the writer replaces with the current job
+    # (`ingest.relation_current`): never an entity of its own
+    value_kind = None if predicate in ENDS_CURRENT else rel.object_kind or kinds.get(value.lower())
+    if value_kind is not None and not _said_in(value, said):
+        return None  # an entity no turn names; a plain value may be the model's word ("vegetarian", "sold")
+    return RelationFact(who, predicate, value, value_kind, _valid_from(rel.valid_from, turn.created_at), turn.seq, 0.9)
 
 
 def to_extraction(parsed: WindowSchema, turns: Sequence[TurnView]) -> Extraction:
-    """Map the validated answer onto records; seqs outside the window are ignored."""
+    """Map the validated answer onto records; seqs outside the window are ignored, and so is
+    each item a stored row could not hold or the turns do not support (the helpers above)."""
     by_seq = {t.seq: t for t in turns}
+    said, speakers = " ".join(t.content for t in turns).casefold(), _speakers(turns)
     offline_times = extract_window(turns).mentions
     mentions: dict[int, list[EntityMention]] = {seq: [] for seq in by_seq}
-    kinds: dict[str, str] = {}
+    found = _entities(parsed, said)
     for ent in parsed.entities:
-        if not_a_name(ent.name):
-            continue  # "User", "Dr", "she": what the offline extractor would not store either
-        kinds[ent.name.lower()] = ent.kind
-        for seq in ent.turns:
-            if seq in mentions:
-                mentions[seq].append(EntityMention(ent.kind, ent.name))
-    for seq, found in offline_times.items():
-        mentions[seq].extend(m for m in found if m.kind == "t" and m not in mentions[seq])
+        mention = found.get(" ".join(ent.name.split()).lower())
+        if mention is None:
+            continue
+        for seq in sorted(set(ent.turns) & mentions.keys()):  # a seq named 1,000 times is one mention
+            if mention not in mentions[seq]:
+                mentions[seq].append(mention)
+    for seq, times in offline_times.items():
+        mentions[seq].extend(m for m in times if m.kind == "t" and m not in mentions[seq])
+    kinds = {key: m.kind for key, m in found.items()}
     relations: list[RelationFact] = []
     for rel in parsed.relations:
         turn = by_seq.get(rel.turn)
-        if turn is None:
-            continue
-        is_user = rel.subject.strip().lower() in {"user", "i", "me", "the user"}
-        if not is_user and not_a_name(rel.subject):
-            continue  # "assistant", "AI", "she": no entity to hang the fact on
-        who = USER_ENTITY if is_user else EntityMention(kinds.get(rel.subject.lower(), "p"), rel.subject)
-        predicate = canonical_predicate(rel.predicate)
-        # an unnamed ending's object is a placeholder the writer replaces with the current job
-        # (`ingest.relation_current`): never an entity of its own
-        value_kind = None if predicate in ENDS_CURRENT else rel.object_kind or kinds.get(rel.object.lower())
-        relations.append(
-            RelationFact(
-                who,
-                predicate,
-                rel.object,
-                value_kind,
-                _valid_from(rel.valid_from, turn.created_at),
-                turn.seq,
-                0.9,
-            )
-        )
-    subject = Subject(parsed.subject.kind, parsed.subject.name) if parsed.subject else None
-    topics = tuple(t.strip().lower() for t in parsed.topics if t.strip())[:3]
+        fact = _relation(rel, turn, kinds, said, speakers) if turn is not None else None
+        if fact is not None and fact not in relations and len(relations) < MAX_ITEMS:
+            relations.append(fact)
+    subject_name = _clean(parsed.subject.name, MAX_SUBJECT_CHARS) if parsed.subject else None
+    subject = Subject(parsed.subject.kind, subject_name) if parsed.subject and subject_name else None
+    topics = tuple(t.lower() for t in (_clean(raw, MAX_TOPIC_CHARS) for raw in parsed.topics) if t)[:3]
     return Extraction(topics, subject, {k: tuple(v) for k, v in mentions.items()}, tuple(relations))
 
 

@@ -34,7 +34,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class TurnView:
-    """A stored turn as extractors see it (its timestamp anchors relative times)."""
+    """A stored turn as extractors see it (its timestamp, on the sender's clock, anchors relative times)."""
 
     id: int
     seq: int

@@ -17,6 +17,7 @@ window, as the window extractor does.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -36,6 +37,10 @@ __all__ = ["MemoryAnswer", "ask_for_memories", "to_ops"]
 log = logging.getLogger("loci.ingest.memory_llm")
 
 
+DEFAULT_CONFIDENCE = 0.8
+"""What an operation without a (usable) confidence gets: a stated fact the model did not rate."""
+
+
 class OperationSchema(BaseModel):
     op: Literal["add", "update", "confirm"]
     id: int | None = Field(default=None, description="the saved memory it updates or confirms")
@@ -43,7 +48,7 @@ class OperationSchema(BaseModel):
     content: str = Field(min_length=1, max_length=2000)
     turns: list[int] = Field(default_factory=list)
     importance: int = Field(default=3)
-    confidence: float = Field(default=0.8)
+    confidence: float = Field(default=DEFAULT_CONFIDENCE)
 
 
 class MemoryAnswer(BaseModel):
@@ -105,6 +110,13 @@ def _content(raw: str, limit: int) -> str | None:
     return text if 0 < len(text) <= limit else None
 
 
+def _confidence(value: float) -> float:
+    """The model's confidence within 0-1; one that is no number (NaN, infinity: JSON from a
+    model may hold them) is the schema's default: a NaN passes every clamp, and the memories'
+    check constraint then failed the whole mining job."""
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else DEFAULT_CONFIDENCE
+
+
 def to_ops(
     answer: MemoryAnswer, turns: Sequence[TurnView], known: Sequence[KnownMemory], settings: Settings
 ) -> tuple[list[MemoryOp], int]:
@@ -124,8 +136,8 @@ def to_ops(
             continue
         category = item.category if item.category in _minable(settings) else "fact"
         candidate = MemoryCandidate(
-            category, content, min(max(item.confidence, 0.0), 1.0), min(max(item.importance, 1), 5),
-            tuple(sorted(s for s in item.turns if s in seqs) or sorted(seqs)), slot=slot_of_content(content),
+            category, content, _confidence(item.confidence), min(max(item.importance, 1), 5),
+            tuple(sorted(seqs.intersection(item.turns)) or sorted(seqs)), slot=slot_of_content(content),
         )  # fmt: skip
         ops.append(MemoryOp(item.op, candidate, None, target, "stated by the user (LLM)"))
     return ops, refused

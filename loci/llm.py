@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from loci.errors import ConfigurationError, UpstreamBadOutput, UpstreamUnavailable
 from loci.llm_json import extract_json_block, format_validation_error
+from loci.llm_reply import read_capped, served_model, usage_tokens
 from loci.llm_retry import RETRY_AFTER_MAX_S, wait_after_429
 
 __all__ = [
@@ -51,6 +53,7 @@ T = TypeVar("T", bound=BaseModel)
 # dashboards, never for enforcing context limits.
 _CHARS_PER_TOKEN = 4
 _EXCERPT_CHARS = 300
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 TOKENS_PER_PRICE_UNIT = 1_000_000
 """Prices are quoted in USD per million tokens, as the providers' price lists are."""
 
@@ -143,7 +146,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def _excerpt(text: str, limit: int = _EXCERPT_CHARS) -> str:
-    text = " ".join(text.split())
+    """``text`` on one line, cut at ``limit``, its control characters and lone surrogates shown as
+    U+FFFD: it becomes a job's reason, stored as JSON that PostgreSQL refuses a NUL in."""
+    text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -160,14 +165,6 @@ def _server_error_message(response: httpx.Response) -> str:
         if isinstance(err, str):
             return _excerpt(err)
     return _excerpt(response.text)
-
-
-def _usage_int(usage: Any, key: str) -> int | None:
-    if isinstance(usage, dict):
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
 
 
 class LLMClient:
@@ -270,8 +267,11 @@ class LLMClient:
         try:
             # httpx timeouts apply per phase (a server trickling bytes never trips the read
             # timeout), so an overall deadline is enforced on top.
-            async with asyncio.timeout(left_s):
-                return await self._client().post(url, json=payload, timeout=left_s)
+            async with (
+                asyncio.timeout(left_s),
+                self._client().stream("POST", url, json=payload, timeout=left_s) as response,
+            ):
+                return await read_capped(response, url)  # a flood is cut short (`loci.llm_reply`)
         except (TimeoutError, httpx.TimeoutException) as e:
             raise UpstreamUnavailable(f"LLM endpoint {url} timed out after {deadline_s:g}s") from e
         except httpx.HTTPError as e:
@@ -296,19 +296,19 @@ class LLMClient:
         if not isinstance(text, str):
             raise UpstreamBadOutput(f"LLM endpoint {url} sent no text content (got {type(text).__name__})")
         usage = body.get("usage")
-        prompt_tokens = _usage_int(usage, "prompt_tokens")
+        prompt_tokens = usage_tokens(usage, "prompt_tokens")
         if prompt_tokens is None:
             prompt_tokens = estimate_tokens("".join(m.get("content", "") for m in messages))
-        completion_tokens = _usage_int(usage, "completion_tokens")
+        completion_tokens = usage_tokens(usage, "completion_tokens")
         if completion_tokens is None:
             completion_tokens = estimate_tokens(text)
-        served_model = body.get("model")
+        served = served_model(body, model)  # a name the usage_costs row can hold (`loci.llm_reply`)
         result = ChatResult(
             text=text,
-            model=served_model if isinstance(served_model, str) and served_model else model,
+            model=served,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            cost=self._cost(model, served_model, prompt_tokens, completion_tokens),
+            cost=self._cost(model, served, prompt_tokens, completion_tokens),
             latency_ms=latency_ms,
         )
         logger.debug(

@@ -36,7 +36,8 @@ class FakeReply:
     ``raw_body`` replaces the whole body verbatim (for non-JSON answers);
     ``usage`` is (prompt_tokens, completion_tokens), omitted from the body when None;
     ``delay_s`` sleeps before answering (for timeout tests);
-    ``headers`` are sent as well (e.g. ``{"Retry-After": "1"}`` on a 429).
+    ``headers`` are sent as well (e.g. ``{"Retry-After": "1"}`` on a 429);
+    ``model`` is the model the reply says served it (None: the one asked for).
     """
 
     content: str | None = None
@@ -45,6 +46,7 @@ class FakeReply:
     raw_body: str | None = None
     usage: tuple[int, int] | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
 
 
 ReplyFn = Callable[[dict[str, Any]], FakeReply]
@@ -136,7 +138,7 @@ def _render(reply: FakeReply, body: dict[str, Any]) -> str:
         "id": f"chatcmpl-fake-{time.monotonic_ns()}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": body.get("model") or FAKE_MODEL,
+        "model": reply.model if reply.model is not None else body.get("model") or FAKE_MODEL,
         "choices": [
             {
                 "index": 0,
