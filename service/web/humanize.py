@@ -10,10 +10,11 @@ is split off a label so the templates can put it behind "Technical details".
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from markupsafe import Markup
 
+import retrieval
 from loci.timexpr import MAX_YEAR, MIN_YEAR
 
 __all__ = [
@@ -30,9 +31,13 @@ __all__ = [
     "plural",
     "plural_word",
     "role_label",
+    "room_date",
+    "room_day",
     "room_name",
+    "room_span",
     "speaker_label",
     "split_pointer",
+    "visible",
 ]
 
 DATE_UNKNOWN = "date unknown"
@@ -44,8 +49,23 @@ ENTITY_KINDS = {"p": "person", "l": "place", "o": "organisation", "e": "event", 
 """The knowledge graph's one-letter entity kinds (`loci.models.ENTITY_KINDS` order), in words."""
 
 _POINTER = re.compile(r"^(§\s*W-\d+/R-\d+/D-\d+)(?::\s*|\s+|$)")
-_ROOM_DAY = re.compile(r"^\d{4}-\d{2}-\d{2} · ")
-"""Mining names a room "2026-03-12 · topic"; the page shows the day as a date already."""
+_ROOM_DAY = re.compile(r"^(\d{4}-\d{2}-\d{2}) · ")
+"""Mining names a room "2026-03-12 · topic" (the day on the sender's clock, `ingest.plan.day_key`);
+the page shows the day as a date already."""
+
+
+def visible(value: object) -> str:
+    """``value`` as text without the characters `retrieval.visible` drops (bidi overrides and
+    isolates, zero-width and tag characters): the filter for stored text the page only shows.
+
+    The block a model reads drops them (`retrieval.plain`), so shown as stored, "pay \\u202eevil"
+    read "pay live" to a reviewer while the model read "pay evil": the page must show what the
+    model reads. Not for an edit form's value, which must give back exactly what is stored, and
+    not a global ``finalize`` (the titles' own isolate marks, `isolated`, would go too). Text
+    already marked safe stays so: dropping characters from escaped HTML makes no tag."""
+    if isinstance(value, Markup):
+        return Markup(retrieval.visible(str(value)))
+    return retrieval.visible(value if isinstance(value, str) else str(value))
 
 
 def plural_word(n: int, singular: str) -> str:
@@ -76,7 +96,10 @@ def human_date(when: datetime | None, unknown: str = "") -> str:
     """ "12 March 2026" (UTC), or ``unknown`` for a missing or sentinel date."""
     if when is None or not known(when):
         return unknown
-    day = when.astimezone(UTC)
+    return _day_words(when.astimezone(UTC).date())
+
+
+def _day_words(day: date) -> str:
     return f"{day.day} {day:%B %Y}"
 
 
@@ -119,6 +142,36 @@ def room_name(label: str) -> str:
     return _ROOM_DAY.sub("", label, count=1) or label
 
 
+def room_day(label: str) -> date | None:
+    """The day a room's label names ("2024-04-07 · ferry"), None when it names none (or no real one).
+
+    Mining makes one room per day on the sender's clock and writes that day into the label; the
+    row's times are instants (``timestamptz`` keeps no offset), so the label is the one place the
+    sender's day is kept. Two Auckland rooms, 6 and 7 April (+13:00, then +12:00), both begin
+    on 6 April in UTC."""
+    match = _ROOM_DAY.match(label)
+    if match is None:
+        return None
+    try:
+        day = date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+    return day if MIN_YEAR <= day.year <= MAX_YEAR else None
+
+
+def room_date(label: str, started: datetime | None) -> str:
+    """ "7 April 2024": a room's day on its sender's clock (`room_day`), else its start's UTC day."""
+    day = room_day(label)
+    return _day_words(day) if day is not None else human_date(started)
+
+
+def room_span(label: str, first: datetime | None, last: datetime | None) -> str:
+    """A room's line in the tree: its sender's day (`room_day`; a room holds one day), else the UTC
+    `date_span` of its drawers (a label with no day: an old import, say)."""
+    day = room_day(label)
+    return _day_words(day) if day is not None else date_span(first, last)
+
+
 OWN = " (you)"
 """After the user's own name on a turn they wrote: a group chat may hold another person of that
 name ("Sam" the user, "Sam" from design), and the page said "Sam said" for both."""
@@ -142,23 +195,22 @@ def entity_kind(kind: str | None) -> str:
 
 
 def bdi(label: object) -> Markup:
-    """``label`` (escaped) in ``<bdi>``, the HTML element that isolates its direction.
+    """``label`` (escaped, `visible`) in ``<bdi>``, the HTML element that isolates its direction.
 
     A name is the user's: a speaker, wing or entity named with U+202E (RIGHT-TO-LEFT OVERRIDE)
     reversed what followed it on the line ("· 12 March" read backwards), since an override runs
-    to the end of its paragraph whatever element holds it. Inside ``<bdi>`` it ends with the name."""
-    return Markup("<bdi>{}</bdi>").format(label)
-
-
-_ISOLATE_MARKS = re.compile("[\u2066-\u2069]")
+    to the end of its paragraph whatever element holds it. Inside ``<bdi>`` it ends with the name;
+    the override itself goes (`visible`), as in the block a model reads, so the name does not
+    read backwards either."""
+    return Markup("<bdi>{}</bdi>").format(visible(label))
 
 
 def isolated(label: str) -> str:
     """``label`` between U+2068 and U+2069 (first-strong isolate, pop directional isolate): the
     plain-text `bdi`, for a ``<title>`` or attribute, where no element can go. The label's own
-    isolate marks go first: a U+2069 in it would close the isolate early and let an override
-    after it run to the end of the title."""
-    return f"\u2068{_ISOLATE_MARKS.sub('', label)}\u2069"
+    bidi controls go first (`visible`): a U+2069 in it would close the isolate early and let an
+    override after it run to the end of the title."""
+    return f"\u2068{visible(label)}\u2069"
 
 
 def speaker_label(role: str | None, speaker: str | None = None) -> Markup:

@@ -4,7 +4,9 @@ A speaker (or wing, room, entity) named ``\u202eEve`` (U+202E RIGHT-TO-LEFT OVER
 "Eve · 12 March 2026, 09:00" into the date read backwards: an override runs to the end of its
 paragraph whatever inline element holds it. Each such name now sits in ``<bdi>``, which
 isolates it; the drawer page's ``<title>`` wraps it in U+2068/U+2069, the plain-text isolate.
-Fetched over real HTTP from a running server.
+The override itself is dropped, as the block a model reads drops it (`retrieval.visible`), so
+the name does not read backwards inside its isolate either. Fetched over real HTTP from a
+running server.
 """
 
 from __future__ import annotations
@@ -65,10 +67,12 @@ async def test_names_with_an_override_are_isolated(base_url: str, db: Database, 
         }
     html = {name: answer.text for name, answer in pages.items() if answer.status_code == 200}
     assert html.keys() == pages.keys(), {name: answer.status_code for name, answer in pages.items()}
+    assert not [name for name, page in html.items() if RLO in page]
+    speaker, wing, entity = (name.removeprefix(RLO) for name in (speaker, wing, entity))
     for name in ("closet", "drawer", "search"):
         _isolated(html[name], speaker)
     for name in ("wings", "drawer", "search"):
         _isolated(html[name], wing)
     for name in ("entities", "entity"):
         _isolated(html[name], entity)
-    assert f"<title>\u2068{speaker}\u2069," in html["drawer"]
+    assert f"<title>\u2068{speaker} (you)\u2069," in html["drawer"]  # the drawer is the user's turn

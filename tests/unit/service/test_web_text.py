@@ -4,10 +4,11 @@ activity sentence per event type, never a repr."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 
 from domain.trash_rows import TRASHABLE
 from service.web.activity_text import PALACE_KINDS, SENTENCES, describe, detail_lines, plain_value
@@ -20,8 +21,12 @@ from service.web.humanize import (
     known,
     plural,
     role_label,
+    room_date,
+    room_day,
     room_name,
+    room_span,
     split_pointer,
+    visible,
 )
 
 REPR = re.compile(r"[{}\[\]=]|'|\bNone\b|\bTrue\b|\bFalse\b")
@@ -186,5 +191,30 @@ def test_technical_details_flatten_the_payload_without_reprs() -> None:
 
 def test_an_isolated_title_name_cannot_close_its_own_isolate() -> None:
     """A name holding U+2069 (pop directional isolate) then U+202E would end the isolate early
-    and let the override run to the end of the page's title."""
-    assert isolated("Eve\u2069\u202eevil") == "\u2068Eve\u202eevil\u2069"
+    and let the override run to the end of the page's title; both go, as in the block a model reads."""
+    assert isolated("Eve\u2069\u202eevil") == "\u2068Eveevil\u2069"
+
+
+def test_shown_text_drops_what_the_block_drops_and_keeps_markup_safe() -> None:
+    """`visible` is the page's filter for stored text: bidi controls and invisible characters go
+    (the model never reads them), everything else stays, and escaped HTML stays escaped."""
+    assert visible("pay \u202eevil") == "pay evil"
+    assert visible("a\u200bb\U000e0041c") == "abc"
+    assert visible("<b> & \u200d") == "<b> & \u200d"  # escaping is the template's; joiners stay
+    assert visible(42) == "42"
+    shown = visible(Markup("<bdi>x\u202e</bdi>"))
+    assert isinstance(shown, Markup) and shown == "<bdi>x</bdi>"
+
+
+def test_a_room_is_dated_by_the_day_its_label_names() -> None:
+    """Mining writes the sender's day into a room's label; the row's instants are UTC. A room
+    of 7 April in Auckland (+12:00) starts on 6 April in UTC, and must read 7 April."""
+    auckland = "2024-04-07 · the ferry"
+    starts = at(2024, 4, 6, 21)
+    assert room_day(auckland) == date(2024, 4, 7)
+    assert room_span(auckland, starts, at(2024, 4, 6, 23)) == "7 April 2024"
+    assert room_date(auckland, starts) == "7 April 2024"
+    for no_day in ("the ferry", "2024-13-45 · bad", "0001-01-01 · sentinel"):
+        assert room_day(no_day) is None
+        assert room_span(no_day, starts, at(2024, 4, 7, 1)) == "6–7 April 2024"  # the UTC span
+        assert room_date(no_day, starts) == "6 April 2024"
