@@ -94,7 +94,7 @@ async def settings_doc(s: AsyncSession, user_id: int) -> SettingsDoc | None:
     row = (await s.execute(select(MemorySettings).where(MemorySettings.user_id == user_id))).scalar_one_or_none()
     if row is None:
         return None
-    return SettingsDoc(row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine)
+    return SettingsDoc(row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.time_zone)
 
 
 async def _agents_and_conversations(s: AsyncSession, user_id: int) -> tuple[list[AgentDoc], list[ConversationDoc]]:

@@ -72,6 +72,8 @@ class SettingsDoc(msgspec.Struct):
     use_rerank: bool = False
     rerank_model: Text | None = None
     auto_mine: bool = True
+    time_zone: Text | None = None
+    """The user's IANA zone (`loci.zones`); exports made before it carry none: UTC."""
 
 
 class AgentDoc(msgspec.Struct):

@@ -47,6 +47,7 @@ from loci.inputs import check_id, check_speaker, check_text
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MiningSettings
 from loci.timexpr import check_in_range, utc_offset_minutes
+from loci.zones import check_zone
 
 __all__ = [
     "CurrentValues",
@@ -332,3 +333,5 @@ def check_values(doc: ExportDoc) -> None:
             raise InvalidInput(f"embedding must have {EMBEDDING_DIM} numbers", field=f"drawers[{i}].embedding")
     if doc.settings is not None and not 1 <= doc.settings.top_k <= TOP_K_MAX:
         raise InvalidInput(f"top_k must be between 1 and {TOP_K_MAX}", field="settings.top_k")
+    if doc.settings is not None and doc.settings.time_zone is not None:
+        check_zone(doc.settings.time_zone, field="settings.time_zone")

@@ -67,6 +67,7 @@ from loci.errors import InvalidInput
 from loci.inputs import check_id, check_speaker
 from loci.models import EMBEDDING_DIM, ENTITY_KINDS, ROLES, TOP_K_MAX, WING_KINDS
 from loci.settings import MemorySettings, MiningSettings
+from loci.zones import check_zone
 
 __all__ = ["Plan", "check_stream"]
 
@@ -145,6 +146,11 @@ def _settings(row: SettingsLine, seen: _Seen) -> None:
         raise seen.fail("a second settings line")
     if not 1 <= row.top_k <= TOP_K_MAX:
         raise seen.fail(f"top_k must be between 1 and {TOP_K_MAX}")
+    if row.time_zone is not None:
+        try:
+            check_zone(row.time_zone)
+        except InvalidInput as e:
+            raise seen.fail(str(e)) from e
 
 
 def _agent(row: AgentLine, seen: _Seen) -> None:

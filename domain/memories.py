@@ -42,6 +42,7 @@ from domain.memory_rows import (
 )
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from domain.procedures import numbered_steps, steps_checked
+from domain.user_clock import in_utc, users_now
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.idempotency import Once, claim, remember
 from loci.memory_kinds import KindRule, check_ahead, deadline_of, expiry_of, kind_of
@@ -151,8 +152,10 @@ async def save_memory(
             if body.layer == "core":
                 within, reader = _core_counted(scope, settings, key_agent)
                 await check_core_room(s, user_id, settings, adding=[content], within=within, reader=reader)
-            now = await transaction_now(s)
-            kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, now)
+            now = await transaction_now(s)  # its time words are read on the user's clock
+            local = await users_now(s, user_id)
+            kind, expires_at = kind_of(KindRule.of(settings), body.kind, body.category, content, local)
+            expires_at = in_utc(expires_at)
             check_ahead(kind, expires_at, now, field="content" if body.kind is None else "kind")
             row = await new_memory_row(
                 s, user_id, layer=body.layer, category=body.category, content=content, summary=summary,
@@ -216,9 +219,12 @@ async def update_memory(
         if "content" in diff or "kind" in diff:  # the kind's time restarts with this version
             kind = diff.get("kind", old.kind)
             field = "kind" if "kind" in diff else "content"
-            diff["expires_at"] = expiry_of(
-                KindRule.of(store.settings), kind, diff.get("content", old.content), now, field
-            )
+            diff["expires_at"] = in_utc(
+                expiry_of(
+                    KindRule.of(store.settings), kind, diff.get("content", old.content),
+                    await users_now(s, user_id), field,
+                )
+            )  # fmt: skip
             check_ahead(kind, diff["expires_at"], now, field=field)
         if "content" in diff:
             diff["embedding"] = (await vectors)[0]
@@ -308,7 +314,8 @@ async def reactivate(s: AsyncSession, user_id: int, row: Memory, settings: Memor
     if row.layer == "core":
         await check_core_room(s, user_id, settings, adding=[row.content])
     now = await transaction_now(s)
-    new = await copy_row(s, row, valid_from=now, expires_at=fresh_expiry(row, settings, now))
+    expires_at = in_utc(fresh_expiry(row, settings, await users_now(s, user_id)))  # the user's days
+    new = await copy_row(s, row, valid_from=now, expires_at=expires_at)
     s.add(new)
     await s.flush()
     await copy_links(s, user_id, row.id, new.id)

@@ -22,8 +22,9 @@ from domain.insights import InsightsOut
 from domain.palace import MAX_LIMIT
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
-from loci.inputs import NAME_PATTERN, check_id, check_name
+from loci.inputs import NAME_PATTERN, TEXT_PATTERN, check_id, check_name
 from loci.models import TOP_K_MAX, Agent, MemorySettings
+from loci.zones import MAX_ZONE_CHARS, check_zone
 
 __all__ = [
     "AgentOut",
@@ -44,6 +45,8 @@ MODEL_NAME_PATTERN = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?
 space at either end and no control character (a NUL in one reached PostgreSQL)."""
 ModelName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=MODEL_NAME_PATTERN)]
 MAX_AGENT_NAME_CHARS = 200
+ZoneName = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ZONE_CHARS, pattern=TEXT_PATTERN)]
+"""Its shape only; whether the zone exists is `loci.zones.check_zone`'s, in `put_settings`."""
 
 
 class SettingsOut(msgspec.Struct):
@@ -55,6 +58,9 @@ class SettingsOut(msgspec.Struct):
     updated_at: When
     insights: InsightsOut
     """Whether the daily insight job runs (it needs an LLM), and why not (`domain.insights`)."""
+    time_zone: Annotated[str, msgspec.Meta(examples=["Asia/Tokyo"])] | None = None
+    """The user's IANA zone (`loci.zones`): the clock of memory saves and recalls that bring
+    none; null: UTC."""
 
 
 class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
@@ -65,6 +71,8 @@ class SettingsUpdate(msgspec.Struct, forbid_unknown_fields=True):
     use_rerank: bool | msgspec.UnsetType = msgspec.UNSET
     rerank_model: ModelName | msgspec.UnsetType | None = msgspec.UNSET
     auto_mine: bool | msgspec.UnsetType = msgspec.UNSET
+    time_zone: ZoneName | msgspec.UnsetType | None = msgspec.UNSET
+    """An IANA name (``Asia/Tokyo``), checked against `zoneinfo`; ``null``: UTC."""
 
 
 class AgentOut(msgspec.Struct):
@@ -92,8 +100,9 @@ class AgentUpdate(msgspec.Struct, forbid_unknown_fields=True):
 
 def _settings_out(row: MemorySettings, insights: InsightsOut) -> SettingsOut:
     return SettingsOut(
-        row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.updated_at, insights
-    )
+        row.enabled, row.top_k, row.use_rerank, row.rerank_model, row.auto_mine, row.updated_at, insights,
+        row.time_zone,
+    )  # fmt: skip
 
 
 async def _settings_row(s: AsyncSession, user_id: int) -> MemorySettings:
@@ -121,6 +130,8 @@ async def put_settings(db: Database, user_id: int, update: SettingsUpdate, insig
         raise InvalidInput(
             "rerank_model must be 1-200 characters, no control characters or outer spaces", field="rerank_model"
         )
+    if isinstance(changes.get("time_zone"), str):
+        check_zone(changes["time_zone"])
     async with db.user_session(user_id) as s:
         row = await _settings_row(s, user_id)
         for name, value in changes.items():

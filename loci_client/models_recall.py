@@ -256,6 +256,8 @@ class SettingsOut(Model):
     auto_mine: bool
     updated_at: datetime
     insights: InsightsOut
+    time_zone: str | None = None
+    """The user's IANA zone (``Asia/Tokyo``): the clock of saves and recalls that bring none; None: UTC."""
 
 
 class ActivityOut(Model):

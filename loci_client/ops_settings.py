@@ -45,9 +45,14 @@ def put_settings(
     use_rerank: bool | None = None,
     rerank_model: str | None = None,
     auto_mine: bool | None = None,
+    time_zone: str | None = None,
 ) -> Request:
-    """Change the given settings; the others stay."""
-    fields = body(enabled=enabled, top_k=top_k, use_rerank=use_rerank, rerank_model=rerank_model, auto_mine=auto_mine)
+    """Change the given settings; the others stay. ``time_zone`` is an IANA name (``"Asia/Tokyo"``):
+    memory saves and recalls without ``now`` read "tomorrow" and "yesterday" on it (``"UTC"`` goes back)."""
+    fields = body(
+        enabled=enabled, top_k=top_k, use_rerank=use_rerank, rerank_model=rerank_model, auto_mine=auto_mine,
+        time_zone=time_zone,
+    )  # fmt: skip
     return Request("PUT", "/v1/settings", json=fields)
 
 

@@ -40,7 +40,7 @@ from retrieval.memory_search import (
 )
 from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse, has_words
+from retrieval.query import QueryAnalysis, analyse, has_words, on_users_clock
 from retrieval.rehydrate import serve_cached
 from retrieval.render import RenderItem, render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
@@ -217,6 +217,7 @@ async def _rank(
         return "memory disabled for this user"
     if not controls.agent_enabled:
         return "recall disabled for this agent"
+    analysis = on_users_clock(analysis, request.now, controls.time_zone, config.query_terms)
     per_room = config.room_turns if request.group_by is GroupBy.ROOM else 1
     top_k = asked = search.depth.resolve(controls.top_k)
     limit = max(request.candidate_limit, top_k * per_room)

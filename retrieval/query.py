@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import direction_of
+from loci.zones import on_clock
 from retrieval.answer_type import AnswerKind, answer_kind
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "has_words",
     "is_trivial",
     "keyword_terms",
+    "on_users_clock",
     "or_tsquery",
     "sub_queries",
 ]
@@ -198,6 +200,19 @@ def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryA
         about_user=about_user(message),
         about_now=about_now(message, found, past),
     )
+
+
+def on_users_clock(
+    analysis: QueryAnalysis, now: datetime | None, zone: str | None, max_terms: int | None = None
+) -> QueryAnalysis:
+    """``analysis`` read again on the user's own zone (`loci.zones`, read with recall's
+    controls) when the request brought no ``now``: "yesterday" asked at 08:00 in Tokyo is
+    Tokyo's yesterday, not the UTC one. Read first on UTC, before the settings are known, so
+    the query vectors start at once; the message's clauses do not depend on the clock, so
+    the vectors stay right. With ``now`` (its offset is the asker's clock) or no zone set: as it was."""
+    if now is not None or zone is None:
+        return analysis
+    return analyse(analysis.message, on_clock(datetime.now(UTC), zone), max_terms)
 
 
 def about_assistant(message: str) -> bool:

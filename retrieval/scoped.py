@@ -44,7 +44,7 @@ from retrieval.memory_search import (
 )
 from retrieval.params import MemorySearchParams, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse
+from retrieval.query import QueryAnalysis, analyse, on_users_clock
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory
 from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, superseded_among
 from retrieval.store import Controls, hydrate, load_controls
@@ -193,6 +193,7 @@ async def _ranked(
     clock.stage("controls", 1, 1)
     if not controls.enabled:
         return ScopedResult((), clock.total(), MEMORY_DISABLED)
+    analysis = on_users_clock(analysis, request.now, controls.time_zone, config.query_terms)
     plan = _memory_plan(request, config, controls, max(request.candidate_limit, request.top_k), analysis.about_past)
     aside = asyncio.create_task(search_aside(deps.db, plan, analysis, embedding)) if plan is not None else None
     try:

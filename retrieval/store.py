@@ -49,6 +49,8 @@ class Controls:
     named_speakers: bool = False
     """Some drawer of the user names its speaker (one probe of ``ix_drawers_user_speaker``):
     without one the speaker signal has nothing to find and sends no statement."""
+    time_zone: str | None = None
+    """The user's IANA zone (`loci.zones`): a recall without ``now`` reads its time words on it."""
 
 
 _GRAPH_SIZE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = to_regclass('ix_drawers_user_vectors')"
@@ -63,7 +65,7 @@ _MEMORY_TABLE = "SELECT greatest(c.reltuples, 0) FROM pg_class c WHERE c.oid = t
 
 
 _CONTROLS = text(
-    "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, "
+    "SELECT ms.enabled, ms.top_k, ms.use_rerank, ms.rerank_model, ms.time_zone, "
     "(SELECT a.recall_enabled FROM agents a WHERE a.user_id = :uid AND a.external_id = :aid), "
     "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid LIMIT :cap) x), "
     "(SELECT count(*) FROM (SELECT 1 FROM drawers d WHERE d.user_id = :uid AND d.embedding IS NOT NULL "
@@ -80,7 +82,7 @@ _CONTROLS = text(
 async def load_controls(
     session: AsyncSession, user_id: int, agent_id: str | None, size_cap: int, memory_cap: int = 0
 ) -> Controls:
-    """The user's memory settings, the agent's recall switch, the palace size, the
+    """The user's memory settings (their time zone among them), the agent's recall switch, the palace size, the
     user's count of explicit memories (``ix_memories_user_lineage``) and whether any
     drawer names its speaker, in one round trip, as a prepared statement (`prepared_rows`).
     It also turns off waiting for the WAL flush in this transaction: its only
@@ -88,7 +90,7 @@ async def load_controls(
     disk sync would otherwise sit on the hot path."""
     bind = {"uid": user_id, "aid": agent_id, "cap": size_cap, "mcap": memory_cap}
     (row,) = await prepared_rows(session, _CONTROLS, bind)
-    enabled, top_k, use_rerank, rerank_model, agent_enabled, size, vectors, graph, memories, table, named, _ = row
+    enabled, top_k, use_rerank, rerank_model, zone, agent_enabled, size, vectors, graph, memories, table, named, _ = row
     return Controls(
         enabled=True if enabled is None else bool(enabled),
         agent_enabled=True if agent_enabled is None else bool(agent_enabled),
@@ -101,6 +103,7 @@ async def load_controls(
         memory_rows=int(memories),
         memory_table=float(table or 0.0),
         named_speakers=bool(named),
+        time_zone=zone,
     )
 
 

@@ -91,6 +91,8 @@ MODES_COMMENT = 'per category: {"mode": "all" | "rag", "cap": int | null}; a cat
 AGENT_MODES = " (overrides the user's default for that category)"
 USER_MODES = " (every agent's default)"
 """Column comments, as migration 0015 writes them (the schema test compares them)."""
+TIME_ZONE_COMMENT = "IANA zone name (loci.zones): the clock of saves and recalls that bring none; NULL: UTC"
+"""As migration 0040 writes it."""
 
 
 class Agent(Base):
@@ -134,6 +136,7 @@ class MemorySettings(Base):
     context_modes: Mapped[dict[str, Any]] = mapped_column(
         JSONB, nullable=False, server_default=text("'{}'::jsonb"), comment=MODES_COMMENT + USER_MODES
     )
+    time_zone: Mapped[str | None] = mapped_column(String(64), comment=TIME_ZONE_COMMENT)
     updated_at: Mapped[datetime] = created_column()
 
 

@@ -49,7 +49,10 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="getSettings",
         summary="This user's memory settings",
-        description="Whether recall runs, how many drawers it returns, reranking and its model, auto-mining.",
+        description=(
+            "Whether recall runs, how many drawers it returns, reranking and its model, auto-mining,"
+            " and the user's time zone (null: UTC)."
+        ),
         responses=errors(),
     )
     async def get_settings(self, app_state: StateDep, caller: CallerDep) -> SettingsOut:
@@ -59,7 +62,11 @@ class PreferencesController(Controller):
         "/v1/settings",
         operation_id="putSettings",
         summary="Change memory settings",
-        description="Fields left out keep their value. `top_k` is 1-50; `rerank_model` 1-200 characters or null.",
+        description=(
+            "Fields left out keep their value. `top_k` is 1-50; `rerank_model` 1-200 characters or null;"
+            " `time_zone` an IANA name (`Asia/Tokyo`) or null for UTC: the clock on which memory saves and"
+            " recalls without `now` read words such as tomorrow and yesterday."
+        ),
         responses=errors(400),
     )
     async def put_settings(

@@ -26,6 +26,7 @@ from ingest import MAX_ENTITY_OFFSET, search_entities, timeline
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.inputs import check_text
 from loci.models import TOP_K_MAX
+from loci.zones import check_zone
 from retrieval import MAX_MESSAGE_CHARS, RecallDeps, RecallRequest, recall
 from service.deps import StateDep
 from service.errors import status_of
@@ -69,6 +70,10 @@ def _settings_from_form(form: dict[str, str]) -> SettingsUpdate:
         raise InvalidInput(f"top_k must be a whole number between 1 and {TOP_K_MAX}", field="top_k")
     raw["top_k"] = int(top_k)
     raw["rerank_model"] = form.get("rerank_model", "").strip() or None
+    if "time_zone" in form:  # a form without the box (an older page) leaves the zone as it is
+        raw["time_zone"] = zone = form["time_zone"].strip() or None
+        if zone is not None:
+            check_zone(zone)  # refused on the form, with what was typed, not on an error page
     try:
         return msgspec.convert(raw, SettingsUpdate)
     except msgspec.ValidationError as e:
