@@ -181,7 +181,9 @@ async def _containers(
         where = [Wing.user_id == user_id, Wing.deleted_at.is_(None)]
         if scope.wings is not None:  # in SQL, so counts and pages hold only the allowed wings
             where.append(Wing.slug.in_(sorted(scope.wings)))
-        order: list[Any] = [Wing.seq]
+        # by the date its first live drawer was said, not the order mining made them: a history
+        # imported newest first lists its oldest subject first, as one mined in date order does
+        order: list[Any] = [stats.c.first_at.asc().nulls_last(), Wing.seq]
     elif level == "rooms":
         model = Room
         stats = _drawer_stats(Drawer.room_id, Drawer.closet_id, user_id)

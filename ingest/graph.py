@@ -3,8 +3,9 @@
 Writes run inside the pipeline's window transaction. A relation is never overwritten:
 a new value for the same (subject, predicate) closes the current row (``valid_to`` =
 the new ``valid_from``) and inserts the new one, so the timeline keeps every value the
-user ever had. A value learned late (older than the current one) is inserted as a
-closed, historical row instead of replacing what is current.
+user ever had. A value learned late (older than a value already stored) goes in between, as
+a closed, historical row, instead of replacing what is current: mining order is no statement
+order (`ingest.graph_history`).
 
 A plan is closed, in the same way, by the row that carries it out (a visit to the planned
 place: `ingest.predicates.FULFILLED_BY`), and a plan told after its trip is stored closed.
@@ -26,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.entity_merge import display_name, short_names
 from ingest.extraction import USER_ENTITY, EntityMention
+from ingest.graph_history import ended_at, later_row, move_start, row_in_force, told_at
 from ingest.graph_liveness import live_entity, live_relation
 from ingest.names import name_key, slugify
 from ingest.predicates import FULFILLED_BY, canonical_predicate, is_multi_valued
@@ -281,12 +283,23 @@ async def record_relation(
     (`ingest.relation_merge.fold_repeats`).
     """
     predicate = canonical_predicate(predicate)[:200]
+    multi = is_multi_valued(predicate)
+    told = {
+        "user_id": user_id, "subject_id": subject_id, "predicate": predicate, "object_entity_id": object_entity_id,
+        "object_value": value, "valid_from": valid_from, "valid_to": None, "source_drawer_id": source_drawer_id,
+        "confidence": confidence, "multi": multi,
+    }  # fmt: skip
+    later = None if multi else await later_row(s, user_id, subject_id, predicate, valid_from)
+    if later is not None:  # learned after a later value: it goes in between (`ingest.graph_history`)
+        return await _tell_late(s, told, later)
     rows = await _current_rows(s, user_id, subject_id, predicate)
     repeated = next((r for r, live in rows if live and _gives(r, value, object_entity_id)), None)
     if repeated is not None:  # one more turn that said it: the fact stands while any of them is live
-        await add_source(s, user_id, repeated.id, source_drawer_id)
+        if valid_from < repeated.valid_from:  # said before it was first learned: it holds since
+            await move_start(s, user_id, repeated, valid_from, source_drawer_id)
+        else:
+            await add_source(s, user_id, repeated.id, source_drawer_id)
         return False
-    multi = is_multi_valued(predicate)
     current = _superseded(rows, multi, value, object_entity_id)
     valid_to: datetime | None = None
     if current is not None:
@@ -295,14 +308,41 @@ async def record_relation(
         else:
             valid_to = current.valid_from
     if predicate in FULFILLED_BY:  # a plan told after the trip it was for is already over
-        done = await fulfilled_at(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-        valid_to = min((at for at in (valid_to, done) if at is not None), default=None)
+        valid_to = _first(valid_to, await fulfilled_at(s, *_about(told), valid_from))
+    told["valid_to"] = _first(valid_to, await ended_at(s, *_about(told), valid_from))
     await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-    await close_ended(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
-    told = {
-        "user_id": user_id, "subject_id": subject_id, "predicate": predicate, "object_entity_id": object_entity_id,
-        "object_value": value, "valid_from": valid_from, "valid_to": valid_to, "source_drawer_id": source_drawer_id,
-        "confidence": confidence, "multi": multi,
-    }  # fmt: skip
+    await close_ended(s, *_about(told), valid_from, told=await told_at(s, predicate, source_drawer_id))
+    await add_told(s, told)
+    return True
+
+
+def _about(told: dict[str, Any]) -> tuple[int, int, str, str, int | None]:
+    """(user, subject, predicate, value, object entity) of a row about to be told."""
+    return told["user_id"], told["subject_id"], told["predicate"], told["object_value"], told["object_entity_id"]
+
+
+def _first(*times: datetime | None) -> datetime | None:
+    """The earliest of the ends known, None when none is."""
+    return min((at for at in times if at is not None), default=None)
+
+
+async def _tell_late(s: AsyncSession, told: dict[str, Any], later: Relation) -> bool:
+    """A single-valued fact older than ``later``, the timeline's next row (module docstring of
+    `ingest.graph_history`): the row in force then closes at it, and it closes where ``later``
+    starts; a repeat of either neighbour adds its turn there instead. False when nothing new
+    was stored."""
+    user_id, subject_id, predicate, value, object_id = _about(told)
+    at, drawer = told["valid_from"], told["source_drawer_id"]
+    earlier = await row_in_force(s, user_id, subject_id, predicate, at)
+    if earlier is not None and _gives(earlier, value, object_id):
+        await add_source(s, user_id, earlier.id, drawer)
+        return False
+    if earlier is not None:
+        await s.execute(update(Relation).where(Relation.id == earlier.id).values(valid_to=at))
+    if _gives(later, value, object_id):
+        await move_start(s, user_id, later, at, drawer)
+        return False
+    told["valid_to"] = _first(later.valid_from, await ended_at(s, *_about(told), at))
+    await close_ended(s, *_about(told), at, told=await told_at(s, predicate, drawer))
     await add_told(s, told)
     return True

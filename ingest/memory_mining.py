@@ -28,7 +28,7 @@ from ingest.memory_endings import ending_candidates, named_endings
 from ingest.memory_grounding import grounded
 from ingest.memory_llm import ask_for_memories, to_ops
 from ingest.memory_proposals import divert
-from ingest.memory_reconcile import KnownMemory, MemoryOp, merge_candidates, reconcile
+from ingest.memory_reconcile import KnownMemory, MemoryOp, merge_candidates, reconcile, said_when, spare_or_update
 from ingest.memory_rules import extract_memory_candidates
 from ingest.memory_store import MemoryTally, apply_ops, known_memories
 from ingest.records import MiningDeps
@@ -144,11 +144,12 @@ async def _propose_with_llm(
 
 
 def _guarded(
-    op: MemoryOp, now: dict[int, KnownMemory]
+    op: MemoryOp, now: dict[int, KnownMemory], said: Mapping[int, datetime] | None
 ) -> MemoryOp | tuple[MemoryCandidate, np.ndarray | None, None] | None:
     """An LLM's update or confirm, checked against the memory as it is now: gone since (a
     person changed it) makes it a candidate to reconcile afresh; explicit makes an update a
-    recorded skip and a confirm nothing (automation never touches an explicit memory)."""
+    recorded skip and a confirm nothing (automation never touches an explicit memory); an
+    update said before the statement the memory holds is a recorded skip too (``outdated``)."""
     target = now.get(op.target.id) if op.target is not None else None
     if op.kind == "add" or target is None:
         return (op.candidate, op.vector, None)
@@ -158,6 +159,11 @@ def _guarded(
             if op.kind == "update"
             else None
         )
+    if op.kind == "update":  # keeps the LLM's op, unless it was said before what the memory holds
+        spared = spare_or_update(
+            op.candidate, op.vector, target, "the LLM wanted to change it", said_when(op.candidate, said)
+        )
+        return spared if spared.kind == "outdated" else replace(op, target=target)
     return replace(op, target=target)
 
 
@@ -177,16 +183,17 @@ async def settle(
     tally.refused += pending.refused
     targets = {op.target.id for op in pending.decided if op.target is not None}
     now = {k.id: k for k in await known_memories(s, user_id, [], [], ids=sorted(targets))} if targets else {}
-    checked = [_guarded(op, now) for op in pending.decided]
+    checked = [_guarded(op, now, said) for op in pending.decided]
     decided = [op for op in checked if isinstance(op, MemoryOp)]
     candidates = [*pending.candidates, *(c for c in checked if isinstance(c, tuple))]
     vectors = [v for c, v, r in candidates for v in (v, r) if v is not None]
     slots = sorted({c.slot for c, _v, _r in candidates if c.slot})
     known = await known_memories(s, user_id, vectors, slots) if candidates else []
     taken = {op.target.id for op in decided if op.target is not None}
-    ops = reconcile(candidates, [k for k in known if k.id not in taken], deps.settings.memory.duplicate_similarity)
+    rest = [k for k in known if k.id not in taken]
+    ops = reconcile(candidates, rest, deps.settings.memory.duplicate_similarity, said)
     memory = deps.settings.memory
-    writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally)
+    writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally, said)
     floor, kinds = memory.context_min_confidence, KindRule.of(memory)
     await apply_ops(
         s, user_id, conversation_id, writes, pending.extractor, tally, floor=floor, kinds=kinds, said=said or {}

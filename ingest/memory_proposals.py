@@ -29,18 +29,18 @@ the domain's (`domain.memory_proposals`); ingest only asks.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.memory_candidates import MemoryCandidate, slot_of_content
 from ingest.memory_reconcile import KnownMemory, MemoryOp, normalise, reconcile
 from ingest.memory_store import ACTOR, MemoryTally
 from loci.memory_writes import record_event, transaction_now
-from loci.models import MemoryProposal
+from loci.models import MemoryProposal, Turn
 from loci.sensitive_fields import sensitive_field
 from loci.settings import MemorySettings
 
@@ -127,10 +127,28 @@ async def _waiting(s: AsyncSession, user_id: int, field: str) -> list[MemoryProp
     return list(found.scalars())
 
 
-def _as_known(p: MemoryProposal) -> KnownMemory:
-    """A pending proposal as reconciliation sees a memory: extracted (so it may be replaced)."""
+def _as_known(p: MemoryProposal, said_at: datetime | None = None) -> KnownMemory:
+    """A pending proposal as reconciliation sees a memory: extracted (so it may be replaced),
+    said when its turns were (``said_at``)."""
     slot = p.slot or slot_of_content(p.content)
-    return KnownMemory(p.id, p.target_lineage_id or 0, p.category, p.content, "extracted", slot, None)
+    return KnownMemory(p.id, p.target_lineage_id or 0, p.category, p.content, "extracted", slot, None, said_at)
+
+
+async def _said_at(s: AsyncSession, proposals: Sequence[MemoryProposal]) -> dict[int, datetime]:
+    """When each proposal's statement was said: its latest turn's time (none once the
+    conversation or its turns are gone)."""
+    said: dict[int, datetime] = {}
+    for p in proposals:
+        if p.conversation_id is None or not p.turn_seqs:
+            continue
+        found = await s.execute(
+            select(func.max(Turn.created_at)).where(
+                Turn.user_id == p.user_id, Turn.conversation_id == p.conversation_id, Turn.seq.in_(p.turn_seqs)
+            )
+        )
+        if (at := found.scalar()) is not None:
+            said[p.id] = at
+    return said
 
 
 async def _lapse(s: AsyncSession, user_id: int, rows: Sequence[MemoryProposal], reason: str) -> None:
@@ -144,13 +162,19 @@ async def _lapse(s: AsyncSession, user_id: int, rows: Sequence[MemoryProposal], 
         )  # fmt: skip
 
 
-async def _resolve_pending(s: AsyncSession, user_id: int, op: MemoryOp, field: str, similarity: float) -> bool:
-    """Reconcile ``op`` against the field's pending proposals: lapse what it supersedes or
-    retracts; True when that settled it (a retraction of what only waited: nothing to ask)."""
+async def _resolve_pending(
+    s: AsyncSession, user_id: int, op: MemoryOp, field: str, similarity: float, said: Mapping[int, datetime]
+) -> bool:
+    """Reconcile ``op`` (its turns dated by ``said``) against the field's pending proposals:
+    lapse what it supersedes or retracts; True when that settled it (a retraction of what only
+    waited, or a value said before the one waiting: nothing to ask)."""
     waiting = await _waiting(s, user_id, field)
     c = replace(op.candidate, retracts=_retracted(op.candidate))
-    found = reconcile([(c, None, None)], [_as_known(p) for p in waiting], similarity)
+    when = await _said_at(s, waiting)
+    found = reconcile([(c, None, None)], [_as_known(p, when.get(p.id)) for p in waiting], similarity, said)
     decided = found[0] if found else None
+    if decided is not None and decided.kind == "outdated":  # a 2023 chat mined after a 2025 one
+        return True
     if decided is None or decided.kind != "update" or decided.target is None:
         return False
     if c.retracts:  # it ended the pending statement (a retraction has no slot of its own)
@@ -170,9 +194,11 @@ async def divert(
     extractor: str,
     settings: MemorySettings,
     tally: MemoryTally,
+    said: Mapping[int, datetime] | None = None,
 ) -> list[MemoryOp]:
     """File the operations on sensitive fields as proposals (module docstring); returns the
-    rest, for `ingest.memory_store.apply_ops` to write."""
+    rest, for `ingest.memory_store.apply_ops` to write. ``said`` dates the window's turns by
+    seq: a value said before the one already waiting is not asked about."""
     kept: list[MemoryOp] = []
     asked = [(op, _field(op, settings)) for op in ops]
     restated = {op.candidate.slot for op, field in asked if field is not None and op.candidate.slot}
@@ -181,7 +207,7 @@ async def divert(
             kept.append(op)
         elif _ended_slot(op) in restated:  # "no longer in Kyoto; in Osaka now": Osaka ends Kyoto
             pass
-        elif await _resolve_pending(s, user_id, op, field, settings.duplicate_similarity):
+        elif await _resolve_pending(s, user_id, op, field, settings.duplicate_similarity, said or {}):
             pass  # it retracted what only waited: nothing to ask
         elif await _propose(s, user_id, conversation_id, op, field, extractor, settings.proposal_days):
             tally.proposed += 1

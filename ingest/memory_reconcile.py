@@ -8,6 +8,10 @@ the mining window's transaction. The rules, in order, for one candidate:
    "Lives in Porto"): the later statement wins over an *extracted* memory (update, so the
    old version stays in history); over an *explicit* one (saved by the user or an agent) it
    is a skip, recorded, because automation never overrides what a person said on purpose.
+   "Later" is by when it was said, not by when mining ran: a statement older than the
+   memory it would replace (a 2023 chat imported and mined after a 2025 one) is a skip,
+   recorded (``outdated``), so the newest statement stays current (`_older`); so for a
+   correction (3).
 2. **The same thing again** (equal text, or cosine similarity at least
    ``duplicate_similarity``): confirm an extracted memory (its confidence is restored and
    its decay clock restarts); an explicit one already says it, so nothing is written.
@@ -23,15 +27,26 @@ text, so a window that says a thing twice writes it once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Literal
 
 import numpy as np
 
 from ingest.memory_candidates import MemoryCandidate
 
-__all__ = ["RETRACT_SIMILARITY", "KnownMemory", "MemoryOp", "OpKind", "merge_candidates", "normalise", "reconcile"]
+__all__ = [
+    "RETRACT_SIMILARITY",
+    "KnownMemory",
+    "MemoryOp",
+    "OpKind",
+    "merge_candidates",
+    "normalise",
+    "reconcile",
+    "said_when",
+    "spare_or_update",
+]
 
 RETRACT_SIMILARITY = 0.75
 """How close a memory must be to what a correction retracts ("Eats meat" for "No longer
@@ -39,7 +54,9 @@ eats meat") to be the one it ends. Lower than the duplicate threshold: the retra
 rebuilt from the correction ("eat meat" -> "Eats meat") and a stored memory may word it
 differently ("Loves steak" is not enough; "Eats meat daily" is)."""
 
-OpKind = Literal["add", "update", "confirm", "skip"]
+OpKind = Literal["add", "update", "confirm", "skip", "outdated"]
+"""``outdated``: a skip because the candidate was said before the statement it would replace
+(recorded as a ``skip`` event; never filed for consent: nothing is asked about an old value)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +70,8 @@ class KnownMemory:
     source: str
     slot: str | None
     vector: np.ndarray | None
+    said_at: datetime | None = None
+    """When the statement it holds was said (`ingest.memory_store.said_at`); None: unknown."""
 
     @property
     def explicit(self) -> bool:
@@ -104,9 +123,29 @@ def merge_candidates(
     return list(kept.values())
 
 
-def _spare_or_update(candidate: MemoryCandidate, vector: np.ndarray | None, target: KnownMemory, why: str) -> MemoryOp:
+def said_when(candidate: MemoryCandidate, said: Mapping[int, datetime] | None) -> datetime | None:
+    """When ``candidate`` was said: its latest turn's time in ``said`` (turn seq → time)."""
+    return max((said[q] for q in candidate.turn_seqs if q in said), default=None) if said else None
+
+
+def _older(said: datetime | None, target: KnownMemory) -> bool:
+    """The candidate was said before the statement ``target`` holds: mining order is no
+    statement order (a history imported newest first mines its oldest chat last)."""
+    return said is not None and target.said_at is not None and said < target.said_at
+
+
+def spare_or_update(
+    candidate: MemoryCandidate, vector: np.ndarray | None, target: KnownMemory, why: str, said: datetime | None
+) -> MemoryOp:
+    """An update of ``target`` to ``candidate`` (said at ``said``), or the recorded skip that
+    spares it: explicit (a person's), or holding a statement said later (``outdated``)."""
     if target.explicit:
         return MemoryOp("skip", candidate, vector, target, f"{why}: saved by {target.source}, not overwritten")
+    if _older(said, target):
+        assert target.said_at is not None
+        return MemoryOp(
+            "outdated", candidate, vector, target, f"{why}: said before {target.said_at.date()}, not overwritten"
+        )
     return MemoryOp("update", candidate, vector, target, why)
 
 
@@ -116,6 +155,7 @@ def _one(
     retracted: np.ndarray | None,
     known: Sequence[KnownMemory],
     duplicate_similarity: float,
+    said: datetime | None,
 ) -> MemoryOp | None:
     text = normalise(candidate.content)
     if candidate.slot is not None:
@@ -125,7 +165,7 @@ def _one(
             return MemoryOp("confirm", candidate, vector, same) if not same.explicit else None
         if in_slot:  # an explicit memory in the slot wins over any extracted one there
             target = next((k for k in in_slot if k.explicit), max(in_slot, key=lambda k: k.id))
-            return _spare_or_update(candidate, vector, target, f"new value for {candidate.slot}")
+            return spare_or_update(candidate, vector, target, f"new value for {candidate.slot}", said)
     duplicates = [
         (1.0 if normalise(k.content) == text else _similarity(vector, k.vector), k)
         for k in known
@@ -139,7 +179,7 @@ def _one(
         scored = [(1.0 if normalise(k.content) == gone else _similarity(retracted, k.vector), k) for k in known]
         hit = max(scored, key=lambda pair: (pair[0], pair[1].id), default=None)
         if hit is not None and hit[0] >= RETRACT_SIMILARITY:
-            return _spare_or_update(candidate, vector, hit[1], f"retracts {candidate.retracts!r}")
+            return spare_or_update(candidate, vector, hit[1], f"retracts {candidate.retracts!r}", said)
     return None if candidate.ends_only else MemoryOp("add", candidate, vector)
 
 
@@ -147,15 +187,18 @@ def reconcile(
     candidates: Sequence[tuple[MemoryCandidate, np.ndarray | None, np.ndarray | None]],
     known: Sequence[KnownMemory],
     duplicate_similarity: float,
+    said: Mapping[int, datetime] | None = None,
 ) -> list[MemoryOp]:
-    """The operations for ``(candidate, vector, retracted_vector)`` triples (module docstring).
+    """The operations for ``(candidate, vector, retracted_vector)`` triples (module docstring);
+    ``said`` dates the window's turns by seq, so a candidate older than a memory spares it.
 
     A memory is the target of at most one operation: a second candidate aimed at a memory
     already updated in this batch is added instead (both statements were made)."""
     ops: list[MemoryOp] = []
     taken: set[int] = set()
     for candidate, vector, retracted in candidates:
-        op = _one(candidate, vector, retracted, [k for k in known if k.id not in taken], duplicate_similarity)
+        rest = [k for k in known if k.id not in taken]
+        op = _one(candidate, vector, retracted, rest, duplicate_similarity, said_when(candidate, said))
         if op is None:
             continue
         if op.target is not None and op.kind in ("update", "confirm"):

@@ -74,7 +74,7 @@ def _known(row: Memory) -> KnownMemory:
     tagged = next((t.removeprefix("slot:") for t in row.tags or () if t.startswith("slot:")), None)
     vector = None if row.embedding is None else np.asarray(row.embedding, dtype=np.float32)
     slot = tagged if tagged in SLOTS else slot_of_content(row.content)
-    return KnownMemory(row.id, row.lineage_id, row.category, row.content, row.source, slot, vector)
+    return KnownMemory(row.id, row.lineage_id, row.category, row.content, row.source, slot, vector, row.said_at)
 
 
 async def known_memories(
@@ -244,6 +244,6 @@ async def apply_ops(
         elif op.kind == "confirm":
             tally.ids.append(await _confirm(s, user_id, op, extractor, floor))
             tally.confirmed += 1
-        else:
+        else:  # skip or outdated: the memory stays, the statement is recorded in its history
             await _skip(s, user_id, conversation_id, op, extractor)
             tally.skipped += 1

@@ -69,17 +69,21 @@ async def close_ended(
     value: str,
     object_entity_id: int | None,
     at: datetime,
+    *,
+    told: datetime | None = None,
 ) -> None:
     """Close the subject's current rows that ``predicate`` ends for ``value`` (`ENDED_BY`:
     notice handed in at Northwind ends working at Northwind), then the current rows held at
     what closed (`HELD_AT`: the title held at that job). A day said ("today") starts before
-    the job's own row may: the row then closes where it began, never before."""
+    the job's own row may: the row then closes where it began, never before. A row starting
+    after ``told`` (when the ending was said) is a later fact, learned first: not ended."""
     ended = [current for current, ender in ENDED_BY.items() if ender == predicate and current not in HELD_AT]
     same = _same_value(Relation, value, object_entity_id)
     until = func.greatest(Relation.valid_from, at)
-    closed = await _close(s, user_id, subject_id, ended, same, (), until)
+    by_then = (Relation.valid_from <= func.greatest(at, told),) if told is not None else ()
+    closed = await _close(s, user_id, subject_id, ended, same, by_then, until)
     held = [p for p, at_row in HELD_AT.items() if ENDED_BY.get(p) == predicate and at_row in closed]
-    await _close(s, user_id, subject_id, held, true(), (), until)
+    await _close(s, user_id, subject_id, held, true(), by_then, until)
 
 
 async def _close(
