@@ -4,7 +4,8 @@ A save carries no clock of its own (a turn has its sender's offset, recall may s
 so "dentist due tomorrow" and "the report is due Friday" are read on the zone the user set
 (``memory_settings.time_zone``, `loci.zones`), and on UTC without one, as before the setting
 existed. Only the words are read on it: what is stored (``valid_from``, ``expires_at``) is the
-instant, in UTC like every other time the API answers.
+instant, answered in UTC as a memory's other times are (only a turn's time comes back in the
+offset it was sent with).
 """
 
 from __future__ import annotations
