@@ -23,7 +23,6 @@ their environment and write into the same one.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import tempfile
@@ -77,29 +76,43 @@ def prepare() -> Path:
 
 def _hold(own: Path) -> None:
     """Lock ``owner.lock`` in ``own`` for this process's life. The lock is taken on a file of
-    another name first and renamed into place, so no sweep ever sees the name unlocked."""
+    another name first and renamed into place, so no sweep ever sees the name unlocked. Where
+    the file system takes no locks (an NFS mount without them), the directory is left unlocked:
+    no sweep will remove it, and its `serve` still does as it exits."""
     if fcntl is None:
         return
     pending = own / f".{OWNER_LOCK}.{os.getpid()}"
-    handle = pending.open("wb")  # not inherited by the children (CLOEXEC): they hold nothing
-    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-    pending.rename(own / OWNER_LOCK)
+    try:
+        handle = pending.open("wb")  # not inherited by the children (CLOEXEC): they hold nothing
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        pending.rename(own / OWNER_LOCK)
+    except OSError:
+        return
     _held.append(handle)
 
 
 def sweep(parent: Path) -> list[Path]:
     """Remove this user's ``loci-metrics-*`` directories in ``parent`` whose `serve` is gone:
-    those whose ``owner.lock`` nobody holds. Answers what was removed; never raises."""
+    those whose ``owner.lock`` nobody holds. Answers what was removed; never raises, and one
+    entry it cannot read (another user's link, one removed meanwhile) skips only that entry."""
     removed: list[Path] = []
     if fcntl is None:
         return removed
-    with contextlib.suppress(OSError):
-        for found in parent.glob(f"{PREFIX}*"):
-            if found in _made or not found.is_dir() or found.stat().st_uid != os.getuid():
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        found = Path(entry.path)
+        try:
+            ours = entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == os.getuid()
+            if not ours or found in _made or not _abandoned(found / OWNER_LOCK):
                 continue
-            if _abandoned(found / OWNER_LOCK):
-                shutil.rmtree(found, ignore_errors=True)
-                removed.append(found)
+        except OSError:
+            continue
+        shutil.rmtree(found, ignore_errors=True)
+        if not found.exists():
+            removed.append(found)
     return removed
 
 

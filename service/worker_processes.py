@@ -29,11 +29,13 @@ from types import TracebackType
 from typing import Literal
 
 from loci.settings import AUTO_WORKER_PROCESSES_MAX
+from service import machine_capacity
 from service.supervisor import BACKOFF
 
 __all__ = [
     "CHILD_NICENESS",
     "HEALTHY_AFTER_S",
+    "MEMORY_PER_PROCESS",
     "PARENT_ENV",
     "REFUSED",
     "WorkerProcesses",
@@ -55,10 +57,15 @@ HEALTHY_AFTER_S = 60.0
 """A child that ran this long before it exited was healthy: its restart waits as a first one
 does. Counted since the supervisor started, one outage left every later restart, days on,
 waiting the backoff's 30 s cap."""
+MEMORY_PER_PROCESS = 3 << 29
+"""The memory `auto` counts per worker process (1.5 GiB): a process held ~0.35 GB at rest and
+~1.4 GB at a mining peak (`bench.mining_speed`'s peak RSS), so a 2 GB machine or container
+runs one, where two would have it swapping or killed."""
 CHILD_NICENESS = 10
-"""How much a child lowers its CPU priority (`yield_to_serve`): mining is background work, and
-on a machine whose cores the workers fill, recall (in `serve`) should get a core first. An idle
-machine still gives the children all they can use: niceness only matters under contention."""
+"""How much a child lowers its CPU priority (`yield_to_serve`): mining is background work, so on
+a machine whose cores the workers fill, `serve` (recall, and the one worker it runs itself) gets
+the CPU before the children do. An idle machine still gives the children all they can use:
+niceness only matters under contention."""
 REFUSED = 2
 """The exit status of a child that refused to start or gave up (one `ConfigurationError` line:
 a database down past `loci.preflight.WAIT_S`, a wrong password): a failure however long it
@@ -143,14 +150,17 @@ def restarts_after(failures: int, ran_s: float, code: int) -> int:
     return 1 if ran_s >= HEALTHY_AFTER_S and code != REFUSED else failures + 1
 
 
-def process_count(setting: int | Literal["auto"], cores: int | None = None) -> int:
+def process_count(setting: int | Literal["auto"], cores: int | None = None, memory: int | None = None) -> int:
     """How many worker processes ``LOCI_QUEUE_WORKER_PROCESSES`` asks for: a number as given;
-    ``auto`` one per core this process may run on, at most `AUTO_WORKER_PROCESSES_MAX`."""
+    ``auto`` one per core this process may use (a container's CPU limit counted), at most
+    `AUTO_WORKER_PROCESSES_MAX`, and no more than its memory holds at `MEMORY_PER_PROCESS`
+    each (``cores`` and ``memory``: read from the machine, `service.machine_capacity`, when None)."""
     if setting != "auto":
         return setting
-    if cores is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, AUTO_WORKER_PROCESSES_MAX))
+    cores = machine_capacity.cores() if cores is None else cores
+    memory = machine_capacity.memory_bytes() if memory is None else memory
+    by_memory = AUTO_WORKER_PROCESSES_MAX if memory is None else memory // MEMORY_PER_PROCESS
+    return max(1, min(cores, AUTO_WORKER_PROCESSES_MAX, by_memory))
 
 
 def yield_to_serve(environ: dict[str, str] | None = None) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from loci.errors import ConfigurationError
+from service import metrics_dir
 from service.metrics_dir import MULTIPROC_ENV, OWNER_LOCK, discard, prepare
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -113,3 +114,25 @@ def test_a_directory_left_by_a_killed_serve_goes_at_the_next_start_and_a_live_on
         for serve in serves:
             serve.kill()
             serve.wait(timeout=10)
+
+
+def test_an_entry_the_sweep_cannot_read_skips_only_that_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One error (another user's link in a shared temp dir, an entry removed meanwhile) ended
+    the whole sweep, so the dead directories after it stayed."""
+    dead = [tmp_path / f"loci-metrics-dead{i}" for i in range(3)]
+    for d in dead:
+        d.mkdir()
+        (d / OWNER_LOCK).touch()  # its serve died: nobody holds the lock
+    (tmp_path / "loci-metrics-link").symlink_to(tmp_path / "nowhere")
+    real, calls = metrics_dir._abandoned, []
+
+    def first_fails(lock: Path) -> bool:
+        calls.append(lock)
+        if len(calls) == 1:
+            raise PermissionError(13, "Permission denied", str(lock))
+        return real(lock)
+
+    monkeypatch.setattr(metrics_dir, "_abandoned", first_fails)
+    removed = metrics_dir.sweep(tmp_path)
+    assert len(removed) == 2 and all(not d.exists() for d in removed)
+    assert (tmp_path / "loci-metrics-link").is_symlink()  # a link is never followed nor listed
