@@ -51,7 +51,8 @@ from ingest.extraction import (
 from ingest.keyphrases import candidate_phrases
 from ingest.prose import prose_turns
 from ingest.relation_extract import relations_in
-from loci.timexpr import find_time_expressions
+from loci.models import PERSON_ROLES
+from loci.timexpr import Voice, find_time_expressions
 
 __all__ = ["STOPWORDS", "USER_ENTITY", "OfflineExtractor", "extract_window"]
 
@@ -111,7 +112,9 @@ def _subject(mentions: Iterable[EntityMention], topics: Sequence[str]) -> Subjec
 
 
 def _times(turn: TurnView) -> list[EntityMention]:
-    spans = find_time_expressions(turn.content, turn.created_at, prefer="tense")
+    """The periods a turn names; an assistant's "in two weeks" is how long advice takes (`loci.timexpr.Voice`)."""
+    voice: Voice = "person" if turn.role in PERSON_ROLES else "assistant"
+    spans = find_time_expressions(turn.content, turn.created_at, prefer="tense", voice=voice)
     return [EntityMention("t", time_entity_name(span)) for span in spans]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Protocol
 
@@ -130,12 +130,24 @@ class Extractor(Protocol):
 
 
 def time_entity_name(span: TimeSpan) -> str:
-    """One canonical name per period, so "last Tuesday" and "on May 16" are one entity."""
-    start = span.start.date()
+    """One canonical name per period, so "last Tuesday" and "on May 16" are one entity.
+
+    A window around a day ("in two weeks", "a month ago": the day ± half a unit) is named by the
+    calendar period its middle falls in, as a calendar phrase names it: "in two weeks" said on a
+    Saturday is the ISO week of that day, named by its Monday like "next week", and "two years ago"
+    the year it lands in. A span longer than a year ("the 80s", "the mid 90s", "a decade ago") is its
+    decade, "1990s", never a year: "the mid 90s" is not "in 1993".
+    """
+    start, middle = span.start.date(), span.center.date()
     if span.granularity == "year":
-        return f"{start:%Y}"
-    if span.granularity in ("month", "season"):
-        return f"{start:%Y-%m}" if span.granularity == "month" else f"{start:%Y-%m}/{span.end.date():%Y-%m}"
+        return f"{middle.year // 10 * 10}s" if span.end - span.start > _A_YEAR else f"{middle:%Y}"
+    if span.granularity == "month":
+        return f"{middle:%Y-%m}"
+    if span.granularity == "season":
+        return f"{start:%Y-%m}/{span.end.date():%Y-%m}"
     if span.granularity == "week":
-        return f"week of {start.isoformat()}"
+        return f"week of {(middle - timedelta(days=middle.weekday())).isoformat()}"
     return start.isoformat()
+
+
+_A_YEAR = timedelta(days=366)

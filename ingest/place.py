@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Text, cast, func, insert, literal, select, text, update
+from sqlalchemy import ColumnElement, Text, cast, func, insert, literal, or_, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -124,7 +124,11 @@ async def resolve_room(
     """The live room for this conversation on ``start``'s day (on its own clock: the sender's, as
     `ingest.plan.day_key` files turns); a new day, or a room in the
     trash (its new turns would be filed out of sight), is a new room. Found and stretched to
-    ``end`` in one statement, else made in one (its seq the wing's next): every window asks."""
+    ``end`` in one statement, else made in one (its seq the wing's next): every window asks.
+    The room must also be labelled with that day: senders on other offsets share instants, not
+    days (a New York turn at 20:00 on 10 March opens "2024-03-10", which began at 01:00 on 11
+    March UTC; a later ``Z`` turn on 11 March is 11 March's). A label not opening with a day (an
+    older or imported room) is matched by its instant alone, as before."""
     day: date = start.date()
     lo = datetime.combine(day, time(), tzinfo=start.tzinfo)
     same_day = (
@@ -135,6 +139,7 @@ async def resolve_room(
             Room.deleted_at.is_(None),
             Room.started_at >= lo,
             Room.started_at < lo + timedelta(days=1),
+            or_(Room.label.startswith(f"{day.isoformat()}{_DAY_SEP}"), Room.label.regexp_match(_DAY_LABEL).is_(False)),
         )
         .order_by(Room.id)
         .limit(1)
@@ -152,7 +157,7 @@ async def resolve_room(
         return PlacedRoom(int(found.id), int(found.seq))
     given = {
         "user_id": user_id, "wing_id": wing.id, "conversation_id": conversation_id,
-        "label": f"{day.isoformat()} · {label}"[:300], "started_at": start, "ended_at": end,
+        "label": f"{day.isoformat()}{_DAY_SEP}{label}"[:300], "started_at": start, "ended_at": end,
     }  # fmt: skip
     values: dict[str, ColumnElement[Any]] = {
         name: literal(value, Room.__table__.c[name].type) for name, value in given.items()
@@ -161,6 +166,11 @@ async def resolve_room(
     made = insert(Room).from_select(list(values), select(*values.values()).where(Room.wing_id == wing.id))
     new_id, seq = (await s.execute(made.returning(Room.id, Room.seq))).one()
     return PlacedRoom(int(new_id), int(seq), new=True)
+
+
+_DAY_SEP = " · "
+_DAY_LABEL = r"^\d{4}-\d{2}-\d{2} · "
+"""How a room's label opens: the day it holds, on the clock of the turn that opened it."""
 
 
 async def resolve_closet(s: AsyncSession, user_id: int, room: PlacedRoom, topic: str) -> int:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from loci.timexpr import Voice
+
 Mode = Literal["exact", "within", "none"]
 
 WED = "2024-03-13T15:00:00+00:00"  # a Wednesday afternoon in UTC
@@ -21,6 +23,7 @@ LEAP = "2024-02-28T09:00:00+00:00"  # the day before a leap day
 APR = "2024-04-10T09:00:00+00:00"  # a month of 30 days
 LATE_NY = "2024-03-13T23:55:00-05:00"  # local evening, already the 14th in UTC
 EARLY_CET = "2024-03-14T00:05:00+01:00"  # local just past midnight, still the 13th in UTC
+MAY = "2024-05-20T12:00:00+00:00"  # a Monday: the reviewer's anchor for assistant and recipe prose
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,8 @@ class Case:
     first: str | None
     last: str | None
     mode: Mode = "exact"
+    voice: Voice = "person"
+    """Who wrote it: a user (or another person), or the assistant, as mining reads the turn's role."""
 
 
 def day(at: str, text: str, date: str) -> Case:
@@ -49,9 +54,9 @@ def near(at: str, text: str, first: str, last: str) -> Case:
     return Case(at, text, first, last, "within")
 
 
-def none(text: str, at: str = WED) -> Case:
+def none(text: str, at: str = WED, voice: Voice = "person") -> Case:
     """A sentence with no date in it, however date-like its numbers or words look."""
-    return Case(at, text, None, None, "none")
+    return Case(at, text, None, None, "none", voice)
 
 
 PLANNING = [
@@ -189,7 +194,25 @@ NOT_DATES = [
     none("when I was in college I played rugby"),
 ]
 
-MINED = PLANNING + PAST + YEAR_ENDS + SPEECH_AND_CONDITIONS + NOT_DATES
+# Found after the table above was written, in an assistant's advice and a recipe (review of the new
+# families): fractions, floors, a list item to click, a score band, and how long things take.
+PROSE = [
+    none("Reduce the sauce by 1/3.", MAY, "assistant"),
+    none("Cut the sugar by 1/2 and taste before adding more.", MAY, "assistant"),
+    none("Divide by 3/4 to get it.", MAY, "assistant"),
+    none("The rooms are on the 1st and 2nd floors.", MAY, "assistant"),
+    none("Then click on the 3rd.", MAY, "assistant"),
+    none("Scores were mostly in the 90s on that exam.", MAY),
+    none("Most people see results in two weeks.", MAY),
+    none("Most people see results in two weeks.", MAY, "assistant"),
+    none("the medication starts working in a few days", MAY, "assistant"),
+    none("You can learn the basics in a month, and get fluent in a year.", MAY, "assistant"),
+    # a user's planning question names days: "the 1st" is June 1st ("or the 15th" has no word placing it)
+    day(MAY, "Is it better to go after the 1st or the 15th?", "2024-06-01"),
+    day(MAY, "the rent is due by 6/1", "2024-06-01"),
+]
+
+MINED = PLANNING + PAST + YEAR_ENDS + SPEECH_AND_CONDITIONS + NOT_DATES + PROSE
 
 QUESTIONS = [
     span(WED, "what did I do last weekend?", "2024-03-09", "2024-03-10"),

@@ -20,7 +20,7 @@ handing the matched string to a library would only re-parse what the regex alrea
 untyped, and clamped month addition is five lines.
 """
 
-from loci.timexpr.spans import Granularity, Prefer, TimeSpan, find_time_expressions
+from loci.timexpr.spans import Granularity, Prefer, TimeSpan, Voice, find_time_expressions
 from loci.timexpr.timestamps import (
     MAX_YEAR,
     MIN_YEAR,
@@ -36,6 +36,7 @@ __all__ = [
     "Granularity",
     "Prefer",
     "TimeSpan",
+    "Voice",
     "check_in_range",
     "find_time_expressions",
     "local_time",

@@ -68,10 +68,37 @@ _PER = re.compile(r"\b(?:once|twice|times|per|each|every)\s+$", re.I)  # "twice 
 _BEFORE_APOSTROPHE = re.compile(
     r"\b(?:in|since|until|till|from|of|during|before|after|through|summer|winter|spring|fall|autumn)\s+['’]$", re.I
 )
-# "in the 30s" of a forecast: degrees after it, or the weather or "it's" before it
+# "by 1/3" and "for 3/4" are a recipe's or a sum's fractions ("reduce the sauce by 1/3", "for 3/4 of the
+# cost"): a numeric day takes a word that places it in time, "by" only after a deadline ("due by 5/6").
+_CONTEXT_SLASH = re.compile(
+    r"\b(?:on|until|till|before|after|since|from|through|(?:due|ready|done|back|finished|paid)\s+by)\s+$", re.I
+)
+# "on the 1st and 2nd floors": a list of ordinals is read up to the noun it counts
+_LISTED_ORDINAL = re.compile(r"\s*(?:,\s*)?(?:and|or|&|,)\s+(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b", re.I)
+# "click on the 3rd", "focus on the 2nd": an item of a list on a screen or in a text, not a day
+_POINTING = re.compile(
+    r"\b(?:click|tap|press|select|hover|scroll|focus|concentrate|comment|elaborate|expand|based|depend|rel[yi])\w*"
+    r"\s+(?:\S+\s+){0,3}on\s+$",
+    re.I,
+)
+# "in the 30s" of a forecast: degrees after it, or the weather or "it's" before it; "in the 90s" of a
+# score, an age, a speed or a reading: a band of numbers, when its sentence says what is measured
 _NOT_A_DECADE = re.compile(r"\s*(?:°|degrees?\b|fahrenheit\b|celsius\b)", re.I)
 _WEATHER = re.compile(
     r"\b(?:it['’]?s|it\s+was|it\s+is|be|highs?|lows?|temps?|temperatures?|weather)\s+(?:\w+\s+)?in\s+$", re.I
+)
+_MEASURED = re.compile(
+    r"\b(?:scor\w*|grades?|marks|points|percent\w*|averag\w*|exams?|tests?|quiz\w*|gpa|iq|temps?|temperatures?|"
+    r"highs?|lows?|fever|forecast|weigh\w*|pounds|lbs|kg|mph|speeds?|bpm|pulse|heart\s+rate|blood\s+pressure|"
+    r"readings?|aged?|humidity)\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+# "most people see results in two weeks": how long things take for anyone, not a day anyone plans for
+_GENERIC = re.compile(
+    r"\b(?:most|many|some)\s+(?:people|patients|users|students|beginners)\b|"
+    r"\b(?:usually|typically|generally|normally|on\s+average|tends?\s+to)\b",
+    re.I,
 )
 
 
@@ -79,23 +106,44 @@ def _before(m: re.Match[str], context: re.Pattern[str], reach: int = 14) -> bool
     return context.search(m.string, max(0, m.start() - reach), m.start()) is not None
 
 
+def _clause_before(m: re.Match[str]) -> str:
+    """The words of the match's sentence before it, from the last full stop (or line break)."""
+    return m.string[max((b.end() for b in _SENTENCE_END.finditer(m.string, 0, m.start())), default=0) : m.start()]
+
+
+def _sentence(m: re.Match[str]) -> str:
+    """The sentence holding the match."""
+    end = _SENTENCE_END.search(m.string, m.end())
+    return _clause_before(m) + m.string[m.start() : end.start() if end else len(m.string)]
+
+
+def _end_of_list(m: re.Match[str]) -> int:
+    """Where a list of ordinals that starts with ``m`` ends ("the 1st, 2nd and 3rd")."""
+    end = m.end()
+    while (listed := _LISTED_ORDINAL.match(m.string, end)) is not None:
+        end = listed.end()
+    return end
+
+
 def _ordinal_day(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     day = int(m["day"])
-    if not (1 <= day <= 31 and _before(m, _CONTEXT_DAY) and _AFTER_DAY.match(m.string, m.end())):
+    if not (1 <= day <= 31 and _before(m, _CONTEXT_DAY) and _AFTER_DAY.match(m.string, _end_of_list(m))):
+        return None  # "on the 1st and 2nd floors" counts floors, as "on the 3rd floor" does
+    if _before(m, _POINTING, 48):
         return None
     return _day(cal.day_of_month(anchor.date(), day, forward=forward))
 
 
 def _day_slash_month(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     a, b = int(m["a"]), int(m["b"])
-    if (a, b) == (24, 7) or not (_before(m, _CONTEXT_DAY) and _AFTER_DAY.match(m.string, m.end())):
+    if (a, b) == (24, 7) or not (_before(m, _CONTEXT_SLASH, 20) and _AFTER_DAY.match(m.string, m.end())):
         return None  # "on 24/7 call" is always, not July 24th
     month, day = (b, a) if a > 12 else (a, b)  # US month-first unless it cannot be, as `_grammar._numeric_date`
     return _day(cal.month_day(anchor.date(), month, day, forward=forward))
 
 
 def _ahead(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
-    if _before(m, _PER, 10):
+    if _before(m, _PER, 10) or _GENERIC.search(_clause_before(m)):
         return None
     unit = m["unit"].lower()
     lo, hi = _count_range(m["n"])
@@ -142,7 +190,7 @@ def _two_digit_year(m: re.Match[str], anchor: datetime, forward: bool) -> Resolv
 
 
 def _decade(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
-    if _NOT_A_DECADE.match(m.string, m.end()) or _before(m, _WEATHER, 30):
+    if _NOT_A_DECADE.match(m.string, m.end()) or _before(m, _WEATHER, 30) or _MEASURED.search(_sentence(m)):
         return None
     start = int(m["dec"]) if len(m["dec"]) == 4 else 2000 + int(m["dec"])
     start -= 100 if start > anchor.year else 0  # "the 90s" are the 1990s, "the 20s" said in 2024 the 2020s

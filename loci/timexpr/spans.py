@@ -12,12 +12,18 @@ from loci.timexpr._phrases import DIGIT_RULES, LEADS, MAX_LEADS, RULES_BY_WORD
 from loci.timexpr.tense import Direction, Other, TenseReader
 from loci.timexpr.timestamps import MAX_YEAR, MIN_YEAR
 
-__all__ = ["Granularity", "Prefer", "TimeSpan", "find_time_expressions"]
+__all__ = ["Granularity", "Prefer", "TimeSpan", "Voice", "find_time_expressions"]
 
 Prefer = Literal["tense", "past", "future"]
 """Which instance an unqualified name ("in May", "on June 14th") means: read from the tense
 of its sentence (`loci.timexpr.tense`: past back, future ahead, no tense the nearer of the two),
 or always the latest ("past") or coming ("future") one."""
+
+Voice = Literal["person", "assistant"]
+"""Who wrote the text. A person's "in two weeks" is a day they plan for ("my exam is in two weeks");
+an assistant explains and advises ("most people see results in two weeks", "the medication starts
+working in a few days", "you can learn the basics in a month"), so in its turns a count of units
+ahead is how long something takes and is never read as a date. Every other family reads the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +51,9 @@ class _Found(NamedTuple):
     """A date only when the sentence does not look back (`Rule.ahead_only`)."""
 
 
-def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tense") -> list[TimeSpan]:
+def find_time_expressions(
+    text: str, anchor: datetime, *, prefer: Prefer = "tense", voice: Voice = "person"
+) -> list[TimeSpan]:
     """All expressions found, in order of appearance, non-overlapping (longest match wins).
 
     Relative phrases resolve against ``anchor``: the message's own time when mining, now when
@@ -53,7 +61,8 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     ``prefer`` settles unqualified names (see `Prefer`): mining reads the tense ("Maria is visiting
     on June 14th" is the coming one, "so April feels doable" said in March the nearest April),
     recall asks "past" (a question about "September" asks about one that happened). Spans reaching
-    outside `MIN_YEAR`-`MAX_YEAR` are dropped, as the API refuses such times.
+    outside `MIN_YEAR`-`MAX_YEAR` are dropped, as the API refuses such times. ``voice`` says who wrote
+    it (`Voice`): mining passes "assistant" for a turn no person wrote.
     """
     tz = anchor.tzinfo if anchor.tzinfo is not None and anchor.utcoffset() is not None else UTC
     anchor = anchor.replace(tzinfo=tz)
@@ -64,7 +73,7 @@ def find_time_expressions(text: str, anchor: datetime, *, prefer: Prefer = "tens
     reader = TenseReader(text)
     spans = []
     for f in kept:
-        if f.ahead_only and reader.direction(f.start, f.end, others) == "past":
+        if f.ahead_only and (voice == "assistant" or reader.direction(f.start, f.end, others) == "past"):
             continue  # "I lost ten pounds in two months": how long it took, not when
         r = f.resolved if f.ahead is None or not _forward(reader, f, others, prefer, today) else f.ahead
         if r.start.year >= MIN_YEAR and (r.end - _ONE_DAY).year <= MAX_YEAR:

@@ -16,6 +16,7 @@ MAX_YEAR = 2200
 """The latest year: far enough for any real plan, and far from ``datetime.max`` (9999), where
 mining's date arithmetic (a room's span, "next year") overflows and wedges the job."""
 
+_MINUTE = timedelta(minutes=1)
 MAX_UTC_OFFSET = timedelta(hours=18)
 """The widest offset a time may carry (ISO 8601 profiles and ``turns.utc_offset`` agree; real zones
 span -12:00 to +14:00): Python parses up to ±23:59, so "+23:59" is a typo that shifts a turn a day."""
@@ -35,6 +36,10 @@ def check_in_range(at: datetime, *, field: str | None = None) -> datetime:
     offset = at.utcoffset()
     if offset is not None and abs(offset) > MAX_UTC_OFFSET:
         raise InvalidInput(f"{at.isoformat()} has a UTC offset beyond ±18:00, which no clock uses", field=field)
+    if offset is not None and offset % _MINUTE:  # "-05:00:30" would be stored as -05:01, a wall time off by 30 s
+        raise InvalidInput(
+            f"{at.isoformat()} has seconds in its UTC offset, which no clock has used since 1972", field=field
+        )
     try:
         year = at.astimezone(UTC).year if at.tzinfo is not None else at.year
     except OverflowError:  # "9999-12-31T23:00-05:00" has no UTC year datetime can hold
@@ -77,8 +82,9 @@ def parse_timestamp(value: str, *, field: str | None = None, keep_offset: bool =
 
 
 def utc_offset_minutes(at: datetime) -> int:
-    """Minutes east of UTC ``at`` is written in (0 when naive), as ``turns.utc_offset`` keeps it;
-    seconds in an offset (ISO 8601 allows them, no zone has used them since 1972) are dropped."""
+    """Minutes east of UTC ``at`` is written in (0 when naive), as ``turns.utc_offset`` keeps it:
+    whole minutes, since `check_in_range` refuses an offset with seconds (ISO 8601 allows them, no
+    zone has used them since 1972)."""
     offset = at.utcoffset()
     return 0 if offset is None else int(offset.total_seconds() // 60)
 

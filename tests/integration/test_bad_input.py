@@ -107,12 +107,15 @@ async def test_as_of_outside_1900_2200_is_a_400_on_every_route(client: Client, n
         assert "1900" in answer.json()["detail"] and "2200" in answer.json()["detail"], route
 
 
-@pytest.mark.parametrize("stamp", ["2024-05-01T09:00:00+23:59", "2024-05-01T09:00:00-19:00"])
+@pytest.mark.parametrize(
+    "stamp", ["2024-05-01T09:00:00+23:59", "2024-05-01T09:00:00-19:00", "2024-05-01T09:00:00-05:00:30"]
+)
 async def test_a_time_with_an_offset_no_clock_uses_is_a_400_naming_it(
     client: Client, new_user: NewUser, stamp: str
 ) -> None:
     """Python reads offsets up to ±23:59, so "+23:59" (a typo that moves a turn a day) was stored as
-    its UTC instant; kept with the turn's offset it broke the column's check, a 500."""
+    its UTC instant; kept with the turn's offset it broke the column's check, a 500. An offset with
+    seconds ("-05:00:30") was kept floored to whole minutes, so the turn came back at another wall time."""
     user = await new_user()
     answer = await _create(client, user, {"id": "skewed", "turns": [{**TURN, "created_at": stamp}]})
     assert answer.status_code == 400 and _field(answer) == "turns[0].created_at", answer.text

@@ -18,12 +18,14 @@ from tests.conftest import UserHandle
 from tests.integration.test_mining_api import post, run_jobs
 
 NewUser = Callable[..., Awaitable[UserHandle]]
-Client = AsyncTestClient  # type: ignore[type-arg]
+Client = AsyncTestClient[Any]
 
 
-async def _mined(client: Client, app_state: AppState, user: UserHandle, conv: str, text: str, at: str) -> Any:
-    """The export of ``user`` after mining one turn of ``text`` said at ``at``."""
-    turns = [{"role": "user", "content": text, "created_at": at}]
+async def _mined(
+    client: Client, app_state: AppState, user: UserHandle, conv: str, text: str, at: str, role: str = "user"
+) -> Any:
+    """The export of ``user`` after mining one turn of ``text`` said at ``at`` by ``role``."""
+    turns = [{"role": role, "content": text, "created_at": at}]
     made = await post(client, user, "/v1/conversations", {"id": conv, "turns": turns})
     assert made.status_code == 201, made.text
     assert (await post(client, user, f"/v1/conversations/{conv}/complete")).status_code == 202
@@ -40,7 +42,8 @@ async def test_dates_people_type_are_tagged_and_dated_as_meant(
     text = "We're flying out to Lisbon on the 2nd, and my exam is in two weeks. Last christmas I visited Porto."
     doc = await _mined(client, app_state, user, "trip", text, "2024-12-30T10:00:00Z")
     (drawer,) = doc["drawers"]
-    assert drawer["tags"]["t"] == ["2025-01-02", "week of 2025-01-10", "2024-12-25"], drawer["tags"]
+    # "in two weeks" is the week of Monday 13 January, named by its Monday as "next week" is
+    assert drawer["tags"]["t"] == ["2025-01-02", "week of 2025-01-13", "2024-12-25"], drawer["tags"]
     visits = [r for r in doc["relations"] if r["object_value"] == "Porto"]
     assert [r["valid_from"][:10] for r in visits] == ["2024-12-25"], doc["relations"]
 
@@ -52,3 +55,32 @@ async def test_a_turn_at_the_end_of_the_range_mines_without_a_date_past_it(
     text = "Next christmas, in two years, early next year and on the 2nd we move."
     doc = await _mined(client, app_state, user, "late", text, "2200-12-31T23:00:00Z")
     assert "t" not in doc["drawers"][0]["tags"], doc["drawers"][0]["tags"]
+
+
+ADVICE = (
+    "Most people see results in two weeks, and the medication starts working in a few days. "
+    "You can learn the basics in a month. Reduce the sauce by 1/3, then cut the sugar by 1/2 and stir. "
+    "The rooms are on the 1st and 2nd floors: click on the 3rd. Scores were mostly in the 90s on that exam."
+)
+
+
+async def test_an_assistants_advice_and_a_recipe_tag_no_dates(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """How long things take, fractions, floors and score bands in an assistant's turn were five dates
+    on its drawer, which recall's time signal then pulled forward for any question about those days."""
+    user = await new_user()
+    doc = await _mined(client, app_state, user, "advice", ADVICE, "2024-05-20T12:00:00Z", role="assistant")
+    assert doc["drawers"] and all("t" not in d["tags"] for d in doc["drawers"]), [d["tags"] for d in doc["drawers"]]
+
+
+async def test_decades_and_weeks_ahead_are_named_as_the_periods_they_are(
+    client: Client, app_state: AppState, new_user: NewUser
+) -> None:
+    """ "the mid 90s" was the entity "1993", the same as "in 1993"; "in two weeks" on a Saturday the
+    week of a Wednesday, never the same entity as "next week" (named by its Monday)."""
+    user = await new_user()
+    text = "I loved the mid 90s. My exam is in two weeks, and the week after is my trip."
+    doc = await _mined(client, app_state, user, "periods", text, "2023-05-20T10:00:00Z")
+    tags = sorted(t for d in doc["drawers"] for t in d["tags"].get("t", []))
+    assert tags == ["1990s", "week of 2023-05-29"], tags

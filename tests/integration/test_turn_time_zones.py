@@ -139,6 +139,24 @@ async def test_an_evening_across_utc_midnight_is_one_room_on_the_senders_day(
     assert "dates and times in UTC" in home
 
 
+async def test_a_turn_joins_the_room_of_its_own_day_whatever_offset_opened_it(
+    client: Client, db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """A New York turn at 20:00 on 10 March (01:00 UTC on the 11th) opens room "2024-03-10"; a ``Z``
+    turn at 03:00 on 11 March fell in its instant range and joined it, a room named for another day."""
+    user = await new_user("tz-mixed")
+    said = [
+        ("user", "I am planning a garden with tomatoes and basil.", "2024-03-10T20:00:00-05:00"),
+        ("assistant", "Tomatoes and basil grow well together in a garden.", "2024-03-11T03:00:00Z"),
+    ]
+    turns = [{"role": role, "content": content, "created_at": at} for role, content, at in said]
+    conv_id = await _mine(client, db, MiningDeps(db=db, embedder=embedder, settings=settings), user, "mixed", turns)
+    async with db.user_session(user.id) as s:
+        rooms = select(Room.label).where(Room.conversation_id == conv_id).order_by(Room.id)
+        labels = (await s.execute(rooms)).scalars().all()
+    assert [label[:10] for label in labels] == ["2024-03-10", "2024-03-11"], labels
+
+
 async def test_the_python_client_sends_a_datetime_with_its_offset(client: Client, new_user: NewUser) -> None:
     """`loci_client.Turn` takes the `datetime` an app has (it refused one: "should be a valid
     string"), sent with its offset, which comes back as it went."""

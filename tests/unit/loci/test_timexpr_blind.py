@@ -6,6 +6,8 @@ A row the resolver answers differently on purpose is listed in `DELIBERATE` with
 expected to fail (strictly: the day it passes, the reason is stale). The figure the issue asked for:
 before the fixes beside this module 77 of the 130 rows passed (75 with turns read in UTC, as mining
 read them before turns kept their offset); now 117, and the other 13 are the deliberate ones below.
+Twelve rows of assistant and recipe prose added after a review (`PROSE`) passed 2 before their fixes,
+now 12, and the 96 of the first 109 rows with a real date still pass.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _param(case: Case) -> object:
 @pytest.mark.parametrize("case", [_param(c) for c in MINED])
 def test_a_turn_means_what_a_person_means(case: Case) -> None:
     anchor = datetime.fromisoformat(case.at)  # the sender's clock, as mining reads a turn
-    found = _days(find_time_expressions(case.text, anchor, prefer="tense"))
+    found = _days(find_time_expressions(case.text, anchor, prefer="tense", voice=case.voice))
     assert _meets(case, found), (case.first, case.last, found)
 
 
