@@ -47,9 +47,9 @@ from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_we
 
 __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
-_NAME_WORD = r"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|(?:i|e|[a-z]{2,4})[A-Z][\w\-]*)"
-"""A name's word: a title, a capitalised word, an initial, or a brand in camel case ("iPhone", "eBay",
-"easyJet"; not a unit: "kWh", "mAh")."""
+_CAMEL = r"(?<!`)(?:i|e|easy|mac)[A-Z][\w\-]*(?![\w(`]|\.\w)"
+"""A brand in camel case ("iPhone", "eBay", "easyJet"): a head brands use, not code's ("useEffect", "dataView(")."""
+_NAME_WORD = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|{_CAMEL})"
 _QUANTITY = r"(?i:days?|weeks?|months?|years?|hours?|minutes?|mins?|nights?|times?|miles?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w'’]){_NAME_WORD}"
@@ -88,9 +88,10 @@ _BOUGHT = re.compile(
 _SENTENCE_START = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
 )
-_CONTROL = re.compile(r"(?:\b(?:tap|tapping|click|clicking|press|pressing|select)\s+(?:on\s+)?(?:the\s+)?|>\s*)$", re.I)
-"""Before a button or menu item of an app ("tap Restore", "Settings > Chats"): a label on a screen,
-not a name."""
+_MENU = r"(?-i:[A-Z][\w'’]*(?:[ \t]+[a-z][\w'’]*){0,2})[ \t]*>[ \t]*"
+"""Before a button or menu item of an app ("tap Restore", "Settings > Chats"): a label on a screen, not a name.
+A ">" is a menu's after a label on its line only: it quotes at a line's start, "->" is a route ("Leeds -> York")."""
+_CONTROL = re.compile(rf"(?:\b(?:(?:tap|click|press)(?:p?ing)?|select)\s+(?:on\s+)?(?:the\s+)?|{_MENU})$", re.I)
 _COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your)\b")
 """After a lone word opening a sentence, an object pronoun makes the word a verb ("Split her daily
 amount", "Take it slowly"); no name is followed by one."""
@@ -332,7 +333,7 @@ def scan_turn(
         if _HEADING_AFTER.match(text[end : end + 4]) and (start in starts or text[:start].endswith("**")):
             continue  # a list label ("**Check the rating**:"), not a name
         name = clean_name(raw)
-        if not _plausible(name) or _adjective(text, end, name) or _CONTROL.search(text[max(0, start - 16) : start]):
+        if not _plausible(name) or _adjective(text, end, name) or _CONTROL.search(text[max(0, start - 32) : start]):
             continue
         at = _name_start(raw, name, start)
         stored = None if initial and not known_openers else known.get(name.lower())

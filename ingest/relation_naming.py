@@ -15,7 +15,8 @@ a capital or a digit ("it's a 2014 Yaris", "its a pixel 6a"), so "it's a nightma
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS
@@ -23,6 +24,18 @@ from ingest.extraction import EntityMention, RelationFact
 from ingest.relation_rules import NAME
 
 __all__ = ["described_after", "named_after"]
+
+
+def _said_before(
+    pattern: re.Pattern[str], text: str, matches: Iterable[re.Match[str]]
+) -> list[tuple[re.Match[str], re.Match[str]]]:
+    """Each of ``matches`` with the last match of ``pattern`` ending before it, for those that have one.
+    One scan of the turn serves them all: a scan of everything before each one made a long turn
+    quadratic ("my car is old, it's a Honda." pasted a thousand times)."""
+    found = list(pattern.finditer(text))
+    ends = [f.end() for f in found]
+    return [(m, found[i - 1]) for m in matches if (i := bisect_right(ends, m.start()))]
+
 
 _WORDS = "|".join(sorted((re.escape(w) for w in (*PEOPLE_ROLES, *PETS) if w != "pet"), key=len, reverse=True))
 _INTRODUCED = re.compile(rf"\b(?:my|our|the|a|an)\s+(?:[a-z]+\s+)?(?P<word>{_WORDS})\b(?!['’]s)", re.I)
@@ -36,12 +49,11 @@ def named_after(
 ) -> list[RelationFact]:
     """The facts a turn's "his / her name is X" states about the word introduced before it."""
     facts: list[RelationFact] = []
-    for m in _NAMED.finditer(text):
-        introduced = [i for i in _INTRODUCED.finditer(text, 0, m.start())]
+    for m, introduced in _said_before(_INTRODUCED, text, _NAMED.finditer(text)):
         name = m.group("value")
-        if not introduced or kinds.get(name.lower(), "p") != "p":
+        if kinds.get(name.lower(), "p") != "p":
             continue
-        word = " ".join(introduced[-1].group("word").lower().split())
+        word = " ".join(introduced.group("word").lower().split())
         if word in PETS:
             facts.append(RelationFact(speaker, "pet", name, "p", since, seq, confidence))
             if PETS[word]:
@@ -63,11 +75,10 @@ _VALUE_END = re.compile(r"\s+(?:and|but|with|which|that|from|for|so|lol|btw)\b",
 def described_after(text: str, speaker_owns: bool, since: datetime, seq: int, confidence: float) -> list[RelationFact]:
     """The facts a turn's "it's a <model>" states about the thing of the speaker's named before it."""
     facts: list[RelationFact] = []
-    for m in _IT_IS.finditer(text) if speaker_owns else ():
-        owned = [o for o in _OWNED.finditer(text, 0, m.start())]
+    for m, owned in _said_before(_OWNED, text, _IT_IS.finditer(text)) if speaker_owns else ():
         value = " ".join(_VALUE_END.split(m.group("value"), maxsplit=1)[0].split()[:5])
-        if owned and _MODEL.search(value):
-            thing = " ".join(owned[-1].group("thing").lower().replace("-", " ").split())
+        if _MODEL.search(value):
+            thing = " ".join(owned.group("thing").lower().replace("-", " ").split())
             thing = thing.replace(" ", "-") if thing.replace(" ", "-") in POSSESSIONS else thing
             facts.append(RelationFact(EntityMention("i", thing), "is", value, None, since, seq, confidence))
     return facts
