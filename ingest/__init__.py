@@ -5,7 +5,8 @@ from ``ingest`` only, never from its stage modules:
 
 * storage: `store_conversation`, `append_turns`, `complete_conversation`,
   `get_conversation`, `list_turns`;
-* mining: `mine_conversation` with its `MiningDeps` and `MiningResult`; `EXTRACTORS`,
+* mining: `mine_conversation` with its `MiningDeps` and `MiningResult` (and `UserBeingMined`,
+  a try that would wait for the user's other job); `EXTRACTORS`,
   the table of extractors the setting names, and the `Extractor` protocol; `describe_fallback`,
   one LLM fallback of a run's ``memory_mined`` event in words;
 * the backfill jobs: `backfill_null_embeddings`, `backfill_sentence_vectors`; and
@@ -58,7 +59,7 @@ from ingest.memory_mining import embed_statements
 from ingest.memory_reconcile import normalise
 from ingest.memory_rules import extract_memory_candidates
 from ingest.names import slugify
-from ingest.pipeline import mine_conversation
+from ingest.pipeline import UserBeingMined, mine_conversation
 from ingest.place import lock_user as lock_placements
 from ingest.plan import describe_fallback
 from ingest.predicates import is_multi_valued
@@ -82,6 +83,7 @@ __all__ = [
     "RelationOut",
     "TurnIn",
     "TurnView",
+    "UserBeingMined",
     "add_sources",
     "append_turns",
     "backfill_null_embeddings",

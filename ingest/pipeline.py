@@ -22,6 +22,13 @@
    Once the LLM endpoint has failed to answer, the job asks it no more (`loci.llm_latch`):
    each later stage falls back at once, with that reason, instead of waiting out a timeout.
 7. Record one ``memory_mined`` activity event and the ``usage_costs`` rows (`accounting`).
+
+One user's conversations are mined one at a time (`loci.exclusive`, see `mine_conversation`).
+A caller that must not wait for that (the worker's job, `service.jobs`) passes ``wait=False``:
+it then takes the lock, or the one place next in line (which embeds while the lock's holder
+writes, then waits for it), and else `UserBeingMined` says both are taken (nothing was done);
+the job gives its worker slot back and runs again a little later, rather than sitting in the
+slot while one user's backlog drains and every other user waits.
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import replace
 
 import numpy as np
@@ -52,15 +60,24 @@ from ingest.segment import windows
 from ingest.subjects import WingSubject
 from ingest.window import commit_window
 from ingest.wings import conversation_subject, known_subjects, suggested_subject
-from loci.errors import NotFound
+from loci.errors import Busy, NotFound
 from loci.exclusive import exclusive
 from loci.llm_latch import OutageLatch
 from loci.models import Agent, Conversation, Turn
 from loci.timexpr import local_time
 
-__all__ = ["mine_conversation"]
+__all__ = ["UserBeingMined", "mine_conversation"]
 
 log = logging.getLogger("loci.ingest.pipeline")
+
+
+class UserBeingMined(Busy):
+    """Another job holds the user's mining lock, and the caller asked not to wait for it
+    (``wait=False``): nothing was embedded or written, and the same call made later goes on."""
+
+
+def _user_lock(user_id: int) -> str:
+    return f"loci.mine.user:{user_id}"
 
 
 async def _owner(deps: MiningDeps, conversation_id: int) -> int:
@@ -129,16 +146,26 @@ async def _rank_topics(
     return replace(outcome, extraction=replace(ex, topics=topics))
 
 
-async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningResult:
+async def mine_conversation(
+    deps: MiningDeps,
+    conversation_id: int,
+    *,
+    wait: bool = True,
+    begin: Callable[[], Awaitable[None]] | None = None,
+) -> MiningResult:
     """Mine the turns past the watermark; idempotent and incremental (see module doc).
 
-    One user's conversations are mined one at a time past their embedding, whatever process
-    or worker slot runs them (`loci.exclusive`): what mining writes depends on what the user's
-    graph and palace already hold (the kinds of known names, the job current when "I quit my
-    job" is said, the wings a subject joins), so two of a user's chats completed together and
-    mined side by side each missed the other ("I quit my job today" ended nothing and made a
-    second wing). Splitting and embedding read nothing of the graph, so they run before the
-    lock: a user's next job embeds while the one before it extracts and writes.
+    One user's conversations are mined one at a time, whatever process or worker slot runs
+    them (`loci.exclusive`): what mining writes depends on what the user's graph and palace
+    already hold (the kinds of known names, the job current when "I quit my job" is said, the
+    wings a subject joins), so two of a user's chats completed together and mined side by side
+    each missed the other ("I quit my job today" ended nothing and made a second wing).
+    Splitting and embedding read nothing of the graph, so they run before the lock: a user's
+    next conversation embeds while the one before it extracts and writes. With ``wait=False``
+    the caller takes the lock, or the one place next in line (`_take_turn`), before anything
+    else, and is turned away (`UserBeingMined`, nothing done) when both are taken. ``begin``
+    runs once the lock is held and there is something to mine (the job counts its attempt
+    there, so a turned-away try counts none).
     """
     if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
         deps = replace(deps, llm=OutageLatch(deps.llm))
@@ -148,13 +175,47 @@ async def mine_conversation(deps: MiningDeps, conversation_id: int) -> MiningRes
     if not turns:
         return replace(nothing, duration_s=time.perf_counter() - started)
     totals = MiningTotals()
-    plans, embedded = await split_and_embed(deps, turns)
-    totals.seconds["embed"] = time.perf_counter() - started
-    async with exclusive(deps.db, f"loci.mine.user:{conv.user_id}"):
+    async with AsyncExitStack() as held:
+        in_line = None if wait else await _take_turn(deps, conv.user_id, held)
+        plans, embedded = await split_and_embed(deps, turns)
+        totals.seconds["embed"] = time.perf_counter() - started
+        if wait or in_line is not None:  # wait for the job mining this user
+            await held.enter_async_context(exclusive(deps.db, _user_lock(conv.user_id)))
+            if in_line is not None:  # mining now: the next job in line may embed
+                await in_line.aclose()
         turns, known = await _still_unmined(deps, conv, turns)
         if not turns:  # another job mined them while these were embedded
             return replace(nothing, duration_s=time.perf_counter() - started)
+        if begin is not None:
+            await begin()
         return await _mine_alone(deps, conv, turns, (plans, embedded), known, totals, started)
+
+
+async def _take_turn(deps: MiningDeps, user_id: int, held: AsyncExitStack) -> AsyncExitStack | None:
+    """For a caller that will not wait: the user's mining lock, held by ``held`` (None answered);
+    else the one place next in line, held by the stack answered until the caller has the mining
+    lock; else `UserBeingMined`, nothing done.
+
+    Why a place in line: a job that holds the mining lock from before it embeds leaves the
+    model idle while it extracts and writes (embedding is about 40 % of a job's stage time in
+    `bench.mining_speed`), so one user's backlog (a history imported at once) would mine up to
+    ~1.6 times slower than when the user's next job embedded meanwhile. One job
+    in line embeds beside the one mining and then waits for it; every other job of the user
+    gives its slot back. So one user takes at most two worker slots, and the others stay free
+    for other users."""
+
+    def busy() -> UserBeingMined:
+        return UserBeingMined(f"user {user_id}'s conversations are being mined", retry_after_s=1)
+
+    try:
+        await held.enter_async_context(exclusive(deps.db, _user_lock(user_id), or_else=busy()))
+        return None
+    except UserBeingMined:
+        pass
+    in_line = AsyncExitStack()
+    await in_line.enter_async_context(exclusive(deps.db, f"loci.mine.next:{user_id}", or_else=busy()))
+    held.push_async_callback(in_line.aclose)  # at the latest with the rest (a second aclose does nothing)
+    return in_line
 
 
 async def _mine_alone(

@@ -2,6 +2,20 @@
 
 `ctx["state"]` is the `AppState` built in the worker's start-up (or shared with the
 in-process API when `loci serve` runs both).
+
+A mining job whose user's conversations another job is mining, with a third already next in
+line (`ingest.pipeline._take_turn`), gives its worker slot back (`ingest.UserBeingMined`,
+raised before anything is embedded) and is run again by arq
+``DEFER_*`` seconds later, under the same job id: what the client polls reads ``queued``
+until this conversation is mined, the sweep and a second complete join it, and a worker killed
+meanwhile loses nothing (the job is still in arq's queue). Waiting in the slot, as mining once
+did, let one user who completed sixty chats at once fill every slot of every worker with jobs
+waiting for their own lock, and arq's queue is first in, first out: every other user's mining
+stalled behind the backlog. Deferring was chosen over more arq slots than CPU slots (waiting
+jobs there still poll, hold a database connection each, run out their job timeout, and a
+backlog larger than the slots stalls everyone again) and over a re-enqueue under a new id
+(the id the client holds would have to follow the chain). The try it took is handed back
+(`_deferred`): a deferral is a wait, and arq's tries are for the transient errors.
 """
 
 from __future__ import annotations
@@ -9,12 +23,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import random
 import time
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from arq import Retry
+from arq.constants import retry_key_prefix
 
 import ingest
 from domain import insights, memory_consolidate, mining_failures, trash
@@ -28,7 +44,7 @@ from loci.idempotency import drop_expired
 from loci.llm import LLMClient
 from loci.settings import MemorySettings
 from service.errors import DATABASE_DOWN
-from service.metrics import mining_outcome, observe_mining
+from service.metrics import Deferred, mining_outcome, observe_mining
 from service.state import AppState
 
 __all__ = [
@@ -49,9 +65,17 @@ log = logging.getLogger("loci.jobs")
 _MiningJob = TypeVar("_MiningJob", bound=Callable[[dict[str, Any], int], Coroutine[Any, Any, dict[str, Any]]])
 _PeriodicJob = TypeVar("_PeriodicJob", bound=Callable[[dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]])
 MINING_MAX_TRIES = 5
-"""arq's tries of a mining job (`service.worker`); a Retry on the last one is its failure."""
+"""arq's tries of a mining job (`service.worker`); a Retry on the last one is its failure (a
+deferral is none: `_deferred` hands its try back)."""
 TRASH_DAYS = trash.TRASH_DAYS
 SWEEP_LIMIT = 500
+DEFER_MIN_S = 0.5
+DEFER_MAX_S = 10.0
+DEFER_SHARE = 0.25
+"""A deferred mining job runs again after this share of the time it has waited since it was
+enqueued, between ``DEFER_MIN_S`` and ``DEFER_MAX_S`` (give or take a fifth, so the user's
+waiting jobs do not all wake together): the next of a user's chats starts soon after the one
+before it, while a backlog of thousands costs a few hundred cheap tries a second at most."""
 
 
 def _skip_during_outage(job: _PeriodicJob) -> _PeriodicJob:
@@ -158,7 +182,8 @@ def _measured(job: _MiningJob) -> _MiningJob:
 async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[str, Any]:
     """Mine one conversation past its watermark.
 
-    Transient failures (`domain.mining_failures.is_transient`) retry with back-off; any
+    A try that finds another job mining the same user's conversations is deferred (module
+    doc). Transient failures (`domain.mining_failures.is_transient`) retry with back-off; any
     other is recorded on the conversation, logged as one line, and returned as the job's
     ``failed`` result: arq's own retry (and its traceback) would only repeat it.
     """
@@ -168,11 +193,15 @@ async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[s
         return {"conversation_id": conversation_id, "failed": f"not a conversation id: {conversation_id!r}"}
     deps = ingest.MiningDeps(state.db, state.embedder, state.settings, llm=llm_for(state))
     tries = int(ctx.get("job_try", 1))
+
+    async def begin() -> None:  # a job's first try counts against the conversation, once mining starts
+        await mining_failures.begin_attempt(state.db, conversation_id)
+
     try:
-        if tries == 1:
-            await mining_failures.begin_attempt(state.db, conversation_id)
-        result = await ingest.mine_conversation(deps, conversation_id)
+        result = await ingest.mine_conversation(deps, conversation_id, wait=False, begin=begin if tries == 1 else None)
         await mining_failures.record_success(state.db, conversation_id)
+    except ingest.UserBeingMined:  # another job mines this user: free the slot (module doc)
+        raise await _deferred(ctx) from None
     except NotFound:
         return {"conversation_id": conversation_id, "skipped": "conversation no longer exists"}
     except Exception as e:  # sorted into transient (retry) and permanent (record, stop) below
@@ -188,6 +217,24 @@ async def mine_conversation(ctx: dict[str, Any], conversation_id: int) -> dict[s
         await _note_failure(state, conversation_id, reason, permanent=True)
         return {"conversation_id": conversation_id, "failed": reason}
     return dataclasses.asdict(result)
+
+
+async def _deferred(ctx: dict[str, Any]) -> Deferred:
+    """The Retry that runs the job again later (`DEFER_SHARE`), its try handed back.
+
+    arq counts a try when it starts the job (its ``retry`` key, read as ``job_try``), and fails
+    the job once that passes ``max_tries``: decrementing the key makes the next start this
+    try again, so a job deferred a hundred times still has all of its tries for the transient
+    errors, and counts its attempt (`mining_failures.begin_attempt`) when it really starts.
+    If Valkey does not answer, the try stays spent: the deferral itself goes through arq."""
+    try:
+        await ctx["redis"].decr(retry_key_prefix + str(ctx["job_id"]))
+    except Exception as e:  # the connection's failures have many types; only a try is lost
+        log.warning("mining job %s deferred without handing its try back: %s: %s", ctx["job_id"], type(e).__name__, e)
+    enqueued = ctx.get("enqueue_time")
+    waited = (datetime.now(UTC) - enqueued).total_seconds() if isinstance(enqueued, datetime) else 0.0
+    delay = min(DEFER_MAX_S, max(DEFER_MIN_S, waited * DEFER_SHARE))
+    return Deferred(defer=delay * random.uniform(0.8, 1.2))  # spreads the wake-ups; not a secret
 
 
 async def _note_failure(state: AppState, conversation_id: int, reason: str, *, permanent: bool) -> None:

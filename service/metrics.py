@@ -35,6 +35,7 @@ __all__ = [
     "DEPTHS",
     "MEDIA_TYPE",
     "MINING_OUTCOMES",
+    "Deferred",
     "mining_outcome",
     "observe_auth_refused",
     "observe_mining",
@@ -48,11 +49,13 @@ _P = ParamSpec("_P")
 
 DEPTHS = ("skip", "ordinary", "memory", "long", "explicit")
 """`retrieval.depth.DepthKind`'s values: the only ``depth`` label values (anything else is ``other``)."""
-MINING_OUTCOMES = ("done", "failed", "skipped", "retry", "timeout", "cancelled")
+MINING_OUTCOMES = ("done", "failed", "skipped", "retry", "deferred", "timeout", "cancelled")
 """How a mining job's try ended: mined; failed for good (recorded on the conversation, or a
 transient error on the last try); skipped (its conversation is gone); retried later (a transient
-error); timeout (it ran out its job timeout: arq fails it for good); cancelled (an abort of a
-deleted user's job, or a worker shutting down: arq runs it again unless it was aborted)."""
+error); deferred (another job was mining the same user's conversations: it gave its slot back
+and runs again shortly, without using up a try, `Deferred`); timeout (it ran out its job
+timeout: arq fails it for good); cancelled (an abort of a deleted user's job, or a worker
+shutting down: arq runs it again unless it was aborted)."""
 TIMEOUT_MARGIN_S = 1.0
 """A cancelled try that ran this close to the job timeout is counted as the timeout."""
 MEDIA_TYPE = CONTENT_TYPE_LATEST.partition("; charset=")[0]
@@ -93,6 +96,12 @@ UNROUTED = Counter(
 )
 
 
+class Deferred(Retry):
+    """A try of a mining job that found its user's conversations being mined by another job
+    (`service.jobs.mine_conversation`): arq runs it again later, like any Retry, but it is a
+    wait, not a failure, so it is counted as ``deferred`` and never as the last try's failure."""
+
+
 def mining_outcome(
     error: BaseException | None,
     result: Mapping[str, object],
@@ -110,6 +119,8 @@ def mining_outcome(
         return "failed" if "failed" in result else "skipped" if "skipped" in result else "done"
     if isinstance(error, asyncio.CancelledError):
         return "timeout" if elapsed >= timeout_s - TIMEOUT_MARGIN_S else "cancelled"
+    if isinstance(error, Deferred):
+        return "deferred"
     if isinstance(error, Retry):
         return "failed" if job_try >= max_tries else "retry"
     return "failed"

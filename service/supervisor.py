@@ -40,7 +40,7 @@ BACKOFF = ExponentialWithJitterBackoff(cap=30.0, base=0.5)
 workers do not reconnect in step after a shared outage."""
 STALE_AFTER_S = 30.0
 """A worker whose poll loop has not beaten for this long is reported stale: it polls
-every ``poll_delay`` (0.5 s), so this is a stuck loop, not a busy one."""
+every ``poll_delay`` (a fraction of a second), so this is a stuck loop, not a busy one."""
 STALL_RESTART_S = 120.0
 """The supervisor replaces a worker silent for this long: a Valkey that stops answering
 without closing the connection would otherwise hang its poll forever."""

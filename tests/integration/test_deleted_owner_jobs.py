@@ -72,9 +72,9 @@ def _mined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = ingest.mine_conversation
 
-    async def spy(deps: Any, conversation_id: int) -> Any:
+    async def spy(deps: Any, conversation_id: int, **how: Any) -> Any:
         calls.append(conversation_id)
-        return await real(deps, conversation_id)
+        return await real(deps, conversation_id, **how)
 
     monkeypatch.setattr(ingest, "mine_conversation", spy)
     return calls

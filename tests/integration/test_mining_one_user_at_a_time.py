@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+import pytest
+
+from ingest import MiningDeps, TurnIn, UserBeingMined, complete_conversation, mine_conversation, store_conversation
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.exclusive import exclusive
@@ -57,3 +59,61 @@ async def test_the_lock_is_given_back_when_mining_fails(
         pass
     chat = await _stored(db, user, "after", "I walked the dog along the river.")
     assert (await asyncio.wait_for(mine_conversation(deps, chat), 60)).turns_mined == 1
+
+
+async def test_a_caller_that_will_not_wait_is_turned_away_at_once_having_written_nothing(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """The worker's job (`service.jobs`) mines with ``wait=False``: while the user is being
+    mined and another job is next in line, it is turned away at once, having written nothing
+    nor counted an attempt (``begin``), and it goes on once the locks are free."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    user = await new_user("turned-away")
+    chat = await _stored(db, user, "later", "I moved to Porto last spring.")
+    begun: list[int] = []
+
+    async def begin() -> None:
+        begun.append(chat)
+
+    async with exclusive(db, f"loci.mine.user:{user.id}"), exclusive(db, f"loci.mine.next:{user.id}"):
+        with pytest.raises(UserBeingMined):
+            await asyncio.wait_for(mine_conversation(deps, chat, wait=False, begin=begin), 5)
+    assert begun == []
+    assert (await asyncio.wait_for(mine_conversation(deps, chat, wait=False, begin=begin), 60)).turns_mined == 1
+    assert begun == [chat]
+
+
+async def test_one_job_waits_in_line_embedding_while_the_user_is_mined_and_a_third_is_turned_away(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """A job holding the lock from before it embeds would leave the model idle while it writes,
+    so a user's backlog mined a conversation at a time with no overlap: the next job in line
+    embeds meanwhile and then waits, and only the jobs after it give their slot back."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    user = await new_user("in-line")
+    second = await _stored(db, user, "second", "My sister Ana lives in Braga.")
+    third = await _stored(db, user, "third", "I started cello lessons in March.")
+    lock = exclusive(db, f"loci.mine.user:{user.id}")
+    await lock.__aenter__()  # the job mining this user
+    try:
+        waiting = asyncio.create_task(mine_conversation(deps, second, wait=False))
+        for _ in range(200):  # it takes the place in line and embeds, then waits for the lock
+            await asyncio.sleep(0.05)
+            if await _in_line_taken(db, user.id):
+                break
+        assert not waiting.done()
+        with pytest.raises(UserBeingMined):
+            await asyncio.wait_for(mine_conversation(deps, third, wait=False), 5)
+    finally:
+        await lock.__aexit__(None, None, None)
+    assert (await asyncio.wait_for(waiting, 60)).turns_mined == 1
+    assert (await asyncio.wait_for(mine_conversation(deps, third, wait=False), 60)).turns_mined == 1
+
+
+async def _in_line_taken(db: Database, user_id: int) -> bool:
+    """Whether some job holds the user's place next in line (its lock cannot be taken now)."""
+    try:
+        async with exclusive(db, f"loci.mine.next:{user_id}", or_else=UserBeingMined("taken", retry_after_s=1)):
+            return False
+    except UserBeingMined:
+        return True

@@ -33,6 +33,12 @@ def test_a_retry_on_the_last_try_is_a_failure_and_earlier_ones_are_retries() -> 
     assert _outcome(Retry(defer=5), job_try=5) == "failed"  # arq runs it no more
 
 
+def test_a_deferral_is_counted_as_one_even_on_the_last_try() -> None:
+    assert _outcome(metrics.Deferred(defer=1), job_try=1) == "deferred"
+    assert _outcome(metrics.Deferred(defer=1), job_try=5) == "deferred"  # it hands its try back: arq runs it again
+    assert "deferred" in metrics.MINING_OUTCOMES
+
+
 def test_a_cancellation_at_the_job_timeout_is_a_timeout_and_before_it_a_cancellation() -> None:
     assert _outcome(asyncio.CancelledError(), elapsed=899.5) == "timeout"  # arq fails it for good
     assert _outcome(asyncio.CancelledError(), elapsed=30.0) == "cancelled"  # an abort or a shutdown
