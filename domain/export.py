@@ -19,6 +19,7 @@ may see goes as ``access`` (`domain.import_access`); agent keys, being secrets, 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -281,8 +282,16 @@ _MARKDOWN_ESCAPES = (("\\", "\\\\"), ("[", "\\["), ("&", "&amp;"), ("<", "&lt;")
 """Stored text in the Markdown book, as data, in order (a backslash first: the others add
 one): ``<`` and ``&`` as entities, so a name such as ``<img src=x onerror=…>`` or a
 ``<script>`` line is text in a viewer that renders HTML, and ``[`` escaped, so no stored text
-makes a link, a remote image (``![](https://tracker/…)``, fetched when the book is opened) or
-a link definition. A viewer shows each as the character itself."""
+makes a link of its own wording, a remote image (``![](https://tracker/…)``, fetched when the
+book is opened) or a link definition. A bare URL (``https://…``, ``www.…``) still shows as a
+link in a viewer that autolinks, as GitHub's does: the address as written, fetched only if the
+reader follows it. A viewer shows each escape as the character itself."""
+
+_BLOCK_START = re.compile(r"^(\d{1,9})([.)])|^([#`~+*=_|-])")
+"""What starts a block when it opens a line, or a list item's text (``- # x`` is a heading in a
+list): a heading's ``#``, a fence's backticks or tildes, a list's ``-``, ``+``, ``*`` or
+``1.``/``1)``, a rule's ``---``, ``***`` or ``___``, a setext underline's ``=``, a table's ``|``.
+`_inline` backslash-escapes it (the ``<`` of HTML and ``>`` of a quote are entities already)."""
 
 
 def _escaped(line: str) -> str:
@@ -294,8 +303,10 @@ def _escaped(line: str) -> str:
 def _inline(text: str) -> str:
     """Stored text (a name, a label, a memory) in one line of the book: its line breaks (and
     invisible characters, `retrieval.visible`) gone, so it cannot end its heading or list item and
-    start a heading, a code fence or a list of its own; then `_MARKDOWN_ESCAPES`."""
-    return _escaped(" ".join(visible(text).split()))
+    start a heading, a code fence or a list of its own; then `_MARKDOWN_ESCAPES`; then a leading
+    `_BLOCK_START` escaped, so an entity named ``# Forged`` is not a heading in its list item."""
+    line = _escaped(" ".join(visible(text).split()))
+    return _BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", line, count=1)
 
 
 def _quoted(content: str) -> list[str]:

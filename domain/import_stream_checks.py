@@ -348,7 +348,10 @@ def _decode(raw: bytes, seen: _Seen) -> Any:
     except msgspec.DecodeError as e:
         raise seen.fail(f"not a complete JSON line (a truncated or corrupted file?): {e}") from e
     except RecursionError as e:  # a value thousands of arrays deep, even in a field the line ignores: was a 500
-        raise seen.fail("not a valid record: it nests arrays and objects thousands deep") from e
+        raise seen.fail(
+            "not a valid record: it nests arrays and objects deeper than the decoder reads"
+            " (a little under 1,000 levels)"
+        ) from e
 
 
 def _end(row: EndLine, seen: _Seen) -> None:

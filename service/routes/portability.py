@@ -97,8 +97,11 @@ def _decode_doc(body: bytes) -> ExportDoc:
     except msgspec.DecodeError as e:
         raise InvalidInput(f"not a loci export document: {e}", field="body") from e
     except RecursionError as e:  # msgspec's guard: a document 10,000 arrays deep was a 500
+        # its limit is Python's recursion limit (1,000) less the frames already on the stack
         raise InvalidInput(
-            "not a loci export document: it nests arrays and objects thousands deep", field="body"
+            "not a loci export document: it nests arrays and objects deeper than the decoder reads "
+            "(a little under 1,000 levels)",
+            field="body",
         ) from e
 
 

@@ -97,11 +97,17 @@ def _flash(done: str | None, event: int | None) -> dict[str, Any]:
     return {"done": done, "event": event}
 
 
+def _field(form: dict[str, str], name: str) -> str:
+    """A text field as typed: a browser sends a textarea's line breaks as CRLF, stored text has LF
+    (so a field the user left alone is no change, `domain.memories.update_memory` diffs)."""
+    return (form.get(name) or "").replace("\r\n", "\n").strip()
+
+
 def _update_from_form(memory_id: int, form: dict[str, str]) -> MemoryUpdateIn:
-    content = (form.get("content") or "").strip()
+    content = _field(form, "content")
     if not content:
         raise InvalidInput("Write what the memory should say (it cannot be empty).", field="content")
-    summary = (form.get("summary") or "").strip() or None
+    summary = _field(form, "summary") or None
     fields: dict[str, Any] = {"id_or_text": memory_id, "content": content, "summary": summary}
     if form.get("kind"):  # unchanged, it changes nothing (`domain.memories.update_memory` diffs)
         fields["kind"] = form["kind"]

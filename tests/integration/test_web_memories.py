@@ -121,7 +121,7 @@ async def test_edit_history_sentences_undo_and_restore(browser: AsyncClient, cli
     saved = await _save(client, user, content="Lives in Lyon", category="fact")
     await _signed_in(browser, user)
     form = await browser.get(f"/memory/memories/{saved['id']}/edit")
-    assert 'value="Lives in Lyon"' in form.text
+    assert ">\nLives in Lyon</textarea>" in form.text  # a textarea: it keeps line breaks
     blank = await browser.post(f"/memory/memories/{saved['id']}/edit", data={"content": "  "})
     assert blank.status_code == 400 and "cannot be empty" in _text(blank) and 'id="content-error"' in blank.text
     long = await browser.post(f"/memory/memories/{saved['id']}/edit", data={"content": "x" * 600})
