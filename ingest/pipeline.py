@@ -170,13 +170,15 @@ async def mine_conversation(
     if deps.llm is not None:  # an endpoint that failed once is not asked again by this job
         deps = replace(deps, llm=OutageLatch(deps.llm))
     started = time.perf_counter()
-    conv, turns = await _load(deps, await _owner(deps, conversation_id), conversation_id)
-    nothing = MiningResult(conv.id, 0, 0, 0, 0, 0, extractor_for(deps).name, 0.0)
-    if not turns:
-        return replace(nothing, duration_s=time.perf_counter() - started)
+    user_id = await _owner(deps, conversation_id)
     totals = MiningTotals()
     async with AsyncExitStack() as held:
-        in_line = None if wait else await _take_turn(deps, conv.user_id, held)
+        # a try turned away reads nothing more: a backlog's tries come back every few seconds
+        in_line = None if wait else await _take_turn(deps, user_id, held)
+        conv, turns = await _load(deps, user_id, conversation_id)
+        nothing = MiningResult(conv.id, 0, 0, 0, 0, 0, extractor_for(deps).name, 0.0)
+        if not turns:
+            return replace(nothing, duration_s=time.perf_counter() - started)
         plans, embedded = await split_and_embed(deps, turns)
         totals.seconds["embed"] = time.perf_counter() - started
         if wait or in_line is not None:  # wait for the job mining this user

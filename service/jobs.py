@@ -6,7 +6,7 @@ in-process API when `loci serve` runs both).
 A mining job whose user's conversations another job is mining, with a third already next in
 line (`ingest.pipeline._take_turn`), gives its worker slot back (`ingest.UserBeingMined`,
 raised before anything is embedded) and is run again by arq
-``DEFER_*`` seconds later, under the same job id: what the client polls reads ``queued``
+``DEFER_*`` seconds later, under the same job id: what the client polls reads ``queued`` (or ``running``, next in line)
 until this conversation is mined, the sweep and a second complete join it, and a worker killed
 meanwhile loses nothing (the job is still in arq's queue). Waiting in the slot, as mining once
 did, let one user who completed sixty chats at once fill every slot of every worker with jobs
