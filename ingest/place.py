@@ -23,12 +23,14 @@ from typing import Any
 from sqlalchemy import ColumnElement, Text, cast, func, insert, literal, or_, select, text, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from ingest.extraction import EntityMention
 from ingest.names import compact_key, name_key, slugify
 from loci.models import ENTITY_KINDS, WING_KINDS, Closet, Drawer, Room, Wing
 
 __all__ = [
+    "ROOM_GAP",
     "PlacedRoom",
     "PlacedWing",
     "lock_user",
@@ -121,14 +123,19 @@ async def _adopt_name(s: AsyncSession, wing: Wing, name: str, key: str) -> None:
 async def resolve_room(
     s: AsyncSession, user_id: int, wing: PlacedWing, conversation_id: int, start: datetime, end: datetime, label: str
 ) -> PlacedRoom:
-    """The live room for this conversation on ``start``'s day (on its own clock: the sender's, as
-    `ingest.plan.day_key` files turns); a new day, or a room in the
-    trash (its new turns would be filed out of sight), is a new room. Found and stretched to
-    ``end`` in one statement, else made in one (its seq the wing's next): every window asks.
-    The room must also be labelled with that day: senders on other offsets share instants, not
-    days (a New York turn at 20:00 on 10 March opens "2024-03-10", which began at 01:00 on 11
-    March UTC; a later ``Z`` turn on 11 March is 11 March's). A label not opening with a day (an
-    older or imported room) is matched by its instant alone, as before."""
+    """The live room this conversation's turns from ``start`` to ``end`` continue, else the one of
+    ``start``'s day (on its own clock: the sender's, as `ingest.plan.day_key` files turns); a new
+    day after a gap, or a room in the trash (its new turns would be filed out of sight), is a new
+    room. Found and stretched in one statement, else made in one (its seq the wing's next): every
+    window asks.
+
+    A room continued is the conversation's latest to end within `ROOM_GAP` of ``start``, whatever
+    day it is labelled with: a client that stamps the user's turns -05:00 and the replies ``Z``
+    (the server's now) sends a New York question at 20:00 on 10 March and its answer at 01:00:30
+    on 11 March, and the answer belongs with its question. Otherwise the room must be labelled
+    with ``start``'s day: senders on other offsets share instants, not days (a ``Z`` turn hours
+    after a New York evening is 11 March's). A label not opening with a day (an older or
+    imported room) is matched by its instant alone, as before."""
     day: date = start.date()
     lo = datetime.combine(day, time(), tzinfo=start.tzinfo)
     same_day = (
@@ -149,8 +156,8 @@ async def resolve_room(
     # committed first, and Postgres re-checks only the outer WHERE on the row it waited for
     stretch = (
         update(Room)
-        .where(Room.id == same_day, Room.deleted_at.is_(None))
-        .values(ended_at=func.greatest(Room.ended_at, end))
+        .where(Room.id == func.coalesce(_continued(conversation_id, wing, start), same_day), Room.deleted_at.is_(None))
+        .values(started_at=func.least(Room.started_at, start), ended_at=func.greatest(Room.ended_at, end))
     )
     found = (await s.execute(stretch.returning(Room.id, Room.seq))).one_or_none()
     if found is not None:
@@ -167,6 +174,30 @@ async def resolve_room(
     new_id, seq = (await s.execute(made.returning(Room.id, Room.seq))).one()
     return PlacedRoom(int(new_id), int(seq), new=True)
 
+
+def _continued(conversation_id: int, wing: PlacedWing, start: datetime) -> ScalarSelect[int]:
+    """The conversation's live room that ``start`` follows (or precedes) within `ROOM_GAP`, the
+    latest to end: the exchange goes on in it whatever day its label names."""
+    return (
+        select(Room.id)
+        .where(
+            Room.conversation_id == conversation_id,
+            Room.wing_id == wing.id,
+            Room.deleted_at.is_(None),
+            Room.started_at <= start + ROOM_GAP,
+            Room.ended_at >= start - ROOM_GAP,
+        )
+        .order_by(Room.ended_at.desc(), Room.id)
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+ROOM_GAP = timedelta(hours=1)
+"""How long a conversation may fall silent and still be one exchange, one room: a turn this
+close to the room's last (or first) is in it whatever day its own offset gives; after a longer
+silence a turn on a new day of its own clock opens that day's room. An hour keeps a reply and a
+pause for a meal together, and splits an evening from the next morning."""
 
 _DAY_SEP = " · "
 _DAY_LABEL = r"^\d{4}-\d{2}-\d{2} · "

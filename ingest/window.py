@@ -25,6 +25,7 @@ from ingest.graph import record_relation, upsert_entities
 from ingest.memory_mining import PendingMemories, settle
 from ingest.owner_name import without_owner_name
 from ingest.place import (
+    ROOM_GAP,
     PlacedRoom,
     PlacedWing,
     lock_user,
@@ -128,7 +129,7 @@ async def write_window(
     topic = ex.topics[0] if ex.topics else DEFAULT_TOPIC
     wing = await _wing_for(s, conv, subject)
     rooms = await _rooms_for(s, conv, wing, kept, conv.title or topic)
-    closets = {day: await resolve_closet(s, conv.user_id, room, topic) for day, room in rooms.items()}
+    closets = await _closets_for(s, conv, rooms, topic)
     facts = await name_kin(s, conv.user_id, _facts_of(ex, kept))
     entity_ids, created = await upsert_entities(s, conv.user_id, _seen(ex, kept, facts))
     first_drawer, links = await _place_drawers(s, conv, wing, rooms, closets, kept, ex.mentions, entity_ids)
@@ -223,24 +224,47 @@ async def _wing_for(s: AsyncSession, conv: MinedConversation, subject: WingSubje
 
 async def _rooms_for(
     s: AsyncSession, conv: MinedConversation, wing: PlacedWing, plans: Sequence[TurnPlan], label: str
-) -> dict[str, PlacedRoom]:
-    """One room per day the turns fall on (on the sender's clock, `ingest.plan.day_key`), spanning
-    that day's first to last turn."""
-    by_day: dict[str, list[datetime]] = {}
+) -> dict[int, PlacedRoom]:
+    """Each turn's room, by turn seq: turns in instant order that follow each other within
+    `ROOM_GAP` are one room, named for the day its first turn was sent (on the sender's clock,
+    `ingest.plan.day_key`), whatever day a later turn's own offset gives (a reply stamped ``Z``
+    thirty seconds after a New York evening question is that evening's); after a gap a turn
+    joins its own day's room. Each room spans its turns' first to last instant."""
+    key_of: dict[int, str] = {}
+    key, last = "", None
+    for p in sorted(plans, key=lambda p: p.turn.created_at):
+        at = p.turn.created_at
+        if last is None or at - last > ROOM_GAP:
+            key = p.day
+        key_of[p.turn.seq], last = key, at
+    by_key: dict[str, list[datetime]] = {}
     for p in plans:
-        by_day.setdefault(p.day, []).append(p.turn.created_at)
-    return {
-        day: await resolve_room(s, conv.user_id, wing, conv.id, min(times), max(times), label)
-        for day, times in by_day.items()
+        by_key.setdefault(key_of[p.turn.seq], []).append(p.turn.created_at)
+    rooms = {
+        key: await resolve_room(s, conv.user_id, wing, conv.id, min(times), max(times), label)
+        for key, times in by_key.items()
     }
+    return {p.turn.seq: rooms[key_of[p.turn.seq]] for p in plans}
+
+
+async def _closets_for(
+    s: AsyncSession, conv: MinedConversation, rooms: Mapping[int, PlacedRoom], topic: str
+) -> dict[int, int]:
+    """The window's closet in each room, by room id: asked once a room, which can hold turns its
+    senders dated on two days (`_rooms_for`)."""
+    closets: dict[int, int] = {}
+    for room in rooms.values():
+        if room.id not in closets:
+            closets[room.id] = await resolve_closet(s, conv.user_id, room, topic)
+    return closets
 
 
 async def _place_drawers(
     s: AsyncSession,
     conv: MinedConversation,
     wing: PlacedWing,
-    rooms: dict[str, PlacedRoom],
-    closets: dict[str, int],
+    rooms: Mapping[int, PlacedRoom],
+    closets: Mapping[int, int],
     plans: Sequence[TurnPlan],
     mentions: Mapping[int, tuple[EntityMention, ...]],
     entity_ids: Mapping[EntityMention, int],
@@ -252,7 +276,8 @@ async def _place_drawers(
     placed: list[tuple[TurnPlan, Part, list[EntityMention]]] = []
     rows: list[tuple[Any, ...]] = []
     for plan in plans:
-        t, room = plan.turn, rooms[plan.day]
+        t = plan.turn
+        room = rooms[t.seq]
         if room.id not in next_seq:
             next_seq[room.id] = await next_drawer_seq(s, room)
         for part in plan.parts:
@@ -260,7 +285,7 @@ async def _place_drawers(
             tags, tag_text = tags_for(found)
             seq = next_seq[room.id]
             rows.append((
-                conv.user_id, wing.id, room.id, closets[plan.day], t.id, part.index, seq, t.role, t.name,
+                conv.user_id, wing.id, room.id, closets[room.id], t.id, part.index, seq, t.role, t.name,
                 part.content, format_pointer(wing.seq, room.seq, seq), Jsonb(tags), tag_text, t.created_at,
                 part.content_hash, part.vector, part.sentences is not None,
             ))  # fmt: skip

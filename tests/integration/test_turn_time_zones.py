@@ -157,6 +157,29 @@ async def test_a_turn_joins_the_room_of_its_own_day_whatever_offset_opened_it(
     assert [label[:10] for label in labels] == ["2024-03-10", "2024-03-11"], labels
 
 
+async def test_a_reply_stamped_z_stays_in_the_room_of_its_question(
+    client: Client, db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """A client that stamps the user's turns -05:00 and leaves the replies to the server's now
+    (``Z``): each answer, 30 s after its question, is already 11 March in UTC. The questions were
+    filed in "2024-03-10 · …" and the answers in "2024-03-11 · …", every answer apart from its
+    question; one continuous exchange is one room, named for the day its first turn was sent."""
+    user = await new_user("tz-replies")
+    said = [
+        ("user", "I am planning a garden with tomatoes and basil.", "2024-03-10T20:00:00-05:00"),
+        ("assistant", "Tomatoes and basil grow well together in a garden.", "2024-03-11T01:00:30Z"),
+        ("user", "Should the garden basil go in pots?", "2024-03-10T20:05:00-05:00"),
+        ("assistant", "Pots suit basil in a small garden.", "2024-03-11T01:05:30Z"),
+    ]
+    turns = [{"role": role, "content": content, "created_at": at} for role, content, at in said]
+    conv_id = await _mine(client, db, MiningDeps(db=db, embedder=embedder, settings=settings), user, "replies", turns)
+    async with db.user_session(user.id) as s:
+        labels = (await s.execute(select(Room.label).where(Room.conversation_id == conv_id))).scalars().all()
+        rooms = {d.content: d.room_id for d in (await s.execute(select(Drawer))).scalars().all()}
+    assert len(labels) == 1 and labels[0].startswith("2024-03-10 · "), labels
+    assert len(set(rooms.values())) == 1 and len(rooms) == len(said), rooms
+
+
 async def test_the_python_client_sends_a_datetime_with_its_offset(client: Client, new_user: NewUser) -> None:
     """`loci_client.Turn` takes the `datetime` an app has (it refused one: "should be a valid
     string"), sent with its offset, which comes back as it went."""
