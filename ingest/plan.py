@@ -3,7 +3,7 @@ builds it.
 
 Each turn is split into parts (`segment.split_text`) and every value the later stages
 need is worked out here once: a part's content hash, its vector and its sentences'
-vectors, and the UTC day (the room) the turn lands in. The window writer and the
+vectors, and the day (on its sender's clock) the turn lands in, which names its room. The window writer and the
 accounting only read these records.
 """
 
@@ -53,7 +53,8 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class TurnPlan:
-    """A turn ready to place: the UTC day naming its room, and its parts."""
+    """A turn ready to place: its day on its sender's clock (the room's name, `ingest.window`
+    groups a continuous exchange under its opener's), and its parts."""
 
     turn: TurnView
     day: str
