@@ -24,6 +24,7 @@ APR = "2024-04-10T09:00:00+00:00"  # a month of 30 days
 LATE_NY = "2024-03-13T23:55:00-05:00"  # local evening, already the 14th in UTC
 EARLY_CET = "2024-03-14T00:05:00+01:00"  # local just past midnight, still the 13th in UTC
 MAY = "2024-05-20T12:00:00+00:00"  # a Monday: the reviewer's anchor for assistant and recipe prose
+SAT = "2025-05-10T15:00:00+00:00"  # a Saturday: the second review's anchor for dates the guards dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +213,35 @@ PROSE = [
     day(MAY, "the rent is due by 6/1", "2024-06-01"),
 ]
 
-MINED = PLANNING + PAST + YEAR_ENDS + SPEECH_AND_CONDITIONS + NOT_DATES + PROSE
+# Real dates the guards above dropped (second review): "by" and "for" before a day, a pointing verb's
+# stem inside another word or words away, a measure word elsewhere in the sentence, "some people from".
+GUARDED = [
+    day(SAT, "I have to move out by 6/30.", "2025-06-30"),
+    day(SAT, "I need to file my taxes by 4/15.", "2026-04-15"),
+    day(SAT, "dinner is booked for 5/24", "2025-05-24"),
+    day(SAT, "The meeting is rescheduled for 6/14.", "2025-06-14"),
+    day(SAT, "The launch is scheduled for 5/31.", "2025-05-31"),
+    day(SAT, "The press conference is on the 5th.", "2025-06-05"),
+    day(SAT, "My daughter's tap recital is on the 14th.", "2025-05-14"),
+    day(SAT, "We're expanding the team on the 1st.", "2025-06-01"),
+    day(SAT, "it depends on the weather on the 21st", "2025-05-21"),
+    day(SAT, "Our religious holiday falls on the 12th.", "2025-05-12"),
+    day(SAT, "I selected my classes on the 15th.", "2025-04-15"),
+    day(SAT, "I'm focused on packing on the 28th.", "2025-05-28"),
+    day(SAT, "I'll be focused on packing on the 28th.", "2025-05-28"),
+    day(SAT, "The focus group meets on the 19th.", "2025-05-19"),
+    span(SAT, "I started reading Stephen King in the 90s.", "1990-01-01", "1999-12-31"),
+    span(SAT, "My dad was a teacher in the 80s, grading exams", "1980-01-01", "1989-12-31"),
+    span(SAT, "I weighed way more back in the 2010s.", "2010-01-01", "2019-12-31"),
+    span(SAT, "The average house cost way less in the 80s.", "1980-01-01", "1989-12-31"),
+    span(SAT, "She retired in the 90s, aged about 60.", "1990-01-01", "1999-12-31"),
+    span(SAT, "He was aged about 60 when he moved here in the 70s.", "1970-01-01", "1979-12-31"),
+    near(SAT, "Some people from work are coming over in two weeks.", "2025-05-19", "2025-05-31"),
+    near(SAT, "I usually hate flying, but my trip to Rome is in three weeks.", "2025-05-26", "2025-06-08"),
+    near(SAT, "The house is a mess and some people from church are visiting in a month.", "2025-05-24", "2025-06-30"),
+]
+
+MINED = PLANNING + PAST + YEAR_ENDS + SPEECH_AND_CONDITIONS + NOT_DATES + PROSE + GUARDED
 
 QUESTIONS = [
     span(WED, "what did I do last weekend?", "2024-03-09", "2024-03-10"),

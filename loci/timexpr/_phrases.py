@@ -68,21 +68,27 @@ _PER = re.compile(r"\b(?:once|twice|times|per|each|every)\s+$", re.I)  # "twice 
 _BEFORE_APOSTROPHE = re.compile(
     r"\b(?:in|since|until|till|from|of|during|before|after|through|summer|winter|spring|fall|autumn)\s+['’]$", re.I
 )
-# "by 1/3" and "for 3/4" are a recipe's or a sum's fractions ("reduce the sauce by 1/3", "for 3/4 of the
-# cost"): a numeric day takes a word that places it in time, "by" only after a deadline ("due by 5/6").
-_CONTEXT_SLASH = re.compile(
-    r"\b(?:on|until|till|before|after|since|from|through|(?:due|ready|done|back|finished|paid)\s+by)\s+$", re.I
-)
+# "by 1/3" and "for 3/4" are a recipe's or a sum's fractions ("reduce the sauce by 1/3"), "by 6/30" and
+# "for 5/24" a deadline and a booking: after a bare "by" or "for", a proper fraction of eighths is read
+# as one (a date's month would come first); "of" or a noun after it is refused by `_AFTER_DAY`.
+_CONTEXT_SLASH = _CONTEXT_DAY
+_DEADLINE_BY = re.compile(r"\b(?:due|ready|done|back|finished|paid)\s+by\s+$", re.I)  # "due by 5/6" is May 6th
+_FRACTION_LEAD = re.compile(r"\b(?:by|for)\s+$", re.I)
+_FRACTION_DENOMINATOR = 8
 # "on the 1st and 2nd floors": a list of ordinals is read up to the noun it counts
 _LISTED_ORDINAL = re.compile(r"\s*(?:,\s*)?(?:and|or|&|,)\s+(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b", re.I)
-# "click on the 3rd", "focus on the 2nd": an item of a list on a screen or in a text, not a day
+# "click on the 3rd", "focus on the 2nd": an item of a list on a screen or in a text, not a day. Only
+# the verb itself (and its own inflections) right before "on": "the focus group meets on the 19th",
+# "my tap recital is on the 14th" and "I selected my classes on the 15th" name days.
 _POINTING = re.compile(
-    r"\b(?:click|tap|press|select|hover|scroll|focus|concentrate|comment|elaborate|expand|based|depend|rel[yi])\w*"
-    r"\s+(?:\S+\s+){0,3}on\s+$",
+    r"\b(?:click(?:s|ed|ing)?|tap(?:s|ped|ping)?|press(?:es|ed|ing)?|select(?:s|ed|ing)?|hover(?:s|ed|ing)?|"
+    r"scroll(?:s|ed|ing)?|focus(?:es|ed|ing|sed|sing)?|concentrat(?:e|es|ed|ing)|comment(?:s|ed|ing)?|"
+    r"elaborat(?:e|es|ed|ing)|expand(?:s|ed|ing)?|based|depend(?:s|ed|ing)?|rel(?:y|ies|ied|ying))\s+on\s+$",
     re.I,
 )
 # "in the 30s" of a forecast: degrees after it, or the weather or "it's" before it; "in the 90s" of a
-# score, an age, a speed or a reading: a band of numbers, when its sentence says what is measured
+# score, an age, a speed or a reading: a band of numbers, when a word beside it says what is measured
+# (`_MEASURE_WORDS` either side, within its clause): "I weighed way more back in the 2010s" is a decade
 _NOT_A_DECADE = re.compile(r"\s*(?:°|degrees?\b|fahrenheit\b|celsius\b)", re.I)
 _WEATHER = re.compile(
     r"\b(?:it['’]?s|it\s+was|it\s+is|be|highs?|lows?|temps?|temperatures?|weather)\s+(?:\w+\s+)?in\s+$", re.I
@@ -90,16 +96,23 @@ _WEATHER = re.compile(
 _MEASURED = re.compile(
     r"\b(?:scor\w*|grades?|marks|points|percent\w*|averag\w*|exams?|tests?|quiz\w*|gpa|iq|temps?|temperatures?|"
     r"highs?|lows?|fever|forecast|weigh\w*|pounds|lbs|kg|mph|speeds?|bpm|pulse|heart\s+rate|blood\s+pressure|"
-    r"readings?|aged?|humidity)\b",
+    r"readings|pressure|aged?|humidity)\b",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.!?\n]")
-# "most people see results in two weeks": how long things take for anyone, not a day anyone plans for
+_MEASURE_WORDS = 3
+_CLAUSE_STOP = re.compile(r"[,;:.!?()\n]")
+_CLAUSE_REACH = 200
+"""How far back a clause is read: a guard's words are near the phrase, and a bounded look makes a
+long turn's cost its length, not its length times its matches."""
+# "most people see results in two weeks": how long things take for anyone, not a day anyone plans for;
+# "some people from work are coming over in two weeks" is a group with a plan, as is anything said of
+# "my", "our" or "us" ("I usually hate flying, but my trip is in three weeks")
 _GENERIC = re.compile(
-    r"\b(?:most|many|some)\s+(?:people|patients|users|students|beginners)\b|"
+    r"\b(?:most|many|some)\s+(?:people|patients|users|students|beginners)\b(?!\s+(?:from|at|of|in|on|with)\b)|"
     r"\b(?:usually|typically|generally|normally|on\s+average|tends?\s+to)\b",
     re.I,
 )
+_OWN_PLAN = re.compile(r"\b(?:i|my|we|our|me|us)\b", re.I)
 
 
 def _before(m: re.Match[str], context: re.Pattern[str], reach: int = 14) -> bool:
@@ -107,14 +120,17 @@ def _before(m: re.Match[str], context: re.Pattern[str], reach: int = 14) -> bool
 
 
 def _clause_before(m: re.Match[str]) -> str:
-    """The words of the match's sentence before it, from the last full stop (or line break)."""
-    return m.string[max((b.end() for b in _SENTENCE_END.finditer(m.string, 0, m.start())), default=0) : m.start()]
+    """The words of the match's clause before it, from the last comma, full stop or line break within
+    `_CLAUSE_REACH` characters."""
+    start = max(0, m.start() - _CLAUSE_REACH)
+    return _CLAUSE_STOP.split(m.string[start : m.start()])[-1]
 
 
-def _sentence(m: re.Match[str]) -> str:
-    """The sentence holding the match."""
-    end = _SENTENCE_END.search(m.string, m.end())
-    return _clause_before(m) + m.string[m.start() : end.start() if end else len(m.string)]
+def _words_around(m: re.Match[str], n: int = _MEASURE_WORDS) -> str:
+    """Up to ``n`` words either side of the match's lead word ("in" of "in the 90s"), within its clause."""
+    before = _clause_before(m).split()[-(n + 1) :]
+    after = _CLAUSE_STOP.split(m.string[m.end() : m.end() + _CLAUSE_REACH], maxsplit=1)[0].split()[:n]
+    return " ".join(before + after)
 
 
 def _end_of_list(m: re.Match[str]) -> int:
@@ -129,21 +145,24 @@ def _ordinal_day(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved 
     day = int(m["day"])
     if not (1 <= day <= 31 and _before(m, _CONTEXT_DAY) and _AFTER_DAY.match(m.string, _end_of_list(m))):
         return None  # "on the 1st and 2nd floors" counts floors, as "on the 3rd floor" does
-    if _before(m, _POINTING, 48):
+    if _before(m, _POINTING, 24):
         return None
     return _day(cal.day_of_month(anchor.date(), day, forward=forward))
 
 
 def _day_slash_month(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
     a, b = int(m["a"]), int(m["b"])
-    if (a, b) == (24, 7) or not (_before(m, _CONTEXT_SLASH, 20) and _AFTER_DAY.match(m.string, m.end())):
+    if (a, b) == (24, 7) or not (_before(m, _CONTEXT_SLASH) and _AFTER_DAY.match(m.string, m.end())):
         return None  # "on 24/7 call" is always, not July 24th
+    if a < b <= _FRACTION_DENOMINATOR and _before(m, _FRACTION_LEAD) and not _before(m, _DEADLINE_BY, 20):
+        return None  # "cut the sugar by 1/2", "for 3/4 the price"
     month, day = (b, a) if a > 12 else (a, b)  # US month-first unless it cannot be, as `_grammar._numeric_date`
     return _day(cal.month_day(anchor.date(), month, day, forward=forward))
 
 
 def _ahead(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
-    if _before(m, _PER, 10) or _GENERIC.search(_clause_before(m)):
+    clause = _clause_before(m)
+    if _before(m, _PER, 10) or (_GENERIC.search(clause) and not _OWN_PLAN.search(clause)):
         return None
     unit = m["unit"].lower()
     lo, hi = _count_range(m["n"])
@@ -190,7 +209,7 @@ def _two_digit_year(m: re.Match[str], anchor: datetime, forward: bool) -> Resolv
 
 
 def _decade(m: re.Match[str], anchor: datetime, forward: bool) -> Resolved | None:
-    if _NOT_A_DECADE.match(m.string, m.end()) or _before(m, _WEATHER, 30) or _MEASURED.search(_sentence(m)):
+    if _NOT_A_DECADE.match(m.string, m.end()) or _before(m, _WEATHER, 30) or _MEASURED.search(_words_around(m)):
         return None
     start = int(m["dec"]) if len(m["dec"]) == 4 else 2000 + int(m["dec"])
     start -= 100 if start > anchor.year else 0  # "the 90s" are the 1990s, "the 20s" said in 2024 the 2020s
