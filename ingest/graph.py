@@ -294,7 +294,8 @@ async def record_relation(
         return await _tell_late(s, told, later)
     rows = await _current_rows(s, user_id, subject_id, predicate)
     repeated = next((r for r, live in rows if live and _gives(r, value, object_entity_id)), None)
-    if repeated is not None:  # one more turn that said it: the fact stands while any of them is live
+    ending = await ended_at(s, *_about(told), valid_from)
+    if repeated is not None and not _ended_before(ending, repeated):  # one more turn that said it
         if valid_from < repeated.valid_from:  # said before it was first learned: it holds since
             await move_start(s, user_id, repeated, valid_from, source_drawer_id)
         else:
@@ -309,7 +310,7 @@ async def record_relation(
             valid_to = current.valid_from
     if predicate in FULFILLED_BY:  # a plan told after the trip it was for is already over
         valid_to = _first(valid_to, await fulfilled_at(s, *_about(told), valid_from))
-    told["valid_to"] = _first(valid_to, await ended_at(s, *_about(told), valid_from))
+    told["valid_to"] = _first(valid_to, ending)
     await close_plans(s, user_id, subject_id, predicate, value, object_entity_id, valid_from)
     await close_ended(s, *_about(told), valid_from, told=await told_at(s, predicate, source_drawer_id))
     await add_told(s, told)
@@ -321,6 +322,13 @@ def _about(told: dict[str, Any]) -> tuple[int, int, str, str, int | None]:
     return told["user_id"], told["subject_id"], told["predicate"], told["object_value"], told["object_entity_id"]
 
 
+def _ended_before(ending: datetime | None, row: Relation) -> bool:
+    """An ending of the fact was said before ``row`` starts: a fact told earlier is another
+    span (left, then back: "I handed in my notice" between two "I work at Globex"), not
+    ``row`` starting earlier."""
+    return ending is not None and ending < row.valid_from
+
+
 def _first(*times: datetime | None) -> datetime | None:
     """The earliest of the ends known, None when none is."""
     return min((at for at in times if at is not None), default=None)
@@ -329,8 +337,8 @@ def _first(*times: datetime | None) -> datetime | None:
 async def _tell_late(s: AsyncSession, told: dict[str, Any], later: Relation) -> bool:
     """A single-valued fact older than ``later``, the timeline's next row (module docstring of
     `ingest.graph_history`): the row in force then closes at it, and it closes where ``later``
-    starts; a repeat of either neighbour adds its turn there instead. False when nothing new
-    was stored."""
+    starts; a repeat of either neighbour adds its turn there instead (of ``later`` only when
+    no ending of it was said in between: `_ended_before`). False when nothing new was stored."""
     user_id, subject_id, predicate, value, object_id = _about(told)
     at, drawer = told["valid_from"], told["source_drawer_id"]
     earlier = await row_in_force(s, user_id, subject_id, predicate, at)
@@ -339,10 +347,11 @@ async def _tell_late(s: AsyncSession, told: dict[str, Any], later: Relation) -> 
         return False
     if earlier is not None:
         await s.execute(update(Relation).where(Relation.id == earlier.id).values(valid_to=at))
-    if _gives(later, value, object_id):
+    ending = await ended_at(s, *_about(told), at)
+    if _gives(later, value, object_id) and not _ended_before(ending, later):
         await move_start(s, user_id, later, at, drawer)
         return False
-    told["valid_to"] = _first(later.valid_from, await ended_at(s, *_about(told), at))
+    told["valid_to"] = _first(later.valid_from, ending)
     await close_ended(s, *_about(told), at, told=await told_at(s, predicate, drawer))
     await add_told(s, told)
     return True

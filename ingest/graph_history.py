@@ -12,7 +12,11 @@ timeline's next row (`later_row`):
 - repeats the row in force: that row takes the turn as one more source, as a current repeat does;
 - repeats the next row: that row starts earlier (the value was already held then), and the
   row in force closes at the new start ("dating Sofia" in January, mined after "my girlfriend
-  Sofia" in May, makes Sofia the partner since January).
+  Sofia" in May, makes Sofia the partner since January), dated by the earlier turn now
+  (`move_start`); unless an ending of the value was said in between ("I handed in my notice
+  at Globex" between two "I work at Globex"): then it is another span, born closed at that
+  ending (`ended_at`), as a multi-valued repeat told before its ending is
+  (`ingest.graph.record_relation`).
 
 And a fact whose ender (`ingest.predicates.ENDED_BY`: "worked at Globex" for "works at
 Globex") is already known from a later chat is born closed there (`ended_at`), as a plan
@@ -80,8 +84,13 @@ async def row_in_force(s: AsyncSession, user_id: int, subject_id: int, predicate
 
 
 async def move_start(s: AsyncSession, user_id: int, row: Relation, at: datetime, drawer_id: int | None) -> None:
-    """``row``'s value was already said at ``at``: it starts there, with that turn as a source."""
-    await s.execute(update(Relation).where(Relation.id == row.id).values(valid_from=at))
+    """``row``'s value was already said at ``at``: it starts there, with that turn as a source
+    and as the one it is dated by (``source_drawer_id``), the earliest telling now. So purging
+    that turn's chat re-dates it to the first telling left, as in date order
+    (`ingest.relation_sources.forget_sources`); left on the later turn, the purge would keep
+    the moved date."""
+    moved = {"valid_from": at} if drawer_id is None else {"valid_from": at, "source_drawer_id": drawer_id}
+    await s.execute(update(Relation).where(Relation.id == row.id).values(**moved))
     await add_source(s, user_id, row.id, drawer_id)
 
 

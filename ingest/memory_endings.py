@@ -16,25 +16,39 @@ skip. Unlike the rule's, these candidates only end (``ends_only``): with no memo
 job, nothing is added, so a former employer told in passing ("I used to work at Globex") adds
 no memory, as the rules add none for past states. An ending that names nothing ("I quit my
 job today") is first named as the graph names it, the job on record (`named_endings`).
+
+Mining order is no statement order: a history imported newest first mines "I handed in my
+notice at Globex" (2024) before "I work at Globex" (2023). The ending then finds no memory to
+end, and the older statement would be added as current while the graph has the job closed.
+So a statement of a job the graph already records as ended after it was said is written as
+that ending says it, "No longer works at Globex", as mining in date order leaves it
+(`as_ended`); settled as the statement first, so a newer employer on record still makes it
+``outdated``. Read from the graph, which dates every ending, rather than kept from the
+ending mined first: kept, "I used to work at Globex" told in passing would be a memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from types import MappingProxyType
 
+import numpy as np
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import USER_ENTITY, RelationFact
 from ingest.graph import entity_slug
+from ingest.graph_history import ended_at
 from ingest.memory_candidates import SLOTS, MemoryCandidate
+from ingest.memory_reconcile import MemoryOp, said_when
 from ingest.relation_current import Named, name_current
 from loci.db import Database
 from loci.models import Entity
 from loci.relation_ends import ENDED_BY, ENDS_CURRENT
 
-__all__ = ["ENDING_CONFIDENCE", "SLOT_OF_PREDICATE", "ending_candidates", "named_endings"]
+__all__ = ["ENDING_CONFIDENCE", "SLOT_OF_PREDICATE", "as_ended", "ended_form", "ending_candidates", "named_endings"]
 
 SLOT_OF_PREDICATE: Mapping[str, str] = MappingProxyType({"works at": "employer"})
 """A graph predicate → the memory slot (`ingest.memory_candidates.SLOTS`) stating the same
@@ -55,6 +69,24 @@ _ENDED: Mapping[str, tuple[str, ...]] = MappingProxyType(
 """An ending predicate → the slotted predicates it ends (``worked at`` → ``works at``)."""
 
 
+_PREDICATE_OF_SLOT: Mapping[str, str] = MappingProxyType({slot: p for p, slot in SLOT_OF_PREDICATE.items()})
+
+
+def _ending(slot_name: str, value: str, turn_seqs: tuple[int, ...]) -> MemoryCandidate:
+    """The retraction ending ``slot_name``'s statement of ``value`` ("No longer works at Globex")."""
+    slot = SLOTS[slot_name]
+    stated = slot.template.format(value)
+    return MemoryCandidate(
+        category=slot.category,
+        content=f"No longer {stated[:1].lower()}{stated[1:]}",
+        confidence=ENDING_CONFIDENCE,
+        importance=3,
+        turn_seqs=turn_seqs,
+        retracts=stated,
+        ends_only=True,
+    )
+
+
 def ending_candidates(facts: Sequence[RelationFact]) -> list[MemoryCandidate]:
     """A retraction per ending the user stated about themselves, in the facts' order."""
     found: list[MemoryCandidate] = []
@@ -62,19 +94,58 @@ def ending_candidates(facts: Sequence[RelationFact]) -> list[MemoryCandidate]:
         if fact.subject != USER_ENTITY or not fact.value:
             continue
         for ended in _ENDED.get(fact.predicate, ()):
-            slot = SLOTS[SLOT_OF_PREDICATE[ended]]
-            stated = slot.template.format(fact.value)
-            found.append(
-                MemoryCandidate(
-                    category=slot.category,
-                    content=f"No longer {stated[:1].lower()}{stated[1:]}",
-                    confidence=ENDING_CONFIDENCE,
-                    importance=3,
-                    turn_seqs=(fact.turn_seq,),
-                    retracts=stated,
-                    ends_only=True,
-                )
+            found.append(_ending(SLOT_OF_PREDICATE[ended], fact.value, (fact.turn_seq,)))
+    return found
+
+
+def _stated(candidate: MemoryCandidate) -> tuple[str, str] | None:
+    """(slot, value) of a statement of a fact the graph ends (`SLOT_OF_PREDICATE`): ("employer",
+    "Globex") of "Works at Globex"; None for any other candidate."""
+    slot = candidate.slot
+    if slot is None or slot not in _PREDICATE_OF_SLOT or candidate.retracts is not None:
+        return None
+    before, after = SLOTS[slot].template.split("{}")
+    text = candidate.content
+    if not text.startswith(before) or not text.endswith(after) or len(text) <= len(before) + len(after):
+        return None
+    return slot, text[len(before) : len(text) - len(after)]
+
+
+def ended_form(candidate: MemoryCandidate) -> MemoryCandidate | None:
+    """What a statement of a job ("Works at Globex") is written as when the graph records the
+    job as ended after it was said (`as_ended`): "No longer works at Globex", with no slot and
+    ending nothing, as the ending, mined after it in date order, updates it to; None for a
+    statement of no such fact."""
+    stated = _stated(candidate)
+    if stated is None:
+        return None
+    return replace(_ending(*stated, candidate.turn_seqs), retracts=None, ends_only=False)
+
+
+async def as_ended(
+    s: AsyncSession,
+    user_id: int,
+    ops: Sequence[MemoryOp],
+    vectors: Mapping[str, np.ndarray],
+    said: Mapping[int, datetime] | None,
+) -> list[MemoryOp]:
+    """``ops`` with each add or update of a job the graph (this window's writes included) has
+    ended after it was said (``said``: turn seq → time) writing its `ended_form` instead, with
+    that form's vector from ``vectors`` (by content). Run in the window's transaction, after
+    reconciliation: a newer employer on record still makes the old statement ``outdated``."""
+    found = list(ops)
+    me: int | None = None
+    for i, op in enumerate(ops):
+        stated, form, at = _stated(op.candidate), ended_form(op.candidate), said_when(op.candidate, said)
+        if op.kind not in ("add", "update") or stated is None or form is None or at is None:
+            continue
+        me = me or await s.scalar(
+            select(Entity.id).where(
+                Entity.user_id == user_id, Entity.kind == USER_ENTITY.kind, Entity.slug == entity_slug(USER_ENTITY)
             )
+        )
+        if me is not None and await ended_at(s, user_id, me, _PREDICATE_OF_SLOT[stated[0]], stated[1], None, at):
+            found[i] = replace(op, candidate=form, vector=vectors.get(form.content))
     return found
 
 

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import RelationFact, TurnView
 from ingest.memory_candidates import MemoryCandidate
-from ingest.memory_endings import ending_candidates, named_endings
+from ingest.memory_endings import as_ended, ended_form, ending_candidates, named_endings
 from ingest.memory_grounding import grounded
 from ingest.memory_llm import ask_for_memories, to_ops
 from ingest.memory_proposals import divert
@@ -51,6 +51,8 @@ class PendingMemories:
     refused: int = 0
     calls: tuple[ChatResult, ...] = ()
     fallback: str | None = None
+    forms: tuple[tuple[str, np.ndarray], ...] = ()
+    """(content, vector) of each job statement's ended form (`embed_forms`)."""
 
     def only(self, seqs: frozenset[int]) -> PendingMemories:
         """What was stated in ``seqs`` (the turns this run writes; a run racing another
@@ -83,6 +85,14 @@ async def embed_candidates(
     return tuple((c, v, retracted.get(c.retracts) if c.retracts else None) for c, v in merged)
 
 
+async def embed_forms(embedder: Embedder, stated: Sequence[MemoryCandidate]) -> tuple[tuple[str, np.ndarray], ...]:
+    """The vectors of what each job statement is written as when the graph has the job ended
+    since (`ingest.memory_endings.ended_form`), embedded here, before the window's transaction
+    decides whether it is (`ingest.memory_endings.as_ended`)."""
+    texts = sorted({form.content for c in stated if (form := ended_form(c)) is not None})
+    return tuple(zip(texts, await embed_statements(embedder, texts), strict=True))
+
+
 SHOWN_TO_LLM = 20
 """Saved memories the LLM sees with a window: the ones nearest to what the user said."""
 
@@ -112,11 +122,13 @@ async def _offline(
 ) -> PendingMemories | None:
     """The rules' candidates and the graph's endings; after a failed LLM call, also what it
     cost and why it failed."""
-    candidates = [*extract_memory_candidates(turns), *endings]
+    stated = extract_memory_candidates(turns)
+    candidates = [*stated, *endings]
     if not candidates and fallback is None:
         return None
     embedded = await embed_candidates(deps.embedder, candidates)
-    return PendingMemories(embedded, "offline", calls=calls, fallback=fallback)
+    forms = await embed_forms(deps.embedder, stated)
+    return PendingMemories(embedded, "offline", calls=calls, fallback=fallback, forms=forms)
 
 
 async def _propose_with_llm(
@@ -140,7 +152,8 @@ async def _propose_with_llm(
     embedded = [replace(op, vector=v) for op, v in zip(ops, vectors, strict=True)]
     decided, invented = await grounded(embedded, said, lambda texts: embed_statements(deps.embedder, texts))
     ended = await embed_candidates(deps.embedder, endings) if endings else ()
-    return PendingMemories(ended, "llm", tuple(decided), refused + invented, tuple(calls))
+    forms = await embed_forms(deps.embedder, [op.candidate for op in decided])
+    return PendingMemories(ended, "llm", tuple(decided), refused + invented, tuple(calls), forms=forms)
 
 
 def _guarded(
@@ -193,7 +206,8 @@ async def settle(
     rest = [k for k in known if k.id not in taken]
     ops = reconcile(candidates, rest, deps.settings.memory.duplicate_similarity, said)
     memory = deps.settings.memory
-    writes = await divert(s, user_id, conversation_id, [*decided, *ops], pending.extractor, memory, tally, said)
+    settled = await as_ended(s, user_id, [*decided, *ops], dict(pending.forms), said)
+    writes = await divert(s, user_id, conversation_id, settled, pending.extractor, memory, tally, said)
     floor, kinds = memory.context_min_confidence, KindRule.of(memory)
     await apply_ops(
         s, user_id, conversation_id, writes, pending.extractor, tally, floor=floor, kinds=kinds, said=said or {}

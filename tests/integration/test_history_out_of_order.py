@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from ingest import MiningDeps
@@ -164,3 +165,98 @@ async def test_the_palace_lists_wings_by_date_whatever_order_they_were_mined_in(
     wings = (await client.get("/v1/palace", headers=user.headers)).json()["items"]
     starts = [w["first_at"] for w in wings]
     assert len(starts) > 1 and starts == sorted(starts), wings  # were newest mined first
+
+
+async def _facts(client: Client, user: UserHandle, via: str) -> list[tuple[str, str, str, str]]:
+    """The user's facts, found through the entity ``via``, as (predicate, value, from, to) days."""
+    me = (await timeline(client, user, await _entity(client, user, via)))[0]["subject_id"]
+    rows = await timeline(client, user, me)
+    return sorted((r["predicate"], r["object"], r["valid_from"][:10], (r["valid_to"] or "")[:10]) for r in rows)
+
+
+async def _both_orders(
+    deps: MiningDeps, new_user: NewUser, chats: Sequence[tuple[str, int, tuple[str, ...]]]
+) -> tuple[UserHandle, UserHandle]:
+    """Two users told ``chats``: one mined in date order, one newest first."""
+    in_order, newest_first = await new_user(), await new_user()
+    await _mine(deps, in_order, chats)
+    await _mine(deps, newest_first, chats[::-1])
+    return in_order, newest_first
+
+
+_HIRED, _QUIT = "I work at Globex, in the payments team.", "I handed in my notice at Globex today."
+_BACK = "I rejoined Globex today. I work at Globex again."
+
+
+@pytest.mark.parametrize(
+    ("said", "spans"),
+    [
+        # the first "works at" repeats the rejoined job's value (single-valued: `_tell_late`)
+        ((_HIRED, _QUIT, _BACK), [("worked at", 300, 500), ("works at", 100, 300), ("works at", 500, None)]),
+        # the first "worked at" repeats the last one's (multi-valued: `record_relation`)
+        ((_QUIT, _BACK, _QUIT), [("worked at", 100, 300), ("worked at", 500, None), ("works at", 300, 500)]),
+    ],
+)
+async def test_a_job_left_and_taken_again_keeps_both_spans_when_the_first_is_mined_last(
+    db: Database,
+    embedder: Embedder,
+    settings: Settings,
+    new_user: NewUser,
+    client: Client,
+    said: tuple[str, str, str],
+    spans: list[tuple[str, int, int | None]],
+) -> None:
+    """The first telling repeats the last span's value, but the ending said between them (the
+    notice, the rejoin) ends it: another span, not the last one starting earlier (which left
+    both open, over the span between)."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    chats = tuple((f"c{day}", day, (text,)) for day, text in zip((100, 300, 500), said, strict=True))
+    in_order, newest_first = await _both_orders(deps, new_user, chats)
+    told = await _facts(client, in_order, "Globex")
+    assert [(p, start, end) for p, _, start, end in told] == [
+        (p, _day(start), _day(end) if end is not None else "") for p, start, end in spans
+    ], told
+    assert await _facts(client, newest_first, "Globex") == told
+
+
+async def test_a_job_mined_after_its_ending_is_remembered_as_ended(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """The notice mined first ends no memory (none says the job yet); the older "I work at
+    Globex" mined after it must not then be remembered as current while the graph has it closed."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    chats = (
+        ("hired", 100, ("I work at Globex as a data analyst.",)),
+        ("quit", 500, ("I handed in my notice at Globex today.",)),
+    )
+    in_order, newest_first = await _both_orders(deps, new_user, chats)
+    remembered = []
+    for user in (in_order, newest_first):
+        listed = (await client.get("/v1/memories", params={"limit": 100}, headers=user.headers)).json()["items"]
+        remembered.append(sorted((m["content"], m["layer"]) for m in listed))
+    assert ("No longer works at Globex", "knowledge") in remembered[0], remembered[0]
+    assert remembered[1] == remembered[0]
+    block = (await client.get("/v1/context", headers=newest_first.headers)).json()["block"]
+    assert "Works at Globex" not in block, block
+
+
+async def test_purging_the_chat_that_moved_a_start_earlier_dates_the_fact_by_the_turn_left(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """ "Dating Sofia" in January mined after "my girlfriend Sofia" in May moves her start to
+    January; purging January's chat must take that date with it, as it does mined in order."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    chats = (
+        ("jan", 700, ("Marta and I broke up. I'm dating Sofia now.",)),
+        ("may", 820, ("My girlfriend Sofia moved with me to Berlin.",)),
+    )
+    users = await _both_orders(deps, new_user, chats)
+    for user in users:
+        assert [f for f in await _facts(client, user, "Sofia") if f[0] == "partner"] == [
+            ("partner", "Sofia", _day(700), "")
+        ]
+        purged = await client.delete("/v1/conversations/jan", params={"purge": "true"}, headers=user.headers)
+        assert purged.status_code < 300, purged.text
+    told = await _facts(client, users[0], "Sofia")
+    assert [f for f in told if f[0] == "partner"] == [("partner", "Sofia", _day(820), "")], told
+    assert await _facts(client, users[1], "Sofia") == told
