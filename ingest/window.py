@@ -231,11 +231,12 @@ async def _rooms_for(
     thirty seconds after a New York evening question is that evening's); after a gap a turn
     joins its own day's room. Each room spans its turns' first to last instant."""
     key_of: dict[int, str] = {}
-    key, last = "", None
+    key, last, runs = "", None, 0
     for p in sorted(plans, key=lambda p: p.turn.created_at):
         at = p.turn.created_at
-        if last is None or at - last > ROOM_GAP:
-            key = p.day
+        if last is None or at - last > ROOM_GAP:  # each unbroken run is placed on its own: two runs
+            runs += 1  # of one day meet in `resolve_room`'s day room, wherever the window was cut
+            key = f"{p.day}#{runs}"
         key_of[p.turn.seq], last = key, at
     by_key: dict[str, list[datetime]] = {}
     for p in plans:

@@ -180,6 +180,35 @@ async def test_a_reply_stamped_z_stays_in_the_room_of_its_question(
     assert len(set(rooms.values())) == 1 and len(rooms) == len(said), rooms
 
 
+async def test_the_rooms_do_not_depend_on_where_mining_was_cut(
+    client: Client, db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """A chat past midnight, mined, then two more turns appended: 00:10 (continuing the evening)
+    and 09:00 (a new morning). The window's two runs were one group keyed by its first turn's
+    day, placed once from 00:10, so the morning joined the evening's room; mined in one go it
+    got its own. Each run is placed on its own now, so both ways give the same rooms."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    said = [
+        ("I am planning a garden with tomatoes and basil.", "2024-03-10T23:30:00Z"),
+        ("Tomatoes need a sunny garden bed.", "2024-03-10T23:31:00Z"),
+        ("Should the basil go in pots?", "2024-03-11T00:10:00Z"),
+        ("Good morning, I bought a new bicycle for the commute.", "2024-03-11T09:00:00Z"),
+    ]
+    turns = [{"role": "user", "content": content, "created_at": at} for content, at in said]
+    rooms: list[dict[str, str]] = []
+    for name, first in (("whole", 4), ("appended", 2)):
+        user = await new_user(f"tz-cut-{name}")
+        conv_id = await _mine(client, db, deps, user, name, turns[:first])
+        if first < len(turns):
+            await _post(client, user, f"/v1/conversations/{name}/turns", {"turns": turns[first:]})
+            await mine_conversation(deps, conv_id)
+        async with db.user_session(user.id) as s:
+            rows = await s.execute(select(Drawer.content, Room.label).join(Room, Room.id == Drawer.room_id))
+            rooms.append({content: label.split(" · ")[0] for content, label in rows.all()})
+    assert rooms[0] == rooms[1], rooms
+    assert rooms[0][said[3][0]] == "2024-03-11" and rooms[0][said[2][0]] == "2024-03-10", rooms
+
+
 async def test_the_python_client_sends_a_datetime_with_its_offset(client: Client, new_user: NewUser) -> None:
     """`loci_client.Turn` takes the `datetime` an app has (it refused one: "should be a valid
     string"), sent with its offset, which comes back as it went."""
