@@ -211,6 +211,12 @@ PROSE = [
     # a user's planning question names days: "the 1st" is June 1st ("or the 15th" has no word placing it)
     day(MAY, "Is it better to go after the 1st or the 15th?", "2024-06-01"),
     day(MAY, "the rent is due by 6/1", "2024-06-01"),
+    # tenths, twelfths and scores after a bare "by"/"for" (third review)
+    none("Reduce the dose by 1/10.", MAY, "assistant"),
+    none("Cut the price by 1/10."),
+    none("I'd rate the movie for 9/10."),
+    none("Sold for 1/12."),
+    day(MAY, "the essay is due by 1/10", "2025-01-10"),
 ]
 
 # Real dates the guards above dropped (second review): "by" and "for" before a day, a pointing verb's

@@ -74,7 +74,10 @@ _BEFORE_APOSTROPHE = re.compile(
 _CONTEXT_SLASH = _CONTEXT_DAY
 _DEADLINE_BY = re.compile(r"\b(?:due|ready|done|back|finished|paid)\s+by\s+$", re.I)  # "due by 5/6" is May 6th
 _FRACTION_LEAD = re.compile(r"\b(?:by|for)\s+$", re.I)
-_FRACTION_DENOMINATOR = 8
+_FRACTION_DENOMINATORS = frozenset({2, 3, 4, 5, 6, 8, 10, 12, 16})
+"""What follows a bare "by" or "for" as a fraction or a score, not a date ("by 1/3", "by 1/10",
+"rated it for 7/10", "sold for 1/12"): halves to sixteenths, tenths and twelfths. "for 3/10"
+booked as March 10th is lost with them; a deadline word before "by" keeps it ("due by 1/10")."""
 # "on the 1st and 2nd floors": a list of ordinals is read up to the noun it counts
 _LISTED_ORDINAL = re.compile(r"\s*(?:,\s*)?(?:and|or|&|,)\s+(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b", re.I)
 # "click on the 3rd", "focus on the 2nd": an item of a list on a screen or in a text, not a day. Only
@@ -154,7 +157,7 @@ def _day_slash_month(m: re.Match[str], anchor: datetime, forward: bool) -> Resol
     a, b = int(m["a"]), int(m["b"])
     if (a, b) == (24, 7) or not (_before(m, _CONTEXT_SLASH) and _AFTER_DAY.match(m.string, m.end())):
         return None  # "on 24/7 call" is always, not July 24th
-    if a < b <= _FRACTION_DENOMINATOR and _before(m, _FRACTION_LEAD) and not _before(m, _DEADLINE_BY, 20):
+    if a < b and b in _FRACTION_DENOMINATORS and _before(m, _FRACTION_LEAD) and not _before(m, _DEADLINE_BY, 20):
         return None  # "cut the sugar by 1/2", "for 3/4 the price"
     month, day = (b, a) if a > 12 else (a, b)  # US month-first unless it cannot be, as `_grammar._numeric_date`
     return _day(cal.month_day(anchor.date(), month, day, forward=forward))
