@@ -132,7 +132,9 @@ async def as_ended(
     """``ops`` with each add or update of a job the graph (this window's writes included) has
     ended after it was said (``said``: turn seq → time) writing its `ended_form` instead, with
     that form's vector from ``vectors`` (by content). Run in the window's transaction, after
-    reconciliation: a newer employer on record still makes the old statement ``outdated``."""
+    reconciliation: a newer employer on record still makes the old statement ``outdated``. An
+    ending dated the same day counts ("I work at Globex", then "I handed in my notice today"
+    minutes later: the notice is dated from the day's start, before the statement)."""
     found = list(ops)
     me: int | None = None
     for i, op in enumerate(ops):
@@ -144,7 +146,8 @@ async def as_ended(
                 Entity.user_id == user_id, Entity.kind == USER_ENTITY.kind, Entity.slug == entity_slug(USER_ENTITY)
             )
         )
-        if me is not None and await ended_at(s, user_id, me, _PREDICATE_OF_SLOT[stated[0]], stated[1], None, at):
+        day_start = at.replace(hour=0, minute=0, second=0, microsecond=0)  # "my notice today" starts the day
+        if me is not None and await ended_at(s, user_id, me, _PREDICATE_OF_SLOT[stated[0]], stated[1], None, day_start):
             found[i] = replace(op, candidate=form, vector=vectors.get(form.content))
     return found
 

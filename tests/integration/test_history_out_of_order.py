@@ -240,6 +240,22 @@ async def test_a_job_mined_after_its_ending_is_remembered_as_ended(
     assert "Works at Globex" not in block, block
 
 
+async def test_a_job_ended_today_in_the_chat_that_states_it_is_remembered_as_ended(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    """ "I work at Globex", then minutes later "I handed in my notice today": the graph closes the
+    job, but the notice is dated from the day's start, before the statement, so the memory
+    stayed "Works at Globex" (a review of the fix above)."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    user = await new_user("ended-today")
+    await mine_chat(
+        deps, user, "today", ("I work at Globex as a data analyst.", "I handed in my notice at Globex today."), day=300
+    )
+    listed = (await client.get("/v1/memories", params={"limit": 100}, headers=user.headers)).json()["items"]
+    contents = [m["content"] for m in listed]
+    assert "No longer works at Globex" in contents and "Works at Globex" not in contents, contents
+
+
 async def test_purging_the_chat_that_moved_a_start_earlier_dates_the_fact_by_the_turn_left(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
 ) -> None:
