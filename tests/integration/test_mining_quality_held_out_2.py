@@ -1,0 +1,65 @@
+"""Offline mining scored on a second set of labelled chats the rules were never tuned on.
+
+`tests/fixtures/mining_quality_held_out_2/` (10 chats, 102 turns, January to October 2026: one
+invented physiotherapist in Winnipeg with a partner, a brother, a sister and their mother,
+friends, colleagues, two managers, a neighbour, a dog and a cat; a promotion, a move to Halifax
+and a new employer; a car sold and another bought, a bike stolen and replaced, a phone and a
+laptop replaced; a ski trip with a sprained ankle, a planned trip to Oaxaca; a thyroid diagnosis,
+its medication, a penicillin allergy, a vegetarian diet, likes and dislikes) was written on
+2026-11-30 by a helper (tag ho2) working blind: it read only `mining_quality.py`, the code of
+`test_mining_quality_held_out.py`, the first fixture's `about` text, one chat's labels and the
+list of predicate names the labels use; not `ingest/`, `loci/people_roles.py`, `loci/timexpr`,
+their unit tests, or any fixture's chats. The chats are typed as people type to an assistant
+(lower case, slang, typos, facts in passing) and labelled with what a careful reader expects,
+before any measurement; no label was changed after seeing what mining stored.
+
+Measured on commit b26648a (and identically on the working tree that day): entity type
+precision 0.559, entity recall 0.737, relation recall 0.274, timelines right 0 of 7; all three
+below issue #20's bars of 0.9 / 0.8 / 0.7. The floors below pin those figures rounded down, so
+a regression fails; raise them as the rules improve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from ingest import MiningDeps
+from ingest.names import name_key
+from loci.db import Database
+from loci.embedder import Embedder
+from loci.settings import Settings
+from tests.conftest import UserHandle
+from tests.integration.mining_quality import load_fixture, mine, score, stored
+
+NewUser = Callable[..., Awaitable[UserHandle]]
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_2" / "conversations.json"
+TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES = 0.55, 0.73, 0.27, 0
+"""What the set reaches as measured on b26648a (see the module doc), rounded down, so a regression fails;
+all below the issue's bars of 0.9 / 0.8 / 0.7."""
+
+
+async def test_offline_mining_on_the_second_held_out_chats(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    data = load_fixture(FIXTURE)
+    assert sum(len(c["turns"]) for c in data["conversations"]) >= 90
+    user = await new_user()
+    await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
+    entities, facts, by_subject = await stored(db, user.id)
+    result = score(data["conversations"], entities, facts)
+    lines: list[bool] = []
+    seen: dict[str, list[str | None]] = {}
+    for line in data["timelines"]:
+        rows = sorted(by_subject.get(f"{name_key(line['entity'])}|{line['predicate']}", []), key=lambda r: r.valid_from)
+        closed = [r.valid_to for r in rows] == [r.valid_from for r in rows[1:]] + [None]
+        lines.append([r.object_value for r in rows] == line["values"] and closed)
+        seen[f"{line['entity']}|{line['predicate']}"] = [r.object_value for r in rows]
+    print(result.report(), f"\n  timelines right: {sum(lines)} of {len(lines)}: {seen}")
+    print("  stored:", sorted(f"{e.kind}:{e.name}" for e in entities))
+    print("  facts:", sorted(f"{f.subject} —{f.predicate}→ {f.object}" for f in facts))
+    assert result.type_precision >= TYPE_PRECISION, result.report()
+    assert result.entity_recall >= ENTITY_RECALL, result.report()
+    assert result.relation_recall >= RELATION_RECALL, result.report()
+    assert sum(lines) >= TIMELINES, lines
