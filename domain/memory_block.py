@@ -1,10 +1,10 @@
 """The session-start block's text: chosen memories in categories, within token budgets.
 
 Pure (no database), so its rules are unit-tested directly. The text must stay
-byte-identical between calls until a memory changes, because apps put it at the start
-of the prompt and providers cache prompt prefixes: nothing in it ticks (no "now", no
-ages), every order is a total order over stored values, and tokens come from a counter
-that is a pure function of the text.
+byte-identical between calls until a memory changes (or the user's time zone, on which its
+dates are read), because apps put it at the start of the prompt and providers cache prompt
+prefixes: nothing in it ticks (no "now", no ages), every order is a total order over stored
+values, and tokens come from a counter that is a pure function of the text.
 
 Layout::
 
@@ -39,9 +39,10 @@ to spaces, so every memory is exactly one ``- `` line) or hide behind bidi contr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 
 from retrieval import LABEL_CHARS, plain
 
@@ -83,12 +84,13 @@ def bullet(text: str) -> str:
     return "- " + plain(text, max(len(text), 1))
 
 
-def entry_line(e: BlockEntry) -> str:
+def entry_line(e: BlockEntry, zone: tzinfo = UTC) -> str:
     """The entry's bullet; one learned from a conversation says when it was said
     (``- Lives in Porto (said 2026-03-14)``), so a model weighs an old statement as old,
-    whenever it was mined."""
+    whenever it was mined: the day on ``zone``'s clock, the user's own (`loci.zones`; UTC
+    when unset), so a chat at 22:30 in New York is said that day, not the UTC day after."""
     line = bullet(e.text)
-    return line if e.said_at is None else f"{line} (said {e.said_at:%Y-%m-%d})"
+    return line if e.said_at is None else f"{line} (said {e.said_at.astimezone(zone):%Y-%m-%d})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,8 @@ class BlockEntry:
     valid_from: datetime
     said_at: datetime | None = None
     """When a memory learned from a conversation was said (its turn); None for one written on
-    purpose. Its line ends with the date (`entry_line`): a stored value, so the block never ticks."""
+    purpose. Its line ends with the date (`entry_line`): a stored value read on the user's zone,
+    so the block never ticks (a change of zone changes it, as a memory's change does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,26 +188,32 @@ def _counter(count_tokens: TokenCounter, lines: Sequence[str]) -> Callable[[str]
 
 
 def render_block(
-    entries: Sequence[BlockEntry], revision: int, budget: BlockBudget, count_tokens: TokenCounter
+    entries: Sequence[BlockEntry],
+    revision: int,
+    budget: BlockBudget,
+    count_tokens: TokenCounter,
+    zone: tzinfo = UTC,
 ) -> Block:
-    """The block for ``entries`` at ``revision`` within ``budget`` (see the module docstring)."""
+    """The block for ``entries`` at ``revision`` within ``budget`` (see the module docstring),
+    its dates on ``zone``'s clock (`entry_line`)."""
+    line_of = functools.partial(entry_line, zone=zone)
     by_category: dict[str, list[BlockEntry]] = {}
     for e in sorted(entries, key=entry_order):
         by_category.setdefault(e.category, []).append(e)
     order = category_order(budget.categories, list(by_category))
     frame = [open_tag(revision), PREAMBLE, CLOSE]
-    cost = _counter(count_tokens, [*frame, *map(heading, order), *map(entry_line, entries)])
+    cost = _counter(count_tokens, [*frame, *map(heading, order), *map(line_of, entries)])
     alloc = _Allocation(budget, cost, sum(map(cost, frame)))
     for category in order:
         for e in by_category[category]:
             if e.layer == "core":
-                alloc.force(category, entry_line(e))
+                alloc.force(category, line_of(e))
     named = [c for c in order if c in budget.per_category]
     shared = [c for c in order if c not in budget.per_category]
     shown = sum(1 for e in entries if e.layer == "core")
     for category in (*named, *shared):
         for e in by_category[category]:
-            if e.layer != "core" and alloc.offer(category, entry_line(e)):
+            if e.layer != "core" and alloc.offer(category, line_of(e)):
                 shown += 1
     if not alloc.lines:
         return Block("", 0, (), len(entries))

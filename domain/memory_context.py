@@ -54,6 +54,7 @@ from domain.memory_scope import (
 )
 from loci.db import Database
 from loci.settings import MemorySettings
+from loci.zones import zone_of
 
 __all__ = ["CategoryOut", "ContextOut", "ContextQuery", "SessionContext", "etag_matches", "session_context"]
 
@@ -116,8 +117,8 @@ _ROWS_AS_OF = (
 )
 _READ = """
 WITH scope AS ({scope}){reached}
-SELECT scope.*, r.revision, m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from,
-       m.said_at
+SELECT scope.*, r.revision, (SELECT z.time_zone FROM memory_settings z WHERE z.user_id = :uid) AS time_zone,
+       m.id, m.category, m.layer, m.content, m.summary, m.pinned, m.importance, m.valid_from, m.said_at
 FROM scope
 CROSS JOIN {revision} AS r
 LEFT JOIN memories m ON m.user_id = :uid AND {valid} AND m.layer = ANY(:layers)
@@ -177,16 +178,18 @@ leaves only the shared memories, as ``visible(None, ...)`` does, and the user-wi
 both to the same behaviour."""
 
 _SCOPE_COLUMNS = 4
-"""`SCOPE_SQL`'s columns, first in every row of `_READ`."""
+"""`SCOPE_SQL`'s columns, first in every row of `_READ`; the revision and the user's zone follow."""
+_MEMORY_COLUMNS = _SCOPE_COLUMNS + 2
+"""Where a row's memory begins."""
 
 
 async def _read(
     db: Database, query: ContextQuery, settings: MemorySettings
-) -> tuple[AgentScope, int, list[BlockEntry]]:
-    """The agent's scope, the revision and the visible rows in one statement (see the
-    module docstring). Categories the agent may not see, and those no block shows
-    (`MemorySettings.category_reach`), are never read; those it gets by recall only
-    (``rag``) are dropped here, by the scope the same row carries."""
+) -> tuple[AgentScope, int, str | None, list[BlockEntry]]:
+    """The agent's scope, the revision, the user's zone (the block's dates are its days) and
+    the visible rows in one statement (see the module docstring). Categories the agent may
+    not see, and those no block shows (`MemorySettings.category_reach`), are never read;
+    those it gets by recall only (``rag``) are dropped here, by the scope the same row carries."""
     statement = _READS[query.as_of is not None, query.agent_id is not None]
     bind = {
         "uid": query.user_id, "quiet": list(NON_REVISION_EVENTS), "moved": BLOCK_CHANGE, "outside": OUTSIDE_BLOCK,
@@ -204,11 +207,11 @@ async def _read(
     entries = [
         BlockEntry(mid, category, layer, shown_text(content, summary), pinned, importance, valid_from, said_at)
         for mid, category, layer, content, summary, pinned, importance, valid_from, said_at in (
-            row[_SCOPE_COLUMNS + 1 :] for row in result
+            row[_MEMORY_COLUMNS:] for row in result
         )
         if mid is not None and category not in left_out
     ]
-    return scope, int(result[0][_SCOPE_COLUMNS] or 0), entries
+    return scope, int(result[0][_SCOPE_COLUMNS] or 0), result[0][_SCOPE_COLUMNS + 1], entries
 
 
 def _left_out(scope: AgentScope, settings: MemorySettings) -> frozenset[str]:
@@ -234,8 +237,8 @@ async def session_context(
     db: Database, settings: MemorySettings, count_tokens: TokenCounter, query: ContextQuery
 ) -> SessionContext:
     """The block for ``query`` (see the module docstring), with its delta and ETag."""
-    scope, revision, entries = await _read(db, query, settings)
-    block: Block = render_block(entries, revision, budget_of(settings), count_tokens)
+    scope, revision, zone, entries = await _read(db, query, settings)
+    block: Block = render_block(entries, revision, budget_of(settings), count_tokens, zone_of(zone))
     delta: list[str] = []
     if query.since_rev is not None and query.since_rev < revision:
         delta = await memory_delta(

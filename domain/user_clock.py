@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.db import Database
 from loci.memory_writes import transaction_now
 from loci.models import MemorySettings
 from loci.zones import on_clock
 
-__all__ = ["in_utc", "user_zone", "users_now"]
+__all__ = ["in_utc", "user_zone", "users_now", "zone_setting"]
 
 _ZONE = "loci.user_zone"
 """Where a session keeps the zone it read (``session.info``): a write reads it at most once."""
@@ -32,6 +33,17 @@ async def user_zone(s: AsyncSession, user_id: int) -> str | None:
         found = select(MemorySettings.time_zone).where(MemorySettings.user_id == user_id)
         s.info[key] = (await s.execute(found)).scalar_one_or_none()
     zone: str | None = s.info[key]
+    return zone
+
+
+_ZONE_READ = text("SELECT time_zone FROM memory_settings WHERE user_id = :uid")
+
+
+async def zone_setting(db: Database, user_id: int) -> str | None:
+    """The user's zone setting (None: unset) in one read-only round trip (`Database.user_reads`),
+    for an adapter that holds no session: the /memory pages date what they show on it."""
+    (rows,) = await db.user_reads(user_id, [(_ZONE_READ, {"uid": user_id})])
+    zone: str | None = rows[0][0] if rows else None
     return zone
 
 

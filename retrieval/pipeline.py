@@ -12,7 +12,6 @@ import asyncio
 import functools
 import logging
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,7 @@ from retrieval.memory_search import (
 )
 from retrieval.params import GroupBy, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse, has_words, on_users_clock
+from retrieval.query import MessageReading, has_words, on_clock_of, read_message, users_clock
 from retrieval.rehydrate import serve_cached
 from retrieval.render import RenderItem, render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
@@ -64,8 +63,8 @@ def _skip(reason: str, config: RetrievalConfig, clock: Clock, stats: RecallStats
     return RecallResponse(items=(), context=None, timings_ms=timings, preset=config.name, skipped=reason, stats=stats)
 
 
-def _wants_sub_queries(config: RetrievalConfig, analysis: QueryAnalysis) -> bool:
-    return bool(analysis.sub_queries) and config.sub_query_weight > 0 and Signal.SEMANTIC in config.signals
+def _wants_sub_queries(config: RetrievalConfig, reading: MessageReading) -> bool:
+    return bool(reading.sub_queries) and config.sub_query_weight > 0 and Signal.SEMANTIC in config.signals
 
 
 async def _rerank(
@@ -195,11 +194,13 @@ class _Ranked:
 
 @dataclass(frozen=True, slots=True)
 class _Search:
-    """One search's inputs beside the request: the message's analysis and depth, the query
+    """One search's inputs beside the request: the message's reading and depth, the query
     vectors being computed, and the cache's state (``miss``, or None without one)."""
 
     config: RetrievalConfig
-    analysis: QueryAnalysis
+    reading: MessageReading
+    """The message read before its clock is known (`retrieval.query.read_message`); `_rank`
+    dates it once the controls bring the user's zone."""
     depth: Depth
     embedding: asyncio.Task[np.ndarray] | None
     cache: str | None
@@ -209,7 +210,7 @@ async def _rank(
     session: AsyncSession, request: RecallRequest, search: _Search, clock: Clock, db: Database
 ) -> _Ranked | str:
     """Controls, signals, fusion and hydration inside one transaction; a string is a skip reason."""
-    config, analysis, embedding = search.config, search.analysis, search.embedding
+    config, embedding = search.config, search.embedding
     memory_cap = config.palace_count_cap if config.memories is not None else 0
     controls = await load_controls(session, request.user_id, request.agent_id, config.palace_count_cap, memory_cap)
     clock.stage("controls", 1, 1)
@@ -217,7 +218,8 @@ async def _rank(
         return "memory disabled for this user"
     if not controls.agent_enabled:
         return "recall disabled for this agent"
-    analysis = on_users_clock(analysis, request.now, controls.time_zone, config.query_terms)
+    analysis = on_clock_of(search.reading, users_clock(request.now, controls.time_zone))
+    clock.stage("analyse", 1, len(analysis.spans))  # the dating: one more piece of the message's analysis
     per_room = config.room_turns if request.group_by is GroupBy.ROOM else 1
     top_k = asked = search.depth.resolve(controls.top_k)
     limit = max(request.candidate_limit, top_k * per_room)
@@ -302,12 +304,12 @@ async def _search(
     short one. The log row is queued (`retrieval.log_queue`), never written in the
     recall's transaction.
     """
-    analysis = analyse(request.message, request.now or datetime.now(UTC), config.query_terms)
-    texts = [request.message, *(analysis.sub_queries if _wants_sub_queries(config, analysis) else ())]
+    reading = read_message(request.message, config.query_terms)  # dated in `_rank`, on the user's clock
+    texts = [request.message, *(reading.sub_queries if _wants_sub_queries(config, reading) else ())]
     needs_vector = any(SIGNALS[s].needs_vector for s in config.signals)
     embedding = asyncio.create_task(embed_texts(deps.embedder, texts)) if needs_vector else None
     clock.stage("analyse", 1, len(texts))
-    search = _Search(config, analysis, depth, embedding, cache)
+    search = _Search(config, reading, depth, embedding, cache)
     try:
         async with deps.db.user_session(request.user_id) as session:
             bookkeeping(session)  # it writes nothing (the log row is queued): no flush, no check

@@ -19,6 +19,7 @@ from loci.zones import on_clock
 from retrieval.answer_type import AnswerKind, answer_kind
 
 __all__ = [
+    "MessageReading",
     "QueryAnalysis",
     "about_assistant",
     "about_now",
@@ -28,9 +29,11 @@ __all__ = [
     "has_words",
     "is_trivial",
     "keyword_terms",
-    "on_users_clock",
+    "on_clock_of",
     "or_tsquery",
+    "read_message",
     "sub_queries",
+    "users_clock",
 ]
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -177,42 +180,71 @@ class QueryAnalysis:
     """The message asks how things stand now ("who is my manager?"), see `about_now`."""
 
 
-def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
-    """Terms (the first ``max_terms``, `RetrievalConfig.query_terms` in recall), time
-    spans, clauses and whether the message asks about the assistant's words."""
-    terms = keyword_terms(message, max_terms)
+@dataclass(frozen=True, slots=True)
+class MessageReading:
+    """What a message says on any clock: its words, clauses and hints. Recall reads it first,
+    so the query vectors of its clauses start at once, and dates it (`on_clock_of`) once the
+    clock is known: the user's zone comes with recall's controls (`users_clock`)."""
+
+    message: str
+    words: tuple[str, ...]
+    """Its content words (`keyword_terms`, the first ``max_terms``), time words still in."""
+    about_assistant: bool
+    sub_queries: tuple[str, ...]
+    answer_kind: AnswerKind | None
+    about_user: bool
+
+
+def read_message(message: str, max_terms: int | None = None) -> MessageReading:
+    """The clock-free part of `analyse`: terms (the first ``max_terms``,
+    `RetrievalConfig.query_terms` in recall), clauses, and the hints no date changes."""
+    return MessageReading(
+        message=message,
+        words=tuple(keyword_terms(message, max_terms)),
+        about_assistant=about_assistant(message),
+        sub_queries=sub_queries(message),
+        answer_kind=answer_kind(message),
+        about_user=about_user(message),
+    )
+
+
+def on_clock_of(reading: MessageReading, now: datetime) -> QueryAnalysis:
+    """``reading`` dated on the clock of ``now``: its time spans, the terms they leave, and
+    whether it asks about what is over (`about_past`) or how things stand now (`about_now`)."""
+    message = reading.message
     found = find_time_expressions(message, now, prefer="past")  # a question asks about what happened
     span_words = {w for s in found for w in _words(s.text)}
     # "Lately" / "recently" name no period (a 30-day guess would hide older memories that
     # still answer "I've been feeling nostalgic lately"); the recency prior covers them.
     spans = tuple(s for s in found if s.granularity != "fuzzy")
     # "last week" must not make every drawer containing "week" a keyword match.
-    terms = [t for t in terms if t not in span_words]
+    terms = [t for t in reading.words if t not in span_words]
     return QueryAnalysis(
         message=message,
         terms=tuple(terms),
         tsquery=or_tsquery(terms),
         spans=spans,
-        about_assistant=about_assistant(message),
-        sub_queries=sub_queries(message),
+        about_assistant=reading.about_assistant,
+        sub_queries=reading.sub_queries,
         about_past=(past := about_past(message, found, now)),
-        answer_kind=answer_kind(message),
-        about_user=about_user(message),
+        answer_kind=reading.answer_kind,
+        about_user=reading.about_user,
         about_now=about_now(message, found, past),
     )
 
 
-def on_users_clock(
-    analysis: QueryAnalysis, now: datetime | None, zone: str | None, max_terms: int | None = None
-) -> QueryAnalysis:
-    """``analysis`` read again on the user's own zone (`loci.zones`, read with recall's
-    controls) when the request brought no ``now``: "yesterday" asked at 08:00 in Tokyo is
-    Tokyo's yesterday, not the UTC one. Read first on UTC, before the settings are known, so
-    the query vectors start at once; the message's clauses do not depend on the clock, so
-    the vectors stay right. With ``now`` (its offset is the asker's clock) or no zone set: as it was."""
-    if now is not None or zone is None:
-        return analysis
-    return analyse(analysis.message, on_clock(datetime.now(UTC), zone), max_terms)
+def analyse(message: str, now: datetime, max_terms: int | None = None) -> QueryAnalysis:
+    """Terms (the first ``max_terms``, `RetrievalConfig.query_terms` in recall), time
+    spans, clauses and whether the message asks about the assistant's words: `read_message`
+    dated by `on_clock_of`."""
+    return on_clock_of(read_message(message, max_terms), now)
+
+
+def users_clock(now: datetime | None, zone: str | None) -> datetime:
+    """The clock a recall dates its message on: the request's ``now`` (its offset is the
+    asker's clock), else the present on the user's own zone (`loci.zones`, read with recall's
+    controls), UTC when none is set: "yesterday" asked at 08:00 in Tokyo is Tokyo's yesterday."""
+    return now if now is not None else on_clock(datetime.now(UTC), zone)
 
 
 def about_assistant(message: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -44,7 +44,7 @@ from retrieval.memory_search import (
 )
 from retrieval.params import MemorySearchParams, Signal
 from retrieval.presets import get_preset
-from retrieval.query import QueryAnalysis, analyse, on_users_clock
+from retrieval.query import MessageReading, QueryAnalysis, on_clock_of, read_message, users_clock
 from retrieval.request import RecallDeps, RecalledDrawer, RecalledMemory
 from retrieval.stages import Clock, derived_lists, drawer_signals, embed_texts, fuse_drawers, superseded_among
 from retrieval.store import Controls, hydrate, load_controls
@@ -181,7 +181,7 @@ async def _ranked(
     deps: RecallDeps,
     request: ScopedQuery,
     config: RetrievalConfig,
-    analysis: QueryAnalysis,
+    reading: MessageReading,
     embedding: asyncio.Task[np.ndarray],
     clock: Clock,
 ) -> ScopedResult:
@@ -193,7 +193,8 @@ async def _ranked(
     clock.stage("controls", 1, 1)
     if not controls.enabled:
         return ScopedResult((), clock.total(), MEMORY_DISABLED)
-    analysis = on_users_clock(analysis, request.now, controls.time_zone, config.query_terms)
+    analysis = on_clock_of(reading, users_clock(request.now, controls.time_zone))
+    clock.stage("analyse", 1, len(analysis.spans))  # the dating: one more piece of the query's analysis
     plan = _memory_plan(request, config, controls, max(request.candidate_limit, request.top_k), analysis.about_past)
     aside = asyncio.create_task(search_aside(deps.db, plan, analysis, embedding)) if plan is not None else None
     try:
@@ -228,13 +229,13 @@ async def scoped_query(deps: RecallDeps, request: ScopedQuery) -> ScopedResult:
     config = request.config if request.config is not None else get_preset(deps.settings.retrieval.preset)
     if request.drawers is None and request.memories is None:
         return ScopedResult((), clock.total(), "nothing in scope")
-    analysis = analyse(request.query, request.now or datetime.now(UTC), config.query_terms)
+    reading = read_message(request.query, config.query_terms)  # dated in `_ranked`, on the user's clock
     embedding = asyncio.create_task(embed_texts(deps.embedder, [request.query]))
     clock.stage("analyse", 1, 1)
     try:
         async with deps.db.user_session(request.user_id) as session:
             bookkeeping(session)  # a read: its log row, if any, changes no memory
-            result = await _ranked(session, deps, request, config, analysis, embedding, clock)
+            result = await _ranked(session, deps, request, config, reading, embedding, clock)
     finally:
         if not embedding.done():
             embedding.cancel()

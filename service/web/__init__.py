@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from litestar import Router
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
@@ -25,6 +28,7 @@ __all__ = [
     "WEB_HANDLERS",
     "Section",
     "add_page_headers",
+    "on_page_clock",
     "route_misses",
     "template_config",
     "web_router",
@@ -66,14 +70,28 @@ SECTIONS = (
 )
 """The page's tabs, in order: a new view (memories, profile) is one row here."""
 
+
+def on_page_clock(show: Callable[..., str]) -> Callable[..., str]:
+    """``show`` (a function of `humanize` or `memory_text` taking ``zone``) as a filter that
+    dates on the page's clock: the ``zone`` its handler put in the template's context (the
+    user's own, `service.web.session.PageUser`), None (UTC; a room on its sender's day) on a
+    page that put none. The zone travels by value from the handler; the function stays pure."""
+
+    @pass_context
+    def on_clock(context: Context, value: Any, *args: Any, **kwargs: Any) -> str:
+        return show(value, *args, zone=context.get("zone"), **kwargs)
+
+    return on_clock
+
+
 FILTERS = {
     "plural": humanize.plural,
-    "human_date": humanize.human_date,
-    "human_datetime": humanize.human_datetime,
-    "date_span": humanize.date_span,
+    "human_date": on_page_clock(humanize.human_date),
+    "human_datetime": on_page_clock(humanize.human_datetime),
+    "date_span": on_page_clock(humanize.date_span),
     "room_name": humanize.room_name,
-    "room_date": humanize.room_date,
-    "room_span": humanize.room_span,
+    "room_date": on_page_clock(humanize.room_date),
+    "room_span": on_page_clock(humanize.room_span),
     "visible": humanize.visible,
     "role_label": humanize.role_label,
     "bdi": humanize.bdi,
@@ -88,10 +106,11 @@ FILTERS = {
     "origin": memory_text.origin,
     "layer_note": memory_text.layer_note,
     "importance_words": memory_text.importance_words,
-    "ended_words": memory_text.ended_words,
+    "ended_words": on_page_clock(memory_text.ended_words),
     "expiry_words": memory_text.expiry_words,
-    "event_sentence": memory_text.event_sentence,
+    "event_sentence": on_page_clock(memory_text.event_sentence),
     "by_category": memory_text.by_category,
+    "zone_name": humanize.zone_name,
 }
 
 

@@ -5,12 +5,17 @@ count comes with its noun in the right number, a date reads "12 March 2026", a t
 outside the years the service accepts (a sentinel such as 0001-01-01 written before
 the input checks existed) reads as unknown instead of "1-01-01", and an AAAK pointer
 is split off a label so the templates can put it behind "Technical details".
+
+Dates and times are read on the page's clock, passed in by value as ``zone``: the user's own
+zone (``memory_settings.time_zone``) when one is set, None otherwise, which reads UTC (and
+a room on its sender's day, as its label names it). The page's filters pass it from the
+handler's context (`service.web.on_page_clock`); nothing here reads a setting.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 
 from markupsafe import Markup
 
@@ -28,6 +33,7 @@ __all__ = [
     "human_datetime",
     "isolated",
     "known",
+    "on_clock",
     "plural",
     "plural_word",
     "role_label",
@@ -38,6 +44,7 @@ __all__ = [
     "speaker_label",
     "split_pointer",
     "visible",
+    "zone_name",
 ]
 
 DATE_UNKNOWN = "date unknown"
@@ -92,41 +99,56 @@ def known(when: datetime | None) -> bool:
     return when is not None and MIN_YEAR <= when.astimezone(UTC).year <= MAX_YEAR
 
 
-def human_date(when: datetime | None, unknown: str = "") -> str:
-    """ "12 March 2026" (UTC), or ``unknown`` for a missing or sentinel date."""
+def on_clock(when: datetime, zone: tzinfo | None) -> datetime:
+    """``when`` on the page's clock: in ``zone``, UTC for None."""
+    return when.astimezone(zone or UTC)
+
+
+def zone_name(zone: tzinfo | None) -> str:
+    """The clock's name as the page says it: "America/New_York", "UTC" for None."""
+    return "UTC" if zone is None else str(zone)
+
+
+def human_date(when: datetime | None, unknown: str = "", zone: tzinfo | None = None) -> str:
+    """ "12 March 2026" on ``zone``'s clock (UTC for None), or ``unknown`` for a missing or
+    sentinel date."""
     if when is None or not known(when):
         return unknown
-    return _day_words(when.astimezone(UTC).date())
+    return _day_words(on_clock(when, zone).date())
 
 
 def _day_words(day: date) -> str:
     return f"{day.day} {day:%B %Y}"
 
 
-def human_datetime(when: datetime | None, unknown: str = DATE_UNKNOWN) -> str:
-    """ "12 March 2026, 09:03 UTC", or ``unknown``."""
+def human_datetime(when: datetime | None, unknown: str = DATE_UNKNOWN, zone: tzinfo | None = None) -> str:
+    """ "12 March 2026, 09:03 UTC", or on a zone's clock "28 February 2026, 22:30 EST" (its
+    abbreviation at that instant, so daylight saving shows), or ``unknown``."""
     if when is None or not known(when):
         return unknown
-    return f"{human_date(when)}, {when.astimezone(UTC):%H:%M} UTC"
+    local = on_clock(when, zone)
+    return f"{_day_words(local.date())}, {local:%H:%M} {local.tzname() or 'UTC'}"
 
 
-def date_span(first: datetime | None, last: datetime | None) -> str:
-    """The dates a container's drawers span, as short as reads clearly; "" when unknown.
+def date_span(first: datetime | None, last: datetime | None, zone: tzinfo | None = None) -> str:
+    """The dates a container's drawers span on ``zone``'s clock (UTC for None), as short as
+    reads clearly; "" when unknown.
 
     "12 March 2026", "12–13 March 2026", "28 February – 2 March 2026",
     "30 December 2025 – 2 January 2026". A sentinel end is left out, not printed.
     """
-    a = first.astimezone(UTC) if first is not None and known(first) else None
-    b = last.astimezone(UTC) if last is not None and known(last) else None
+    a = on_clock(first, zone) if first is not None and known(first) else None
+    b = on_clock(last, zone) if last is not None and known(last) else None
     if a is None or b is None:
-        return human_date(a or b)
+        return human_date(a or b, zone=zone)
+    first_day, last_day = _day_words(a.date()), _day_words(b.date())
     if a.date() == b.date():
-        return human_date(a)
+        return first_day
     if (a.year, a.month) == (b.year, b.month):
-        return f"{a.day}–{human_date(b)}"
+        return f"{a.day}–{last_day}"
     if a.year == b.year:
-        return f"{a.day} {a:%B} – {human_date(b)}"
-    return f"{human_date(a)} – {human_date(b)}"
+        return f"{a.day} {a:%B} – {last_day}"
+    return f"{first_day} – {last_day}"
 
 
 def split_pointer(label: str) -> tuple[str | None, str]:
@@ -159,17 +181,20 @@ def room_day(label: str) -> date | None:
     return day if MIN_YEAR <= day.year <= MAX_YEAR else None
 
 
-def room_date(label: str, started: datetime | None) -> str:
-    """ "7 April 2024": a room's day on its sender's clock (`room_day`), else its start's UTC day."""
-    day = room_day(label)
-    return _day_words(day) if day is not None else human_date(started)
+def room_date(label: str, started: datetime | None, zone: tzinfo | None = None) -> str:
+    """ "7 April 2024": a room's start on the user's clock when they set a ``zone``; without one,
+    its day on its sender's clock (`room_day`), else its start's UTC day."""
+    day = room_day(label) if zone is None or not known(started) else None
+    return _day_words(day) if day is not None else human_date(started, zone=zone)
 
 
-def room_span(label: str, first: datetime | None, last: datetime | None) -> str:
-    """A room's line in the tree: its sender's day (`room_day`; a room holds one day), else the UTC
-    `date_span` of its drawers (a label with no day: an old import, say)."""
-    day = room_day(label)
-    return _day_words(day) if day is not None else date_span(first, last)
+def room_span(label: str, first: datetime | None, last: datetime | None, zone: tzinfo | None = None) -> str:
+    """A room's line in the tree: the `date_span` of its drawers on the user's clock when they set
+    a ``zone``; without one, its sender's day (`room_day`; a room holds one day), else the UTC
+    `date_span` of its drawers (a label with no day: an old import, say). The label itself is
+    mining's and stays as stored (`room_name` only drops its day)."""
+    day = room_day(label) if zone is None or not (known(first) or known(last)) else None
+    return _day_words(day) if day is not None else date_span(first, last, zone)
 
 
 OWN = " (you)"

@@ -27,6 +27,7 @@ from domain.memory_context import ContextQuery, session_context
 from domain.memory_dto import ConfirmIn, ForgetIn, MemoryEvent, MemoryOut, MemoryUpdateIn, ProfileIn
 from domain.memory_read import MemoryQuery
 from domain.memory_rooms import rooms_of_conversations
+from domain.user_clock import zone_setting
 from loci.errors import Conflict, InvalidInput, LociError, NotFound, OverLimit
 from loci.models import MEMORY_LAYERS, MEMORY_SOURCES
 from service.deps import StateDep
@@ -34,7 +35,14 @@ from service.routes._docs import IdPath, IdQuery
 from service.state import AppState
 from service.strict_body import refusal
 from service.web.memory_text import flash_url, profile_chars
-from service.web.session import SignInNeeded, redirect_to_sign_in, safe_back, signed_in_user
+from service.web.session import (
+    SignInNeeded,
+    page_zone,
+    redirect_to_sign_in,
+    safe_back,
+    signed_in_page,
+    signed_in_user,
+)
 
 __all__ = ["MemoryViews", "error_page"]
 
@@ -143,7 +151,7 @@ class MemoryViews(Controller):
         done: FlashQuery = None,
         event: IdQuery = None,
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         past = _flag(ended, "ended")
         current: frozenset[int] = frozenset()
         if past:
@@ -158,7 +166,7 @@ class MemoryViews(Controller):
             "page": page, "past": past, "current_lineages": current, "layer": layer or "", "source": source or "",
             "here": _here(request), "older": _older(request, page.next_before), "rooms": rooms,
             "categories": app_state.settings.memory.categories, "layers": MEMORY_LAYERS, "sources": MEMORY_SOURCES,
-            **_flash(done, event),
+            "zone": zone, **_flash(done, event),
         }  # fmt: skip
         return Template("memories.html", context=context)
 
@@ -171,17 +179,17 @@ class MemoryViews(Controller):
         done: FlashQuery = None,
         event: IdQuery = None,
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         view = await lineage_view(app_state.db, user_id, memory_id)
         rooms = await rooms_of_conversations(app_state.db, user_id, _archived_from([view.current]))
-        context = {"view": view, "here": _here(request), "rooms": rooms, **_flash(done, event)}
+        context = {"view": view, "here": _here(request), "rooms": rooms, "zone": zone, **_flash(done, event)}
         return Template("memory.html", context=context)
 
     @get("/memories/{memory_id:int}/edit", name="memory:edit")
     async def edit_form(self, request: Request[Any, Any, Any], app_state: StateDep, memory_id: IdPath) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         found = await memory_read.get_memory(app_state.db, user_id, memory_id)
-        return Template("memory_edit.html", context={"m": found.memory, "form": None, "error": None})
+        return Template("memory_edit.html", context={"m": found.memory, "form": None, "error": None, "zone": zone})
 
     @post("/memories/{memory_id:int}/edit", name="memory:edit-post", status_code=303)
     async def edit(
@@ -198,7 +206,8 @@ class MemoryViews(Controller):
             )
         except (InvalidInput, OverLimit) as e:
             found = await memory_read.get_memory(app_state.db, user_id, memory_id)
-            context = {"m": found.memory, "form": data, "error": str(e)}
+            zone = page_zone(await zone_setting(app_state.db, user_id))
+            context = {"m": found.memory, "form": data, "error": str(e), "zone": zone}
             return Template("memory_edit.html", context=context, status_code=422 if isinstance(e, OverLimit) else 400)
         return _after({**data, "then": "history"}, written)
 

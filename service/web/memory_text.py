@@ -10,7 +10,7 @@ A new event type gets one row in `EVENT_SENTENCES` (and a case in the unit test)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from urllib.parse import urlencode
 
 from domain.memory_dto import HistoryOut, MemoryOut
@@ -139,14 +139,14 @@ def importance_words(importance: int) -> str:
     return IMPORTANCE_WORDS.get(importance, "")
 
 
-def ended_words(m: MemoryOut) -> str:
-    """ "Forgotten on 12 March 2026"; "" for an active version."""
+def ended_words(m: MemoryOut, zone: tzinfo | None = None) -> str:
+    """ "Forgotten on 12 March 2026" (the day on ``zone``'s clock, `human_date`); "" for an active version."""
     if m.valid_until is None:
         return ""
     reason = END_REASONS.get(m.end_reason or "", "Ended")
     if m.end_reason == "expire" and m.expires_at is not None and m.expires_at <= m.valid_until:
         reason = TIME_RAN_OUT
-    return f"{reason} on {human_date(m.valid_until, unknown='an unknown date')}"
+    return f"{reason} on {human_date(m.valid_until, unknown='an unknown date', zone=zone)}"
 
 
 def _span_words(seconds: float) -> str:
@@ -161,7 +161,8 @@ def _span_words(seconds: float) -> str:
 
 def expiry_words(m: MemoryOut, now: datetime | None = None) -> str:
     """ "lasting · never expires", "for now (about a week) · expires in 6 days", or for one
-    past its time "… · expired 2 hours ago" (it has left recall; the daily sweep moves it to the trash)."""
+    past its time "… · expired 2 hours ago" (it has left recall; the daily sweep moves it to the trash).
+    A length of time from now, not a date, so it reads the same on every clock."""
     kind = KIND_WORDS.get(m.kind, m.kind)
     if m.expires_at is None:
         return f"{kind} · never expires"
@@ -323,9 +324,10 @@ EVENT_SENTENCES: dict[str, EventSentence] = {
 """One sentence per history event (`loci.models.MEMORY_EVENTS`)."""
 
 
-def event_sentence(h: HistoryOut, versions: Versions) -> str:
-    """The event as a sentence; an agent's write (other than a save) says which agent."""
-    on = human_date(h.created_at, unknown="an unknown date")
+def event_sentence(h: HistoryOut, versions: Versions, zone: tzinfo | None = None) -> str:
+    """The event as a sentence, dated on ``zone``'s clock (`human_date`); an agent's write
+    (other than a save) says which agent."""
+    on = human_date(h.created_at, unknown="an unknown date", zone=zone)
     sentence = EVENT_SENTENCES.get(h.event)
     text = sentence(h, versions, on) if sentence else f"{h.event.capitalize()} on {on}"
     if h.event != "add" and h.actor.startswith("agent:"):

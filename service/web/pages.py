@@ -37,8 +37,10 @@ from service.web.session import (
     SignInNeeded,
     clear_cookie,
     end_session,
+    page_zone,
     redirect_to_sign_in,
     safe_back,
+    signed_in_page,
     signed_in_user,
     start_session,
 )
@@ -95,18 +97,18 @@ class MemoryPages(Controller):
         closet: IdQuery = None,
         offset: Offset = 0,
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         view = await palace.browse(
             app_state.db, user_id, wing=wing, room=room, closet=closet, limit=50, offset=max(offset, 0)
         )
         here = str(request.url.path) + _qs(request)
-        return Template("tree.html", context={"page": view.page, "crumbs": view.crumbs, "here": here})
+        return Template("tree.html", context={"page": view.page, "crumbs": view.crumbs, "here": here, "zone": zone})
 
     @get("/drawers/{item_id:int}", name="memory:drawer")
     async def drawer(self, request: Request[Any, Any, Any], app_state: StateDep, item_id: IdPath) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         found = await palace.get_drawer(app_state.db, user_id, item_id)
-        return Template("drawer.html", context={"d": found})
+        return Template("drawer.html", context={"d": found, "zone": zone})
 
     @get("/login", name="memory:login")
     async def login_form(self) -> Template:
@@ -164,9 +166,9 @@ class MemoryPages(Controller):
     async def trash_page(self, request: Request[Any, Any, Any], app_state: StateDep, offset: Offset = 0) -> Template:
         """A page of `TRASH_PAGE` entries, newest deleted first: it showed the first 200 and said
         nothing of the rest, which could be neither seen nor restored from the page."""
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         view = await trash_view(app_state.db, user_id, limit=TRASH_PAGE, offset=offset)
-        return Template("trash.html", context={"trash": view.listing, "previews": view.previews})
+        return Template("trash.html", context={"trash": view.listing, "previews": view.previews, "zone": zone})
 
     @post("/restore/{kind:str}/{item_id:int}", name="memory:restore", status_code=303)
     async def restore(
@@ -182,7 +184,8 @@ class MemoryPages(Controller):
     async def settings_form(self, request: Request[Any, Any, Any], app_state: StateDep) -> Template:
         user_id = await signed_in_user(request, app_state)
         current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
-        return Template("settings.html", context={"s": current, "error": None, "saved": False, "form": None})
+        context = {"s": current, "error": None, "saved": False, "form": None, "zone": page_zone(current.time_zone)}
+        return Template("settings.html", context=context)
 
     @post("/settings", name="memory:settings-post", status_code=200)
     async def settings_save(
@@ -193,28 +196,30 @@ class MemoryPages(Controller):
             update = _settings_from_form(data)
         except InvalidInput as e:
             current = await preferences.get_settings(app_state.db, user_id, insights_status(app_state.settings))
-            context = {"s": current, "error": str(e), "saved": False, "form": data}  # what was typed
+            zone = page_zone(current.time_zone)  # the stored one: what was typed is only in the form
+            context = {"s": current, "error": str(e), "saved": False, "form": data, "zone": zone}
             return Template("settings.html", context=context, status_code=400)
         saved = await preferences.put_settings(app_state.db, user_id, update, insights_status(app_state.settings))
-        return Template("settings.html", context={"s": saved, "error": None, "saved": True, "form": None})
+        context = {"s": saved, "error": None, "saved": True, "form": None, "zone": page_zone(saved.time_zone)}
+        return Template("settings.html", context=context)
 
     @get("/activity", name="memory:activity")
     async def activity_page(
         self, request: Request[Any, Any, Any], app_state: StateDep, before: IdQuery = None
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         feed = await activity.list_activity(app_state.db, user_id, limit=50, before=before)
-        return Template("activity.html", context={"feed": feed, "later_page": before is not None})
+        return Template("activity.html", context={"feed": feed, "later_page": before is not None, "zone": zone})
 
     @get("/search", name="memory:search")
     async def search(
         self, request: Request[Any, Any, Any], app_state: StateDep, q: FromQuery[str | None] = None
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         query = check_text(q or "", field="q").strip()
         if len(query) > MAX_MESSAGE_CHARS:  # the API's limit, named as the box names it (recall says `message`)
             raise InvalidInput(f"q is longer than {MAX_MESSAGE_CHARS} characters", field="q")
-        context: dict[str, Any] = {"q": query, "result": None, "q_max": MAX_MESSAGE_CHARS}
+        context: dict[str, Any] = {"q": query, "result": None, "q_max": MAX_MESSAGE_CHARS, "zone": zone}
         if query:
             deps = RecallDeps(app_state.db, app_state.embedder, app_state.settings)
             asked = RecallRequest(user_id, query, top_k=SEARCH_TOP_K, config=browsing_config(app_state))
@@ -230,13 +235,13 @@ class MemoryPages(Controller):
         offset: Offset = 0,
     ) -> Template:
         """A page of `ENTITY_PAGE` (see there): it showed the first 100 and said nothing of the rest."""
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         query = (q or "").strip()[:200]
         found = await search_entities(app_state.db, user_id, query or None, limit=ENTITY_PAGE + 1, offset=offset)
         shown = found[:ENTITY_PAGE]
         context = {
             "q": query, "entities": shown, "offset": offset, "page_size": ENTITY_PAGE,
-            "more": len(found) > ENTITY_PAGE,
+            "more": len(found) > ENTITY_PAGE, "zone": zone,
         }  # fmt: skip
         return Template("entities.html", context=context)
 
@@ -245,9 +250,12 @@ class MemoryPages(Controller):
         self, request: Request[Any, Any, Any], app_state: StateDep, entity_id: IdPath, offset: Offset = 0
     ) -> Template:
         """A page of `TIMELINE_PAGE` facts: the user's own timeline holds nearly every fact."""
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         entity, relations, more = await timeline(app_state.db, user_id, entity_id, limit=TIMELINE_PAGE, offset=offset)
-        context = {"entity": entity, "relations": relations, "offset": offset, "page_size": TIMELINE_PAGE, "more": more}
+        context = {
+            "entity": entity, "relations": relations, "offset": offset, "page_size": TIMELINE_PAGE, "more": more,
+            "zone": zone,
+        }  # fmt: skip
         return Template("entity.html", context=context)
 
 

@@ -24,7 +24,7 @@ from loci.errors import LociError
 from service.deps import StateDep
 from service.routes._docs import IdPath, IdQuery
 from service.web.memory_pages import error_page
-from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_user
+from service.web.session import SignInNeeded, redirect_to_sign_in, signed_in_page, signed_in_user
 
 __all__ = ["ProposalPages"]
 
@@ -49,7 +49,7 @@ class ProposalPages(Controller):
     async def proposals_page(
         self, request: Request[Any, Any, Any], app_state: StateDep, done: DoneQuery = None, before: IdQuery = None
     ) -> Template:
-        user_id = await signed_in_user(request, app_state)
+        user_id, zone = await signed_in_page(request, app_state)
         pending = None
         if before is None:
             pending = await memory_proposals.proposal_page(app_state.db, user_id, limit=PENDING_PAGE)
@@ -57,7 +57,7 @@ class ProposalPages(Controller):
         older = None if answered.next_before is None else f"/memory/proposals?before={answered.next_before}"
         context = {
             "pending": pending, "answered": answered.items, "older": older, "done": DONE_WORDS.get(done or ""),
-            "days": app_state.settings.memory.proposal_days,
+            "days": app_state.settings.memory.proposal_days, "zone": zone,
         }  # fmt: skip
         return Template("proposals.html", context=context)
 

@@ -10,24 +10,30 @@ subdomain) still could, which the pages' guard refuses (`service.web.protection`
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import tzinfo
+from typing import Any, NamedTuple
 
 from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect
 
 from domain.page_sessions import SESSION_LIFETIME, open_page_session, page_owner, sign_out
+from domain.user_clock import zone_setting
+from loci.zones import zone_of
 from service.state import AppState
 
 __all__ = [
     "COOKIE",
+    "PageUser",
     "SignInNeeded",
     "clear_cookie",
     "end_session",
     "page_user",
+    "page_zone",
     "redirect_to_sign_in",
     "safe_back",
     "session_cookie",
+    "signed_in_page",
     "signed_in_user",
     "start_session",
 ]
@@ -82,6 +88,27 @@ async def signed_in_user(request: Request[Any, Any, Any], state: AppState) -> in
     if user_id is None:
         raise SignInNeeded()
     return user_id
+
+
+class PageUser(NamedTuple):
+    """Who a page is for, and the clock it dates what it shows on (its context's ``zone``)."""
+
+    user_id: int
+    zone: tzinfo | None
+    """The user's own zone (``memory_settings.time_zone``); None when unset: UTC, and a room
+    on its sender's day (`service.web.humanize`)."""
+
+
+def page_zone(name: str | None) -> tzinfo | None:
+    """The clock a zone setting names, None for none (a name this machine lacks reads as UTC,
+    as recall reads it: `loci.zones.zone_of`)."""
+    return None if name is None else zone_of(name)
+
+
+async def signed_in_page(request: Request[Any, Any, Any], state: AppState) -> PageUser:
+    """`signed_in_user` with the user's zone, for a page that shows dates: one more read."""
+    user_id = await signed_in_user(request, state)
+    return PageUser(user_id, page_zone(await zone_setting(state.db, user_id)))
 
 
 def safe_back(back: str | None, default: str = "/memory") -> str:

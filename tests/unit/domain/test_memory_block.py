@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -157,3 +158,11 @@ def test_as_of_needs_a_time_zone() -> None:
         with pytest.raises(InvalidInput) as caught:
             parse_as_of(bad)
         assert caught.value.field == "as_of", bad
+
+
+def test_said_dates_are_days_on_the_users_zone() -> None:
+    """Said at 22:30 in New York (03:30 UTC the next day): that day there, the UTC day without a zone."""
+    said = BlockEntry(1, "profile", "core", "Lives in Lisbon", False, 3, T0, datetime(2026, 3, 1, 3, 30, tzinfo=UTC))
+    assert "- Lives in Lisbon (said 2026-03-01)\n" in render_block([said], 1, budget(), words).text
+    zoned = render_block([said], 1, budget(), words, ZoneInfo("America/New_York")).text
+    assert "- Lives in Lisbon (said 2026-02-28)\n" in zoned

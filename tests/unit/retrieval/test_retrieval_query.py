@@ -15,8 +15,11 @@ from retrieval.query import (
     has_words,
     is_trivial,
     keyword_terms,
+    on_clock_of,
     or_tsquery,
+    read_message,
     sub_queries,
+    users_clock,
 )
 
 NOW = datetime(2024, 6, 15, 12, tzinfo=UTC)
@@ -187,3 +190,20 @@ def test_a_question_asks_about_the_past_even_in_a_future_tense() -> None:
 )
 def test_a_message_about_the_user_speaks_in_the_first_person(message: str, expected: bool) -> None:
     assert about_user(message) is expected
+
+
+def test_a_message_read_once_is_dated_on_any_clock() -> None:
+    """`read_message` holds what no clock changes; `on_clock_of` dates it, as `analyse` does, so
+    recall reads a message before the user's zone is known and dates it once it is."""
+    message = "What did I buy at the market last week before my trip?"
+    reading = read_message(message, 8)
+    for now in (NOW, NOW.astimezone(timezone(timedelta(hours=14))), NOW + timedelta(days=40)):
+        assert on_clock_of(reading, now) == analyse(message, now, 8)
+    assert "week" in reading.words and "week" not in on_clock_of(reading, NOW).terms
+
+
+def test_the_users_clock_is_the_requests_now_else_the_present_on_their_zone() -> None:
+    assert users_clock(NOW, "Asia/Tokyo") is NOW
+    tokyo = users_clock(None, "Asia/Tokyo")
+    assert tokyo.utcoffset() == timedelta(hours=9) and abs(tokyo - datetime.now(UTC)) < timedelta(minutes=1)
+    assert users_clock(None, None).utcoffset() == timedelta(0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import msgspec
 import pytest
@@ -138,3 +139,15 @@ def test_kind_and_expiry_in_plain_words() -> None:
     assert event_sentence(ttl, {}) == (
         "Moved to the trash: its time ran out on 12 March 2026 (it was kept until its date)"
     )
+
+
+def test_ended_and_history_dates_read_on_the_users_zone() -> None:
+    """A write at 03:30 UTC on 1 March happened on 28 February in New York."""
+    late = datetime(2026, 3, 1, 3, 30, tzinfo=UTC)
+    zone = ZoneInfo("America/New_York")
+    ended = memory(valid_until=late, end_reason="forget")
+    assert ended_words(ended, zone) == "Forgotten on 28 February 2026"
+    assert ended_words(ended) == "Forgotten on 1 March 2026"
+    saved = HistoryOut(7, "add", 1, None, 1, "user", {}, late)
+    assert event_sentence(saved, {}, zone) == "You saved this on 28 February 2026"
+    assert event_sentence(saved, {}) == "You saved this on 1 March 2026"

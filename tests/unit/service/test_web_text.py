@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from markupsafe import Markup
@@ -27,6 +28,7 @@ from service.web.humanize import (
     room_span,
     split_pointer,
     visible,
+    zone_name,
 )
 
 REPR = re.compile(r"[{}\[\]=]|'|\bNone\b|\bTrue\b|\bFalse\b")
@@ -218,3 +220,32 @@ def test_a_room_is_dated_by_the_day_its_label_names() -> None:
         assert room_day(no_day) is None
         assert room_span(no_day, starts, at(2024, 4, 7, 1)) == "6–7 April 2024"  # the UTC span
         assert room_date(no_day, starts) == "6 April 2024"
+
+
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def test_dates_read_on_the_users_zone_when_one_is_set() -> None:
+    """A turn at 03:30 UTC on 1 March is 22:30 on 28 February in New York; no zone reads UTC."""
+    late = at(2026, 3, 1, 3, 30)
+    assert human_date(late, zone=NEW_YORK) == "28 February 2026" and human_date(late) == "1 March 2026"
+    assert human_datetime(late, zone=NEW_YORK) == "28 February 2026, 22:30 EST"
+    assert human_datetime(at(2026, 7, 1, 3, 30), zone=NEW_YORK) == "30 June 2026, 23:30 EDT"  # daylight saving
+    assert human_datetime(late, zone=UTC) == human_datetime(late) == "1 March 2026, 03:30 UTC"
+    assert date_span(late, at(2026, 3, 1, 20), zone=NEW_YORK) == "28 February – 1 March 2026"
+    assert date_span(late, at(2026, 3, 1, 20)) == "1 March 2026"
+    assert date_span(at(1, 1, 1), late, zone=NEW_YORK) == "28 February 2026"  # a sentinel end is left out
+    assert human_datetime(at(1, 1, 1), zone=NEW_YORK) == "date unknown"
+    assert zone_name(NEW_YORK) == "America/New_York" and zone_name(None) == "UTC"
+
+
+def test_a_room_is_dated_on_the_users_zone_when_one_is_set() -> None:
+    """The label's day is the sender's; a user who set a zone reads the room on their own clock
+    (the label's name is still mining's, `room_name`); without one, the label's day, as before."""
+    late = at(2026, 3, 1, 3, 30)
+    label = "2026-03-01 · late ferry"  # a turn sent with Z: its UTC day
+    assert room_span(label, late, late, zone=NEW_YORK) == "28 February 2026"
+    assert room_date(label, late, zone=NEW_YORK) == "28 February 2026"
+    assert room_span(label, late, late) == room_date(label, late) == "1 March 2026"
+    assert room_span(label, None, None, zone=NEW_YORK) == "1 March 2026"  # no instants: the label's day
+    assert room_date(label, None, zone=NEW_YORK) == "1 March 2026"
