@@ -6,6 +6,7 @@ a restore brings it back exactly. The writes are `ingest.graph`.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
@@ -14,6 +15,7 @@ from sqlalchemy.orm import aliased
 from ingest.extraction import USER_ENTITY
 from ingest.graph import EntityOut, RelationOut, entity_slug
 from ingest.graph_liveness import effective_valid_to, live_entity, live_relation
+from ingest.names import name_key
 from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import check_text
@@ -69,14 +71,34 @@ async def search_entities(
         Entity.user_id == user_id, Entity.kind.not_in(UNLISTED_KINDS), live_entity(Entity.id), _not_speaker(Entity)
     )
     if q and q.strip():
-        # ``%`` and ``_`` are the user's characters, not wildcards: "%" listed every entity
-        literal = q.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{literal}%"
-        alias = func.array_to_string(Entity.aliases, " ")
-        stmt = stmt.where(or_(func.lower(Entity.name).like(pattern, escape="\\"), alias.like(pattern, escape="\\")))
+        stmt = stmt.where(_matching(unicodedata.normalize("NFC", q.strip())))
     stmt = stmt.order_by(Entity.mention_count.desc(), Entity.id).limit(limit).offset(offset)
     async with db.user_session(user_id) as s:
         return [_entity_out(e) for e in (await s.execute(stmt)).scalars()]
+
+
+def _contains(text: str) -> str:
+    """A LIKE pattern for ``text`` anywhere: ``%`` and ``_`` are the user's characters, not
+    wildcards ("%" listed every entity)."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _matching(q: str) -> ColumnElement[bool]:
+    """Entities whose name or an alias contains ``q`` case-blind (lower-cased by PostgreSQL on
+    both sides: Python's ``lower`` differs on "İ" and a final "Σ"), or whose key contains its
+    key (`ingest.names.name_key`, the entity's ``slug``: accents and case folded, so "ines"
+    finds "Inês", "sao paulo" "São Paulo"). A ``q`` whose key is empty (the "x" of a name
+    without a letter the key keeps) is matched by the name alone, not by every "x"."""
+    pattern = _contains(q)
+    alias = func.array_to_string(Entity.aliases, " ")
+    said = or_(
+        func.lower(Entity.name).like(func.lower(pattern), escape="\\"),
+        func.lower(alias).like(func.lower(pattern), escape="\\"),
+    )
+    key = name_key(q)
+    if key == "x" and "x" not in q.lower():
+        return said
+    return or_(said, Entity.slug.like(_contains(key), escape="\\"))
 
 
 async def get_entity(db: Database, user_id: int, entity_id: int) -> EntityOut:

@@ -1,5 +1,11 @@
-"""Keyword signal: a full-text OR query over content (english) and AAAK tags (simple),
-each term weighted by its IDF over the user's own drawers.
+"""Keyword signal: a full-text OR query over content (``loci_english``) and AAAK tags
+(simple), each term weighted by its IDF over the user's own drawers.
+
+Content is searched as ``loci_search_text`` makes it (migration 0041): accents ignored by
+``unaccent`` where the server has it ("Ines" finds "Inês", "Strasse" "Straße"), NFC, and
+Chinese, Japanese and Korean split into characters, which a query word's pairs match as
+phrases ("上海" finds "我的妹妹王芳在上海工作"). ASCII words are read exactly as the
+``english`` configuration reads them.
 
 Served by the GIN index on the generated ``tsv`` column through ``keyword_matches``
 (migration 0006), the lookup the index can serve despite row-level security.
@@ -17,7 +23,17 @@ from retrieval.fusion import Scored
 from retrieval.params import KeywordParams
 from retrieval.query import or_tsquery
 
-__all__ = ["keyword_candidates"]
+__all__ = ["TS_CONFIG", "keyword_candidates", "ts_query"]
+
+TS_CONFIG = "loci_english"
+"""The text search configuration of the ``tsv`` columns (migration 0041): ``english`` with
+``unaccent`` before the stemmer for non-ASCII words."""
+
+
+def ts_query(param: str) -> str:
+    """The SQL of the tsquery a bound ``to_tsquery`` source string (`query.or_tsquery`) names,
+    read as the ``tsv`` columns read their text (`TS_CONFIG`, ``loci_search_text``)."""
+    return f"to_tsquery('{TS_CONFIG}', loci_search_text(CAST(:{param} AS text)))"
 
 
 def _sql(terms: int, extra: str, params: KeywordParams) -> str:
@@ -33,7 +49,7 @@ def _sql(terms: int, extra: str, params: KeywordParams) -> str:
     ts_rank_cd is the expensive part, so it only runs on the IDF-best rows. The IDF is
     BM25's, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, floored at ``:idf_floor``.
     """
-    per_term = ", ".join(f"to_tsquery('english', :t{i}) AS q{i}" for i in range(terms))
+    per_term = ", ".join(f"{ts_query(f't{i}')} AS q{i}" for i in range(terms))
     hits = ", ".join(f"(r.v @@ qs.q{i}) AS h{i}" for i in range(terms))
     dfs = ", ".join(f"count(*) FILTER (WHERE h{i}) AS d{i}" for i in range(terms))
     idf = " + ".join(
@@ -41,7 +57,7 @@ def _sql(terms: int, extra: str, params: KeywordParams) -> str:
         for i in range(terms)
     )
     return (
-        "WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) || to_tsquery('simple', :tsq) AS q, "
+        f"WITH qs AS MATERIALIZED (SELECT {ts_query('tsq')} || to_tsquery('simple', :tsq) AS q, "
         f"{per_term}), "
         f"m AS MATERIALIZED (SELECT r.id, r.occurred_at, r.role, r.room_id, r.v, {hits} FROM "
         "(SELECT d.id, d.occurred_at, d.role, d.room_id, d.tsv || ''::tsvector AS v FROM qs, "

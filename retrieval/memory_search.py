@@ -38,6 +38,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.filters import MemoryFilters, known_by, memory_filter_sql
 from retrieval.floor import lexical_match
 from retrieval.fusion import rrf_scores
+from retrieval.keyword import ts_query
 from retrieval.params import KeywordParams, MemorySearchParams, SearchMode, SemanticParams
 from retrieval.query import QueryAnalysis, or_tsquery
 from retrieval.request import RecalledMemory, RecallFilters, RecallRequest
@@ -250,10 +251,9 @@ async def memory_walk(
 
 
 def _keyword_sql(terms: int, where: str, params: KeywordParams) -> str:
-    """The drawers' keyword scoring (`keyword._sql`) over memories: the OR query selects,
-    each of the first ``terms`` terms adds its BM25 IDF over the user's matching
-    memories (floored), and ``ts_rank_cd`` (content weighs A, summary B, body C) breaks ties."""
-    per_term = "".join(f", to_tsquery('english', :t{i}) AS q{i}" for i in range(terms))
+    """The drawers' keyword scoring (`keyword._sql`) over memories: the OR query selects, each of the first
+    ``terms`` terms adds its BM25 IDF (floored), and ``ts_rank_cd`` (content A, summary B, body C) breaks ties."""
+    per_term = "".join(f", {ts_query(f't{i}')} AS q{i}" for i in range(terms))
     hits = "".join(f", (h.tsv @@ qs.q{i}) AS h{i}" for i in range(terms))
     dfs = ", ".join(f"count(*) FILTER (WHERE h{i}) AS d{i}" for i in range(terms)) or "0 AS d_none"
     idf = " + ".join(
@@ -262,7 +262,7 @@ def _keyword_sql(terms: int, where: str, params: KeywordParams) -> str:
     )
     score = f"({idf or 0}) + ts_rank_cd(m.tsv, qs.q, {int(params.rank_normalization)}) AS s"
     return (
-        f"WITH qs AS MATERIALIZED (SELECT to_tsquery('english', :tsq) AS q{per_term}), "
+        f"WITH qs AS MATERIALIZED (SELECT {ts_query('tsq')} AS q{per_term}), "
         "h AS MATERIALIZED (SELECT m.id, m.layer, m.category, m.content, m.source, m.confidence, m.valid_from, "
         f"m.said_at, m.tsv FROM memories m, qs WHERE {where} AND m.tsv @@ qs.q ORDER BY m.id DESC LIMIT :scan), "
         f"m AS MATERIALIZED (SELECT h.*{hits} FROM h, qs), df AS (SELECT {dfs} FROM m) "

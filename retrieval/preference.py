@@ -6,9 +6,10 @@ Served by the partial index ``ix_drawers_user_preference`` (stated likes) and
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Sequence
 
+import regex
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,11 +17,13 @@ from loci.db import driver_rows
 from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
+from retrieval.keyword import ts_query
 from retrieval.params import PreferenceParams
+from retrieval.query import IN_WORD, LETTER
 
 __all__ = ["phrases", "preference_candidates"]
 
-_WORDS_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_WORDS_RE = regex.compile(f"{LETTER}{IN_WORD}*")
 
 
 def phrases(words: Sequence[str], terms: set[str], params: PreferenceParams) -> tuple[list[str], list[str]]:
@@ -48,7 +51,7 @@ def _likes_sql(with_vector: bool, extra: str) -> str:
         )
     return (
         " SELECT d.id, CAST(:like_base AS float8) + ts_rank_cd(d.tsv, q.q, 1) AS s"  # 1: as `KeywordParams`
-        " FROM drawers d, (SELECT to_tsquery('english', :tsq) AS q) q"
+        f" FROM drawers d, (SELECT {ts_query('tsq')} AS q) q"
         f" WHERE {BASE} AND d.states_preference AND d.tsv @@ q.q{extra}"
         " ORDER BY s DESC LIMIT :n"
     )
@@ -68,14 +71,17 @@ async def preference_candidates(session: AsyncSession, ctx: SignalContext, param
     """
     if not ctx.query.terms:
         return []
-    words = [w.lower() for w in _WORDS_RE.findall(ctx.query.message)]
+    # in the form of the terms (`retrieval.query.keyword_terms`): only ASCII is lower-cased here
+    said = _WORDS_RE.findall(unicodedata.normalize("NFC", ctx.query.message))
+    words = [w.lower() if w.isascii() else w for w in said]
     slugs, names = phrases(words, set(ctx.query.terms), params)
     extra, bind = filter_sql(ctx.filters)
     sql = (
         "WITH ent AS ("
         " SELECT de.drawer_id AS id, max(CAST(:entity_base AS float8) + ln(1 + e.mention_count)) AS s"
         " FROM entities e JOIN drawer_entities de ON de.entity_id = e.id"
-        " WHERE e.user_id = :uid AND (e.slug = ANY(:slugs) OR lower(e.name) = ANY(:names))"
+        " WHERE e.user_id = :uid AND (e.slug = ANY(:slugs)"
+        " OR lower(e.name) IN (SELECT lower(unnest(CAST(:names AS text[])))))"
         " GROUP BY de.drawer_id LIMIT :entity_cap"
         f"), pref AS ({_likes_sql(ctx.vector is not None, extra)}) "
         "SELECT d.id, sum(x.s) AS s, d.occurred_at, d.role, d.room_id"

@@ -10,8 +10,11 @@ stopwords when ``to_tsquery('english', …)`` parses the string built here.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import regex
 
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import direction_of
@@ -19,6 +22,9 @@ from loci.zones import on_clock
 from retrieval.answer_type import AnswerKind, answer_kind
 
 __all__ = [
+    "CJK",
+    "IN_WORD",
+    "LETTER",
     "MessageReading",
     "QueryAnalysis",
     "about_assistant",
@@ -36,7 +42,22 @@ __all__ = [
     "users_clock",
 ]
 
-_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+LETTER = r"[\p{L}\p{N}]"
+IN_WORD = r"(?:[\p{L}\p{N}]|(?![\ufe00-\ufe0f])[\p{Mn}\p{Mc}]|[\u200c\u200d])"
+_WORD_RE = regex.compile(rf"{LETTER}{IN_WORD}*(?:['’]{LETTER}{IN_WORD}*)?")
+"""A word: a letter or digit, then letters, digits, the vowel signs, viramas and accents written
+after a letter (nonspacing and spacing marks: "दिल्ली", an NFD "Inês") and the zero-width (non-)joiners
+of Indic and Persian words, with one inner apostrophe ("don't"). A variation selector is not part
+of a word, and an enclosing mark (a keycap's "⃣") is none: "1️⃣" is the digit 1, as before. An
+ASCII text splits exactly as it did."""
+
+CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
+"""The scripts written without spaces between words (kana, Han ideographs, and Hangul, whose words
+take their particles without a space: "서울에서"), as regex ranges. PostgreSQL's parser reads a
+run of them as one token ("我的妹妹王芳在上海工作"), so the search text splits them into single
+characters (`loci_search_text`, migration 0041, holds the same ranges) and a query word becomes
+its overlapping pairs, each a phrase of two (`keyword_terms`): "上海" finds that clause."""
+_CJK_RUN = re.compile(f"[{CJK}]+")
 
 # Question scaffolding on top of Postgres' english stopwords: these words are in nearly
 # every question and match nearly every drawer, so they only add noise to the OR query.
@@ -110,7 +131,9 @@ a few moments: it is searched whole, and no message costs more than three extra 
 
 
 def _words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _WORD_RE.findall(text)]
+    """The words of ``text`` (NFC), lower-cased: keys to compare with word lists, never sent
+    to SQL (`keyword_terms` sends words as PostgreSQL lower-cases them)."""
+    return [w.lower().replace("’", "'") for w in _WORD_RE.findall(unicodedata.normalize("NFC", text))]
 
 
 def is_trivial(message: str) -> bool:
@@ -140,13 +163,36 @@ def has_content(message: str) -> bool:
 
 def keyword_terms(message: str, limit: int | None = None) -> list[str]:
     """Distinct content words in order of appearance (stopwords and 1-letter words
-    dropped), the first ``limit`` of them (all when None)."""
-    seen: dict[str, None] = {}
-    for word in _words(message):
-        if len(word) < 2 or word in _STOPWORDS or (word.isdigit() and len(word) < 2):
-            continue
-        seen.setdefault(word, None)
-    return list(seen)[:limit]
+    dropped), the first ``limit`` of them (all when None).
+
+    A word of ASCII letters comes lower-cased; any other is left as written (NFC) for
+    PostgreSQL to lower-case, as it lower-cases the text it searches: Python's ``lower``
+    makes "İstanbul" "i̇stanbul" (an i and a combining dot) and a final "Σ" "ς", where
+    PostgreSQL reads "istanbul" and "σ". Words that differ only in case count once. A run of
+    `CJK` characters gives its overlapping pairs (one character alone is a word)."""
+    seen: dict[str, str] = {}
+    for said in _WORD_RE.findall(unicodedata.normalize("NFC", message)):
+        for word in _pieces(said.replace("’", "'")):
+            key = word.lower()
+            if (len(word) < 2 and not _CJK_RUN.match(word)) or key in _STOPWORDS:
+                continue
+            seen.setdefault(key, key if word.isascii() else word)
+    return list(seen.values())[:limit]
+
+
+def _pieces(word: str) -> list[str]:
+    """``word`` with each run of `CJK` characters replaced by its overlapping pairs."""
+    if not _CJK_RUN.search(word):
+        return [word]
+    pieces: list[str] = []
+    for part in regex.split(f"([{CJK}]+)", word):
+        if not _CJK_RUN.fullmatch(part):
+            pieces.extend(w for w in _WORD_RE.findall(part))
+        elif len(part) == 1:
+            pieces.append(part)
+        else:
+            pieces.extend(part[i : i + 2] for i in range(len(part) - 1))
+    return pieces
 
 
 def _quote(word: str) -> str:

@@ -32,7 +32,9 @@ answers from an empty index range, and recall's controls query already found tha
 from __future__ import annotations
 
 import re
+import unicodedata
 
+import regex
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -43,10 +45,15 @@ from retrieval.candidates import BASE, SignalContext, rows, vector_param
 from retrieval.filters import filter_sql
 from retrieval.fusion import Scored
 from retrieval.params import SpeakerParams
+from retrieval.query import CJK, IN_WORD, LETTER
 
 __all__ = ["speaker_candidates", "speaker_phrases"]
 
-_WORDS_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
+_WORDS_RE = regex.compile(rf"{LETTER}{IN_WORD}*(?:['’.-]{LETTER}{IN_WORD}*)*")
+"""A name's word, as `retrieval.query` reads words (its vowel signs and accents in it: "प्रिया")."""
+_CJK_NAME = f"^[{CJK}]{{2,}}$"
+"""A speaker named in a script written without spaces ("王伟"): found inside the message's words
+("王伟说了什么？" has no break after the name); one character alone would match too much."""
 _PRONOUN_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 """The pronoun "I" and its contractions: capitalised by keyboards and habit even where nothing
 else is, so they do not show that a message is written with capitals."""
@@ -58,20 +65,25 @@ the subject of the relations "my partner", "my sister" name."""
 
 
 def speaker_phrases(message: str, params: SpeakerParams) -> list[str]:
-    """The message's lower-cased runs of 1 to ``max_name_words`` words written as a name
-    (first word not lower case; any run when the message has no capital but "I"), each once,
-    none opening with a question's inverted verb ("Will I need a visa?")."""
+    """The message's runs of 1 to ``max_name_words`` words written as a name (first word
+    not lower case; any run when the message has no capital but "I"), each once whatever its
+    case, none opening with a question's inverted verb ("Will I need a visa?"). A run of ASCII
+    letters comes lower-cased; any other as written (NFC), for SQL to lower-case as it
+    lower-cases the speakers (Python's ``lower`` turns "İlker" into "i̇lker", PostgreSQL's into
+    "ilker")."""
+    message = unicodedata.normalize("NFC", message)
     found = list(_WORDS_RE.finditer(message))
-    said = [m.group() for m in found]
-    words = [w.lower().replace("’", "'") for w in said]
-    caseless = all(s == s.lower() or w in _PRONOUN_I for s, w in zip(said, words, strict=True))
+    said = [m.group().replace("’", "'") for m in found]
+    words = [w.lower() for w in said]
+    caseless = all(s == w or w in _PRONOUN_I for s, w in zip(said, words, strict=True))
     inverted = {i for i in range(len(words) - 1) if _inverted_verb(message, found, words, i)}
-    runs: dict[str, None] = {}
+    runs: dict[str, str] = {}
     for n in range(1, params.max_name_words + 1):
         for i in range(len(words) - n + 1):
             if (caseless or not said[i][0].islower()) and i not in inverted:
-                runs.setdefault(" ".join(words[i : i + n]), None)
-    return list(runs)[: params.max_phrases]
+                run = " ".join(said[i : i + n])
+                runs.setdefault(run.lower(), run.lower() if run.isascii() else run)
+    return list(runs.values())[: params.max_phrases]
 
 
 _QUESTION_LEADS = frozenset(
@@ -86,7 +98,7 @@ long message costs the same per word (copying its whole prefix made a 20k-charac
 take 11 ms)."""
 
 
-def _inverted_verb(message: str, found: list[re.Match[str]], words: list[str], i: int) -> bool:
+def _inverted_verb(message: str, found: list[regex.Match[str]], words: list[str], i: int) -> bool:
     """Whether word ``i`` is a question's inverted verb ("Will I…", "May we…", "what will I…"),
     which a friend called Will, May or Bill would not be: a subject pronoun follows it with no
     comma (a name said to someone takes one: "Will, I…"), and it opens a sentence or follows a
@@ -114,9 +126,9 @@ def kin_words(message: str) -> list[str]:
     return list(found)
 
 
-_ASKED = "asked AS (SELECT unnest(CAST(:names AS text[])) AS n)"
+_ASKED = "asked AS (SELECT lower(unnest(CAST(:names AS text[]))) AS n)"
 _ASKED_KIN = (
-    "asked AS (SELECT unnest(CAST(:names AS text[])) AS n UNION SELECT lower(coalesce(e.name, r.object_value)) "
+    "asked AS (SELECT lower(unnest(CAST(:names AS text[]))) AS n UNION SELECT lower(coalesce(e.name, r.object_value)) "
     "FROM entities u JOIN relations r ON r.subject_id = u.id AND r.user_id = :uid "
     "LEFT JOIN entities e ON e.id = r.object_entity_id "
     "WHERE u.user_id = :uid AND u.kind = 'p' AND u.slug = :me AND r.predicate = ANY(:kin) AND r.valid_to IS NULL "
@@ -139,7 +151,8 @@ def _sql(with_vector: bool, extra: str, kin: bool = False) -> str:
         "named AS (SELECT s.speaker FROM (SELECT DISTINCT d.speaker FROM drawers d "
         "WHERE d.user_id = :uid AND d.speaker IS NOT NULL) s "
         "WHERE lower(ltrim(s.speaker, :marks)) IN (SELECT n FROM asked) "
-        "OR lower(split_part(ltrim(s.speaker, :marks), ' ', 1)) IN (SELECT n FROM asked)), "
+        "OR lower(split_part(ltrim(s.speaker, :marks), ' ', 1)) IN (SELECT n FROM asked) "
+        "OR (s.speaker ~ :cjk_name AND strpos(:said, s.speaker) > 0)), "
         "theirs AS MATERIALIZED (SELECT d.id, d.embedding, d.occurred_at, d.role, d.room_id FROM drawers d "
         f"WHERE {BASE} AND d.speaker IN (SELECT speaker FROM named){extra} "
         "ORDER BY d.occurred_at DESC LIMIT :cap)"
@@ -166,6 +179,7 @@ async def speaker_candidates(session: AsyncSession, ctx: SignalContext, params: 
         return []
     extra, bind = filter_sql(ctx.filters)
     bind |= {"uid": ctx.user_id, "names": names, "cap": params.speaker_cap, "n": ctx.limit, "marks": HANDLE_MARKS}
+    bind |= {"cjk_name": _CJK_NAME, "said": unicodedata.normalize("NFC", ctx.query.message)}
     if kin:
         bind |= {"kin": kin, "me": USER_SLUG}
     if ctx.vector is not None:

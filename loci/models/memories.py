@@ -159,9 +159,10 @@ class Memory(Base):
     tsv: Mapped[str] = mapped_column(
         TSVECTOR,
         Computed(
-            "setweight(to_tsvector('english'::regconfig, content), 'A') || "
-            "setweight(to_tsvector('english'::regconfig, COALESCE(summary, '')), 'B') || "
-            "setweight(to_tsvector('english'::regconfig, COALESCE(body, '')), 'C')",
+            # migration 0041: accents ignored, CJK split into characters (`retrieval.keyword`)
+            "setweight(to_tsvector('loci_english'::regconfig, loci_search_text(content)), 'A') || "
+            "setweight(to_tsvector('loci_english'::regconfig, loci_search_text(COALESCE(summary, ''))), 'B') || "
+            "setweight(to_tsvector('loci_english'::regconfig, loci_search_text(COALESCE(body, ''))), 'C')",
             persisted=True,
         ),
         deferred=True,

@@ -156,7 +156,8 @@ class Drawer(Base):
     tsv: Mapped[str] = mapped_column(
         TSVECTOR,
         Computed(
-            "setweight(to_tsvector('english'::regconfig, content), 'A') || "
+            # migration 0041: accents ignored, CJK split into characters (`retrieval.keyword`)
+            "setweight(to_tsvector('loci_english'::regconfig, loci_search_text(content)), 'A') || "
             "setweight(to_tsvector('simple'::regconfig, tag_text), 'B')",
             persisted=True,
         ),
