@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
+from loci.prompt_tokens import prompt_counter
 from retrieval import LABEL_CHARS, plain
 
 __all__ = [
@@ -181,7 +182,9 @@ class _Allocation:
 
 
 def _counter(count_tokens: TokenCounter, lines: Sequence[str]) -> Callable[[str], int]:
-    """Counts every distinct line in one tokenizer call (per-call overhead dominates)."""
+    """Counts every distinct line in one tokenizer call (per-call overhead dominates), as a
+    chat model's prompt spends them (`loci.prompt_tokens`: other scripts than Latin by script)."""
+    count_tokens = prompt_counter(count_tokens)
     distinct = list(dict.fromkeys(lines))
     counts = dict(zip(distinct, count_tokens(distinct), strict=True)) if distinct else {}
     return lambda line: counts[line] if line in counts else count_tokens([line])[0]

@@ -56,6 +56,7 @@ from domain.memory_scope import parse_as_of
 from loci.errors import InvalidInput
 from loci.inputs import check_text
 from loci.models import Memory
+from loci.prompt_tokens import prompt_counter
 from loci.settings import MemorySettings
 from loci.speakers import speaker_label
 from retrieval import MemoryFilters, RecallDeps, RecallFilters, ScopedHit, ScopedQuery, plain, scoped_query
@@ -143,7 +144,8 @@ def bullets_within(
     bullets = [_bullet(h) for h in hits]
     kept: list[QueryBullet] = []
     spent = 0
-    for bullet, tokens in zip(bullets, count_tokens([b.text for b in bullets]), strict=True):
+    counted = prompt_counter(count_tokens)([b.text for b in bullets])  # as a chat model's prompt spends them
+    for bullet, tokens in zip(bullets, counted, strict=True):
         if spent + tokens > budget:
             break
         kept.append(bullet)

@@ -148,7 +148,8 @@ def expiry_of(rule: KindRule, kind: str, text: str, anchor: datetime, field: str
         when = _cue_deadline(rule, text, anchor) or deadline_of(text, anchor)
         if when is None:
             raise DeadlineMissing(
-                "a deadline needs a date in its content that can be read (e.g. 'due Friday', 'by 2026-06-01'); "
+                "a deadline needs a date in its content that can be read, in English words or numbers "
+                "(e.g. 'due Friday', 'by 2026-06-01'); "
                 "name another kind",
                 field=field,
             )

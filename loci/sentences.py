@@ -12,10 +12,22 @@ import re
 
 __all__ = ["MIN_SENTENCE_WORDS", "sentence_pieces", "split_sentences"]
 
+_SPACED_ENDS = ".!?…\u061f\u06d4\u0964\u0965\u0589\u1362\u104b\u17d4"
+"""Sentence ends followed by white space: Latin's, and the Arabic question mark ``؟``, the Urdu full
+stop ``۔``, the Devanagari danda and double danda ``। ॥`` (Hindi, Marathi, Nepali, Sanskrit), the
+Armenian full stop ``։``, the Ethiopic ``።``, the Myanmar ``။`` and the Khmer ``។``."""
+_CJK_ENDS = "\u3002\uff01\uff1f\uff61"
+"""Sentence ends of Chinese and Japanese, ``。！？｡``, which no white space follows."""
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?…])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)[\"')\]]*\s+|\n\s*"
+    f"(?<=[{_SPACED_ENDS}])"
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)[\"')\]]*\s+"
+    f"|(?<=[{_CJK_ENDS}])(?![{_CJK_ENDS}])"
+    "[\"')\\]\u2019\u201d\u3009\u300b\u300d\u300f\u3011\u3015\uff09]*\\s*"
+    r"|\n\s*"
 )
-"""A sentence ends after . ! ? … (not after a title such as "Dr.", which starts a name) or a line break."""
+"""A sentence ends after `_SPACED_ENDS` and white space (not after a title such as "Dr.", which
+starts a name), after a run of `_CJK_ENDS` and the closing quotes and brackets after it (」』）”),
+or at a line break."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -48,4 +60,21 @@ def sentence_pieces(text: str) -> list[str]:
     sentences = [p for p in sentences if p]
     if len(sentences) < 2:
         return []
-    return [p for p in sentences if len(p.split()) >= MIN_SENTENCE_WORDS]
+    return [p for p in sentences if _words(p) >= MIN_SENTENCE_WORDS]
+
+
+_IDEOGRAPHS = re.compile("[\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
+"""Han ideographs and kana: Chinese and Japanese write words without spaces between them."""
+
+
+def _words(sentence: str) -> int:
+    """Words of a sentence: its runs between spaces, or, where it holds ideographs or kana, one
+    per two of them (a Chinese word averages under two characters, and a Chinese sentence has no
+    spaces) plus its other runs that hold a letter or digit (punctuation is no word)."""
+    if sentence.isascii():
+        return len(sentence.split())
+    ideographs = len(_IDEOGRAPHS.findall(sentence))
+    if not ideographs:
+        return len(sentence.split())
+    rest = _IDEOGRAPHS.sub(" ", sentence).split()
+    return ideographs // 2 + sum(1 for word in rest if any(c.isalnum() for c in word))

@@ -40,9 +40,17 @@ stored text goes through `plain`:
    ("emoji smuggling": one emoji can carry a sentence), yet an emoji's style (VS16 makes
    U+2615 a coloured cup) and a Han ideograph's variant (the Ideographic Variation
    Database) need one: a selector stays only as the first of its run, directly after a
-   character that takes it (`_SELECTOR_BASES`).
-4. Length is bounded by the caller (snippets, and `LABEL_CHARS` for names), cut at a
-   word boundary before escaping, so an entity is never cut in half.
+   character that takes it (`_SELECTOR_BASES`). The direction marks LRM, RLM and ALM
+   (U+200E, U+200F, U+061C) stay too, each the first of its run of rule 3's characters:
+   Arabic, Hebrew and Persian writers use them to keep punctuation and numbers beside
+   their right-to-left words (an RLM after the "!" that ends a Hebrew sentence quoting
+   English), and a mark is an invisible strong letter, no control: it cannot reorder the
+   text around it as an override does, nor carry text, one per run, any more than a
+   zero-width joiner does.
+4. Length is bounded by the caller (snippets, and `LABEL_CHARS` for names), cut before
+   escaping at the last space when one is near the end (`_WORD_CUT_REACH`), so an entity is
+   never cut in half, else (text in a script without spaces, a URL) at the last grapheme
+   cluster's edge: never inside an emoji sequence, a flag or a letter's marks.
 """
 
 from __future__ import annotations
@@ -50,6 +58,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import NamedTuple
+
+import regex
 
 __all__ = ["LABEL_CHARS", "plain", "visible"]
 
@@ -63,7 +73,8 @@ _INVISIBLE_RE = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e"
     r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e01ef]"
 )
-"""Rule 3's characters, one at a time (`_hidden` keeps a variation selector its base takes). The
+"""Rule 3's characters, one at a time (`_hidden` keeps a variation selector its base takes and a
+direction mark, U+061C, U+200E, U+200F, that starts its run). The
 tags (U+E0000-U+E007F) and VS17-VS256 (U+E0100-U+E01EF) as one range, unassigned code points
 between them included: a second astral range made every recall's scan a third slower."""
 
@@ -111,12 +122,18 @@ def _takes(base: str, selector: str) -> bool:
     )
 
 
+_MARKS = frozenset("\u061c\u200e\u200f")
+"""The direction marks ALM, LRM and RLM (rule 3): they stay, but for a run's first."""
+
+
 def _hidden(char: re.Match[str]) -> str:
     """One of rule 3's characters: nothing, unless it is a selector the character before it (as
-    stored) takes. So a run keeps at most its first selector, and one after a dropped character
-    goes too. Only what precedes is read, so cleaning a prefix of a text gives a prefix of
-    cleaning the whole (`plain`)."""
+    stored) takes, or a direction mark after a character that is none of rule 3's. So a run keeps
+    at most its first selector or mark, and one after a dropped character goes too. Only what
+    precedes is read, so cleaning a prefix of a text gives a prefix of cleaning the whole (`plain`)."""
     at, found = char.start(), char.group()
+    if found in _MARKS:
+        return found if not at or not _INVISIBLE_RE.match(char.string[at - 1]) else ""
     if at and _SELECTOR_RE.match(found) and _takes(char.string[at - 1], found):
         return found
     return ""
@@ -151,10 +168,29 @@ def _escaped(text: str) -> str:
     return text
 
 
+_WORD_CUT_REACH = 0.2
+_WORD_CUT_REACH_CHARS = 24
+"""How far back from ``max_chars`` `_cut` looks for a space: a fifth of it, and at least 24
+characters (an English word as long as "internationalization" still ends whole in an 80-character
+label). Farther back, the space is no word's end but the edge of a run without spaces:
+"Landlord note: " before a Chinese paragraph was all a 130-token block kept of it, and a long URL
+was dropped whole."""
+_GRAPHEME = regex.compile(r"\X")
+"""One extended grapheme cluster (UAX #29): a letter with its marks, an emoji ZWJ sequence, a flag."""
+
+
 def _cut(text: str, max_chars: int) -> str:
+    """``text`` cut to ``max_chars`` characters and marked `` …``: at its last space within reach
+    (`_WORD_CUT_REACH`), else after its last whole grapheme cluster (rule 4)."""
     if len(text) <= max_chars:
         return text
-    return (text[:max_chars].rsplit(" ", 1)[0] or text[:max_chars]) + " …"
+    space = text.rfind(" ", 0, max_chars)
+    if space > 0 and max_chars - space <= max(max_chars * _WORD_CUT_REACH, _WORD_CUT_REACH_CHARS):
+        return text[:space] + " …"
+    # A break at or before max_chars depends on the characters before it and the one after it only.
+    ends = [m.end() for m in _GRAPHEME.finditer(text, 0, max_chars + 1)]
+    end = next((e for e in reversed(ends) if e <= max_chars), 0) or max_chars
+    return text[:end].rstrip(" ") + " …"
 
 
 _PREFIX_FACTOR = 4

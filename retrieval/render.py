@@ -3,8 +3,11 @@ and closet, in budget.
 
 Pure: tokens are counted by the function passed in (the service passes the embedder's
 tokenizer, `Embedder.count_tokens`; its WordPiece counts run close to, and usually a
-little above, BPE chat-model counts for English, so the budget errs on the safe side).
-Each piece is counted separately with its special tokens, which over-counts slightly.
+little above, BPE chat-model counts for English, so the budget errs on the safe side),
+for the Latin-script text of each line only: other scripts and emoji, which WordPiece reads
+as one unknown token a word or a letter a token, are estimated by script
+(`loci.prompt_tokens.prompt_counter`). Each piece is counted separately with its special
+tokens, which over-counts slightly.
 Drawers are admitted best-first until the budget is spent, then shown grouped by where
 they live, chronologically within a group, because that is how a reader follows them.
 Every piece of stored text goes through `retrieval.escape.plain`, so nothing a user
@@ -14,8 +17,9 @@ said can close the block, forge a line of its structure or hide behind bidi cont
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from loci.prompt_tokens import estimated, prompt_counter
 from loci.speakers import speaker_label
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer, RecalledMemory
@@ -146,6 +150,39 @@ def _admit_memories(
     return ([MEMORY_HEADER, *lines] if lines else []), used
 
 
+_DENSE_MIN_CHARS = _MIN_SNIPPET_CHARS // 4
+"""The shortest snippet `_fit` cuts for dense text: 20 characters (in Chinese, a sentence)."""
+
+
+def _fit(item: RenderItem, cost_of: _Counts, left: int, max_chars: int) -> tuple[list[str], int] | None:
+    """The item's lines and their cost within ``left`` tokens, or None: whole, then a snippet
+    cut at about 3 characters a token (re-checked with the real counter); for text in scripts
+    other than Latin (`loci.prompt_tokens.estimated`: Chinese, emoji) that spends more than
+    that, once more at the characters a token that cut measured, so a Chinese turn is
+    shortened to fit rather than left out. Latin text keeps the first two tries alone."""
+    tried: tuple[int, int] | None = None
+    for chars in (max_chars, min((left - 24) * 3, max_chars)):
+        if chars < _MIN_SNIPPET_CHARS:
+            continue
+        lines = _lines(item, chars, False)
+        cost = cost_of(lines)
+        if cost <= left:
+            return lines, cost
+        tried = (chars, cost)
+    if tried is None or not estimated(item.drawer.content):
+        return None
+    chars, cost = min(tried[0], len(item.drawer.content)), tried[1]
+    bare = cost_of(_lines(replace(item, drawer=replace(item.drawer, content="")), chars, False))
+    if (cost - bare) * 3 <= chars:  # no denser than the first guess: a shorter cut cannot fit
+        return None
+    scaled = chars * (left - bare) // (cost - bare)
+    if not _DENSE_MIN_CHARS <= scaled < chars:
+        return None
+    lines = _lines(item, scaled, False)
+    cost = cost_of(lines)
+    return (lines, cost) if cost <= left else None
+
+
 def _admit_drawers(
     items: Sequence[RenderItem], cost_of: _Counts, used: int, budget_tokens: int, max_snippet_chars: int
 ) -> list[tuple[RenderItem, list[str]]]:
@@ -163,20 +200,12 @@ def _admit_drawers(
             cost_of.prime([line for i in batch for line in (_group_header(i), *_lines(i, max_snippet_chars, True))])
         key = (item.drawer.room_id, item.closet_id)
         header_cost = 0 if key in headers else cost_of([_group_header(item)])
-        # Whole, then a snippet cut to what is left (about 3 characters per token,
-        # re-checked with the real counter below).
-        room = (budget_tokens - used - header_cost - 24) * 3
-        for chars in (max_snippet_chars, min(room, max_snippet_chars)):
-            if chars < _MIN_SNIPPET_CHARS:
-                continue
-            lines = _lines(item, chars, False)
-            cost = header_cost + cost_of(lines)
-            if used + cost <= budget_tokens:
-                used += cost
-                headers.add(key)
-                chosen.append((item, lines))
-                last_admitted = index
-                break
+        fitted = _fit(item, cost_of, budget_tokens - used - header_cost, max_snippet_chars)
+        if fitted is not None:
+            used += header_cost + fitted[1]
+            headers.add(key)
+            chosen.append((item, fitted[0]))
+            last_admitted = index
         if budget_tokens - used < _MIN_SNIPPET_CHARS // 4:
             break
     return _add_neighbours(chosen, cost_of, used, budget_tokens, max_snippet_chars)
@@ -217,7 +246,7 @@ def render_context(
     """
     if not (items or memories) or budget_tokens <= 0:
         return None
-    cost_of = _Counts(count_tokens)
+    cost_of = _Counts(prompt_counter(count_tokens))
     used = cost_of([OPEN, PREAMBLE, CLOSE])
     saved: list[str] = []
     if memories:

@@ -28,6 +28,7 @@ from loci.runtime import freeze_startup_heap
 from loci.settings import Settings
 from retrieval import PRESETS, settle_recall_logs
 from service.auth import PUBLIC_PREFIXES, BearerAuthMiddleware, agent_key_guard
+from service.byte_order_mark import ByteOrderMarkMiddleware
 from service.deps import DEPENDENCIES
 from service.errors import EXCEPTION_HANDLERS
 from service.mcp import McpMount, mcp_route
@@ -195,7 +196,7 @@ def create_app(settings: Settings, *, state: AppState | None = None, run_worker:
         guards=[agent_key_guard],  # agent keys only where a route applies the agent's access list
         # the request id outermost, so auth's own log lines carry it too; the HTTP metrics inside
         # auth: its refusals are raised through them, which would count a 401 as a 200
-        middleware=[RequestIdMiddleware(), auth, *([http_metrics()] if metrics else [])],
+        middleware=[RequestIdMiddleware(), ByteOrderMarkMiddleware(), auth, *([http_metrics()] if metrics else [])],
         before_request=decode_strictly,
         before_send=[add_request_id_header, allow_header, add_page_headers],
         plugins=[StrictStructSchemaPlugin()],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, cast
+from urllib.parse import unquote_to_bytes
 
 from litestar import Request
 from litestar.enums import ParamType
@@ -25,7 +26,7 @@ from litestar.handlers import HTTPRouteHandler
 
 from service.strict_body import decode_strictly
 
-__all__ = ["Declared", "check_api_request", "declared", "refuse_undeclared_query"]
+__all__ = ["Declared", "check_api_request", "declared", "refuse_undeclared_query", "refuse_undecodable_query"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +79,37 @@ def refuse_undeclared_query(request: Request[Any, Any, Any]) -> None:
     )
 
 
+def refuse_undecodable_query(request: Request[Any, Any, Any]) -> None:
+    """A 400 naming each query parameter whose percent-decoded bytes are not UTF-8 (``q=%FF``, or
+    an encoded surrogate such as ``%ED%A0%80``), in the shape of `refuse_undeclared_query`'s.
+    Litestar decodes them with replacement characters, so ``GET /v1/search?q=%FF`` searched for
+    "\ufffd" and answered 200 and nothing, where the same bytes in a JSON body are a 400."""
+    raw: bytes = request.scope.get("query_string", b"")
+    if b"%" not in raw and raw.isascii():
+        return  # nothing percent-encoded and no raw byte past ASCII: UTF-8 as it stands
+    refused: dict[str, str] = {}
+    for pair in raw.split(b"&"):
+        key, _, value = pair.partition(b"=")
+        name = unquote_to_bytes(key.replace(b"+", b" ")).decode("utf-8", "replace")
+        for part, what in ((key, "its name"), (value, "its value")):
+            try:
+                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+            except UnicodeDecodeError as e:
+                refused.setdefault(
+                    name,
+                    f"{what} is not UTF-8 once percent-decoded (byte {e.start}): percent-encode the text's UTF-8 bytes",
+                )
+    if refused:
+        raise ValidationException(
+            detail="; ".join(f"{name}: {message}" for name, message in refused.items()),
+            extra=[{"key": key, "message": why, "source": ParamType.QUERY.value} for key, why in refused.items()],
+        )
+
+
 async def check_api_request(request: Request[Any, Any, Any]) -> None:
-    """The /v1 routes' ``before_request`` hook: undeclared query parameters, then the strict body
-    (`service.strict_body.decode_strictly`, which the app's own hook runs for every other route)."""
+    """The /v1 routes' ``before_request`` hook: query parameters that are not UTF-8 or that the
+    route does not declare, then the strict body (`service.strict_body.decode_strictly`, which
+    the app's own hook runs for every other route)."""
+    refuse_undecodable_query(request)
     refuse_undeclared_query(request)
     await decode_strictly(request)

@@ -131,7 +131,7 @@ async def test_edit_history_sentences_undo_and_restore(browser: AsyncClient, cli
     new_id = int(re.search(r"/memory/memories/(\d+)\?done=update", edited.headers["location"]).group(1))  # type: ignore[union-attr]
     history = await _follow(browser, edited)
     text = _text(history)
-    assert "Memory updated · Undo" in text and "<h1>Lives in Paris</h1>" in history.text
+    assert "Memory updated · Undo" in text and '<h1 dir="auto">Lives in Paris</h1>' in history.text
     assert "You saved this on " in text and "Updated from “Lives in Lyon” to “Lives in Paris” on " in text
 
     forgotten = await _follow(

@@ -72,3 +72,13 @@ def test_a_deadline_without_a_date_and_an_unknown_kind_name_the_field() -> None:
     assert bad.value.field == "kind"
     assert kind_of(RULE, None, "fact", "Tired today", WEDNESDAY) == ("temporary", WEDNESDAY + timedelta(days=1))
     assert kind_of(RULE, "durable", "fact", "Tired today", WEDNESDAY) == ("durable", None)  # the writer wins
+
+
+def test_a_deadline_in_another_language_is_refused_saying_dates_are_read_in_english() -> None:
+    """Date words are English only ("amanhã" is tomorrow in Portuguese); the refusal says so."""
+    with pytest.raises(DeadlineMissing) as refused:
+        expiry_of(RULE, "deadline", "Consulta no dentista amanhã às 10h", WEDNESDAY)
+    assert "in English words or numbers" in str(refused.value) and refused.value.field == "kind"
+    assert expiry_of(RULE, "deadline", "Consulta no dentista 2026-06-01 às 10h", WEDNESDAY) == datetime(
+        2026, 6, 2, tzinfo=UTC
+    )
