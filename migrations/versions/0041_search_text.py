@@ -111,7 +111,7 @@ def _tsv(table: str, expression: str, indexes: dict[str, list[str]]) -> None:
     NOT NULL on drawers, as 0001 made it."""
     op.drop_column(table, "tsv")
     computed = sa.Computed(expression, persisted=True)
-    op.add_column(table, sa.Column("tsv", postgresql.TSVECTOR(), computed, nullable=table != "memories"))
+    op.add_column(table, sa.Column("tsv", postgresql.TSVECTOR(), computed, nullable=table == "memories"))
     for name, columns in indexes.items():
         op.create_index(name, table, columns, postgresql_using="gin")
 

@@ -19,7 +19,7 @@ from litestar.response import Redirect
 
 from domain.page_sessions import SESSION_LIFETIME, open_page_session, page_owner, sign_out
 from domain.user_clock import zone_setting
-from loci.zones import zone_of
+from loci.zones import set_zone
 from service.state import AppState
 
 __all__ = [
@@ -100,9 +100,9 @@ class PageUser(NamedTuple):
 
 
 def page_zone(name: str | None) -> tzinfo | None:
-    """The clock a zone setting names, None for none (a name this machine lacks reads as UTC,
-    as recall reads it: `loci.zones.zone_of`)."""
-    return None if name is None else zone_of(name)
+    """The clock a zone setting names; None for none, and for a name this machine's zone
+    database lacks, which reads as unset (`loci.zones.set_zone`): rooms keep their sender's day."""
+    return set_zone(name)
 
 
 async def signed_in_page(request: Request[Any, Any, Any], state: AppState) -> PageUser:

@@ -30,6 +30,7 @@ from service.web.humanize import (
     visible,
     zone_name,
 )
+from service.web.session import page_zone
 
 REPR = re.compile(r"[{}\[\]=]|'|\bNone\b|\bTrue\b|\bFalse\b")
 
@@ -249,3 +250,12 @@ def test_a_room_is_dated_on_the_users_zone_when_one_is_set() -> None:
     assert room_span(label, late, late) == room_date(label, late) == "1 March 2026"
     assert room_span(label, None, None, zone=NEW_YORK) == "1 March 2026"  # no instants: the label's day
     assert room_date(label, None, zone=NEW_YORK) == "1 March 2026"
+
+
+def test_a_zone_this_machine_lacks_reads_as_unset_on_pages() -> None:
+    """A stored zone the machine's zone database lacks (removed from tzdata, or never a zone)
+    dates pages as if no zone were set: rooms keep their sender's day, not a UTC clock's."""
+    assert page_zone(None) is None
+    assert page_zone("US/Pacific-New") is None
+    assert page_zone("Mars/Olympus") is None
+    assert str(page_zone("America/New_York")) == "America/New_York"
