@@ -59,6 +59,7 @@ from loci.models import Memory
 from loci.prompt_tokens import prompt_counter
 from loci.settings import MemorySettings
 from loci.speakers import speaker_label
+from loci.zones import on_clock
 from retrieval import MemoryFilters, RecallDeps, RecallFilters, ScopedHit, ScopedQuery, plain, scoped_query
 
 __all__ = ["bullets_within", "check_scope", "query_memories", "scoped_request"]
@@ -125,23 +126,29 @@ def scoped_request(user_id: int, data: QueryMemoryIn, settings: MemorySettings, 
     return request if f.layer is None else replace(request, layers=(f.layer,), past_layers=())
 
 
-def _bullet(hit: ScopedHit) -> QueryBullet:
+def _bullet(hit: ScopedHit, zone: str | None) -> QueryBullet:
     if hit.memory is not None:
         m = hit.memory
         return QueryBullet(m.memory_id, "memory", m.category, plain(m.content, MEMORY_BULLET_CHARS))
     assert hit.drawer is not None  # a hit is one or the other (`retrieval.ScopedHit`)
     d = hit.drawer
-    # who said it, as the recall block labels it: "other: I'm allergic to latex" read as anyone's
-    text = f"{d.occurred_at:%Y-%m-%d} {speaker_label(d.role, d.speaker)}: {plain(d.content, DRAWER_BULLET_CHARS)}"
+    # who said it, as the recall block labels it: "other: I'm allergic to latex" read as anyone's;
+    # the day on the user's zone, as the recall block dates it (a 22:30 chat in New York is that day)
+    day = f"{on_clock(d.occurred_at, zone):%Y-%m-%d}"
+    text = f"{day} {speaker_label(d.role, d.speaker)}: {plain(d.content, DRAWER_BULLET_CHARS)}"
     return QueryBullet(d.drawer_id, "drawer", DRAWER_CATEGORY, text)
 
 
 def bullets_within(
-    hits: Sequence[ScopedHit], budget: int, count_tokens: Callable[[Sequence[str]], list[int]]
+    hits: Sequence[ScopedHit],
+    budget: int,
+    count_tokens: Callable[[Sequence[str]], list[int]],
+    zone: str | None = None,
 ) -> tuple[list[QueryBullet], int]:
     """The best bullets whose text fits ``budget`` tokens together, in rank order (the first
-    that does not fit ends the list: a lower one never jumps ahead), and how many were left."""
-    bullets = [_bullet(h) for h in hits]
+    that does not fit ends the list: a lower one never jumps ahead), and how many were left;
+    a drawer's is dated by its day on ``zone``, the user's (None: UTC)."""
+    bullets = [_bullet(h, zone) for h in hits]
     kept: list[QueryBullet] = []
     spent = 0
     counted = prompt_counter(count_tokens)([b.text for b in bullets])  # as a chat model's prompt spends them
@@ -199,5 +206,5 @@ async def query_memories(
     if data.mode == "full":
         return QueryOut("full", [], await _items(deps, user_id, result.hits), 0, result.skipped, timings)
     budget = data.budget_tokens or deps.settings.retrieval.budget_tokens
-    bullets, omitted = bullets_within(result.hits, budget, deps.embedder.count_tokens)
+    bullets, omitted = bullets_within(result.hits, budget, deps.embedder.count_tokens, result.zone)
     return QueryOut("bullets", bullets, [], omitted, result.skipped, timings)

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from loci.errors import InvalidInput
 
-__all__ = ["MAX_ZONE_CHARS", "NOT_ZONES", "check_zone", "on_clock", "zone_of"]
+__all__ = ["MAX_ZONE_CHARS", "NOT_ZONES", "check_zone", "on_clock", "set_zone", "zone_of"]
 
 MAX_ZONE_CHARS = 64
 """Longer than any IANA name (the longest is 32: ``America/Argentina/ComodRivadavia``)."""
@@ -58,6 +58,13 @@ def zone_of(name: str | None) -> tzinfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         return UTC
+
+
+def set_zone(name: str | None) -> ZoneInfo | None:
+    """The zone a user set, or None where they set none (or one this machine's database lacks,
+    which reads as unset, `zone_of`): what text a model reads names, when it dates things on it."""
+    zone = zone_of(name)
+    return zone if isinstance(zone, ZoneInfo) else None
 
 
 def on_clock(instant: datetime, zone: str | None) -> datetime:

@@ -86,6 +86,9 @@ class CachedRecall(msgspec.Struct, array_like=True, frozen=True):
     memories: list[CachedMemory]
     tokens: dict[str, int]
     """Token counts of the block's lines by `TokenMemo.key` (what rendering it again needs)."""
+    zone: str | None = None
+    """The user's time zone the block was dated on (`Controls.time_zone`): a hit dates it the
+    same (a change of zone is a write, so it comes with a new generation)."""
 
 
 _ENCODE = msgspec.json.Encoder()
@@ -186,17 +189,22 @@ class RecallCache:
         return dataclasses.replace(slot, entry=entry)
 
     async def store(
-        self, slot: CacheSlot, response: RecallResponse, in_block: set[int], tokens: Mapping[str, int]
+        self,
+        slot: CacheSlot,
+        response: RecallResponse,
+        in_block: set[int],
+        tokens: Mapping[str, int],
+        zone: str | None = None,
     ) -> None:
         """Keep ``response`` under the generations read before its search (``slot``), with
-        the token counts its block's lines took (`TokenMemo`)."""
+        the token counts its block's lines took (`TokenMemo`) and the zone it was dated on."""
         stats = response.stats
         top_k, depth = (stats.top_k, stats.depth) if stats is not None else (len(response.items), "")
         entry = CachedRecall(
             slot.generation, self.clock(), response.preset, depth, top_k,
             [CachedDrawer(d.drawer_id, d.score, dict(d.ranks), d.drawer_id in in_block) for d in response.items],
             [CachedMemory(m.memory_id, m.score, dict(m.ranks)) for m in response.memories],
-            dict(tokens),
+            dict(tokens), zone,
         )  # fmt: skip
         try:
             await self.redis.set(slot.key, _ENCODE.encode(entry), px=max(1, int(self.ttl_s * 1000)))

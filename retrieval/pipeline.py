@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.write_watch import bookkeeping
+from loci.zones import on_clock
 from retrieval.cache import TokenMemo
 from retrieval.candidates import SignalContext
 from retrieval.config import RerankerKind, RetrievalConfig
@@ -67,16 +68,16 @@ def _wants_sub_queries(config: RetrievalConfig, reading: MessageReading) -> bool
     return bool(reading.sub_queries) and config.sub_query_weight > 0 and Signal.SEMANTIC in config.signals
 
 
-async def _rerank(
-    deps: RecallDeps, request: RecallRequest, items: list[RenderItem], top_k: int, model: str | None
-) -> tuple[list[RenderItem], RerankOutcome]:
+async def _rerank(deps: RecallDeps, request: RecallRequest, state: _Ranked) -> tuple[list[RenderItem], RerankOutcome]:
+    """The LLM's order of ``state.items`` (each dated by the user's day, as the block dates it)."""
+    items = state.items
     if deps.reranker is None:
         return items, RerankOutcome((), NO_RERANKER)
     pool = [
-        RerankCandidate(i.drawer.drawer_id, i.drawer.role, f"{i.drawer.occurred_at:%Y-%m-%d}", i.drawer.content)
-        for i in items
+        RerankCandidate(d.drawer_id, d.role, f"{on_clock(d.occurred_at, state.zone):%Y-%m-%d}", d.content)
+        for d in (i.drawer for i in items)
     ]
-    outcome = await deps.reranker.rerank(request.message, pool, top_k, model)
+    outcome = await deps.reranker.rerank(request.message, pool, state.top_k, state.rerank_model)
     if not outcome.order:
         return items, outcome
     by_id = {i.drawer.drawer_id: i for i in items}
@@ -163,7 +164,7 @@ async def _finish(
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     relevant = [i for i in items if i.drawer.drawer_id in state.floor_ok]
     counter = state.tokens if state.tokens is not None else deps.embedder.count_tokens
-    render = functools.partial(render_context, relevant, budget, counter, memories=state.memories)
+    render = functools.partial(render_context, relevant, budget, counter, memories=state.memories, zone=state.zone)
     context = await asyncio.to_thread(render)
     clock.stage("render", len(items), len(relevant) if context else 0)
     state.notes["floor_passed"] = len(relevant)
@@ -190,6 +191,8 @@ class _Ranked:
     memories: list[RecalledMemory]
     tokens: TokenMemo | None = None
     """The lines' token counts, kept when the cache will keep this answer (`TokenMemo`)."""
+    zone: str | None = None
+    """The user's time zone (`Controls.time_zone`): the block's dates and times are on it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +259,9 @@ async def _rank(
     memories = recalled_memories(plan, found.memory_lists)  # fusing a few dozen: timed with the wait
     if memories:
         notes["memories"] = [{"id": m.memory_id, "score": round(m.score, 6), "ranks": dict(m.ranks)} for m in memories]
-    return _Ranked(items, floor_ok, top_k, asked, rerank, controls.rerank_model, notes, memories)
+    return _Ranked(
+        items, floor_ok, top_k, asked, rerank, controls.rerank_model, notes, memories, zone=controls.time_zone
+    )
 
 
 def _log(
@@ -289,7 +294,7 @@ async def recall(deps: RecallDeps, request: RecallRequest) -> RecallResponse:
         return await serve_cached(deps, request, config, slot.entry, clock)
     response, state = await _search(deps, request, config, depth, clock, "miss" if slot is not None else None)
     if cache is not None and slot is not None and state is not None:
-        await cache.store(slot, response, state.floor_ok, state.tokens.known if state.tokens else {})
+        await cache.store(slot, response, state.floor_ok, state.tokens.known if state.tokens else {}, state.zone)
     return response
 
 
@@ -327,7 +332,7 @@ async def _search(
         response = await _finish(deps, request, config, state, clock)
         _log(deps, request, config, response, state.notes)
         return response, state
-    state.items, outcome = await _rerank(deps, request, state.items, state.top_k, state.rerank_model)
+    state.items, outcome = await _rerank(deps, request, state)
     state.notes["rerank"] = outcome.note
     clock.stage("rerank", len(state.items), len(outcome.order))
     response = await _finish(deps, request, config, state, clock)

@@ -79,7 +79,7 @@ async def serve_cached(
     relevant = [i for i in items if i.drawer.drawer_id in in_block]
     budget = request.budget_tokens or deps.settings.retrieval.budget_tokens
     counter = TokenMemo(deps.embedder.count_tokens, entry.tokens)  # a line not counted before is counted now
-    context = render_context(relevant, budget, counter, memories=memories)
+    context = render_context(relevant, budget, counter, memories=memories, zone=entry.zone)
     clock.stage("render", len(items), len(relevant) if context else 0)
     drawers = tuple(i.drawer for i in items)
     stats = RecallStats(entry.depth, entry.top_k, "hit", len(drawers))

@@ -12,6 +12,9 @@ Drawers are admitted best-first until the budget is spent, then shown grouped by
 they live, chronologically within a group, because that is how a reader follows them.
 Every piece of stored text goes through `retrieval.escape.plain`, so nothing a user
 said can close the block, forge a line of its structure or hide behind bidi controls.
+Dates and times are the user's own when they set a zone (`loci.zones`), named once in the
+preamble (`ZONED_PREAMBLE`) rather than on every line; without one they are UTC and the block
+is what it always was, byte for byte (the LongMemEval bench compares blocks).
 """
 
 from __future__ import annotations
@@ -21,10 +24,19 @@ from dataclasses import dataclass, replace
 
 from loci.prompt_tokens import estimated, prompt_counter
 from loci.speakers import speaker_label
+from loci.zones import set_zone
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer, RecalledMemory
 
-__all__ = ["MEMORY_HEADER", "Neighbour", "RenderItem", "TokenCounter", "estimate_tokens", "render_context"]
+__all__ = [
+    "MEMORY_HEADER",
+    "ZONED_PREAMBLE",
+    "Neighbour",
+    "RenderItem",
+    "TokenCounter",
+    "estimate_tokens",
+    "render_context",
+]
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -33,6 +45,15 @@ CLOSE = "</memory_context>"
 PREAMBLE = "Relevant memories from earlier conversations with this user (verbatim; § marks the source):"
 """Unchanged by the escaping (`retrieval.escape`): ``&lt;`` and its kin read as what they
 are to a model, and a longer frame would take budget from the memories themselves."""
+ZONED_PREAMBLE = (
+    "Relevant memories from earlier conversations with this user "
+    "(verbatim; § marks the source; dates and times in the user's zone, {zone}):"
+)
+"""`PREAMBLE` for a user who set a zone: every date and time below is on it (a turn at
+``2026-03-01T03:30:00Z`` reads ``2026-02-28 22:30`` for ``America/New_York``). Said once, as an
+IANA name, which holds through daylight saving where ``EST`` on each line would cost a token or
+two a line and an offset would be wrong half the year; a time a model reads without it is
+taken as the user's local time."""
 _MIN_SNIPPET_CHARS = 80
 _PRIME_ITEMS = 16
 """Items whose lines are counted together, as admission reaches them. Counting every item
@@ -231,6 +252,20 @@ def _add_neighbours(
     return out
 
 
+def _on_clock(
+    zone: str | None, items: Sequence[RenderItem], memories: Sequence[RecalledMemory]
+) -> tuple[str, Sequence[RenderItem], Sequence[RecalledMemory]]:
+    """The preamble, and the items and memories with their times on ``zone``'s clock: the same
+    instants (order and grouping do not change), read as the user's wall time. A zone this
+    machine's database lacks reads as none (`loci.zones.zone_of`), as everywhere else."""
+    clock = set_zone(zone)
+    if clock is None:
+        return PREAMBLE, items, memories
+    items = [replace(i, drawer=replace(i.drawer, occurred_at=i.drawer.occurred_at.astimezone(clock))) for i in items]
+    memories = [replace(m, said_at=m.dated.astimezone(clock)) for m in memories]  # `_memory_line` reads ``dated``
+    return ZONED_PREAMBLE.format(zone=plain(clock.key, LABEL_CHARS)), items, memories
+
+
 def render_context(
     items: Sequence[RenderItem],
     budget_tokens: int,
@@ -238,16 +273,20 @@ def render_context(
     max_snippet_chars: int = 1200,
     memories: Sequence[RecalledMemory] = (),
     max_memory_chars: int = MEMORY_CHARS,
+    zone: str | None = None,
 ) -> str | None:
     """Render best-first within ``budget_tokens``; None when no item fits (or none given).
 
     Saved ``memories`` come first, under their own header and ahead of the drawers in
-    the budget too; without them the block is exactly the drawers' block.
+    the budget too; without them the block is exactly the drawers' block. Dates and times
+    are on ``zone``, the user's IANA zone, named in the preamble (`ZONED_PREAMBLE`); None:
+    UTC, unmarked, as before the setting existed.
     """
     if not (items or memories) or budget_tokens <= 0:
         return None
+    preamble, items, memories = _on_clock(zone, items, memories)
     cost_of = _Counts(prompt_counter(count_tokens))
-    used = cost_of([OPEN, PREAMBLE, CLOSE])
+    used = cost_of([OPEN, preamble, CLOSE])
     saved: list[str] = []
     if memories:
         cost_of.prime([MEMORY_HEADER, *(_memory_line(m, max_memory_chars) for m in memories)])
@@ -258,7 +297,7 @@ def render_context(
     groups: dict[tuple[int, int], list[tuple[RenderItem, list[str]]]] = {}
     for item, lines in chosen:  # dict order = order of each group's best-ranked drawer
         groups.setdefault((item.drawer.room_id, item.closet_id), []).append((item, lines))
-    out = [OPEN, PREAMBLE, *saved]
+    out = [OPEN, preamble, *saved]
     for members in groups.values():
         out.append(_group_header(members[0][0]))
         for _item, lines in sorted(members, key=lambda m: (m[0].drawer.occurred_at, m[0].drawer.drawer_id)):

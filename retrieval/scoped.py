@@ -99,6 +99,9 @@ class ScopedResult:
     hits: tuple[ScopedHit, ...]
     timings_ms: dict[str, float]
     skipped: str | None = None
+    zone: str | None = None
+    """The user's time zone (`Controls.time_zone`), read with the controls: what the answer's
+    text dates things on (`domain.memory_query`); None: UTC."""
 
 
 def _validate(request: ScopedQuery) -> None:
@@ -217,7 +220,7 @@ async def _ranked(
             out.append(hits[i])
         elif (drawer := rows.get(drawers[i - len(memories)][0].drawer_id)) is not None:
             out.append(replace(hits[i], drawer=drawer))
-    return ScopedResult(tuple(out), clock.total())
+    return ScopedResult(tuple(out), clock.total(), zone=controls.time_zone)
 
 
 async def scoped_query(deps: RecallDeps, request: ScopedQuery) -> ScopedResult:

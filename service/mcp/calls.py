@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any, TypeVar
 
 import msgspec
@@ -20,8 +21,10 @@ from domain.memory_query_dto import QueryItem, QueryMemoryIn
 from domain.memory_read import MemoryQuery
 from domain.memory_rows import MemoryStore, check_category
 from domain.memory_scope import parse_as_of
+from domain.user_clock import zone_setting
 from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
+from loci.zones import set_zone
 from retrieval import LABEL_CHARS, plain
 from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs, ProfileWriteIn
 from service.routes.entities import entity_timeline
@@ -201,9 +204,13 @@ async def timeline(state: AppState, caller: Caller, args: EntityRef) -> Answer:
     user_id = caller.user_id
     entity_id = args.entity if isinstance(args.entity, int) else await _entity_id(state, user_id, args.entity)
     out = await entity_timeline(state.db, user_id, entity_id, offset=args.offset)
+    zone = set_zone(await zone_setting(state.db, user_id))  # the user's days, named in the head as the block names them
     lines = [f"- {_said(f'{r.subject} {r.predicate} {r.object}')} "
-             f"({r.valid_from:%Y-%m-%d}{'' if r.current else ', ended'})" for r in out.relations]  # fmt: skip
+             f"({r.valid_from.astimezone(zone or UTC):%Y-%m-%d}{'' if r.current else ', ended'})"
+             for r in out.relations]  # fmt: skip
     head = f"{_label(out.entity.name)} ({out.entity.kind}): {plural(len(out.relations), 'relation')}"
+    if zone is not None:
+        head += f" (dates in the user's zone, {_label(zone.key)})"
     more = f"\n(more: pass offset={out.next_offset})" if out.next_offset is not None else ""
     return Answer(out, "\n".join([head, *lines]) + more)
 

@@ -170,9 +170,11 @@ class _WriteBeforeStore(RecallCache):
 
     write: Callable[[], Awaitable[None]]
 
-    async def store(self, slot: CacheSlot, response: RecallResponse, in_block: set[int], depth: str) -> None:
+    async def store(
+        self, slot: CacheSlot, response: RecallResponse, in_block: set[int], depth: str, zone: str | None = None
+    ) -> None:
         await type(self).write()
-        await super().store(slot, response, in_block, depth)
+        await super().store(slot, response, in_block, depth, zone)
 
 
 async def test_a_write_committed_during_a_recall_is_not_hidden(
