@@ -15,6 +15,7 @@ conversation's wing is for is decided before placement (`ingest.subjects`).
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -247,6 +248,7 @@ def tags_for(mentions: Sequence[EntityMention]) -> tuple[dict[str, Any], str]:
 
 
 def mentions_in_part(part: str, part_index: int, mentions: Sequence[EntityMention]) -> list[EntityMention]:
-    """The mentions a part actually contains; resolved times (no literal text) go to part 0."""
-    low = part.lower()
+    """The mentions a part actually contains; resolved times (no literal text) go to part 0.
+    Mentions were read off the composed text (`ingest.prose.composed`), the part is as sent."""
+    low = unicodedata.normalize("NFC", part).lower()
     return [m for m in mentions if m.name.lower() in low or (part_index == 0 and m.kind == "t")]

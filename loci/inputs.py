@@ -85,8 +85,12 @@ r"""The shape of an e-mail address: one ``@`` with a dotted domain after it, no 
 character (the blanks spelled out, as in the patterns above: Python's and ECMA's ``\s`` differ).
 The domain is dot-free labels joined by dots, so no two ways to split it: linear time."""
 
-SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-"""A wing's slug as an agent's access list names it (`domain.agent_access_edit`): the form mining gives a name."""
+_SLUG_CHAR = rf"[^\x00-\x2f\x3a-\x60\x7b-\x9f{_BLANK}{_INVISIBLE}]"
+SLUG_PATTERN = rf"^{_SLUG_CHAR}+(-{_SLUG_CHAR}+)*$"
+"""A wing's slug as an agent's access list names it (`domain.agent_access_edit`): the form mining gives a name
+(`loci.name_keys`): ASCII lower-case letters and digits, or any character outside ASCII but a blank or an
+invisible one ("王伟", "ольга"), words joined by '-'. A negated class, so Python and a schema's ECMA reader
+(which sees a character past U+FFFF as two) take the same strings."""
 
 PATTERN_RULES = {
     ID_PATTERN: f"must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",
@@ -97,7 +101,8 @@ PATTERN_RULES = {
     NAME_PATTERN: "must hold a visible character (not only spaces or invisible ones such as U+200B), "
     "without control characters",
     EMAIL_PATTERN: "must look like name@example.org (no spaces)",
-    SLUG_PATTERN: "must be a wing's slug: lower-case letters and digits, words joined by '-' (e.g. billing-service)",
+    SLUG_PATTERN: "must be a wing's slug: lower-case letters and digits (of any script), words joined by '-' "
+    "(e.g. billing-service)",
 }
 """Each pattern above in words, for the error a schema refusal answers: a client reads
 "must not be blank", not three hundred characters of escaped regular expression."""
