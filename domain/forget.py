@@ -37,6 +37,7 @@ from domain.fields import Count
 from domain.memory_trash import purge_derived
 from domain.mining_jobs import abort_user_jobs, user_job_results
 from domain.trash_rows import Moved, check_kind, descendants, drawers_of, get_item, trash_lock, trash_session
+from domain.user_steps import each_user
 from ingest import forget_sources, lock_placements, refresh_entities
 from loci.db import Database
 from loci.errors import Busy, InvalidInput, NotFound
@@ -58,6 +59,7 @@ from loci.models import (
     User,
     Wing,
 )
+from retrieval import forget_recall_logs
 
 __all__ = ["Purged", "delete_account", "delete_user", "forget_user_keys", "purge_expired", "purge_item", "purge_trash"]
 
@@ -245,6 +247,7 @@ async def _destroy(s: AsyncSession, user_id: int, doomed: _Doomed) -> Purged:
         getattr(doomed, name).extend(getattr(emptied, name))
     out.entities = await _orphans_gone(s, user_id, touched)
     await _scrub_history(s, user_id, doomed)
+    await forget_recall_logs(s, user_id)  # a recall's message may name what went, found or not
     return out
 
 
@@ -272,7 +275,9 @@ async def purge_trash(db: Database, user_id: int) -> Purged:
 
 
 async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
-    """The daily cron: each user's trash older than ``days``, one user-scoped transaction per user."""
+    """The daily cron: each user's trash older than ``days``, one user-scoped transaction per
+    user; a user whose purge failed is logged and counted (``failed_users``) and the next
+    user's goes on (`domain.user_steps`)."""
     async with db.system_session() as s:
         cutoff: datetime = (await s.execute(select(func.now()))).scalar_one() - timedelta(days=days)
         owners = union(
@@ -280,11 +285,11 @@ async def purge_expired(db: Database, *, days: int) -> dict[str, int]:
         )
         users = await _ids(s, select(owners.subquery().c.user_id))
     total = dict.fromkeys(Purged.__struct_fields__, 0)
-    for user_id in users:
-        purged = await _purge_expired_of(db, user_id, cutoff)
+    steps = await each_user("purge_trash", users, lambda user_id: _purge_expired_of(db, user_id, cutoff))
+    for purged in steps.results:
         for name, n in _counts(purged or Purged()).items():
             total[name] += n
-    return total
+    return {**total, "failed_users": len(steps.failed)}
 
 
 async def _purge_expired_of(db: Database, user_id: int, cutoff: datetime) -> Purged | None:

@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.memory_clusters import Cluster, apply_cap, find_clusters, users_with_duplicates_possible
 from domain.memory_merge_llm import LLMMerger, Proposal
 from domain.memory_rows import MemoryStore, check_core_room, embed_texts
+from domain.user_steps import each_user
 from loci.errors import Conflict, OverLimit
 from loci.exclusive import exclusive
 from loci.llm import ChatResult, LLMClient
@@ -71,6 +72,8 @@ class ConsolidationResult:
     left_over: int = 0
     llm: int = 0
     rule: int = 0
+    failed: int = 0
+    """Users whose run failed (logged with their id; the next user's went on: `domain.user_steps`)."""
 
 
 @dataclass(slots=True)
@@ -93,10 +96,11 @@ class _Tally:
     merged: int = 0
     left_over: int = 0
     by: dict[str, int] = field(default_factory=lambda: {"llm": 0, "rule": 0})
+    failed: int = 0
 
     def result(self) -> ConsolidationResult:
         return ConsolidationResult(
-            self.users, self.clusters, self.merged, self.left_over, self.by["llm"], self.by["rule"]
+            self.users, self.clusters, self.merged, self.left_over, self.by["llm"], self.by["rule"], self.failed
         )
 
 
@@ -122,11 +126,18 @@ async def consolidate_memories(
     async with exclusive(store.db, JOB_LOCK, poll_s=1.0, or_else=None if wait else Conflict(ALREADY_RUNNING)):
         async with store.db.system_session() as s:
             listed = await users_with_duplicates_possible(s)
-        for user_id in (u for u in listed if users is None or u in users):
+
+        async def step(user_id: int) -> None:
+            nonlocal llm
             merger = LLMMerger(llm, model or "", store.settings.content_max_chars) if llm is not None else None
-            await _consolidate_user(store, user_id, merger, now, tally)
-            if merger is not None and merger.down:
-                llm = None  # the endpoint did not answer: the rule merges the rest of this run
+            try:
+                await _consolidate_user(store, user_id, merger, now, tally)
+            finally:
+                if merger is not None and merger.down:
+                    llm = None  # the endpoint did not answer: the rule merges the rest of this run
+
+        steps = await each_user("consolidation", [u for u in listed if users is None or u in users], step)
+        tally.failed = len(steps.failed)
     result = tally.result()
     log.info("consolidated memories: %s", result)
     return result

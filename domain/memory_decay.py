@@ -27,6 +27,7 @@ from sqlalchemy import insert, select, update
 
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from domain.memory_sweep import database_now, users_with
+from domain.user_steps import each_user
 from loci.db import Database
 from loci.memory_writes import lock_user
 from loci.models import Memory, MemoryHistory
@@ -120,7 +121,6 @@ async def decay_memories(db: Database, settings: MemorySettings, now: datetime |
     returns how many memories faded."""
     when = await database_now(db, now)
     rule = DecayRule.of(settings)
-    total = 0
-    async for user_id in users_with(db, _ACTIVE_EXTRACTED):
-        total += await decay_user(db, user_id, rule, when)
-    return total
+    steps = await each_user("memory_decay", users_with(db, _ACTIVE_EXTRACTED),
+                            lambda user_id: decay_user(db, user_id, rule, when))  # fmt: skip
+    return sum(steps.results)

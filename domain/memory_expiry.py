@@ -34,6 +34,7 @@ from sqlalchemy.orm import aliased
 from domain.memory_scope import REACH, Version, purge_reach
 from domain.memory_sweep import database_now, users_with
 from domain.purge_versions import VERSIONS, version_records
+from domain.user_steps import each_user
 from loci.db import Database
 from loci.memory_writes import end_row, lock_user, transaction_now
 from loci.models import Memory, MemoryHistory
@@ -83,10 +84,9 @@ async def expire_memories(db: Database, settings: MemorySettings, now: datetime 
     """`expire_user` for every user with an unused extracted memory; returns how many expired."""
     when = await database_now(db, now)
     cutoff = when - timedelta(days=settings.expire_after_days)
-    total = 0
-    async for user_id in users_with(db, _idle_since(cutoff)):
-        total += await expire_user(db, user_id, settings, when)
-    return total
+    steps = await each_user("memory_expiry", users_with(db, _idle_since(cutoff)),
+                            lambda user_id: expire_user(db, user_id, settings, when))  # fmt: skip
+    return sum(steps.results)
 
 
 def _purgeable(cutoff: datetime) -> Any:
@@ -145,7 +145,6 @@ async def purge_expired_memories(db: Database, settings: MemorySettings, now: da
     """`purge_user` for every user with a memory expired past the trash period."""
     when = await database_now(db, now)
     cutoff = when - timedelta(days=settings.trash_days)
-    total = 0
-    async for user_id in users_with(db, _purgeable(cutoff)):
-        total += await purge_user(db, user_id, settings, when)
-    return total
+    steps = await each_user("memory_purge", users_with(db, _purgeable(cutoff)),
+                            lambda user_id: purge_user(db, user_id, settings, when))  # fmt: skip
+    return sum(steps.results)

@@ -37,6 +37,7 @@ from domain.memory_rows import (
 )
 from domain.memory_sweep import database_now, users_with
 from domain.palace import MAX_LIMIT
+from domain.user_steps import each_user
 from ingest import slot_tag
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -307,7 +308,6 @@ async def lapse_proposals(db: Database, now: datetime | None = None) -> int:
     """`lapse_user` for every user with a proposal past its ``expires_at``."""
     when = await database_now(db, now)
     due = (MemoryProposal.status == "pending") & (MemoryProposal.expires_at <= when)
-    total = 0
-    async for user_id in users_with(db, due, MemoryProposal.user_id):
-        total += await lapse_user(db, user_id, when)
-    return total
+    steps = await each_user("proposal_lapse", users_with(db, due, MemoryProposal.user_id),
+                            lambda user_id: lapse_user(db, user_id, when))  # fmt: skip
+    return sum(steps.results)

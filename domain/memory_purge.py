@@ -16,6 +16,8 @@ keep what it said), in one transaction, with
 * the proposals about it (mining asked to change it, or an approved one wrote it), answered
   or not, and their events, which quote the proposed words;
 * the stored answers of retried saves (`loci.idempotency`), which quote the memory;
+* every recall log row of the user (`retrieval.forget_recall_logs`): a recall's message,
+  kept verbatim, may name what the memory said, whether or not the recall found it;
 * the memories merged into it (`domain.memory_consolidate`: near-duplicates, so the same
   words), unless one has been restored since and is a memory of its own again.
 
@@ -44,6 +46,7 @@ from domain.memory_scope import Version, purge_reach
 from domain.purge_versions import version_records
 from loci.errors import NotFound
 from loci.models import IdempotencyKey, Memory, MemoryHistory, MemoryProposal
+from retrieval import forget_recall_logs
 
 __all__ = ["purge_memory"]
 
@@ -83,7 +86,8 @@ def _answers_about(lineages: Iterable[int]) -> list[ColumnElement[bool]]:
 
 
 async def _scrub(s: AsyncSession, user_id: int, lineages: list[int], ids: list[int]) -> None:
-    """Everything but the rows that quotes them: proposals and their events, the history, saved answers."""
+    """Everything but the rows that quotes them: proposals and their events, the history, saved
+    answers, recall logs."""
     proposals = await s.scalars(
         delete(MemoryProposal)
         .where(
@@ -100,6 +104,7 @@ async def _scrub(s: AsyncSession, user_id: int, lineages: list[int], ids: list[i
         )
     )
     await s.execute(delete(IdempotencyKey).where(IdempotencyKey.user_id == user_id, or_(*_answers_about(lineages))))
+    await forget_recall_logs(s, user_id)  # a recall's message may name it: all of the user's go
 
 
 async def _ended(s: AsyncSession, user_id: int, lineage: int) -> int | None:

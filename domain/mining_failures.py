@@ -18,15 +18,16 @@ statement PostgreSQL refuses). Now:
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
+import psycopg
 from sqlalchemy import select, update
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from domain.activity import record
 from loci.db import Database
+from loci.db_faults import connection_trouble, driver_error, sqlstate_of
 from loci.errors import UpstreamUnavailable
 from loci.models import Conversation
 
@@ -52,30 +53,30 @@ _TRANSIENT_SQLSTATE_CLASSES = frozenset({"08", "53", "57"})
 connections, out of disk) and operator intervention (shutdown, restart)."""
 _TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
 """Serialization failure, deadlock, lock not available: the same statement may pass next time."""
-_CONNECTION_TROUBLE = re.compile(r"connect|server closed|terminat|timeout|timed out", re.IGNORECASE)
-"""What the driver says when a connection fails before the server gave an SQLSTATE.
-psycopg also raises OperationalError for its own refusals (``number of parameters must be
-between 0 and 65535``), which are not transient, so the class alone cannot decide."""
 
 
 def is_transient(exc: BaseException) -> bool:
-    """True when retrying the same job later may succeed (see the module doc)."""
+    """True when retrying the same job later may succeed (see the module doc). A driver error
+    is read by its SQLSTATE (`loci.db_faults.sqlstate_of`) whether SQLAlchemy wrapped it or
+    psycopg raised it directly (`loci.column_insert`, the prepared reads): a raw ``DiskFull``
+    or ``AdminShutdown`` once failed the conversation for good. One with no SQLSTATE is
+    transient when it says the connection failed (`loci.db_faults.connection_trouble`)."""
     if isinstance(exc, UpstreamUnavailable | ConnectionError | TimeoutError | PoolTimeout):
         return True
-    if not isinstance(exc, DBAPIError):
+    if not isinstance(exc, DBAPIError | psycopg.Error):
         return False
-    if exc.connection_invalidated:
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
-    sqlstate = getattr(exc.orig, "sqlstate", None)
+    sqlstate = sqlstate_of(exc)
     if sqlstate:
         return sqlstate[:2] in _TRANSIENT_SQLSTATE_CLASSES or sqlstate in _TRANSIENT_SQLSTATES
-    return isinstance(exc, OperationalError | InterfaceError) and bool(_CONNECTION_TROUBLE.search(str(exc.orig)))
+    return connection_trouble(exc)
 
 
 def failure_reason(exc: BaseException) -> str:
     """``Type: first line of the message``, short; for a database error, the driver's own
     error (SQLAlchemy's text repeats the whole statement and its parameters)."""
-    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    cause = driver_error(exc)
     lines = str(cause).strip().splitlines()
     reason = f"{type(cause).__name__}: {lines[0]}" if lines else type(cause).__name__
     return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"

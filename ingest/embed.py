@@ -227,8 +227,9 @@ async def backfill_null_embeddings(
         return 0
     rows: list[tuple[int, int, str]] = []
     async with db.system_session() as s:
-        # One query per role: ``role = :r`` lets the planner use ix_drawers_unembedded_user
-        # (migration 0008) for users' turns instead of walking every unembedded assistant turn.
+        # One query per role: ``role = :r`` lets the planner use ix_drawers_unembedded_role
+        # (migration 0044, for every role) instead of walking
+        # every unembedded drawer of another role (tests/integration/test_foreign_key_indexes.py).
         for role in sorted(roles):
             found = await s.execute(
                 select(Drawer.id, Drawer.user_id, Drawer.content)

@@ -135,9 +135,9 @@ class EmbeddingSettings(BaseSettings):
         default=8,
         ge=1,
         le=4096,
-        description="most texts per model call; a call also ends where token lengths drop (loci.embedder."
-        "length_batches), so little of it is padding. With that cut, 8, 16 and 32 cost the same CPU per token "
-        "on this 2-core machine (2.9k tokens per CPU second on dev-split sessions); raise it on a GPU",
+        description="most texts per model call; a call also ends where padding its shorter texts would cost "
+        "more than another call (loci.embedder.length_batches). With those cuts, 8, 16 and 32 cost the same CPU "
+        "per token on this 2-core machine (2.9k tokens per CPU second on dev-split sessions); raise it on a GPU",
     )
     device: str = Field(
         default="cpu", pattern=r"^(cpu|mps|(cuda|xpu|hpu|npu|xla|mtia)(:[0-9]+)?)$"
@@ -236,6 +236,13 @@ class RetrievalSettings(BaseSettings):
     rerank_timeout_s: float = Field(default=8.0, gt=0, le=120)
     budget_tokens: int = Field(default=1500, ge=BUDGET_TOKENS_MIN, le=BUDGET_TOKENS_MAX)
     cache_ttl_s: float = Field(default=300.0, ge=0, le=3600)  # recall cache; 0: off (generations.CACHE_TTL_MAX_S)
+    log_retention_days: int = Field(
+        default=7,
+        ge=0,
+        le=366,
+        description="days a recall's retrieval_logs row (its message, results and notes) is kept; the hourly job "
+        "drops older ones (retrieval.log_queue.drop_old_recall_logs); 0 writes none",
+    )
 
 
 class Settings(BaseModel):

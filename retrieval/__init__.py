@@ -12,7 +12,7 @@ from retrieval.cache import RecallCache
 from retrieval.config import RerankerKind, RetrievalConfig
 from retrieval.escape import LABEL_CHARS, plain, visible
 from retrieval.filters import MemoryFilters
-from retrieval.log_queue import settle_recall_logs
+from retrieval.log_queue import drop_old_recall_logs, forget_recall_logs, keeps_recall_logs, settle_recall_logs
 from retrieval.params import (
     BlockFloor,
     GroupBy,
@@ -77,7 +77,10 @@ __all__ = [
     "SemanticParams",
     "Signal",
     "TemporalParams",
+    "drop_old_recall_logs",
+    "forget_recall_logs",
     "get_preset",
+    "keeps_recall_logs",
     "plain",
     "recall",
     "scoped_query",

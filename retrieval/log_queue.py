@@ -13,9 +13,11 @@ reads, so it drops no cache entry).
 
 What this gives up: rows queued when the process dies uncleanly are lost (the service's
 orderly shutdown writes them, `settle_recall_logs`); the log is for looking back at
-recall, never read by recall. Each row keeps the time of its recall, not of its batch. A
-row of a user deleted meanwhile is dropped, not the batch; any other failure drops the
-batch with one warning (never raised: the answers are out).
+recall, never read by recall, and kept ``LOCI_RETRIEVAL_LOG_RETENTION_DAYS`` (the hourly
+``drop_expired_rows`` job: `drop_old_recall_logs`; none written at 0), and a purge deletes
+the user's rows (`forget_recall_logs`): each holds a message verbatim. Each row keeps the
+time of its recall, not of its batch. A row of a user deleted meanwhile is dropped, not the
+batch; any other failure drops the batch with one warning (never raised: the answers are out).
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ from typing import Any
 
 import msgspec
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from loci.db import Database
 from loci.write_watch import bookkeeping
 from retrieval.request import RecalledDrawer
 from retrieval.store import log_results, log_timings
 
-__all__ = ["LINGER_S", "MAX_BATCH", "queue_recall_log", "settle_recall_logs"]
+__all__ = [
+    "LINGER_S", "MAX_BATCH", "drop_old_recall_logs", "forget_recall_logs", "keeps_recall_logs", "queue_recall_log",
+    "settle_recall_logs",
+]  # fmt: skip
 
 log = logging.getLogger("loci.retrieval")
 
@@ -117,3 +123,57 @@ async def settle_recall_logs() -> None:
         with contextlib.suppress(Exception):
             await writer
         queue.now.clear()
+
+
+DROP_BATCH = 10_000
+"""Log rows one transaction of `drop_old_recall_logs` deletes (a first run over a log that kept
+everything stays well inside the statement timeout)."""
+_CUTOFF = text("SELECT now() - make_interval(days => :days)")
+_DROP_OLD = text(
+    "WITH gone AS (DELETE FROM retrieval_logs WHERE id = ANY (ARRAY("
+    " SELECT id FROM retrieval_logs WHERE at >= :after AND at < :cutoff"
+    " ORDER BY at LIMIT :batch FOR UPDATE SKIP LOCKED)) RETURNING at)"
+    " SELECT count(*), max(at) FROM gone"
+)
+"""One batch: the oldest rows from ``:after`` on, walked by ``ix_retrieval_logs_at`` (migration
+0043), as `ingest.drop_stale_cache` walks the embedding cache; ``>=``: rows of one recall batch
+may share their ``at``."""
+
+
+async def drop_old_recall_logs(db: Database, retention_days: int) -> int:
+    """Delete the log rows older than ``retention_days`` (``LOCI_RETRIEVAL_LOG_RETENTION_DAYS``),
+    in `DROP_BATCH` rows a transaction, oldest first, against one cutoff fixed at the start;
+    returns how many. At ``0`` no row is written (`keeps_recall_logs`), and any written before
+    go now."""
+    async with db.system_session() as s:
+        cutoff = (await s.execute(_CUTOFF, {"days": max(retention_days, 0)})).scalar_one()
+    dropped, after = 0, datetime.min.replace(tzinfo=UTC)
+    while True:
+        async with db.system_session() as s:
+            bookkeeping(s)  # the log is no change to what recall reads
+            row = (await s.execute(_DROP_OLD, {"after": after, "cutoff": cutoff, "batch": DROP_BATCH})).one()
+        count, last = int(row[0]), row[1]
+        dropped += count
+        if count < DROP_BATCH or last is None:
+            return dropped
+        after = last
+
+
+def keeps_recall_logs(retention_days: int) -> bool:
+    """Whether recall writes log rows at all: not at a retention of 0 days."""
+    return retention_days > 0
+
+
+async def forget_recall_logs(session: AsyncSession, user_id: int) -> int:
+    """Delete every recall log row of ``user_id``, in the caller's transaction (a purge's:
+    `domain.forget`, `domain.memory_purge`); returns how many.
+
+    A recall's row holds its message verbatim, and the message may name what is being purged
+    ("my lupus diagnosis"), whether or not the recall found it: so all of the user's rows go,
+    not only those whose results name a purged drawer. The rows this process has queued
+    are written first (`settle_recall_logs`), so a recall answered just before the purge
+    leaves no row behind it; a row another process queued in its last ``LINGER_S`` may still
+    land after, and goes with the retention."""
+    await settle_recall_logs()
+    result = await session.execute(text("DELETE FROM retrieval_logs WHERE user_id = :uid"), {"uid": user_id})
+    return int(result.rowcount)  # type: ignore[attr-defined]

@@ -29,7 +29,7 @@ from retrieval.filters import known_by
 from retrieval.floor import block_relevant
 from retrieval.fusion import Scored
 from retrieval.grouping import group_rooms, order_by_room
-from retrieval.log_queue import queue_recall_log
+from retrieval.log_queue import keeps_recall_logs, queue_recall_log
 from retrieval.memory_aside import search_aside
 from retrieval.memory_search import (
     MemoryCandidate,
@@ -268,7 +268,7 @@ def _log(
     deps: RecallDeps, request: RecallRequest, config: RetrievalConfig, response: RecallResponse, notes: Any
 ) -> None:
     """Queue the recall's ``retrieval_logs`` row (`retrieval.log_queue`), when asked for."""
-    if request.log:
+    if request.log and keeps_recall_logs(deps.settings.retrieval.log_retention_days):
         items, timings = response.items, response.timings_ms
         queue_recall_log(deps.db, request.user_id, request.message, config.name, items, timings, notes)
 
@@ -341,5 +341,5 @@ async def _search(
         async with deps.db.user_session(request.user_id) as session:
             bookkeeping(session)
             await session.execute(text("SET LOCAL synchronous_commit = off"))  # bookkeeping, as the log
-            record_rerank_costs(session, request.user_id, outcome.calls, {"query": request.message[:200]})
+            record_rerank_costs(session, request.user_id, outcome.calls, {"preset": config.name})  # no words
     return response, state

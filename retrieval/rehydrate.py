@@ -21,7 +21,7 @@ from loci.models import MEMORY_LAYERS
 from retrieval.cache import CachedMemory, CachedRecall, TokenMemo
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Fused
-from retrieval.log_queue import queue_recall_log
+from retrieval.log_queue import keeps_recall_logs, queue_recall_log
 from retrieval.memory_search import MemoryScope, count_recalled, scope_sql
 from retrieval.render import render_context
 from retrieval.request import RecallDeps, RecalledMemory, RecallRequest, RecallResponse, RecallStats
@@ -84,7 +84,7 @@ async def serve_cached(
     drawers = tuple(i.drawer for i in items)
     stats = RecallStats(entry.depth, entry.top_k, "hit", len(drawers))
     response = RecallResponse(drawers, context, clock.total(), config.name, memories=tuple(memories), stats=stats)
-    if request.log:
+    if request.log and keeps_recall_logs(deps.settings.retrieval.log_retention_days):
         notes = {"cache": "hit", "depth": entry.depth, "top_k": entry.top_k, "floor_passed": len(relevant)}
         queue_recall_log(deps.db, request.user_id, request.message, config.name, drawers, response.timings_ms, notes)
     count_recalled(deps.db, request.user_id, [m.memory_id for m in memories])

@@ -59,6 +59,7 @@ LAZY_COMMANDS: Mapping[str, tuple[str, str]] = {
         "service.cli_memories:memories",
         "Memory upkeep now: `sweep` (the daily job), `consolidate` (merge near-duplicates), `insights`.",
     ),
+    "trash": ("service.cli_trash:trash", "The trash now: `purge` (the daily job: what sat there over 30 days)."),
 }
 """Subcommands imported only when used: name -> (module:attribute, one-line help)."""
 

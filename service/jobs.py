@@ -39,10 +39,13 @@ from domain.mining_jobs import enqueue_mining, unmined_conversations
 from domain.page_sessions import drop_expired_sessions
 from ingest import backfill_null_embeddings, backfill_sentence_vectors, drop_stale_cache
 from loci.db import Database
+from loci.db_faults import is_outage
 from loci.errors import NotFound
 from loci.idempotency import drop_expired
 from loci.llm import LLMClient
 from loci.settings import MemorySettings
+from retrieval import drop_old_recall_logs
+from service.daily import daily
 from service.errors import DATABASE_DOWN
 from service.metrics import Deferred, mining_outcome, observe_mining
 from service.state import AppState
@@ -81,13 +84,21 @@ before it, while a backlog of thousands costs a few hundred cheap tries a second
 def _skip_during_outage(job: _PeriodicJob) -> _PeriodicJob:
     """A periodic job that finds the database down logs one line and waits for its next
     turn: the traceback arq would log says nothing new, every few minutes, for the whole
-    outage. Nothing is lost by skipping (each run picks up everything still pending)."""
+    outage. Nothing is lost by skipping (each run picks up everything still pending).
+
+    Only connection trouble is an outage (`loci.db_faults.is_outage`): a statement cancelled by
+    ``statement_timeout`` or a deadlock's victim is the job's own error, raised for arq to log
+    with its traceback, not "the database is unavailable" (which sent operators to a healthy
+    server while one user's step timed out every day). A job over users meets those per user
+    and goes on (`domain.user_steps`)."""
 
     @functools.wraps(job)
     async def run(ctx: dict[str, Any]) -> dict[str, Any]:
         try:
             return await job(ctx)
         except DATABASE_DOWN as e:
+            if not is_outage(e):
+                raise
             cause = getattr(e, "orig", None) or e
             reason = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
             log.warning("%s skipped: the database is unavailable (%s)", job.__name__, reason)
@@ -97,6 +108,7 @@ def _skip_during_outage(job: _PeriodicJob) -> _PeriodicJob:
 
 
 @_skip_during_outage
+@daily
 async def purge_trash(ctx: dict[str, Any]) -> dict[str, Any]:
     """Delete for good what has sat in the trash for longer than TRASH_DAYS.
 
@@ -121,6 +133,7 @@ async def memory_upkeep(db: Database, settings: MemorySettings, now: datetime | 
 
 
 @_skip_during_outage
+@daily
 async def memory_lifecycle(ctx: dict[str, Any]) -> dict[str, Any]:
     """`memory_upkeep`, daily (`service.worker.cron_jobs`)."""
     state: AppState = ctx["state"]
@@ -136,12 +149,15 @@ async def drop_expired_rows(ctx: dict[str, Any]) -> dict[str, Any]:
     kept no longer than that), /memory sign-ins past their week (`domain.page_sessions`:
     a sign-in sweeps only its own user's, so a user who never signs in again left theirs)
     and cached vectors past ``LOCI_EMBEDDING_CACHE_RETENTION_HOURS`` (`ingest.drop_stale_cache`:
-    a purged drawer's sentences are cached under hashes no purge can find)."""
+    a purged drawer's sentences are cached under hashes no purge can find), and recall logs
+    past ``LOCI_RETRIEVAL_LOG_RETENTION_DAYS`` (`retrieval.drop_old_recall_logs`: they hold
+    the messages verbatim)."""
     state: AppState = ctx["state"]
     return {
         "idempotency_keys": await drop_expired(state.db),
         "page_sessions": await drop_expired_sessions(state.db),
         "embedding_cache": await drop_stale_cache(state.db, state.settings.embedding.cache_retention_hours),
+        "recall_logs": await drop_old_recall_logs(state.db, state.settings.retrieval.log_retention_days),
     }
 
 
@@ -281,6 +297,7 @@ async def backfill_embeddings(ctx: dict[str, Any]) -> dict[str, Any]:
 
 
 @_skip_during_outage
+@daily
 async def consolidate_memories(ctx: dict[str, Any]) -> dict[str, Any]:
     """Merge each user's near-duplicate extracted memories (`domain.memory_consolidate`): with
     the process's LLM client when ``LOCI_LLM_BASE_URL`` is set (whatever extractor mining
@@ -293,6 +310,7 @@ async def consolidate_memories(ctx: dict[str, Any]) -> dict[str, Any]:
 
 
 @_skip_during_outage
+@daily
 async def derive_insights(ctx: dict[str, Any]) -> dict[str, Any]:
     """The day's insights per user (`domain.insights`): only with the process's LLM client;
     without one it logs that it skipped, and why, and does nothing."""

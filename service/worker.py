@@ -32,6 +32,7 @@ from arq.worker import Worker, func
 from loci.logs import bind_log_context, reset_log_context
 from loci.settings import QueueSettings
 from service import jobs
+from service.daily import catch_up_daily
 from service.state import AppState, build_llm, connect_cache, start_settling, stop_settling
 from service.supervisor import BeatingWorker, WorkerSupervisor
 
@@ -69,14 +70,19 @@ FUNCTIONS: list[Any] = [
     func(jobs.sweep_unmined, name="sweep_unmined", timeout=120, max_tries=1),
     func(jobs.purge_trash, name="purge_trash", timeout=600, max_tries=3),
     func(jobs.memory_lifecycle, name="memory_lifecycle", timeout=600, max_tries=3),
+    # the LLM's daily jobs, queued by name when overdue (`service.daily.catch_up_daily`)
+    func(jobs.consolidate_memories, name="consolidate_memories", timeout=CONSOLIDATE_TIMEOUT_S, max_tries=1),
+    func(jobs.derive_insights, name="derive_insights", timeout=INSIGHTS_TIMEOUT_S, max_tries=1),
 ]
 
 
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
     """The periodic jobs: the trash purge, the memory lifecycle, the consolidation and the
     insights nightly (at different minutes, so they never compete for the database; the
-    insights run skips itself without an LLM); expired idempotency keys, page sign-ins and
-    cached vectors hourly; the unmined sweep and the embedding backfill every
+    insights run skips itself without an LLM), and at start-up and hourly whichever of those
+    is overdue, its last success over a day old (`service.daily`: arq drops a cron run
+    missed while no worker was up); expired idempotency keys, page sign-ins, cached vectors
+    and old recall logs hourly; the unmined sweep and the embedding backfill every
     ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on the minutes of the hour that are multiples of it,
     as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
@@ -86,6 +92,7 @@ def cron_jobs(queue: QueueSettings) -> list[CronJob]:
         cron(jobs.consolidate_memories, hour={4}, minute={43}, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
         cron(jobs.derive_insights, hour={5}, minute={13}, unique=True, timeout=INSIGHTS_TIMEOUT_S),
         cron(jobs.drop_expired_rows, minute={29}, run_at_startup=False, unique=True),
+        cron(catch_up_daily, minute={53}, run_at_startup=True, unique=True),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
         cron(
             jobs.backfill_embeddings,

@@ -30,8 +30,9 @@ from loci.models.accounts import (
     Turn,
     User,
 )
-from loci.models.bookkeeping import Activity, IdempotencyKey, RetrievalLog, UsageCost
+from loci.models.bookkeeping import Activity, IdempotencyKey, PeriodicRun, RetrievalLog, UsageCost
 from loci.models.graph import DrawerEntity, Entity, Relation, RelationSource
+from loci.models.lookup_indexes import LOOKUP_INDEXES as _LOOKUP_INDEXES  # noqa: F401  (attach them)
 from loci.models.memories import (
     MEMORY_END_REASONS,
     MEMORY_EVENTS,
@@ -87,6 +88,7 @@ __all__ = [
     "MemoryProposal",
     "MemorySettings",
     "PageSession",
+    "PeriodicRun",
     "Relation",
     "RelationSource",
     "RetrievalLog",

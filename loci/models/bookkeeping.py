@@ -31,7 +31,7 @@ from loci.models._base import (
     user_fk_column,
 )
 
-__all__ = ["Activity", "IdempotencyKey", "RetrievalLog", "UsageCost"]
+__all__ = ["Activity", "IdempotencyKey", "PeriodicRun", "RetrievalLog", "UsageCost"]
 
 
 class Activity(Base):
@@ -64,8 +64,15 @@ class UsageCost(Base):
 
 
 class RetrievalLog(Base):
+    """A recall's message, what it returned and how long it took; kept
+    ``LOCI_RETRIEVAL_LOG_RETENTION_DAYS`` (`retrieval.log_queue`), and a purge deletes the
+    user's (`domain.forget`)."""
+
     __tablename__ = "retrieval_logs"
-    __table_args__ = (Index("ix_retrieval_logs_user_at", "user_id", "at"),)
+    __table_args__ = (
+        Index("ix_retrieval_logs_user_at", "user_id", "at"),
+        Index("ix_retrieval_logs_at", "at"),  # the hourly drop's walk (0043)
+    )
 
     id: Mapped[int] = pk_column()
     user_id: Mapped[int] = user_fk_column()
@@ -75,6 +82,15 @@ class RetrievalLog(Base):
     latency_ms: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
     notes: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False, server_default=text("'{}'::jsonb"))
     at: Mapped[datetime] = mapped_column(TS, nullable=False, server_default=func.now())
+
+
+class PeriodicRun(Base):
+    """When a daily job last succeeded (`domain.periodic_runs`): not per user, a job covers all."""
+
+    __tablename__ = "periodic_runs"
+
+    job: Mapped[str] = mapped_column(String(64), primary_key=True)
+    succeeded_at: Mapped[datetime] = mapped_column(TS, nullable=False, comment="when its last success began")
 
 
 class IdempotencyKey(Base):

@@ -117,7 +117,6 @@ class Drawer(Base):
         Index("ix_drawers_user_occurred", "user_id", "occurred_at"),
         Index("ix_drawers_content_hash", "content_hash"),
         Index("ix_drawers_null_embedding", "id", postgresql_where=text("embedding IS NULL")),
-        Index("ix_drawers_unembedded_user", "id", postgresql_where=text("embedding IS NULL AND role = 'user'")),
         Index("ix_drawers_user_speaker", "user_id", "speaker", postgresql_where=text("speaker IS NOT NULL")),
         Index("ix_drawers_user_preference", "user_id", "occurred_at", postgresql_where=text("states_preference")),
         Index("ix_drawers_user_vectors", "user_id", postgresql_where=text("embedding IS NOT NULL")),

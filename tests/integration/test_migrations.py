@@ -139,7 +139,8 @@ def _ordered_index_scans_only(conn: psycopg.Connection[tuple[object, ...]]) -> N
 
 
 def test_backfill_lookup_of_user_turns_can_use_its_partial_index(migrated_url: str) -> None:
-    """The predicate names the role, so only ``role = 'user'`` (as the backfill asks) matches it."""
+    """The backfill asks one role at a time, so ``(role, id) WHERE embedding IS NULL`` (0044,
+    which replaced 0008's ``ix_drawers_unembedded_user``) serves it in ``id`` order."""
     with psycopg.connect(migrated_url) as conn:
         _ordered_index_scans_only(conn)
         plan = "\n".join(
@@ -150,7 +151,7 @@ def test_backfill_lookup_of_user_turns_can_use_its_partial_index(migrated_url: s
                 ("user",),
             )
         )
-    assert "ix_drawers_unembedded_user" in plan
+    assert "ix_drawers_unembedded_role" in plan
 
 
 def test_speaker_lookups_can_use_their_partial_index(migrated_url: str) -> None:

@@ -254,6 +254,7 @@ async def test_rerank_promotes_and_records_cost(db, embedder, settings, palace, 
         costs = (await s.execute(select(UsageCost).where(UsageCost.source == "memory_rerank"))).scalars().all()
         note = (await s.execute(select(RetrievalLog.notes).order_by(RetrievalLog.id.desc()).limit(1))).scalar_one()
     assert costs and costs[-1].tokens_in == 120 and float(costs[-1].cost or 0) > 0
+    assert costs[-1].ref == {"preset": RERANK.name}, "a cost row keeps no words of the message"
     assert note["rerank"].startswith("reranked by")
     await llm.aclose()
 

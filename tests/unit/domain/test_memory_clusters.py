@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from domain.memory_clusters import Cluster, Member, apply_cap, star_clusters
+import numpy as np
+
+from domain.memory_clusters import Candidate, Cluster, Member, apply_cap, similar_pairs, star_clusters
 from domain.memory_merge_llm import MergeReply, check_reply
 
 
@@ -42,3 +44,30 @@ def test_a_reply_narrows_the_cluster_to_the_ids_it_names() -> None:
     proposal = check_reply(MergeReply(content="  Lives in Porto ", ids=[3, 1]), cluster, 500)
     assert proposal.content == "Lives in Porto"
     assert (proposal.cluster.keeper.id, [m.id for m in proposal.cluster.others]) == (1, [3])
+
+
+def test_similar_pairs_by_vector_by_equal_words_and_by_slot() -> None:
+    """`similar_pairs`' rules, as the SQL self-join had them: one category and layer; equal
+    words (case and spacing aside) or a close vector; two slots only when the same, in the
+    same words; a memory with no vector pairs by its words alone, at similarity 1.0."""
+
+    def vec(*head: float) -> np.ndarray:
+        v = np.zeros(384, dtype=np.float32)
+        v[: len(head)] = head
+        return v
+
+    rows = [
+        Candidate(1, "fact", "knowledge", vec(1, 0), "likes tea", None),
+        Candidate(2, "fact", "knowledge", vec(1, 0.1), "enjoys tea", None),  # close to 1
+        Candidate(3, "fact", "knowledge", vec(0, 1), "likes tea", None),  # far, but 1's words
+        Candidate(4, "fact", "knowledge", None, "likes tea", None),  # no vector: words only
+        Candidate(5, "preference", "knowledge", vec(1, 0), "likes tea", None),  # another category
+        Candidate(6, "fact", "knowledge", vec(1, 0), "lives in leeds", "slot:location"),
+        Candidate(7, "fact", "knowledge", vec(1, 0), "lives in york", "slot:location"),  # slot, other words
+        Candidate(8, "fact", "knowledge", vec(1, 0), "lives in leeds", "slot:location"),
+    ]
+    pairs = {(a, b): round(sim, 4) for a, b, sim in similar_pairs(rows, 0.9)}
+    assert pairs == {
+        (1, 2): 0.995, (1, 3): 0.0, (1, 4): 1.0, (3, 4): 1.0, (1, 6): 1.0, (1, 7): 1.0, (1, 8): 1.0,
+        (2, 6): 0.995, (2, 7): 0.995, (2, 8): 0.995, (6, 8): 1.0,
+    }  # fmt: skip
