@@ -31,6 +31,7 @@ from loci.logs import configure_logging
 from loci.ownership import SERVER_FILE, clear_record, read_record, write_record
 from loci.preflight import WAIT_S, check_app_role, check_database, check_queue, make_data_dir, wait_until_reachable
 from loci.runtime import EmbeddedServices, freeze_startup_heap, holds_database
+from loci.service_watch import GIVE_UP_EXIT_S, ServiceWatch, embedded_watches
 from service.cli_errors import fail, friendly_errors
 from service.cli_lazy import LazyGroup
 from service.cli_startup import STARTUP_FAILURE, LifespanErrors, stop_now
@@ -77,10 +78,11 @@ def settings_from(data_dir: Path | None = None, **server: Any) -> Settings:
 
 
 @contextlib.contextmanager
-def services(settings: Settings, *, need_queue: bool = True) -> Iterator[Settings]:
+def services(settings: Settings, *, need_queue: bool = True, watch: ServiceWatch | None = None) -> Iterator[Settings]:
     """Start what is not configured, and yield settings with real URLs. A configured
     DATABASE_URL or REDIS_URL is checked first (`loci.preflight`): one that cannot be reached,
-    or a PostgreSQL without pgvector, is one line naming it, not a traceback from migrations."""
+    or a PostgreSQL without pgvector, is one line naming it, not a traceback from migrations.
+    ``watch`` is given the embedded servers started here, to start again should they die."""
     if settings.database.url:
         check_database(settings.database.url)
     if need_queue and settings.queue.url:
@@ -91,6 +93,8 @@ def services(settings: Settings, *, need_queue: bool = True) -> Iterator[Setting
         redis_url=settings.queue.url if need_queue else (settings.queue.url or "redis://unused"),
     )
     urls = embedded.start()
+    if watch is not None:
+        watch.watch(embedded_watches(embedded))
     try:
         resolved = settings.model_copy(
             update={
@@ -198,7 +202,8 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
         prepare_metrics_dir()
     embedder = preload_embedder(settings)
     imports = import_in_background(SERVE_IMPORTS)
-    with services(settings) as resolved:
+    watch = ServiceWatch()  # runs while serving; a Ctrl-C or SIGTERM stops it first (`note_signals`)
+    with services(settings, watch=watch) as resolved:
         imports.join()  # before importing any of them here (`import_in_background`)
         from loci import migrate
         from service.worker_processes import WorkerProcesses, process_count
@@ -223,12 +228,13 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
                 click.echo(f"  data dir: {resolved.server.data_dir}   admin key: {resolved.server.data_dir}/admin_key")
             await task
 
-        received = note_signals(server)
+        received = note_signals(server, first=watch.stop)
         interrupted = False
         count = 0 if no_worker else process_count(resolved.queue.worker_processes)
         extra = WorkerProcesses(count, resolved.database.url or "", resolved.queue.url or "")
-        try:
-            with extra:  # stopped before the services they use
+        gave_up = functools.partial(setattr, server, "should_exit", True)  # uvicorn's own stop, as a signal's
+        try:  # the workers stop before the watch, the watch before the services they use
+            with watch.running(gave_up, exit_after_s=GIVE_UP_EXIT_S), extra:
                 asyncio.run(run())
         except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled once it has stopped
             interrupted = True
@@ -238,6 +244,7 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
         # ... except when asyncio's runner sees the re-raised signal after its main task has
         # already finished (seen under load in CI): uvicorn stopped for a Ctrl-C all the same.
         interrupted = interrupted or signal.SIGINT in received
+        watch.raise_if_lost()  # one line and exit 2: a supervisor restarts Loci
         if not server.started and not interrupted:
             fail(startup.reason(url))
     return interrupted

@@ -17,7 +17,7 @@ import errno
 import importlib
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from loci.errors import ConfigurationError
@@ -128,14 +128,16 @@ def http_server(settings: Settings, embedder: Embedder, *, run_worker: bool) -> 
     return uvicorn.Server(config)
 
 
-def note_signals(server: Any) -> list[int]:
+def note_signals(server: Any, first: Callable[[], None] = lambda: None) -> list[int]:
     """The signals uvicorn's server stops for, as they arrive (its handler is wrapped on the
-    instance, which is what uvicorn installs while it serves)."""
+    instance, which is what uvicorn installs while it serves); ``first`` runs before uvicorn
+    stops (`loci.service_watch.ServiceWatch.stop`: no server dying in the stop is restarted)."""
     received: list[int] = []
     handle_exit = server.handle_exit
 
     def note(sig: int, frame: Any) -> None:
         received.append(sig)
+        first()
         handle_exit(sig, frame)
 
     server.handle_exit = note
