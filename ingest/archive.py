@@ -43,6 +43,7 @@ from ingest.memory_reconcile import normalise
 from ingest.memory_store import ACTOR
 from ingest.memory_store import iso_or_none as _iso
 from ingest.plan import MinedConversation
+from ingest.prose import composed
 from ingest.records import MiningDeps
 from loci.llm import ChatResult
 from loci.memory_revision import OUTSIDE_BLOCK
@@ -124,7 +125,7 @@ async def _conversation(
             for t in rows.scalars()
         ]
         withheld = [*withheld, *await unconsented(s, conv.user_id)]
-    turns = withhold_turns(turns, withheld, conv.id)
+    turns = withhold_turns(composed(turns), withheld, conv.id)  # read as mining read them: `ingest.prose.composed`
     if len(turns) > params.max_turns:
         turns = [turns[0], *turns[-(params.max_turns - 1) :]]
     return turns

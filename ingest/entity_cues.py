@@ -39,9 +39,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.entity_vocab import LIFE_WORDS, PEOPLE_ROLES, PETS, VENUE_NOUNS
+from ingest.entity_vocab import JOB_HEADS, LIFE_WORDS, PEOPLE_ROLES, PETS, VENUE_NOUNS
+from ingest.letters import UPPER
 
-__all__ = ["AFTER_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
+__all__ = ["AFTER_CUES", "AROUND_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,10 @@ def _alternatives(vocab: frozenset[str] | set[str]) -> str:
 _ROLES = _alternatives(set(PEOPLE_ROLES))
 _PETS = _alternatives(set(PETS))
 _VENUES = _alternatives(VENUE_NOUNS)
+_JOBS = _alternatives(JOB_HEADS)
+_PLACE_NOUNS = _alternatives(
+    VENUE_NOUNS | {"beach", "market", "harbour", "harbor", "station", "gallery", "bay", "lake", "pier", "square"}
+)
 _OWNED = _alternatives(LIFE_WORDS | set(PEOPLE_ROLES))
 _PERSON = frozenset({"p"})
 _PLACE = frozenset({"l"})
@@ -72,6 +77,11 @@ never a visit to an employer or a shop; nor a job: only "rejoined" or "back work
 
 def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
+
+
+_SWITCHED = r"\b(?:switch(?:ed|ing)?|port(?:ed|ing)|(?:chang|mov)(?:ed|ing)\s+(?:my|our)\s+\w+)\s+from\s+(?:the\s+)?"
+"""A provider left for another ("switched from Vodafone to O2", "ported from X to Y"): both
+are organisations, where "from X to Y" alone runs between places."""
 
 
 _JOB_AFTER = (
@@ -87,6 +97,7 @@ designer*"). A known person or place keeps its kind: "I left Lisbon after five y
 
 FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(_re(r"^\s+(?:group|club|team|community|company|charity|band|league)\b"), "o"),
+    Cue(_re(r"^(?:['’]s)?\s+(?:stores|branches|outlets|network|customer\s+(?:service|support)|head\s+office)\b"), "o"),
     Cue(_re(r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"), "i"),
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
@@ -121,7 +132,22 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(_re(r"\b(?:his|her|their|its)\s+name(?:['’]s|\s+(?:is|was))\s+$"), "p"),
     Cue(_re(r"\b(?:hi|hey|hello|dear|thanks|thank you|cheers|bye|congrats|congratulations),?\s+$"), "p", _PLACE),
-    Cue(_re(r"\b(?:fly|flying|flew|flown|booked|book|booking)\b[^.,;!?]{0,30}?\bwith\s+$"), "o", _PERSON),
+    Cue(
+        _re(r"\b(?:fly|flying|flew|flown|booked|book|booking)\b[^.,;!?]{0,30}?\bwith\s+$|\b(?:fly|flying|flew)\s+$"),
+        "o",
+        _PERSON,
+    ),
+    Cue(_re(rf"{_SWITCHED}[^.,;!?]{{1,30}}?\s+to\s+(?:the\s+)?$"), "o", _PERSON_OR_PLACE),
+    Cue(
+        _re(
+            r"(?:\b(?:insurance|insurer|bank|mortgage|provider|carrier|contract|policy|broadband|internet|mobile|phone)"
+            r"\b[^.,;!?]{0,20}?\b(?:is|are|was|were)(?:\s+(?:now|still|also))?|\b(?:insured|bank|banks|banking))"
+            r"\s+with\s+$"
+        ),
+        "o",
+        _PLACE,
+    ),
+    Cue(_re(r"\binterview(?:s|ed|ing)?\s+with\s+$"), "o", _PERSON),
     Cue(
         _re(
             r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bthank|"
@@ -150,6 +176,15 @@ BEFORE_CUES: tuple[Cue, ...] = (
         "l",
         _PERSON,
     ),
+    Cue(
+        _re(
+            r"\b(?:areas?|neighbou?rhoods?|districts?|suburbs?|bases|parts of (?:town|the city)|towns|villages|"
+            r"boroughs|spots)\b[^.;!?]{0,30}?(?:\bare|\binclude|\bincluding|\blike|\bsuch as|:)\s+$"
+        ),
+        "l",
+        _PERSON,
+    ),
+    Cue(_re(rf"\b(?:{_PLACE_NOUNS})\s+(?:at|of)\s+(?:the\s+)?$"), "l", _PERSON),
     Cue(_re(r"\b(?:train(?:s|ed|ing)? for|entered|signed up for|running|ran)\s+the\s+$"), "e", _PERSON_OR_PLACE),
     Cue(
         _re(
@@ -170,8 +205,24 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _PERSON_OR_PLACE,
     ),
     Cue(_re(r"\bto (?:join|start at)\s+$"), "o", _PERSON_OR_PLACE),
+    Cue(
+        _re(
+            rf"\b(?:I['’]?m|I am|(?:work|working|worked) as)\s+(?:\w+\s+){{0,2}}?an?\s+"
+            rf"(?:[\w\-]+\s+){{0,3}}?(?:{_JOBS})\s+(?:at|for)\s+$"
+        ),
+        "o",
+        _PERSON_OR_PLACE,
+    ),
     Cue(_re(r"(?:\bwork(?:s|ed|ing)? for|\b(?:re-?)?joined)\s+$"), "o", _PERSON),
     Cue(_re(r"\bstart(?:s|ed)\s+(?:a new job\s+|working\s+|work\s+)?at\s+$"), "o", _PERSON_OR_PLACE),
+    Cue(
+        _re(
+            r"\b(?:registry|registries|wedding list|gift list|vouchers?|gift cards?|gift vouchers?|store cards?|"
+            r"sale|branch|concession|counter|click and collect)\s+(?:at|from)\s+$"
+        ),
+        "o",
+        _PLACE,
+    ),
     Cue(
         _re(
             r"(?:\b(?:shop|shops|shopped|shopping) (?:at|with)|\b(?:customer|client|account|subscriber) (?:at|of|with)|"
@@ -179,6 +230,14 @@ BEFORE_CUES: tuple[Cue, ...] = (
         ),
         "o",
         _PERSON_OR_PLACE,
+    ),
+    Cue(
+        _re(
+            r"\b(?:list|listed|listing|sell|selling|sold|post|posted|posting|advertis\w+|put (?:it|them) up)\b"
+            r"[^.,;!?]{0,30}?\bon\s+$"
+        ),
+        "o",
+        _PLACE,
     ),
     Cue(
         _re(
@@ -202,11 +261,20 @@ AFTER_CUES: tuple[Cue, ...] = (
         _PLACE,
     ),
     Cue(re.compile(r"^,\s+who\b"), "p", _PLACE),
-    Cue(re.compile(r"^\s+(?:near|just outside|outside|on the edge of)\s+(?:the\s+)?[A-ZÀ-ÖØ-Þ]"), "l", _PERSON),
+    Cue(re.compile(rf"^\s+(?:near|just outside|outside|on the edge of)\s+(?:the\s+)?[{UPPER}]"), "l", _PERSON),
 )
 """Words after a name that type it when nothing before did: it speaks or acts ("Peninha
 said", "Kowalski recommended"), or "who" follows it (person); it lies near another place
 ("Thornbury Mill near Hebden Bridge": place)."""
+
+
+AROUND_CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
+    (Cue(_re(rf"{_SWITCHED}$"), "o", _PERSON_OR_PLACE), re.compile(r"^\s+to\b")),
+    (Cue(_re(r"\bthe\s+$"), "l", _PERSON), re.compile(rf"^\s+(?:in|near|outside)\s+(?:the\s+)?[{UPPER}]")),
+    (Cue(_re(r"\bfrom\s+(?:the\s+)?$"), "l", _PERSON), re.compile(rf"^\s+to\s+(?:the\s+)?[{UPPER}]")),
+)
+"""Words on both sides of a name, read before the other tables: "the White Lion in Hebden" is
+somewhere in a place, not "the" item; "trains from Copenhagen Central to Malmö" run between places."""
 
 
 def first_cue(cues: tuple[Cue, ...], text: str, *, before: bool) -> Cue | None:

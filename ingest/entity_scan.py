@@ -31,28 +31,36 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ingest.entity_cues import AFTER_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
+from ingest.entity_caps import institution_acronym, model_code, shouted
+from ingest.entity_cues import AFTER_CUES, AROUND_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
+from ingest.entity_lists import listed_pairs
+from ingest.entity_lower import lower_case_businesses, lower_case_places
+from ingest.entity_owned import owned_things
 from ingest.entity_vocab import (
+    DEMONYMS,
     EVENT_HEADS,
+    HOLIDAYS,
+    IMPERATIVES,
+    JOB_HEADS,
     NOT_NAMES,
     ORG_HEADS,
     PLACE_HEADS,
     PLACE_LEADS,
-    POSSESSIONS,
     TITLES,
     VENUE_NOUNS,
 )
 from ingest.extraction import NO_KNOWN_KINDS, EntityMention
 from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_weight
+from ingest.letters import MARKS, UPPER
 
 __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
 _CAMEL = r"(?<!`)(?:i|e|easy|mac)[A-Z][\w\-]*(?![\w(`]|\.\w)"
 """A brand in camel case ("iPhone", "eBay", "easyJet"): a head brands use, not code's ("useEffect", "dataView(")."""
-_NAME_WORD = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St)\.|[A-ZÀ-ÖØ-Þ][\w'’\-&]*|[A-Z]\.|{_CAMEL})"
+_NAME_WORD = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][\w{MARKS}'’\-&]*|[A-Z]\.|{_CAMEL})"
 _QUANTITY = r"(?i:days?|weeks?|months?|years?|hours?|minutes?|mins?|nights?|times?|miles?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
-    rf"(?<![\w'’]){_NAME_WORD}"
+    rf"(?<![\w{MARKS}'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
     rf"(?:\s+\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?\b(?!\s+{_QUANTITY})(?:\s+{_NAME_WORD})*)?"
 )
@@ -76,26 +84,17 @@ _ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
 _POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
 _TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
 _HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
-_OWNED_THING = r"\s+(?:(?:old|new|current|used|second-hand|broken|first)\s+)?([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
-_POSSESSED = re.compile(rf"\b(?i:my|our|the|his|her|their){_OWNED_THING}")
-_YOURS = re.compile(rf"\b(?i:your){_OWNED_THING}")
-"""The user's things as the assistant names them: "your battery". Its "the bed", "a jacket"
-are advice about things in general ("give her a quiet bed"), no one's possessions."""
-_BOUGHT = re.compile(
-    r"\b(?:bought|purchased|ordered|adopted|got)\s+(?:(?:a|an|the|my|some|new|brand|second-hand|used)\s+)+"
-    r"([a-z][a-z\-]+(?:\s[a-z][a-z\-]+)?)"
-)
 _SENTENCE_START = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)(?<!\bSte)(?<!\bMt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
 )
 _MENU = r"(?-i:[A-Z][\w'’]*(?:[ \t]+[a-z][\w'’]*){0,2})[ \t]*>[ \t]*"
 """Before a button or menu item of an app ("tap Restore", "Settings > Chats"): a label on a screen, not a name.
 A ">" is a menu's after a label on its line only: it quotes at a line's start, "->" is a route ("Leeds -> York")."""
 _CONTROL = re.compile(rf"(?:\b(?:(?:tap|click|press)(?:p?ing)?|select)\s+(?:on\s+)?(?:the\s+)?|{_MENU})$", re.I)
+_A_TITLE = re.compile(r"\b(?:an?|as an?)\s+$", re.I)
 _COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your)\b")
 """After a lone word opening a sentence, an object pronoun makes the word a verb ("Split her daily
 amount", "Take it slowly"); no name is followed by one."""
-_GENERIC_WORDS = frozenset({"a", "an", "the", "some", "new", "used"})
 _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
 _CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
@@ -170,7 +169,7 @@ def _own_kind(name: str) -> str | None:
     if not words:  # what cleaning leaves of "… of Mine" or "As of December": nothing
         return None
     first, last = _fold(words[0]), _fold(words[-1])
-    if last in EVENT_HEADS:
+    if last in EVENT_HEADS or (len(words) == 1 and first in HOLIDAYS):
         return "e"
     if first in _TITLE_WORDS and len(words) > 1:
         return "p"
@@ -189,6 +188,13 @@ def _gazetteer_kind(name: str) -> str | None:
     if is_first_name(words[0]) or (len(words) == 2 and is_surname(words[1]) and not is_common_word(words[0])):
         return "p"
     return "l" if weight else None
+
+
+def _first_name_only(name: str) -> bool:
+    """Several words a first name opens and no surname or name ends ("Lilla Torg", "Grace Darling
+    Inn"): a person only where no cue says otherwise ("around Lilla Torg")."""
+    words = name.split()
+    return len(words) > 1 and is_first_name(words[0]) and not (is_surname(words[-1]) or is_first_name(words[-1]))
 
 
 def _overruled(cue: Cue, known: str | None, name: str, before: str, after: str) -> bool:
@@ -217,7 +223,7 @@ def classify(text: str, start: int, end: int, name: str, stored: str | None = No
     if own:
         return own, True
     known = stored or _gazetteer_kind(name)
-    cued = _cue_kind(text, start, end, name, known)
+    cued = _cue_kind(text, start, end, name, None if stored is None and _first_name_only(name) else known)
     if cued:
         return cued, True
     if known:
@@ -229,6 +235,9 @@ def _cue_kind(text: str, start: int, end: int, name: str, known: str | None) -> 
     """The kind the words around the name give (`ingest.entity_cues`), None when none does."""
     before, after = text[max(0, start - 48) : start], text[end : end + 40]
     owned = text[end - 2 : end + 40] if re.search(r"['’]s$", text[start:end]) else after
+    for around, follows in AROUND_CUES:
+        if follows.match(after) and around.pattern.search(before):
+            return (known or around.kind) if _overruled(around, known, name, before, after) else around.kind
     for cues, context, is_before in (
         (FIRST_AFTER_CUES, owned, False),
         (BEFORE_CUES, before, True),
@@ -241,28 +250,13 @@ def _cue_kind(text: str, start: int, end: int, name: str, known: str | None) -> 
 
 
 def _adjective(text: str, end: int, name: str) -> bool:
-    """ "Indian food", "Buddhist cuisine": a demonym or creed before a noun, not a name."""
+    """ "Indian food", "Buddhist cuisine": a demonym or creed before a noun, not a name; a
+    nationality or language (`DEMONYMS`) never is, whatever follows it ("Danish cooking", "in Danish")."""
+    if name.lower() in DEMONYMS:
+        return True
     if " " in name or not _ADJECTIVE_END.search(name) or not re.match(r"\s+[a-z]", text[end : end + 3]):
         return False
     return not is_first_name(name) and not place_weight(name)
-
-
-def _possessions(text: str, *, speaker_owns: bool) -> list[Found]:
-    found: list[Found] = []
-    for pattern in (_POSSESSED, _BOUGHT) if speaker_owns else (_YOURS,):
-        for m in pattern.finditer(text):
-            thing = _possession(m.group(1))
-            if thing:
-                found.append(Found(EntityMention("i", thing), True, False))
-    return found
-
-
-def _possession(phrase: str) -> str | None:
-    """The owned thing a phrase starts with ("rice cooker", "battery"), if it is one."""
-    words = [w for w in phrase.split() if w not in _GENERIC_WORDS]
-    if len(words) >= 2 and "-".join(words[:2]) in POSSESSIONS:
-        return " ".join(words[:2])
-    return words[0] if words and words[0] in POSSESSIONS else None
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -295,7 +289,7 @@ def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], start
     """Drop the common words a sentence opens with ("Does Derek", "Then the Oceanário")."""
     while start in starts:
         m = re.match(r"\S+\s+", text[start:end])
-        if m is None or _fold(m.group().strip()) not in common:
+        if m is None or (_fold(m.group().strip()) not in common and _fold(m.group().strip()) not in IMPERATIVES):
             break
         start += m.end()
         starts = starts | {start}
@@ -319,7 +313,8 @@ def scan_turn(
     person's turn: "Biscuit is sick"), else as if unknown: the assistant opens sentences with
     capitalised common nouns ("Mirrors are designed for two") that an earlier chat may have
     stored as names. Owned things ("my battery", "the car", "bought a kettle") are the
-    speaker's with ``speaker_owns`` (a person's turn); in the assistant's only "your X" is (`_YOURS`).
+    speaker's with ``speaker_owns`` (a person's turn); in the assistant's only "your X" is
+    (`ingest.entity_owned`).
     """
     found: list[Found] = []
     spans: list[tuple[int, int]] = []
@@ -333,8 +328,15 @@ def scan_turn(
         if _HEADING_AFTER.match(text[end : end + 4]) and (start in starts or text[:start].endswith("**")):
             continue  # a list label ("**Check the rating**:"), not a name
         name = clean_name(raw)
-        if not _plausible(name) or _adjective(text, end, name) or _CONTROL.search(text[max(0, start - 32) : start]):
+        acronym = institution_acronym(text, start, name)
+        if (
+            not (acronym or _plausible(name))
+            or _adjective(text, end, name)
+            or _CONTROL.search(text[max(0, start - 32) : start])
+        ):
             continue
+        if _A_TITLE.search(text, max(0, start - 8), start) and name.split()[-1].lower() in JOB_HEADS:
+            continue  # "I'm a Senior Product Manager at …": a job's title in capitals, not a name
         at = _name_start(raw, name, start)
         stored = None if initial and not known_openers else known.get(name.lower())
         if initial and stored is None and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
@@ -342,26 +344,23 @@ def scan_turn(
         if initial and stored is None and _COMMANDS.match(text[end : end + 8]):
             continue  # "Split her food into two meals": a verb telling what to do, not the town
         kind, sure = classify(text, at, end, name, stored)
+        kind = "o" if acronym and kind in ("i", "p") else kind
         found.append(Found(EntityMention(kind, name), sure, initial))
         spans.append((at, end))
-    return _coordinated(text, found, spans) + _possessions(text, speaker_owns=speaker_owns)
-
-
-_LISTED = re.compile(r"^(?:\s*\([^()]{0,80}\))?\s*(?:,|,?\s*(?:and|or|&))\s*(?:(?:and|or)\s+)?(?:the\s+)?$", re.I)
-"""What stands between two names of one list: a comma, "and", "or", and a parenthesis about the
-first ("Sharrow (leafy, quiet), Walkley and Crookes")."""
+    owned = [Found(EntityMention("i", thing), True, False) for thing in owned_things(text, speaker_owns=speaker_owns)]
+    if speaker_owns:  # a person's turn: the assistant capitalises the businesses it names
+        owned += [Found(EntityMention("o", name), True, False) for name in lower_case_businesses(text)]
+        owned += [Found(EntityMention("l", name), True, False) for name in lower_case_places(text)]
+    return _coordinated(text, found, spans) + owned
 
 
 def _coordinated(text: str, found: list[Found], spans: list[tuple[int, int]]) -> list[Found]:
-    """Names listed together are of one kind ("Leeds, Otley and Ilkley", "Nyhavn and Strøget"): a name
-    nothing typed takes the kind of a typed name beside it in the list, along the list both ways."""
+    """Names listed together are of one kind (`ingest.entity_lists`): a name nothing typed takes the
+    kind of a typed name beside it in the list, along the list both ways."""
     out = list(found)
-    for order in (range(1, len(out)), range(len(out) - 2, -1, -1)):
-        for i in order:
-            j = i - 1 if order.step == 1 else i + 1
-            first, second = sorted((i, j))
-            if out[i].sure or not out[j].sure or not _LISTED.match(text[spans[first][1] : spans[second][0]]):
-                continue
+    pairs = listed_pairs(text, spans)
+    for i, j in [*((i, j) for j, i in pairs), *((j, i) for j, i in reversed(pairs))]:
+        if not out[i].sure and out[j].sure:
             out[i] = Found(EntityMention(out[j].mention.kind, out[i].mention.name), True, out[i].initial)
     return out
 
@@ -393,7 +392,7 @@ def _name_start(raw: str, name: str, start: int) -> int:
 
 
 def _plausible(name: str) -> bool:
-    if _fold(name) in NOT_NAMES or name.replace(" ", "").replace(".", "").isupper() or not name[:1].isalpha():
+    if _fold(name) in NOT_NAMES or (shouted(name) and not model_code(name)) or not name[:1].isalpha():
         return False
     if " " not in name and _fold(name) in _HEAD_WORDS:
         return False

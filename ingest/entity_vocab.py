@@ -14,9 +14,13 @@ from loci.people_roles import PEOPLE_ROLES
 
 __all__ = [
     "BODY_PARTS",
+    "CLINICIANS",
+    "DEMONYMS",
     "DIETS",
     "EVENT_HEADS",
+    "HOLIDAYS",
     "INNER_PUNCT",
+    "JOB_HEADS",
     "LIFE_WORDS",
     "NOT_NAMES",
     "ORG_HEADS",
@@ -135,7 +139,7 @@ ORG_HEADS = words(
     universidade college school academy institute hospital clinic foundation agency studio studios partners
     ministry council association society club federation airlines airways systems technologies solutions
     consulting capital ventures games media software analytics sons brothers harriers runners athletics athletic
-    rovers united fc afc wanderers"""
+    rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy"""
 )
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
@@ -146,10 +150,10 @@ PLACE_HEADS = words(
     """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands
     lake river mountain mount mt valley forest hill hills coast bridge station airport harbour harbor port
     market palace castle cathedral church temple shrine museum tower district quarter village town city
-    county province region peninsula canyon falls trail path"""
+    county province region peninsula canyon falls trail path end"""
 )
 """Last words that make a capitalised run a place ("Pena Palace", "Central Park")."""
-PLACE_LEADS = words("""rua avenida praça largo travessa calle plaza via rue place piazza mount lake st saint""")
+PLACE_LEADS = words("""rua avenida praça largo travessa calle plaza via rue place piazza mount mt lake st ste saint""")
 """First words that make a capitalised run a place ("Rua das Flores", "Lake Como"); "St" / "Saint"
 leads a saint's name, which in chat is a hospital, a church or a street ("St James", "St. Mary's")."""
 
@@ -159,6 +163,25 @@ EVENT_HEADS = words(
 )
 """Last words that make a run an event ("Berlin Jazz Festival")."""
 
+DEMONYMS = words(
+    """english british scottish welsh irish american canadian mexican brazilian argentinian argentine chilean
+    peruvian colombian cuban jamaican french spanish portuguese italian german dutch belgian swiss austrian
+    danish swedish norwegian finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish
+    russian ukrainian croatian serbian slovenian albanian estonian latvian lithuanian chinese japanese korean
+    thai vietnamese filipino indonesian malaysian singaporean indian pakistani bangladeshi nepalese sri lankan
+    persian iranian iraqi syrian lebanese israeli arabic arab egyptian moroccan tunisian algerian ethiopian
+    kenyan nigerian ghanaian african asian european nordic scandinavian mediterranean caribbean latin
+    australian catalan basque cantonese mandarin hindi urdu punjabi bengali tamil hebrew swahili"""
+)
+"""Nationalities, regions' and languages' adjectives ("Danish cooking", "in Portuguese"): a
+capitalised word that names no entity of its own, though some are also given names (Danish)."""
+
+HOLIDAYS = words(
+    """christmas xmas easter halloween thanksgiving diwali eid hanukkah chanukah ramadan passover hogmanay
+    whitsun pentecost lent advent carnival carnaval mardi-gras holi vesak kwanzaa"""
+)
+"""Feasts and holidays named alone ("closes before Halloween", "home for Christmas"): events."""
+
 VENUE_NOUNS = words(
     """hotel ryokan hostel guesthouse inn restaurant cafe café pub bakery gym park beach museum temple shrine
     village town city neighbourhood neighborhood street trail island"""
@@ -166,6 +189,19 @@ VENUE_NOUNS = words(
 """Common nouns for somewhere one goes: "a ryokan called Kikokuso" and "the Toshogu shrine"
 both make the name a place (`ingest.entity_cues`). "bar", "shop" and "store" follow brands
 and products too ("a Mars bar", "the Play store"), so only "called" / "named" reads them."""
+
+IMPERATIVES = words(
+    """leave ask call tell text email message ring run try use install download update open check take bring
+    give send book keep let get put see contact register reset restart reboot enable disable turn ping"""
+)
+"""Verbs an advice opens a sentence with, capitalised before a name ("Leave Gloria a key", "Run
+Lenovo Vantage"): never part of the name, even where the window never says them in lower case."""
+
+ACRONYM_WORDS = words(
+    """lol lmao omg idk tbh btw fyi asap imo imho irl aka diy eta faq pdf usb gps hdmi api cpu gpu ram ssd
+    hdd mri ecg ekg bmi tv dvd cd pc ok ac dc led lcd oled sms mms nfc url pin atm vpn wifi"""
+)
+"""All-capital words that are chat shorthand, files, parts or tests, never an organisation."""
 
 LIFE_WORDS = words(
     """house place flat apartment home birthday wedding party kids children family parents partner wife husband
@@ -189,6 +225,29 @@ POSSESSIONS = words(
 """Things people own and talk about changing: "my <thing>" makes it an item entity, the
 subject of its state ("the battery is a 12V pack") and status ("sold", "broken").
 Two-word things are written with a hyphen ("rice-cooker") and matched either way."""
+
+JOB_HEADS = words(
+    """analyst engineer developer programmer designer architect scientist researcher manager director consultant
+    accountant auditor lawyer solicitor barrister paralegal nurse midwife doctor surgeon dentist pharmacist
+    physiotherapist physio therapist paramedic vet veterinarian teacher lecturer professor tutor librarian
+    journalist editor writer copywriter translator photographer illustrator animator chef cook baker barista
+    bartender waiter waitress electrician plumber carpenter mechanic technician builder joiner welder
+    driver pilot officer firefighter administrator coordinator assistant receptionist clerk cashier
+    specialist strategist marketer recruiter associate executive founder freelancer contractor intern
+    apprentice carer caregiver cleaner landscaper gardener surveyor economist statistician officer
+    salesperson rep representative adviser advisor counsellor counselor psychologist psychiatrist
+    optometrist radiographer sonographer postman courier"""
+)
+"""Last words of a job title ("data analyst", "staff nurse", "sous chef"): "I'm a product analyst
+now" says a job with no employer after it, where "I'm a big fan" says none."""
+
+CLINICIANS = words(
+    """gp doctor doc doctors physio physiotherapist consultant specialist surgeon nurse dermatologist
+    rheumatologist neurologist cardiologist podiatrist osteopath chiropractor optician dentist hospital
+    a&e clinic scan x-ray xray mri ultrasound tests test bloods results"""
+)
+"""Who or what tells a person their diagnosis ("GP reckons plantar fasciitis", "the scan showed a
+hairline fracture"). Not the vet: what a vet finds is the pet's."""
 
 BODY_PARTS = words(
     """arm arms wrist wrists hand hands finger fingers thumb elbow shoulder shoulders back neck knee knees

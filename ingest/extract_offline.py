@@ -23,7 +23,9 @@ need a narrow set of signals, and each rule is cheap and explainable:
   singular), plus the most frequent 1-3 word phrases as candidates that mining ranks
   against the window's embedding (`ingest.keyphrases`, KeyBERT's method); the ranked
   phrases name closets.
-* **relations** (`ingest.relation_rules`, user turns only): people ("my brother Derek"),
+* **relations** (`ingest.relation_rules`, `ingest.relation_sayings`, user turns only), with what a
+  sentence only points back at ("sold the jazz", "I got it!": `ingest.relation_context`, carried
+  to the chat's next window by `ingest.known_kinds.WindowKinds`): people ("my brother Derek"),
   places, work, health, preferences, and the state of owned things ("we swapped the
   battery for a 44V pack", "sold", "broke"), valid from the first time expression in
   the sentence, else the turn's time.
@@ -34,6 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from ingest.entity_scan import Found, scan_turn
 from ingest.entity_vocab import NOT_NAMES
@@ -48,8 +51,11 @@ from ingest.extraction import (
     TurnView,
     time_entity_name,
 )
+from ingest.gazetteer import place_weight
 from ingest.keyphrases import candidate_phrases
+from ingest.letters import MARKS, spaced
 from ingest.prose import prose_turns
+from ingest.relation_context import Recent
 from ingest.relation_extract import relations_in
 from loci.models import PERSON_ROLES
 from loci.timexpr import Voice, find_time_expressions
@@ -82,7 +88,10 @@ STOPWORDS = frozenset(
     september october november december day days"""
     )
 )
-_TOPIC_WORD = re.compile(r"[a-z][a-z\-]{3,}")
+_NAMED_KINDS = frozenset({"p", "l", "o"})
+_TOPIC_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{MARKS}\-]){{3,}}")
+"""A word of four letters or more, of any script ("jürgen", "københavn", "казань"); its marks and
+hyphens are part of it (`ingest.letters`)."""
 
 
 def _common_words(turns: Sequence[TurnView]) -> frozenset[str]:
@@ -94,7 +103,8 @@ def _common_words(turns: Sequence[TurnView]) -> frozenset[str]:
 def topics_of(texts: Iterable[str], exclude: frozenset[str] = frozenset(), limit: int = 3) -> tuple[str, ...]:
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(w for w in _TOPIC_WORD.findall(text.lower()) if w not in STOPWORDS and w not in exclude)
+        words = _TOPIC_WORD.findall(text.lower())
+        counts.update(w for w in words if w not in STOPWORDS and w not in exclude and spaced(w))
     for word in list(counts):
         if word.endswith("s") and not word.endswith("ss") and word[:-1] in counts:
             counts[word[:-1]] += counts.pop(word)
@@ -134,12 +144,17 @@ def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[s
 
 def _canonical_names(found: Mapping[int, Sequence[Found]]) -> dict[str, str]:
     """One spelling per real thing in the window: a plural onto its singular ("Kindles" →
-    "Kindle"), a bare surname onto the titled name ("Sousa" → "Dr. Sousa")."""
+    "Kindle", "Jazzes" → "Jazz", or the name it ends: "Honda Jazz"), a bare surname onto the
+    titled name ("Sousa" → "Dr. Sousa")."""
     names = {f.mention.name.lower(): f.mention.name for fs in found.values() for f in fs}
+    heads = {key.rsplit(" ", 1)[-1]: name for key, name in names.items() if " " in key}
+    singulars = {**heads, **names}
     canonical: dict[str, str] = {}
     for key, name in names.items():
-        if key.endswith("s") and key[:-1] in names:
-            canonical[key] = names[key[:-1]]
+        sibilant = key[:-2] if re.search(r"(?:s|x|z|ch|sh)es$", key) else ""  # "jazzes", not "jones"
+        singular = next((k for k in (key[:-1], sibilant) if k in singulars), None)
+        if key.endswith("s") and singular:
+            canonical[key] = singulars[singular]
         words = name.split()
         if len(words) > 1 and words[0].endswith(".") and words[0][:1].isupper():
             canonical.setdefault(" ".join(words[1:]).lower(), name)
@@ -159,11 +174,31 @@ def _renamed(found: Mapping[int, Sequence[Found]]) -> dict[int, list[Found]]:
     }
 
 
+def _fuller(relations: Sequence[RelationFact], mentions: Mapping[int, Sequence[EntityMention]]) -> list[RelationFact]:
+    """A person, place or organisation a fact names short ("we booked a room in Hebden") is the longer
+    name of the same kind the window gives it ("Hebden Bridge"), when only one longer name starts so
+    and the short one is no place of its own (`ingest.gazetteer`: "Copenhagen", not "… Central")."""
+    longer: dict[tuple[str, str], str | None] = {}
+    for m in {m for ms in mentions.values() for m in ms if m.kind in _NAMED_KINDS}:
+        words = m.name.split()
+        for i in range(1, len(words)):
+            key = (m.kind, " ".join(words[:i]).lower())
+            longer[key] = m.name if longer.get(key, m.name) == m.name else None
+    return [
+        replace(f, value=full)
+        if f.value_kind in _NAMED_KINDS
+        and (full := longer.get((f.value_kind, f.value.lower())))
+        and not (f.value_kind == "l" and place_weight(f.value))  # "Copenhagen" is whole: not "Copenhagen Central"
+        else f
+        for f in relations
+    ]
+
+
 def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOWN_KINDS) -> Extraction:
     """Pure function over one window: the whole offline extractor, reading the turns' prose
     (`ingest.prose`: pasted code and markup name no topic, entity or fact). ``known``: the
     kinds the user's graph gives names (`ingest.known_kinds`), used where the window's words
-    type a name by no cue of their own."""
+    type a name by no cue of their own, and what the window before named (`WindowKinds.earlier`)."""
     turns = prose_turns(turns)
     common = _common_words(turns)
     found = _renamed(
@@ -190,10 +225,13 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
     kinds = {m.name.lower(): m.kind for ms in names.values() for m in ms}
     mentions: dict[int, tuple[EntityMention, ...]] = {}
     relations: list[RelationFact] = []
+    recent = Recent.after(getattr(known, "earlier", None))
     for turn in turns:
-        facts, things = relations_in(turn, kinds, relations)
+        facts, things = relations_in(turn, kinds, relations, recent)
+        recent.named(names[turn.seq])
         relations.extend(facts)
         mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
+    relations = _fuller(relations, mentions)
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(
@@ -202,6 +240,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
         subject=_subject((m for ms in mentions.values() for m in ms), topics),
         mentions=mentions,
         relations=tuple(relations),
+        earlier=recent,
     )
 
 

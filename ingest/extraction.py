@@ -97,6 +97,10 @@ class Extraction:
     topic_candidates: tuple[str, ...] = ()
     """Phrases for mining to rank against the window's embedding (`ingest.keyphrases`);
     when set, the ranked ones replace ``topics``. Empty when the extractor chose itself."""
+    earlier: object | None = None
+    """What the window's sentences named that the next window's may only point back at ("sold the
+    jazz", "it's fixed", "I got it!": the offline extractor's `ingest.relation_context.Recent`),
+    carried to it by `ingest.known_kinds.with_window_kinds`; None from the LLM."""
 
 
 @dataclass(frozen=True, slots=True)

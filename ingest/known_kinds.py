@@ -16,7 +16,8 @@ oldest one's kind, as storage settles a name two kinds share on the oldest entit
 (`ingest.graph.upsert_entities`). An entity only a trashed chat taught
 (`ingest.graph_liveness.live_entity`) types nothing, as it shows nothing. Within one job, a
 name a window typed keeps that kind in the windows after it (`with_window_kinds`): the same
-gap inside one long chat (mining extracts every window before it writes the first).
+gap inside one long chat (mining extracts every window before it writes the first), and
+so does what the window's sentences named that a later one points back at (`WindowKinds`).
 
 Cost: one statement per job, read with the turns (`ingest.pipeline`), asking only about the
 capitalised runs the chat holds (`ingest.entity_scan.name_spellings`), so it returns a
@@ -36,7 +37,7 @@ from ingest.extraction import USER_ENTITY, Extraction
 from ingest.graph_liveness import live_entity
 from loci.models import Entity
 
-__all__ = ["KNOWN_KINDS", "known_kinds", "with_window_kinds"]
+__all__ = ["KNOWN_KINDS", "WindowKinds", "known_kinds", "with_window_kinds"]
 
 KNOWN_KINDS = frozenset({"p", "l", "o", "e"})
 """Kinds a cue, a name's own words or the gazetteer decided: person, place, organisation, event."""
@@ -66,13 +67,24 @@ async def known_kinds(s: AsyncSession, user_id: int, spellings: Collection[str])
     return known
 
 
-def with_window_kinds(known: Mapping[str, str], extraction: Extraction) -> dict[str, str]:
+class WindowKinds(dict[str, str]):
+    """Kinds known before a window, and what the window before it named (``earlier``:
+    `ingest.extraction.Extraction.earlier`), which the next window's sentences may point back at."""
+
+    earlier: object | None = None
+
+
+def with_window_kinds(known: Mapping[str, str], extraction: Extraction) -> WindowKinds:
     """``known`` plus the decided kinds a window gave names ``known`` lacks, for the windows
-    after it; a stored kind stays (storage keeps it too)."""
+    after it; a stored kind stays (storage keeps it too). It carries what the window named
+    (`WindowKinds.earlier`): a chat longer than a window says "sold the jazz" or "I got it!"
+    windows after the car or the job it means."""
     found = {
         m.name.lower(): m.kind
         for ms in extraction.mentions.values()
         for m in ms
         if m.kind in KNOWN_KINDS and m != USER_ENTITY
     }
-    return found | dict(known)
+    kinds = WindowKinds(found | dict(known))
+    kinds.earlier = extraction.earlier
+    return kinds

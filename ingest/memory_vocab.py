@@ -9,6 +9,7 @@ and `ORG` must not, since their capital letter is what tells a name from a noun.
 from __future__ import annotations
 
 from ingest.entity_vocab import INNER_PUNCT
+from ingest.letters import UPPER
 
 __all__ = [
     "ADV",
@@ -33,7 +34,7 @@ ADV = (
 """Adverbs allowed between "I" and the verb. Never a modal, a negation or "used to": those
 are what keep "I'd love", "I don't live" and "I used to live" out of the positive rules."""
 
-_UPPER = "A-ZÀ-ÖØ-Þ"
+_UPPER = UPPER  # a capital of any script (`ingest.letters`)
 CAP = rf"(?!I\b)[{_UPPER}][\w'-]*"
 """A capitalised word that is not the pronoun I ("Lisbon I think")."""
 _NOT_NAMES = "Sorry|Back|Here|Just|Not|So|Also|Really|Still|Fine|Good|Great|Okay|Ok|Glad|Happy|Excited|New|The|A|An"

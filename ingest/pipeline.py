@@ -55,6 +55,7 @@ from ingest.keyphrases import document_vector, rank_key_phrases
 from ingest.known_kinds import known_kinds, with_window_kinds
 from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
+from ingest.prose import composed
 from ingest.records import MiningDeps, MiningResult
 from ingest.segment import windows
 from ingest.subjects import WingSubject
@@ -185,7 +186,7 @@ async def mine_conversation(
             await held.enter_async_context(exclusive(deps.db, _user_lock(conv.user_id)))
             if in_line is not None:  # mining now: the next job in line may embed
                 await in_line.aclose()
-        turns, known = await _still_unmined(deps, conv, turns)
+        turns, known = await _still_unmined(deps, conv, composed(turns))  # drawers were planned as sent
         if not turns:  # another job mined them while these were embedded
             return replace(nothing, duration_s=time.perf_counter() - started)
         if begin is not None:

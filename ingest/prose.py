@@ -28,12 +28,13 @@ punctuation that ended it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ingest.extraction import TurnView
 
-__all__ = ["prose_of", "prose_turns"]
+__all__ = ["composed", "prose_of", "prose_turns"]
 
 _FENCED = re.compile(r"(?:```|~~~).*?(?:```|~~~|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
@@ -66,7 +67,9 @@ _MARKERS = (
 
 def prose_of(text: str) -> str:
     """``text`` without fenced or inline code, HTML elements, links and code-shaped lines
-    (module doc)."""
+    (module doc), composed (NFC): a name typed decomposed ("Inês" as ``e`` + U+0302, as macOS
+    and some keyboards send it) is read, and stored, as the same name typed composed."""
+    text = unicodedata.normalize("NFC", text)
     if not any(marker in text for marker in _MARKERS):
         return text  # the common case: plain chat, nothing to take out
     text = _FENCED.sub(" ", text)
@@ -80,3 +83,13 @@ def prose_of(text: str) -> str:
 def prose_turns(turns: Sequence[TurnView]) -> list[TurnView]:
     """The turns with their prose as content (same ids, seqs, roles and times)."""
     return [t if (prose := prose_of(t.content)) == t.content else replace(t, content=prose) for t in turns]
+
+
+def composed(turns: Sequence[TurnView]) -> list[TurnView]:
+    """The turns with their content and speaker's name composed (NFC), for mining to read: names
+    typed decomposed are found and stored as typed composed. A turn's drawers keep it as sent."""
+    out = []
+    for t in turns:
+        content, name = unicodedata.normalize("NFC", t.content), t.name and unicodedata.normalize("NFC", t.name)
+        out.append(t if (content, name) == (t.content, t.name) else replace(t, content=content, name=name))
+    return out

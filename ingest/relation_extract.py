@@ -26,8 +26,12 @@ from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
 from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
-from ingest.relation_naming import described_after, named_after
+from ingest.relation_case import names_recased
+from ingest.relation_context import Recent, Said
+from ingest.relation_naming import described_after, named_after, named_next
+from ingest.relation_owner import clause_owner
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
+from ingest.relation_sayings import SAYINGS
 from ingest.segment import split_sentences
 from loci.speakers import person_named
 from loci.timexpr import TimeSpan, find_time_expressions
@@ -40,7 +44,7 @@ RULE_CONFIDENCE = 0.7
 that `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
-_ALL_RULES = (*RULES, *CHANGE_RULES)
+_ALL_RULES = (*RULES, *SAYINGS, *CHANGE_RULES)
 _ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
@@ -55,6 +59,25 @@ _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
 _WHEN_OR_HOW = re.compile(r"^(?:on|in|at|every|during|around|finally|still|fine|better|worse|sore|ok|okay)\b", re.I)
 """An attribute's value that says when or how something is ("my run is on Sundays", "my
 hamstring is finally fine"): a schedule or a state, no attribute the graph holds."""
+
+
+_LOOK_BACK = 300
+"""How far before a sentence "his" / "her" looks for the person it means, in the turn's text."""
+
+
+def _pronoun_person(m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> EntityMention | None:
+    """Whom the third-person rule's "he" / "his" / "her" means: the person its sentence named last
+    before it, else the one the turn named last before the sentence (a bounded look back), else the
+    one an earlier turn of the window named last, of the pronoun's sex where the name tells it
+    (`Recent.last_named`): "Derek's wedding is in june" … "his fiancée is Leanne"."""
+    found = _last_person(said.text, m.start(), kinds)
+    if found is None and said.offset:
+        turn = said.turn.content
+        found = _last_person(turn[max(0, said.offset - _LOOK_BACK) : said.offset], _LOOK_BACK, kinds)
+    if found is None:
+        name = said.recent.last_named(re.split(r"\W", m.group(0), maxsplit=1)[0])
+        found = EntityMention("p", name) if name else None
+    return found
 
 
 def _last_person(sentence: str, before: int, kinds: Mapping[str, str]) -> EntityMention | None:
@@ -121,8 +144,19 @@ def _subject(
         who = clean_name(groups["who"])
         return EntityMention("p", who) if who and kinds.get(who.lower(), "p") == "p" else None
     if rule.third_person:
-        return _last_person(sentence, m.start(), kinds)
+        return _pronoun_person(m, said, kinds)
+    owner = clause_owner(sentence[: m.start()], kinds, said.kin, lambda p: _named_before(p, m.start(), said, kinds))
+    if owner is not None and (owner.kind != KIN or said.speaker == USER_ENTITY):
+        return owner
     return said.speaker
+
+
+def _named_before(pronoun: str, at: int, said: _Said, kinds: Mapping[str, str]) -> str | None:
+    """Whom "he" / "she" at ``at`` means, as `_pronoun_person` finds it."""
+    found = _last_person(said.text, at, kinds)
+    if found is None and said.offset:
+        found = _last_person(said.turn.content[max(0, said.offset - _LOOK_BACK) : said.offset], _LOOK_BACK, kinds)
+    return found.name if found else said.recent.last_named(pronoun)
 
 
 def _value(rule: Rule, m: re.Match[str]) -> str:
@@ -142,11 +176,13 @@ _STOP = re.compile(
     r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
     r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
     r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here|if|unless|"
-    r"lol|lmao|haha\w*|btw|tbh|imo|idk)\b).*$",
+    r"lol|lmao|haha\w*|btw|tbh|imo|idk|tho|tbf|ngl|fwiw|"
+    r"a few|a couple|several|\d+\s*(?:yrs?|years?|mos?|months?|wks?|weeks?))\b).*$",
     re.I,
 )
 """Where a free value ends: a joining word, a preposition, a when, a condition ("allergic to
-penicillin *if* that matters") or a chat filler typed after it ("I hate olives *lol*")."""
+penicillin *if* that matters"), a chat filler typed after it ("I hate olives *lol*", "*tho*") or
+how long ago ("diabetes *a few yrs* ago")."""
 _LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
 _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
 
@@ -188,13 +224,18 @@ def _trim_phrase(value: str, *, max_words: int = 5) -> str:
 class _Said:
     """One sentence of a person's turn, read against the turn's time: its time expressions are
     found once, and only when a fact needs them. ``speaker`` is who its "I" is, ``kin`` the people
-    the speaker has named by a people word (predicate → name: `kin_of`)."""
+    the speaker has named by a people word (predicate → name: `kin_of`), ``recent`` what the
+    window named before it (`ingest.relation_context.Recent`), ``offset`` where it starts in the turn."""
 
-    def __init__(self, text: str, turn: TurnView, speaker: EntityMention, kin: Mapping[str, str]) -> None:
+    def __init__(
+        self, text: str, turn: TurnView, speaker: EntityMention, kin: Mapping[str, str], recent: Recent, offset: int
+    ) -> None:
         self.text = text
         self.turn = turn
         self.speaker = speaker
         self.kin = kin
+        self.recent = recent
+        self.offset = offset
         self._spans: list[TimeSpan] | None = None
 
     def spans(self) -> list[TimeSpan]:
@@ -238,7 +279,7 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
         return None
-    if rule.refuses_kind and kinds.get(value.lower()) == rule.refuses_kind:
+    if rule.refuses_kind and kinds.get(value.lower(), "-") in rule.refuses_kind:
         return None
     if rule.attribute and _WHEN_OR_HOW.match(value):
         return None
@@ -281,40 +322,52 @@ def _group_predicate(rule: Rule, m: re.Match[str]) -> str | None:
 
 
 def relations_in(
-    turn: TurnView, kinds: Mapping[str, str], before: Sequence[RelationFact] = ()
+    turn: TurnView, kinds: Mapping[str, str], before: Sequence[RelationFact] = (), recent: Recent | None = None
 ) -> tuple[list[RelationFact], list[EntityMention]]:
     """The facts one turn states, and the owned things they are about (new item mentions).
 
     ``kinds`` maps each name the window mentions (lower case) to its settled kind; ``before``
-    holds the facts of the window's earlier turns (the people they name: `kin_of`).
+    holds the facts of the window's earlier turns (the people they name: `kin_of`); ``recent``
+    what the window's earlier sentences named, which this turn's may only point at (fed here).
     """
     speaker = speaker_of(turn)
     if speaker is None:
         return [], []
+    recent = recent if recent is not None else Recent()
     facts: list[RelationFact] = []
-    things: list[EntityMention] = []
+    offset = 0
     for said_as in split_sentences(turn.content):
-        sentence = _implied_speaker(said_as)
+        sentence = recent.refer(_implied_speaker(names_recased(said_as, kinds)))
         kin = {role: name for (who, role), name in kin_of((*before, *facts)).items() if who == speaker.name.lower()}
-        said = _Said(sentence, turn, speaker, kin)
-        for rule in _ALL_RULES:
-            for m in rule.pattern.finditer(sentence):
-                found = _fact(rule, m, said, kinds)
-                if found is None:
-                    continue
-                subject, predicate, value = found
-                since = said.since()
-                value_kind = kinds.get(value.lower(), rule.value_kind)
-                facts.append(RelationFact(subject, predicate, value, value_kind, since, turn.seq, RULE_CONFIDENCE))
-                if subject.kind == "i":
-                    things.append(subject)
+        said = _Said(sentence, turn, speaker, kin, recent, offset)
+        offset += len(said_as)
+        here = [
+            RelationFact(
+                subject,
+                predicate,
+                value,
+                kinds.get(value.lower(), rule.value_kind),
+                said.since(),
+                turn.seq,
+                RULE_CONFIDENCE,
+            )
+            for rule in _ALL_RULES
+            for m in rule.pattern.finditer(sentence)
+            if (found := _fact(rule, m, said, kinds)) is not None
+            for subject, predicate, value in (found,)
+        ]
+        here.extend(recent.facts(Said(sentence, speaker, said.since, turn.seq, RULE_CONFIDENCE), kinds))
+        recent.learn(speaker, here)
+        recent.seen(speaker, sentence)
+        facts.extend(here)
     said_later = [
         *named_after(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
+        *named_next(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
         *described_after(turn.content, turn.role == "user", turn.created_at, turn.seq, RULE_CONFIDENCE),
     ]
+    recent.learn(speaker, said_later)
     facts.extend(said_later)
-    things.extend(f.subject for f in said_later if f.subject.kind == "i")
-    return _dedupe(facts), things
+    return _dedupe(facts), [f.subject for f in facts if f.subject.kind == "i"]
 
 
 def _dedupe(facts: Sequence[RelationFact]) -> list[RelationFact]:

@@ -19,11 +19,13 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS
+from ingest.entity_scan import not_a_name
+from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
 from ingest.extraction import EntityMention, RelationFact
+from ingest.gazetteer import name_gender
 from ingest.relation_rules import NAME
 
-__all__ = ["described_after", "named_after"]
+__all__ = ["described_after", "named_after", "named_next"]
 
 
 def _said_before(
@@ -65,20 +67,92 @@ def named_after(
     return facts
 
 
+_ROLE_WORDS = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
+_NAMED_NEXT = re.compile(
+    rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?(?P<word>(?i:{_ROLE_WORDS}))\b"
+    r"(?:\s+(?i:lol|lmao|haha\w*|tbh|tho|though|ha|x+|today|yesterday|tonight|earlier|again))*\s*[.!?]+\s+"
+    rf"(?P<value>{NAME})(?:['’]s|\s+(?i:is|was|seems|has\s+been))\s+"
+    r"(?!(?i:there|here|also|too|coming|going|with|back|away|home|in|at|on|not)\b)"
+)
+"""A people word closing its sentence and a name opening the next as what it is about: "how do i
+answer 'why are you leaving' without trashing my manager lol. Gareth is fine but …". Not a name
+said to be somewhere or with someone ("… with my sister. Tom was there too")."""
+_FEMALE = words(
+    """sister mother mum mom mam mammy mummy mommy aunt niece daughter grandma grandmother nan nana nanna gran
+    granny wife girlfriend gf landlady stepdaughter stepsister goddaughter granddaughter fiancee fiancée missus
+    missis wifey sis"""
+)
+_MALE = words(
+    """brother father dad daddy papa uncle nephew son grandpa grandfather grandad granddad gramps husband
+    boyfriend bf hubby stepson stepbrother godson grandson fiance fiancé bro"""
+)
+
+
+def named_next(
+    text: str, speaker: EntityMention, kinds: Mapping[str, str], since: datetime, seq: int, confidence: float
+) -> list[RelationFact]:
+    """The facts a turn states by a people word ending one sentence and a name opening the next."""
+    facts: list[RelationFact] = []
+    for m in _NAMED_NEXT.finditer(text):
+        name, word = m.group("value"), " ".join(m.group("word").lower().split())
+        if not_a_name(name) or kinds.get(name.lower(), "p") != "p" or not _fits(word, name_gender(name)):
+            continue
+        facts.append(RelationFact(speaker, PEOPLE_ROLES[word], name, "p", since, seq, confidence))
+    return facts
+
+
+def _fits(word: str, sex: str) -> bool:
+    """Whether a name of ``sex`` ("m", "f", "" unknown) may be the person a people word names."""
+    return not ((sex == "m" and word in _FEMALE) or (sex == "f" and word in _MALE))
+
+
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
-_OWNED = re.compile(rf"\b(?:my|our)\s+(?:[a-z]+\s+)?(?P<thing>{_POSS})\b(?!['’]s)", re.I)
+_OWNED = re.compile(
+    rf"\b(?:my|our|(?:got|bought|ordered|picked\s+up)\s+(?:a|an))\s+(?:[a-z]+\s+)?(?P<thing>{_POSS})\b(?!['’]s)", re.I
+)
+"""A thing of the speaker's: "my car", or one just bought ("got a new phone, it's a Pixel 9")."""
 _IT_IS = re.compile(rf"\b(?:it['’]?s|it\s+is)\s+(?:an?\s+)(?P<value>(?:[^.,;:!?\n()]|{INNER_PUNCT}){{2,60}})", re.I)
 _MODEL = re.compile(r"\d|\b[A-Z]")
 _VALUE_END = re.compile(r"\s+(?:and|but|with|which|that|from|for|so|lol|btw)\b", re.I)
 
 
+_NOT_MODEL_WORDS = (
+    r"about|around|roughly|approx|only|over|under|like|nearly|almost|just|maybe|probably|for|at|since|from|in|on|"
+    r"by|and|but|so|with|was|is|had|got|bought|paid|cost|costs|the|my|our|its|it|up|down|last|this|next|every"
+)
+_APPOSED = re.compile(
+    rf"(?:,|\(|\s[\-–—:])\s*(?:an?\s+|the\s+)?(?P<value>(?!(?:{_NOT_MODEL_WORDS})\b)[A-Za-z][A-Za-z\-]+"
+    r"(?:\s+[A-Za-z][\w\-]*){0,2}\s+[\w\-]*\d[\w\-]*(?:\s+(?:[\w\-]*\d[\w\-]*|[A-Za-z][\w\-]*)){0,2})"
+    r"\s*(?=[.,;!?)]|$)",
+    re.I,
+)
+"""A model set beside the thing it names, lower case as often as not: "the hinge on my laptop just
+snapped, dell xps 13 9310", "my phone (pixel 6a) died": a word, then a model number; not a count
+("68k miles", "about 3 years")."""
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
 def described_after(text: str, speaker_owns: bool, since: datetime, seq: int, confidence: float) -> list[RelationFact]:
-    """The facts a turn's "it's a <model>" states about the thing of the speaker's named before it."""
+    """The facts a turn's "it's a <model>", or a model set beside the thing ("my laptop …, dell xps 13"),
+    state about the thing of the speaker's named before it; a model set beside it is an item too."""
+    if not speaker_owns:
+        return []
     facts: list[RelationFact] = []
-    for m, owned in _said_before(_OWNED, text, _IT_IS.finditer(text)) if speaker_owns else ():
+    for m, owned in _said_before(_OWNED, text, _IT_IS.finditer(text)):
         value = " ".join(_VALUE_END.split(m.group("value"), maxsplit=1)[0].split()[:5])
         if _MODEL.search(value):
-            thing = " ".join(owned.group("thing").lower().replace("-", " ").split())
-            thing = thing.replace(" ", "-") if thing.replace(" ", "-") in POSSESSIONS else thing
-            facts.append(RelationFact(EntityMention("i", thing), "is", value, None, since, seq, confidence))
+            facts.append(RelationFact(_owned_thing(owned), "is", value, None, since, seq, confidence))
+    read = -1  # each thing once: its first model beside it ("thinkpad x1 carbon, gen 11" is one)
+    for m, owned in _said_before(_OWNED, text, _APPOSED.finditer(text)):
+        if owned.start() == read:
+            continue
+        read = owned.start()
+        if not _SENTENCE_END.search(text, owned.end(), m.start()):
+            value = " ".join(m.group("value").split())
+            facts.append(RelationFact(_owned_thing(owned), "is", value, "i", since, seq, confidence))
     return facts
+
+
+def _owned_thing(owned: re.Match[str]) -> EntityMention:
+    thing = " ".join(owned.group("thing").lower().replace("-", " ").split())
+    return EntityMention("i", thing.replace(" ", "-") if thing.replace(" ", "-") in POSSESSIONS else thing)

@@ -28,8 +28,9 @@ from ingest.entity_vocab import (
     VERB_VALUES,
     words,
 )
+from ingest.letters import UPPER
 
-__all__ = ["MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "RULES", "VERB_VALUES", "Rule"]
+__all__ = ["HOME", "HOME_WORDS", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PHRASE", "RULES", "VERB_VALUES", "Rule"]
 
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
@@ -37,7 +38,8 @@ _ADJ = (
     rf"(?:[a-z]+\s+(?=(?i:{_ROLE})\b))?"
 )
 """Words that may stand between "my" and a people word: "my older brother", "my thesis supervisor"."""
-_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’\-]*"
+_NAME_WORD = rf"[{UPPER}][\w'’\-]*"
+"""A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
     rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
     rf"(?:\s+(?:(?:de|da|das|do|dos|of|van|von)\s+)?{_NAME_WORD}){{0,3}}"
@@ -69,7 +71,7 @@ class Rule:
     value: str | None = None  # a fixed value ("sold"), or ``{verb}`` / ``{verb} {value}`` templates
     third_person: bool = False  # the subject is the last person the sentence named
     needs_kind: str | None = None  # the value must be an entity of this kind (else no fact)
-    refuses_kind: str | None = None  # no fact when the value is an entity of this kind
+    refuses_kind: str | None = None  # no fact when the value is an entity of one of these kinds ("pl")
     named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
     ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
@@ -92,7 +94,6 @@ _WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{_NOW}"
 _OWNED_VERBS = r"sold|gave away|got rid of|donated|returned|lost|broke|crashed|wrecked|totall?ed|repaired|fixed"
 _BROKE_VERBS = r"broke|died|stopped working|is broken|was stolen|got stolen"
 _BODY_VERBS = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|dislocated"
-_MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
 _DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
 _TRAVEL = (
     r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travel(?:l?ed|l?ing)? (?:to|in|around|through)|"
@@ -123,7 +124,7 @@ _BACK_TO_WORK = r"(?:back|(?:went|gone|going|came|come)\s+back\s+to)\s+"
 """Back to work, said with the work ("I went back to work at Globex"): any name but a person's. Only
 the work says so: "I'm back at X" / "I returned to X" is as often a shop, a café or an app gone back to
 ("I'm back at Decathlon to return them", "back at Google Docs"), and is no job."""
-_MOVED = r"(?:moved|relocated)\s+(?:over\s+)?to"
+_MOVED = r"(?:moved|moving|relocated|relocating)\s+(?:over\s+)?to"
 _MOVED_TO_JOB = rf"{_MOVED}\s+(?:a|an|the)\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)"
 """Moving to an organisation is a job change ("I moved to Northwind Labs", "moved over to Acme",
 "moved to Acme as a designer", "moved to a job at Acme"): `works at`, which closes the old
@@ -146,8 +147,9 @@ _NO_MORE = r"anymore|any more|any longer"
 _HAVE = r"(?:have|'ve got|have got|got|get|now have)"
 _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 """A people word after "my" / "our", as the ``pred`` group ("my new *boss*")."""
-NAME, NOW, MY_ROLE = _NAME, _NOW, _MY_ROLE
-"""The pieces `ingest.change_rules` builds on: a name, the adverbs before a verb, "my <people word>"."""
+NAME, NOW, MY_ROLE, PHRASE = _NAME, _NOW, _MY_ROLE, _PHRASE
+"""The pieces `ingest.change_rules` and `ingest.relation_sayings` build on: a name, the adverbs before
+a verb, "my <people word>", a free value (and a home's words: `HOME`, `HOME_WORDS`)."""
 _HOME = r"house|home|flat|apartment"
 _HOME_WORDS = (
     rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented)\b)[\w\-]+\s+){{0,3}}?"
@@ -155,6 +157,7 @@ _HOME_WORDS = (
 """Words that describe a home before its noun ("our 2 bed flat in Leeds", "we're in a second floor
 flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a
 house in Leeds" is no home of the user's)."""
+HOME, HOME_WORDS = _HOME, _HOME_WORDS
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
@@ -210,7 +213,7 @@ RULES: tuple[Rule, ...] = (
         "p",
     ),
     Rule(
-        _cs(rf"(?P<value>{_NAME}),\s+{_MY_ROLE}\s*(?=[,.;!?)]|$)"),
+        _cs(rf"(?P<value>{_NAME})(?:,|\s*[(\[—–-])\s*{_MY_ROLE}\s*(?=[,.;!?)\]—–-]|$)"),
         None,
         "p",
         any_mood=True,
@@ -231,17 +234,26 @@ RULES: tuple[Rule, ...] = (
         "p",
     ),
     Rule(
-        _cs(rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"),
+        _cs(
+            rf"\b(?i:his|her)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:,?\s+|(?:'s name)?\s+(?i:is called|is named|is)\s+)"
+            rf"(?P<value>{_NAME})"
+        ),
         None,
         "p",
         third_person=True,
         any_mood=True,
     ),
     *(rule for saying, naming in _PET_SAYINGS for rule in _pet_rules(saying, naming)),
-    Rule(_cs(rf"(?P<value>(?:Dr\.?|Doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS})"), "doctor", "p"),
+    Rule(
+        _cs(rf"(?P<value>(?i:dr\.?|doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS}|says|said)"),
+        "doctor",
+        "p",
+    ),
     # places
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),
-    Rule(_cs(rf"{_WHO_VERB}(?i:live|living)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"),
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:live|living|(?<=ve )(?:always\s+)?lived)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"
+    ),
     Rule(
         _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+{_HOME_WORDS}(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
         "lives in",
@@ -320,11 +332,9 @@ RULES: tuple[Rule, ...] = (
         "works as",
     ),
     Rule(_r(rf"\b(?:promoted to|my new (?:role|title|job) is)\s+(?:an?\s+)?{_PHRASE}"), "works as"),
-    Rule(_r(r"\bI(?:'m| am) (?:now )?an?\s+(?P<value>[a-z][a-z\- ]{2,40}?)\s+(?:at|for)\s+[A-Z]"), "works as"),
     # health
     Rule(_r(rf"\bdiagnosed with\s+{_PHRASE}"), "diagnosed with"),
     Rule(_r(rf"\ballergic to\s+{_PHRASE}"), "allergic to"),
-    Rule(_r(rf"\b(?:{_MEDICATION})\s+(?:an?\s+|some\s+)?{_PHRASE}"), "takes"),
     Rule(
         _r(rf"\bI\s+(?:just\s+)?(?P<verb>{_BODY_VERBS})\s+(?:my\s+)?(?:left\s+|right\s+)?(?P<value>{_BODY})\b"),
         "injury",
@@ -357,7 +367,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
     Rule(
         _r(
-            rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+)?{_THING}\s+(?:for|with)\s+"
+            rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}\s+(?:for|with)\s+"
             rf"(?:an?\s+|the\s+|my\s+)?(?:new\s+)?{_PHRASE}"
         ),
         "is",

@@ -17,6 +17,15 @@ Measured on commit b26648a (and identically on the working tree that day): entit
 precision 0.559, entity recall 0.737, relation recall 0.274, timelines right 0 of 7; all three
 below issue #20's bars of 0.9 / 0.8 / 0.7. The floors below pin those figures rounded down, so
 a regression fails; raise them as the rules improve.
+
+After a first round of rule fixes driven by the first held-out set alone, this set read 0.596 /
+0.737 / 0.323 (still blind: measured, not tuned on). A second round (tag ent2, 2026-11-30) was
+driven by this set's misses, so from here the set is no longer held out: it fixed causes, each
+unit-tested in other words (`tests/unit/ingest/test_chat_typing_causes.py`): names typed in
+lower case, a state told of someone else ("my sister X was diagnosed with …"), chat tails on
+values, people words in brackets, airlines, providers and insurers, institutions in capitals,
+model codes, regions and small towns, organisation and place heads, and verbs opening advice.
+It reads 0.758 / 0.816 / 0.484, timelines 0 of 7; the floors below pin those rounded down.
 """
 
 from __future__ import annotations
@@ -35,9 +44,9 @@ from tests.integration.mining_quality import load_fixture, mine, score, stored
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_2" / "conversations.json"
-TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES = 0.55, 0.73, 0.27, 0
-"""What the set reaches as measured on b26648a (see the module doc), rounded down, so a regression fails;
-all below the issue's bars of 0.9 / 0.8 / 0.7."""
+TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES = 0.75, 0.81, 0.48, 0
+"""What the set reaches after the second round of fixes (see the module doc), rounded down, so a
+regression fails; type precision and relation recall still below the issue's bars of 0.9 / 0.7."""
 
 
 async def test_offline_mining_on_the_second_held_out_chats(

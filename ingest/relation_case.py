@@ -1,0 +1,91 @@
+"""A person's sentence with the names they typed in lower case capitalised, before the rules read it.
+
+People type to an assistant in lower case ("my bf omar", "dr okafor says", "ive lived in
+winnipeg my whole life"), and every relation rule finds a name by its capital. A lower-case
+word is read as the name it spells where the window already knows it as a person, place,
+organisation or event (the settled kinds, from its capitalised spellings elsewhere: the
+assistant's reply writes "Winnipeg") or where a people word or title stands just before it
+and it is a first name, a surname or no English word ("my brother tomek", "dr okafor"), never a stop
+word or an everyday word ("my sister was", "i hope"). "ive" / "im" without their
+apostrophe are read as "I've" / "I'm". Only case and those two words change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ingest.entity_vocab import NOT_NAMES, PEOPLE_ROLES
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname
+
+__all__ = ["names_recased"]
+
+_NAME_KINDS = frozenset({"p", "l", "o", "e"})
+_ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
+_AFTER_ROLE = re.compile(rf"\b(?:(?:my|our)\s+(?:[a-z]+\s+)?(?:{_ROLE})|dr\.?|doctor)\s+$", re.I)
+_WORD = re.compile(r"(?<![\w'’@#/.-])[a-z][a-z'’\-]*[a-z](?![\w@/])")
+_CONTRACTED = {"ive": "I've", "im": "I'm"}
+_NOT_AFTER_ROLE = frozenset(
+    [
+        "said",
+        "says",
+        "told",
+        "asked",
+        "wants",
+        "wanted",
+        "thinks",
+        "thought",
+        "loves",
+        "loved",
+        "likes",
+        "liked",
+        "hates",
+        "hated",
+        "knows",
+        "knew",
+        "came",
+        "comes",
+        "went",
+        "goes",
+        "gave",
+        "gives",
+        "got",
+        "gets",
+        "made",
+        "makes",
+        "took",
+        "takes",
+        "found",
+        "finds",
+        "felt",
+        "feels",
+        "lives",
+        "lived",
+        "works",
+        "worked",
+    ]
+)
+"""What follows a people word as its verb ("my manager said"), though some are also first names."""
+
+
+def names_recased(sentence: str, kinds: Mapping[str, str]) -> str:
+    """``sentence`` with its lower-case names capitalised (see the module doc)."""
+    return _WORD.sub(lambda m: _recased(m, sentence, kinds), sentence)
+
+
+def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> str:
+    word = m.group()
+    if word in _CONTRACTED:
+        return _CONTRACTED[word]
+    if word in NOT_NAMES or is_common_word(word):
+        return word
+    if kinds.get(word) in _NAME_KINDS:
+        return word[:1].upper() + word[1:]
+    after_role = _AFTER_ROLE.search(sentence, max(0, m.start() - 40), m.start()) is not None
+    if (
+        after_role
+        and word not in _NOT_AFTER_ROLE
+        and (is_first_name(word) or is_surname(word) or not is_english_word(word))
+    ):
+        return word[:1].upper() + word[1:]
+    return word

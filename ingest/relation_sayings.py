@@ -1,0 +1,131 @@
+"""More ways of saying the facts of `ingest.relation_rules`, as chat says them: rows of the same
+`Rule` table, applied beside it (`ingest.relation_extract`), kept apart so each table stays short.
+
+* **a job title** typed as chat types it: "currently im a data analyst at …", "so im officially
+  a product analyst now" (a title ends with a head noun, `ingest.entity_vocab.JOB_HEADS`, so "I'm a
+  big fan" holds none), and the employer after it ("I'm a sous chef at Dishoom");
+* **a diagnosis reported**: "GP reckons plantar fasciitis", "the doc says it's tendonitis", "the
+  scan showed a stress fracture", "diagnosed me with gout"; not advice ("the physio said to rest")
+  and not the vet's (the pet's);
+* **a medicine** the speaker takes, or a doctor added or switched them to ("Dr. Sousa added a
+  Symbicort inhaler"), never what "I take" says of no medicine ("I take sooo many photos");
+* **a move** said another way: "moving from Leeds to Bristol", "relocating to Glasgow", "moved
+  into a house in Otley", "got the keys to the flat in Leith";
+* **a trip** asked about or booked: "can we do a day trip to Malmö?" (a plan even as a question),
+  "we booked a cottage near Keswick".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.entity_vocab import CLINICIANS, JOB_HEADS
+from ingest.relation_rules import HOME, HOME_WORDS, NAME, NOW, PHRASE, Rule
+
+__all__ = ["SAYINGS", "TITLE_SAID"]
+
+
+def _r(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.I)
+
+
+def _cs(text: str) -> re.Pattern[str]:
+    """Case-sensitive where a name must be capitalised; ``(?i:…)`` marks the words around it."""
+    return re.compile(text)
+
+
+_WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{NOW}"
+_I_AM = r"\b(?:I['’]m|I\s+am|im)\s+(?:(?:currently|now|officially|still|actually|just|finally|basically)\s+)*"
+""""I'm" as chat types it ("im", "I’m") with the adverbs a job is said with ("currently im a …")."""
+_TITLE_WORDS = (
+    r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total)\b)[a-z][a-z\-]*\s+){0,3}"
+)
+_JOB_HEAD = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
+TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b))"
+_TITLE = rf"(?P<value>{TITLE_SAID})"
+"""A job title ended by its head noun (`JOB_HEADS`: "data analyst", "staff nurse"), not a fan of
+one nor someone's ("a fan of designer bags", "a teacher's pet")."""
+_CLINICIAN = "|".join(sorted((re.escape(w) for w in CLINICIANS), key=len, reverse=True))
+_FINDS = (
+    r"(?:has\s+|have\s+)?(?:reckons?|thinks?|thought|says?|said|suspects?|suspected|confirmed|believes?|"
+    r"is (?:pretty |fairly )?sure|told me|showed|shows|revealed|came back (?:as|with)|found)"
+)
+_NOT_A_CONDITION = (
+    r"(?!(?:i|we|you|he|she|they|it|my|your|his|her|the|this|that|nothing|no|not|to|there|rest|stop|take|keep|"
+    r"avoid|go|should|need|needs|can|could|will|would|might|may|so|ok|okay|fine|all|everything|clear|normal|"
+    r"something|anything|yes|hello|hi|thanks|sorry|sure|well|congrat\w*|good|great|same)\b)"
+)
+_DIAGNOSIS = (
+    rf"\b(?:(?:my|the|a|our|their)\s+)?(?:{_CLINICIAN})s?\s+{_FINDS}\s+(?:that\s+)?"
+    r"(?:(?:it['’]?s|it\s+is|it\s+was|its|I\s+have|I['’]ve\s+got|I['’]?ve|I\s+had|I\s+probably\s+have)\s+)?"
+    rf"(?:(?:probably|likely|just|possibly|definitely|mild|a\s+bit\s+of)\s+)*(?:an?\s+|some\s+)?{_NOT_A_CONDITION}{PHRASE}"
+)
+"""A diagnosis reported ("GP reckons plantar fasciitis", "the doc says it's tendonitis", "the scan
+showed a stress fracture"), not advice ("the physio said to rest", "doctor says I need rest")."""
+_MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
+_NOT_A_DRUG = (
+    r"(?!(?:s+o+|many|much|lots|loads|tons|plenty|more|less|ages|forever|care|time|turns|part|photos?|pictures?|"
+    r"pics|notes|walks?|breaks?|naps?|showers?|baths?|looks?|the\s+(?:bus|train|tube|kids|dog|lead|piss|mick))\b)"
+)
+"""What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus")."""
+
+SAYINGS: tuple[Rule, ...] = (
+    # work
+    Rule(_r(rf"{_I_AM}an?\s+(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"), "works as"),
+    Rule(_r(rf"{_I_AM}an?\s+{_TITLE}"), "works as"),
+    Rule(
+        _cs(rf"(?i:{_I_AM}an?)\s+{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>{NAME})"),
+        "works at",
+        "o",
+        refuses_kind="pl",
+    ),
+    # health
+    Rule(_r(rf"\bdiagnosed\s+me\s+with\s+{PHRASE}"), "diagnosed with"),
+    Rule(_r(_DIAGNOSIS), "diagnosed with"),
+    Rule(_r(rf"\b(?:{_MEDICATION})\s+(?:an?\s+|some\s+)?+{_NOT_A_DRUG}{PHRASE}"), "takes"),
+    Rule(
+        _cs(
+            rf"\b(?:(?:Dr|Doctor)\.?\s+{NAME}|(?i:my|the)\s+(?i:{_CLINICIAN}))\s+(?i:has\s+)?"
+            rf"(?i:added|switched\s+me\s+(?:to|onto)|moved\s+me\s+(?:to|onto)|changed\s+me\s+to)\s+"
+            rf"(?i:an?\s+|some\s+)?+(?i:{_NOT_A_DRUG}){PHRASE}"
+        ),
+        "takes",
+    ),
+    # places
+    Rule(
+        _cs(rf"{_WHO_VERB}(?i:moved|moving|relocated|relocating)\s+(?i:from)\s+{NAME}\s+(?i:to)\s+(?P<value>{NAME})"),
+        "lives in",
+        "l",
+        refuses_kind="o",
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:(?:moved|moving)\s+into|got\s+the\s+keys?\s+(?:to|for))\s+(?i:a|an|the|our|my)\s+"
+            rf"{HOME_WORDS}(?i:{HOME}|place)\s+(?i:in)\s+(?P<value>{NAME})"
+        ),
+        "lives in",
+        "l",
+        needs_kind="l",
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:can|could|should|shall)\s+(?i:we|I)\s+(?i:do|take|make|squeeze\s+in|fit\s+in|go\s+on|manage)\s+"
+            rf"(?i:an?)\s+(?i:[a-z\-]+\s+){{0,2}}?(?i:trip|visit|excursion|detour)\s+(?i:over\s+|out\s+)?(?i:to)\s+"
+            rf"(?P<value>{NAME})"
+        ),
+        "plans to visit",
+        "l",
+        needs_kind="l",
+        any_mood=True,
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:I|we)(?:['’]ve|\s+have)?\s+{NOW}(?i:booked|reserved)\s+(?i:a|an|the|our|us\s+a|two|2)\s+"
+            rf"[^.,;!?]{{1,40}}?\s+(?i:in|at|near)\s+(?P<value>{NAME})"
+        ),
+        "plans to visit",
+        "l",
+        needs_kind="l",
+    ),
+)
+"""The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""
