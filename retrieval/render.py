@@ -14,13 +14,18 @@ Every piece of stored text goes through `retrieval.escape.plain`, so nothing a u
 said can close the block, forge a line of its structure or hide behind bidi controls.
 Dates and times are the user's own when they set a zone (`loci.zones`), named once in the
 preamble (`ZONED_PREAMBLE`) rather than on every line; without one they are UTC and the block
-is what it always was, byte for byte (the LongMemEval bench compares blocks).
+is what it always was, byte for byte (the LongMemEval bench compares blocks). Naming the zone
+never costs the block its only item: at a budget too small for that, it is named in fewer words
+(`COMPACT_ZONED_PREAMBLE`), else the block is the one a user without a zone gets (`_clocks`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from loci.prompt_tokens import estimated, prompt_counter
 from loci.speakers import speaker_label
@@ -29,6 +34,7 @@ from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer, RecalledMemory
 
 __all__ = [
+    "COMPACT_ZONED_PREAMBLE",
     "MEMORY_HEADER",
     "ZONED_PREAMBLE",
     "Neighbour",
@@ -54,6 +60,14 @@ ZONED_PREAMBLE = (
 IANA name, which holds through daylight saving where ``EST`` on each line would cost a token or
 two a line and an offset would be wrong half the year; a time a model reads without it is
 taken as the user's local time."""
+COMPACT_ZONED_PREAMBLE = "Relevant memories (verbatim; § marks the source; times in {zone}):"
+"""`ZONED_PREAMBLE` in fewer words, for a budget too small for it and the block's first item
+(for ``America/New_York`` that one costs about 15 tokens more than `PREAMBLE`, which names no
+zone; this one about 2). Where even this leaves the block empty, the block is the one a user
+without a zone gets: `PREAMBLE`, times in UTC (`_clocks`). A model may take those times for the
+user's own, as in any block without a zone; an empty block would give it nothing at all."""
+_INVERTED_NAME = re.compile(r"(?:Etc/)?GMT[+-]\d{1,2}")
+"""The IANA names whose sign is POSIX's, the reverse of ISO 8601's: ``Etc/GMT+5`` is UTC-5."""
 _MIN_SNIPPET_CHARS = 80
 _PRIME_ITEMS = 16
 """Items whose lines are counted together, as admission reaches them. Counting every item
@@ -252,18 +266,40 @@ def _add_neighbours(
     return out
 
 
-def _on_clock(
-    zone: str | None, items: Sequence[RenderItem], memories: Sequence[RecalledMemory]
-) -> tuple[str, Sequence[RenderItem], Sequence[RecalledMemory]]:
-    """The preamble, and the items and memories with their times on ``zone``'s clock: the same
-    instants (order and grouping do not change), read as the user's wall time. A zone this
-    machine's database lacks reads as none (`loci.zones.zone_of`), as everywhere else."""
+def _zone_name(clock: ZoneInfo) -> str:
+    """How the preamble names ``clock``: its IANA name, but ``Etc/GMT+5`` (whose sign a model
+    reads backwards: it is UTC-5) as its offset, ``UTC-05:00``, and ``Etc/GMT-0`` as ``UTC``."""
+    if not _INVERTED_NAME.fullmatch(clock.key):
+        return clock.key
+    minutes = (clock.utcoffset(datetime(2000, 1, 1)) or timedelta()) // timedelta(minutes=1)
+    sign = "-" if minutes < 0 else "+"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}" if minutes else "UTC"
+
+
+def _clocks(zone: str | None) -> list[tuple[str, ZoneInfo | None]]:
+    """The preambles to try, in order, each with the clock its block's times are on: the zone's
+    (`ZONED_PREAMBLE`, then `COMPACT_ZONED_PREAMBLE`), then UTC (`PREAMBLE`), so that naming the
+    zone never leaves empty a block a user without one would get. The times printed are always
+    on the clock the preamble names (UTC for `PREAMBLE`). A zone this machine's database lacks
+    reads as none (`loci.zones.zone_of`), as everywhere else."""
     clock = set_zone(zone)
     if clock is None:
-        return PREAMBLE, items, memories
+        return [(PREAMBLE, None)]
+    name = plain(_zone_name(clock), LABEL_CHARS)
+    zoned = [(ZONED_PREAMBLE.format(zone=name), clock), (COMPACT_ZONED_PREAMBLE.format(zone=name), clock)]
+    return [*zoned, (PREAMBLE, None)]
+
+
+def _on_clock(
+    clock: ZoneInfo | None, items: Sequence[RenderItem], memories: Sequence[RecalledMemory]
+) -> tuple[Sequence[RenderItem], Sequence[RecalledMemory]]:
+    """The items and memories with their times on ``clock`` (None: as given, UTC): the same
+    instants (order and grouping do not change), read as the user's wall time."""
+    if clock is None:
+        return items, memories
     items = [replace(i, drawer=replace(i.drawer, occurred_at=i.drawer.occurred_at.astimezone(clock))) for i in items]
     memories = [replace(m, said_at=m.dated.astimezone(clock)) for m in memories]  # `_memory_line` reads ``dated``
-    return ZONED_PREAMBLE.format(zone=plain(clock.key, LABEL_CHARS)), items, memories
+    return items, memories
 
 
 def render_context(
@@ -279,13 +315,31 @@ def render_context(
 
     Saved ``memories`` come first, under their own header and ahead of the drawers in
     the budget too; without them the block is exactly the drawers' block. Dates and times
-    are on ``zone``, the user's IANA zone, named in the preamble (`ZONED_PREAMBLE`); None:
+    are on ``zone``, the user's IANA zone, named in the preamble (`ZONED_PREAMBLE`; in fewer
+    words, or UTC's block, where naming it would leave the block empty: `_clocks`); None:
     UTC, unmarked, as before the setting existed.
     """
     if not (items or memories) or budget_tokens <= 0:
         return None
-    preamble, items, memories = _on_clock(zone, items, memories)
-    cost_of = _Counts(prompt_counter(count_tokens))
+    cost_of = _Counts(prompt_counter(count_tokens))  # shared: the zoned tries count the same lines
+    for preamble, clock in _clocks(zone):
+        timed, dated = _on_clock(clock, items, memories)
+        block = _render(preamble, timed, dated, cost_of, budget_tokens, (max_snippet_chars, max_memory_chars))
+        if block is not None:
+            return block
+    return None
+
+
+def _render(
+    preamble: str,
+    items: Sequence[RenderItem],
+    memories: Sequence[RecalledMemory],
+    cost_of: _Counts,
+    budget_tokens: int,
+    max_chars: tuple[int, int],
+) -> str | None:
+    """The block under ``preamble`` (`render_context`); ``max_chars``: a snippet's and a memory's."""
+    max_snippet_chars, max_memory_chars = max_chars
     used = cost_of([OPEN, preamble, CLOSE])
     saved: list[str] = []
     if memories:

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
-from retrieval.render import CLOSE, OPEN, PREAMBLE, ZONED_PREAMBLE, RenderItem, estimate_tokens, render_context
+from loci.settings import BUDGET_TOKENS_MIN
+from retrieval.render import (
+    CLOSE,
+    COMPACT_ZONED_PREAMBLE,
+    OPEN,
+    PREAMBLE,
+    ZONED_PREAMBLE,
+    RenderItem,
+    estimate_tokens,
+    render_context,
+)
 from retrieval.request import RecalledDrawer, RecalledMemory
 
 LATE = datetime(2026, 3, 1, 3, 30, tzinfo=UTC)
@@ -57,3 +69,42 @@ def test_a_zone_keeps_the_order_and_the_budget() -> None:
         assert shown == sorted(shown)  # from 2026-03-01 10:30 (Tokyo), chronological
         if budget == 1500:
             assert len(shown) == 5 and "§ W-001/R-01/D-003 · 2026-03-01 12:30 · user: turn 3" in tokyo
+
+
+def test_the_zone_never_costs_the_only_item() -> None:
+    """At every budget the API accepts up to 100 (from `BUDGET_TOKENS_MIN`, 64), a short and a long
+    item: a block whenever the UTC block has one (sometimes where it has none: the compact preamble
+    can cost less), its times on the clock its preamble names."""
+    short, long = _item(1, LATE), _item(1, LATE, "We took the tram up the hill to the castle at dusk. " * 20)
+    tiers = {"zoned": 0, "compact": 0, "utc": 0}
+    zones = {"America/New_York": "America/New_York", "Asia/Tokyo": "Asia/Tokyo", "Etc/GMT+5": "UTC-05:00"}
+    zones["America/Argentina/ComodRivadavia"] = "America/Argentina/ComodRivadavia"  # the longest name
+    for item, (zone, name) in itertools.product((short, long), zones.items()):
+        for budget in range(BUDGET_TOKENS_MIN, 101):
+            utc, zoned = render_context([item], budget), render_context([item], budget, zone=zone)
+            assert zoned is not None or utc is None, (zone, budget)
+            if zoned is None:
+                continue
+            assert sum(estimate_tokens(zoned.split("\n"))) <= budget
+            preamble, line = zoned.split("\n")[1], zoned.split("\n")[3]
+            if preamble == PREAMBLE:  # too small even for the compact one: the block a user without a zone gets
+                assert zoned == utc and " · 2026-03-01 03:30 · " in line
+                tiers["utc"] += 1
+                continue
+            tier = "zoned" if preamble == ZONED_PREAMBLE.format(zone=name) else "compact"
+            assert preamble == {"zoned": ZONED_PREAMBLE, "compact": COMPACT_ZONED_PREAMBLE}[tier].format(zone=name)
+            assert f" · {LATE.astimezone(ZoneInfo(zone)):%Y-%m-%d %H:%M} · " in line  # the zone's clock
+            tiers[tier] += 1
+    assert all(tiers.values()), tiers  # each try is reached: the UTC one for the longest name
+
+
+def test_a_posix_named_offset_reads_as_iso() -> None:
+    """``Etc/GMT+5`` is UTC-5 (POSIX's sign); the preamble says so the way a model reads it."""
+    for zone, name, time in (
+        ("Etc/GMT+5", "UTC-05:00", "2026-02-28 22:30"),
+        ("Etc/GMT-14", "UTC+14:00", "2026-03-01 17:30"),
+        ("Etc/GMT-0", "UTC", "2026-03-01 03:30"),
+    ):
+        block = render_context([_item(1, LATE)], 1500, zone=zone)
+        assert block is not None and zone not in block
+        assert block.split("\n")[1] == ZONED_PREAMBLE.format(zone=name) and f" · {time} · " in block
