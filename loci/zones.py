@@ -12,12 +12,13 @@ recall (`retrieval`) both read it.
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime, tzinfo
+import re
+from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from loci.errors import InvalidInput
 
-__all__ = ["MAX_ZONE_CHARS", "NOT_ZONES", "check_zone", "on_clock", "set_zone", "zone_of"]
+__all__ = ["MAX_ZONE_CHARS", "NOT_ZONES", "check_zone", "on_clock", "readable_name", "set_zone", "zone_of"]
 
 MAX_ZONE_CHARS = 64
 """Longer than any IANA name (the longest is 32: ``America/Argentina/ComodRivadavia``)."""
@@ -71,3 +72,18 @@ def on_clock(instant: datetime, zone: str | None) -> datetime:
     """``instant`` on the user's clock: the same instant, its wall time and days in ``zone``
     (unchanged for None: the caller's UTC), for the date parser to read words against."""
     return instant if zone is None else instant.astimezone(zone_of(zone))
+
+
+_INVERTED_NAME = re.compile(r"(?:Etc/)?GMT[+-]\d{1,2}")
+"""The IANA names whose sign is POSIX's, the reverse of ISO 8601's: ``Etc/GMT+5`` is UTC-5."""
+
+
+def readable_name(zone: ZoneInfo) -> str:
+    """How text a person or a model reads names ``zone``: its IANA name, but ``Etc/GMT+5``
+    (whose sign reads backwards: it is UTC-5) as its offset, ``UTC-05:00``, and ``Etc/GMT-0``
+    as ``UTC``."""
+    if not _INVERTED_NAME.fullmatch(zone.key):
+        return zone.key
+    minutes = (zone.utcoffset(datetime(2000, 1, 1)) or timedelta()) // timedelta(minutes=1)
+    sign = "-" if minutes < 0 else "+"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}" if minutes else "UTC"

@@ -21,15 +21,13 @@ never costs the block its only item: at a budget too small for that, it is named
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from loci.prompt_tokens import estimated, prompt_counter
 from loci.speakers import speaker_label
-from loci.zones import set_zone
+from loci.zones import readable_name, set_zone
 from retrieval.escape import LABEL_CHARS, plain
 from retrieval.request import RecalledDrawer, RecalledMemory
 
@@ -66,8 +64,6 @@ COMPACT_ZONED_PREAMBLE = "Relevant memories (verbatim; § marks the source; time
 zone; this one about 2). Where even this leaves the block empty, the block is the one a user
 without a zone gets: `PREAMBLE`, times in UTC (`_clocks`). A model may take those times for the
 user's own, as in any block without a zone; an empty block would give it nothing at all."""
-_INVERTED_NAME = re.compile(r"(?:Etc/)?GMT[+-]\d{1,2}")
-"""The IANA names whose sign is POSIX's, the reverse of ISO 8601's: ``Etc/GMT+5`` is UTC-5."""
 _MIN_SNIPPET_CHARS = 80
 _PRIME_ITEMS = 16
 """Items whose lines are counted together, as admission reaches them. Counting every item
@@ -266,16 +262,6 @@ def _add_neighbours(
     return out
 
 
-def _zone_name(clock: ZoneInfo) -> str:
-    """How the preamble names ``clock``: its IANA name, but ``Etc/GMT+5`` (whose sign a model
-    reads backwards: it is UTC-5) as its offset, ``UTC-05:00``, and ``Etc/GMT-0`` as ``UTC``."""
-    if not _INVERTED_NAME.fullmatch(clock.key):
-        return clock.key
-    minutes = (clock.utcoffset(datetime(2000, 1, 1)) or timedelta()) // timedelta(minutes=1)
-    sign = "-" if minutes < 0 else "+"
-    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}" if minutes else "UTC"
-
-
 def _clocks(zone: str | None) -> list[tuple[str, ZoneInfo | None]]:
     """The preambles to try, in order, each with the clock its block's times are on: the zone's
     (`ZONED_PREAMBLE`, then `COMPACT_ZONED_PREAMBLE`), then UTC (`PREAMBLE`), so that naming the
@@ -285,7 +271,7 @@ def _clocks(zone: str | None) -> list[tuple[str, ZoneInfo | None]]:
     clock = set_zone(zone)
     if clock is None:
         return [(PREAMBLE, None)]
-    name = plain(_zone_name(clock), LABEL_CHARS)
+    name = plain(readable_name(clock), LABEL_CHARS)
     zoned = [(ZONED_PREAMBLE.format(zone=name), clock), (COMPACT_ZONED_PREAMBLE.format(zone=name), clock)]
     return [*zoned, (PREAMBLE, None)]
 

@@ -24,7 +24,7 @@ from domain.memory_scope import parse_as_of
 from domain.user_clock import zone_setting
 from ingest import search_entities
 from loci.errors import Ambiguous, NotFound
-from loci.zones import set_zone
+from loci.zones import readable_name, set_zone
 from retrieval import LABEL_CHARS, plain
 from service.mcp.inputs import EntityRef, ListMemoriesIn, NoArgs, ProfileWriteIn
 from service.routes.entities import entity_timeline
@@ -210,7 +210,7 @@ async def timeline(state: AppState, caller: Caller, args: EntityRef) -> Answer:
              for r in out.relations]  # fmt: skip
     head = f"{_label(out.entity.name)} ({out.entity.kind}): {plural(len(out.relations), 'relation')}"
     if zone is not None:
-        head += f" (dates in the user's zone, {_label(zone.key)})"
+        head += f" (dates in the user's zone, {_label(readable_name(zone))})"
     more = f"\n(more: pass offset={out.next_offset})" if out.next_offset is not None else ""
     return Answer(out, "\n".join([head, *lines]) + more)
 

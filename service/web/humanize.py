@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, tzinfo
+from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
 import retrieval
 from loci.timexpr import MAX_YEAR, MIN_YEAR
+from loci.zones import readable_name
 
 __all__ = [
     "DATE_UNKNOWN",
@@ -105,8 +107,11 @@ def on_clock(when: datetime, zone: tzinfo | None) -> datetime:
 
 
 def zone_name(zone: tzinfo | None) -> str:
-    """The clock's name as the page says it: "America/New_York", "UTC" for None."""
-    return "UTC" if zone is None else str(zone)
+    """The clock's name as the page says it: "America/New_York", "UTC" for None, "UTC-05:00"
+    for ``Etc/GMT+5`` (`loci.zones.readable_name`)."""
+    if zone is None:
+        return "UTC"
+    return readable_name(zone) if isinstance(zone, ZoneInfo) else str(zone)
 
 
 def human_date(when: datetime | None, unknown: str = "", zone: tzinfo | None = None) -> str:

@@ -259,3 +259,11 @@ def test_a_zone_this_machine_lacks_reads_as_unset_on_pages() -> None:
     assert page_zone("US/Pacific-New") is None
     assert page_zone("Mars/Olympus") is None
     assert str(page_zone("America/New_York")) == "America/New_York"
+
+
+def test_a_posix_named_zone_reads_as_its_offset_on_pages() -> None:
+    """``Etc/GMT+5`` is UTC-5 (POSIX signs): pages name it by the offset a person reads right."""
+    assert zone_name(ZoneInfo("Etc/GMT+5")) == "UTC-05:00"
+    assert zone_name(ZoneInfo("Etc/GMT-14")) == "UTC+14:00"
+    assert zone_name(ZoneInfo("America/New_York")) == "America/New_York"
+    assert zone_name(None) == "UTC"
