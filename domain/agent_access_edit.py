@@ -9,8 +9,10 @@ import gives back the same configuration.
 
 Categories are checked against the configured ones (`LOCI_MEMORY_CATEGORIES`): an unknown
 name is a 400 naming it, since an allowlist that names a category no memory can have
-would silently allow nothing of what was meant. Wings are checked for slug form only: a
-wing may be configured before mining creates it.
+would silently allow nothing of what was meant. Wings are checked for slug form only (a
+wing may be configured before mining creates it): a wing is named by its key
+(`loci.name_keys.slugify`), and a value that is not its own key ("ОЛЬГА", "é", an emoji)
+could never name a wing, so it is a 400 saying the form, not an allowlist of nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from loci.db import Database
 from loci.errors import InvalidInput, NotFound
 from loci.inputs import ID_PATTERN, MAX_ID_CHARS, SLUG_PATTERN, check_id
 from loci.models import TOP_K_MAX
+from loci.name_keys import slugify
 from loci.refusal_words import refused_at
 from loci.settings import CATEGORY_PATTERN
 
@@ -93,10 +96,23 @@ class AccessDoc(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def _check(access: AgentAccess, known: tuple[str, ...], at: str) -> None:
-    """Unknown categories are a 400 naming where they are (``at`` is the field's path)."""
+    """Unknown categories and wings no wing's slug can be are a 400 naming where they are (``at``
+    is the field's path)."""
     for i, category in enumerate(access.categories or ()):
         _known(category, known, f"{at}categories[{i}]")
+    for i, wing in enumerate(access.wings or ()):
+        _wing_slug(wing, f"{at}wings[{i}]")
     _check_modes(access.modes, known, f"{at}modes")
+
+
+def _wing_slug(wing: str, field: str) -> None:
+    """A wing is named by its slug, the key mining gives its name: anything else names no wing."""
+    if slugify(wing) != wing:
+        raise InvalidInput(
+            f"{field}: must be a wing's slug, a name as mining keys it: lower-case letters and digits of any"
+            f" script, no accents or invisible characters, words joined by '-' ({wing!r} is {slugify(wing)!r})",
+            field=field,
+        )
 
 
 def _check_modes(modes: Mapping[str, ModeSpec], known: tuple[str, ...], at: str) -> None:

@@ -90,7 +90,9 @@ SLUG_PATTERN = rf"^{_SLUG_CHAR}+(-{_SLUG_CHAR}+)*$"
 """A wing's slug as an agent's access list names it (`domain.agent_access_edit`): the form mining gives a name
 (`loci.name_keys`): ASCII lower-case letters and digits, or any character outside ASCII but a blank or an
 invisible one ("王伟", "ольга"), words joined by '-'. A negated class, so Python and a schema's ECMA reader
-(which sees a character past U+FFFF as two) take the same strings."""
+(which sees a character past U+FFFF as two) take the same strings. Only the outer bound: every key matches
+it (tests/unit/loci/test_name_keys.py), and the access check refuses what is not its own key ("ОЛЬГА",
+"é"), a rule no pattern can state."""
 
 PATTERN_RULES = {
     ID_PATTERN: f"must be 1-{MAX_ID_CHARS} characters of {ID_ALPHABET}, starting with a letter or digit",

@@ -14,11 +14,18 @@ one person. The fold now works as follows:
   would have wanted ("Łukasz" is "lukasz", "Ærø" "aero", "Þór" "thor");
 * a run of ASCII punctuation or spaces is one "-" (NFKC has made most other spaces
   ASCII ones: a no-break or ideographic space). Other punctuation and symbols are dropped,
-  as the old fold dropped them, so "O’Brien" stays "obrien" and "rock–paper" "rockpaper".
+  as the old fold dropped them, so "O’Brien" stays "obrien" and "rock–paper" "rockpaper";
+* characters Unicode says a reader may ignore (Default_Ignorable_Code_Point) are dropped:
+  a variation selector after "戺", a Mongolian one after "ᠠ", the grapheme joiner
+  (U+034F) after "ольга", the Hangul filler, tag characters, zero-width spaces and joiners. Kept,
+  they would make an invisible difference between two keys;
+* a key is cut at `MAX_SLUG` characters, and a "-" the cut leaves at its end goes.
 
-Text in NFC or NFD, in any case, gives one key. Every name whose old key dropped no letter
-keeps that key (tests/unit/loci/test_name_keys.py compares the two), so rows stored before
-still match; migration 0042 rewrites the keys that differ.
+Text in NFC or NFD, in any case, gives one key, and a key is its own key (so an agent's
+access list can ask for exactly that form). Every name whose old key dropped no letter
+keeps that key, but for a name so long that the old cut left a "-" at the end
+(tests/unit/loci/test_name_keys.py compares the two), so rows stored before still match;
+migration 0042 rewrites the keys that differ.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import cache
+
+import regex
 
 __all__ = ["compact_key", "name_key", "slugify"]
 
@@ -55,6 +64,8 @@ _UNDECOMPOSED = {
 _SIGNS = frozenset((*map(chr, range(0x02B0, 0x0300)), "\u0640"))
 """Letters that only mark another: spacing modifiers, apostrophes and tone signs ("Hawaiʻi",
 dropped as the old fold did), and the Arabic tatweel, which only stretches a word."""
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+"""Characters nothing shows (`_folded` drops them; module doc)."""
 _SEPARATOR = "-"
 _ASCII_RUNS = re.compile(r"[^a-z0-9]+")
 _RUNS = re.compile(r"-{2,}")
@@ -72,6 +83,8 @@ def _folded(ch: str, base: str) -> str:
     the letter a mark sits on ("" after a separator; a digit's marks go)."""
     if ch.isascii():
         return ch if ch.isalnum() else _SEPARATOR
+    if _IGNORABLE.match(ch):
+        return ""
     if unicodedata.category(ch).startswith("M"):
         return ch if base.isalpha() and _script(base) not in _ACCENTED_SCRIPTS else ""
     if ch in _UNDECOMPOSED:
@@ -82,7 +95,7 @@ def _folded(ch: str, base: str) -> str:
 def slugify(text: str) -> str:
     """The key of ``text`` (module doc): at most `MAX_SLUG` characters, never empty."""
     if text.isascii():  # the common case, and the old fold exactly
-        return _ASCII_RUNS.sub(_SEPARATOR, text.lower()).strip(_SEPARATOR)[:MAX_SLUG] or EMPTY_SLUG
+        return _cut(_ASCII_RUNS.sub(_SEPARATOR, text.lower()))
     out: list[str] = []
     base = ""
     for ch in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text).casefold()):
@@ -90,8 +103,12 @@ def slugify(text: str) -> str:
         if piece and not unicodedata.category(piece[0]).startswith("M"):
             base = "" if piece == _SEPARATOR else piece[-1]
         out.append(piece)
-    slug = _RUNS.sub(_SEPARATOR, unicodedata.normalize("NFC", "".join(out))).strip(_SEPARATOR)
-    return slug[:MAX_SLUG] or EMPTY_SLUG
+    return _cut(_RUNS.sub(_SEPARATOR, unicodedata.normalize("NFC", "".join(out))))
+
+
+def _cut(slug: str) -> str:
+    """``slug`` without a "-" at either end, at most `MAX_SLUG` characters, never empty."""
+    return slug.strip(_SEPARATOR)[:MAX_SLUG].rstrip(_SEPARATOR) or EMPTY_SLUG
 
 
 def _initial(word: str) -> bool:

@@ -9,8 +9,9 @@ key, so a Latin, accented or ASCII name is left as it was.
 
 A row is rewritten when its slug is still the old key of its name (or topic) and the new key
 differs; one whose slug is something else (a renamed entity that kept its slug, a closet's
-``-2``… is read as its base) is left alone. Only names with a character outside ASCII are
-read, as no ASCII name's key changed: 16 s for 100,000 such entities, 100,000 such closets and
+``-2``… is read as its base) is left alone. Only names with a character outside ASCII, or
+longer than a key's 200 characters (whose old key could end in a "-" the cut left), are read, as
+no other ASCII name's key changed: 16 s for 100,000 such entities, 100,000 such closets and
 10,000 such wings on the shared 2-core VM (2026-11-30).
 
 * ``entities``: the slug becomes the new key (`name_key` for a person, else `slugify`)
@@ -21,9 +22,16 @@ read, as no ASCII name's key changed: 16 s for 100,000 such entities, 100,000 su
 * ``wings``: the same, on ``(user, slug)``; a rewritten wing's aliases lose the old keys and
   gain the new ones, and every agent's ``allowed_wings`` naming the old slug names the new one,
   so an agent keeps exactly the wing it was allowed (one allowed ``x`` was allowed that
-  user's one non-Latin wing, which held all of them).
+  user's one non-Latin wing, which held all of them). Every such wing, rewritten or not, also
+  loses the other names the old key merged into it: an alias whose old key was the wing's slug
+  and whose new key is not the wing's ("王伟" in the ``x`` wing named "Ольга", kept there by
+  ``ingest.place.resolve_wing``) would still select that wing by alias, and 王伟's new
+  conversations would go on landing in Ольга's wing while the entities are two.
 * ``closets``: the slug becomes the new key, or the first free ``key-2``, ``key-3``… of its
   room, as mining numbers a second closet of a topic; a room's slugs stay unique.
+
+The new keys are those of `loci.name_keys` as it is now: invisible characters (variation
+selectors, the grapheme joiner, fillers) are dropped, so no stored key holds one.
 
 What it cannot undo: the people, places and wings the old key merged stay merged (an
 entity's relations, aliases and drawers do not say which name each came from). The entity
@@ -60,8 +68,9 @@ log = logging.getLogger("loci.migrate")
 
 BATCH = 5000
 """Rows read per round trip."""
-NON_ASCII = "octet_length({0}) <> char_length({0})"
-"""A text with a character outside ASCII (the database is UTF8): only those keys changed."""
+CHANGED = "(octet_length({0}) <> char_length({0}) OR char_length({0}) > 200)"
+"""A text whose key may have changed: one with a character outside ASCII (the database is UTF8),
+or one so long that the old cut at 200 characters could leave a "-" at the end of its key."""
 ENTITY_SLUG_CHARS = 300
 
 _OLD_NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -102,8 +111,7 @@ def _entities(conn: sa.Connection) -> tuple[int, int]:
     keyed = 0
     held = 0
     select = (
-        f"SELECT id, kind, name, slug FROM entities WHERE {NON_ASCII.format('name')}"
-        " AND id > :after ORDER BY id LIMIT :n"
+        f"SELECT id, kind, name, slug FROM entities WHERE {CHANGED.format('name')} AND id > :after ORDER BY id LIMIT :n"
     )
     update = sa.text(
         "UPDATE entities e SET slug = :new WHERE e.id = :id AND NOT EXISTS"
@@ -123,17 +131,36 @@ def _entities(conn: sa.Connection) -> tuple[int, int]:
     return keyed, held
 
 
+def _foreign(alias: str, old_slug: str, keys: set[str]) -> bool:
+    """Whether a wing's ``alias`` matched it only through the old fold: its old key was the wing's
+    (``x``, which every non-Latin name was) and its key now is none of ``keys`` (compact)."""
+    return old_name_key(alias) == old_slug and _compact(name_key(alias)) not in keys
+
+
+def _wing_aliases(name: str, slug: str, new: str, aliases: Sequence[str], keyed: bool) -> list[str]:
+    """A wing's aliases once its slug is ``new`` (``keyed``) or stays ``slug``: without the other
+    names the old key merged into it ("王伟" in Ольга's ``x`` wing), which would still select it
+    by alias, and, when keyed, without the old keys and with the new ones."""
+    keys = {_compact(new)} if keyed else {_compact(new), _compact(slug)}
+    kept = {a for a in aliases if not _foreign(a, slug, keys)}
+    if not keyed:
+        return sorted(kept)
+    stale = {slug, _compact(slug)} - {name.lower()}
+    return sorted({*(kept - stale), new, _compact(new)} - {""})
+
+
 def _wings(conn: sa.Connection) -> tuple[int, int]:
     keyed = 0
     held = 0
     select = (
-        f"SELECT id, user_id, name, slug, aliases FROM wings WHERE {NON_ASCII.format('name')}"
+        f"SELECT id, user_id, name, slug, aliases FROM wings WHERE {CHANGED.format('name')}"
         " AND id > :after ORDER BY id LIMIT :n"
     )
     update = sa.text(
         "UPDATE wings w SET slug = :new, aliases = :aliases WHERE w.id = :id AND NOT EXISTS"
         " (SELECT 1 FROM wings o WHERE o.user_id = w.user_id AND o.slug = :new)"
     )
+    unmerge = sa.text("UPDATE wings SET aliases = :aliases WHERE id = :id AND aliases <> :aliases")
     agents = sa.text(
         "UPDATE agents SET allowed_wings = array_replace(allowed_wings, :old, :new)"
         " WHERE user_id = :uid AND :old = ANY(allowed_wings)"
@@ -143,12 +170,12 @@ def _wings(conn: sa.Connection) -> tuple[int, int]:
             new = name_key(name)
             if slug != old_name_key(name) or new == slug:
                 continue
-            stale = {slug, _compact(slug)} - {name.lower()}
-            spellings = sorted({*(a for a in aliases if a not in stale), new, _compact(new)} - {""})
+            spellings = _wing_aliases(name, slug, new, aliases, keyed=True)
             if conn.execute(update, {"id": id_, "new": new, "aliases": spellings}).rowcount:
                 conn.execute(agents, {"uid": user_id, "old": slug, "new": new})
                 keyed += 1
             else:
+                conn.execute(unmerge, {"id": id_, "aliases": _wing_aliases(name, slug, new, aliases, keyed=False)})
                 held += 1
     return keyed, held
 
@@ -163,7 +190,7 @@ def _free(base: str, taken: set[str]) -> str:
 def _closets(conn: sa.Connection) -> int:
     keyed = 0
     select = (
-        f"SELECT id, room_id, topic, slug FROM closets WHERE {NON_ASCII.format('topic')}"
+        f"SELECT id, room_id, topic, slug FROM closets WHERE {CHANGED.format('topic')}"
         " AND id > :after ORDER BY id LIMIT :n"
     )
     slugs = sa.text("SELECT room_id, slug FROM closets WHERE room_id = ANY(:rooms)")

@@ -81,7 +81,8 @@ class AccessController(Controller):
             "see, `null` or left out for all; `modes` per category, `all` (in the session-start block) or "
             "`rag` (left out of the block, found by recall, at most `cap` per recall). Recall, the block, "
             "palace search and browse and the MCP tools then never show it anything else, and answer 403 "
-            "when it asks for a category or wing by name. An unknown category is a 400 naming it."
+            "when it asks for a category or wing by name. An unknown category is a 400 naming it, and so "
+            "is a wing that is not a slug as mining keys names (`ОЛЬГА`, `é`: `ольга`, `e`)."
         ),
         responses=errors(400),
     )

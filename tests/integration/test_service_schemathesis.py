@@ -92,8 +92,9 @@ phases.coverage.extra-data-sources.responses = false
 phases.examples.extra-data-sources.responses = false
 
 # Per-agent access: categories must be LOCI_MEMORY_CATEGORIES, a cap goes with mode rag
-# only, and the YAML import's body is a string to the schema (its document is checked
-# like the JSON one's).
+# only, a wing must be its own key (`loci.name_keys.slugify`: "ОЛЬГА" or "é" fits the
+# schema's pattern but names no wing), and the YAML import's body is a string to the schema
+# (its document is checked like the JSON one's).
 [[operations]]
 include-operation-id = ["putAgentAccess", "putAccess", "importAccessYaml"]
 checks.positive_data_acceptance.enabled = false

@@ -5,15 +5,18 @@ typed composed or decomposed, in any case, is one key, and the keys stored befor
 from __future__ import annotations
 
 import importlib
+import re
 import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loci.inputs import SLUG_PATTERN
 from loci.name_keys import compact_key, name_key, slugify
 
 OLD = importlib.import_module("migrations.versions.0042_unicode_name_keys")
+SLUG = re.compile(SLUG_PATTERN)
 
 NAMES = (
     "Ольга", "Дмитрий", "Светлана", "Андрей", "Андреи", "王伟", "李娜", "王芳", "أحمد", "محمد",
@@ -102,3 +105,37 @@ def _old_dropped_a_letter(text: str) -> bool:
 def test_a_key_the_old_fold_dropped_no_letter_of_is_unchanged(text: str) -> None:
     if not _old_dropped_a_letter(text):
         assert slugify(text) == OLD.old_slugify(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("\u623a\ufe06", "\u623a"),  # a variation selector after a CJK letter
+        ("\u1820\u180b", "\u1820"),  # a Mongolian free variation selector
+        ("ольга\u034f", "ольга"),  # the combining grapheme joiner
+        ("\u1780\u17b4", "\u1780"),  # a Khmer inherent vowel, shown as nothing
+        ("\u3164", "x"),  # a Hangul filler (NFKC makes it U+1160, another one)
+        ("\uffa0ольга", "ольга"),  # the half-width filler
+        ("ol\u00adga", "olga"),  # a soft hyphen
+        ("\U000e0041ольга", "ольга"),  # a tag character
+    ],
+)
+def test_characters_nothing_shows_are_no_part_of_a_key(name: str, key: str) -> None:
+    assert slugify(name) == name_key(name) == key
+
+
+def test_a_key_cut_at_its_length_ends_in_no_hyphen() -> None:
+    for name in ("Jean-" * 60, "Жан-" * 60, "a b " * 120):
+        key = slugify(name)
+        assert len(key) <= 200 and not key.endswith("-") and slugify(key) == key, name
+
+
+_CHAR = st.characters(codec=None, exclude_categories=("Cs",)) | st.sampled_from("-. ʻ\u0301\u034f\ufe06\u3164")
+
+
+@given(st.text(_CHAR, max_size=30) | st.text(_CHAR, min_size=190, max_size=260))
+def test_a_key_is_its_own_key_and_a_slug_the_access_list_takes(text: str) -> None:
+    """An agent's access list names a wing by its key (`domain.agent_access_edit` asks for
+    ``slugify(w) == w``, the schema for `SLUG_PATTERN`): every key mining makes must pass both."""
+    for key in (slugify(text), name_key(text), compact_key(text)):
+        assert slugify(key) == key and SLUG.match(key), (text, key)
