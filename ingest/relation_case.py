@@ -4,10 +4,14 @@ People type to an assistant in lower case ("my bf omar", "dr okafor says", "ive 
 winnipeg my whole life"), and every relation rule finds a name by its capital. A lower-case
 word is read as the name it spells where the window already knows it as a person, place,
 organisation or event (the settled kinds, from its capitalised spellings elsewhere: the
-assistant's reply writes "Winnipeg") or where a people word or title stands just before it
-and it is a first name, a surname or no English word ("my brother tomek", "dr okafor"), never a stop
-word or an everyday word ("my sister was", "i hope"). "ive" / "im" without their
-apostrophe are read as "I've" / "I'm". Only case and those two words change.
+assistant's reply writes "Winnipeg"), or where a people word or title stands just before it
+and something says it is a name: a first name or surname ("my gf priya", "dr patel"), or a
+word no list holds followed by its own verb ("dr okafor says", "my brother tomek is"). Being
+no English word is not enough: chat's verbs are in no word list either ("my gf reckons it's a
+good idea", "my boss emailed", "my mum facetimed me"), and a word a clause follows ("it's",
+"that", "we", "me") is a verb, never a name. Stop words and everyday words stay as typed ("my
+sister was", "i hope"). "ive" / "im" without their apostrophe are read as "I've" / "I'm". Only
+case and those two words change.
 """
 
 from __future__ import annotations
@@ -63,9 +67,22 @@ _NOT_AFTER_ROLE = frozenset(
         "lived",
         "works",
         "worked",
+        "lies",
+        "ran",
     ]
 )
 """What follows a people word as its verb ("my manager said"), though some are also first names."""
+_CLAUSE_NEXT = re.compile(
+    r"\s+(?:it['’]?s|it|that|this|we|i|i['’]m|im|i['’]ve|ive|you|he|she|they|me|him|her|us|them|my|your|his|"
+    r"their|the|a|an|about|if|how|what|when|why|so|up|out|off|back)\b",
+    re.I,
+)
+"""What follows a verb, not a name: a clause or an object ("reckons it's", "emailed me", "ran a")."""
+_VERB_NEXT = re.compile(
+    rf"(?:['’]s\b|\s+(?:is|was|has|had|will|would|can|could|did|does|reckons|{'|'.join(sorted(_NOT_AFTER_ROLE))})\b)",
+    re.I,
+)
+"""A verb after the word, which makes a word no list holds the name doing it ("dr okafor says")."""
 
 
 def names_recased(sentence: str, kinds: Mapping[str, str]) -> str:
@@ -82,10 +99,16 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> str:
     if kinds.get(word) in _NAME_KINDS:
         return word[:1].upper() + word[1:]
     after_role = _AFTER_ROLE.search(sentence, max(0, m.start() - 40), m.start()) is not None
-    if (
-        after_role
-        and word not in _NOT_AFTER_ROLE
-        and (is_first_name(word) or is_surname(word) or not is_english_word(word))
-    ):
+    if after_role and _named(word, sentence[m.end() : m.end() + 24]):
         return word[:1].upper() + word[1:]
     return word
+
+
+def _named(word: str, after: str) -> bool:
+    """Whether ``word``, after a people word or title, is a name: never a verb of the list nor a
+    word a clause follows; else a first name or surname, or a word no list holds with a verb next."""
+    if word in _NOT_AFTER_ROLE or _CLAUSE_NEXT.match(after):
+        return False
+    if is_first_name(word) or is_surname(word):
+        return True
+    return not is_english_word(word) and _VERB_NEXT.match(after) is not None

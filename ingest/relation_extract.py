@@ -29,7 +29,7 @@ from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
 from ingest.relation_naming import described_after, named_after, named_next
-from ingest.relation_owner import clause_owner
+from ingest.relation_owner import SOMEONE_ELSE, clause_owner
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.relation_sayings import SAYINGS
 from ingest.segment import split_sentences
@@ -146,6 +146,8 @@ def _subject(
     if rule.third_person:
         return _pronoun_person(m, said, kinds)
     owner = clause_owner(sentence[: m.start()], kinds, said.kin, lambda p: _named_before(p, m.start(), said, kinds))
+    if owner is SOMEONE_ELSE:  # "his daughter was diagnosed …", "finding work as …": no one's to record
+        return None
     if owner is not None and (owner.kind != KIN or said.speaker == USER_ENTITY):
         return owner
     return said.speaker
