@@ -17,6 +17,10 @@ what repeats an insight the user holds (equal text, or cosine of at least
 records no run, so the next day tries again; its tokens are ``usage_costs`` rows of source
 ``memory_extract``.
 
+A user whose run fails (a statement timeout on the write, a deadlock) is logged and counted
+(``failed_users`` in the job's result) and the users after them are still served
+(`domain.user_steps`); only a database outage ends the run.
+
 One run at a time (`JOB_LOCK`): the worker's cron waits for a `loci memories insights` started
 before it (whose users it then skips), and the command refuses at once while another holds
 it. Under the user's memory lock the write asks again whether a run wrote meanwhile and
@@ -38,6 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from domain.activity import record
 from domain.insights_llm import InsightAnswer, Proposed, RecentActivity, accepted, messages
 from domain.memory_rows import MemoryStore, embed_texts, outside_block
+from domain.user_steps import UserSteps, each_user
 from ingest import unconsented, withhold_turn
 from loci.errors import Conflict, UpstreamBadOutput, UpstreamUnavailable
 from loci.exclusive import exclusive
@@ -266,19 +271,23 @@ async def _active_users(store: MemoryStore, since: datetime) -> list[int]:
 async def derive_insights(
     store: MemoryStore, settings: Settings, llm: LLMClient | None, now: datetime, users: list[int] | None = None,
     *, wait: bool = True,
-) -> list[InsightRun]:  # fmt: skip
-    """The daily run over every user with recent activity (``users``: only those). Without
-    an LLM (or turned off) nothing is asked: it logs why and returns no runs. While another
-    run holds `JOB_LOCK` it waits for it, or (``wait`` False) raises `Conflict` at once."""
+) -> UserSteps[InsightRun]:  # fmt: skip
+    """The daily run over every user with recent activity (``users``: only those): each
+    user's run (`derive_user`) in its own transactions, a user whose run failed logged and
+    counted in `UserSteps.failed` and the next user's run going on (`domain.user_steps`), so
+    the job ends, is recorded as run, and asks the model again for that user only the next
+    day. Without an LLM (or turned off) nothing is asked: it logs why and returns no runs.
+    While another run holds `JOB_LOCK` it waits for it, or (``wait`` False) raises `Conflict`."""
     status = insights_status(settings)
     if llm is None or not status.enabled:
         log.info("insights skipped: %s", status.reason or "no LLM client in this process")
-        return []
+        return UserSteps()
     since = now - timedelta(days=settings.memory.insights_lookback_days)
-    runs = []
     async with exclusive(store.db, JOB_LOCK, poll_s=1.0, or_else=None if wait else Conflict(ALREADY_RUNNING)):
-        for user_id in users if users is not None else await _active_users(store, since):
-            runs.append(await derive_user(store, settings, llm, user_id, now))
-    written = sum(len(r.written) for r in runs)
-    log.info("insights derived: users=%d written=%d skipped=%d", len(runs), written, sum(bool(r.skipped) for r in runs))
-    return runs
+        listed = users if users is not None else await _active_users(store, since)
+        steps = await each_user("derive_insights", listed, lambda uid: derive_user(store, settings, llm, uid, now))
+    runs = steps.results
+    written, skipped = sum(len(r.written) for r in runs), sum(bool(r.skipped) for r in runs)
+    failed = len(steps.failed)
+    log.info("insights derived: users=%d written=%d skipped=%d failed=%d", len(runs), written, skipped, failed)
+    return steps

@@ -36,7 +36,13 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from domain.memory_clusters import Cluster, apply_cap, find_clusters, users_with_duplicates_possible
+from domain.memory_clusters import (
+    Cluster,
+    apply_cap,
+    cluster_candidates,
+    read_candidates,
+    users_with_duplicates_possible,
+)
 from domain.memory_merge_llm import LLMMerger, Proposal
 from domain.memory_rows import MemoryStore, check_core_room, embed_texts
 from domain.user_steps import each_user
@@ -147,7 +153,9 @@ async def _consolidate_user(
     store: MemoryStore, user_id: int, merger: LLMMerger | None, now: datetime | None, tally: _Tally
 ) -> None:
     async with store.db.user_session(user_id) as s:
-        found = await find_clusters(s, user_id, store.settings.duplicate_similarity)
+        ranked, candidates = await read_candidates(s, user_id)
+    # the pair search is CPU work of seconds on a big account: in a thread, with no transaction open
+    found = await cluster_candidates(ranked, candidates, store.settings.duplicate_similarity)
     clusters, waiting = apply_cap(found, store.settings.consolidate_max_per_user)
     tally.users += 1
     tally.left_over += waiting

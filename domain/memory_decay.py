@@ -27,7 +27,7 @@ from sqlalchemy import insert, select, update
 
 from domain.memory_scope import BLOCK_CHANGE, moves_block
 from domain.memory_sweep import database_now, users_with
-from domain.user_steps import each_user
+from domain.user_steps import UserSteps, each_user
 from loci.db import Database
 from loci.memory_writes import lock_user
 from loci.models import Memory, MemoryHistory
@@ -116,11 +116,11 @@ async def decay_user(db: Database, user_id: int, rule: DecayRule, now: datetime)
     return len(rows)
 
 
-async def decay_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> int:
-    """Decay every user's extracted memories as of ``now`` (default: the database's now);
-    returns how many memories faded."""
+async def decay_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> UserSteps[int]:
+    """Decay every user's extracted memories as of ``now`` (default: the database's now): how
+    many memories faded per user, and the users whose step failed."""
     when = await database_now(db, now)
     rule = DecayRule.of(settings)
     steps = await each_user("memory_decay", users_with(db, _ACTIVE_EXTRACTED),
                             lambda user_id: decay_user(db, user_id, rule, when))  # fmt: skip
-    return sum(steps.results)
+    return steps

@@ -14,7 +14,9 @@ an old recall cannot outvote a recent confirmation, as a first-non-NULL pick wou
 **Purge**: a memory whose latest version was expired more than ``trash_days`` ago is
 deleted, every version of it (a purge that left earlier versions would keep what it
 said), its links by cascade; one ``purge`` event per memory keeps only that it happened
-(the lineage, the expired row's id and how many rows went), no content. A memory restored
+(the lineage, the expired row's id and how many rows went), no content. As every purge does
+(`domain.memory_purge`), it deletes all of the user's recall log rows in the same transaction
+(`retrieval.forget_recall_logs`): a recall's message, kept verbatim, may quote the memory. A memory restored
 since is never purged here, nor one with any version a person or an agent wrote, unless
 its last version ended because its kind's time ran out (`domain.memory_ttl`: it was saved
 to expire, and the trash period was its last chance to be restored).
@@ -34,11 +36,12 @@ from sqlalchemy.orm import aliased
 from domain.memory_scope import REACH, Version, purge_reach
 from domain.memory_sweep import database_now, users_with
 from domain.purge_versions import VERSIONS, version_records
-from domain.user_steps import each_user
+from domain.user_steps import UserSteps, each_user
 from loci.db import Database
 from loci.memory_writes import end_row, lock_user, transaction_now
 from loci.models import Memory, MemoryHistory
 from loci.settings import MemorySettings
+from retrieval import forget_recall_logs
 
 __all__ = ["expire_memories", "expire_user", "purge_expired_memories", "purge_user"]
 
@@ -80,13 +83,14 @@ async def expire_user(db: Database, user_id: int, settings: MemorySettings, now:
     return len(rows)
 
 
-async def expire_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> int:
-    """`expire_user` for every user with an unused extracted memory; returns how many expired."""
+async def expire_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> UserSteps[int]:
+    """`expire_user` for every user with an unused extracted memory: how many expired per user,
+    and the users whose step failed."""
     when = await database_now(db, now)
     cutoff = when - timedelta(days=settings.expire_after_days)
     steps = await each_user("memory_expiry", users_with(db, _idle_since(cutoff)),
                             lambda user_id: expire_user(db, user_id, settings, when))  # fmt: skip
-    return sum(steps.results)
+    return steps
 
 
 def _purgeable(cutoff: datetime) -> Any:
@@ -108,7 +112,8 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
     """Delete one user's memories expired more than ``trash_days`` before ``now``, every
     version, with one ``purge`` event each; returns how many memories went. The event records
     what its versions were (`memory_scope.REACH`): their earlier events lose their rows, and
-    without it an agent that reached them would see its revision fall back."""
+    without it an agent that reached them would see its revision fall back. The user's recall
+    log rows go too (see the module)."""
     cutoff = now - timedelta(days=settings.trash_days)
     async with db.user_session(user_id) as s:
         await lock_user(s, user_id)
@@ -138,13 +143,15 @@ async def purge_user(db: Database, user_id: int, settings: MemorySettings, now: 
                 for lineage, mid in expired.items()
             ],
         )  # fmt: skip
+        await forget_recall_logs(s, user_id)  # a recall's message may quote what went: all of the user's go
     return len(expired)
 
 
-async def purge_expired_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> int:
-    """`purge_user` for every user with a memory expired past the trash period."""
+async def purge_expired_memories(db: Database, settings: MemorySettings, now: datetime | None = None) -> UserSteps[int]:
+    """`purge_user` for every user with a memory expired past the trash period: how many went
+    per user, and the users whose step failed."""
     when = await database_now(db, now)
     cutoff = when - timedelta(days=settings.trash_days)
     steps = await each_user("memory_purge", users_with(db, _purgeable(cutoff)),
                             lambda user_id: purge_user(db, user_id, settings, when))  # fmt: skip
-    return sum(steps.results)
+    return steps

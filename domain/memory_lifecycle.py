@@ -35,15 +35,23 @@ class LifecycleCounts:
     purged: int
     lapsed: int = 0
     """Proposals for sensitive fields left unanswered past ``LOCI_MEMORY_PROPOSAL_DAYS``."""
+    failed_users: int = 0
+    """Users a step failed for (each logged with its traceback, `domain.user_steps`), counted
+    once however many of their steps failed: their memories wait for the next run."""
 
 
 async def memory_lifecycle(db: Database, settings: MemorySettings, now: datetime | None = None) -> LifecycleCounts:
     """Run the steps for every user as of ``now`` (default: the database's now, read once,
-    so all of them judge by the same clock)."""
+    so all of them judge by the same clock). A user whose step fails is counted in
+    ``failed_users`` and the others' steps go on."""
     when = await database_now(db, now)
-    decayed = await decay_memories(db, settings, when)
-    timed_out = await expire_ttl_memories(db, when)
-    expired = await expire_memories(db, settings, when)
-    purged = await purge_expired_memories(db, settings, when)
-    lapsed = await lapse_proposals(db, when)
-    return LifecycleCounts(decayed, timed_out, expired, purged, lapsed)
+    steps = [
+        await decay_memories(db, settings, when),
+        await expire_ttl_memories(db, when),
+        await expire_memories(db, settings, when),
+        await purge_expired_memories(db, settings, when),
+        await lapse_proposals(db, when),
+    ]
+    decayed, timed_out, expired, purged, lapsed = (sum(step.results) for step in steps)
+    failed = {user_id for step in steps for user_id in step.failed}
+    return LifecycleCounts(decayed, timed_out, expired, purged, lapsed, failed_users=len(failed))

@@ -37,7 +37,7 @@ from domain.memory_rows import (
 )
 from domain.memory_sweep import database_now, users_with
 from domain.palace import MAX_LIMIT
-from domain.user_steps import each_user
+from domain.user_steps import UserSteps, each_user
 from ingest import slot_tag
 from loci.db import Database
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -304,10 +304,11 @@ async def lapse_user(db: Database, user_id: int, now: datetime) -> int:
     return len(rows)
 
 
-async def lapse_proposals(db: Database, now: datetime | None = None) -> int:
-    """`lapse_user` for every user with a proposal past its ``expires_at``."""
+async def lapse_proposals(db: Database, now: datetime | None = None) -> UserSteps[int]:
+    """`lapse_user` for every user with a proposal past its ``expires_at``: how many lapsed per
+    user, and the users whose step failed."""
     when = await database_now(db, now)
     due = (MemoryProposal.status == "pending") & (MemoryProposal.expires_at <= when)
     steps = await each_user("proposal_lapse", users_with(db, due, MemoryProposal.user_id),
                             lambda user_id: lapse_user(db, user_id, when))  # fmt: skip
-    return sum(steps.results)
+    return steps

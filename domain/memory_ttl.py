@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from domain.memory_sweep import database_now, users_with
-from domain.user_steps import each_user
+from domain.user_steps import UserSteps, each_user
 from loci.db import Database
 from loci.memory_writes import end_row, lock_user, transaction_now
 from loci.models import Memory, MemoryHistory
@@ -61,10 +61,11 @@ async def expire_ttl_user(db: Database, user_id: int, now: datetime) -> int:
     return len(rows)
 
 
-async def expire_ttl_memories(db: Database, now: datetime | None = None) -> int:
-    """`expire_ttl_user` for every user with a memory past its time; returns how many ended."""
+async def expire_ttl_memories(db: Database, now: datetime | None = None) -> UserSteps[int]:
+    """`expire_ttl_user` for every user with a memory past its time: how many ended per user,
+    and the users whose step failed."""
     when = await database_now(db, now)
     steps = await each_user(
         "memory_ttl", users_with(db, _due(when)), lambda user_id: expire_ttl_user(db, user_id, when)
     )
-    return sum(steps.results)
+    return steps

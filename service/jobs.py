@@ -315,6 +315,7 @@ async def derive_insights(ctx: dict[str, Any]) -> dict[str, Any]:
     """The day's insights per user (`domain.insights`): only with the process's LLM client;
     without one it logs that it skipped, and why, and does nothing."""
     state: AppState = ctx["state"]
-    runs = await insights.derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC))
+    steps = await insights.derive_insights(state.memory_store(), state.settings, state.llm, datetime.now(UTC))
     status = insights.insights_status(state.settings)
-    return {"users": len(runs), "written": sum(len(r.written) for r in runs), "off": status.reason}
+    written = sum(len(r.written) for r in steps.results)
+    return {"users": len(steps.results), "written": written, "failed_users": len(steps.failed), "off": status.reason}

@@ -29,10 +29,11 @@ from arq.constants import in_progress_key_prefix
 from arq.cron import CronJob, cron
 from arq.worker import Worker, func
 
+from domain.periodic_runs import DAILY_JOBS
 from loci.logs import bind_log_context, reset_log_context
 from loci.settings import QueueSettings
 from service import jobs
-from service.daily import catch_up_daily
+from service.daily import CRON_ZONE, catch_up_daily
 from service.state import AppState, build_llm, connect_cache, start_settling, stop_settling
 from service.supervisor import BeatingWorker, WorkerSupervisor
 
@@ -76,21 +77,27 @@ FUNCTIONS: list[Any] = [
 ]
 
 
+def _daily(job: Any, **options: Any) -> CronJob:
+    """``job``'s cron at its time of day (`domain.periodic_runs.DAILY_JOBS`)."""
+    at = DAILY_JOBS[job.__name__]
+    return cron(job, hour={at.hour}, minute={at.minute}, **options)
+
+
 def cron_jobs(queue: QueueSettings) -> list[CronJob]:
     """The periodic jobs: the trash purge, the memory lifecycle, the consolidation and the
     insights nightly (at different minutes, so they never compete for the database; the
     insights run skips itself without an LLM), and at start-up and hourly whichever of those
-    is overdue, its last success over a day old (`service.daily`: arq drops a cron run
-    missed while no worker was up); expired idempotency keys, page sign-ins, cached vectors
+    is overdue, not run since its time of day last came round (`service.daily`: arq drops a
+    cron run missed while no worker was up); expired idempotency keys, page sign-ins, cached vectors
     and old recall logs hourly; the unmined sweep and the embedding backfill every
     ``LOCI_QUEUE_SWEEP_EVERY_MINUTES`` (on the minutes of the hour that are multiples of it,
     as cron's ``*/n`` does)."""
     every = set(range(0, 60, queue.sweep_every_minutes))
     return [
-        cron(jobs.purge_trash, hour={3}, minute={17}, run_at_startup=False),
-        cron(jobs.memory_lifecycle, hour={3}, minute={41}, run_at_startup=False, unique=True),
-        cron(jobs.consolidate_memories, hour={4}, minute={43}, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
-        cron(jobs.derive_insights, hour={5}, minute={13}, unique=True, timeout=INSIGHTS_TIMEOUT_S),
+        _daily(jobs.purge_trash, run_at_startup=False),
+        _daily(jobs.memory_lifecycle, run_at_startup=False, unique=True),
+        _daily(jobs.consolidate_memories, unique=True, timeout=CONSOLIDATE_TIMEOUT_S),
+        _daily(jobs.derive_insights, unique=True, timeout=INSIGHTS_TIMEOUT_S),
         cron(jobs.drop_expired_rows, minute={29}, run_at_startup=False, unique=True),
         cron(catch_up_daily, minute={53}, run_at_startup=True, unique=True),
         cron(jobs.sweep_unmined, minute=every, run_at_startup=False, unique=True),
@@ -159,7 +166,7 @@ def build_worker(
     """
     settings = state.settings
     assert settings.queue.url, "queue URL must be resolved before building a worker"
-    return BeatingWorker(
+    worker = BeatingWorker(
         functions=FUNCTIONS,
         cron_jobs=cron_jobs(settings.queue) if crons else [],
         redis_settings=redis_settings(settings.queue.url),
@@ -177,6 +184,8 @@ def build_worker(
         on_job_end=_on_job_end,
         on_beat=on_beat,
     )
+    worker.ctx[CRON_ZONE] = worker.timezone  # the daily jobs' catch-up reads their times as arq's crons do
+    return worker
 
 
 def supervise(state: AppState, *, burst: bool = False, crons: bool = True) -> WorkerSupervisor:

@@ -92,7 +92,7 @@ async def test_the_job_writes_at_most_three_and_skips_within_a_day(
     fake_openai.queue(FakeReply(content=json.dumps({"insights": ANSWER})))
     store = MemoryStore(db, embedder, llm_settings.memory)
     now = datetime.now(UTC)
-    [run] = await derive_insights(store, llm_settings, llm, now, users=[user.id])
+    [run] = (await derive_insights(store, llm_settings, llm, now, users=[user.id])).results
     assert run.skipped is None and len(run.written) == 3 and run.dropped == 4
     sent = fake_openai.requests[0]["body"]["messages"][1]["content"]
     assert "street food" in sent and HELD in sent
@@ -104,7 +104,7 @@ async def test_the_job_writes_at_most_three_and_skips_within_a_day(
         actors = (await s.execute(select(MemoryHistory.actor).where(MemoryHistory.new_id == found[-1].id))).scalars()
         assert [r.payload["written"] for r in runs] == [3] and list(actors) == ["system:insights"]
 
-    [again] = await derive_insights(store, llm_settings, llm, now + timedelta(hours=23), users=[user.id])
+    [again] = (await derive_insights(store, llm_settings, llm, now + timedelta(hours=23), users=[user.id])).results
     assert again.skipped == "ran in the last 24 hours" and again.written == ()
     assert len(fake_openai.requests) == 1 and len(await insights(db, user.id)) == 4
 
@@ -122,7 +122,7 @@ async def test_bad_json_twice_writes_nothing_and_records_no_run(
     await active_user(client, db, embedder, user)
     fake_openai.queue("not json at all", FakeReply(content=json.dumps({"insights": "nope"})))
     store = MemoryStore(db, embedder, llm_settings.memory)
-    [run] = await derive_insights(store, llm_settings, llm, datetime.now(UTC), users=[user.id])
+    [run] = (await derive_insights(store, llm_settings, llm, datetime.now(UTC), users=[user.id])).results
     assert run.skipped == "the model gave no usable answer" and len(fake_openai.requests) == 2
     assert [m.content for m in await insights(db, user.id)] == [HELD]
     async with db.user_session(user.id) as s:
@@ -141,7 +141,7 @@ async def test_without_an_llm_it_is_off_says_why_and_the_job_skips(
     assert page.status_code == 200 and "Off: needs an LLM" in page.text
     with caplog.at_level(logging.INFO, logger="loci.insights"):
         result = await jobs.derive_insights({"state": app_state})
-    assert result == {"users": 0, "written": 0, "off": shown["reason"]}
+    assert result == {"users": 0, "written": 0, "failed_users": 0, "off": shown["reason"]}
     assert any("insights skipped" in r.getMessage() and "LOCI_LLM_BASE_URL" in r.getMessage() for r in caplog.records)
     on = insights_status(llm_settings)
     assert (on.enabled, on.reason, on.per_day) == (True, None, 3)

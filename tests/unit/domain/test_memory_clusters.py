@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from domain import memory_clusters
 from domain.memory_clusters import Candidate, Cluster, Member, apply_cap, similar_pairs, star_clusters
 from domain.memory_merge_llm import MergeReply, check_reply
 
@@ -71,3 +73,70 @@ def test_similar_pairs_by_vector_by_equal_words_and_by_slot() -> None:
         (1, 2): 0.995, (1, 3): 0.0, (1, 4): 1.0, (3, 4): 1.0, (1, 6): 1.0, (1, 7): 1.0, (1, 8): 1.0,
         (2, 6): 0.995, (2, 7): 0.995, (2, 8): 0.995, (6, 8): 1.0,
     }  # fmt: skip
+
+
+def test_a_zero_vector_with_the_same_words_pairs_at_similarity_one() -> None:
+    """A vector of length zero has no direction: like no vector, its pair by words is 1.0 (was 0.0)."""
+    zero = np.zeros(384, dtype=np.float32)
+    rows = [Candidate(1, "fact", "knowledge", zero, "likes tea", None),
+            Candidate(2, "fact", "knowledge", zero.copy(), "likes tea", None),
+            Candidate(3, "fact", "knowledge", np.ones(384, dtype=np.float32), "likes tea", None)]  # fmt: skip
+    assert list(similar_pairs(rows, 0.9)) == [(1, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)]
+
+
+def _brute_pairs(rows: list[Candidate], similarity: float) -> set[tuple[int, int]]:
+    unit = np.stack([np.asarray(r.embedding, dtype=np.float64) for r in rows])
+    unit /= np.linalg.norm(unit, axis=1)[:, None]
+    full = unit @ unit.T
+    return {
+        (rows[i].id, rows[j].id) for i in range(len(rows)) for j in range(i + 1, len(rows)) if full[i, j] >= similarity
+    }
+
+
+def test_the_upper_triangle_in_small_blocks_finds_every_pair_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of a few rows against the rows after them (the budget forced down to 3 rows of
+    300) find the pairs the whole matrix finds, none twice, none with itself."""
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((12, 384))
+    vectors = centres[rng.integers(0, 12, 300)] + rng.standard_normal((300, 384)) * 0.25
+    rows = [Candidate(i + 1, "fact", "knowledge", vectors[i].astype(np.float32), f"text {i}", None) for i in range(300)]
+    monkeypatch.setattr(memory_clusters, "BLOCK_BYTES", 3 * 300 * 4)
+    assert memory_clusters.block_rows(300) == 3
+    found = [(a, b) for a, b, _ in similar_pairs(rows, 0.9)]
+    expected = _brute_pairs(rows, 0.9)
+    assert len(found) == len(set(found)) and len(expected) > 300
+    assert set(found) == expected
+
+
+def test_a_block_stays_within_its_budget() -> None:
+    for tail in (1, 2, 1000, 7_200, 50_000, 1_000_000):
+        rows = memory_clusters.block_rows(tail)
+        assert 1 <= rows <= tail
+        assert rows * tail * 4 <= max(memory_clusters.BLOCK_BYTES, tail * 4)
+
+
+def test_star_clusters_by_rank_position_match_the_walk_over_every_memory() -> None:
+    """The stars found from each keeper's neighbours are the stars the walk over all ranked memories found."""
+    rng = np.random.default_rng(3)
+    order = [int(i) for i in rng.permutation(400) + 1]
+    ranked_members = ranked(*order)
+    pairs = {(int(a), int(b)) for a, b in rng.integers(1, 401, (600, 2)) if a != b}
+    graph = edges(*((a, b, 0.9 + (a * b % 97) / 1000) for a, b in pairs))
+
+    def walk() -> list[Cluster]:  # the former O(n²) form
+        taken: set[int] = set()
+        out: list[Cluster] = []
+        for keeper in ranked_members:
+            if keeper.id in taken:
+                continue
+            near = graph.get(keeper.id, {})
+            others = tuple(
+                Member(m.id, m.content, near[m.id]) for m in ranked_members if m.id in near and m.id not in taken
+            )
+            if others:
+                taken.add(keeper.id)
+                taken.update(m.id for m in others)
+                out.append(Cluster(keeper, others))
+        return out
+
+    assert star_clusters(ranked_members, graph) == walk()

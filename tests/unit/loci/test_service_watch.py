@@ -1,16 +1,23 @@
 """`ServiceWatch` with stand-in servers: it gives up with one line that `serve` exits 2 with,
-starts a dead server again, and starts nothing once a stop has begun."""
+starts a dead server again, and starts nothing once a stop has begun; a check that raises (a
+full disk) neither ends the watch silently nor leaves a temp file beside the record."""
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 import threading
 from pathlib import Path
+from typing import cast
 
 import click
+import pytest
 from click.testing import CliRunner
 
-from loci.service_watch import ServiceWatch, Watched
+from loci.ownership import SERVICES_FILE, read_record, write_record
+from loci.runtime import EmbeddedServices
+from loci.service_watch import ServiceWatch, Watched, _Record
 from service.cli_errors import friendly_errors
 
 QUICK = {"wait_s": 0.01, "poll_s": 0.01, "settle_s": 0.01}
@@ -90,3 +97,79 @@ def test_nothing_is_started_again_once_a_stop_began(tmp_path: Path) -> None:
         assert seen.wait(30)
         watch.stop()  # what `serve`'s signal handler does first
     assert server.tries == 0 and watch.restarts == 0 and watch.lost is None
+
+
+class FlakyCheck:
+    """A server whose checks raise (as `_postgres`'s did when services.json could not be
+    written: ENOSPC) ``raises`` times, then report it dead until it is started again."""
+
+    def __init__(self, raises: int) -> None:
+        self.raises, self.checks, self.tries, self.alive = raises, 0, 0, False
+
+    def ended(self) -> str | None:
+        self.checks += 1
+        if self.checks <= self.raises:
+            raise OSError(errno.ENOSPC, "No space left on device", "/data/services.json")
+        return None if self.alive else "postmaster pid 4242 is gone"
+
+    def restart(self) -> None:
+        self.tries += 1
+        self.alive = True
+
+
+def test_a_check_that_raises_does_not_end_the_watch(tmp_path: Path) -> None:
+    server = FlakyCheck(raises=2)
+    watch = ServiceWatch(attempts=5, **QUICK)
+    watch.watch([Watched("PostgreSQL", server.ended, server.restart, tmp_path / "log")])
+    with watch.running(lambda: None):
+        for _ in range(3000):
+            if server.alive:
+                break
+            threading.Event().wait(0.01)
+    assert server.alive and watch.restarts == 1 and watch.lost is None, "the death after the failed checks was missed"
+
+
+def test_checks_that_keep_raising_end_serve_with_one_line(tmp_path: Path) -> None:
+    server = FlakyCheck(raises=10**6)
+    watch = ServiceWatch(attempts=3, **QUICK)
+    watch.watch([Watched("PostgreSQL", server.ended, server.restart, tmp_path / "log")])
+    gave_up = threading.Event()
+    with watch.running(gave_up.set):
+        assert gave_up.wait(30), "the watch never gave up"
+    assert server.checks == 3 and server.tries == 0
+    assert watch.lost is not None and watch.lost.startswith(
+        "the embedded PostgreSQL could not be checked in 3 attempts"
+    )
+    assert "No space left on device" in watch.lost and "exiting so that a supervisor restarts Loci" in watch.lost
+
+
+class Disk:
+    """`EmbeddedServices._record` on a disk that is full until ``freed``."""
+
+    def __init__(self) -> None:
+        self.full, self.written = True, 0
+
+    def _record(self) -> None:
+        if self.full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.written += 1
+
+
+def test_the_servers_record_is_written_best_effort_and_again_once_there_is_room() -> None:
+    disk = Disk()
+    record = _Record(cast(EmbeddedServices, disk))
+    record.write()  # no error: a server that runs is not reported dead for its record
+    record.again()
+    assert record.stale and disk.written == 0
+    disk.full = False
+    record.again()
+    record.again()
+    assert not record.stale and disk.written == 1
+
+
+def test_a_record_that_cannot_be_written_leaves_no_temp_file(tmp_path: Path) -> None:
+    write_record(tmp_path, SERVICES_FILE, {"postgres": {"pid": 1}})
+    with pytest.raises(TypeError):
+        write_record(tmp_path, SERVICES_FILE, {"postgres": object()})  # fails inside json.dump, as ENOSPC does
+    assert sorted(p.name for p in tmp_path.iterdir()) == [SERVICES_FILE]
+    assert read_record(tmp_path, SERVICES_FILE) == {"pid": os.getpid(), "postgres": {"pid": 1}}
