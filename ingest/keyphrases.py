@@ -14,8 +14,8 @@ small batch of short phrases per window.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -23,6 +23,7 @@ __all__ = ["candidate_phrases", "document_vector", "rank_key_phrases"]
 
 _TOKEN = re.compile(r"[^\W\d_](?:(?:[^\W\d_]|['\-])*[^\W\d_])?")  # letters, inner ' and - (Unicode)
 _MIN_CHARS = 4  # a phrase's longest word must have at least this many letters
+_SENTENCE_BREAK = re.compile(r"[.!?;:\n]+")
 
 
 def _plural_key(word: str) -> str:
@@ -38,24 +39,40 @@ def candidate_phrases(
     twice, so one-off word salad never names a closet. Plurals count towards their
     singular; the most frequent surface form is the one returned.
     """
-    counts: Counter[str] = Counter()
-    forms: dict[str, Counter[str]] = {}
+    counts: dict[str, int] = {}
+    forms: dict[str, dict[str, int]] = {}
     for text in texts:
-        for sentence in re.split(r"[.!?;:\n]+", text.lower()):
-            words = _TOKEN.findall(sentence)
-            for n in (1, 2, 3):
-                for i in range(len(words) - n + 1):
-                    run = words[i : i + n]
-                    if run[0] in stopwords or run[-1] in stopwords or any(w in exclude for w in run):
-                        continue
-                    if max(len(w) for w in run) < _MIN_CHARS or (n > 1 and any(w in stopwords for w in run)):
-                        continue
-                    key = " ".join(_plural_key(w) for w in run)
-                    counts[key] += 1
-                    forms.setdefault(key, Counter())[" ".join(run)] += 1
-    singles = {k for k, n in counts.items() if " " not in k and n >= 2}
-    kept = [k for k, n in counts.most_common() if n >= 2 or (" " in k and all(w in singles for w in k.split()))]
-    return tuple(forms[k].most_common(1)[0][0] for k in kept[:limit])
+        for sentence in _SENTENCE_BREAK.split(text.lower()):
+            for key, form in _phrases(_TOKEN.findall(sentence), stopwords, exclude):
+                counts[key] = counts.get(key, 0) + 1
+                spelled = forms.setdefault(key, {})
+                spelled[form] = spelled.get(form, 0) + 1
+    # Counter.most_common's orders: by count, ties in first-seen order (a stable sort; `max`
+    # keeps the first of the most frequent spellings)
+    ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)
+    singles = {k for k, n in ranked if " " not in k and n >= 2}
+    kept = [k for k, n in ranked if n >= 2 or (" " in k and all(w in singles for w in k.split()))]
+    return tuple(max(forms[k], key=forms[k].__getitem__) for k in kept[:limit])
+
+
+def _phrases(words: Sequence[str], stopwords: frozenset[str], exclude: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """(key, surface form) of each 1- to 3-word run of ``words`` that holds no stopword and no
+    excluded word and a word of `_MIN_CHARS` letters: every unigram, then every bigram, then
+    every trigram, the order the counts' ties keep. Each word is tested once, not once per run
+    it is in (the per-run tests were 3 % of mining's samples)."""
+    usable = [w not in stopwords and w not in exclude for w in words]
+    long = [len(w) >= _MIN_CHARS for w in words]
+    keys = [_plural_key(w) if ok else "" for w, ok in zip(words, usable, strict=True)]
+    m = len(words)
+    for i in range(m):
+        if usable[i] and long[i]:
+            yield keys[i], words[i]
+    for i in range(m - 1):
+        if usable[i] and usable[i + 1] and (long[i] or long[i + 1]):
+            yield f"{keys[i]} {keys[i + 1]}", f"{words[i]} {words[i + 1]}"
+    for i in range(m - 2):
+        if usable[i] and usable[i + 1] and usable[i + 2] and (long[i] or long[i + 1] or long[i + 2]):
+            yield f"{keys[i]} {keys[i + 1]} {keys[i + 2]}", f"{words[i]} {words[i + 1]} {words[i + 2]}"
 
 
 def document_vector(vectors: Iterable[np.ndarray | None]) -> np.ndarray | None:

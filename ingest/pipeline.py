@@ -4,11 +4,12 @@
    without any Loci block an app echoed into them (`echo_guard`).
 2. Split long turns and embed every part, and the sentences of the parts that have
    several, in one cached batch (`plan`).
-3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM) and
-   rank the closet topics against the window's vectors. The extractor is handed the kinds
-   the user's graph already gives the names these turns may mention (`known_kinds`, read
-   with the turns in step 1: one statement), plus those the earlier windows typed, so
-   "I quit Acme." weeks after "I work at Acme" still ends the job.
+3. Per window of ``settings.mining.window_turns`` turns: extract (offline or LLM); its
+   closet topics are ranked against its vectors after step 4, whose first model call
+   embeds every window's candidate phrases at once (`_rank_windows`). The extractor is
+   handed the kinds the user's graph already gives the names these turns may mention
+   (`known_kinds`, read with the turns in step 1: one statement), plus those the earlier
+   windows typed, so "I quit Acme." weeks after "I work at Acme" still ends the job.
 4. Choose the conversation's subject from all windows' mentions and its text, settled
    against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
    window is extracted before the first is written, so the wing reflects the whole
@@ -49,7 +50,7 @@ from ingest.consent_withhold import sensitive_statements
 from ingest.echo_guard import strip_echoed_blocks
 from ingest.embed import EmbedOutcome
 from ingest.entity_scan import name_spellings
-from ingest.extraction import NO_KNOWN_KINDS, ExtractionOutcome, Extractor, TurnView
+from ingest.extraction import ExtractionOutcome, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
 from ingest.known_kinds import known_kinds, with_window_kinds
@@ -57,7 +58,7 @@ from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.prose import composed
 from ingest.records import MiningDeps, MiningResult
-from ingest.segment import windows
+from ingest.segment import Window, windows
 from ingest.subjects import WingSubject
 from ingest.window import commit_window
 from ingest.wings import conversation_subject, known_subjects, suggested_subject
@@ -70,6 +71,10 @@ from loci.timexpr import local_time
 __all__ = ["UserBeingMined", "mine_conversation"]
 
 log = logging.getLogger("loci.ingest.pipeline")
+
+
+_Extracted = tuple[Window[TurnView], list[TurnPlan], ExtractionOutcome]
+"""A window, its turns' plans, and what was extracted from it."""
 
 
 class UserBeingMined(Busy):
@@ -145,6 +150,41 @@ async def _rank_topics(
     # A closet names what one window was about; the wing's subject is chosen over the
     # whole conversation (`ingest.subjects`).
     return replace(outcome, extraction=replace(ex, topics=topics))
+
+
+def _key_phrases(extracted: Sequence[_Extracted]) -> list[str]:
+    """Every window's candidate key phrases that `_rank_topics` will rank (a window with a
+    vector), each once."""
+    return list(
+        dict.fromkeys(
+            phrase
+            for _, plans, outcome in extracted
+            if document_vector(_vectors(plans)) is not None
+            for phrase in outcome.extraction.topic_candidates
+        )
+    )
+
+
+def _vectors(plans: Sequence[TurnPlan]) -> list[np.ndarray | None]:
+    return [part.vector for plan in plans for part in plan.parts]
+
+
+async def _rank_windows(deps: MiningDeps, extracted: list[_Extracted], phrases: Sequence[str]) -> list[_Extracted]:
+    """Each window's closet topics (`_rank_topics`), its phrases embedded for all windows at once.
+
+    Why at once: each window's phrases were a model call of their own, a handful of short
+    texts, and ONNX Runtime spends ~2 ms on a call beyond its tokens (`loci.embedder.CALL_TOKENS`):
+    about what four more phrases in the same call cost. The
+    subject embeds them with its own first call (`ingest.wings.also_embedding`), so this lookup
+    usually finds them all in the embedder's phrase cache; a conversation whose subject
+    embedded nothing embeds them here, in one call. Should that fail, each window tries on its
+    own and keeps its frequency topics (`_rank_topics`)."""
+    try:
+        if phrases:
+            await asyncio.to_thread(deps.embedder.embed_phrases, phrases)
+    except Exception as e:  # the model's failures have many types; see ingest.embed
+        log.debug("key phrases not embedded together: %s: %s", type(e).__name__, e)
+    return [(window, plans, await _rank_topics(deps, outcome, _vectors(plans))) for window, plans, outcome in extracted]
 
 
 async def mine_conversation(
@@ -240,13 +280,17 @@ async def _mine_alone(
     for window in windows(turns, deps.settings.mining.window_turns):
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
-        outcome = await _extract(deps, extractor, window.items, window_plans, subjects, known)
+        outcome = await extractor.extract(window.items, subjects, known)
         known = with_window_kinds(known, outcome.extraction)  # a later window knows what this one typed
         extracted.append((window, window_plans, outcome))
         totals.seconds["extract"] += time.perf_counter() - clock
     clock = time.perf_counter()
-    subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted])
+    phrases = _key_phrases(extracted)
+    subject = await _subject(deps, conv, turns, plans, [outcome for *_, outcome in extracted], phrases)
     totals.seconds["subject"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    extracted = await _rank_windows(deps, extracted, phrases)
+    totals.seconds["extract"] += time.perf_counter() - clock
     for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         totals.extractors.add(outcome.extractor)
         totals.calls.extend(outcome.calls)
@@ -289,9 +333,11 @@ async def _subject(
     turns: Sequence[TurnView],
     plans: Mapping[int, TurnPlan],
     outcomes: Sequence[ExtractionOutcome],
+    phrases: Sequence[str] = (),
 ) -> WingSubject | None:
     """The subject of all the turns being mined: the LLM extractor's reading when it read
-    any window, else the rule over every window's mentions (`ingest.wings`)."""
+    any window, else the rule over every window's mentions (`ingest.wings`). Its first model
+    call also embeds the windows' key ``phrases`` (`_rank_windows`)."""
     mentions = {seq: found for o in outcomes for seq, found in o.extraction.mentions.items()}
     parts = [part for plan in plans.values() for part in plan.parts]
     known = {part.content: part.vector for part in parts if part.vector is not None}
@@ -303,6 +349,7 @@ async def _subject(
         [part.vector for part in parts],
         known=known,
         suggested=suggested_subject(outcomes),
+        carrying=phrases,
     )
 
 
@@ -327,16 +374,3 @@ async def _archive(
         if archive.fallback:
             totals.fallbacks.append({"archive": archive.fallback})
     return archive
-
-
-async def _extract(
-    deps: MiningDeps,
-    extractor: Extractor,
-    turns: Sequence[TurnView],
-    plans: Sequence[TurnPlan],
-    subjects: Sequence[str] = (),
-    known: Mapping[str, str] = NO_KNOWN_KINDS,
-) -> ExtractionOutcome:
-    """The window's entities, facts and topics, the topics ranked against its vectors."""
-    outcome = await extractor.extract(turns, subjects, known)
-    return await _rank_topics(deps, outcome, [part.vector for plan in plans for part in plan.parts])

@@ -84,7 +84,7 @@ class _Gatherer:
         self.titles = {t: d for d in rules.domains for t in d.titles}
 
     def at(self, key: str, turn: TurnView, opening: bool) -> Candidate:
-        c = self.found.setdefault(key, Candidate(key))
+        c = self.found.get(key) or self.found.setdefault(key, Candidate(key))  # built once a key, not a word
         c.turns.add(turn.seq)
         if turn.role == "user":
             c.user_turns.add(turn.seq)

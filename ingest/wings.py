@@ -42,6 +42,7 @@ from loci.models import Drawer, Entity, Relation, Room, Wing
 __all__ = [
     "MAX_COMPARED_WINGS",
     "MAX_KNOWN_SUBJECTS",
+    "also_embedding",
     "conversation_subject",
     "known_subjects",
     "settle_subject",
@@ -70,6 +71,22 @@ def reusing(known: Mapping[str, np.ndarray], embed: Embed) -> Embed:
         return np.stack([known[t] if t in known else fresh[t] for t in texts]) if texts else embed(texts)
 
     return embed_known
+
+
+def also_embedding(embed: Embed, extra: Sequence[str]) -> Embed:
+    """``embed``, whose first call also embeds ``extra`` (rows not returned): the windows' key
+    phrases ride with the subject's first model call into the embedder's phrase cache, where
+    their ranking then finds them (`ingest.pipeline._rank_windows`), instead of a call each."""
+    pending = list(extra)
+
+    def embed_first(texts: Sequence[str]) -> np.ndarray:
+        if not pending or not texts:
+            return embed(texts)
+        batch = [*texts, *pending]
+        pending.clear()
+        return embed(batch)[: len(texts)]
+
+    return embed_first
 
 
 MAX_KNOWN_SUBJECTS = 50
@@ -124,6 +141,7 @@ async def conversation_subject(
     rules: SubjectRules = SUBJECT_RULES,
     known: Mapping[str, np.ndarray] | None = None,
     suggested: WingSubject | None = None,
+    carrying: Sequence[str] = (),
 ) -> WingSubject | None:
     """The subject of the turns being mined (``conv`` is (user id, conversation id)),
     settled against the user's wings; None when nothing is central enough. ``known``: the
@@ -134,12 +152,14 @@ async def conversation_subject(
     only by details ("the carb", "the room spins") where counting and closeness cannot
     (`tests/integration/test_wings_held_out.py`). It is settled like the rule's choice.
 
+    ``carrying``: phrases the subject's first model call embeds too (`also_embedding`).
+
     Embedding is a refinement: should the model fail, the subject is chosen without
     centrality and without the similar-name merge, never failing the run.
     """
     user_id, conversation_id = conv
     document = document_vector(vectors)
-    embed = reusing(known or {}, deps.embedder.embed_phrases)
+    embed = reusing(known or {}, also_embedding(deps.embedder.embed_phrases, carrying))
     subject = suggested
     try:
         if subject is None:

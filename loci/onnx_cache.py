@@ -126,7 +126,7 @@ class StandaloneTokenizer:
 
     def features(self, texts: list[str]) -> dict[str, Any]:
         """The graph's inputs, as the model's own preprocessing would give them."""
-        encoded = self._batch.encode_batch(self._prepare(texts))
+        encoded = _encode(self._batch, self._prepare(texts))
         columns = {
             "input_ids": [e.ids for e in encoded],
             "attention_mask": [e.attention_mask for e in encoded],
@@ -136,4 +136,12 @@ class StandaloneTokenizer:
 
     def count(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text with special tokens and without truncation (usage accounting)."""
-        return [len(e.ids) for e in self._count.encode_batch(self._prepare(texts))]
+        return [len(e) for e in _encode(self._count, self._prepare(texts))]
+
+
+def _encode(tokenizer: Any, texts: list[str]) -> Any:
+    """``encode_batch`` without the character offsets nothing here reads (the same ids, masks
+    and types; `tokenizers` 0.20.1 and later): mining counts every turn's sentences to split it
+    and every text it embeds, and this takes a sixth off that (dev-split turns, 2026-11-30)."""
+    fast = getattr(tokenizer, "encode_batch_fast", None)
+    return fast(texts) if fast is not None else tokenizer.encode_batch(texts)

@@ -192,6 +192,24 @@ def test_loading_marks_the_graph_used_and_prunes_stale_ones(embedder: Embedder, 
     assert current.stat().st_mtime > month_old
 
 
+def test_the_exported_graph_fuses_each_layers_attention(embedder: Embedder, tmp_path: Path) -> None:
+    """The optimiser fuses attention only as traced in its eager form (`_eager_attention`):
+    transformers' default SDPA form left a dozen unfused nodes per layer (321 in all), which
+    every model call dispatches, a small batch of key phrases paying for each. The torch model
+    keeps its own attention afterwards."""
+    import onnx
+
+    model = embedder.reference_model()
+    before = model[0].auto_model.config._attn_implementation
+    path = resolve_model_path(embedder.settings.model)
+    built = onnx_encoder.build_onnx_encoder(model, path, tmp_path / "onnx", threads=1)
+    assert built is not None
+    ops = [node.op_type for node in onnx.load(str(built.path)).graph.node]
+    assert ops.count("Attention") == 6  # one per layer of MiniLM-L6
+    assert len(ops) < 100
+    assert model[0].auto_model.config._attn_implementation == before
+
+
 def test_vectors_that_disagree_with_torch_are_refused(embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     built = embedder._onnx
     assert built is not None

@@ -59,3 +59,46 @@ def test_document_vector_is_the_normalised_mean_of_present_vectors() -> None:
     assert document_vector([None, None]) is None
     v = document_vector([np.array([1.0, 0.0]), None, np.array([0.0, 1.0])])
     assert v is not None and np.allclose(v, [2**-0.5, 2**-0.5])
+
+
+def _reference_candidates(texts: Sequence[str], stopwords: frozenset[str], exclude: frozenset[str]) -> tuple[str, ...]:
+    """`candidate_phrases` as first written, each run of words tested word by word (kept to
+    show the per-word tests it now does give the same phrases, in the same order)."""
+    import re
+    from collections import Counter
+
+    token = re.compile(r"[^\W\d_](?:(?:[^\W\d_]|['\-])*[^\W\d_])?")
+    plural = lambda w: w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 4 else w  # noqa: E731
+    counts: Counter[str] = Counter()
+    forms: dict[str, Counter[str]] = {}
+    for text in texts:
+        for sentence in re.split(r"[.!?;:\n]+", text.lower()):
+            words = token.findall(sentence)
+            for n in (1, 2, 3):
+                for i in range(len(words) - n + 1):
+                    run = words[i : i + n]
+                    if run[0] in stopwords or run[-1] in stopwords or any(w in exclude for w in run):
+                        continue
+                    if max(len(w) for w in run) < 4 or (n > 1 and any(w in stopwords for w in run)):
+                        continue
+                    key = " ".join(plural(w) for w in run)
+                    counts[key] += 1
+                    forms.setdefault(key, Counter())[" ".join(run)] += 1
+    singles = {k for k, n in counts.items() if " " not in k and n >= 2}
+    kept = [k for k, n in counts.most_common() if n >= 2 or (" " in k and all(w in singles for w in k.split()))]
+    return tuple(forms[k].most_common(1)[0][0] for k in kept[:12])
+
+
+def test_candidates_are_those_of_the_word_by_word_rule() -> None:
+    """Ties keep first-seen order (unigrams, then bigrams, then trigrams, sentence by sentence),
+    and the most frequent spelling of a key wins, the first of equals."""
+    windows = [
+        WINDOW,
+        ["Roses, roses and more Roses: the rose garden's roses. Rose garden!", "My rose gardens; the rose garden."],
+        ["Café au lait at the café. Über-café? Ünïcödé wörds wörds.", "dogs cats dogs cats birds birds cats"],
+        ["the a of", "", "x y z x y z", "Tax return, tax returns, tax-return; tax returns again."],
+        ["Marathon training plan: long runs. Marathon training with long runs and easy runs, runs runs."],
+    ]
+    for texts in windows:
+        for exclude in (frozenset(), frozenset({"rose", "training", "café"})):
+            assert candidate_phrases(texts, STOPWORDS, exclude) == _reference_candidates(texts, STOPWORDS, exclude)

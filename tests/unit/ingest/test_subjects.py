@@ -7,7 +7,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import pytest
 
+from ingest import subjects
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
 from ingest.subject_centrality import closeness
@@ -287,3 +289,24 @@ def test_a_possessive_counts_for_its_owner_and_never_names_a_wing() -> None:
     subject = subject_of(turns)
     assert subject is not None and subject.name == "Constable"
     assert "constable's" not in subject.aliases
+
+
+def test_gathering_builds_one_candidate_per_key_not_one_per_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_Gatherer.at` built a `Candidate` (four Counters and three sets) for every word of the
+    chat and kept the first one per key (``setdefault(key, Candidate(key))``): 1.2 % of mining's
+    samples went to building ones it threw away."""
+    built: list[str] = []
+
+    class Counted(Candidate):
+        def __init__(self, key: str) -> None:
+            built.append(key)
+            super().__init__(key)
+
+    monkeypatch.setattr(subjects, "Candidate", Counted)
+    turns = convo(
+        "My e-foil build is stalled: the e-foil battery and the e-foil motor both arrived late.",
+        "An e-foil battery needs a waterproof box; check the e-foil motor's seals too.",
+        "The battery box fits, and the motor seals look fine now.",
+    )
+    ranked = rank_candidates(turns, extract_window(turns).mentions)
+    assert ranked and len(built) == len(set(built))  # each key built once
