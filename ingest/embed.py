@@ -16,7 +16,6 @@ import logging
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from itertools import accumulate, pairwise
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 from sqlalchemy import select, text, update
 
 from ingest.segment import sentence_pieces
+from loci.aged_rows import drop_aged_rows
 from loci.batching import batches
 from loci.column_insert import ColumnInsert, insert_columns
 from loci.db import Database
@@ -178,18 +178,7 @@ async def drop_stale_cache(db: Database, retention_hours: int) -> int:
     """
     if retention_hours <= 0:
         return 0
-    async with db.system_session() as s:
-        cutoff = (await s.execute(_STALE_CUTOFF, {"hours": retention_hours})).scalar_one()
-    dropped, after = 0, datetime.min.replace(tzinfo=UTC)
-    while True:
-        async with db.system_session() as s:
-            bookkeeping(s)  # vectors by content hash: nobody's memory changes
-            row = (await s.execute(_DROP_STALE, {"after": after, "cutoff": cutoff, "batch": STALE_BATCH})).one()
-        count, last = int(row[0]), row[1]
-        dropped += count
-        if count < STALE_BATCH or last is None:
-            return dropped
-        after = last
+    return await drop_aged_rows(db, _STALE_CUTOFF, {"hours": retention_hours}, _DROP_STALE, STALE_BATCH)
 
 
 def sentence_rows(

@@ -35,6 +35,7 @@ import msgspec
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.aged_rows import drop_aged_rows
 from loci.db import Database
 from loci.write_watch import bookkeeping
 from retrieval.request import RecalledDrawer
@@ -145,18 +146,7 @@ async def drop_old_recall_logs(db: Database, retention_days: int) -> int:
     in `DROP_BATCH` rows a transaction, oldest first, against one cutoff fixed at the start;
     returns how many. At ``0`` no row is written (`keeps_recall_logs`), and any written before
     go now."""
-    async with db.system_session() as s:
-        cutoff = (await s.execute(_CUTOFF, {"days": max(retention_days, 0)})).scalar_one()
-    dropped, after = 0, datetime.min.replace(tzinfo=UTC)
-    while True:
-        async with db.system_session() as s:
-            bookkeeping(s)  # the log is no change to what recall reads
-            row = (await s.execute(_DROP_OLD, {"after": after, "cutoff": cutoff, "batch": DROP_BATCH})).one()
-        count, last = int(row[0]), row[1]
-        dropped += count
-        if count < DROP_BATCH or last is None:
-            return dropped
-        after = last
+    return await drop_aged_rows(db, _CUTOFF, {"days": max(retention_days, 0)}, _DROP_OLD, DROP_BATCH)
 
 
 def keeps_recall_logs(retention_days: int) -> bool:
