@@ -39,6 +39,18 @@ async def _cancelled(db: Database, user_id: int) -> None:
         await s.execute(text("SELECT pg_sleep(1)"))
 
 
+def _purge_times_out_for(monkeypatch: pytest.MonkeyPatch, stuck_id: int) -> None:
+    """The trash purge of ``stuck_id`` cancelled by the statement timeout (`_cancelled`); others as they are."""
+    real = forget._purge_expired_of
+
+    async def purge_of(db: Database, user_id: int, cutoff: Any) -> forget.Purged | None:
+        if user_id == stuck_id:
+            await _cancelled(db, user_id)
+        return await real(db, user_id, cutoff)
+
+    monkeypatch.setattr(forget, "_purge_expired_of", purge_of)
+
+
 async def _old_trashed_wing(db: Database, user_id: int) -> None:
     async with db.system_session() as s:
         await s.execute(
@@ -61,14 +73,7 @@ async def test_the_trash_purge_goes_on_past_a_user_whose_purge_timed_out(
     stuck, next_one = await new_user("purge-stuck"), await new_user("purge-next")
     for user in (stuck, next_one):
         await _old_trashed_wing(app_state.db, user.id)
-    real = forget._purge_expired_of
-
-    async def purge_of(db: Database, user_id: int, cutoff: Any) -> forget.Purged | None:
-        if user_id == stuck.id:
-            await _cancelled(db, user_id)
-        return await real(db, user_id, cutoff)
-
-    monkeypatch.setattr(forget, "_purge_expired_of", purge_of)
+    _purge_times_out_for(monkeypatch, stuck.id)
     with caplog.at_level(logging.WARNING, logger="loci.jobs"):
         counts = await trash.purge(app_state.db, days=jobs.TRASH_DAYS)  # the job's call (not its daily gate)
 

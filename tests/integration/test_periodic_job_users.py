@@ -29,7 +29,7 @@ from click.testing import CliRunner
 from litestar.testing import AsyncTestClient
 from sqlalchemy import text
 
-from domain import forget, insights, memory_clusters, memory_decay, memory_expiry
+from domain import insights, memory_clusters, memory_decay, memory_expiry
 from domain.memory_clusters import Candidate
 from domain.memory_consolidate import consolidate_memories
 from domain.memory_rows import MemoryStore
@@ -48,7 +48,7 @@ from tests.integration.test_insights import ANSWER, active_user, llm, llm_settin
 from tests.integration.test_insights import insights as insights_of
 from tests.integration.test_memory_consolidate import HIKING, remember
 from tests.integration.test_memory_lifecycle import DAY, backdate, db_now, extracted
-from tests.integration.test_periodic_job_failures import _cancelled, _old_trashed_wing
+from tests.integration.test_periodic_job_failures import _cancelled, _old_trashed_wing, _purge_times_out_for
 
 Client = AsyncTestClient  # type: ignore[type-arg]
 NewUser = Callable[..., Awaitable[UserHandle]]
@@ -80,14 +80,8 @@ async def test_insights_go_on_past_a_user_whose_write_was_cancelled(
     assert len(await insights_of(db, stuck.id)) == 1  # nothing written, no run recorded: tomorrow tries again
     assert len(fake_openai.requests) == 2
     # the job ends (so the daily gate records it) and says how many failed
-    async with db.system_session() as s:  # the daily gate skips a job another test ran within the hour
-        await s.execute(text("DELETE FROM periodic_runs"))
     fake_openai.queue(FakeReply(content=json.dumps({"insights": ANSWER})))
-    try:
-        result = await jobs.derive_insights({"state": state})
-    finally:
-        async with db.system_session() as s:  # nor may this run skip another test's
-            await s.execute(text("DELETE FROM periodic_runs"))
+    result = await jobs.derive_insights({"state": state})  # a direct call: no daily gate
     # which users the whole run reaches depends on the other tests' users: it says how many failed
     assert isinstance(result["failed_users"], int) and result["users"] >= 1, result
 
@@ -121,14 +115,7 @@ async def test_trash_purge_exits_1_with_one_line_when_a_users_purge_failed(
 ) -> None:
     stuck = await new_user("trash-cli-stuck")
     await _old_trashed_wing(app_state.db, stuck.id)
-    real = forget._purge_expired_of
-
-    async def purge_of(db: Database, user_id: int, cutoff: Any) -> forget.Purged | None:
-        if user_id == stuck.id:
-            await _cancelled(db, user_id)
-        return await real(db, user_id, cutoff)
-
-    monkeypatch.setattr(forget, "_purge_expired_of", purge_of)
+    _purge_times_out_for(monkeypatch, stuck.id)
     env = {"DATABASE_URL": settings.database.url or "", "REDIS_URL": None, "LOCI_DATA_DIR": str(tmp_path)}
     result = await asyncio.to_thread(CliRunner().invoke, main, ["trash", "purge"], env=env)
 
