@@ -1,139 +1,43 @@
-"""Scoring mined entities and relations against the labelled chats in
-``tests/fixtures/mining_quality/conversations.json`` (see its ``about``).
-
-* **entity type precision**: of the entities mining stored (times and the user aside),
-  the share that a label names with a kind it accepts; an unlabelled entity or a wrong
-  kind counts against it.
-* **entity recall**: of the required entities, the share stored under any kind.
-* **relation recall**: of the labelled relations, the share stored (current or closed)
-  with the same subject, the same predicate and an object holding the label's words.
-
-Names match by `ingest.names.name_key` against an entity's name and aliases, so "Inês",
-"Ines" and "inês" are one name, and "Dr. Sousa" is "Sousa". `load_fixture` reads this fixture or
-another in its format (`tests/fixtures/mining_quality_held_out/`); `mine` and `stored` mine chats
-as the worker does and read back what was stored, for `test_mining_quality` and its held-out twin.
+"""Chats from a labelled fixture mined as the worker mines them, and what that stored read back,
+for `test_mining_quality` and its held-out twins; `bench.entity_labels` scores it (its doc says
+how). `load_fixture` reads ``tests/fixtures/mining_quality/conversations.json`` or another
+fixture in its format (`tests/fixtures/mining_quality_held_out*/`).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
+from bench.entity_labels import Fact, Score, Stored, labelled_chats, object_matches, score
 from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
 from ingest.names import name_key
 from loci.db import Database
-from loci.models import Entity, Relation
+from loci.models import Entity, Relation, Room, Wing
 from loci.timexpr import parse_timestamp
 from tests.conftest import UserHandle
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "mining_quality" / "conversations.json"
-USER = "user"
+
+__all__ = [
+    "Fact",
+    "Score",
+    "Stored",
+    "load_fixture",
+    "mine",
+    "object_matches",
+    "score",
+    "stored",
+    "timelines_right",
+    "wing_match",
+]
 
 
 def load_fixture(path: Path = FIXTURE) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
-
-
-@dataclass(frozen=True)
-class Stored:
-    kind: str
-    name: str
-    aliases: tuple[str, ...]
-
-    def name_keys(self) -> set[str]:
-        return {name_key(n) for n in (self.name, *self.aliases)}
-
-
-@dataclass(frozen=True)
-class Fact:
-    subject: str
-    predicate: str
-    object: str
-
-
-@dataclass
-class Score:
-    type_precision: float
-    entity_recall: float
-    relation_recall: float
-    wrong: list[str] = field(default_factory=list)
-    missed_entities: list[str] = field(default_factory=list)
-    missed_relations: list[str] = field(default_factory=list)
-
-    def report(self) -> str:
-        return (
-            f"entity type precision {self.type_precision:.3f}, entity recall {self.entity_recall:.3f}, "
-            f"relation recall {self.relation_recall:.3f}\n  wrong or unlabelled: {self.wrong}\n"
-            f"  missed entities: {self.missed_entities}\n  missed relations: {self.missed_relations}"
-        )
-
-
-def _labels(conversations: Iterable[dict[str, Any]], field_name: str) -> dict[str, set[str]]:
-    """name key → accepted kinds, over every conversation."""
-    out: dict[str, set[str]] = {}
-    for conv in conversations:
-        for label in conv[field_name]:
-            out.setdefault(name_key(label["name"]), set()).update(label["kind"].split("|"))
-    return out
-
-
-_ARTICLES = frozenset({"a", "an", "the", "my", "our"})
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[\w\-]+", text.lower()) if w not in _ARTICLES]
-
-
-def object_matches(expected: str, got: str) -> bool:
-    """The label's words all present, with at most two more ("Ventolin" ~ "Ventolin inhaler")."""
-    want, have = _words(expected), _words(got)
-    return bool(want) and set(want) <= set(have) and len(have) <= len(want) + 2
-
-
-def _subject_key(subject: str) -> str:
-    return USER if subject.lower() == USER else name_key(subject)
-
-
-def score(conversations: list[dict[str, Any]], entities: list[Stored], facts: list[Fact]) -> Score:
-    required = _labels(conversations, "entities")
-    accepted = {**_labels(conversations, "also_ok")}
-    for key, kinds in required.items():
-        accepted.setdefault(key, set()).update(kinds)
-    right, wrong = 0, []
-    for e in entities:
-        if any(e.kind in accepted.get(k, set()) for k in e.name_keys()):
-            right += 1
-        else:
-            wrong.append(f"{e.kind}:{e.name}")
-    stored_keys = {k for e in entities for k in e.name_keys()}
-    missed_entities = sorted(k for k in required if k not in stored_keys)
-    labelled = [r for conv in conversations for r in conv["relations"]]
-    missed_relations = [
-        f"{r['subject']} —{r['predicate']}→ {r['object']}"
-        for r in labelled
-        if not any(
-            _subject_key(f.subject) == _subject_key(r["subject"])
-            and f.predicate == r["predicate"]
-            and object_matches(r["object"], f.object)
-            for f in facts
-        )
-    ]
-    return Score(
-        type_precision=right / max(1, len(entities)),
-        entity_recall=1 - len(missed_entities) / max(1, len(required)),
-        relation_recall=1 - len(missed_relations) / max(1, len(labelled)),
-        wrong=wrong,
-        missed_entities=missed_entities,
-        missed_relations=missed_relations,
-    )
+    return labelled_chats(path)
 
 
 async def mine(db: Database, deps: MiningDeps, user: UserHandle, conversations: list[dict[str, Any]]) -> dict[str, int]:
@@ -164,3 +68,39 @@ async def stored(db: Database, user_id: int) -> tuple[list[Stored], list[Fact], 
     for name, r in rows:
         by_subject.setdefault(f"{name_key(name)}|{r.predicate}", []).append(r)
     return entities, facts, by_subject
+
+
+def timelines_right(
+    labelled: list[dict[str, Any]], by_subject: dict[str, list[Any]]
+) -> tuple[list[bool], dict[str, list[str | None]]]:
+    """Each labelled timeline right or not (its values in order, each closed when the next opened,
+    the last current), and the values stored for it, to print."""
+    right: list[bool] = []
+    seen: dict[str, list[str | None]] = {}
+    for line in labelled:
+        rows = sorted(by_subject.get(f"{name_key(line['entity'])}|{line['predicate']}", []), key=lambda r: r.valid_from)
+        closed = [r.valid_to for r in rows] == [r.valid_from for r in rows[1:]] + [None]
+        right.append([r.object_value for r in rows] == line["values"] and closed)
+        seen[f"{line['entity']}|{line['predicate']}"] = [r.object_value for r in rows]
+    return right, seen
+
+
+def _squash(text: str) -> str:
+    return text.lower().replace("-", "").replace(" ", "")
+
+
+async def wing_match(
+    db: Database, user_id: int, ids: dict[str, int], conversations: list[dict[str, Any]]
+) -> tuple[float, dict[str, str]]:
+    """`test_palace_subjects`' rule, hyphens and spaces aside: the share of chats whose wing's name
+    or an alias contains one of the subjects a person would file the chat under (``expected_wings``),
+    and each chat's wing name, to print."""
+    async with db.user_session(user_id) as s:
+        rows = (await s.execute(select(Room.conversation_id, Wing.name, Wing.aliases).join(Wing))).all()
+    wing_of = {conv_id: (name, *aliases) for conv_id, name, aliases in rows}
+    right = [
+        c
+        for c in conversations
+        if any(_squash(e) in _squash(w) for e in c["expected_wings"] for w in wing_of[ids[c["id"]]])
+    ]
+    return len(right) / max(1, len(conversations)), {c["id"]: wing_of[ids[c["id"]]][0] for c in conversations}

@@ -8,20 +8,17 @@ and printed, and the test fails below the issue's bars.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
 
 from ingest import MiningDeps
 from ingest.names import name_key
 from loci.db import Database
 from loci.embedder import Embedder
-from loci.models import Room, Wing
 from loci.settings import Settings
 from tests.conftest import UserHandle
-from tests.integration.mining_quality import load_fixture, mine, score, stored
+from tests.integration.mining_quality import load_fixture, mine, score, stored, wing_match
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 Client = AsyncTestClient  # type: ignore[type-arg]
@@ -34,24 +31,6 @@ drove its second (kind priors and life domains, `ingest/subject_rules.py`), so t
 longer measure generalisation: `test_wings_held_out` does."""
 
 
-def _wing_matches(name: str, aliases: Sequence[str], expected: Sequence[str]) -> bool:
-    """`test_palace_subjects`' rule, hyphens and spaces aside: the wing's name or an alias
-    contains one of the subjects a person would file the chat under."""
-    squash = lambda text: text.lower().replace("-", "").replace(" ", "")  # noqa: E731
-    return any(squash(e) in squash(spelled) for e in expected for spelled in (name, *aliases))
-
-
-async def _wing_match(db: Database, user_id: int, ids: dict[str, int], conversations: list[dict[str, Any]]) -> str:
-    """Held out for the wing rule (designed on `fixtures/palace_subjects`, never on these
-    chats): the share of chats whose wing is one of their ``expected_wings``."""
-    async with db.user_session(user_id) as s:
-        rows = (await s.execute(select(Room.conversation_id, Wing.name, Wing.aliases).join(Wing))).all()
-    wing_of = {conv_id: (name, aliases) for conv_id, name, aliases in rows}
-    right = [c["id"] for c in conversations if _wing_matches(*wing_of[ids[c["id"]]], c["expected_wings"])]
-    got = {c["id"]: wing_of[ids[c["id"]]][0] for c in conversations}
-    return f"wing-subject match {len(right) / len(conversations):.2f} (wings {got})"
-
-
 async def test_offline_mining_meets_the_labelled_precision_and_recall(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
@@ -61,9 +40,9 @@ async def test_offline_mining_meets_the_labelled_precision_and_recall(
     ids = await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
     entities, facts, by_subject = await stored(db, user.id)
     result = score(data["conversations"], entities, facts)
-    wings = await _wing_match(db, user.id, ids, data["conversations"])
-    print(result.report(), wings)
-    assert float(wings.split()[2]) >= HELD_OUT_WING_MATCH, wings
+    wings, wing_names = await wing_match(db, user.id, ids, data["conversations"])
+    print(result.report(), f"\n  wing-subject match {wings:.2f}: {wing_names}")
+    assert wings >= HELD_OUT_WING_MATCH, wing_names
     assert result.type_precision >= TYPE_PRECISION, result.report()
     assert result.entity_recall >= ENTITY_RECALL, result.report()
     assert result.relation_recall >= RELATION_RECALL, result.report()
