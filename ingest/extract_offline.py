@@ -57,6 +57,7 @@ from ingest.letters import MARKS, spaced
 from ingest.prose import prose_turns
 from ingest.relation_context import Recent
 from ingest.relation_extract import relations_in
+from ingest.relation_products import fuller_models
 from loci.models import PERSON_ROLES
 from loci.timexpr import Voice, find_time_expressions
 
@@ -231,7 +232,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
         recent.named(names[turn.seq])
         relations.extend(facts)
         mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
-    relations = _fuller(relations, mentions)
+    relations = _fuller(fuller_models(relations), mentions)
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(

@@ -15,6 +15,9 @@ sentences point at, and `ingest.relation_extract.relations_in` asks it:
   it ("it's fixed", "works fine again", "sold it", "it died");
 * **the job the speaker went for** ("a … role at Nimbly", "an interview with Nimbly") is the one
   "I got it!" or "got the job" takes: `works at`, and `works as` when the title was said;
+* **each owned thing's model now** (``current``: "car" → "2012 Civic") and **the thing the last
+  sentence bought** (``acquired``: "bought a car!!"), which `ingest.relation_products` reads
+  products against;
 * **the people named in earlier turns**, last first, are who "his" / "her" means when the
   sentence itself names no one (`last_named`, read by `ingest.relation_extract`).
 
@@ -96,6 +99,8 @@ class Recent:
     jobs: dict[str, tuple[str, str]] = field(default_factory=dict)
     people: list[str] = field(default_factory=list)
     _refer: re.Pattern[str] | None = None
+    current: dict[str, str] = field(default_factory=dict)
+    acquired: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def after(cls, earlier: object | None) -> Recent:
@@ -109,6 +114,8 @@ class Recent:
             dict(earlier.jobs),
             list(earlier.people),
             earlier._refer,
+            dict(earlier.current),
+            dict(earlier.acquired),
         )
 
     def learn(self, speaker: EntityMention, facts: Iterable[RelationFact]) -> None:
@@ -118,6 +125,7 @@ class Recent:
                 self.owned[speaker.name.lower()] = f.subject.name
                 if f.predicate == "is":
                     self._models(f.value, f.subject.name)
+                    self.current[f.subject.name] = f.value
 
     def _models(self, value: str, thing: str) -> None:
         words = value.lower().split()

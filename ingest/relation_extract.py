@@ -30,6 +30,7 @@ from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
 from ingest.relation_naming import described_after, named_after, named_next
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
+from ingest.relation_products import product_facts
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.relation_sayings import SAYINGS
 from ingest.segment import split_sentences
@@ -339,7 +340,8 @@ def relations_in(
     facts: list[RelationFact] = []
     offset = 0
     for said_as in split_sentences(turn.content):
-        sentence = recent.refer(_implied_speaker(names_recased(said_as, kinds)))
+        plain = _implied_speaker(names_recased(said_as, kinds))
+        sentence = recent.refer(plain)
         kin = {role: name for (who, role), name in kin_of((*before, *facts)).items() if who == speaker.name.lower()}
         said = _Said(sentence, turn, speaker, kin, recent, offset)
         offset += len(said_as)
@@ -359,6 +361,7 @@ def relations_in(
             for subject, predicate, value in (found,)
         ]
         here.extend(recent.facts(Said(sentence, speaker, said.since, turn.seq, RULE_CONFIDENCE), kinds))
+        here.extend(product_facts(Said(plain, speaker, said.since, turn.seq, RULE_CONFIDENCE), recent, here))
         recent.learn(speaker, here)
         recent.seen(speaker, sentence)
         facts.extend(here)

@@ -368,7 +368,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         _r(
             rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}\s+(?:for|with)\s+"
-            rf"(?:an?\s+|the\s+|my\s+)?(?:new\s+)?{_PHRASE}"
+            rf"(?:an?\s+|the\s+|my\s+)?(?:new\s+)?(?![$£€¥]){_PHRASE}"
         ),
         "is",
         named_thing_predicate="replaced by",
