@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_liveness import live_entity
+from ingest.names import name_key
 from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
@@ -22,16 +23,22 @@ __all__ = ["display_name", "short_names", "shortens"]
 
 
 def _may_be_short(kind: str, name: str) -> bool:
-    """A person's one-word name, or a capitalised product name: owned things in lower case
-    ("house") are never short for a name."""
-    return (kind == "p" and len(name.split()) == 1) or (kind == "i" and name[:1].isupper())
+    """A person's one-word name, a title and one name ("Mr. Gowda"), or a capitalised product
+    name: owned things in lower case ("house") are never short for a name."""
+    return (kind == "p" and (len(name.split()) == 1 or _titled(name))) or (kind == "i" and name[:1].isupper())
+
+
+def _titled(name: str) -> bool:
+    """A title and one name, which `name_key` keys as the name alone ("Mr. Gowda" → "gowda")."""
+    words = name.split()
+    return len(words) == 2 and name_key(name) == name_key(words[1])
 
 
 def shortens(kind: str, name: str, slug: str, longer: str) -> bool:
     """``name`` (keyed ``slug``) is a short way to say the name keyed ``longer``: the rule
     `short_names` merges a mention by, also read back over an entity's spellings
     (`ingest.entity_names`)."""
-    return _may_be_short(kind, name) and _short_of(kind, slug, longer)
+    return _may_be_short(kind, name) and _short_of(kind, slug, longer, titled=_titled(name))
 
 
 def display_name(spellings: Sequence[tuple[str, bool]]) -> str:
@@ -62,10 +69,21 @@ def _longer_sql() -> str:
     )
 
 
-def _short_of(kind: str, slug: str, longer: str) -> bool:
+def _short_of(kind: str, slug: str, longer: str, *, titled: bool = False) -> bool:
     """``slug`` is a short way to say ``longer``: a person's first name alone ("mike" of
-    "mike-doyle"), or the tail of a product's name ("niro-ev" of "kia-niro-ev")."""
-    return longer.startswith(f"{slug}-") if kind == "p" else longer.endswith(f"-{slug}")
+    "mike-doyle"), a titled surname ("gowda" of "ramesh-gowda", said "Mr. Gowda") or first
+    name ("meera" of "meera-iyer", said "Aunt Meera"), or the tail of a product's name
+    ("niro-ev" of "kia-niro-ev")."""
+    if kind != "p":
+        return longer.endswith(f"-{slug}")
+    return longer.startswith(f"{slug}-") or (titled and longer.endswith(f"-{slug}"))
+
+
+def _shapes(kind: str, slug: str, titled: bool) -> tuple[str, ...]:
+    """The ``LIKE`` patterns of the longer names ``slug`` may be short for (`_short_of`)."""
+    if kind != "p":
+        return (f"%-{slug}",)
+    return (f"{slug}-%", f"%-{slug}") if titled else (f"{slug}-%",)
 
 
 async def short_names(
@@ -76,18 +94,20 @@ async def short_names(
 
     A first name alone is a person's one full name with it ("Mike" → "Mike Doyle"); with
     two such full names ("Mike Doyle", "Mike Chen") it stays apart, as nobody can tell which.
+    A title and one name is the one full name that name opens or ends ("Mr. Gowda" → "Ramesh
+    Gowda", "Aunt Meera" → "Meera Iyer").
     A capitalised product name is the one longer product name it ends ("Niro EV" → "Kia
     Niro EV"). Owned things in lower case ("house") are never short for a name.
     """
     short = {m: key for m, key in keys.items() if m != USER_ENTITY and _may_be_short(key[0], m.name)}
     if not short:
         return {}
-    shapes = sorted({f"{slug}-%" if kind == "p" else f"%-{slug}" for kind, slug in short.values()})
+    shapes = sorted({shape for m, (kind, slug) in short.items() for shape in _shapes(kind, slug, _titled(m.name))})
     stored = await compiled_rows(s, _longer_sql(), {"user_id": user_id, "kinds": ["p", "i"], "shapes": shapes})
     pool = {(str(kind), str(slug)) for kind, slug in stored} | set(keys.values())
     out: dict[EntityMention, tuple[str, str]] = {}
     for m, (kind, slug) in short.items():
-        longer = {key for key in pool if key[0] == kind and _short_of(kind, slug, key[1])}
+        longer = {key for key in pool if key[0] == kind and _short_of(kind, slug, key[1], titled=_titled(m.name))}
         if len(longer) == 1:
             out[m] = longer.pop()
     return out

@@ -35,12 +35,12 @@ from ingest.entity_caps import institution_acronym, model_code, shouted
 from ingest.entity_cues import AFTER_CUES, AROUND_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
 from ingest.entity_lists import listed_pairs
 from ingest.entity_lower import lower_case_businesses, lower_case_places
+from ingest.entity_openers import lead_trimmed, verb_before_object
 from ingest.entity_owned import owned_things
 from ingest.entity_vocab import (
     DEMONYMS,
     EVENT_HEADS,
     HOLIDAYS,
-    IMPERATIVES,
     JOB_HEADS,
     NOT_NAMES,
     ORG_HEADS,
@@ -99,6 +99,9 @@ _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
 _CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
 _OF = re.compile(r"\s+of\s+")
+_SAINTS = re.compile(r"(?:St|Ste|Saint)\.?\s+\S+(?:'s|’s|(?<=s)['’])$")
+"""A saint's name and its possessive name a hospital, a school or a church ("St Vincent's", "St
+Thomas'"): the possessive is the name's, where elsewhere it is an owner's ("Tidio's" is Tidio)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +137,11 @@ def _titled(words: list[str]) -> list[str]:
 
 def clean_name(raw: str) -> str:
     """The name a capitalised run spells, without a possessive ending ("Brahms' symphonies"
-    → "Brahms") and with chat words trimmed from either end ("Thanks Derek" → "Derek"),
+    → "Brahms"; a saint's keeps it: `_SAINTS`) and with chat words trimmed from either end ("Thanks Derek" → "Derek"),
     unless the words left are a place the gazetteer knows: the trailing "An" of "Hoi An" or
     the leading "The" of "The Hague" is part of the name, and cutting it leaves a fragment
     ("Hoi") that names nothing and no country contains."""
-    name = re.sub(r"(?:'s|’s|(?<=s)['’])$", "", raw.strip())  # "Tidio's", "Brahms'": the owner's name
+    name = raw.strip() if _SAINTS.match(raw) else re.sub(r"(?:'s|’s|(?<=s)['’])$", "", raw.strip())  # "Tidio's"
     words = name.split()
     while words and _bare(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)
@@ -286,17 +289,6 @@ def _of_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(start, m.start()), (m.end(), end)]
 
 
-def _lead_trimmed(text: str, start: int, end: int, common: frozenset[str], starts: set[int]) -> int:
-    """Drop the common words a sentence opens with ("Does Derek", "Then the Oceanário")."""
-    while start in starts:
-        m = re.match(r"\S+\s+", text[start:end])
-        if m is None or (_fold(m.group().strip()) not in common and _fold(m.group().strip()) not in IMPERATIVES):
-            break
-        start += m.end()
-        starts = starts | {start}
-    return start
-
-
 def scan_turn(
     text: str,
     common: frozenset[str],
@@ -321,7 +313,7 @@ def scan_turn(
     spans: list[tuple[int, int]] = []
     starts = sentence_starts(text)
     for run_start, end in _runs(text):
-        start = _lead_trimmed(text, run_start, end, common, starts)
+        start = lead_trimmed(text, run_start, end, common, starts)
         raw = text[start:end]
         initial = start in starts and " " not in raw
         if initial and _fold(raw) in common:
@@ -342,8 +334,9 @@ def scan_turn(
         stored = None if initial and not known_openers else known.get(name.lower())
         if initial and stored is None and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
             continue  # "Deal. Also…": an everyday word opening a sentence, whatever the gazetteer says
-        if initial and stored is None and _COMMANDS.match(text[end : end + 8]):
-            continue  # "Split her food into two meals": a verb telling what to do, not the town
+        verb = _COMMANDS.match(text[end : end + 8]) or verb_before_object(name, text[end : end + 8])
+        if initial and stored is None and verb:
+            continue  # "Split her food into two meals", "Love the name": a verb, not the town or the name
         kind, sure = classify(text, at, end, name, stored)
         kind = "o" if acronym and kind in ("i", "p") else kind
         found.append(Found(EntityMention(kind, name), sure, initial))

@@ -69,7 +69,15 @@ TITLES: Mapping[str, str] = MappingProxyType(
         "sir": "Sir",
         "dame": "Dame",
         "aunt": "Aunt",
+        "auntie": "Auntie",
+        "aunty": "Aunty",
         "uncle": "Uncle",
+        "cousin": "Cousin",
+        "grandma": "Grandma",
+        "grandpa": "Grandpa",
+        "granny": "Granny",
+        "grandad": "Grandad",
+        "granddad": "Granddad",
         "coach": "Coach",
     }
 )
@@ -200,8 +208,13 @@ Lenovo Vantage"): never part of the name, even where the window never says them 
 ACRONYM_WORDS = words(
     """lol lmao omg idk tbh btw fyi asap imo imho irl aka diy eta faq pdf usb gps hdmi api cpu gpu ram ssd
     hdd mri ecg ekg bmi tv dvd cd pc ok ac dc led lcd oled sms mms nfc url pin atm vpn wifi"""
+) | words(
+    """gerd gord ibs ibd copd adhd ptsd ocd uti utis pcos cfs hiv aids std sti stis dvt tia ckd gad asd
+    acl uri urti cbc fbc tsh psa inr ssri ssris snri nsaid nsaids ppi ppis hrt ivf cbt cpr otc icu"""
 )
-"""All-capital words that are chat shorthand, files, parts or tests, never an organisation."""
+"""All-capital words that are chat shorthand, files, parts or tests, never an organisation; with
+common medical ones, conditions, tests and treatments ("GERD", "IBS", "TSH", "NSAIDs", "CBT"),
+which chat names after "for" or "with" as often as an institution ("a plan for GERD")."""
 
 LIFE_WORDS = words(
     """house place flat apartment home birthday wedding party kids children family parents partner wife husband

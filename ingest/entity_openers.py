@@ -1,0 +1,74 @@
+"""Words that open a sentence before a name, or in its place, and are no part of one.
+
+A capitalised run that opens a sentence may start with a word that only the sentence's start
+capitalised: a common word ("Does Derek", "Then the Oceanário"), or a verb telling what to do or
+how it goes ("Leave Priya a key", "Enjoy Electric Picnic", "Expect 60-90 minutes"). Which words
+are verbs is read from the English vocabulary (`ingest.gazetteer.is_english_word`), with no list
+of verbs: a word whose "-ing" form is a word ("enjoying", "expecting", "loving") can be one.
+
+* Before a name, such a verb is dropped when it is an everyday word (`is_common_word`: "Enjoy",
+  "Expect", "Visit") and no first name or place ("Hope Street", "Mark Twain", "Bath Abbey" keep
+  theirs), or one of `ingest.entity_vocab.IMPERATIVES` ("Leave", "Ring").
+* Alone, any such verb with an article, a possessive or a number after it is no name at all:
+  "Love the band name", "Mark the date", "Target your glutes", "Book 2 nights" (a name opening
+  a sentence is followed by a verb, rarely by "the").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.entity_vocab import IMPERATIVES
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, place_weight
+
+__all__ = ["lead_trimmed", "verb_before_object"]
+
+_OBJECT_AFTER = re.compile(
+    r"\s+(?:the|a|an|my|your|our|his|her|their|its|this|that|these|those|some|every|each|all|both|"
+    r"no|any|more|less|\d)\b",
+    re.I,
+)
+"""What follows a verb and never a name: an article, a possessive, a quantifier, a number."""
+
+
+def _fold(word: str) -> str:
+    return word.lower().rstrip(".").replace("’", "'")
+
+
+def _may_be_verb(word: str) -> bool:
+    """A word whose "-ing" form is an English word ("enjoy" → "enjoying", "love" → "loving",
+    "plan" → "planning"; not "pixel", "river", "Rob")."""
+    w = _fold(word)
+    if not w.isalpha() or len(w) < 3:
+        return False
+    forms = {f"{w}ing", f"{w}{w[-1]}ing", f"{w[:-1]}ing" if w.endswith("e") else "", f"{w[:-2]}ying"}
+    return any(f and is_english_word(f) for f in forms)
+
+
+def _advice_verb(word: str) -> bool:
+    """A verb that opens a sentence before a name and is no part of it (module doc)."""
+    w = _fold(word)
+    if w in IMPERATIVES:
+        return True
+    return is_common_word(w) and _may_be_verb(w) and not is_first_name(w) and not place_weight(w)
+
+
+def verb_before_object(word: str, after: str) -> bool:
+    """A lone capitalised word opening a sentence that is a verb with its object after it ("Love
+    the band name", "Expect 60 minutes"): no name (module doc). ``after`` is the text after it."""
+    return _OBJECT_AFTER.match(after) is not None and _may_be_verb(word)
+
+
+def lead_trimmed(text: str, start: int, end: int, common: frozenset[str], starts: set[int]) -> int:
+    """Where the name in the run ``text[start:end]`` begins once the common words and verbs a
+    sentence opens with are dropped ("Does Derek", "Then the Oceanário", "Enjoy Electric Picnic")."""
+    while start in starts:
+        m = re.match(r"\S+\s+", text[start:end])
+        if m is None:
+            break
+        word = _fold(m.group().strip())
+        if word not in common and not _advice_verb(word):
+            break
+        start += m.end()
+        starts = starts | {start}
+    return start
