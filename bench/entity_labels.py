@@ -5,7 +5,9 @@
   a label names with a kind it accepts; an unlabelled entity or a wrong kind counts against it.
 * **entity recall**: of the required entities, the share stored under any kind.
 * **relation recall**: of the labelled relations, the share stored (current or closed) with the
-  same subject, the same predicate and an object holding the label's words.
+  same subject, the same predicate and an object holding the label's words. A label's predicate
+  is read as mining writes it (`ingest.canonical_predicate`: "allergy" is "allergic to", as both
+  extractors fold it), so a labeller's synonym is no miss.
 
 Names match by `loci.name_keys.name_key` against an entity's name and aliases, so "Inês", "Ines"
 and "inês" are one name, and "Dr. Sousa" is "Sousa". One scorer serves the mining tests and
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingest import canonical_predicate
 from loci.name_keys import name_key
 
 __all__ = ["Fact", "Score", "Stored", "labelled_chats", "object_matches", "score"]
@@ -113,7 +116,7 @@ def score(conversations: list[dict[str, Any]], entities: list[Stored], facts: li
         for r in labelled
         if not any(
             _subject_key(f.subject) == _subject_key(r["subject"])
-            and f.predicate == r["predicate"]
+            and f.predicate == canonical_predicate(r["predicate"])
             and object_matches(r["object"], f.object)
             for f in facts
         )

@@ -62,7 +62,7 @@ from ingest.names import slugify
 from ingest.pipeline import UserBeingMined, mine_conversation
 from ingest.place import lock_user as lock_placements
 from ingest.plan import describe_fallback
-from ingest.predicates import is_multi_valued
+from ingest.predicates import canonical_predicate, is_multi_valued
 from ingest.records import ConversationRef, MiningDeps, MiningResult, TurnIn
 from ingest.relation_sources import add_sources, forget_sources, live_sources, sources_from_first
 from ingest.segment import sentence_pieces
@@ -88,6 +88,7 @@ __all__ = [
     "append_turns",
     "backfill_null_embeddings",
     "backfill_sentence_vectors",
+    "canonical_predicate",
     "complete_conversation",
     "describe_fallback",
     "drop_stale_cache",

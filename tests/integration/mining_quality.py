@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from bench.entity_labels import Fact, Score, Stored, labelled_chats, object_matches, score
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest import MiningDeps, TurnIn, canonical_predicate, complete_conversation, mine_conversation, store_conversation
 from ingest.names import name_key
 from loci.db import Database
 from loci.models import Entity, Relation, Room, Wing
@@ -78,7 +78,8 @@ def timelines_right(
     right: list[bool] = []
     seen: dict[str, list[str | None]] = {}
     for line in labelled:
-        rows = sorted(by_subject.get(f"{name_key(line['entity'])}|{line['predicate']}", []), key=lambda r: r.valid_from)
+        key = f"{name_key(line['entity'])}|{canonical_predicate(line['predicate'])}"
+        rows = sorted(by_subject.get(key, []), key=lambda r: r.valid_from)
         closed = [r.valid_to for r in rows] == [r.valid_from for r in rows[1:]] + [None]
         right.append([r.object_value for r in rows] == line["values"] and closed)
         seen[f"{line['entity']}|{line['predicate']}"] = [r.object_value for r in rows]

@@ -45,12 +45,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ingest import MiningDeps
-from ingest.names import name_key
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.settings import Settings
 from tests.conftest import UserHandle
-from tests.integration.mining_quality import load_fixture, mine, score, stored
+from tests.integration.mining_quality import load_fixture, mine, score, stored, timelines_right
 
 NewUser = Callable[..., Awaitable[UserHandle]]
 
@@ -69,13 +68,7 @@ async def test_offline_mining_on_the_second_held_out_chats(
     await mine(db, MiningDeps(db=db, embedder=embedder, settings=settings), user, data["conversations"])
     entities, facts, by_subject = await stored(db, user.id)
     result = score(data["conversations"], entities, facts)
-    lines: list[bool] = []
-    seen: dict[str, list[str | None]] = {}
-    for line in data["timelines"]:
-        rows = sorted(by_subject.get(f"{name_key(line['entity'])}|{line['predicate']}", []), key=lambda r: r.valid_from)
-        closed = [r.valid_to for r in rows] == [r.valid_from for r in rows[1:]] + [None]
-        lines.append([r.object_value for r in rows] == line["values"] and closed)
-        seen[f"{line['entity']}|{line['predicate']}"] = [r.object_value for r in rows]
+    lines, seen = timelines_right(data["timelines"], by_subject)
     print(result.report(), f"\n  timelines right: {sum(lines)} of {len(lines)}: {seen}")
     print("  stored:", sorted(f"{e.kind}:{e.name}" for e in entities))
     print("  facts:", sorted(f"{f.subject} —{f.predicate}→ {f.object}" for f in facts))
