@@ -103,7 +103,7 @@ from loci.db import Database
 from loci.embedder import Embedder, EmbeddingBatch
 from loci.errors import ConfigurationError
 from loci.runtime import EmbeddedServices
-from loci.settings import Settings, load_settings
+from loci.settings import Settings, load_settings, onnx_threads_for
 from loci.vector_owner import claim_vectors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,10 +155,14 @@ def database_url() -> Iterator[tuple[str, str | None]]:
 
 
 def bench_settings(args: argparse.Namespace, url: str) -> Settings:
+    """The service's settings, offline extractor; ``auto`` ONNX threads shared by the ``--processes``
+    as `loci serve` shares them with its worker children (`loci.settings.onnx_threads_for`)."""
     embedding: dict[str, Any] = {"runtime": args.runtime}
     if args.batch_size:
         embedding["batch_size"] = args.batch_size
-    return load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
+    settings = load_settings(database={"url": url}, embedding=embedding, mining={"extractor": "offline"})
+    threads = onnx_threads_for(settings.embedding.onnx_threads, len(os.sched_getaffinity(0)), args.processes)
+    return settings.model_copy(update={"embedding": settings.embedding.model_copy(update={"onnx_threads": threads})})
 
 
 def loaded_embedder(args: argparse.Namespace, settings: Settings) -> tuple[Embedder, float]:
@@ -248,6 +252,7 @@ async def run(args: argparse.Namespace, url: str, schema: str | None) -> dict[st
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "runtime": "none (--no-model)" if args.no_model else embedder.runtime,
         "batch_size": settings.embedding.batch_size,
+        "onnx_threads": settings.embedding.onnx_threads,
         "concurrency": concurrency,
         "torch_threads": _torch_threads(),
     }
@@ -269,6 +274,7 @@ def run_in_processes(args: argparse.Namespace, url: str, schema: str | None) -> 
         "processes": args.processes,
         "runtime": "none (--no-model)" if args.no_model else settings.embedding.runtime,
         "batch_size": settings.embedding.batch_size,
+        "onnx_threads": settings.embedding.onnx_threads,
         "concurrency": args.concurrency or settings.queue.worker_concurrency,
     }
 

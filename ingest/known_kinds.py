@@ -22,19 +22,24 @@ so does what the window's sentences named that a later one points back at (`Wind
 Cost: one statement per job, read with the turns (`ingest.pipeline`), asking only about the
 capitalised runs the chat holds (`ingest.entity_scan.name_spellings`), so it returns a
 handful of rows however large the graph; measured on two held-out sets (21 jobs) at 1 of
-~1,065 statements, under 1 ms in Postgres (plan and run) and about 5 ms wall per job.
+~1,065 statements, under 1 ms in Postgres (plan and run) and about 5 ms wall per job. Most of
+those 5 ms were Python building the statement again each job (`live_entity`'s three aliases,
+SQLAlchemy's cache key): it is now compiled once per process and run prepared
+(`loci.compiled`, `_known_sql`), as the other reads every window makes are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from functools import cache
 
-from sqlalchemy import Text, any_, bindparam, func, or_, select
+from sqlalchemy import BigInteger, Text, any_, bindparam, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import USER_ENTITY, Extraction
 from ingest.graph_liveness import live_entity
+from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
 __all__ = ["KNOWN_KINDS", "WindowKinds", "known_kinds", "with_window_kinds"]
@@ -48,23 +53,32 @@ async def known_kinds(s: AsyncSession, user_id: int, spellings: Collection[str])
     that a live entity of the user is named or was mentioned as (its aliases). One statement."""
     if not spellings:
         return {}
-    wanted = bindparam("spellings", sorted(spellings), type_=ARRAY(Text))  # one array, however many names
-    rows = await s.execute(
-        select(Entity.kind, Entity.name, Entity.aliases)
-        .where(
-            Entity.user_id == user_id,
-            Entity.kind.in_(sorted(KNOWN_KINDS)),
-            or_(func.lower(Entity.name) == any_(wanted), Entity.aliases.overlap(wanted)),
-            live_entity(Entity.id),
-        )
-        .order_by(Entity.id)
-    )
+    params = {"user_id": user_id, "kinds": sorted(KNOWN_KINDS), "spellings": sorted(spellings)}
+    rows = await compiled_rows(s, _known_sql(), params)
     known: dict[str, str] = {}
     for kind, name, aliases in rows:
         for spelling in (name.lower(), *aliases):
             if spelling in spellings and spelling != USER_ENTITY.name.lower():
                 known.setdefault(spelling, kind)
     return known
+
+
+@cache
+def _known_sql() -> str:
+    """`known_kinds`' read, with `live_entity`, compiled once (`loci.compiled`): one text
+    whatever the spellings (one array), so each connection also plans it once."""
+    user_id, kinds = bindparam("user_id", type_=BigInteger), bindparam("kinds", type_=ARRAY(Text))
+    wanted = bindparam("spellings", type_=ARRAY(Text))  # one array, however many names
+    return driver_sql(
+        select(Entity.kind, Entity.name, Entity.aliases)
+        .where(
+            Entity.user_id == user_id,
+            Entity.kind == any_(kinds),
+            or_(func.lower(Entity.name) == any_(wanted), Entity.aliases.overlap(wanted)),
+            live_entity(Entity.id),
+        )
+        .order_by(Entity.id)
+    )
 
 
 class WindowKinds(dict[str, str]):

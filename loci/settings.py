@@ -9,6 +9,7 @@ passed down explicitly.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -31,6 +32,7 @@ from loci.settings_memory import (
 )
 
 __all__ = [  # the memory group and its names live in `loci.settings_memory`, imported from here as before
+    "AUTO_ONNX_THREADS_MAX",
     "AUTO_WORKER_PROCESSES_MAX",
     "BUDGET_TOKENS_MAX",
     "BUDGET_TOKENS_MIN",
@@ -49,6 +51,7 @@ __all__ = [  # the memory group and its names live in `loci.settings_memory`, im
     "ServerSettings",
     "Settings",
     "load_settings",
+    "onnx_threads_for",
 ]
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -81,6 +84,44 @@ one process used 1.3-1.4 of two cores and a second uses the rest; each loads its
 (~0.3 GB at rest, ~1.4 GB at its peak), so more than two is an operator's choice, not a default."""
 
 
+AUTO_ONNX_THREADS_MAX = 2
+"""The most ONNX Runtime threads ``LOCI_EMBEDDING_ONNX_THREADS=auto`` gives one process's model
+calls: the fixed default before ``auto``, so a process mining alone on 2 or more cores runs as it did."""
+
+
+def onnx_threads_for(setting: int | Literal["auto"], cores: int, processes: int = 1) -> int:
+    """The intra-op threads each of ``processes`` mining processes sharing ``cores`` gives ONNX
+    Runtime: a number as set; ``auto`` an equal share of the cores, at least 1 and at most
+    `AUTO_ONNX_THREADS_MAX`.
+
+    Why share: two processes of two threads each on 2 cores (`loci serve`'s worker child,
+    ``bench.mining_speed --processes 2``) keep four model threads busy on two cores, and each call
+    then waits on a thread the other process's work preempted; one thread each spent ~8 % less CPU
+    a mined turn, the same vectors (README, mining speed, 2026-11-30)."""
+    if setting != "auto":
+        return setting
+    return max(1, min(AUTO_ONNX_THREADS_MAX, cores // max(processes, 1)))
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its affinity; `service.machine_capacity` also reads a
+    container's quota, for `loci serve`'s children)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _number_or_auto(value: object, expected: str) -> object:
+    """``auto`` in any case, a number as its digits; another word raises ``expected`` (the
+    union's own message spoke only of an integer)."""
+    if isinstance(value, str):
+        word = value.strip()
+        if word.lower() == "auto":
+            return "auto"
+        if not word.lstrip("+-").isdigit():
+            raise ValueError(expected)
+        return word
+    return value
+
+
 class QueueSettings(BaseSettings):
     model_config = _group("LOCI_QUEUE_")
 
@@ -101,16 +142,7 @@ class QueueSettings(BaseSettings):
     @field_validator("worker_processes", mode="before")
     @classmethod
     def _number_or_auto(cls, value: object) -> object:
-        """``auto`` in any case; a word that is neither it nor a number names both choices (the
-        union's own message spoke only of an integer)."""
-        if isinstance(value, str):
-            word = value.strip()
-            if word.lower() == "auto":
-                return "auto"
-            if not word.lstrip("+-").isdigit():
-                raise ValueError("should be a number of processes (1-16) or auto")
-            return word
-        return value
+        return _number_or_auto(value, "should be a number of processes (1-16) or auto")
 
 
 class ServerSettings(BaseSettings):
@@ -150,7 +182,11 @@ class EmbeddingSettings(BaseSettings):
         "beside the graph; torch if anything fails) or torch itself. Measured on this 2-core CPU: 6 vs 10-14 ms "
         "per query, 1.4-8x faster per mined text (the shorter, the larger the gain). CPU only: else torch runs",
     )
-    onnx_threads: int = Field(default=2, ge=1, le=64, description="ONNX Runtime intra-op threads per call")
+    onnx_threads: Annotated[int, Field(ge=1, le=64)] | Literal["auto"] = Field(
+        default="auto",
+        description="ONNX Runtime intra-op threads per call: 1-64, or auto (the cores shared by the mining "
+        f"processes, at most {AUTO_ONNX_THREADS_MAX}: `onnx_threads_for`)",
+    )
     onnx_cache_dir: Path = Field(
         default_factory=lambda: Path(platformdirs.user_cache_dir("loci")) / "onnx",
         description="where the exported graph is cached, keyed by model path and weights hash",
@@ -163,6 +199,16 @@ class EmbeddingSettings(BaseSettings):
         "a purged drawer's own text leaves the cache at once (migration 0037), its sentences' vectors only so; "
         "0 keeps them forever",
     )
+
+    @field_validator("onnx_threads", mode="before")
+    @classmethod
+    def _threads_or_auto(cls, value: object) -> object:
+        return _number_or_auto(value, "should be a number of threads (1-64) or auto")
+
+    def intra_op_threads(self) -> int:
+        """`onnx_threads` for this process: ``auto`` as for a process mining alone on the cores it
+        may use. Where several share the cores, their launcher sets a number (`onnx_threads_for`)."""
+        return onnx_threads_for(self.onnx_threads, _usable_cores())
 
 
 class LLMSettings(BaseSettings):

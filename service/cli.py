@@ -231,7 +231,9 @@ def _serve(host: str | None, port: int | None, data_dir: Path | None, no_worker:
         received = note_signals(server, first=watch.stop)
         interrupted = False
         count = 0 if no_worker else process_count(resolved.queue.worker_processes)
-        extra = WorkerProcesses(count, resolved.database.url or "", resolved.queue.url or "")
+        extra = WorkerProcesses(
+            count, resolved.database.url or "", resolved.queue.url or "", resolved.embedding.onnx_threads
+        )
         gave_up = functools.partial(setattr, server, "should_exit", True)  # uvicorn's own stop, as a signal's
         try:  # the workers stop before the watch, the watch before the services they use
             with watch.running(gave_up, exit_after_s=GIVE_UP_EXIT_S), extra:

@@ -28,7 +28,7 @@ import time
 from types import TracebackType
 from typing import Literal
 
-from loci.settings import AUTO_WORKER_PROCESSES_MAX
+from loci.settings import AUTO_WORKER_PROCESSES_MAX, onnx_threads_for
 from service import machine_capacity
 from service.supervisor import BACKOFF
 
@@ -36,9 +36,11 @@ __all__ = [
     "CHILD_NICENESS",
     "HEALTHY_AFTER_S",
     "MEMORY_PER_PROCESS",
+    "ONNX_THREADS_ENV",
     "PARENT_ENV",
     "REFUSED",
     "WorkerProcesses",
+    "child_onnx_threads",
     "follow_parent",
     "process_count",
     "restarts_after",
@@ -49,6 +51,8 @@ log = logging.getLogger("loci.worker")
 
 PARENT_ENV = "LOCI_WORKER_PARENT_PID"
 """Set by `serve` in each child's environment: the pid whose exit the child follows."""
+ONNX_THREADS_ENV = "LOCI_EMBEDDING_ONNX_THREADS"
+"""Set by `serve` in each child's environment to the child's share of the cores (`child_onnx_threads`)."""
 STOP_GRACE_S = 10.0
 """How long a child gets to finish its current window after SIGTERM before SIGKILL (a
 killed window is rolled back and mined again: nothing is lost, only time)."""
@@ -76,9 +80,12 @@ out a long outage counted as healthy and its restarts never backed off."""
 class WorkerProcesses:
     """`count - 1` supervised `loci worker` children of this process (none for 1)."""
 
-    def __init__(self, count: int, database_url: str, redis_url: str) -> None:
+    def __init__(
+        self, count: int, database_url: str, redis_url: str, onnx_threads: int | Literal["auto"] = "auto"
+    ) -> None:
         self.extra = max(count - 1, 0)
         self._env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, PARENT_ENV: str(os.getpid())}
+        self._env[ONNX_THREADS_ENV] = str(child_onnx_threads(onnx_threads, count))
         self._children: list[subprocess.Popen[bytes]] = []
         self._stopping = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="worker-processes", daemon=True)
@@ -161,6 +168,15 @@ def process_count(setting: int | Literal["auto"], cores: int | None = None, memo
     memory = machine_capacity.memory_bytes() if memory is None else memory
     by_memory = AUTO_WORKER_PROCESSES_MAX if memory is None else memory // MEMORY_PER_PROCESS
     return max(1, min(cores, AUTO_WORKER_PROCESSES_MAX, by_memory))
+
+
+def child_onnx_threads(setting: int | Literal["auto"], count: int, cores: int | None = None) -> int:
+    """The ONNX Runtime threads a child's model calls get (``LOCI_EMBEDDING_ONNX_THREADS``): a
+    number as set; ``auto`` the cores (``cores``, else `service.machine_capacity`'s) shared by
+    ``count`` mining processes (`loci.settings.onnx_threads_for`): 1 each for two on 2 cores.
+    `serve` keeps its own ``auto`` (recall's query embedding is faster on two threads, and its
+    mining gets the CPU before the children's: `CHILD_NICENESS`)."""
+    return onnx_threads_for(setting, machine_capacity.cores() if cores is None else cores, count)
 
 
 def yield_to_serve(environ: dict[str, str] | None = None) -> bool:

@@ -36,7 +36,7 @@ from bench.longmemeval import ingest as ingest_mod
 from bench.longmemeval.dataset import Question
 from bench.longmemeval.services import shared_embedder
 from loci.db import Database
-from loci.settings import Settings
+from loci.settings import Settings, onnx_threads_for
 
 __all__ = ["MAX_DEFAULT_PROCESSES", "IngestProcessFailed", "default_processes", "ingest_in_processes", "slices"]
 
@@ -126,8 +126,11 @@ async def _mine_slice(job: _Slice, index: int, events: Any) -> ingest_mod.Ingest
 
 
 def _child_settings(settings: Settings, processes: int) -> Settings:
-    """The ONNX threads divided between the processes (at least one each)."""
-    threads = max(1, settings.embedding.onnx_threads // processes)
+    """The ONNX threads divided between the processes (at least one each): ``auto`` shares the
+    cores (`loci.settings.onnx_threads_for`), a number is split."""
+    setting = settings.embedding.onnx_threads
+    cores = len(os.sched_getaffinity(0))
+    threads = onnx_threads_for(setting, cores, processes) if setting == "auto" else max(1, setting // processes)
     embedding = settings.embedding.model_copy(update={"onnx_threads": threads})
     return settings.model_copy(update={"embedding": embedding})
 

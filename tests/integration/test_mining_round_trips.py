@@ -110,3 +110,20 @@ async def test_a_room_the_window_makes_is_not_asked_for_its_closets_or_drawers(
     async with db.user_session(user.id) as s:
         seqs = (await s.execute(select(Drawer.seq).where(Drawer.user_id == user.id).order_by(Drawer.id))).scalars()
         assert list(seqs) == [1, 2]  # numbered from 1 in the new room, as the read would have said
+
+
+async def test_the_known_kinds_read_is_one_prepared_text_built_once(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, sent: list[tuple[str, bool]]
+) -> None:
+    """Each job reads the kinds the user's graph gives the names its chat holds
+    (`ingest.known_kinds`): built afresh each job (its liveness subqueries) it cost ~4 ms of
+    Python, and Postgres planned it again; now one text, prepared, whatever the names."""
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await _mine(db, deps, user, "hired", ["I work at Acme as a designer in Leeds."])
+    await _mine(db, deps, user, "quit", ["I quit Acme.", "Derek Hale and Maya said Leeds is lovely."])
+    reads = [(sql, prepared) for sql, prepared in sent if sql.startswith("SELECT entities.kind, entities.name,")]
+    assert len(reads) == 2 and reads[0] == reads[1] and reads[0][1], reads
+    async with db.user_session(user.id) as s:
+        acme = (await s.execute(select(Entity.kind).where(Entity.user_id == user.id, Entity.name == "Acme"))).scalar()
+    assert acme == "o"  # the second chat's "I quit Acme." read the stored kind
