@@ -28,6 +28,7 @@ __all__ = [
     "PETS",
     "PLACE_HEADS",
     "POSSESSIONS",
+    "PRICE",
     "TITLES",
     "VENUE_NOUNS",
     "VERB_VALUES",
@@ -311,3 +312,11 @@ VERB_VALUES: Mapping[str, str] = MappingProxyType(
     }
 )
 """A verb as said → the value it records (an item's status, or an injury's adjective)."""
+
+
+PRICE = (
+    r"[$£€¥]|(?:usd|gbp|eur|cad|aud)\b|(?:an?\s+)?(?:tenner|fiver|grand|score)\b|"
+    r"\d[\d,.]*\s*(?:k|grand|quid|bucks|dollars|pounds|euros|eur|usd|gbp|cad|aud)\b"
+)
+"""A price (a regex, read case-insensitively): what a thing was traded or swapped "for" when it is
+no thing ("for $60", "for 60 quid", "for 5k", "for a tenner", "for USD 60")."""

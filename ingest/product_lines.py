@@ -12,7 +12,10 @@ no key; its lines are ("iphone", "galaxy tab", "thinkpad").
 
 Lines that are also everyday words or names ("Golf", "Jazz", "Focus", "Giant", "Surface",
 "Switch") count only capitalised (`CAPITALISED_ONLY`): "sold the Golf" is a car, "played golf" is
-not.
+not. Lines typed in lower case as often as they are words ("civic", "outback", "pixel": `EVERYDAY`)
+need a model number or context; a word after a product that makes it another thing ("an iPhone
+case", "tesla stock") unsays it (`NOT_THE_THING`); a maker of several lines or kinds is read by its
+model word first ("Ford Transit" is a van), and one of several kinds alike ("Garmin") only by it.
 
 The cars are written by hand from general knowledge. The maintained-looking offline lists were
 looked at (2026-11-30): ``faker-vehicle`` 0.2.0 (Apache-2.0) holds US makes and models of 1992-2020
@@ -27,7 +30,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["CAPITALISED_ONLY", "PRODUCT_LINES", "SPELLINGS", "line_of", "spelled"]
+from ingest.entity_vocab import words
+
+__all__ = [
+    "CAPITALISED_ONLY",
+    "EVERYDAY",
+    "NOT_THE_THING",
+    "PRODUCT_LINES",
+    "SPELLINGS",
+    "line_at",
+    "line_of",
+    "spelled",
+]
 
 _LINES: dict[str, tuple[str, str]] = {
     # thing: (lines read in any case, lines read only capitalised), each as the maker spells it; "_" joins two words
@@ -106,17 +120,67 @@ CAPITALISED_ONLY = frozenset(key for _, capital in _LINES.values() for key in _k
 """Lines that are everyday words or names too: a line only when written with a capital."""
 
 
-def line_of(name: str) -> str | None:
-    """The owned thing a product name is ("2021 RAV4" → car, "Google Pixel 6" → phone), by its
-    first two words, then its first word, then its second (a brand before its line); None when
-    no line is known."""
+EVERYDAY = words(
+    """civic accord outback galaxy pixel trek swatch duster sprinter forerunner dodge tundra highlander sienna
+    forester juke lancer wrangler corvette tacoma"""
+)
+"""Lines that are everyday English words too, typed in lower case as often as not ("my civic duty",
+"the outback", "the galaxy", "a trek to base camp"): read in lower case only with a model number
+after them ("pixel 6", "galaxy s22"), or where the window already names that line or the
+sentence names the speaker's thing of that kind first ("my car … the civic just clicks"). Chosen by
+hand: the embedder's vocabulary, the project's English word list (`ingest.gazetteer`), holds
+nearly every brand too ("honda", "tesla", "iphone"), so it cannot tell a word from a brand."""
+
+_MAKERS = words(
+    """toyota honda ford chevrolet chevy nissan hyundai kia mazda subaru volkswagen vw audi bmw mercedes
+    mercedes-benz benz volvo lexus jeep dodge gmc cadillac mitsubishi suzuki skoda škoda peugeot renault citroen
+    citroën vauxhall opel fiat porsche polestar isuzu daihatsu garmin bose casio dji xiaomi huawei
+    segway nokia motorola kawasaki triumph"""
+)
+"""Makers of more than one line, or more than one kind of thing: their model word says the kind
+first ("Ford Transit" is a van, "Mercedes Sprinter" a van, "Garmin Forerunner" a watch)."""
+_NEEDS_MODEL = words("garmin bose casio dji xiaomi huawei segway")
+"""Makers of several kinds of thing alike (watches and bike computers, headphones and speakers,
+watches and keyboards, drones and gimbals, phones and scooters): a kind only from a known model."""
+
+NOT_THE_THING = words(
+    """app apps book books ebook ebooks art stock stocks shares share duty permit permits case cases cover covers
+    charger chargers cable cables controller controllers keyboard keyboards lens lenses password passwords account
+    accounts login game games quote quotes test tests fridge ball balls tv tvs screen protector protectors strap
+    straps band bands dock mount stand sleeve skin skins adapter adaptor battery batteries brain brains coil
+    unlimited subscription membership store shop dealership dealer showroom ad ads advert review reviews video
+    videos manual update updates card cards gift voucher lawnmower mower trimmer generator speaker speakers gimbal
+    keys key seat seats tyre tyres tire tires wheel wheels parts part insurance loan payment payments lease deal
+    driver drivers owner owners club forum fan fans sticker stickers toy toys lego poster shirt
+    print prints font fonts count size density sale price prices"""
+)
+"""Words after a product that make it something else's maker or a thing of its ("an iPhone case",
+"a PS5 controller", "tesla stock", "my kindle app", "a trek permit", "a Golf ball", "a Smart TV"):
+no product is said."""
+
+
+def line_at(name: str) -> tuple[str, str] | None:
+    """(the line's key as typed in ``name``, the owned thing) for a product name: its model word
+    before its maker's ("Ford Transit" → van), its first two words, then its first, then its
+    second ("Google Pixel 6"); None when no line is known, or only a maker of several kinds of thing is."""
     words = name.lower().split()
     if words and len(words[0]) == 4 and words[0].isdigit():
         words = words[1:]  # "2012 Civic": the year is no part of the line
-    for key in (" ".join(words[:2]), " ".join(words[:1]), " ".join(words[1:3]), " ".join(words[1:2])):
+    first, model, tail = " ".join(words[:1]), " ".join(words[1:2]), " ".join(words[1:3])
+    if first in _MAKERS:
+        keys = [" ".join(words[:2]), tail, model] + ([] if first in _NEEDS_MODEL else [first])
+    else:
+        keys = [" ".join(words[:2]), first, tail, model]
+    for key in keys:
         if key and key in PRODUCT_LINES:
-            return PRODUCT_LINES[key]
+            return key, PRODUCT_LINES[key]
     return None
+
+
+def line_of(name: str) -> str | None:
+    """The owned thing a product name is ("2021 RAV4" → car, "Google Pixel 6" → phone): `line_at`."""
+    found = line_at(name)
+    return found[1] if found else None
 
 
 def spelled(name: str) -> str:

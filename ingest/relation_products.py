@@ -11,13 +11,20 @@ my bike"). Chat as often names the product alone, and the product line table
   2021 RAV4" too): the thing's ``is`` is the product as said, year and model number kept ("2021
   RAV4", "Pixel 6"), which closes the thing's previous ``is`` as any single-valued fact does
   (`ingest.graph.record_relation`); bought, the product's ``status`` is ``bought``. Only a verb of the
-  speaker's, not a modal or a negation before it ("I should get a …", "my brother bought a …");
+  speaker's, not a modal or a negation before it ("I should get a …", "my brother bought a …"), not a
+  gift, a rental or a make-believe, and of another life ("back in uni …") its status only
+  (`ingest.product_guards`);
 * **disposed of** ("sold / traded in / returned / gave away / wrote off the X", "someone stole my X",
   "my X died / broke"): the product's ``status``, in the words of `VERB_VALUES` ("died" → dead), the
   product named as fully as the window knows it ("the pixel" after "my pixel 6" is Pixel 6);
-* **named** where the speaker owns the thing ("my car won't start … the civic just clicks", "it
+* **named** where the speaker owns the thing ("my car won't start, the civic just clicks", "it
   was a Trek Checkpoint", "my pixel 6"): the thing's ``is``, when the window holds none yet or
-  says the one it holds more fully ("it's a 2012 Civic" after "the civic").
+  says the one it holds more fully ("it's a 2012 Civic" after "the civic"); never a product the
+  sentence says is sold, traded, lost or stolen, nor "the <product>" as a verb's object ("borrowed
+  the civic").
+
+Only the user's turns are read: another speaker's "my car" is theirs. A line that is an everyday
+word, or one an accessory follows ("an iPhone case"), is no product (`ingest.product_lines`).
 
 `fuller_models` then reads a window's ``is`` values whole: "civic" said before "it's a 2012 Civic"
 is the 2012 Civic, so the timeline holds one row, not two. What an earlier chat stored is not seen
@@ -27,13 +34,15 @@ here: "the civic" in a later chat, while the graph holds "2012 Civic", is a new 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from ingest.entity_vocab import POSSESSIONS, VERB_VALUES, words
-from ingest.extraction import EntityMention, RelationFact
+from ingest.extraction import USER_ENTITY, EntityMention, RelationFact
 from ingest.mood import sentence_mood
-from ingest.product_lines import CAPITALISED_ONLY, PRODUCT_LINES, line_of, spelled
+from ingest.product_guards import NOT_REAL, PAST_LIFE, by_speaker, for_someone_else, states_more, trimmed
+from ingest.product_lines import CAPITALISED_ONLY, EVERYDAY, NOT_THE_THING, PRODUCT_LINES, line_at, line_of, spelled
 from ingest.relation_context import Recent, Said
 
 __all__ = ["fuller_models", "product_facts"]
@@ -49,14 +58,16 @@ def _alternatives(keys: Sequence[str], capital: bool) -> str:
 _PLAIN = _alternatives([k for k in PRODUCT_LINES if k not in CAPITALISED_ONLY], capital=False)
 _CAPITAL = _alternatives(sorted(CAPITALISED_ONLY), capital=True)
 _NOT_MODEL = (
-    r"\d+\s*(?:gb|tb|mb|mah|mm|cm|km|k|kg|lbs?|hz|w|v|%)\b|\d+\s+(?:years?|yrs?|months?|mos?|weeks?|wks?|days?|"
+    r"\d+\s*(?:gb|tb|mb|mah|mm|cm|km|k|kg|lbs?|hz|w|v|%|inch(?:es)?|hp|bhp|percent)\b|"
+    r"\d+(?:am|pm|\"|/)|\d+\s+(?:years?|yrs?|months?|mos?|weeks?|wks?|days?|"
     r"hours?|hrs?|mins?|minutes?|times|ago|bucks|quid|dollars|pounds|euros|miles|km)\b|"
     r"(?-i:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|June|July|"
     r"August|September|October|November|December|I)\b)"
 )
 _JOINING = (
     r"(?:for|at|in|on|to|from|with|about|around|under|over|and|or|was|is|by|after|before|since|of|like|last|this|"
-    r"next|every|only|just|almost|nearly|got|had|have)\b"
+    r"next|every|only|just|almost|nearly|got|had|have|yesterday|today|tonight|tomorrow|morning|evening|night|"
+    r"weekend|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
 )
 _TOKEN = (
     rf"(?!{_NOT_MODEL})(?:[\w\-]*\d[\w\-]*(?:\.\d+)?|(?-i:[A-Z][\w\-]*)|pro|max|plus|mini|ultra|air|se|lite|fe"
@@ -76,8 +87,8 @@ _ACQUIRED = tuple(
     re.compile(saying, re.I)
     for saying in (
         rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to)\s+{_FRESH}{_PRODUCT}",
-        rf"\b(?:upgraded|switched|moved|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
-        rf"\b(?:replaced|swapped|traded|exchanged)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:my|our)\s+(?:brand[\s-]new|new)\s+{_PRODUCT}",
     )
 )
@@ -97,6 +108,10 @@ _BROKE = re.compile(
     re.I,
 )
 """A product of the speaker's gone: sold, stolen, dead."""
+_OBJECT_OF = (_GONE, _STOLEN, _BROKE)
+"""Readings that say a product well enough by themselves ("sold the civic", "someone stole my trek",
+"my pixel died"): a line that is an everyday word counts there in lower case too; they give a
+status, never an ``is``."""
 _GONE_VALUES = {
     **VERB_VALUES,
     "traded in": "traded in",
@@ -119,47 +134,78 @@ _NAMED = (
 _FRAGMENT = re.compile(rf"^\W*(?:an?\s+){_FRESH}{_PRODUCT}", re.I)
 """A sentence that is only the product just said to be bought: "bought a car!! a used 2021 RAV4 …"."""
 _ACQUIRED_THING = re.compile(rf"\b(?:bought|got|picked\s+up|ordered|leased)\s+{_FRESH}(?P<thing>{_POSS})\b", re.I)
-_SUBJECT = re.compile(r"\b(?:i|we|he|she|they|you|someone|somebody)\b", re.I)
-_NOT_DONE = re.compile(
-    r"\b(?:should|could|would|might|may|must|wants?|wanted|wanna|plan\w*|thinking|considering|hop(?:e|ing)|gonna|"
-    r"going|need|will|never|not|no|almost|nearly)\b|n['’]t\b|['’]ll\b",
-    re.I,
-)
-_OPENING = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|so|well|yes|yeah|oh|anyway|update|also|and|then|finally|just)\b\W*)*$", re.I
-)
-
-
 _FUNCTION = words(
     """a an the my our to from for in on at of with and but or so as by yesterday today tonight last this that
     which who after before since because when while lol haha tho though too again now"""
 )
-_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[a-z]+)\b")
+_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[A-Za-z]+)\b")
+_WORD = re.compile(r"\S+")
+_CLAUSE_START = re.compile(r"(?:^|[,;:(]|\b(?:and|but|so|because|cos|coz|bc|while|though|although|plus))\s*$", re.I)
+Found = tuple[re.Match[str], str]
+"""A reading's match and the product it names, trimmed (`_product`)."""
 
 
-def _found(patterns: Sequence[re.Pattern[str]], text: str) -> list[re.Match[str]]:
-    """The matches of ``patterns`` whose product is one: not a capitalised everyday word that a
-    lower-case noun follows ("a Golf ball", "the Giant slalom")."""
-    out = []
+def _found(patterns: Sequence[re.Pattern[str]], text: str, known: Collection[str]) -> list[Found]:
+    """The matches of ``patterns`` that name a product (`_product`), with that product."""
+    shouting = not any(c.islower() for c in text)
+    out: list[Found] = []
     for pattern in patterns:
         for m in pattern.finditer(text):
-            product = m.groupdict().get("product")
-            after = _NEXT_WORD.match(text, m.end("product")) if product else None
-            if product and product.lower() in CAPITALISED_ONLY and after and after.group("word") not in _FUNCTION:
-                continue
-            out.append(m)
+            if m.groupdict().get("product") is None:
+                out.append((m, ""))
+            elif product := _product(text, m, known, shouting):
+                out.append((m, product))
     return out
 
 
-def _by_speaker(text: str, at: int) -> bool:
-    """Whether the verb at ``at`` is the speaker's own and done: its subject "I" or "we" (or none,
-    the sentence opening on it), with no modal or negation between ("I should get …", "I never sold …")."""
-    before = text[:at]
-    subjects = list(_SUBJECT.finditer(before))
-    if not subjects:
-        return bool(_OPENING.match(before))
-    last = subjects[-1]
-    return last.group(0).lower() in {"i", "we"} and not _NOT_DONE.search(before, last.end())
+def _product(text: str, m: re.Match[str], known: Collection[str], shouting: bool) -> str:
+    """The product a match names, less what follows its model (`trimmed`); "" when it names none:
+    a line that is an everyday word typed in lower case with no model number, not yet named in the
+    window nor after the speaker's thing of its kind ("my civic duty", "the outback"); a capitalised
+    everyday word in a sentence all in capitals ("A GOLF BALL"); a product a word after makes into
+    something else ("an iPhone case", "a Honda lawnmower", "a Golf ball": `NOT_THE_THING`)."""
+    said = m.group("product")
+    found = line_at(said)
+    if found is None:
+        return ""
+    key, thing = found
+    typed = said.split()
+    lowered = [w.lower() for w in typed]
+    n = len(key.split())
+    at = next((i for i in range(len(lowered)) if lowered[i : i + n] == key.split()), 0)
+    product = trimmed(said, at + n)
+    kept = len(product.split())
+    line_lower = shouting or all(w.islower() for w in typed[at : at + n])
+    if key in CAPITALISED_ONLY and shouting:
+        return ""
+    numbered = any(c.isdigit() for c in product[len(key) :])
+    plain_word = m.re not in _OBJECT_OF and key not in known and not numbered
+    if key in EVERYDAY and line_lower and plain_word and _owned_from(text, thing) >= m.start():
+        return ""
+    ends = [w.end() for w in _WORD.finditer(said)]
+    after = _NEXT_WORD.match(text, m.start("product") + ends[kept - 1])
+    word = after.group("word") if after else ""
+    if any(w.lower() in NOT_THE_THING for w in (*product.split()[at + n :], word)):
+        return ""
+    if word.lower() in POSSESSIONS and _thing(word) != thing:
+        return ""
+    if key in CAPITALISED_ONLY and word.islower() and word not in _FUNCTION and _thing(word) != thing:
+        return ""
+    return product
+
+
+@lru_cache(maxsize=4)
+def _first_owned(text: str) -> dict[str, int]:
+    """Where the sentence first says "my <thing>" of each thing (read once a sentence, not once a product)."""
+    first: dict[str, int] = {}
+    for o in _OWNS_SAID.finditer(text):
+        first.setdefault(_thing(o.group("thing")), o.start())
+    return first
+
+
+def _owned_from(text: str, thing: str) -> int:
+    """Where the sentence first says "my <thing>"; its length when it never does."""
+    return _first_owned(text).get(thing, len(text))
 
 
 def _fact(said: Said, subject: EntityMention, predicate: str, value: str, kind: str | None) -> RelationFact:
@@ -174,58 +220,108 @@ def _name(product: str) -> str:
 
 
 def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> list[RelationFact]:
-    """What one sentence (as said: models not yet read as their things) tells of the speaker's
-    products: acquired, gone, or named (the module doc). ``here``: the facts the sentence already
-    gave, so a thing gets one ``is`` from it. Notes in ``recent`` the thing the sentence bought
-    ("bought a car!!"), which the next sentence may name ("a used 2021 RAV4")."""
-    mood = sentence_mood(said.text)
+    """What one sentence of the user's (as said: models not yet read as their things) tells of
+    their products: acquired, gone, or named (the module doc), under the guards of
+    `ingest.product_guards`. ``here``: the facts the sentence already gave, so a thing gets one
+    ``is`` from it. Notes in ``recent`` the thing the sentence bought ("bought a car!!"), which
+    the next sentence may name ("a used 2021 RAV4"), and a past life it speaks of ("my first car?")."""
+    if said.speaker != USER_ENTITY:
+        return []  # another speaker's "my car" is theirs, never the user's
+    text, speaker = said.text, said.speaker.name.lower()
+    mood = sentence_mood(text)
+    past = bool(PAST_LIFE.search(text)) or recent.acquired.get(speaker + "\0past") == str(said.seq)
+    recent.acquired[speaker + "\0past"] = str(said.seq) if PAST_LIFE.search(text) else ""
+    noted = recent.acquired.get(speaker, "")
+    acquired = _ACQUIRED_THING.search(text)
+    recent.acquired[speaker] = (
+        f"{_thing(acquired.group('thing'))}@{said.seq}" if acquired and mood.states(acquired.start()) else ""
+    )
+    if NOT_REAL.search(text):
+        return []
     has_is = {f.subject.name for f in here if f.predicate == "is"}
     out: list[RelationFact] = []
+    known = set(recent.models)
 
     def model(thing: str, product: str) -> None:
-        if thing not in has_is:
+        if thing not in has_is and not past:
             has_is.add(thing)
             out.append(_fact(said, EntityMention("i", thing), "is", spelled(" ".join(product.split())), "i"))
 
-    for m in _found(_ACQUIRED, said.text):
-        thing = line_of(m.group("product"))
-        verb = m.groupdict().get("verb")
-        if thing is None or not mood.states(m.start()) or (verb is not None and not _by_speaker(said.text, m.start())):
-            continue
-        if verb and verb.lower() != "bought" and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
-            continue  # "got my iPhone back", "picked up my Civic from the garage": had already
-        model(thing, m.group("product"))
-        if verb is not None:
-            out.append(_fact(said, EntityMention("i", _name(m.group("product"))), "status", "bought", None))
-    out.extend(_gone(said, recent, mood.states))
-    speaker = said.speaker.name.lower()
-    fragment = _FRAGMENT.match(said.text)
-    if fragment and (thing := line_of(fragment.group("product"))) and recent.acquired.get(speaker) == thing:
-        model(thing, fragment.group("product"))
-        out.append(_fact(said, EntityMention("i", _name(fragment.group("product"))), "status", "bought", None))
-    acquired = _ACQUIRED_THING.search(said.text)
-    recent.acquired[speaker] = _thing(acquired.group("thing")) if acquired and mood.states(acquired.start()) else ""
-    for thing, product in _named(said, recent):
+    def bought(product: str) -> None:
+        out.append(_fact(said, EntityMention("i", _name(product)), "status", "bought", None))
+
+    covered: list[tuple[int, int]] = []
+    for m, product in _found(_ACQUIRED, text, known):
+        covered.append((m.start(), m.start("product")))
+        if (thing := _acquired(text, m, product, mood.states)) is not None:
+            model(thing, product)
+            if m.groupdict().get("verb") is not None:
+                bought(product)
+    gone, spans = _gone(said, recent, mood.states)
+    out.extend(gone)
+    covered.extend(spans)
+    if product := _fragment(said, noted, known):
+        model(noted.partition("@")[0], product)
+        bought(product)
+    for thing, product in _named(said, recent, covered):
         if thing not in recent.current or _fuller(product, recent.current[thing]):
             model(thing, product)
     return out
 
 
-def _gone(said: Said, recent: Recent, states: Callable[[int], bool]) -> list[RelationFact]:
-    """The products the sentence says the speaker sold, lost or broke (`_GONE`, `_STOLEN`, `_BROKE`)."""
+def _fragment(said: Said, noted: str, known: Collection[str]) -> str:
+    """The product a sentence that is only a product names, when it is of the thing the speaker just
+    said they bought (``noted``: "car@3", this turn or the next of theirs: "bought a car!! a used 2021
+    RAV4"), and goes on to say nothing of it ("a Tesla was way too expensive" is no answer)."""
+    thing, _, seq = noted.partition("@")
+    fragment = _FRAGMENT.match(said.text)
+    if not fragment or not seq or said.seq - int(seq) > 2 or states_more(said.text[fragment.end() :]):
+        return ""
+    found = _found((_FRAGMENT,), said.text, known)
+    if not found or line_of(found[0][1]) != thing or for_someone_else(said.text, fragment.end()):
+        return ""
+    return found[0][1]
+
+
+def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int], bool]) -> str | None:
+    """The thing an acquisition reading (`_ACQUIRED`) says the speaker acquired; None when it is
+    no product, not stated, a gift, someone else's, or a thing had already."""
+    thing = line_of(product)
+    if thing is None or not states(m.start()) or for_someone_else(text, m.end()):
+        return None
+    if m.re is not _ACQUIRED[-1] and not by_speaker(text, m.start()):
+        return None  # "my sister upgraded to …", "i heard Dan got …": someone else's
+    verb = m.groupdict().get("verb")
+    if verb and verb.lower() != "bought" and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
+        return None  # "got my iPhone back", "picked up my Civic from the garage": had already
+    return thing
+
+
+_STILL_HAD = frozenset({"dead", "broken"})
+"""A product that died or broke was the speaker's thing until then ("my MacBook Air finally died"):
+named so, it may still open the thing's ``is``; one sold, traded, lost or stolen may not."""
+
+
+def _gone(
+    said: Said, recent: Recent, states: Callable[[int], bool]
+) -> tuple[list[RelationFact], list[tuple[int, int]]]:
+    """The products the sentence says the speaker sold, lost or broke (`_GONE`, `_STOLEN`, `_BROKE`),
+    and where each one gone from the speaker is said, never then opened as the thing's ``is`` (`_STILL_HAD`)."""
     out: list[RelationFact] = []
-    for m in _found((_GONE, _STOLEN, _BROKE), said.text):
-        if not states(m.start()) or (m.re is _GONE and not _by_speaker(said.text, m.start())):
-            continue
+    spans: list[tuple[int, int]] = []
+    for m, product in _found(_OBJECT_OF, said.text, set(recent.models)):
         value = _GONE_VALUES.get(" ".join(m.group("verb").lower().split()))
-        product = m.group("product")
+        if value not in _STILL_HAD:
+            spans.append((m.start(), m.end()))
+        if not states(m.start()) or (m.re is _GONE and not by_speaker(said.text, m.start())):
+            continue
         if value is None:
             continue
-        if product is None:  # "someone stole my bike": the thing itself
+        if not product:  # "someone stole my bike": the thing itself
             out.append(_fact(said, EntityMention("i", _thing(m.group("thing"))), "status", value, None))
             continue
         out.append(_fact(said, EntityMention("i", _name(_known(product, recent))), "status", value, None))
-    return out
+    return out, spans
 
 
 def _known(product: str, recent: Recent) -> str:
@@ -237,20 +333,31 @@ def _known(product: str, recent: Recent) -> str:
     return fuller.pop() if len(fuller) == 1 else product
 
 
-def _named(said: Said, recent: Recent) -> list[tuple[str, str]]:
+def _named(said: Said, recent: Recent, covered: Sequence[tuple[int, int]]) -> list[tuple[str, str]]:
     """(thing, product) for each product the sentence names where the speaker owns that thing:
-    said "my <product>", or its kind is the speaker's ("my car …" before it in the sentence, or the
-    last thing the speaker named). Only lines that are no everyday word ("the civic", not "the golf")."""
-    owned = {_thing(m.group("thing")) for m in _OWNS_SAID.finditer(said.text)}
+    "my <product>"; "it's a <product>" where its kind is the speaker's (said before it in the
+    sentence, or the last thing the speaker named); "the <product>" only opening a clause after
+    "my <thing>" of its kind in the sentence ("my car won't start, the civic just clicks"), not
+    as the object of a verb ("borrowed the civic", "in the outback"). Never a product the
+    sentence says is gone or replaced (``covered``), nor a line that is an everyday word ("the golf")."""
+    text = said.text
     last = recent.owned.get(said.speaker.name.lower())
-    mood = sentence_mood(said.text)
+    mood = sentence_mood(text)
     out: list[tuple[str, str]] = []
-    for m in _found(_NAMED, said.text):
-        product = m.group("product")
+    for m, product in _found(_NAMED, text, set(recent.models)):
         thing = line_of(product)
         if thing is None or not _PLAIN_PRODUCT.match(product) or not mood.states(m.start()):
             continue
-        if (m.groupdict().get("det") or "").lower() in {"my", "our"} or thing in owned or thing == last:
+        if any(lo <= m.start("product") < hi for lo, hi in covered):
+            continue
+        owned = _owned_from(text, thing) < m.start()
+        det = (m.groupdict().get("det") or "").lower()
+        if det in {"my", "our"}:
+            out.append((thing, product))
+        elif det == "the":
+            if owned and _CLAUSE_START.search(text, max(0, m.start() - 20), m.start()):
+                out.append((thing, product))
+        elif owned or thing == last:
             out.append((thing, product))
     return out
 

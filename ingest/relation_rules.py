@@ -25,6 +25,7 @@ from ingest.entity_vocab import (
     PEOPLE_ROLES,
     PETS,
     POSSESSIONS,
+    PRICE,
     VERB_VALUES,
     words,
 )
@@ -53,6 +54,7 @@ _THING = (
 """An owned thing: "my old battery", "the Golf", or a brand before the thing ("my Canon camera" → camera)."""
 _PHRASE = rf"(?P<value>(?:[^.,;:!?\n()]|{INNER_PUNCT}){{1,80}})"
 """A free value up to its clause's punctuation, keeping the points inside numbers (`INNER_PUNCT`)."""
+_SWAP_VALUE = rf"\s+(?:for|with)\s+(?:an?\s+|the\s+|my\s+)?(?:new\s+)?(?!{PRICE}){_PHRASE}"
 _BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
 _DIETS = "|".join(sorted(DIETS, key=len, reverse=True))
 
@@ -366,10 +368,7 @@ RULES: tuple[Rule, ...] = (
     # things: state, swaps, status
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
     Rule(
-        _r(
-            rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}\s+(?:for|with)\s+"
-            rf"(?:an?\s+|the\s+|my\s+)?(?:new\s+)?(?![$£€¥]){_PHRASE}"
-        ),
+        _r(rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}{_SWAP_VALUE}"),
         "is",
         named_thing_predicate="replaced by",
     ),

@@ -89,7 +89,7 @@ def test_a_product_after_the_thing_just_bought_is_that_thing() -> None:
         ("someone nicked my Brompton outside the station", ("Brompton", "status", "stolen")),
         ("someone stole my bike from outside the gym", ("bike", "status", "stolen")),
         ("my kobo finally died on the train", ("Kobo", "status", "dead")),
-        ("sold the outback to my neighbour last week", ("Outback", "status", "sold")),
+        ("sold the Outback to my neighbour last week", ("Outback", "status", "sold")),
         ("traded in my Galaxy S21 at the shop", ("Galaxy S21", "status", "traded in")),
         ("totalled my Qashqai on the ring road", ("Qashqai", "status", "wrecked")),
     ],
