@@ -26,7 +26,18 @@ __all__ = ["names_recased"]
 
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
-_AFTER_ROLE = re.compile(rf"\b(?:(?:my|our)\s+(?:[a-z]+\s+)?(?:{_ROLE})|dr\.?|doctor)\s+$", re.I)
+_AFTER_ROLE = re.compile(
+    rf"(?:\b(?:(?:my|our)\s+(?:[a-z]+\s+)?(?:{_ROLE})|(?:{_ROLE})(?:s|es)|dr\.?|doctor)\s+"
+    rf"|(?:^|[,;:.!?]\s*)(?:{_ROLE})\s+|\b(?:{_ROLE})\s*\(\s*)$",
+    re.I,
+)
+"""A people word or title just before a word: "my gf", "dr", a plural ("colleagues"), one opening a
+clause ("…, landlord declan says") or a family word with the name in brackets ("amma (lakshmi)")."""
+_AFTER_TITLE = re.compile(r"\b(?:dr|prof)\.?\s+$", re.I)
+"""A title, which only a name follows: "dr nwosu" is a name though no list holds it."""
+_NEXT_NAME = re.compile(r"\s+|\s*,\s*|\s+(?:and|&)\s+")
+"""What joins a name to the next word of the same name ("ramesh gowda") or to the next name of a
+list ("colleagues cian and niamh")."""
 _WORD = re.compile(r"(?<![\w'’@#/.-])[a-z][a-z'’\-]*[a-z](?![\w@/])")
 _CONTRACTED = {"ive": "I've", "im": "I'm"}
 _NOT_AFTER_ROLE = frozenset(
@@ -86,11 +97,26 @@ _VERB_NEXT = re.compile(
 
 
 def names_recased(sentence: str, kinds: Mapping[str, str]) -> str:
-    """``sentence`` with its lower-case names capitalised (see the module doc)."""
-    return _WORD.sub(lambda m: _recased(m, sentence, kinds), sentence)
+    """``sentence`` with its lower-case names capitalised (see the module doc). A name read after a
+    people word carries on to the words that go on naming (`_goes_on`): "my landlord ramesh gowda
+    wants", "colleagues cian and niamh"."""
+    named_end = [-1]
+
+    def recased(m: re.Match[str]) -> str:
+        word = _recased(m, sentence, kinds, _goes_on(sentence, named_end[0], m))
+        if word != m.group() and m.group() not in _CONTRACTED:
+            named_end[0] = m.end()
+        return word
+
+    return _WORD.sub(recased, sentence)
 
 
-def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> str:
+def _goes_on(sentence: str, named_end: int, m: re.Match[str]) -> bool:
+    """Whether ``m`` follows a person's name just read, as its surname or the list's next name."""
+    return named_end >= 0 and _NEXT_NAME.fullmatch(sentence, named_end, m.start()) is not None
+
+
+def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on: bool = False) -> str:
     word = m.group()
     if word in _CONTRACTED:
         return _CONTRACTED[word]
@@ -98,8 +124,12 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str]) -> str:
         return word
     if kinds.get(word) in _NAME_KINDS:
         return word[:1].upper() + word[1:]
-    after_role = _AFTER_ROLE.search(sentence, max(0, m.start() - 40), m.start()) is not None
-    if after_role and _named(word, sentence[m.end() : m.end() + 24]):
+    after = sentence[m.end() : m.end() + 24]
+    before = max(0, m.start() - 40)
+    after_role = goes_on or _AFTER_ROLE.search(sentence, before, m.start()) is not None
+    if after_role and _named(word, after):
+        return word[:1].upper() + word[1:]
+    if _AFTER_TITLE.search(sentence, before, m.start()) and not is_english_word(word) and word not in _NOT_AFTER_ROLE:
         return word[:1].upper() + word[1:]
     return word
 

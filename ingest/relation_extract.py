@@ -28,8 +28,15 @@ from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
-from ingest.relation_naming import described_after, named_after, named_next
+from ingest.relation_naming import (
+    described_after,
+    diagnosis_said_after,
+    named_after,
+    named_next,
+    pet_said_after,
+)
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
+from ingest.relation_phrasings import PHRASINGS
 from ingest.relation_products import product_facts
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.relation_sayings import SAYINGS
@@ -45,7 +52,7 @@ RULE_CONFIDENCE = 0.7
 that `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
-_ALL_RULES = (*RULES, *SAYINGS, *CHANGE_RULES)
+_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *CHANGE_RULES)
 _ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
@@ -179,13 +186,14 @@ _STOP = re.compile(
     r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
     r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
     r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here|if|unless|"
-    r"lol|lmao|haha\w*|btw|tbh|imo|idk|tho|tbf|ngl|fwiw|"
+    r"lol|lmao|haha\w*|btw|tbh|imo|idk|tho|tbf|ngl|fwiw|it['’]?s|it\s+is|it\s+was|that['’]?s|thats|"
     r"a few|a couple|several|\d+\s*(?:yrs?|years?|mos?|months?|wks?|weeks?))\b).*$",
     re.I,
 )
 """Where a free value ends: a joining word, a preposition, a when, a condition ("allergic to
-penicillin *if* that matters"), a chat filler typed after it ("I hate olives *lol*", "*tho*") or
-how long ago ("diabetes *a few yrs* ago")."""
+penicillin *if* that matters"), a chat filler typed after it ("I hate olives *lol*", "*tho*"),
+how long ago ("diabetes *a few yrs* ago") or a clause run on without its comma ("I love my morning
+tea *its* non negotiable", "*that's* why")."""
 _LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
 _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
 
@@ -368,6 +376,8 @@ def relations_in(
     said_later = [
         *named_after(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
         *named_next(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
+        *pet_said_after(turn.content, speaker, kinds, turn.created_at, turn.seq, RULE_CONFIDENCE),
+        *diagnosis_said_after(turn.content, speaker, turn.created_at, turn.seq, RULE_CONFIDENCE),
         *described_after(turn.content, turn.role == "user", turn.created_at, turn.seq, RULE_CONFIDENCE),
     ]
     recent.learn(speaker, said_later)

@@ -25,7 +25,7 @@ from ingest.extraction import EntityMention, RelationFact
 from ingest.gazetteer import name_gender
 from ingest.relation_rules import NAME
 
-__all__ = ["described_after", "named_after", "named_next"]
+__all__ = ["described_after", "diagnosis_said_after", "named_after", "named_next", "pet_said_after"]
 
 
 def _said_before(
@@ -80,11 +80,11 @@ said to be somewhere or with someone ("… with my sister. Tom was there too")."
 _FEMALE = words(
     """sister mother mum mom mam mammy mummy mommy aunt niece daughter grandma grandmother nan nana nanna gran
     granny wife girlfriend gf landlady stepdaughter stepsister goddaughter granddaughter fiancee fiancée missus
-    missis wifey sis"""
+    missis wifey sis amma ammi"""
 )
 _MALE = words(
     """brother father dad daddy papa uncle nephew son grandpa grandfather grandad granddad gramps husband
-    boyfriend bf hubby stepson stepbrother godson grandson fiance fiancé bro"""
+    boyfriend bf hubby stepson stepbrother godson grandson fiance fiancé bro appa abbu"""
 )
 
 
@@ -98,6 +98,72 @@ def named_next(
         if not_a_name(name) or kinds.get(name.lower(), "p") != "p" or not _fits(word, name_gender(name)):
             continue
         facts.append(RelationFact(speaker, PEOPLE_ROLES[word], name, "p", since, seq, confidence))
+    return facts
+
+
+_PETS = "|".join(sorted((re.escape(w) for w in PETS if w != "pet"), key=len, reverse=True))
+_SHE_IS_MY_PET = re.compile(
+    rf"\b(?:she|he)(?:['’]?s|\s+is)\s+(?:my|our)\s+(?:[a-z]+\s+)?(?P<word>{_PETS})"
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|but|who|lol|tho|btw)\b)",
+    re.I,
+)
+"""A pronoun said to be the speaker's animal, the animal word ending the phrase ("shes my cat, 4 yrs
+old"), so "she's our dog walker" is no pet."""
+_PET_LOOK_BACK = 200
+
+
+def pet_said_after(
+    text: str, speaker: EntityMention, kinds: Mapping[str, str], since: datetime, seq: int, confidence: float
+) -> list[RelationFact]:
+    """The facts a turn states by a name first and its animal after it: "mochi has been sneezing for
+    3 days. shes my cat": the speaker's ``pet`` is the name the window knows as a person's (a pet's
+    kind) said last before "she's my cat", within a sentence or two, and its ``species`` the animal."""
+    facts: list[RelationFact] = []
+    for m in _SHE_IS_MY_PET.finditer(text):
+        head = text[max(0, m.start() - _PET_LOOK_BACK) : m.start()]
+        said = [
+            (found.start(), found.group())
+            for name, kind in kinds.items()
+            if kind == "p" and name != speaker.name.lower()
+            for found in re.finditer(rf"\b{re.escape(name)}\b", head, re.I)
+        ]
+        if not said:
+            continue
+        name = max(said)[1]
+        name = name[:1].upper() + name[1:]
+        word = m.group("word").lower()
+        facts.append(RelationFact(speaker, "pet", name, "p", since, seq, confidence))
+        if PETS[word]:
+            facts.append(RelationFact(EntityMention("p", name), "species", PETS[word], None, since, seq, confidence))
+    return facts
+
+
+_CLINICIAN_NAMED = re.compile(r"\b(?:dr\.?|doctor|doc|gp|consultant|specialist|physio|dentist)\s", re.I)
+_SHE_FINDS = re.compile(
+    r"(?:^|[.!?]\s+|,\s*)(?:he|she)\s+(?:says|said|reckons|thinks|thought|confirmed|told\s+me)\s+(?:that\s+)?"
+    r"(?:it['’]?s|its|it\s+is|it\s+was|I\s+have|I['’]ve\s+got)\s+(?:(?:probably|likely|just|definitely|mild)\s+)*"
+    r"(?:an?\s+)?(?!(?:fine|ok|okay|nothing|normal|not|all|good|nothing|no|too|better|worse|serious|bad)\b)"
+    r"(?P<value>[^.,;:!?\n()]{2,60})",
+    re.I,
+)
+_CLINICIAN_LOOK_BACK = 160
+
+
+def diagnosis_said_after(
+    text: str, speaker: EntityMention, since: datetime, seq: int, confidence: float
+) -> list[RelationFact]:
+    """The diagnosis a turn reports by "he / she says it's X" after naming a clinician in the sentence
+    or two before: "saw Dr. Rao today. he says its gastritis" is the speaker's ``diagnosed with``
+    gastritis; "my brother called. he says it's a scam" names no clinician, so nothing, and a
+    question ("she said it's gout?") states none."""
+    facts: list[RelationFact] = []
+    for m in _SHE_FINDS.finditer(text):
+        if not _CLINICIAN_NAMED.search(text, max(0, m.start() - _CLINICIAN_LOOK_BACK), m.start()):
+            continue
+        end = _SENTENCE_END.search(text, m.end())
+        value = " ".join(_VALUE_END.split(m.group("value"), maxsplit=1)[0].split()[:4])
+        if value and not (end and end.group() == "?"):  # "he says it's GERD?" asks
+            facts.append(RelationFact(speaker, "diagnosed with", value, None, since, seq, confidence))
     return facts
 
 

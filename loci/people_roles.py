@@ -49,7 +49,8 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
         **{w: "friend" for w in ("mate", "pal", "buddy", "bestie", "bff", "bezzie")},
         **{w: "partner" for w in ("bf", "gf", "hubby", "missus", "missis", "wifey", "other half")},
         **{w: "mother" for w in ("mam", "mammy", "mummy", "mommy")},
-        **{w: "father" for w in ("daddy", "papa")},
+        **{w: "father" for w in ("daddy", "papa", "appa", "abbu")},
+        **{w: "mother" for w in ("amma", "ammi")},
         **{w: "grandmother" for w in ("nan", "nana", "nanna", "gran", "granny")},
         **{w: "grandfather" for w in ("grandad", "granddad", "gramps")},
         "sis": "sister",
@@ -65,6 +66,7 @@ one single-valued role record one predicate, so the new one closes the old: "Ana
 boss" ends "my manager Tiago", a new landlady the landlord, and "my wife Sam" after "my
 girlfriend Sam" is the same `partner` (no new row), while a new partner closes the old one.
 Chat's own words count as the words they stand for: "my mate Derek" and "my bestie Jo" are
-friends, "my bf", "the missus" and "my other half" a partner, "my nan" a grandmother.
+friends, "my bf", "the missus" and "my other half" a partner, "my nan" a grandmother, and the
+family words of Indian English ("amma", "appa", "ammi", "abbu") a mother or father.
 The word said is not kept on the row (`loci.models.Relation` has no column for it); the
 drawer it came from still says it. Migration 0029 rewrote the rows stored before these."""
