@@ -44,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ingest import slugify
 from loci.db import Database
 from loci.errors import Forbidden
+from loci.name_keys import name_key
 from retrieval import RecallFilters
 
 __all__ = [
@@ -117,8 +118,11 @@ class AgentScope:
             raise Forbidden(f"{self._who()} may not see category {category!r}", field=field)
 
     def check_wing(self, wing: str, *, field: str = "wing") -> None:
-        """Raise `Forbidden` naming ``wing`` (a slug or a wing's name) when it is not allowed."""
-        if self.wings is not None and wing not in self.wings and slugify(wing) not in self.wings:
+        """Raise `Forbidden` naming ``wing`` (a slug or a wing's name) when it is not allowed. A
+        person's wing is keyed by `name_key` ("Dr. Sousa" → "sousa"), so the key of the name, or
+        of its slug's words ("dr-sousa"), counts too."""
+        slug = slugify(wing)
+        if self.wings is not None and not {wing, slug, name_key(wing), name_key(slug.replace("-", " "))} & self.wings:
             raise Forbidden(f"{self._who()} may not see wing {wing!r}", field=field)
 
     def check_opened(self, what: str, item_id: int, wing_slug: str, *, field: str) -> None:

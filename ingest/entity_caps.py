@@ -42,7 +42,6 @@ def institution_acronym(text: str, start: int, name: str) -> bool:
     """Whether ``name``, found at ``start`` of ``text``, is an institution's initials (module doc)."""
     return (
         _ACRONYM.fullmatch(name) is not None
-        and name.lower().removesuffix("s") not in ACRONYM_WORDS
         and name.lower() not in ACRONYM_WORDS
         and _ACRONYM_BEFORE.search(text, max(0, start - 24), start) is not None
         and _DOCUMENT_AFTER.match(text, start + len(name)) is None

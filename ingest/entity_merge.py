@@ -14,6 +14,7 @@ from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.extraction import USER_ENTITY, EntityMention
+from ingest.gazetteer import name_gender
 from ingest.graph_liveness import live_entity
 from ingest.names import name_key
 from loci.compiled import compiled_rows, driver_sql
@@ -25,20 +26,35 @@ __all__ = ["display_name", "short_names", "shortens"]
 def _may_be_short(kind: str, name: str) -> bool:
     """A person's one-word name, a title and one name ("Mr. Gowda"), or a capitalised product
     name: owned things in lower case ("house") are never short for a name."""
-    return (kind == "p" and (len(name.split()) == 1 or _titled(name))) or (kind == "i" and name[:1].isupper())
+    return (kind == "p" and (len(name.split()) == 1 or bool(_title(name)))) or (kind == "i" and name[:1].isupper())
 
 
-def _titled(name: str) -> bool:
-    """A title and one name, which `name_key` keys as the name alone ("Mr. Gowda" → "gowda")."""
+_SEXED_TITLES: Mapping[str, str] = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f"}
+"""A title that says the sex of whoever bears it: "Mrs. Gowda" is no "Ramesh Gowda" (his wife)."""
+_EARNED_TITLES = frozenset({"dr", "prof"})
+"""A title earned, not a courtesy: "Dr. Sharma" is only a full name once said with it ("Dr. Anil
+Sharma"), never a relative of the same surname ("Anil Sharma", a brother-in-law)."""
+
+
+def _title(name: str) -> str:
+    """The folded title of a title and one name ("Mr. Gowda" → "mr"), else "". A kin title is
+    none: "Grandma Rose" is no "Rose Tyler", and "Aunt Meera" no colleague "Meera …"."""
     words = name.split()
-    return len(words) == 2 and name_key(name) == name_key(words[1])
+    title = words[0].lower().rstrip(".") if len(words) == 2 else ""
+    return title if title in _SEXED_TITLES or title in _EARNED_TITLES else ""
+
+
+def _bare_key(name: str, slug: str) -> str:
+    """The key of the name a title is said with ("gowda" of "Mr. Gowda"), else ``slug``."""
+    return name_key(name.split()[1]) if _title(name) else slug
 
 
 def shortens(kind: str, name: str, slug: str, longer: str) -> bool:
     """``name`` (keyed ``slug``) is a short way to say the name keyed ``longer``: the rule
     `short_names` merges a mention by, also read back over an entity's spellings
-    (`ingest.entity_names`)."""
-    return _may_be_short(kind, name) and _short_of(kind, slug, longer, titled=_titled(name))
+    (`ingest.entity_names`, where "Dr. Sharma" is already one with "Anil Sharma", so the
+    title-among-its-spellings test of `short_names` is not asked again)."""
+    return _may_be_short(kind, name) and _short_of(kind, _bare_key(name, slug), longer, title=_title(name))
 
 
 def display_name(spellings: Sequence[tuple[str, bool]]) -> str:
@@ -60,7 +76,7 @@ def _longer_sql() -> str:
     user_id, kinds = bindparam("user_id", type_=BigInteger), bindparam("kinds", type_=ARRAY(Text))
     shapes = bindparam("shapes", type_=ARRAY(Text))
     return driver_sql(
-        select(Entity.kind, Entity.slug).where(
+        select(Entity.kind, Entity.slug, Entity.aliases).where(
             Entity.user_id == user_id,
             Entity.kind == func.any(kinds),
             Entity.slug.like(func.any(shapes)),
@@ -69,21 +85,29 @@ def _longer_sql() -> str:
     )
 
 
-def _short_of(kind: str, slug: str, longer: str, *, titled: bool = False) -> bool:
+def _short_of(kind: str, slug: str, longer: str, *, title: str = "") -> bool:
     """``slug`` is a short way to say ``longer``: a person's first name alone ("mike" of
-    "mike-doyle"), a titled surname ("gowda" of "ramesh-gowda", said "Mr. Gowda") or first
-    name ("meera" of "meera-iyer", said "Aunt Meera"), or the tail of a product's name
-    ("niro-ev" of "kia-niro-ev")."""
+    "mike-doyle"), a titled surname ("gowda" of "ramesh-gowda", said "Mr. Gowda"; never a
+    first name: "Mr. Thomas" is no "Thomas Weber") whose first name's sex does not gainsay the
+    title ("Mrs. Gowda" is not "Ramesh Gowda"), or the tail of a product's name ("niro-ev" of
+    "kia-niro-ev")."""
     if kind != "p":
         return longer.endswith(f"-{slug}")
-    return longer.startswith(f"{slug}-") or (titled and longer.endswith(f"-{slug}"))
+    if not title:
+        return longer.startswith(f"{slug}-")
+    sex = _SEXED_TITLES.get(title, "")
+    return longer.endswith(f"-{slug}") and not (sex and name_gender(longer.split("-")[0]) not in ("", sex))
 
 
-def _shapes(kind: str, slug: str, titled: bool) -> tuple[str, ...]:
+def _said_with(title: str, aliases: Sequence[str]) -> bool:
+    """Whether a full name was said with an earned ``title`` ("dr. anil sharma" among its
+    spellings); a courtesy title needs no such proof (`_EARNED_TITLES`)."""
+    return title not in _EARNED_TITLES or any(a.split()[0].rstrip(".") == title for a in aliases if " " in a)
+
+
+def _shapes(kind: str, slug: str, title: str) -> tuple[str, ...]:
     """The ``LIKE`` patterns of the longer names ``slug`` may be short for (`_short_of`)."""
-    if kind != "p":
-        return (f"%-{slug}",)
-    return (f"{slug}-%", f"%-{slug}") if titled else (f"{slug}-%",)
+    return (f"%-{slug}",) if kind != "p" or title else (f"{slug}-%",)
 
 
 async def short_names(
@@ -94,20 +118,30 @@ async def short_names(
 
     A first name alone is a person's one full name with it ("Mike" → "Mike Doyle"); with
     two such full names ("Mike Doyle", "Mike Chen") it stays apart, as nobody can tell which.
-    A title and one name is the one full name that name opens or ends ("Mr. Gowda" → "Ramesh
-    Gowda", "Aunt Meera" → "Meera Iyer").
+    A courtesy title and one name is the one full name that name ends, unless its first name's
+    sex gainsays the title ("Mr. Gowda" → "Ramesh Gowda"; "Mrs. Gowda" stays apart); "Dr." or
+    "Prof." and one name only the one such full name once said with that title ("Dr. Anil
+    Sharma"); a kin-titled name never ("Aunt Meera" is keyed aunt-meera, a person of her own).
     A capitalised product name is the one longer product name it ends ("Niro EV" → "Kia
     Niro EV"). Owned things in lower case ("house") are never short for a name.
     """
     short = {m: key for m, key in keys.items() if m != USER_ENTITY and _may_be_short(key[0], m.name)}
     if not short:
         return {}
-    shapes = sorted({shape for m, (kind, slug) in short.items() for shape in _shapes(kind, slug, _titled(m.name))})
+    bare = {m: _bare_key(m.name, slug) for m, (_, slug) in short.items()}
+    shapes = sorted({shape for m, (kind, _) in short.items() for shape in _shapes(kind, bare[m], _title(m.name))})
     stored = await compiled_rows(s, _longer_sql(), {"user_id": user_id, "kinds": ["p", "i"], "shapes": shapes})
-    pool = {(str(kind), str(slug)) for kind, slug in stored} | set(keys.values())
+    pool: dict[tuple[str, str], list[str]] = {(str(k), str(slug)): list(aliases or ()) for k, slug, aliases in stored}
+    for m, key in keys.items():
+        pool.setdefault(key, []).append(m.name.lower())
     out: dict[EntityMention, tuple[str, str]] = {}
-    for m, (kind, slug) in short.items():
-        longer = {key for key in pool if key[0] == kind and _short_of(kind, slug, key[1], titled=_titled(m.name))}
+    for m, (kind, _) in short.items():
+        title = _title(m.name)
+        longer = {
+            key
+            for key, aliases in pool.items()
+            if key[0] == kind and _short_of(kind, bare[m], key[1], title=title) and _said_with(title, aliases)
+        }
         if len(longer) == 1:
             out[m] = longer.pop()
     return out

@@ -6,9 +6,13 @@ how it goes ("Leave Priya a key", "Enjoy Electric Picnic", "Expect 60-90 minutes
 are verbs is read from the English vocabulary (`ingest.gazetteer.is_english_word`), with no list
 of verbs: a word whose "-ing" form is a word ("enjoying", "expecting", "loving") can be one.
 
-* Before a name, such a verb is dropped when it is an everyday word (`is_common_word`: "Enjoy",
-  "Expect", "Visit") and no first name or place ("Hope Street", "Mark Twain", "Bath Abbey" keep
-  theirs), or one of `ingest.entity_vocab.IMPERATIVES` ("Leave", "Ring").
+* Before a name, one of `ingest.entity_vocab.IMPERATIVES` ("Leave", "Ring") is dropped. Another
+  verb (an everyday word, `is_common_word`: "Enjoy", "Visit"; no first name or place: "Hope
+  Street", "Mark Twain", "Bath Abbey" keep theirs) is dropped only when what follows is a name
+  without it: a known first name or place ("Discover Vilnius"), a name the user's graph holds or
+  the turn says elsewhere, or no name at all ("Allow 20-30 minutes"); never before an
+  organisation's or a place's head ("Fight Club", "Grow Wild Nursery"). Real names open with
+  verbs ("Shake Shack", "Build Right Construction", "Break Free Yoga"), so a guess is no cut.
 * Alone, any such verb with an article, a possessive or a number after it is no name at all:
   "Love the band name", "Mark the date", "Target your glutes", "Book 2 nights" (a name opening
   a sentence is followed by a verb, rarely by "the").
@@ -17,8 +21,9 @@ of verbs: a word whose "-ing" form is a word ("enjoying", "expecting", "loving")
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from ingest.entity_vocab import IMPERATIVES
+from ingest.entity_vocab import IMPERATIVES, ORG_HEADS, PLACE_HEADS, VENUE_NOUNS
 from ingest.gazetteer import is_common_word, is_english_word, is_first_name, place_weight
 
 __all__ = ["lead_trimmed", "verb_before_object"]
@@ -29,6 +34,8 @@ _OBJECT_AFTER = re.compile(
     re.I,
 )
 """What follows a verb and never a name: an article, a possessive, a quantifier, a number."""
+_HEADS = ORG_HEADS | PLACE_HEADS | VENUE_NOUNS
+"""A last word that makes the run an organisation's or a place's name, whole ("Fight Club")."""
 
 
 def _fold(word: str) -> str:
@@ -59,15 +66,39 @@ def verb_before_object(word: str, after: str) -> bool:
     return _OBJECT_AFTER.match(after) is not None and _may_be_verb(word)
 
 
-def lead_trimmed(text: str, start: int, end: int, common: frozenset[str], starts: set[int]) -> int:
+def _name_without(verb: str, rest: str, text: str, known: Mapping[str, str]) -> bool:
+    """Whether ``rest``, the run after ``verb`` that opens it, is a name by itself (module doc):
+    said elsewhere in the turn counts only without the verb ("Shake Shack … Shake Shack" is no
+    "Shack")."""
+    words = rest.split()
+    if not words or not words[0][:1].isalpha():
+        return True  # "Allow 20-30 minutes": no name after the verb, nor with it
+    if _fold(words[-1]) in _HEADS:
+        return False
+    elsewhere = text.count(rest) > len(re.findall(rf"{re.escape(verb)}\s+{re.escape(rest)}", text, re.I))
+    return is_first_name(words[0]) or place_weight(rest) > 0 or rest.lower() in known or elsewhere
+
+
+def lead_trimmed(
+    text: str,
+    start: int,
+    end: int,
+    common: frozenset[str],
+    starts: set[int],
+    known: Mapping[str, str] | None = None,
+) -> int:
     """Where the name in the run ``text[start:end]`` begins once the common words and verbs a
-    sentence opens with are dropped ("Does Derek", "Then the Oceanário", "Enjoy Electric Picnic")."""
+    sentence opens with are dropped ("Does Derek", "Then the Oceanário", "Discover Vilnius");
+    ``known`` holds the names the user's graph already holds (lower case)."""
     while start in starts:
         m = re.match(r"\S+\s+", text[start:end])
         if m is None:
             break
         word = _fold(m.group().strip())
-        if word not in common and not _advice_verb(word):
+        verb = word in IMPERATIVES or (
+            _advice_verb(word) and _name_without(word, text[start + m.end() : end], text, known or {})
+        )
+        if word not in common and not verb:
             break
         start += m.end()
         starts = starts | {start}

@@ -99,9 +99,6 @@ _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
 _CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
 _OF = re.compile(r"\s+of\s+")
-_SAINTS = re.compile(r"(?:St|Ste|Saint)\.?\s+\S+(?:'s|’s|(?<=s)['’])$")
-"""A saint's name and its possessive name a hospital, a school or a church ("St Vincent's", "St
-Thomas'"): the possessive is the name's, where elsewhere it is an owner's ("Tidio's" is Tidio)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +134,12 @@ def _titled(words: list[str]) -> list[str]:
 
 def clean_name(raw: str) -> str:
     """The name a capitalised run spells, without a possessive ending ("Brahms' symphonies"
-    → "Brahms"; a saint's keeps it: `_SAINTS`) and with chat words trimmed from either end ("Thanks Derek" → "Derek"),
+    → "Brahms"; "St Vincent's" → "St Vincent", keyed as the name stored without it) and with
+    chat words trimmed from either end ("Thanks Derek" → "Derek"),
     unless the words left are a place the gazetteer knows: the trailing "An" of "Hoi An" or
     the leading "The" of "The Hague" is part of the name, and cutting it leaves a fragment
     ("Hoi") that names nothing and no country contains."""
-    name = raw.strip() if _SAINTS.match(raw) else re.sub(r"(?:'s|’s|(?<=s)['’])$", "", raw.strip())  # "Tidio's"
+    name = re.sub(r"(?:'s|’s|(?<=s)['’])$", "", raw.strip())  # "Tidio's", "Brahms'": the owner's name
     words = name.split()
     while words and _bare(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)
@@ -313,7 +311,7 @@ def scan_turn(
     spans: list[tuple[int, int]] = []
     starts = sentence_starts(text)
     for run_start, end in _runs(text):
-        start = lead_trimmed(text, run_start, end, common, starts)
+        start = lead_trimmed(text, run_start, end, common, starts, known)
         raw = text[start:end]
         initial = start in starts and " " not in raw
         if initial and _fold(raw) in common:

@@ -11,7 +11,8 @@ rules called every product and place a person.
   locales). Its bare ``en`` list is left out: it is the US baby-name list, which also
   holds "Park", "Monte", "China" and other words that are rarely someone's name.
   Its Indian and Nepali lists are in Indic scripts, so they are read romanised
-  (`ingest.indic_names`: "सुरेश" is "Suresh"), less the everyday English words among them.
+  (`ingest.indic_names`: "सुरेश" is "Suresh"), less the everyday English words among them,
+  into the all-sex list only: they mislabel the sex of many ("Priya", "Lakshmi").
 * **surnames**: the same provider's ``last_names`` of the English-speaking locales
   (`SURNAME_LOCALES`), less the common English words among them ("Green", "House"): a
   second word from it makes an unknown first word a person ("Raj Patel").
@@ -91,9 +92,16 @@ def _first_names_by(attr: str) -> frozenset[str]:
         value = importlib.import_module(f"{person.__name__}.{module.name}").Provider.__dict__.get(attr)
         if isinstance(value, (dict, list, tuple, set, frozenset)):
             names.update(_fold(n) for n in value if isinstance(n, str) and _LATIN_NAME.match(n))
-    if attr.startswith("first_names"):
-        names.update(n for n in romanised_first_names(attr) if not _everyday(n))
     return frozenset(names)
+
+
+@cache
+def _indic_first_names() -> frozenset[str]:
+    """Faker's Indic-script first names read romanised (`ingest.indic_names`), for the all-sex
+    list only: those lists file many a name under the wrong sex, so "Priya" or "Lakshmi" read
+    from them would lose the sex `name_gender` knew from the other locales."""
+    attrs = ("first_names", "first_names_male", "first_names_female")
+    return frozenset(n for attr in attrs for n in romanised_first_names(attr) if not _everyday(n))
 
 
 def _everyday(word: str) -> bool:
@@ -105,7 +113,8 @@ def _everyday(word: str) -> bool:
 
 @cache
 def _first_names() -> frozenset[str]:
-    return _first_names_by("first_names") | _first_names_by("first_names_male") | _first_names_by("first_names_female")
+    by_sex = _first_names_by("first_names_male") | _first_names_by("first_names_female")
+    return _first_names_by("first_names") | by_sex | _indic_first_names()
 
 
 @cache

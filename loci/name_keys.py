@@ -70,11 +70,9 @@ _SEPARATOR = "-"
 _ASCII_RUNS = re.compile(r"[^a-z0-9]+")
 _RUNS = re.compile(r"-{2,}")
 _INITIAL_DOT = "."
-_TITLE = re.compile(
-    r"^(?:dr|mr|mrs|ms|prof|sr|sra|fr|aunt|auntie|aunty|uncle|cousin|grandma|grandpa|granny|grandad|granddad)\.?$",
-    re.I,
-)
-"""A title before a name, a kin title too ("Aunt Meera" is Meera: migration 0045 keyed stored ones anew)."""
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|prof|sr|sra|fr)\.?$", re.I)
+"""A title before a name. A kin title is no such title: it stays in the key ("Aunt Meera" is
+aunt-meera, not the colleague "Meera"), as it is usually what tells two people apart."""
 
 
 @cache
@@ -124,7 +122,7 @@ def _initial(word: str) -> bool:
 
 def name_key(name: str) -> str:
     """The dedupe key of a person: `slugify` with a leading title and trailing initials
-    dropped ("Derek M." → "derek", "Dr. Sousa" → "sousa", "Aunt Meera" → "meera")."""
+    dropped ("Derek M." → "derek", "Dr. Sousa" → "sousa"; a kin title stays: "Aunt Meera" → "aunt-meera")."""
     words = unicodedata.normalize("NFC", name).split()
     if len(words) > 1 and _TITLE.match(words[0]):
         words.pop(0)

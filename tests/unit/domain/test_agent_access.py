@@ -33,6 +33,16 @@ def test_checks_name_what_was_refused_and_allow_the_rest() -> None:
     ALLOW_ALL.check_wing("anywhere")
 
 
+def test_a_persons_wing_is_allowed_by_its_name_key() -> None:
+    """A person's wing is keyed by `name_key` ("Dr. Sousa" → "sousa"): its titled name and that
+    name's slug resolve to it as its slug does; a kin title stays in the key."""
+    scope = AgentScope("family", frozenset({"fact"}), frozenset({"sousa", "aunt-meera"}), {})
+    for wing in ("sousa", "Dr. Sousa", "dr-sousa", "Aunt Meera", "aunt-meera"):
+        scope.check_wing(wing)
+    with pytest.raises(Forbidden, match="wing 'Meera'"):
+        scope.check_wing("Meera")
+
+
 def test_recall_filters_carry_the_scope_and_refuse_before_narrowing() -> None:
     narrowed = SCOPE.recall_filters(RecallFilters(role="user", category="fact"))
     assert narrowed.wings == frozenset({"work-projects"}) and narrowed.categories == SCOPE.categories

@@ -36,8 +36,8 @@ def facts(*turns: str) -> set[tuple[str, str, str]]:
         ("These days the standups are run by Vikram Chaudhry.", "Vikram Chaudhry", "p"),
         ("Tariq Hussain fitted the new worktops on Friday.", "Tariq Hussain", "p"),
         ("My landlord is Zbyszko Wróblewski now that the flat changed hands.", "Zbyszko Wróblewski", "p"),
-        # a saint's name is a place: a hospital, a church, a street; the possessive is the name's
-        ("St Luke's discharged Dad this morning, finally.", "St Luke's", "l"),
+        # a saint's name is a place: a hospital, a church, a street
+        ("St Luke's discharged Dad this morning, finally.", "St Luke", "l"),
         # an organisation by its head or an "&" between names
         ("Hartley & Sons quoted us for the whole roof.", "Hartley & Sons", "o"),
         ("Otley Harriers meet at the rugby club every Tuesday.", "Otley Harriers", "o"),
