@@ -6,6 +6,7 @@ fixture in its format (`tests/fixtures/mining_quality_held_out*/`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,12 @@ FIXTURE = Path(__file__).parent.parent / "fixtures" / "mining_quality" / "conver
 
 __all__ = [
     "Fact",
+    "Floors",
     "Score",
     "Stored",
     "load_fixture",
     "mine",
+    "mine_and_check",
     "object_matches",
     "score",
     "stored",
@@ -105,3 +108,35 @@ async def wing_match(
         if any(_squash(e) in _squash(w) for e in c["expected_wings"] for w in wing_of[ids[c["id"]]])
     ]
     return len(right) / max(1, len(conversations)), {c["id"]: wing_of[ids[c["id"]]][0] for c in conversations}
+
+
+@dataclass(frozen=True)
+class Floors:
+    """What a labelled set must keep reaching (its test says why each figure is where it is)."""
+
+    type_precision: float
+    entity_recall: float
+    relation_recall: float
+    timelines: int
+    wings: float | None = None
+    """None: the set's wings are printed, not held to a floor."""
+
+
+async def mine_and_check(db: Database, deps: MiningDeps, user: UserHandle, path: Path, floors: Floors) -> None:
+    """A held-out set mined as the worker mines it, its reading printed (``pytest -s``: figures,
+    misses, timelines, wings, what was stored), and each figure held to its floor."""
+    data = load_fixture(path)
+    ids = await mine(db, deps, user, data["conversations"])
+    entities, facts, by_subject = await stored(db, user.id)
+    result = score(data["conversations"], entities, facts)
+    wings, wing_names = await wing_match(db, user.id, ids, data["conversations"])
+    lines, seen = timelines_right(data["timelines"], by_subject)
+    print(result.report(), f"\n  timelines right: {sum(lines)} of {len(lines)}: {seen}")
+    print(f"  wing-subject match {wings:.2f}: {wing_names}")
+    print("  stored:", sorted(f"{e.kind}:{e.name}" for e in entities))
+    print("  facts:", sorted(f"{f.subject} —{f.predicate}→ {f.object}" for f in facts))
+    assert result.type_precision >= floors.type_precision, result.report()
+    assert result.entity_recall >= floors.entity_recall, result.report()
+    assert result.relation_recall >= floors.relation_recall, result.report()
+    assert sum(lines) >= floors.timelines, seen
+    assert floors.wings is None or wings >= floors.wings, wing_names
