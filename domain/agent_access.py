@@ -41,7 +41,6 @@ from typing import Any, Literal
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest import slugify
 from loci.db import Database
 from loci.errors import Forbidden
 from loci.name_keys import name_key
@@ -118,11 +117,11 @@ class AgentScope:
             raise Forbidden(f"{self._who()} may not see category {category!r}", field=field)
 
     def check_wing(self, wing: str, *, field: str = "wing") -> None:
-        """Raise `Forbidden` naming ``wing`` (a slug or a wing's name) when it is not allowed. A
-        person's wing is keyed by `name_key` ("Dr. Sousa" → "sousa"), so the key of the name, or
-        of its slug's words ("dr-sousa"), counts too."""
-        slug = slugify(wing)
-        if self.wings is not None and not {wing, slug, name_key(wing), name_key(slug.replace("-", " "))} & self.wings:
+        """Raise `Forbidden` naming ``wing`` (a slug or a wing's name) when it is not allowed.
+        Recall reads ``wing`` as a slug or a wing's name (`retrieval.filters`), and a wing's slug
+        is its name's `name_key` (`ingest.place`: "Dr. Sousa" → "sousa"), so exactly those two
+        count: a slug is only itself ("sr-sousa" is another wing than "sousa", never its key)."""
+        if self.wings is not None and not {wing, name_key(wing)} & self.wings:
             raise Forbidden(f"{self._who()} may not see wing {wing!r}", field=field)
 
     def check_opened(self, what: str, item_id: int, wing_slug: str, *, field: str) -> None:

@@ -13,6 +13,7 @@ from functools import cache
 from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ingest.entity_vocab import KIN_TITLES, TITLES
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.gazetteer import name_gender
 from ingest.graph_liveness import live_entity
@@ -29,11 +30,13 @@ def _may_be_short(kind: str, name: str) -> bool:
     return (kind == "p" and (len(name.split()) == 1 or bool(_title(name)))) or (kind == "i" and name[:1].isupper())
 
 
-_SEXED_TITLES: Mapping[str, str] = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f"}
-"""A title that says the sex of whoever bears it: "Mrs. Gowda" is no "Ramesh Gowda" (his wife)."""
-_EARNED_TITLES = frozenset({"dr", "prof"})
+_SEXED_TITLES: Mapping[str, str] = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f", "sr": "m", "sra": "f"}
+"""A title that says the sex of whoever bears it: "Mrs. Gowda" is no "Ramesh Gowda" (his wife).
+Each is one `loci.name_keys` drops from the key, as are the earned ones below."""
+_EARNED_TITLES = frozenset({"dr", "prof", "fr"})
 """A title earned, not a courtesy: "Dr. Sharma" is only a full name once said with it ("Dr. Anil
-Sharma"), never a relative of the same surname ("Anil Sharma", a brother-in-law)."""
+Sharma"), never a relative of the same surname ("Anil Sharma", a brother-in-law); a priest's
+"Fr." likewise."""
 
 
 def _title(name: str) -> str:
@@ -89,20 +92,28 @@ def _short_of(kind: str, slug: str, longer: str, *, title: str = "") -> bool:
     """``slug`` is a short way to say ``longer``: a person's first name alone ("mike" of
     "mike-doyle"), a titled surname ("gowda" of "ramesh-gowda", said "Mr. Gowda"; never a
     first name: "Mr. Thomas" is no "Thomas Weber") whose first name's sex does not gainsay the
-    title ("Mrs. Gowda" is not "Ramesh Gowda"), or the tail of a product's name ("niro-ev" of
+    title ("Mrs. Gowda" is not "Ramesh Gowda") and that is no relative's ("Mr. Smith" is not
+    "Grandpa Joe Smith": `KIN_TITLES`), or the tail of a product's name ("niro-ev" of
     "kia-niro-ev")."""
     if kind != "p":
         return longer.endswith(f"-{slug}")
     if not title:
         return longer.startswith(f"{slug}-")
+    first = longer.split("-")[0]
     sex = _SEXED_TITLES.get(title, "")
-    return longer.endswith(f"-{slug}") and not (sex and name_gender(longer.split("-")[0]) not in ("", sex))
+    return longer.endswith(f"-{slug}") and first not in KIN_TITLES and not (sex and name_gender(first) not in ("", sex))
 
 
 def _said_with(title: str, aliases: Sequence[str]) -> bool:
     """Whether a full name was said with an earned ``title`` ("dr. anil sharma" among its
     spellings); a courtesy title needs no such proof (`_EARNED_TITLES`)."""
-    return title not in _EARNED_TITLES or any(a.split()[0].rstrip(".") == title for a in aliases if " " in a)
+    return title not in _EARNED_TITLES or any(_folded_title(a.split()[0]) == title for a in aliases if " " in a)
+
+
+def _folded_title(word: str) -> str:
+    """A title word folded as `_title` reads it, its long forms too ("doctor", "father" → "dr", "fr")."""
+    bare = word.lower().rstrip(".")
+    return TITLES.get(bare, bare).lower().rstrip(".")
 
 
 def _shapes(kind: str, slug: str, title: str) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ __all__ = [
     "HOLIDAYS",
     "INNER_PUNCT",
     "JOB_HEADS",
+    "KIN_TITLES",
     "LIFE_WORDS",
     "NOT_NAMES",
     "ORG_HEADS",
@@ -84,6 +85,9 @@ TITLES: Mapping[str, str] = MappingProxyType(
 )
 """Titles a name may carry (folded word → how it is written). A title joins the name that
 follows it ("Dr. Sousa") and marks it a person; alone ("Dr", "Senhora") it is no entity."""
+KIN_TITLES = words("aunt auntie aunty uncle cousin grandma grandpa granny grandad granddad")
+"""The `TITLES` that name a relative: a name keeps one in its key (`loci.name_keys`), so
+"Uncle Doyle" is a relative, never the full name a "Mrs. Doyle" shortens (`ingest.entity_merge`)."""
 
 NOT_NAMES = words(
     """user assistant ai bot chatgpt gpt claude system human me myself you i i'm i've i'll i'd he she they we it
@@ -315,8 +319,11 @@ VERB_VALUES: Mapping[str, str] = MappingProxyType(
 
 
 PRICE = (
-    r"[$£€¥]|(?:usd|gbp|eur|cad|aud)\b|(?:an?\s+)?(?:tenner|fiver|grand|score)\b|"
+    r"[$£€¥]|(?:usd|gbp|eur|cad|aud)\b|(?:an?\s+|(?<=\ba\s)|(?<=\ban\s))(?:tenner|fiver|grand|score)"
+    r"(?=\s*(?:$|[.,;:!?)]|(?:and|but|or|so|which|plus)\b))|"
     r"\d[\d,.]*\s*(?:k|grand|quid|bucks|dollars|pounds|euros|eur|usd|gbp|cad|aud)\b"
 )
 """A price (a regex, read case-insensitively): what a thing was traded or swapped "for" when it is
-no thing ("for $60", "for 60 quid", "for 5k", "for a tenner", "for USD 60")."""
+no thing ("for $60", "for 60 quid", "for 5k", "for a tenner", "for USD 60"). A word of money
+("tenner", "grand", "score") is one only after "a" (said before this or in it) and ending its
+clause: "for a grand piano" is a piano."""

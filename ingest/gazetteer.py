@@ -12,7 +12,8 @@ rules called every product and place a person.
   holds "Park", "Monte", "China" and other words that are rarely someone's name.
   Its Indian and Nepali lists are in Indic scripts, so they are read romanised
   (`ingest.indic_names`: "सुरेश" is "Suresh"), less the everyday English words among them,
-  into the all-sex list only: they mislabel the sex of many ("Priya", "Lakshmi").
+  into the all-sex list; their sex is asked only for a name the other lists leave unsexed and
+  one of their sex lists alone holds ("Ramesh"), as they mislabel the sex of many ("Priya").
 * **surnames**: the same provider's ``last_names`` of the English-speaking locales
   (`SURNAME_LOCALES`), less the common English words among them ("Green", "House"): a
   second word from it makes an unknown first word a person ("Raj Patel").
@@ -173,9 +174,24 @@ def is_first_name(word: str) -> bool:
 
 def name_gender(name: str) -> str:
     """ "m" or "f" when Faker lists the first name for one sex only ("Kieran", "Sarah"),
-    else "" ("Jo", "Sam", or a name it does not know)."""
+    else "" ("Jo", "Sam", or a name it does not know). A name no Latin-script list files
+    under a sex takes the romanised Indic lists' sex (`_indic_gender`: "Ramesh", "Suresh"),
+    so "Mrs. Gowda" is not read as Ramesh Gowda's short form."""
     key = _fold(name.split()[0]) if name.strip() else ""
     male, female = key in _first_names_by("first_names_male"), key in _first_names_by("first_names_female")
+    if not (male or female):
+        return _indic_gender(key)
+    return "m" if male and not female else "f" if female and not male else ""
+
+
+def _indic_gender(key: str) -> str:
+    """The sex of a romanised Indic first name (`ingest.indic_names`) that only one of the
+    male and female lists holds: those lists file some names under both ("Priya", "Deepa"),
+    so a name in both says nothing; only names the other locales leave unsexed ask here, so
+    "Priya" and "Lakshmi" keep the sex those give."""
+    if not key or _everyday(key):
+        return ""
+    male, female = key in romanised_first_names("first_names_male"), key in romanised_first_names("first_names_female")
     return "m" if male and not female else "f" if female and not male else ""
 
 

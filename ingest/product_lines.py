@@ -152,10 +152,11 @@ NOT_THE_THING = words(
     videos manual update updates card cards gift voucher lawnmower mower trimmer generator speaker speakers gimbal
     keys key seat seats tyre tyres tire tires wheel wheels parts part insurance loan payment payments lease deal
     driver drivers owner owners club forum fan fans sticker stickers toy toys lego poster shirt
-    print prints font fonts count size density sale price prices"""
+    print prints font fonts count size density sale price prices uber lyft taxi cab"""
 )
 """Words after a product that make it something else's maker or a thing of its ("an iPhone case",
-"a PS5 controller", "tesla stock", "my kindle app", "a trek permit", "a Golf ball", "a Smart TV"):
+"a PS5 controller", "tesla stock", "my kindle app", "a trek permit", "a Golf ball", "a Smart TV", a ride:
+"a Tesla Uber home"):
 no product is said."""
 
 

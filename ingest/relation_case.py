@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ingest.entity_vocab import NOT_NAMES, PEOPLE_ROLES
+from ingest.entity_vocab import NOT_NAMES, PEOPLE_ROLES, words
 from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname
 
 __all__ = ["names_recased"]
@@ -35,6 +35,14 @@ _AFTER_ROLE = re.compile(
 clause ("…, landlord declan says") or a family word with the name in brackets ("amma (lakshmi)")."""
 _AFTER_TITLE = re.compile(r"\b(?:dr|prof)\.?\s+$", re.I)
 """A title, which only a name follows: "dr nwosu" is a name though no list holds it."""
+_CHAT = words(
+    """tmrw tmr tmrow tomoz 2moro yday yest abt asap pls plz wrt appt appts rn btw tbh ngl idk imo omg lol lmao
+    smh fyi thx ty np nvm jk irl brb afaik iirc hmu rly sry pm am mins hrs wk wks yr yrs ok tho bc cuz coz
+    dunno gonna wanna gotta kinda sorta lemme prob probs def defo obvs tho thru"""
+)
+"""Chat shorthand, which a title or people word may stand before ("seeing dr tmrw", "saw dr abt my
+knee", "appt with dr wrt my back"): never a name. A name read after a title also needs three letters
+and a vowel ("dr rn" is no one)."""
 _NEXT_NAME = re.compile(r"\s+|\s*,\s*|\s+(?:and|&)\s+")
 """What joins a name to the next word of the same name ("ramesh gowda") or to the next name of a
 list ("colleagues cian and niamh")."""
@@ -120,7 +128,7 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
     word = m.group()
     if word in _CONTRACTED:
         return _CONTRACTED[word]
-    if word in NOT_NAMES or is_common_word(word):
+    if word in NOT_NAMES or is_common_word(word) or word in _CHAT:
         return word
     if kinds.get(word) in _NAME_KINDS:
         return word[:1].upper() + word[1:]
@@ -129,7 +137,13 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
     after_role = goes_on or _AFTER_ROLE.search(sentence, before, m.start()) is not None
     if after_role and _named(word, after):
         return word[:1].upper() + word[1:]
-    if _AFTER_TITLE.search(sentence, before, m.start()) and not is_english_word(word) and word not in _NOT_AFTER_ROLE:
+    if (
+        _AFTER_TITLE.search(sentence, before, m.start())
+        and not is_english_word(word)
+        and word not in _NOT_AFTER_ROLE
+        and len(word) >= 3
+        and re.search(r"[aeiouy]", word)
+    ):
         return word[:1].upper() + word[1:]
     return word
 

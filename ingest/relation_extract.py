@@ -36,7 +36,7 @@ from ingest.relation_naming import (
     pet_said_after,
 )
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
-from ingest.relation_phrasings import PHRASINGS
+from ingest.relation_phrasings import PHRASINGS, Guarded
 from ingest.relation_products import product_facts
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.relation_sayings import SAYINGS
@@ -289,6 +289,8 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
     if not value or subject is None or len(value) > 120 or value.lower() == subject.name.lower():
         return None
     if rule.needs_kind and kinds.get(value.lower()) != rule.needs_kind:
+        return None
+    if isinstance(rule, Guarded) and rule.veto(sentence, m, said.turn.content[: said.offset]):
         return None
     if rule.refuses_kind and kinds.get(value.lower(), "-") in rule.refuses_kind:
         return None

@@ -19,6 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+from ingest.diagnosis_guards import is_condition, own_visit
 from ingest.entity_scan import not_a_name
 from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES, PETS, POSSESSIONS, words
 from ingest.extraction import EntityMention, RelationFact
@@ -117,7 +118,8 @@ def pet_said_after(
 ) -> list[RelationFact]:
     """The facts a turn states by a name first and its animal after it: "mochi has been sneezing for
     3 days. shes my cat": the speaker's ``pet`` is the name the window knows as a person's (a pet's
-    kind) said last before "she's my cat", within a sentence or two, and its ``species`` the animal."""
+    kind) said last before "she's my cat", within a sentence or two, and its ``species`` the animal.
+    Two people named there ("took Luna to the vet with Sarah. she's my cat") leave it open: nothing."""
     facts: list[RelationFact] = []
     for m in _SHE_IS_MY_PET.finditer(text):
         head = text[max(0, m.start() - _PET_LOOK_BACK) : m.start()]
@@ -127,7 +129,7 @@ def pet_said_after(
             if kind == "p" and name != speaker.name.lower()
             for found in re.finditer(rf"\b{re.escape(name)}\b", head, re.I)
         ]
-        if not said:
+        if not said or len({n.lower() for _, n in said}) > 1:  # "took Luna to the vet with Sarah": which?
             continue
         name = max(said)[1]
         name = name[:1].upper() + name[1:]
@@ -155,14 +157,17 @@ def diagnosis_said_after(
     """The diagnosis a turn reports by "he / she says it's X" after naming a clinician in the sentence
     or two before: "saw Dr. Rao today. he says its gastritis" is the speaker's ``diagnosed with``
     gastritis; "my brother called. he says it's a scam" names no clinician, so nothing, and a
-    question ("she said it's gout?") states none."""
+    question ("she said it's gout?") states none. Only the speaker's own visit counts, and only a
+    condition (`ingest.diagnosis_guards`): "my son saw Dr. Rao. she says it's croup", "she says it's
+    a boy!", "she said it's covered by insurance" give nothing."""
     facts: list[RelationFact] = []
     for m in _SHE_FINDS.finditer(text):
-        if not _CLINICIAN_NAMED.search(text, max(0, m.start() - _CLINICIAN_LOOK_BACK), m.start()):
+        clinicians = list(_CLINICIAN_NAMED.finditer(text, max(0, m.start() - _CLINICIAN_LOOK_BACK), m.start()))
+        if not clinicians or not own_visit(text, clinicians[-1].start(), m.start()):
             continue
         end = _SENTENCE_END.search(text, m.end())
         value = " ".join(_VALUE_END.split(m.group("value"), maxsplit=1)[0].split()[:4])
-        if value and not (end and end.group() == "?"):  # "he says it's GERD?" asks
+        if value and is_condition(value) and not (end and end.group() == "?"):  # "he says it's GERD?" asks
             facts.append(RelationFact(speaker, "diagnosed with", value, None, since, seq, confidence))
     return facts
 

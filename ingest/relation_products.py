@@ -41,7 +41,7 @@ from functools import lru_cache
 from ingest.entity_vocab import POSSESSIONS, VERB_VALUES, words
 from ingest.extraction import USER_ENTITY, EntityMention, RelationFact
 from ingest.mood import sentence_mood
-from ingest.product_guards import NOT_REAL, PAST_LIFE, by_speaker, for_someone_else, states_more, trimmed
+from ingest.product_guards import NOT_REAL, by_speaker, for_someone_else, past_life, states_more, trimmed, undone
 from ingest.product_lines import CAPITALISED_ONLY, EVERYDAY, NOT_THE_THING, PRODUCT_LINES, line_at, line_of, spelled
 from ingest.relation_context import Recent, Said
 
@@ -59,7 +59,7 @@ _PLAIN = _alternatives([k for k in PRODUCT_LINES if k not in CAPITALISED_ONLY], 
 _CAPITAL = _alternatives(sorted(CAPITALISED_ONLY), capital=True)
 _NOT_MODEL = (
     r"\d+\s*(?:gb|tb|mb|mah|mm|cm|km|k|kg|lbs?|hz|w|v|%|inch(?:es)?|hp|bhp|percent)\b|"
-    r"\d+(?:am|pm|\"|/)|\d+\s+(?:years?|yrs?|months?|mos?|weeks?|wks?|days?|"
+    r"\d+(?:am|pm|/)|\d+(?:\.\d+)?\s+(?:years?|yrs?|months?|mos?|weeks?|wks?|days?|"
     r"hours?|hrs?|mins?|minutes?|times|ago|bucks|quid|dollars|pounds|euros|miles|km)\b|"
     r"(?-i:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|June|July|"
     r"August|September|October|November|December|I)\b)"
@@ -229,8 +229,8 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
         return []  # another speaker's "my car" is theirs, never the user's
     text, speaker = said.text, said.speaker.name.lower()
     mood = sentence_mood(text)
-    past = bool(PAST_LIFE.search(text)) or recent.acquired.get(speaker + "\0past") == str(said.seq)
-    recent.acquired[speaker + "\0past"] = str(said.seq) if PAST_LIFE.search(text) else ""
+    past_said = recent.acquired.get(speaker + "\0past") == str(said.seq)  # "my first car? i bought …"
+    recent.acquired[speaker + "\0past"] = str(said.seq) if past_life(text, len(text)) else ""
     noted = recent.acquired.get(speaker, "")
     acquired = _ACQUIRED_THING.search(text)
     recent.acquired[speaker] = (
@@ -242,8 +242,8 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
     out: list[RelationFact] = []
     known = set(recent.models)
 
-    def model(thing: str, product: str) -> None:
-        if thing not in has_is and not past:
+    def model(thing: str, product: str, at: int = 0, end: int = -1) -> None:
+        if thing not in has_is and not past_said and not past_life(text, at) and not undone(text, end):
             has_is.add(thing)
             out.append(_fact(said, EntityMention("i", thing), "is", spelled(" ".join(product.split())), "i"))
 
@@ -254,7 +254,7 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
     for m, product in _found(_ACQUIRED, text, known):
         covered.append((m.start(), m.start("product")))
         if (thing := _acquired(text, m, product, mood.states)) is not None:
-            model(thing, product)
+            model(thing, product, m.start(), m.end())
             if m.groupdict().get("verb") is not None:
                 bought(product)
     gone, spans = _gone(said, recent, mood.states)
@@ -263,9 +263,9 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
     if product := _fragment(said, noted, known):
         model(noted.partition("@")[0], product)
         bought(product)
-    for thing, product in _named(said, recent, covered):
+    for thing, product, at in _named(said, recent, covered):
         if thing not in recent.current or _fuller(product, recent.current[thing]):
-            model(thing, product)
+            model(thing, product, at)
     return out
 
 
@@ -287,7 +287,7 @@ def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int],
     """The thing an acquisition reading (`_ACQUIRED`) says the speaker acquired; None when it is
     no product, not stated, a gift, someone else's, or a thing had already."""
     thing = line_of(product)
-    if thing is None or not states(m.start()) or for_someone_else(text, m.end()):
+    if thing is None or not states(m.start()) or for_someone_else(text, m.end(), m.start()):
         return None
     if m.re is not _ACQUIRED[-1] and not by_speaker(text, m.start()):
         return None  # "my sister upgraded to …", "i heard Dan got …": someone else's
@@ -333,8 +333,8 @@ def _known(product: str, recent: Recent) -> str:
     return fuller.pop() if len(fuller) == 1 else product
 
 
-def _named(said: Said, recent: Recent, covered: Sequence[tuple[int, int]]) -> list[tuple[str, str]]:
-    """(thing, product) for each product the sentence names where the speaker owns that thing:
+def _named(said: Said, recent: Recent, covered: Sequence[tuple[int, int]]) -> list[tuple[str, str, int]]:
+    """(thing, product, where) for each product the sentence names where the speaker owns that thing:
     "my <product>"; "it's a <product>" where its kind is the speaker's (said before it in the
     sentence, or the last thing the speaker named); "the <product>" only opening a clause after
     "my <thing>" of its kind in the sentence ("my car won't start, the civic just clicks"), not
@@ -343,7 +343,7 @@ def _named(said: Said, recent: Recent, covered: Sequence[tuple[int, int]]) -> li
     text = said.text
     last = recent.owned.get(said.speaker.name.lower())
     mood = sentence_mood(text)
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, int]] = []
     for m, product in _found(_NAMED, text, set(recent.models)):
         thing = line_of(product)
         if thing is None or not _PLAIN_PRODUCT.match(product) or not mood.states(m.start()):
@@ -352,13 +352,9 @@ def _named(said: Said, recent: Recent, covered: Sequence[tuple[int, int]]) -> li
             continue
         owned = _owned_from(text, thing) < m.start()
         det = (m.groupdict().get("det") or "").lower()
-        if det in {"my", "our"}:
-            out.append((thing, product))
-        elif det == "the":
-            if owned and _CLAUSE_START.search(text, max(0, m.start() - 20), m.start()):
-                out.append((thing, product))
-        elif owned or thing == last:
-            out.append((thing, product))
+        the = det == "the" and owned and _CLAUSE_START.search(text, max(0, m.start() - 20), m.start())
+        if det in {"my", "our"} or the or (det not in {"my", "our", "the"} and (owned or thing == last)):
+            out.append((thing, product, m.start()))
     return out
 
 

@@ -36,16 +36,17 @@ __all__ = ["HOME", "HOME_WORDS", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PH
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
     r"(?:(?:best|older|younger|little|big|new|old|former|current|eldest|youngest)\s+)?"
-    rf"(?:[a-z]+\s+(?=(?i:{_ROLE})\b))?"
+    rf"(?:(?!(?i:{_ROLE})(?:s|es)\s)[a-z]+\s+(?=(?i:{_ROLE})\b))?"
 )
-"""Words that may stand between "my" and a people word: "my older brother", "my thesis supervisor"."""
+"""Words between "my" and a people word ("my thesis supervisor"), not an owner: "my friends landlord"."""
 _NAME_WORD = rf"[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
     rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
     rf"(?:\s+(?:(?:de|da|das|do|dos|of|van|von)\s+)?{_NAME_WORD}){{0,3}}"
 )
-_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?))*)"
+_SPAN = r"\s+(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|ago)\b"  # "Civic 2 years ago"
+_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|(?!\d+(?:\.\d+)?{_SPAN})\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?))*)"
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _THING = (
     rf"(?:my|our|the|his|her)\s+(?:(?:old|new|current|used|trusty|first)\s+)?"
@@ -381,8 +382,8 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"\b{_THING}\s+(?:just\s+|finally\s+)?(?P<verb>{_BROKE_VERBS})"), "status", value="{verb}"),
     Rule(
         _r(
-            rf"\b(?P<verb>bought|purchased|ordered|got|picked up)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*"
-            rf"(?P<thing>{_POSS}|{_NAMED_THING})"
+            rf"(?<!almost )(?<!nearly )\b(?P<verb>bought|purchased|ordered|got|picked up)\s+"
+            rf"(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*(?P<thing>{_POSS}|{_NAMED_THING})"
         ),
         "status",
         value="{verb}",

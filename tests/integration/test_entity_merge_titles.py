@@ -1,8 +1,9 @@
 """A title and one name is the one full name it ends, across chats
 (`ingest.entity_merge.short_names`), and no other: "Mr. Kulkarni" is "Prakash Kulkarni", with two
 such full names the titled name stays apart, as nobody can tell which. A kin-titled name never
-merges ("Aunt Meera" is no colleague "Meera Iyer"), a courtesy title never into a first name
-("Mr. Thomas" is no "Thomas Weber") nor across sexes ("Mrs. Weber" is his wife), and "Dr." only into
+merges ("Aunt Meera" is no colleague "Meera Iyer") nor takes one ("Mr. Smith" is no "Grandpa Joe
+Smith"), a courtesy title never into a first name ("Mr. Thomas" is no "Thomas Weber") nor across
+sexes ("Mrs. Weber" is his wife, "Mrs. Gowda" Ramesh Gowda's), and "Dr." only into
 a full name once said with it ("Dr. Sharma" is no brother-in-law "Anil Sharma")."""
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ async def test_a_titled_name_merges_into_no_one_else(
         "Mr. Thomas": "Thomas Weber is my new manager at work.",
         "Grandma Rose": "I had lunch with Rose Tyler, my old roommate.",
         "Dr. Sharma": "Anil Sharma is my brother-in-law.",
+        "Mrs. Gowda": "Ramesh Gowda renewed our lease yesterday.",  # an Indic man's name: his wife
+        "Mr. Smith": "Grandpa Joe Smith turned ninety on Sunday.",  # a relative is kin-titled
+        "Mrs. Doyle": "Uncle Doyle fixed the fence last week.",
     }
     for titled, first in pairs.items():
         user = await new_user()

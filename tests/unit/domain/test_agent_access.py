@@ -34,13 +34,23 @@ def test_checks_name_what_was_refused_and_allow_the_rest() -> None:
 
 
 def test_a_persons_wing_is_allowed_by_its_name_key() -> None:
-    """A person's wing is keyed by `name_key` ("Dr. Sousa" → "sousa"): its titled name and that
-    name's slug resolve to it as its slug does; a kin title stays in the key."""
+    """A person's wing is keyed by `name_key` ("Dr. Sousa" → "sousa"): its titled name resolves to
+    it as its slug does; a kin title stays in the key."""
     scope = AgentScope("family", frozenset({"fact"}), frozenset({"sousa", "aunt-meera"}), {})
-    for wing in ("sousa", "Dr. Sousa", "dr-sousa", "Aunt Meera", "aunt-meera"):
+    for wing in ("sousa", "Dr. Sousa", "Sousa M.", "prof sousa", "Aunt Meera", "aunt-meera"):
         scope.check_wing(wing)
     with pytest.raises(Forbidden, match="wing 'Meera'"):
         scope.check_wing("Meera")
+
+
+@pytest.mark.parametrize("slug", ["sr-sousa", "dr-sousa", "mr-sousa", "prof-sousa", "sousa-m"])
+def test_a_slug_is_only_its_own_wing_never_a_persons_key(slug: str) -> None:
+    """Recall reads a slug as itself (`retrieval.filters`), and a wing named "Sr-Sousa" is keyed
+    sr-sousa, another wing than Dr. Sousa's: an agent allowed "sousa" is refused it, not shown
+    an empty answer as though it were allowed."""
+    scope = AgentScope("family", frozenset({"fact"}), frozenset({"sousa"}), {})
+    with pytest.raises(Forbidden, match=f"wing '{slug}'"):
+        scope.check_wing(slug)
 
 
 def test_recall_filters_carry_the_scope_and_refuse_before_narrowing() -> None:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ingest.entity_merge import _said_with as said_with
 from ingest.entity_merge import shortens
 from ingest.extract_offline import extract_window
 from ingest.extraction import Extraction, TurnView
@@ -86,7 +87,8 @@ def test_a_kin_title_stays_in_the_key(name: str) -> None:
 
 def test_a_title_and_one_name_is_the_one_full_name_it_ends() -> None:
     assert shortens("p", "Mr. Kulkarni", name_key("Mr. Kulkarni"), "prakash-kulkarni")
-    assert shortens("p", "Ms. Kulkarni", name_key("Ms. Kulkarni"), "prakash-kulkarni")  # sex unknown
+    assert shortens("p", "Ms. Kulkarni", name_key("Ms. Kulkarni"), "sam-kulkarni")  # sex unknown
+    assert not shortens("p", "Ms. Kulkarni", name_key("Ms. Kulkarni"), "prakash-kulkarni")  # a man's name
     assert shortens("p", "Harish", "harish", "harish-menon")  # a first name alone, as before
     assert not shortens("p", "Kulkarni", "kulkarni", "prakash-kulkarni")  # a surname alone is no one's
     assert not shortens("p", "Mr. Thomas", name_key("Mr. Thomas"), "thomas-weber")  # a first name
@@ -167,3 +169,42 @@ def test_a_real_name_opening_with_a_verb_keeps_it(text: str, name: str) -> None:
 @pytest.mark.parametrize("name", ["Priya", "Lakshmi", "Deepa", "Jyoti"])
 def test_a_name_keeps_the_sex_it_had_before_indic_names(name: str) -> None:
     assert name_gender(name) == "f"
+
+
+@pytest.mark.parametrize(("name", "sex"), [("Ramesh", "m"), ("Suresh", "m"), ("Vikram", "m"), ("Sunita", "f")])
+def test_an_indic_name_the_other_locales_leave_unsexed_takes_its_one_indic_sex(name: str, sex: str) -> None:
+    """Faker's Indic lists mislabel some names, so only a name one of their sex lists alone
+    holds says its sex there, and only where no Latin-script list knows the name."""
+    assert name_gender(name) == sex
+
+
+@pytest.mark.parametrize("name", ["Sam", "Jo", "Gowda", "Man"])
+def test_a_name_of_either_sex_or_none_stays_unsexed(name: str) -> None:
+    assert name_gender(name) == ""
+
+
+@pytest.mark.parametrize(
+    ("short", "longer"),
+    [
+        ("Mrs. Gowda", "ramesh-gowda"),  # his wife: Ramesh is a man's name in the Indic lists
+        ("Mrs. Rao", "suresh-rao"),
+        ("Mr. Smith", "grandpa-joe-smith"),  # a relative, kin-titled, is nobody's courtesy-titled name
+        ("Mrs. Doyle", "uncle-doyle"),
+        ("Mr. Doyle", "aunt-mary-doyle"),
+        ("Sra. Gomez", "juan-gomez"),  # Sr./Sra. say a sex as Mr./Mrs. do
+    ],
+)
+def test_a_titled_name_does_not_shorten_a_relative_or_the_other_sex(short: str, longer: str) -> None:
+    assert not shortens("p", short, name_key(short), longer)
+
+
+def test_a_priests_title_is_earned_like_a_doctors() -> None:
+    """ "Fr. Murphy" is a full name once said with the title, in either spelling, not any "John Murphy"."""
+    assert not said_with("fr", ["john murphy"])
+    assert said_with("fr", ["father john murphy"]) and said_with("dr", ["doctor anil sharma"])
+
+
+def test_sr_and_a_surname_is_the_one_full_name_it_ends() -> None:
+    assert shortens("p", "Mr. Doyle", "doyle", "mike-doyle")
+    assert shortens("p", "Mr. Rao", name_key("Mr. Rao"), "suresh-rao")
+    assert shortens("p", "Sr. Gómez", name_key("Sr. Gómez"), "juan-gomez")

@@ -265,3 +265,87 @@ def test_a_long_paste_is_read_in_time_in_step_with_its_length(monkeypatch: pytes
 
     small, large = cost(50), cost(400)
     assert small > 0 and large <= 10 * small, (small, large)  # 8× the paste: linear, not 64×
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("we bought a new Kia Sorento for the family", ("car", "is", "Kia Sorento")),
+        ("We got a Volvo XC90 for the family road trips", ("car", "is", "Volvo XC90")),
+        ("we bought a Nintendo Switch for the kids", ("console", "is", "Nintendo Switch")),
+        ("I bought a Toyota Sienna, plenty of room for the kids", ("car", "is", "Toyota Sienna")),
+        ("I bought a Pixel 9 and a case for my mum", ("phone", "is", "Pixel 9")),
+        ("I got a Specialized Allez for the weekend rides", ("bike", "is", "Specialized Allez")),
+        ("I got a Trek Domane for the weekend rides", ("bike", "is", "Trek Domane")),
+    ],
+)
+def test_a_household_purchase_or_a_gift_said_elsewhere_is_the_users(text: str, fact: Fact) -> None:
+    """A gift is said right after its product; the family's car is the speaker's; "for the
+    weekend" is a rental only ending its clause."""
+    assert fact in things(text), things(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I bought a Nintendo Switch for the kids",
+        "we got a Fiat 500 for the weekend",
+        "bought a Kindle yesterday for my mum",
+    ],
+)
+def test_a_gift_or_a_rental_still_gives_no_thing(text: str) -> None:
+    assert not things(text), things(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I bought a RAV4 at 20% off", ("car", "is", "RAV4")),
+        ("I bought a Civic at 19 grand", ("car", "is", "Civic")),
+        ("got a Pixel 9 at 25 percent off", ("phone", "is", "Pixel 9")),
+        ("I used to drive a Golf, but I just bought a Tesla Model 3", ("car", "is", "Tesla Model 3")),
+        ("I used to have a Civic but I bought a Tesla Model 3 last month", ("car", "is", "Tesla Model 3")),
+        ('I just bought a Tesla Model 3"', ("car", "is", "Tesla Model 3")),
+    ],
+)
+def test_an_amount_is_no_age_and_another_life_stays_in_its_clause(text: str, fact: Fact) -> None:
+    found = things(text)
+    assert found == {fact}, found
+
+
+def test_another_life_still_reaches_the_clause_it_is_said_in() -> None:
+    assert len(things("my car is a 2020 Civic", "When I was 18, I bought a Fiesta")) == 1
+    assert len(things("my car is a 2020 Civic", "at 19 i bought a Fiesta")) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'my brother said "I just bought a Tesla Model 3"',
+        "she texted me “we just got a Tesla Model 3”",
+        "I got a Tesla Model 3 in Forza",
+        "I bought a Honda Civic in GTA",
+        "I got a Prius as my Uber",
+        "I got a Tesla Model 3 Uber home last night",
+        "I bought a Pixel 9 but returned it the next day",
+        "bought a Pixel 9, returned it",
+        "I almost bought a Tesla Model 3",
+    ],
+)
+def test_quoted_words_a_game_a_ride_or_a_purchase_taken_back_is_no_thing(text: str) -> None:
+    assert not things(text), things(text)
+
+
+def test_no_status_for_a_purchase_not_made_nor_a_model_from_a_count_of_years() -> None:
+    assert not facts("I almost bought a Tesla Model 3") and not facts("I nearly got a Pixel 9")
+    found = facts("I bought a Honda Civic 2 years ago")
+    assert not {f for f in found if "Civic 2" in f[0]}, found
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [("swapped my phone for a grand piano", ("phone", "is", "grand piano"))],
+)
+def test_a_word_of_money_is_a_price_only_after_a_and_ending_its_clause(text: str, fact: Fact) -> None:
+    assert fact in things(text), things(text)
+    assert not things("traded my car for a grand") and not things("swapped my bike for a score.")

@@ -1,0 +1,53 @@
+"""Whether "she says it's X" after a clinician is the speaker's own diagnosis (`ingest.relation_naming`).
+
+A clinician named before "he / she says it's …" often saw someone else ("my son saw Dr. Rao. she
+says it's croup", "took Max to Dr. Hale (vet)"), another person says it between ("dr appt done.
+then my sister rang, she says it's a boy!"), or what is said is no condition at all ("she said
+it's covered by insurance", "it's going to take a while", "it's my turn to bring cake"). A
+diagnosis read wrongly is the user's health, so any of these leaves nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.entity_vocab import PEOPLE_ROLES, PETS
+
+__all__ = ["is_condition", "own_visit"]
+
+_CLINICIANS = frozenset({"doctor", "dentist", "therapist", "physio", "physiotherapist"})
+_OTHERS = "|".join(
+    sorted((re.escape(w) for w, p in PEOPLE_ROLES.items() if p not in _CLINICIANS), key=len, reverse=True)
+)
+_PET = "|".join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))
+_OTHER_PATIENT = re.compile(
+    rf"\b(?:my|our|his|her|their|your|the)\s+(?:[a-z]+\s+)?(?:{_OTHERS}|{_PET}|kids?|children|parents|baby)s?\b"
+    r"|\b(?!(?:it|that|what|he|she|there|here|who|let|how|where)['’]s)\w+['’]s\b"
+    r"|\bvets?\b|\btook\s+(?!me\b|myself\b|a\b|an\b|ages\b|forever\b|long\b|hours?\b)\w+|\b(?:rang|called|texted|messaged|phoned)\b",
+    re.I,
+)
+"""Someone else in the visit's sentence or after it: another patient ("my son", "my dad's
+doctor", a pet, a vet, "took Max to …") or another speaker ("my sister rang")."""
+_SENTENCE_START = re.compile(r"[.!?\n][^.!?\n]*$")
+
+
+def own_visit(text: str, clinician_at: int, pronoun_at: int) -> bool:
+    """Whether the clinician named at ``clinician_at`` saw the speaker, no one else said between it
+    and the pronoun at ``pronoun_at``: the sentence naming the clinician and what follows it."""
+    start = _SENTENCE_START.search(text, 0, clinician_at)
+    return _OTHER_PATIENT.search(text, start.start() + 1 if start else 0, pronoun_at) is None
+
+
+_NOT_CONDITION = re.compile(
+    r"^(?:going|gonna|covered|my|your|his|her|our|their|the|this|that|boy|girl|twins?|time|turn|worth|up|about|"
+    r"on|in|over|done|due|ready|booked|free|safe|possible|likely|unlikely|okay|what|how|when|where|why|who|"
+    r"been|be|healing|getting|growing|looking|taking|nothing)\b"
+    r"|\b(?:to|be|is|was|will|by|turn|cake|insurance|while)\b",
+    re.I,
+)
+
+
+def is_condition(value: str) -> bool:
+    """Whether ``value`` reads as a condition, a short noun phrase ("gastritis", "kennel cough"), not
+    a clause ("going to take a while"), a sex ("a boy") or something owned ("my turn")."""
+    return value[:1].isalpha() and _NOT_CONDITION.search(value) is None
