@@ -8,28 +8,19 @@ a full name once said with it ("Dr. Sharma" is no brother-in-law "Anil Sharma").
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy import select
 
-from ingest import MiningDeps, TurnIn, complete_conversation, mine_conversation, store_conversation
+from ingest import MiningDeps
 from loci.db import Database
 from loci.embedder import Embedder
 from loci.models import Entity
 from loci.settings import Settings
 from tests.conftest import UserHandle
+from tests.graph_timeline import mine_chat
 
 NewUser = Callable[..., Awaitable[UserHandle]]
-T0 = datetime(2026, 2, 2, 9, 0, tzinfo=UTC)
-
-
-async def _mine(db: Database, deps: MiningDeps, user: UserHandle, key: str, texts: Sequence[str], day: int) -> None:
-    start = T0 + timedelta(days=day)
-    turns = [TurnIn("user", text, start + timedelta(minutes=i)) for i, text in enumerate(texts)]
-    ref = await store_conversation(db, user.id, external_id=key, agent_id=None, turns=turns)
-    await complete_conversation(db, user.id, key)
-    await mine_conversation(deps, ref.id)
 
 
 async def _people(db: Database, user: UserHandle) -> dict[str, set[str]]:
@@ -43,9 +34,11 @@ async def test_a_titled_name_is_the_one_full_name_it_ends(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(db, deps, user, "lease", ["Prakash Kulkarni renewed our lease, and Leela Nair signed as witness."], 0)
-    await _mine(db, deps, user, "notice", ["Mr. Kulkarni wants two months of notice.", "Aunt Leela said fine."], 2)
-    await _mine(db, deps, user, "twins", ["Sunil Rao and Anil Rao both came.", "Dr. Rao was late."], 4)
+    await mine_chat(
+        deps, user, "lease", ["Prakash Kulkarni renewed our lease, and Leela Nair signed as witness."], day=0
+    )
+    await mine_chat(deps, user, "notice", ["Mr. Kulkarni wants two months of notice.", "Aunt Leela said fine."], day=2)
+    await mine_chat(deps, user, "twins", ["Sunil Rao and Anil Rao both came.", "Dr. Rao was late."], day=4)
 
     people = await _people(db, user)
     assert "mr. kulkarni" in people.get("Prakash Kulkarni", set()), people
@@ -71,8 +64,8 @@ async def test_a_titled_name_merges_into_no_one_else(
     }
     for titled, first in pairs.items():
         user = await new_user()
-        await _mine(db, deps, user, "full", [first], 0)
-        await _mine(db, deps, user, "titled", [f"{titled} called about the weekend plans."], 2)
+        await mine_chat(deps, user, "full", [first], day=0)
+        await mine_chat(deps, user, "titled", [f"{titled} called about the weekend plans."], day=2)
         people = await _people(db, user)
         assert titled in people, (titled, people)
 
@@ -82,10 +75,10 @@ async def test_a_doctor_merges_into_a_full_name_said_with_the_title(
 ) -> None:
     user = await new_user()
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
-    await _mine(db, deps, user, "clinic", ["Dr. Anil Sharma looked at my knee."], 0)
-    await _mine(db, deps, user, "follow", ["Dr. Sharma said my knee needs rest."], 2)
-    await _mine(db, deps, user, "mike", ["Mike Doyle fixed the gate."], 4)
-    await _mine(db, deps, user, "mike2", ["Mike rang again about it."], 6)
+    await mine_chat(deps, user, "clinic", ["Dr. Anil Sharma looked at my knee."], day=0)
+    await mine_chat(deps, user, "follow", ["Dr. Sharma said my knee needs rest."], day=2)
+    await mine_chat(deps, user, "mike", ["Mike Doyle fixed the gate."], day=4)
+    await mine_chat(deps, user, "mike2", ["Mike rang again about it."], day=6)
     people = await _people(db, user)
     assert "dr. sharma" in people.get("Anil Sharma", set()) | people.get("Dr. Anil Sharma", set()), people
     assert "mike" in people.get("Mike Doyle", set()), people  # a first name alone, as before
