@@ -21,25 +21,30 @@ _OTHERS = "|".join(
 )
 _PET = "|".join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))
 _OTHER_PATIENT = re.compile(
-    rf"\b(?:my|our|his|her|their|your|the)\s+(?:[a-z]+\s+)?(?:{_OTHERS}|{_PET}|kids?|children|parents|baby)s?\b"
+    rf"\b(?<!\bwith\s)(?:my|our|his|her|their|your|the)\s+(?:[a-z]+\s+)?(?:{_OTHERS}|{_PET}|kids?|children|parents|baby)s?\b"
     r"|\b(?!(?:it|that|what|he|she|there|here|who|let|how|where)['’]s)\w+['’]s\b"
-    r"|\bvets?\b|\btook\s+(?!me\b|myself\b|a\b|an\b|ages\b|forever\b|long\b|hours?\b)\w+|\b(?:rang|called|texted|messaged|phoned)\b",
+    r"|\bvets?\b|\btook\s+(?!me\b|myself\b|a\b|an\b|ages\b|forever\b|long\b|hours?\b)\w+\s+to\b|\b(?:rang|called|texted|messaged|phoned)\b",
     re.I,
 )
 """Someone else in the visit's sentence or after it: another patient ("my son", "my dad's
-doctor", a pet, a vet, "took Max to …") or another speaker ("my sister rang")."""
-_SENTENCE_START = re.compile(r"[.!?\n][^.!?\n]*$")
+doctor", a pet, a vet, "took Max to …") or another speaker ("my sister rang"). Whom the speaker
+went "with" ("with my husband") and what the doctor took ("took bloods") are no other patient."""
+_LOOK_BACK = 300
+"""How far before the clinician its sentence's start is looked for: a long paste of "she says it's
+…" read from its start for each one took quadratic time."""
 
 
 def own_visit(text: str, clinician_at: int, pronoun_at: int) -> bool:
     """Whether the clinician named at ``clinician_at`` saw the speaker, no one else said between it
-    and the pronoun at ``pronoun_at``: the sentence naming the clinician and what follows it."""
-    start = _SENTENCE_START.search(text, 0, clinician_at)
-    return _OTHER_PATIENT.search(text, start.start() + 1 if start else 0, pronoun_at) is None
+    and the pronoun at ``pronoun_at``: the sentence naming the clinician (at most `_LOOK_BACK`
+    characters of it) and what follows it."""
+    lo = max(0, clinician_at - _LOOK_BACK)
+    start = max(text.rfind(c, lo, clinician_at) for c in ".!?\n")
+    return _OTHER_PATIENT.search(text, start + 1 if start >= 0 else lo, pronoun_at) is None
 
 
 _NOT_CONDITION = re.compile(
-    r"^(?:going|gonna|covered|my|your|his|her|our|their|the|this|that|boy|girl|twins?|time|turn|worth|up|about|"
+    r"^(?:going|gonna|covered|my|your|his|her|our|their|the(?!\s+(?!same|best|worst|one|end|case|plan|thing)[a-z]+$)|this|that|boy|girl|twins?|time|turn|worth|up|about|"
     r"on|in|over|done|due|ready|booked|free|safe|possible|likely|unlikely|okay|what|how|when|where|why|who|"
     r"been|be|healing|getting|growing|looking|taking|nothing)\b"
     r"|\b(?:to|be|is|was|will|by|turn|cake|insurance|while)\b",
@@ -49,5 +54,5 @@ _NOT_CONDITION = re.compile(
 
 def is_condition(value: str) -> bool:
     """Whether ``value`` reads as a condition, a short noun phrase ("gastritis", "kennel cough"), not
-    a clause ("going to take a while"), a sex ("a boy") or something owned ("my turn")."""
+    a clause ("going to take a while"), a sex ("a boy") or something owned ("my turn"); "the flu" is one."""
     return value[:1].isalpha() and _NOT_CONDITION.search(value) is None

@@ -176,11 +176,12 @@ def name_gender(name: str) -> str:
     """ "m" or "f" when Faker lists the first name for one sex only ("Kieran", "Sarah"),
     else "" ("Jo", "Sam", or a name it does not know). A name no Latin-script list files
     under a sex takes the romanised Indic lists' sex (`_indic_gender`: "Ramesh", "Suresh"),
-    so "Mrs. Gowda" is not read as Ramesh Gowda's short form."""
+    so "Mrs. Gowda" is not read as Ramesh Gowda's short form; one the Latin-script lists hold
+    unsexed ("Basir", "Nadim") stays "" as it was before those lists were read."""
     key = _fold(name.split()[0]) if name.strip() else ""
     male, female = key in _first_names_by("first_names_male"), key in _first_names_by("first_names_female")
     if not (male or female):
-        return _indic_gender(key)
+        return "" if key in _first_names_by("first_names") else _indic_gender(key)
     return "m" if male and not female else "f" if female and not male else ""
 
 

@@ -96,12 +96,19 @@ _CLAUSE_TURN = re.compile(
 """Where a sentence turns from one time to another ("i used to drive a Golf, but i just bought …")."""
 
 
-def past_life(text: str, at: int) -> bool:
+_REACH = 300
+"""How far either side of a product its clause is read: a long paste read whole for each of its
+products took quadratic time."""
+
+
+def past_life(text: str, at: int, reach: int = _REACH) -> bool:
     """Whether the clause of ``text`` around ``at`` speaks of another life (`PAST_LIFE`): its
-    bounds are where the sentence turns (`_CLAUSE_TURN`), so "when i was 18, i bought …" is one."""
-    lo = max((t.end() for t in _CLAUSE_TURN.finditer(text, 0, at)), default=0)
-    turn = _CLAUSE_TURN.search(text, at)
-    return bool(PAST_LIFE.search(text, lo, turn.start() if turn else len(text)))
+    bounds are where the sentence turns (`_CLAUSE_TURN`), so "when i was 18, i bought …" is one,
+    and ``reach`` characters either side of ``at`` at most."""
+    lo = max((t.end() for t in _CLAUSE_TURN.finditer(text, max(0, at - reach), at)), default=max(0, at - reach))
+    hi = min(len(text), at + reach)
+    turn = _CLAUSE_TURN.search(text, at, hi)
+    return bool(PAST_LIFE.search(text, lo, turn.start() if turn else hi))
 
 
 NOT_REAL = re.compile(

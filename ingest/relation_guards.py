@@ -145,8 +145,10 @@ _NEVER = re.compile(r"\b(?:never|not|no|didn['’]?t|don['’]?t|won['’]?t|hav
 
 
 def doctor_seen_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """ "I never saw Dr. Osei": a negation in the clause before the doctor says no visit."""
-    return _NEVER.search(_clause_before(sentence, m)) is not None
+    """ "I never saw Dr. Osei": a negation in the verb's own clause before the doctor says no visit;
+    one in a clause before it ("my knee didn't get better so I saw Dr. Patel") says none."""
+    own = re.split(r",|\bso\b|\band\b", _clause_before(sentence, m), flags=re.I)[-1]
+    return _NEVER.search(own) is not None
 
 
 _NOT_HOME = re.compile(
@@ -166,16 +168,17 @@ def living_in_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
 _STAYED = re.compile(
     r"\b(?:I|we)(?:['’](?:ve|m|re|d|ll)|\s+(?:have|had|are|am|will|were|was))?\s+(?:(?:just|also|finally|only|then|"
     r"gonna|going\s+to|be|been|now|actually|really)\s+)*(?:spen[dt]|spending|did|do|doing|had|have|having|"
-    r"stay\w*|booked|book|booking|planned|planning|plan|got|get|getting)\b",
+    r"stay\w*|booked|book|booking|planned|planning|plan|got|get|getting)\b"
+    r"|^\s*(?:(?:just|also|finally|then)\s+)*(?:spent|stayed|did|had|booked)\b|\bback\s+from\s+$",
     re.I,
 )
 _NOT_STAYED = re.compile(r"\b(?:tips?|worth|how\s+much|how\s+many|enough|should|recommend\w*|ideas?|advice)\b", re.I)
 
 
 def stay_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """A stay counted in nights is the speaker's only when "I" / "we" spent, did or booked it: "my
-    sister spent a week in Crete", "any tips for 3 nights in Porto", "Day 1-3: 3 nights in Porto"
-    say none."""
+    """A stay counted in nights is the speaker's only when "I" / "we" spent, did or booked it, or
+    the clause opens with the verb ("spent 3 nights in Porto") or is back from it: "my sister spent
+    a week in Crete", "any tips for 3 nights in Porto", "Day 1-3: 3 nights in Porto" say none."""
     before = _clause_before(sentence, m)
     return (
         _NOT_STAYED.search(sentence, max(0, m.start() - _WINDOW), m.end() + _WINDOW) is not None
@@ -216,16 +219,18 @@ def title_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 _TRIED = re.compile(
     r"\bfor\s+(?:a|an|one|two|three|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|years?|while)\b|"
-    r"\bveganuary\b|\bquit\b|\bgave\s+(?:it\s+)?up\b|\bgive\s+up\b|\bstopped\b|\bback\s+(?:on|to)\b|"
-    r"\beat(?:s|ing)?\s+meat\b|\bas\s+a\s+(?:kid|child|teen\w*|student)\b|\bin\s+(?:uni|college|school)\b|"
-    r"\bused\s+to\b|\bdidn['’]?t\s+last\b|\btried\b|\bbriefly\b|\bonce\b",
+    r"\bveganuary\b|\b(?:quit|stopped)\b(?!\s+(?:eating|having|buying|drinking)\b)|\bgave\s+(?:it\s+)?up\b|"
+    r"\bgive\s+up\b|\bback\s+(?:on|to)\b|\b(?<!stopped\s)(?<!quit\s)eat(?:s|ing)?\s+meat\b|"
+    r"\bas\s+a\s+(?:kid|child|teen\w*|student)\b|\bin\s+(?:uni|college|school)\b|"
+    r"\bused\s+to\b|\bdidn['’]?t\s+last\b|\btried\b|\bbriefly\b|\bonce\b(?=\s*(?:$|[.,;:!?]))",
     re.I,
 )
 
 
 def diet_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
     """A diet tried and given up ("went vegan for a month and then quit", "for veganuary, back on meat
-    now", "as a kid") is no diet now."""
+    now", "as a kid", "was vegan once") is no diet now; meat given up ("stopped eating meat and went
+    vegan") and "once" opening a clause ("went vegan once I watched Dominion") are one."""
     return _TRIED.search(sentence, max(0, m.start() - _WINDOW), m.end() + _WINDOW) is not None
 
 

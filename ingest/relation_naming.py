@@ -142,7 +142,8 @@ def pet_said_after(
 
 _CLINICIAN_NAMED = re.compile(r"\b(?:dr\.?|doctor|doc|gp|consultant|specialist|physio|dentist)\s", re.I)
 _SHE_FINDS = re.compile(
-    r"(?:^|[.!?]\s+|,\s*)(?:he|she)\s+(?:says|said|reckons|thinks|thought|confirmed|told\s+me)\s+(?:that\s+)?"
+    r"(?:^|[.!?]\s+|,\s*)(?:he|she)\s+(?:(?:took|did|ran|checked|examined)\s+(?:\w+\s+){1,2}?and\s+)?"
+    r"(?:says|said|reckons|thinks|thought|confirmed|told\s+me)\s+(?:that\s+)?"
     r"(?:it['’]?s|its|it\s+is|it\s+was|I\s+have|I['’]ve\s+got)\s+(?:(?:probably|likely|just|definitely|mild)\s+)*"
     r"(?:an?\s+)?(?!(?:fine|ok|okay|nothing|normal|not|all|good|nothing|no|too|better|worse|serious|bad)\b)"
     r"(?P<value>[^.,;:!?\n()]{2,60})",

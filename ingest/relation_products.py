@@ -230,7 +230,7 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
     text, speaker = said.text, said.speaker.name.lower()
     mood = sentence_mood(text)
     past_said = recent.acquired.get(speaker + "\0past") == str(said.seq)  # "my first car? i bought …"
-    recent.acquired[speaker + "\0past"] = str(said.seq) if past_life(text, len(text)) else ""
+    recent.acquired[speaker + "\0past"] = str(said.seq) if past_life(text, len(text), reach=len(text)) else ""
     noted = recent.acquired.get(speaker, "")
     acquired = _ACQUIRED_THING.search(text)
     recent.acquired[speaker] = (
