@@ -28,13 +28,7 @@ from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
-from ingest.relation_naming import (
-    described_after,
-    diagnosis_said_after,
-    named_after,
-    named_next,
-    pet_said_after,
-)
+from ingest.relation_naming import described_after, diagnosis_said_after, named_after, named_next, pet_said_after
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
 from ingest.relation_phrasings import PHRASINGS, Guarded
 from ingest.relation_products import product_facts
@@ -43,7 +37,7 @@ from ingest.relation_sayings import SAYINGS
 from ingest.segment import split_sentences
 from loci.speakers import person_named
 from loci.timexpr import TimeSpan, find_time_expressions
-from loci.timexpr.tense import Direction, Other, direction_of
+from loci.timexpr.tense import Direction, Other, TenseReader
 
 __all__ = ["kin_of", "relations_in", "speaker_of"]
 
@@ -248,6 +242,7 @@ class _Said:
         self.recent = recent
         self.offset = offset
         self._spans: list[TimeSpan] | None = None
+        self._tense: tuple[TenseReader, list[Other]] | None = None
 
     def spans(self) -> list[TimeSpan]:
         if self._spans is None:
@@ -267,17 +262,20 @@ class _Said:
         """Whether the sentence looks ahead at ``text[start:end]`` ("I'm flying to *Tokyo*", "I
         want to visit *Nara*"), by `loci.timexpr.tense`: the verbs around it, then its time
         expressions that lie wholly ahead of or behind the turn ("tomorrow", "last year")."""
-        today = self.turn.created_at.date()
-        others: list[Other] = []
-        at = 0
-        for span in self.spans():
-            at = max(self.text.find(span.text, at), 0)
-            side: Direction | None = (
-                "future" if span.start.date() > today else "past" if span.end.date() <= today else None
-            )
-            others.append((at, at + len(span.text), side))
-            at += len(span.text)
-        return direction_of(self.text, start, end, others) == "future"
+        if self._tense is None:  # once a sentence: a long one holds many facts, each asking
+            today = self.turn.created_at.date()
+            others: list[Other] = []
+            at = 0
+            for span in self.spans():
+                at = max(self.text.find(span.text, at), 0)
+                side: Direction | None = (
+                    "future" if span.start.date() > today else "past" if span.end.date() <= today else None
+                )
+                others.append((at, at + len(span.text), side))
+                at += len(span.text)
+            self._tense = (TenseReader(self.text), others)
+        reader, others = self._tense
+        return reader.direction(start, end, others) == "future"
 
 
 def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> tuple[EntityMention, str, str] | None:
