@@ -13,30 +13,13 @@ someone else in the same sentence ("my brother Karl was diagnosed with …", "to
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from ingest.entity_lower import lower_case_places
-from ingest.extract_offline import extract_window
-from ingest.extraction import Extraction, TurnView
 from ingest.gazetteer import place_weight
+from tests.unit.ingest.chat_window import chat, kinds
 
-AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 Fact = tuple[str, str, str]
-
-
-def chat(*turns: str) -> Extraction:
-    """A window of turns; one starting "A:" is the assistant's."""
-    views = [
-        TurnView(i, i, "assistant" if t.startswith("A:") else "user", t.removeprefix("A:"), AT)
-        for i, t in enumerate(turns, 1)
-    ]
-    return extract_window(views)
-
-
-def kinds(*turns: str) -> dict[str, str]:
-    return {m.name: m.kind for ms in chat(*turns).mentions.values() for m in ms}
 
 
 def facts(*turns: str) -> set[Fact]:

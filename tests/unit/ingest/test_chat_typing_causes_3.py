@@ -16,32 +16,14 @@ an owner's does, so "St Jude's" is the "St Jude" stored.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from ingest.entity_merge import _said_with as said_with
 from ingest.entity_merge import shortens
-from ingest.extract_offline import extract_window
-from ingest.extraction import Extraction, TurnView
 from ingest.gazetteer import is_first_name, name_gender
 from ingest.indic_names import romanised
 from loci.name_keys import name_key
-
-AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
-
-
-def chat(*turns: str) -> Extraction:
-    """A window of turns; one starting "A:" is the assistant's."""
-    views = [
-        TurnView(i, i, "assistant" if t.startswith("A:") else "user", t.removeprefix("A:"), AT)
-        for i, t in enumerate(turns, 1)
-    ]
-    return extract_window(views)
-
-
-def kinds(*turns: str) -> dict[str, str]:
-    return {m.name: m.kind for ms in chat(*turns).mentions.values() for m in ms}
+from tests.unit.ingest.chat_window import kinds
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ stay. And a long paste must be read in time in step with its length.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +20,7 @@ import ingest.product_guards as product_guards
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
 from ingest.gazetteer import name_gender
+from tests.unit.ingest.chat_window import CountingPattern
 
 AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -65,21 +65,6 @@ def test_the_false_facts_the_guards_veto_stay_vetoed(text: str) -> None:
     assert not said, said
 
 
-class _Counting:
-    """A compiled pattern that counts the characters each search is given to read."""
-
-    def __init__(self, pattern: re.Pattern[str], read: list[int]) -> None:
-        self.pattern, self.read = pattern, read
-
-    def search(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> Any:
-        self.read.append(min(endpos, len(text)) - pos)
-        return self.pattern.search(text, pos, endpos)
-
-    def finditer(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> Any:
-        self.read.append(min(endpos, len(text)) - pos)
-        return self.pattern.finditer(text, pos, endpos)
-
-
 @pytest.mark.parametrize(
     ("module", "attr", "said"),
     [
@@ -95,7 +80,7 @@ def test_a_long_paste_is_read_in_time_in_step_with_its_length(
     paste's start or to its end: 100 KB took 27 s. The reads are bounded now; 8× the paste reads
     about 8× as much, not 64×."""
     read: list[int] = []
-    monkeypatch.setattr(module, attr, _Counting(getattr(module, attr), read))
+    monkeypatch.setattr(module, attr, CountingPattern(getattr(module, attr), read))
 
     def cost(n: int) -> int:
         read.clear()

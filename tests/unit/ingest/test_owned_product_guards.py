@@ -11,9 +11,7 @@ a price read as the thing traded for, and a long paste read in quadratic time.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
@@ -21,6 +19,7 @@ import ingest.product_guards as guards
 from ingest.extract_offline import extract_window
 from ingest.extraction import TurnView
 from ingest.product_lines import line_of
+from tests.unit.ingest.chat_window import CountingPattern
 
 AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 Fact = tuple[str, str, str]
@@ -242,21 +241,10 @@ def test_a_price_is_not_what_a_thing_was_traded_for(text: str) -> None:
     assert not things(text), things(text)
 
 
-class _Counting:
-    """A compiled pattern that counts the characters each search is given to read."""
-
-    def __init__(self, pattern: re.Pattern[str], read: list[int]) -> None:
-        self.pattern, self.read = pattern, read
-
-    def search(self, text: str, pos: int = 0, endpos: int = 1 << 62) -> Any:
-        self.read.append(min(endpos, len(text)) - pos)
-        return self.pattern.search(text, pos, endpos)
-
-
 @pytest.mark.parametrize("attr", ["_DIRECT", "_JOINED"])
 def test_a_long_paste_is_read_in_time_in_step_with_its_length(monkeypatch: pytest.MonkeyPatch, attr: str) -> None:
     read: list[int] = []
-    monkeypatch.setattr(guards, attr, _Counting(getattr(guards, attr), read))
+    monkeypatch.setattr(guards, attr, CountingPattern(getattr(guards, attr), read))
 
     def cost(n: int) -> int:
         read.clear()
