@@ -4,7 +4,8 @@ Inside a conversation the turn that states a fact and the turns that share its t
 question almost alike: "How many bikes do I own?" finds "I've got three of them - a road
 bike, a mountain bike and a commuter bike" and "do you know a good lock for my bike?" with
 close scores, and only one of them can answer. When the message asks for a quantity, an
-amount of money, a time of day, a duration or a place (`retrieval.answer_type`), this list holds the
+amount of money, a time of day, a duration, a place or the time an event happened
+(`retrieval.answer_type`), this list holds the
 semantic signal's matching turns whose *best-matching sentence* holds such a thing, each at
 its rank in the semantic list, and RRF counts it like any other list: among turns about the
 same topic, the one that can hold the answer moves up. Keeping the semantic rank matters:

@@ -12,17 +12,26 @@ times, durations, and for "where" a capitalised name after a preposition of plac
 Grand Ballroom", "to Lisbon"; "at the gym" goes unseen, and is then simply not lifted).
 "Who" would need a person tagger per sentence (the drawer-level entities of mining are per
 turn, too coarse to tell one sentence of a long turn from another, and a capitalised word
-is as often a place or a brand), and "when" is mostly answered by the turn's own date, not
-its words.
+is as often a place or a brand).
 
-A question about time elapsed ("how many days passed between…", "how long ago…") is
-answered from the turns' dates, not from a number they contain, so it has no answer kind.
+A question about when something happened or the time elapsed since ("when did I…", "how
+many days passed between…", "how long ago…") is answered from the date of the event, not
+from a number a turn contains. The turn that can give that date is the one that places the
+event in time ("I got a smoker today", "I volunteered on March 7th", "we went last
+weekend"): the turn's own date alone cannot tell "I bought it today" from "I've been
+thinking about buying one", said the same day. So its kind is `AnswerKind.DATED`, held by a
+sentence with a time expression the time reader (`loci.timexpr`) reads as a definite time;
+"recently" and "lately" (fuzzy) do not count.
 """
 
 from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from loci.timexpr import find_time_expressions
 
 __all__ = ["AnswerKind", "answer_kind", "holds_answer"]
 
@@ -38,6 +47,8 @@ class AnswerKind(enum.StrEnum):
     """How long: a number of time units."""
     PLACE = "place"
     """Where: a named place after a preposition ("at the Grand Ballroom", "to Lisbon")."""
+    DATED = "dated"
+    """When, how long ago, how long between: the event placed in time ("today", "on March 7th")."""
 
 
 _UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|fortnights?|months?|years?|decades?)"
@@ -55,6 +66,8 @@ _MONEY_QUESTION_RE = re.compile(
     r"euros|pounds|fees?)\b",
     re.IGNORECASE,
 )
+# "When did I…" asked as a question, not "what did I buy when I was in Paris".
+_WHEN_QUESTION_RE = re.compile(r"(?:^|[.?!:]\s+|,\s*)when\s+(?:did|was|were|had|have|has|do|does|is)\b", re.IGNORECASE)
 _DURATION_QUESTION_RE = re.compile(r"\bhow\s+(?:long|much\s+time|many\s+" + _UNITS + r")\b", re.IGNORECASE)
 _QUANTITY_QUESTION_RE = re.compile(r"\bhow\s+(?:many|much|old)\b", re.IGNORECASE)
 _CLOCK_QUESTION_RE = re.compile(r"\bwhat\s+time\b", re.IGNORECASE)
@@ -96,20 +109,29 @@ _PLACE_RE = re.compile(
     r"\b(?:[Aa]t|[Ii]n|[Tt]o|[Ff]rom|[Nn]ear|[Ii]nto|[Aa]round|[Vv]isit(?:ed|ing)?)\s+(?:the\s+)?"
     rf"(?!(?:{_CALENDAR}))[A-Z][\w'’-]+"
 )
-_HOLDS = {
-    AnswerKind.QUANTITY: _CARDINAL_RE,
-    AnswerKind.MONEY: _MONEY_RE,
-    AnswerKind.CLOCK: _CLOCK_RE,
-    AnswerKind.DURATION: _DURATION_RE,
-    AnswerKind.PLACE: _PLACE_RE,
+_ANY_ANCHOR = datetime(2020, 6, 15, tzinfo=UTC)
+"""Whether a sentence places something in time does not depend on the clock it is read on."""
+
+
+def _places_in_time(sentence: str) -> bool:
+    return any(span.granularity != "fuzzy" for span in find_time_expressions(sentence, _ANY_ANCHOR, prefer="past"))
+
+
+_HOLDS: dict[AnswerKind, Callable[[str], bool]] = {
+    AnswerKind.QUANTITY: lambda text: _CARDINAL_RE.search(text) is not None,
+    AnswerKind.MONEY: lambda text: _MONEY_RE.search(text) is not None,
+    AnswerKind.CLOCK: lambda text: _CLOCK_RE.search(text) is not None,
+    AnswerKind.DURATION: lambda text: _DURATION_RE.search(text) is not None,
+    AnswerKind.PLACE: lambda text: _PLACE_RE.search(text) is not None,
+    AnswerKind.DATED: _places_in_time,
 }
 
 
 def answer_kind(message: str) -> AnswerKind | None:
     """The kind of thing ``message`` asks for, or None when its answer has no kind a
-    pattern can see (or is read from the turns' dates: elapsed time)."""
-    if _ELAPSED_RE.search(message):
-        return None
+    pattern can see."""
+    if _ELAPSED_RE.search(message) or _WHEN_QUESTION_RE.search(message):
+        return AnswerKind.DATED
     if _CLOCK_QUESTION_RE.search(message):
         return AnswerKind.CLOCK
     if _MONEY_QUESTION_RE.search(message):
@@ -125,4 +147,4 @@ def answer_kind(message: str) -> AnswerKind | None:
 
 def holds_answer(kind: AnswerKind, text: str) -> bool:
     """Whether ``text`` (a sentence) contains a thing of ``kind``."""
-    return _HOLDS[kind].search(text) is not None
+    return _HOLDS[kind](text)

@@ -107,8 +107,9 @@ class RetrievalConfig:
     """When the message asks what the assistant said, the replies of the user turns it
     matches form a list of their own (`retrieval.reply`)."""
     answer: AnswerParams = field(default_factory=AnswerParams)
-    """When the message asks for a quantity, money, a time of day, a duration or a place, the matching
-    turns whose matched sentence holds one form a list of their own (`retrieval.answer_list`)."""
+    """When the message asks for a quantity, money, a time of day, a duration, a place or when
+    something happened, the matching turns whose matched sentence holds one form a list of their
+    own (`retrieval.answer_list`)."""
     depth: RecallDepth = field(default_factory=RecallDepth)
     """How many drawers a message recalls, from the message (`retrieval.depth`)."""
     memories: MemorySearchParams | None = field(default_factory=MemorySearchParams)

@@ -30,11 +30,14 @@ NOW = datetime(2024, 6, 1, tzinfo=UTC)
         ("What time do I usually go to the gym?", AnswerKind.CLOCK),
         ("How long have I been collecting vintage films?", AnswerKind.DURATION),
         ("How many hours did I spend on the puzzle?", AnswerKind.DURATION),
-        # elapsed time is read from the turns' dates, not from a number in them
-        ("How many days passed between my two trips to Lisbon?", None),
-        ("How long ago did I adopt my cat?", None),
-        ("How many weeks before the wedding did I book the venue?", None),
-        ("How long had it been since I last saw Derek?", None),
+        # when, and elapsed time: answered by the turn that places the event in time
+        ("How many days passed between my two trips to Lisbon?", AnswerKind.DATED),
+        ("How long ago did I adopt my cat?", AnswerKind.DATED),
+        ("How many weeks before the wedding did I book the venue?", AnswerKind.DATED),
+        ("How long had it been since I last saw Derek?", AnswerKind.DATED),
+        ("When did I get my bike fixed?", AnswerKind.DATED),
+        ("Quick one: when was my last dentist appointment?", AnswerKind.DATED),
+        ("What did I buy when I was in Porto?", None),  # "when" inside a clause asks nothing
         ("Where do I take yoga classes?", AnswerKind.PLACE),
         ("Remind me where did Rachel move to?", AnswerKind.PLACE),
         # no kind a pattern can see
@@ -58,6 +61,12 @@ def test_the_wh_phrase_fixes_the_kind_of_answer(message: str, kind: AnswerKind |
         (AnswerKind.QUANTITY, "We met on June 14th in 2023.", False),  # an ordinal and a year
         (AnswerKind.QUANTITY, "Dinner is at 7:30.", False),  # a clock time
         (AnswerKind.MONEY, "It was a two-day workshop, and I paid $200 to attend.", True),
+        (AnswerKind.DATED, "I picked up a new grill today and can't wait to try it.", True),
+        (AnswerKind.DATED, "We ran the charity 10K on April 3rd.", True),
+        (AnswerKind.DATED, "I fixed the chain last weekend.", True),
+        (AnswerKind.DATED, "I sold my old camera three weeks ago.", True),
+        (AnswerKind.DATED, "I've been thinking about buying a grill for the garden.", False),
+        (AnswerKind.DATED, "I recently started doing yoga.", False),  # fuzzy: no definite time
         (AnswerKind.MONEY, "The train ticket came to 45 euros.", True),
         (AnswerKind.MONEY, "I attended five workshops in the last three months.", False),
         (AnswerKind.CLOCK, "I had a doctor's appointment at 10 AM last Thursday.", True),
