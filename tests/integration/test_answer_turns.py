@@ -1,6 +1,7 @@
 """The answer list over a real mined palace (`retrieval.answer_list`): a question that asks
 for a quantity or an amount of money lifts the turn whose *matched sentence* holds one, read
-through the stored sentence positions, and leaves alone the turns that share the topic but
+through the stored sentence positions (and one about when something happened, the turn that
+places it in time), and leaves alone the turns that share the topic but
 carry their numbers in another sentence."""
 
 from __future__ import annotations
@@ -68,7 +69,13 @@ async def _ranks(deps: RecallDeps, user: int, message: str, **config: Any) -> di
 
 
 @pytest.mark.parametrize(
-    ("message", "fact"), [("How many bikes do I own?", "count"), ("How much did I pay for the bike fit?", "money")]
+    ("message", "fact"),
+    [
+        ("How many bikes do I own?", "count"),
+        ("How much did I pay for the bike fit?", "money"),
+        # the turn that places the fit in time ("last week"), not the ones that only share the topic
+        ("How long ago did I have my bike fit?", "money"),
+    ],
 )
 async def test_the_turn_whose_matched_sentence_holds_the_answer_is_listed_and_leads(
     db: Database, embedder: Embedder, settings: Settings, palace: dict[str, Any], message: str, fact: str
