@@ -114,13 +114,16 @@ DIETS: Mapping[str, str] = MappingProxyType(
         **{d: d for d in ("coeliac", "celiac", "halal", "kosher")},
         "veggie": "vegetarian",
         "plant-based": "vegan",
+        **{d: "low carb" for d in ("low carb", "low-carb", "lo carb")},
+        **{d: d for d in ("paleo", "dairy-free")},
     }
 )
 """Diets as said → as recorded (`ingest.relation_rules`): "we're both veggie" is vegetarian."""
 
 DOG_BREEDS = words(
     """greyhound whippet lurcher labrador spaniel terrier collie beagle poodle dachshund husky retriever pug
-    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman"""
+    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman
+    cavoodle spoodle groodle maltipoo schnoodle bernedoodle goldendoodle corgi pomeranian kelpie samoyed"""
 )
 """Dogs are often named by their breed ("our rescue greyhound", "my beagle"): each breed's
 species is dog."""
@@ -238,7 +241,7 @@ POSSESSIONS = words(
     boiler thermostat sofa couch mattress bed desk chair guitar piano keyboard violin drums amp
     tent backpack suitcase stroller pram helmet tyres tires charger powerbank power-bank inverter
     solar-panel house flat apartment mower lawnmower drill ring necklace glasses hearing-aid inhaler wheelchair
-    shoes boots jacket coat"""
+    shoes boots jacket coat sewing-machine"""
 )
 """Things people own and talk about changing: "my <thing>" makes it an item entity, the
 subject of its state ("the battery is a 12V pack") and status ("sold", "broken").

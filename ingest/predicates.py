@@ -49,6 +49,7 @@ MULTI_VALUED = frozenset(
         "takes",
         "injury",
         "owns",
+        "owned",
         "pet",
     }
 )
@@ -65,7 +66,9 @@ PREDICATES: Mapping[str, str] = MappingProxyType(
         "is": "what an item currently is (the battery is a 44V 30Ah pack)",
         "status": "an item's state: bought, sold, broken, lost, repaired, no longer used",
         "replaced by": "a named item the subject swapped for another",
-        "uses": "a product or service the user switched to",
+        "uses": "a product or service the user switched to, or talks to people through",
+        "owns": "a product the subject acquired (bought it, was talked into it, drove it home)",
+        "owned": "a product the subject no longer has (sold, traded in, returned, given away, stolen)",
         "likes": "something the subject enjoys",
         "dislikes": "something the subject avoids",
         "prefers": "the subject's current preference",
@@ -128,6 +131,7 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "switched to": "uses",
         "reports to": "manager",
         "line manager": "manager",
+        "physio": "physiotherapist",
         "married to": "partner",
         "dating": "partner",
         "has pet": "pet",

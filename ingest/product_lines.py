@@ -93,6 +93,7 @@ _LINES: dict[str, tuple[str, str]] = {
     "e-bike": ("""VanMoof Rad_Power RadPower""", ""),
     "motorbike": ("""Ducati Harley Harley-Davidson Kawasaki""", """Triumph"""),
     "scooter": ("""Vespa Segway Ninebot""", ""),
+    "sewing-machine": ("""Bernina Bernette Janome Pfaff Juki""", ""),
 }
 
 

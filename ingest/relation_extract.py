@@ -28,8 +28,10 @@ from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
+from ingest.relation_health import HEALTH_PHRASINGS
 from ingest.relation_naming import described_after, diagnosis_said_after, named_after, named_next, pet_said_after
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
+from ingest.relation_people import PEOPLE_PHRASINGS
 from ingest.relation_phrasings import PHRASINGS, Guarded
 from ingest.relation_products import product_facts
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
@@ -46,7 +48,7 @@ RULE_CONFIDENCE = 0.7
 that `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
-_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *CHANGE_RULES)
+_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *PEOPLE_PHRASINGS, *HEALTH_PHRASINGS, *CHANGE_RULES)
 _ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"

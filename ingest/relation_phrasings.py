@@ -101,13 +101,23 @@ _SEER = (
 """Who saw the doctor: "I" / "we", or no one said (the speaker's own news); never "my mum saw", "took my
 son to see" (another patient), nor "I never saw" (a negation stops the adverbs)."""
 _SEEN_DOCTOR = (
-    r"saw|seen|seeing|see|visited|registered\s+with|(?:an?\s+)?(?:appointment|appt)\s+with|booked\s+in\s+with"
+    r"saw|seen|seeing|see|visited|registered\s+with|booked\s+in\s+with|"
+    r"(?:an?\s+|my\s+)?(?:(?:first|next)\s+)?(?:appointment|appt)\s+(?:is\s+)?with"
 )
+
+_GOING = rf"(?<![\"“])\b(?:I['’]m|I\s+am|im|we['’]re|we\s+are)\s+{NOW}going"
+"""A diet one is going, said by its "I'm" ("I'm going low carb"), not in quotes; "going vegan" alone is a
+noun phrase ("so going vegan is harder than I thought")."""
+_NOT_SO = (
+    r"(?![\"”])(?!\s*[,!]?\s*(?:said\s+no\s*one|maybe|perhaps|probably|tonight|for\s+(?:dinner|lunch|tea|tonight|the\s+"
+    r"(?:night|day|evening))|jk|just\s+kidding|kidding|as\s+if|I\s+think|or\s+not|lol\s+jk)\b)"
+)
+"""A diet said and taken back after it ("…, said no one ever", "… maybe") or only a meal ("… tonight")."""
 
 PHRASINGS: tuple[Rule, ...] = (
     # people
     Guarded(
-        _cs(rf"{_NOT_THEIRS}\b(?P<pred>(?i:{_FAMILY}))\s*\(\s*(?P<value>{NAME})\s*\)"),
+        _cs(rf"{_NOT_THEIRS}\b(?P<pred>(?i:{_FAMILY}))\s*\(\s*(?P<value>{NAME})\s*[),]"),
         None,
         "p",
         refuses_kind="lioet",
@@ -182,9 +192,9 @@ PHRASINGS: tuple[Rule, ...] = (
     # health
     Guarded(
         _r(
-            rf"(?:\b(?:I|we)(?:['’]ve|\s+have)?\s+|(?:^|[,;]\s*|\b(?:and|so|also)\s+)){NOW}"
-            rf"(?:went|gone|turned|become|became|switched\s+to(?:\s+being)?)\s+(?:fully\s+|full\s+|strictly\s+)?"
-            rf"(?P<value>{_DIET})\b"
+            rf"(?:(?:\b(?:I|we)(?:['’]ve|\s+have)?\s+|(?:^|[,;]\s*|\b(?:and|so|also)\s+)){NOW}"
+            rf"(?:went|gone|turned|become|became|switched\s+to(?:\s+being)?)|{_GOING})\s+(?:fully\s+|full\s+|strictly\s+)?"
+            rf"(?P<value>{_DIET})\b{_NOT_SO}"
         ),
         "diet",
         recorded=DIETS,
@@ -241,7 +251,8 @@ PHRASINGS: tuple[Rule, ...] = (
     Guarded(
         _cs(
             rf"\b(?i:he|she)\s+{NOW}(?i:got\s+a\s+job\s+(?:at|with)|took\s+a\s+job\s+(?:at|with)|works\s+(?:at|for)|"
-            rf"started\s+(?:work\s+)?at)\s+(?P<value>{NAME})"
+            rf"started\s+(?:work\s+)?at)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+            r"(?!\s+(?i:office|branch|site|store|depot|plant|campus|warehouse|team)\b)"
         ),
         "works at",
         "o",

@@ -38,10 +38,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from ingest import product_ownership as owning
 from ingest.entity_vocab import POSSESSIONS, VERB_VALUES, words
 from ingest.extraction import USER_ENTITY, EntityMention, RelationFact
 from ingest.mood import sentence_mood
-from ingest.product_guards import NOT_REAL, by_speaker, for_someone_else, past_life, states_more, trimmed, undone
+from ingest.product_guards import by_speaker, for_someone_else, past_life, states_more, trimmed
 from ingest.product_lines import CAPITALISED_ONLY, EVERYDAY, NOT_THE_THING, PRODUCT_LINES, line_at, line_of, spelled
 from ingest.relation_context import Recent, Said
 
@@ -76,9 +77,10 @@ _TOKEN = (
 """A word of a model after its line: a number ("15", "X1"), a capitalised word ("Carbon"), a
 tier ("pro", "air"), a word before a number ("kobo libra 2"); not a storage size, a count of
 years or a price ("128gb", "4 years", "for 40")."""
-_YEAR = r"(?:(?:19|20)\d\d[ \t]+)"
-_PRODUCT = rf"(?<![\w\-])(?P<product>{_YEAR}?(?:{_PLAIN}|{_CAPITAL})(?![\w\-])(?:[ \t]+{_TOKEN}(?![\w\-])){{0,3}})"
-_PLAIN_PRODUCT = re.compile(rf"(?<![\w\-]){_YEAR}?(?:{_PLAIN})(?![\w\-])", re.I)
+_LEAD = rf"(?:(?:(?:19|20)\d\d[ \t]+)?(?:(?:{'|'.join(owning.MAKERS)})[ \t]+)?)"
+"""A year, and a maker of several kinds of thing (no line itself), before a line: "2019 Samsung Galaxy A35"."""
+_PRODUCT = rf"(?<![\w\-])(?P<product>{_LEAD}(?:{_PLAIN}|{_CAPITAL})(?![\w\-])(?:[ \t]+{_TOKEN}(?![\w\-])){{0,3}})"
+_PLAIN_PRODUCT = re.compile(rf"(?<![\w\-]){_LEAD}(?:{_PLAIN})(?![\w\-])", re.I)
 _FRESH = (
     r"(?:(?P<det>an?|the|my|our|one|this|that)\s+)?"
     r"(?:(?:new|used|brand[\s-]new|second[\s-]hand|refurbished|shiny)\s+)*"
@@ -89,10 +91,14 @@ _ACQUIRED = tuple(
         rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
+        rf"\bdrove\s+(?:the|a|an)\s+(?:new\s+)?{_PRODUCT}\s+home\b",
+        rf"(?<!nearly )(?<!almost )\b(?:talked|convinced|persuaded)\s+(?:me|us)\s+into\s+(?:getting\s+|buying\s+)?"
+        rf"{_FRESH}{_PRODUCT}",
         rf"\b(?:my|our)\s+(?:brand[\s-]new|new)\s+{_PRODUCT}",
     )
 )
-"""Ways of saying a product became the speaker's; only "bought" and its like say it was bought."""
+"""Ways of saying a product became the speaker's; only "bought" and its like say it was bought. The last
+two are the speaker's whoever did the talking ("my son talked me into a Pixel 8"), and say it by themselves."""
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _GONE = re.compile(
     rf"\b(?P<verb>sold|traded\s+in|returned|gave\s+away|got\s+rid\s+of|wrote\s+off|written\s+off|totall?ed|crashed|"
@@ -236,14 +242,17 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
     recent.acquired[speaker] = (
         f"{_thing(acquired.group('thing'))}@{said.seq}" if acquired and mood.states(acquired.start()) else ""
     )
-    if NOT_REAL.search(text):
+    if owning.rental_said(text, said.seq, recent.acquired, speaker):
         return []
     has_is = {f.subject.name for f in here if f.predicate == "is"}
     out: list[RelationFact] = []
     known = set(recent.models)
 
+    gone, spans = _gone(said, recent, mood.states)
+    ended = {f.value for f in owning.owning_ended(gone)}
+
     def model(thing: str, product: str, at: int = 0, end: int = -1) -> None:
-        if thing not in has_is and not past_said and not past_life(text, at) and not undone(text, end):
+        if thing not in has_is and not owning.held_back(text, at, end, past_said or _name(product) in ended):
             has_is.add(thing)
             out.append(_fact(said, EntityMention("i", thing), "is", spelled(" ".join(product.split())), "i"))
 
@@ -251,19 +260,22 @@ def product_facts(said: Said, recent: Recent, here: Sequence[RelationFact]) -> l
         out.append(_fact(said, EntityMention("i", _name(product)), "status", "bought", None))
 
     covered: list[tuple[int, int]] = []
+    rented = owning.rented_before(said.seq, recent.acquired, speaker)  # a hire said earlier in the turn
     for m, product in _found(_ACQUIRED, text, known):
         covered.append((m.start(), m.start("product")))
-        if (thing := _acquired(text, m, product, mood.states)) is not None:
+        thing = _acquired(text, m, product, mood.states)
+        if thing is not None and not owning.doubted(text, m, product, rented):
             model(thing, product, m.start(), m.end())
+            held = owning.held_back(text, m.start(), m.end(), past_said or _name(product) in ended)
+            out.extend(() if held else (_fact(said, said.speaker, "owns", _name(product), "i"),))
             if m.groupdict().get("verb") is not None:
                 bought(product)
-    gone, spans = _gone(said, recent, mood.states)
-    out.extend(gone)
+    out.extend((*gone, *owning.owning_ended(gone)))
     covered.extend(spans)
     if product := _fragment(said, noted, known):
         model(noted.partition("@")[0], product)
         bought(product)
-    for thing, product, at in _named(said, recent, covered):
+    for thing, product, at in (*owning.still_had(gone), *_named(said, recent, covered)):
         if thing not in recent.current or _fuller(product, recent.current[thing]):
             model(thing, product, at)
     return out
@@ -289,7 +301,7 @@ def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int],
     thing = line_of(product)
     if thing is None or not states(m.start()) or for_someone_else(text, m.end(), m.start()):
         return None
-    if m.re is not _ACQUIRED[-1] and not by_speaker(text, m.start()):
+    if m.re not in _ACQUIRED[-2:] and not by_speaker(text, m.start()):
         return None  # "my sister upgraded to …", "i heard Dan got …": someone else's
     verb = m.groupdict().get("verb")
     if verb and verb.lower() != "bought" and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
@@ -297,21 +309,16 @@ def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int],
     return thing
 
 
-_STILL_HAD = frozenset({"dead", "broken"})
-"""A product that died or broke was the speaker's thing until then ("my MacBook Air finally died"):
-named so, it may still open the thing's ``is``; one sold, traded, lost or stolen may not."""
-
-
 def _gone(
     said: Said, recent: Recent, states: Callable[[int], bool]
 ) -> tuple[list[RelationFact], list[tuple[int, int]]]:
     """The products the sentence says the speaker sold, lost or broke (`_GONE`, `_STOLEN`, `_BROKE`),
-    and where each one gone from the speaker is said, never then opened as the thing's ``is`` (`_STILL_HAD`)."""
+    and where each one gone from the speaker is said, never then opened as the thing's ``is`` (`STILL_HAD`)."""
     out: list[RelationFact] = []
     spans: list[tuple[int, int]] = []
     for m, product in _found(_OBJECT_OF, said.text, set(recent.models)):
         value = _GONE_VALUES.get(" ".join(m.group("verb").lower().split()))
-        if value not in _STILL_HAD:
+        if value not in owning.STILL_HAD:
             spans.append((m.start(), m.end()))
         if not states(m.start()) or (m.re is _GONE and not by_speaker(said.text, m.start())):
             continue

@@ -31,14 +31,16 @@ from ingest.entity_vocab import (
 )
 from ingest.letters import UPPER
 
-__all__ = ["HOME", "HOME_WORDS", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PHRASE", "RULES", "VERB_VALUES", "Rule"]
+__all__ = ["HOME", "HOME_WORDS", "JOINED", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PHRASE", "RULES", "VERB_VALUES"]
+__all__ += ["Rule"]
 
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
     r"(?:(?:best|older|younger|little|big|new|old|former|current|eldest|youngest)\s+)?"
-    rf"(?:(?!(?i:{_ROLE})(?:s|es)\s)[a-z]+\s+(?=(?i:{_ROLE})\b))?"
+    rf"(?:(?!(?i:{_ROLE})(?:s|es)\s|[a-z]+s\s+[a-z]+\s+(?i:{_ROLE})\b|(?:ex|previous|first|ever|late|future|last)\s)"
+    rf"[a-z]+\s+(?=(?:[a-z]+\s+)?(?i:{_ROLE})\b)){{0,2}}"
 )
-"""Words between "my" and a people word ("my thesis supervisor"), not an owner: "my friends landlord"."""
+"""Up to two words before a people word ("my thesis supervisor"); no owner ("my kids new teacher"), no ex."""
 _NAME_WORD = rf"[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
@@ -150,9 +152,9 @@ _NO_MORE = r"anymore|any more|any longer"
 _HAVE = r"(?:have|'ve got|have got|got|get|now have)"
 _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 """A people word after "my" / "our", as the ``pred`` group ("my new *boss*")."""
-NAME, NOW, MY_ROLE, PHRASE = _NAME, _NOW, _MY_ROLE, _PHRASE
-"""The pieces `ingest.change_rules` and `ingest.relation_sayings` build on: a name, the adverbs before
-a verb, "my <people word>", a free value (and a home's words: `HOME`, `HOME_WORDS`)."""
+NAME, NOW, MY_ROLE, PHRASE, JOINED = _NAME, _NOW, _MY_ROLE, _PHRASE, rf"{_JOINED}|{_MOVED_TO_JOB}"
+"""The pieces `ingest.change_rules`, `ingest.relation_sayings` and `ingest.relation_people` build on: a name, the
+adverbs before a verb, "my <people word>", a free value, a job joined (a home's words: `HOME`, `HOME_WORDS`)."""
 _HOME = r"house|home|flat|apartment"
 _HOME_WORDS = (
     rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented)\b)[\w\-]+\s+){{0,3}}?"
@@ -210,11 +212,7 @@ RULES: tuple[Rule, ...] = (
         None,
         "p",
     ),
-    Rule(
-        _cs(rf"(?P<value>{_NAME})\s+(?i:replaced|succeeded)\s+{_NAME}\s+(?i:as)\s+{_MY_ROLE}\b"),
-        None,
-        "p",
-    ),
+    Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:replaced|succeeded)\s+{_NAME}\s+(?i:as)\s+{_MY_ROLE}\b"), None, "p"),
     Rule(
         _cs(rf"(?P<value>{_NAME})(?:,|\s*[(\[—–-])\s*{_MY_ROLE}\s*(?=[,.;!?)\]—–-]|$)"),
         None,
@@ -304,7 +302,6 @@ RULES: tuple[Rule, ...] = (
         "o",
         refuses_kind="p",
     ),
-    Rule(_cs(rf"{_WHO_VERB}(?i:{_JOINED}|{_MOVED_TO_JOB})\s+(?P<value>{_NAME})"), "works at", "o", refuses_kind="p"),
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "works at", "o", needs_kind="o"),
     Rule(
         _cs(rf"{_WHO_VERB}(?i:left|quit)\s+{_NAME}\s+(?i:to\s+(?:join|start\s+at))\s+(?P<value>{_NAME})"),
@@ -356,7 +353,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True, recorded=DIETS),
     # preferences
     Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_PHRASE}"), "likes"),
-    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+{_PHRASE}"), "dislikes"),
+    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+(?!(?:the|that|this)\s+stuff\b){_PHRASE}"), "dislikes"),
     Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
     Rule(
         _r(

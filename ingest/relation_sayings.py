@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 
 from ingest.entity_vocab import CLINICIANS, JOB_HEADS
+from ingest.mood import sentence_mood
+from ingest.relation_guards import Guarded
 from ingest.relation_rules import HOME, HOME_WORDS, NAME, NOW, PHRASE, Rule
 
 __all__ = ["SAYINGS", "TITLE_SAID"]
@@ -62,10 +64,14 @@ _DIAGNOSIS = (
 )
 """A diagnosis reported ("GP reckons plantar fasciitis", "the doc says it's tendonitis", "the scan
 showed a stress fracture"), not advice ("the physio said to rest", "doctor says I need rest")."""
-_MEDICATION = r"put me on|prescribed(?: me)?|started me on|I(?:'m| am) (?:now )?taking|I take|I started taking"
+_MEDICATION = r"prescribed(?!\s+me\b)|I(?:'m| am) (?:now )?taking|I take|I started taking"
+_PUT_ME_ON = r"^(?P<head>[^\n]{0,240}?)\b(?P<verb>put\s+me\s+on|started\s+me\s+on|prescribed\s+me)"
+"""A medicine someone put the speaker on ("she's started me on …", "my dad's GP put me on …"): "me" says
+whose it is, so the match opens the sentence and no clause owner is read before it
+(`ingest.relation_owner`); the prescriber is read within a bounded head, once a sentence."""
 _NOT_A_DRUG = (
     r"(?!(?:s+o+|many|much|lots|loads|tons|plenty|more|less|ages|forever|care|time|turns|part|photos?|pictures?|"
-    r"pics|notes|walks?|breaks?|naps?|showers?|baths?|looks?|the\s+(?:bus|train|tube|kids|dog|lead|piss|mick))\b)"
+    r"pics|notes|walks?|breaks?|naps?|showers?|baths?|looks?|the\s+(?:bus|train|tube|kids|dog|lead|piss|mick)|(?:the\s+|a\s+)?(?:waiting\s+lists?|lists?|rota|hold|speaker|phone|spot|scales|books))\b)"
 )
 """What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus")."""
 
@@ -83,6 +89,11 @@ SAYINGS: tuple[Rule, ...] = (
     Rule(_r(rf"\bdiagnosed\s+me\s+with\s+{PHRASE}"), "diagnosed with"),
     Rule(_r(_DIAGNOSIS), "diagnosed with"),
     Rule(_r(rf"\b(?:{_MEDICATION})\s+(?:an?\s+|some\s+)?+{_NOT_A_DRUG}{PHRASE}"), "takes"),
+    Guarded(
+        _r(rf"{_PUT_ME_ON}\s+(?:an?\s+|some\s+)?+{_NOT_A_DRUG}{PHRASE}"),
+        "takes",
+        veto=lambda sentence, m, earlier: not sentence_mood(sentence).states(m.start("verb")),
+    ),
     Rule(
         _cs(
             rf"\b(?:(?:Dr|Doctor)\.?\s+{NAME}|(?i:my|the)\s+(?i:{_CLINICIAN}))\s+(?i:has\s+)?"

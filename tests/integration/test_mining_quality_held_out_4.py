@@ -28,6 +28,21 @@ held out.
 The labels name some predicates by a synonym ("allergy", "condition", "medication"); since the
 scorer reads a label's predicate as mining writes it (`ingest.canonical_predicate`, the fold both
 extractors use), relation recall reads 0.163 (8 of 49) on the same commit; nothing else moved.
+
+No longer held out for relations: the relation rules were then fixed from its misses (2026-11-30;
+`ingest.relation_people`: a home rented and its landlord, a possessive's people word, where someone
+lives said in passing, someone else's job, the user's job from a retirement or a post taken;
+`ingest.relation_health`: a condition named by a result, an injury after another verb, a diet
+"going", tastes and pastimes, trips back from and flights booked, an app people are reached
+through; owned things by "talked me into" and "drove it home", `owns` ended by a sale), each cause
+tested in other words (`tests/unit/ingest/test_people_places_work*.py`,
+`test_health_and_things*.py`). Two reviews of those rules dropped the ones that read false facts
+elsewhere: a stay counted in days ("… days in X now", which cannot tell a move from a holiday), a
+partner by "we're seeing each other" (which cannot tell whom), a people word after "the" ("the
+manager, she's called …", someone else's as often as the speaker's). With the rules that stayed:
+entity type precision 0.652, entity recall 0.880, relation recall 0.816 (40 of 49), timelines
+right 2 of 9 (`works at` and `works as` stay wrong by design: the March retirement closes the job
+months before the new one opens; the doctors are stored with their "Dr."), wing-subject match 0.40.
 """
 
 from __future__ import annotations
@@ -45,9 +60,9 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_4" / "conversations.json"
-FLOORS = Floors(0.64, 0.86, 0.14, 0, wings=0.4)
-"""What the set measured blind (see the module doc), rounded down, so a regression fails; raise
-them as the rules improve."""
+FLOORS = Floors(0.65, 0.87, 0.81, 2, wings=0.4)
+"""What the set measured once its relation misses were fixed (see the module doc), rounded down,
+so a regression fails; raise them as the rules improve."""
 
 
 async def test_offline_mining_on_the_fourth_held_out_chats(
