@@ -27,6 +27,7 @@ calls. Makes are few and stable, so a short hand table serves better than either
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -187,11 +188,31 @@ def line_of(name: str) -> str | None:
 
 def spelled(name: str) -> str:
     """``name`` with its line, typed all in lower case, as its maker spells it ("pixel 6" → Pixel 6,
-    "2012 civic" → 2012 Civic); a line typed with any capital is kept as typed."""
+    "2012 civic" → 2012 Civic), a maker before it capitalised ("samsung galaxy" → Samsung Galaxy),
+    and the model words after it as makers write them ("galaxy s21" →
+    Galaxy S21, "macbook air m2" → MacBook Air M2, "pixel 8 pro" → Pixel 8 Pro; "6a" stays: a
+    suffix after the number is lower case); a line typed with any capital is kept as typed."""
     words = name.split()
     for i in range(len(words)):
         for n in (2, 1):
             said = " ".join(words[i : i + n])
             if len(said.split()) == n and said.islower() and said in SPELLINGS:
-                return " ".join([*words[:i], SPELLINGS[said], *words[i + n :]])
+                maker = (w.capitalize() if w.islower() and w.isalpha() else w for w in words[:i])
+                return " ".join([*maker, SPELLINGS[said], *(_model_word(w) for w in words[i + n :])])
     return name
+
+
+_LETTER_THEN_NUMBER = re.compile(r"[a-z]{1,3}\d+[a-z]?")
+"""A model code that starts with its series letters ("s21", "m2", "a55", "gt3"): the letters in capitals."""
+
+
+def _model_word(word: str) -> str:
+    """A word after a product's line as its maker writes it, when typed all in lower case: a model
+    code's series letters in capitals ("s21" → S21), a word capitalised ("pro" → Pro), a number
+    and its suffix as typed ("6a", "15")."""
+    if not word.islower() or not word.isascii():
+        return word
+    if _LETTER_THEN_NUMBER.fullmatch(word):
+        letters = len(word) - len(word.lstrip("abcdefghijklmnopqrstuvwxyz"))
+        return word[:letters].upper() + word[letters:]
+    return word.capitalize() if word.isalpha() else word

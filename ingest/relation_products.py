@@ -377,7 +377,8 @@ def _thing(said: str) -> str:
 
 
 def fuller_models(relations: Sequence[RelationFact]) -> list[RelationFact]:
-    """A window's ``is`` facts with a model said short ("civic") read as the one fuller spelling
+    """A window's ``is`` facts with a known line spelled as its maker does (`spelled`), and a model
+    said short ("civic") read as the one fuller spelling
     the window gives that thing and that ends with it ("2012 Civic", "Honda Civic"): words before
     a model add a year or a make, never a different model ("Pixel 6" is no "Pixel 6 Pro")."""
     said: dict[str, set[str]] = {}
@@ -387,6 +388,7 @@ def fuller_models(relations: Sequence[RelationFact]) -> list[RelationFact]:
     out: list[RelationFact] = []
     for f in relations:
         if f.predicate == "is" and f.subject.kind == "i":
+            f = replace(f, value=spelled(f.value)) if line_of(f.value) else f  # "my phone is a pixel 6"
             short = " ".join(f.value.split()).lower()
             fuller = sorted((v for v in said[f.subject.name] if v.lower().endswith(" " + short)), key=len)
             if fuller and all(fuller[-1].lower().endswith(v.lower()) for v in fuller):

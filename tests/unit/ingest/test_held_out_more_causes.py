@@ -173,7 +173,7 @@ def test_it_states_nothing_when_no_thing_was_named() -> None:
 def test_a_model_set_beside_its_thing_is_what_the_thing_is_and_an_item() -> None:
     ex = chat("the fan on my laptop is so loud, lenovo yoga 7. is that normal")
     found = {(f.subject.name, f.predicate, f.value, f.value_kind) for f in ex.relations}
-    assert ("laptop", "is", "lenovo yoga 7", "i") in found, found
+    assert ("laptop", "is", "Lenovo Yoga 7", "i") in found, found
     assert not {f for f in facts("my bike is old, about 3 years, 2k miles") if f[1] == "is"}
 
 

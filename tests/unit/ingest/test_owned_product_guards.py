@@ -210,7 +210,7 @@ def test_a_van_is_no_car() -> None:
         ("got a Pixel 8 Black Friday deal", ("phone", "is", "Pixel 8")),
         ("got a kindle Christmas morning", ("e-reader", "is", "Kindle")),
         ("i bought a brompton Dan recommended", ("bike", "is", "Brompton")),
-        ("got a macbook pro m3 16 inch", ("laptop", "is", "MacBook pro m3")),
+        ("got a macbook pro m3 16 inch", ("laptop", "is", "MacBook Pro M3")),
         ("got a Pixel 8 Pro 256", ("phone", "is", "Pixel 8 Pro")),
     ],
 )

@@ -58,8 +58,25 @@ def test_a_product_line_says_what_thing_it_is(name: str, thing: str | None) -> N
 
 def test_a_line_typed_in_lower_case_is_spelled_as_its_maker_does() -> None:
     assert spelled("2019 outback") == "2019 Outback"
-    assert spelled("ipad air") == "iPad air"
+    assert spelled("ipad air") == "iPad Air"
     assert spelled("Galaxy S22") == "Galaxy S22"
+
+
+@pytest.mark.parametrize(
+    ("typed", "spelling"),
+    [
+        ("galaxy s23", "Galaxy S23"),  # a model code's series letters in capitals
+        ("samsung galaxy a35", "Samsung Galaxy A35"),  # the maker before the line too
+        ("macbook pro m3", "MacBook Pro M3"),
+        ("pixel 7 pro", "Pixel 7 Pro"),
+        ("pixel 7a", "Pixel 7a"),  # a suffix after the number stays as typed
+        ("2018 civic", "2018 Civic"),
+        ("iPhone 14 Pro", "iPhone 14 Pro"),  # typed with capitals: kept
+        ("Galaxy s23 ultra", "Galaxy s23 ultra"),  # the line typed with a capital: all kept as typed
+    ],
+)
+def test_the_model_words_after_a_lower_case_line_are_spelled_too(typed: str, spelling: str) -> None:
+    assert spelled(typed) == spelling
 
 
 @pytest.mark.parametrize(
@@ -70,7 +87,7 @@ def test_a_line_typed_in_lower_case_is_spelled_as_its_maker_does() -> None:
         ("we leased a Skoda Enyaq in march", {("car", "is", "Skoda Enyaq"), ("Skoda Enyaq", "status", "bought")}),
         ("got the new XPS 15 yesterday, it is lovely", {("laptop", "is", "XPS 15")}),
         ("my new Kobo Clara arrived this morning", {("e-reader", "is", "Kobo Clara")}),
-        ("replaced the kindle with a kobo libra 2", {("e-reader", "is", "Kobo libra 2")}),
+        ("replaced the kindle with a kobo libra 2", {("e-reader", "is", "Kobo Libra 2")}),
         ("we just bought a 2018 Vivaro for the business", {("Vivaro", "status", "bought")}),
     ],
 )
@@ -78,9 +95,15 @@ def test_a_product_the_speaker_acquired_is_their_thing(text: str, expected: set[
     assert expected <= facts(text), facts(text)
 
 
+def test_a_known_line_said_as_what_a_thing_is_is_spelled_as_its_maker_does() -> None:
+    assert ("phone", "is", "Pixel 7") in facts("my phone is a pixel 7 btw"), facts("my phone is a pixel 7 btw")
+    found = facts("traded in my pixel 6 for a galaxy s24 ultra")
+    assert {("phone", "is", "Galaxy S24 Ultra"), ("Pixel 6", "status", "traded in")} <= found, found
+
+
 def test_a_product_after_the_thing_just_bought_is_that_thing() -> None:
     found = facts("guess what, we bought a tablet!! a refurbished ipad air 5 from a shop in town")
-    assert {("tablet", "is", "iPad air 5"), ("iPad air 5", "status", "bought")} <= found, found
+    assert {("tablet", "is", "iPad Air 5"), ("iPad Air 5", "status", "bought")} <= found, found
 
 
 @pytest.mark.parametrize(
