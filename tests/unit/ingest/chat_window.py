@@ -10,8 +10,9 @@ from typing import Any
 
 from ingest.extract_offline import extract_window
 from ingest.extraction import Extraction, TurnView
+from ingest.relation_extract import relations_in
 
-__all__ = ["AT", "CountingPattern", "chat", "kinds"]
+__all__ = ["AT", "CountingPattern", "Fact", "chat", "facts", "facts_of", "kinds"]
 
 AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -27,6 +28,20 @@ def chat(*turns: str) -> Extraction:
 
 def kinds(*turns: str) -> dict[str, str]:
     return {m.name: m.kind for ms in chat(*turns).mentions.values() for m in ms}
+
+
+Fact = tuple[str, str, str]
+
+
+def facts(text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
+    """What one user turn states by the relation rules alone, with the names' kinds given (none by
+    default), as (subject, predicate, value)."""
+    found, _ = relations_in(TurnView(1, 1, "user", text, AT), kinds or {})
+    return {(f.subject.name, f.predicate, f.value) for f in found}
+
+
+def facts_of(predicate: str, text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
+    return {f for f in facts(text, kinds) if f[1] == predicate}
 
 
 class CountingPattern:

@@ -13,24 +13,10 @@ user's `owns` row for what they acquired.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from ingest.extraction import TurnView
-from ingest.relation_extract import relations_in
-
-AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
-Fact = tuple[str, str, str]
-
-
-def facts(text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
-    found, _ = relations_in(TurnView(1, 1, "user", text, AT), kinds or {})
-    return {(f.subject.name, f.predicate, f.value) for f in found}
-
-
-def of(predicate: str, text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
-    return {f for f in facts(text, kinds) if f[1] == predicate}
+from tests.unit.ingest.chat_window import Fact, facts
+from tests.unit.ingest.chat_window import facts_of as of
 
 
 @pytest.mark.parametrize(

@@ -6,28 +6,15 @@ person's result or booking, a hedge, a chore or a job, a hire, a figure of speec
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 import pytest
 
 from ingest.entity_merge import shortens
-from ingest.extraction import TurnView
 from ingest.predicates import ENDED_BY, is_multi_valued
-from ingest.relation_extract import relations_in
 from ingest.relation_health import HEALTH_PHRASINGS
 from ingest.relation_sayings import SAYINGS
-
-AT = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
-Fact = tuple[str, str, str]
-
-
-def facts(text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
-    found, _ = relations_in(TurnView(1, 1, "user", text, AT), kinds or {})
-    return {(f.subject.name, f.predicate, f.value) for f in found}
-
-
-def of(predicate: str, text: str, kinds: dict[str, str] | None = None) -> set[Fact]:
-    return {f for f in facts(text, kinds) if f[1] == predicate}
+from tests.unit.ingest.chat_window import facts
+from tests.unit.ingest.chat_window import facts_of as of
 
 
 @pytest.mark.parametrize(
