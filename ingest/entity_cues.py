@@ -95,9 +95,26 @@ years*"), a next job ("I left Acme *to join* Globex"), a title held ("moved to A
 designer*"). A known person or place keeps its kind: "I left Lisbon after five years"."""
 
 
+_PROVIDER_SAYS = (
+    r"^\s+(?:says|said|told\s+me|is\s+saying|emailed|texted|wrote)\s+(?:that\s+)?(?:my|our)\s+(?:[a-z]+\s+)?"
+    r"(?:plan|account|bill|contract|policy|premium|package|subscription|tariff|broadband|connection)\s+"
+    r"(?:is|are|was|were|will\s+be|would\s+be|has|had)\s+(?:going\s+up|going\s+down|rising|increasing|changing|"
+    r"ending|expiring|overdue|due|cancelled|canceled|suspended|in\s+arrears|been\s+(?:cancelled|suspended|changed))\b"
+)
+"""A provider speaks of a change to one's account with it ("Vodafone says my plan is going up"): an
+organisation, unless a known first name; a person's opinion of a plan ("Siosaia says my plan is too
+risky") or an order is no provider's."""
+
+
 FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(_re(r"^\s+(?:group|club|team|community|company|charity|band|league)\b"), "o"),
     Cue(_re(r"^(?:['’]s)?\s+(?:stores|branches|outlets|network|customer\s+(?:service|support)|head\s+office)\b"), "o"),
+    Cue(
+        _re(r"^['’]s\s+(?:(?:big|half-price|annual|clearance|winter|summer)\s+)?(?:sale|specials|catalogue)\b"),
+        "o",
+        _PERSON,
+    ),
+    Cue(_re(_PROVIDER_SAYS), "o", _PERSON),
     Cue(_re(r"^\s+(?:app|website|site|account|card|pass|subscription|plan|device|model|inhaler|tablets?)\b"), "i"),
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
@@ -114,6 +131,13 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _re(
             rf"\b(?:my|our|his|her|their|a|an)\s+(?:[a-z]+\s+)?(?:{_PETS})"
             r"(?:['’]s name\s+is|,|\s+(?:is|was)\s+(?:called|named)|\s+(?:called|named|is))?\s+$"
+        ),
+        "p",
+    ),
+    Cue(
+        _re(
+            rf"\b(?:a|an|the|my|our|this)\s+(?:[a-z]+\s+)?(?:{_ROLES}|{_JOBS}|guide|guy|bloke|man|woman|lady|girl|boy|kid)"
+            r"\s+(?:called|named)\s+$"
         ),
         "p",
     ),
@@ -140,7 +164,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     Cue(_re(rf"{_SWITCHED}[^.,;!?]{{1,30}}?\s+to\s+(?:the\s+)?$"), "o", _PERSON_OR_PLACE),
     Cue(
         _re(
-            r"(?:\b(?:insurance|insurer|bank|mortgage|provider|carrier|contract|policy|broadband|internet|mobile|phone)"
+            r"(?:\b(?:insurance|insurer|bank|mortgage|provider|carrier|contract|policy|broadband|internet|mobile|phone|"
+            r"savings|accounts?|pension|loan)"
             r"\b[^.,;!?]{0,20}?\b(?:is|are|was|were)(?:\s+(?:now|still|also))?|\b(?:insured|bank|banks|banking))"
             r"\s+with\s+$"
         ),
@@ -148,6 +173,22 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _PLACE,
     ),
     Cue(_re(r"\binterview(?:s|ed|ing)?\s+with\s+$"), "o", _PERSON),
+    Cue(
+        _re(
+            r"\b(?:number|plan|broadband|internet|fibre|mobile|sim|power|energy|electricity|gas|insurance|bank|account|"
+            r"provider)\b[^.,;!?]{0,40}?\b(?:sign(?:s|ed|ing)?\s+up|register(?:s|ed|ing)?)\s+with\s+$"
+        ),
+        "o",
+        _PERSON_OR_PLACE,
+    ),
+    Cue(
+        _re(
+            r"\b(?:free|funded|available|subsidi[sz]ed|covered|paid|appl(?:y|ied|ying)|provided|offered|referred)"
+            r"\s+(?:\w+\s+)?(?:through|via)\s+$"
+        ),
+        "o",
+        _PERSON_OR_PLACE,
+    ),
     Cue(
         _re(
             r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bthank|"
@@ -190,7 +231,7 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _re(
             r"(?:\bwork(?:s|ed|ing)? at|\b(?:job|role|position) at|"
             r"\b(?:hired|employed) (?:by|at)|"
-            r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice (?:at|to)|\bresign(?:ed|ing)? from|"
+            r"\binterview(?:ed|ing)? (?:at|with)|\bintern(?:ed|ing)? at|\bnotice at|\bresign(?:ed|ing)? from|"
             r"\boffer (?:at|from|with)|\b(?:I|we)(?:'ll| will)? start(?:ing)? at|"
             r"\b(?:laid off|let go|fired|sacked|made redundant) (?:from|by|at)|\bretired from)\s+$"
         ),
@@ -205,6 +246,7 @@ BEFORE_CUES: tuple[Cue, ...] = (
         _PERSON_OR_PLACE,
     ),
     Cue(_re(r"\bto (?:join|start at)\s+$"), "o", _PERSON_OR_PLACE),
+    Cue(_re(r"\bnotice to\s+$"), "o", _PERSON),
     Cue(
         _re(
             rf"\b(?:I['’]?m|I am|(?:work|working|worked) as)\s+(?:\w+\s+){{0,2}}?an?\s+"
@@ -261,6 +303,14 @@ AFTER_CUES: tuple[Cue, ...] = (
         _PLACE,
     ),
     Cue(re.compile(r"^,\s+who\b"), "p", _PLACE),
+    Cue(
+        _re(
+            rf"^\s+in\s+[{UPPER}][\w\-]*(?:\s+[{UPPER}][\w\-]*)?\s+(?:sells|stocks|"
+            r"(?:has|had)\s+(?:\w+\s+){0,4}?(?:on\s+sale|in\s+stock|for\s+half|half[- ]price|on\s+special))\b"
+        ),
+        "o",
+        _PERSON_OR_PLACE,
+    ),
     Cue(re.compile(rf"^\s+(?:near|just outside|outside|on the edge of)\s+(?:the\s+)?[{UPPER}]"), "l", _PERSON),
 )
 """Words after a name that type it when nothing before did: it speaks or acts ("Peninha

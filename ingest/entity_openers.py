@@ -95,6 +95,8 @@ def lead_trimmed(
         if m is None:
             break
         word = _fold(m.group().strip())
+        if place_weight(text[start:end]) and word not in IMPERATIVES:
+            break  # "New Zealand", "Great Falls": the common word opens a known place's name
         verb = word in IMPERATIVES or (
             _advice_verb(word) and _name_without(word, text[start + m.end() : end], text, known or {})
         )

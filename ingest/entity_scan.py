@@ -31,10 +31,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ingest import entity_shapes as shape
+from ingest.drug_names import drug_names
 from ingest.entity_caps import institution_acronym, model_code, shouted
 from ingest.entity_cues import AFTER_CUES, AROUND_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
 from ingest.entity_lists import listed_pairs
 from ingest.entity_lower import lower_case_businesses, lower_case_places
+from ingest.entity_lower_people import lower_case_people
 from ingest.entity_openers import lead_trimmed, verb_before_object
 from ingest.entity_owned import owned_things
 from ingest.entity_vocab import (
@@ -58,7 +61,7 @@ __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "
 _CAMEL = r"(?<!`)(?:i|e|easy|mac)[A-Z][\w\-]*(?![\w(`]|\.\w)"
 """A brand in camel case ("iPhone", "eBay", "easyJet"): a head brands use, not code's ("useEffect", "dataView(")."""
 _NAME_WORD = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][\w{MARKS}'’\-&]*|[A-Z]\.|{_CAMEL})"
-_QUANTITY = r"(?i:days?|weeks?|months?|years?|hours?|minutes?|mins?|nights?|times?|miles?|km|kg|people|pm|am)\b"
+_QUANTITY = r"(?i:(?:day|week|month|night|time|mile)s?|y(?:ea)?rs?|h(?:ou)?rs?|min(?:ute)?s?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w{MARKS}'’]){_NAME_WORD}"
     rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
@@ -75,7 +78,7 @@ _CLAUSE_VERB = re.compile(
 "she said that Tom wants to come"), not a thing ("that Alexa keeps" is the device's case too
 rare to weigh; "that Mercedes you sold" stays a thing: no verb follows the name)."""
 _TRIP_AFTER = re.compile(
-    r"^\s+(?:[a-z]+(?:ing)?\s+)?(?:trip|holiday|vacation|getaway|weekend|visit|tour|marathon|half-marathon|"
+    r"^\s+(?:[a-z]+(?:ing)?\s+)?(?:trip|holiday|vacation|cruise|getaway|weekend|visit|tour|marathon|half-marathon|"
     r"climbing|hiking|surfing|skiing|diving)\b"
 )
 """A place heading its outing ("the Sintra climbing trip", "our Lisbon weekend"): the "the"
@@ -85,20 +88,18 @@ _POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
 _TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
 _HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
 _SENTENCE_START = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)(?<!\bSte)(?<!\bMt)[.!?:\n](?:[\s\"'(*_#>\-+•]|\d+[.)])*"
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)(?<!\bSte)(?<!\bMt)(?:[.!?:\n]|\([\"“])(?:[\s\"'(*_#>\-+•]|\d+[.)])*"
 )
-_MENU = r"(?-i:[A-Z][\w'’]*(?:[ \t]+[a-z][\w'’]*){0,2})[ \t]*>[ \t]*"
-"""Before a button or menu item of an app ("tap Restore", "Settings > Chats"): a label on a screen, not a name.
-A ">" is a menu's after a label on its line only: it quotes at a line's start, "->" is a route ("Leeds -> York")."""
-_CONTROL = re.compile(rf"(?:\b(?:(?:tap|click|press)(?:p?ing)?|select)\s+(?:on\s+)?(?:the\s+)?|{_MENU})$", re.I)
 _A_TITLE = re.compile(r"\b(?:an?|as an?)\s+$", re.I)
-_COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your)\b")
+_COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your|back\s+(?:any|anytime|soon|later|whenever|when|if))\b")
 """After a lone word opening a sentence, an object pronoun makes the word a verb ("Split her daily
 amount", "Take it slowly"); no name is followed by one."""
 _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
 _CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
 _OF = re.compile(r"\s+of\s+")
+_LOWER_CASE = (("o", lower_case_businesses), ("l", lower_case_places), ("i", drug_names), ("p", lower_case_people))
+"""Names a person types in lower case, by kind: businesses, places, medicines taken, people."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +145,10 @@ def clean_name(raw: str) -> str:
     while words and _bare(words[0]) in NOT_NAMES and _fold(words[0]) not in TITLES and not _known_place(words):
         words.pop(0)
     while words and (_fold(words[-1]) in NOT_NAMES or words[-1].lower() in {"of", "de", "the", "and", "&"}):
-        if _known_place(words):
+        if _known_place(words) or shape.kept_end(words):
             break
         words.pop()
-    words = _titled(words)
+    words = _titled(shape.reshaped(words))
     if words and words[-1].endswith(".") and not re.fullmatch(r"(?:[A-Z]\.|\w+\.)", words[-1]):
         words[-1] = words[-1].rstrip(".")
     return " ".join(words).rstrip(".") if len(words) > 1 or not words else words[0].rstrip(".")
@@ -178,7 +179,7 @@ def _own_kind(name: str) -> str | None:
         return "o"
     if len(words) > 1 and (last in PLACE_HEADS or first in PLACE_LEADS):
         return "l"
-    return None
+    return shape.shape_kind(words)
 
 
 def _gazetteer_kind(name: str) -> str | None:
@@ -221,7 +222,7 @@ def classify(text: str, start: int, end: int, name: str, stored: str | None = No
     A stored kind stands where the gazetteer's would, ahead of it: a cue that yields to
     the gazetteer yields to it too ("I left Biscuit at the vet" keeps the dog a person-like
     pet, as "I left Lisbon" keeps the city), a clear one still wins ("I work at Biscuit")."""
-    own = _own_kind(name)
+    own = _own_kind(name) or shape.people_group(text, start, end, name)
     if own:
         return own, True
     known = stored or _gazetteer_kind(name)
@@ -255,7 +256,7 @@ def _adjective(text: str, end: int, name: str) -> bool:
     """ "Indian food", "Buddhist cuisine": a demonym or creed before a noun, not a name; a
     nationality or language (`DEMONYMS`) never is, whatever follows it ("Danish cooking", "in Danish")."""
     if name.lower() in DEMONYMS:
-        return True
+        return not shape.faith_named(text, text.rfind(name, 0, end), end, name)
     if " " in name or not _ADJECTIVE_END.search(name) or not re.match(r"\s+[a-z]", text[end : end + 3]):
         return False
     return not is_first_name(name) and not place_weight(name)
@@ -271,11 +272,12 @@ def _runs(text: str) -> list[tuple[int, int]]:
         start = m.start()
         for cut in _POSSESSIVE_CUT.finditer(m.group()):
             words = text[start : m.start() + cut.start()][:-2].split()
-            if any(_gazetteer_kind(" ".join(words[i:])) for i in range(len(words))):
+            kinds = {_gazetteer_kind(" ".join(words[i:])) for i in range(len(words))}
+            if "l" in kinds or ("p" in kinds and not shape.plain_word(words[-1])):  # not "Royal Women's …"
                 spans.append((start, m.start() + cut.start()))
                 start = m.start() + cut.end()
         spans.extend(_of_cut(text, start, m.end()))
-    return spans
+    return shape.joined_ands(text, spans)
 
 
 def _of_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -318,12 +320,12 @@ def scan_turn(
             continue
         if _HEADING_AFTER.match(text[end : end + 4]) and (start in starts or text[:start].endswith("**")):
             continue  # a list label ("**Check the rating**:"), not a name
-        name = clean_name(raw)
+        name = shape.final_name(text, text[run_start:start] + raw, clean_name(raw), run_start not in starts, known)
         acronym = institution_acronym(text, start, name)
         if (
-            not (acronym or _plausible(name))
+            not (acronym or _plausible(name) or shape.named_short(text, start, name))
             or _adjective(text, end, name)
-            or _CONTROL.search(text[max(0, start - 32) : start])
+            or shape.screen_label(text, start, end)
         ):
             continue
         if _A_TITLE.search(text, max(0, start - 8), start) and name.split()[-1].lower() in JOB_HEADS:
@@ -332,7 +334,7 @@ def scan_turn(
         stored = None if initial and not known_openers else known.get(name.lower())
         if initial and stored is None and is_common_word(name) and _cue_kind(text, at, end, name, None) is None:
             continue  # "Deal. Also…": an everyday word opening a sentence, whatever the gazetteer says
-        verb = _COMMANDS.match(text[end : end + 8]) or verb_before_object(name, text[end : end + 8])
+        verb = _COMMANDS.match(text[end : end + 24]) or verb_before_object(name, text[end : end + 8])
         if initial and stored is None and verb:
             continue  # "Split her food into two meals", "Love the name": a verb, not the town or the name
         kind, sure = classify(text, at, end, name, stored)
@@ -340,9 +342,8 @@ def scan_turn(
         found.append(Found(EntityMention(kind, name), sure, initial))
         spans.append((at, end))
     owned = [Found(EntityMention("i", thing), True, False) for thing in owned_things(text, speaker_owns=speaker_owns)]
-    if speaker_owns:  # a person's turn: the assistant capitalises the businesses it names
-        owned += [Found(EntityMention("o", name), True, False) for name in lower_case_businesses(text)]
-        owned += [Found(EntityMention("l", name), True, False) for name in lower_case_places(text)]
+    if speaker_owns:  # a person's turn: the assistant capitalises the names it writes
+        owned += [Found(EntityMention(kind, n), True, False) for kind, find in _LOWER_CASE for n in find(text)]
     return _coordinated(text, found, spans) + owned
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "DEMONYMS",
     "DIETS",
     "EVENT_HEADS",
+    "FAITHS",
     "HOLIDAYS",
     "INNER_PUNCT",
     "JOB_HEADS",
@@ -155,7 +156,8 @@ ORG_HEADS = words(
     universidade college school academy institute hospital clinic foundation agency studio studios partners
     ministry council association society club federation airlines airways systems technologies solutions
     consulting capital ventures games media software analytics sons brothers harriers runners athletics athletic
-    rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy"""
+    rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy
+    services relocations removals infirmary"""
 )
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
@@ -179,8 +181,14 @@ EVENT_HEADS = words(
 )
 """Last words that make a run an event ("Berlin Jazz Festival")."""
 
-DEMONYMS = words(
-    """english british scottish welsh irish american canadian mexican brazilian argentinian argentine chilean
+FAITHS = words(
+    "catholic protestant anglican methodist presbyterian baptist lutheran christian jewish muslim hindu sikh"
+)
+"""Faiths' adjectives; a few are also first names ("Christian"), which a person cue keeps (`ingest.entity_shapes`)."""
+
+DEMONYMS = (
+    words(
+        """english british scottish welsh irish american canadian mexican brazilian argentinian argentine chilean
     peruvian colombian cuban jamaican french spanish portuguese italian german dutch belgian swiss austrian
     danish swedish norwegian finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish
     russian ukrainian croatian serbian slovenian albanian estonian latvian lithuanian chinese japanese korean
@@ -188,9 +196,12 @@ DEMONYMS = words(
     persian iranian iraqi syrian lebanese israeli arabic arab egyptian moroccan tunisian algerian ethiopian
     kenyan nigerian ghanaian african asian european nordic scandinavian mediterranean caribbean latin
     australian catalan basque cantonese mandarin hindi urdu punjabi bengali tamil hebrew swahili"""
+    )
+    | FAITHS
 )
-"""Nationalities, regions' and languages' adjectives ("Danish cooking", "in Portuguese"): a
-capitalised word that names no entity of its own, though some are also given names (Danish)."""
+"""Nationalities, regions', languages' and faiths' (`FAITHS`) adjectives ("Danish cooking", "in Portuguese",
+"her family are Methodist"): a capitalised word that names no entity of its own, though some are
+also given names (Danish)."""
 
 HOLIDAYS = words(
     """christmas xmas easter halloween thanksgiving diwali eid hanukkah chanukah ramadan passover hogmanay

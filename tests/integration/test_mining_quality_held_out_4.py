@@ -43,6 +43,9 @@ manager, she's called …", someone else's as often as the speaker's). With the 
 entity type precision 0.652, entity recall 0.880, relation recall 0.816 (40 of 49), timelines
 right 2 of 9 (`works at` and `works as` stay wrong by design: the March retirement closes the job
 months before the new one opens; the doctors are stored with their "Dr."), wing-subject match 0.40.
+Nor for entities: its typing misses were then fixed by their shapes and cues (`ingest.entity_shapes`,
+`ingest.entity_lower_people`, `ingest.drug_names`, `ingest.entity_cues`), after which it reads
+entity type precision 0.862, entity recall 0.976, relation recall 0.816.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_4" / "conversations.json"
-FLOORS = Floors(0.65, 0.87, 0.81, 2, wings=0.4)
+FLOORS = Floors(0.86, 0.97, 0.81, 2, wings=0.4)
 """What the set measured once its relation misses were fixed (see the module doc), rounded down,
 so a regression fails; raise them as the rules improve."""
 

@@ -24,6 +24,13 @@ entity recall 0.435, relation recall 0.157 (8 of 51), timelines right 0 of 8, wi
 0.30 (by `test_mining_quality`'s wing rule); all below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8.
 The floors below pin those figures rounded down, so a regression fails; raise them as the rules
 improve. Once rules are fixed from this set's misses, it is no longer held out.
+
+Still blind for relations after the round of rules fixed from the fourth set (2026-11-30), which
+left its relation recall at 0.157. Not quite blind for entities any more: that round's typing
+helper read its misses of lower-case people ("dr. reyes", "a lady named …") beside the fourth
+set's, and its report of the phone timeline led to products being spelled as their makers do.
+After both: entity type precision 0.649, entity recall 0.565, relation recall 0.176, timelines
+right 1 of 8, wing-subject match 0.30; the floors pin those, rounded down.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_5" / "conversations.json"
-FLOORS = Floors(0.6, 0.43, 0.15, 0, wings=0.3)
+FLOORS = Floors(0.64, 0.56, 0.17, 1, wings=0.3)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 
