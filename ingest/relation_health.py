@@ -29,6 +29,7 @@ from ingest.entity_vocab import BODY_PARTS, words
 from ingest.product_guards import by_speaker, for_someone_else, past_life
 from ingest.relation_guards import Guarded
 from ingest.relation_rules import NAME, PHRASE, Rule
+from ingest.relation_sayings import quoted
 
 __all__ = ["HEALTH_PHRASINGS"]
 
@@ -120,45 +121,73 @@ _PASTIME_ENDS = (
 the kids", "gardening *for my mum*" are no taste of the speaker's."""
 _AS_WORK = re.compile(
     r"\b(?:for\s+a\s+living|at\s+work|for\s+work|my\s+job|for\s+money|professionally|as\s+a\s+job|"
-    r"for\s+(?:my|our|his|her|their)\s+(?!own\b)\w+|it['’]s\s+my\s+(?:job|work))\b",
+    r"for\s+(?:my|our|his|her|their)\s+(?!own\b)\w+|it['’]s\s+my\s+(?:job|work)|jobs|clients|customers|commercial|"
+    r"contracts?|pays\s+the\s+bills|and\s+decorating)\b",
     re.I,
 )
-_NOT_THAT = re.compile(r"\b(?:not\s+that|not\s+like|it['’]s\s+not\s+as\s+if|never\s+said)\s+$", re.I)
+_NOT_THAT = re.compile(
+    r"\b(?:not\s+that|not\s+like|it['’]s\s+not\s+as\s+if|never\s+said|not\s+sure(?:\s+(?:if|whether|that))?|"
+    r"(?:don['’]?t|do\s+not)\s+know\s+(?:if|whether)|wonder\s+(?:if|whether)|doubt(?:\s+(?:if|whether|that))?)\s+$",
+    re.I,
+)
 _HOBBY = "|".join(sorted(_HOBBIES, key=len, reverse=True))
 _IN_TOUCH = r"talk|chat|message|text|call|ring|video\s+call|keep\s+in\s+touch|stay\s+in\s+touch"
-_BACK = r"(?:just\s+|finally\s+)?(?:(?:got|getting|got\s+home|came|arrived)\s+)?back\s+from"
+_BACK = r"(?:just\s+|finally\s+)?(?:(?:got|got\s+home|came|arrived)\s+)?back\s+from"
+"""A coming back done ("got back from"); "getting back from X is a nightmare" says what it always is."""
 _TRIP_OF = r"(?:(?:a|our|my)\s+(?:[a-z\-]+\s+){0,2}?(?:trip|holiday|week|weekend|fortnight)\s+(?:to|in|on)\s+)?"
 _OPENER = r"(?:(?:ok(?:ay)?|so|well|yay|phew|and|anyway)\b[\s,!]*)*"
 
 
 _EARLIER = 200
-"""How much of the turn before the sentence a result's guard reads: the sentence before, not a paste."""
+"""How much of the turn before the sentence, and of the sentence around the match, a result's guard
+reads: the sentence before, not a paste, so a long run-on is read once per match, not whole."""
+
+
+_NOT_A_PERSON = re.compile(
+    r"\b(?:plants?|trees?|roses?|lawn|garden|crops?|seedlings?|leaves|hedges?|shrubs?|bush(?:es)?|orchids?|vines?|"
+    r"tomato(?:es)?|potato(?:es)?|courgettes?|veg|vegetables|fruit|hives?|bees|hens|chickens|flock|herd)\b",
+    re.I,
+)
+"""Patients a result may be of that are no person: a plant, a garden, a hive ("my roses have black spot,
+so it's a fungal disease")."""
+_HEDGED_AFTER = re.compile(
+    r"\s*,?\s*(?:I\s+(?:guess|think|suppose|reckon|assume|imagine)|I['’]d\s+(?:guess|say)|maybe|probably|perhaps|"
+    r"possibly|or\s+(?:something|whatever|so)|who\s+knows|I['’]m\s+guessing|\?)",
+    re.I,
+)
+"""A result left open after it ("so it's anxiety, I guess", "…, or something")."""
 
 
 def _someone_elses(sentence: str, m: re.Match[str], earlier: str) -> bool:
     """A result of another patient's: someone else said in the sentence before it or after it ("my son's
     tests …", "…, I mean my wife's"), or in the turn just before it ("My wife has been coughing. Turns
-    out it's asthma")."""
-    window = f"{earlier[-_EARLIER:]} {sentence}"
-    return not own_visit(window, 0, len(window))
+    out it's asthma"), or a plant's; or a result hedged after it (`_HEDGED_AFTER`). The sentence is read
+    `_EARLIER` characters either side of the match, so a long run-on is not read whole for each one."""
+    if _HEDGED_AFTER.match(sentence, m.end("value")):
+        return True
+    near = sentence[max(0, m.start() - _EARLIER) : m.end() + _EARLIER]
+    window = f"{earlier[-_EARLIER:]} {near}" if m.start() < _EARLIER else near
+    return not own_visit(window, 0, len(window)) or _NOT_A_PERSON.search(window) is not None
 
 
 def _nearly(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """An injury only nearly had ("I nearly tripped and broke my ankle"): a hedge in the words before it."""
-    return _NEARLY.search(sentence, max(0, m.start() - 80), m.start()) is not None
+    """An injury only nearly had ("I nearly tripped and broke my ankle"): a hedge in the words before it; or
+    someone else's, quoted (`Jo texted: "slipped and broke my wrist"`)."""
+    return _NEARLY.search(sentence, max(0, m.start() - 80), m.start()) is not None or quoted(sentence, m.start())
 
 
 _DROPPED = re.compile(
     r"\b(?:quit|quitting|stopped\s+using|deleted|uninstalled|ditched|dropped|left|gave\s+up(?:\s+on)?|came\s+off|"
-    r"got\s+off|no\s+longer\s+use|don['’]?t\s+use|moved\s+(?:off|away\s+from))\s+$",
+    r"got\s+off|no\s+longer\s+use|don['’]?t\s+use|moved\s+(?:off|away\s+from)|not\s+on|(?:doesn['’]?t|don['’]?t|"
+    r"didn['’]?t|does\s+not|do\s+not|hasn['’]?t|haven['’]?t|never|can['’]?t)\s+(?:have|has|had|use|used|got|get|do))\s+$",
     re.I,
 )
-_INSTEAD = re.compile(r"\b(?:now|instead|these\s+days|nowadays|but|rather)\b", re.I)
+_INSTEAD = re.compile(r"\b(?:now|instead|these\s+days|nowadays|but|rather|so\s+(?!that)\w+)\b", re.I)
 
 
 def _dropped(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """An app the speaker dropped ("I quit WhatsApp, and now email, that's how …"), or one another said
-    after it stands for ("now", "instead")."""
+    """An app the speaker dropped or lacks ("I quit WhatsApp, and now email, that's how …", "Gran doesn't have
+    Skype, so letters, that's how …"), or one another said after it stands for ("now", "instead", "so …")."""
     before = _DROPPED.search(sentence, max(0, m.start() - 30), m.start()) is not None
     return before or _INSTEAD.search(sentence, m.end("value"), m.end()) is not None
 
@@ -177,7 +206,8 @@ def _not_back_yet(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 
 def _not_that(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """A taste denied by the words before it ("not that I do like football")."""
+    """A taste denied or doubted by the words before it ("not that I do like football", "not sure I actually
+    like …")."""
     return _NOT_THAT.search(sentence, max(0, m.start() - 30), m.start()) is not None
 
 
@@ -201,7 +231,8 @@ def _booking_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 
 def _pastime_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """A pastime done as a job or for someone ("I do photography for a living", "… at work, it's my job")."""
+    """A pastime done as a job or for someone ("I do photography for a living", "… at work, it's my job", a
+    trade with its clients or jobs: "I do painting and decorating, mostly for landlords")."""
     return _AS_WORK.search(sentence, m.start(), m.end() + 80) is not None
 
 

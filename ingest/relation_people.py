@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ingest.entity_vocab import PEOPLE_ROLES
+from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES
 from ingest.relation_guards import Guarded
 from ingest.relation_rules import HOME_WORDS, JOINED, MY_ROLE, NAME, NOW, PHRASE, Rule
 from ingest.relation_sayings import TITLE_SAID
@@ -64,7 +64,17 @@ _PASSING = (
 """Ways of reaching one of the speaker's people where they are from afar, said as a habit ("I ring my
 brother Tom in Leeds", "it's going to my cousin Jo in Cork"): the place is where that person lives; not
 one call ("I rang Ana in Tesco": where she was), a meeting, a visit or a talk ("met Tom in Paris")."""
+_NAME_ENDS = r"(?=\s*(?:$|[.,;:!?)\n]|(?i:and|but|so|lol|haha\w*|btw|too|though|tho)\b))"
+"""A name that ends its clause: "she's called Ana." names her; "she's called Tom three times" is a call."""
+_PLACE_ENDS = r"(?=\s*(?:$|[.,;:!?)\n]|(?i:and|but|now|still|too|though|tho|with|since|where|which|really|lol)\b))"
+"""A place ends its clause: "her whole life is in Derry", "… in Derry now"."""
+_NO_APP = r"(?!(?i:google|icloud|dropbox|notion|evernote|onedrive|slack|trello|excel|outlook|gmail)\b)"
+_NO_APP_END = r"(?<![Dd]rive)(?<![Dd]ocs)(?<![Cc]loud)(?<![Pp]hotos)(?<![Nn]otes)(?<![Cc]alendar)(?<![Ss]heets)"
+"""A life kept in an app or a store of files is no home ("her whole life is in Google Drive", "… in iCloud")."""
 _NOT_WHEN = r"(?!\s*(?i:on(?!\s+(?:\w+days|weekends)\b)|at|next|last|this|for|in)\b)"
+_AS_WITHIN = 120
+"""How far after a job word its title ("worked nights at the depot *as a* driver") is looked for: a bound, so a
+long run-on of job words is read once each, not to its end for every one."""
 _LOOK_BACK = 300
 """How far around a match its sentence is read (`_near`), so a long paste is read once, not once a match."""
 _QUOTED = re.compile(r"[\"“”:]|\b(?:said|says|told|tells|thinks|think|asked|asks|wrote|writes|reckons)\b", re.I)
@@ -72,29 +82,46 @@ _QUOTED = re.compile(r"[\"“”:]|\b(?:said|says|told|tells|thinks|think|asked|
 _NO_HOME = re.compile(
     r"\b(?:for|to|every|each|during|over|until|till|while|when|whenever|out|business|office|holidays?)\b|"
     r"\b(?:summers?|winters?|weekends?|season)\b|\bfrom\s+(?:next|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*|"
-    r"Christmas|Easter|the\s+\d)",
+    r"Christmas|Easter|the\s+\d|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)",
     re.I,
 )
+_LET_OUT = re.compile(
+    r"\b(?:let(?:ting)?\s+(?:it|them)|sublet\w*|air\s*bnb|vrbo|tenants?|lodgers?|(?:covers|pays)\s+(?:the|my|our)\s+"
+    r"mortgage|rental\s+income|buy[\s\-]to[\s\-]let|holiday\s+lets?)\b",
+    re.I,
+)
+"""Words in the sentence after a rent that make it a let to others ("… on Airbnb", "… and let it to students")."""
 """A let that is no home of the speaker's: for a season or a use ("for the holidays", "for my business"),
 to others ("to students"), only at times ("every August"), or from a date to come ("from September")."""
 _AWAY = re.compile(
     r"\b(?:there|holiday|trip|conference|work|business|staying|stay|visiting|visit|lives?|living|moved|moving|"
-    r"mistake|accident|hospital|hotel|ward|during|tonight|today|week)\b",
+    r"mistake|accident|hospital|hotel|ward|during|tonight|today|tomorrow|when|lands?|landing|(?<!every\s)(?<!each\s)week)\b",
     re.I,
 )
 """Words that make a person's place a stay or a slip ("she's there for work", "by mistake, he lives in York")."""
 _MOVED_ON = re.compile(
-    r"\b(?i:but|moved|now|back|until|till|before|then|ago|later|left|used\s+to)\b|^\s*(?:,|(?i:and|or|&))\s*[A-Z]"
+    r"\b(?i:but|moved|now|back|until|till|before|then|ago|later|left|used\s+to|once|twice|briefly|for\s+a\s+(?:semester|"
+    r"term|year|summer|winter|while|bit|month|spell|few)|as\s+a\s+(?:student|kid|child|teen\w*))\b"
+    r"|^\s*(?:,|(?i:and|or|&))\s*[A-Z]"
 )
 """Words after "has lived in X" that make it a past home or one of several ("…, Krakow", "… and Oslo")."""
-_STILL_THERE = re.compile(r"\b(?:retir\w*|still|shifts?|colleagues?|career|promot\w*|last\s+day)\b", re.I)
+_STILL_THERE = re.compile(
+    r"\b(?:retir(?:ing|e|ement)|still\s+(?:here|there|at\s+it|working|work|going|love|loving|enjoy\w*|on\s+the)|"
+    r"shifts?|colleagues?|career|promot\w*|last\s+day)\b",
+    re.I,
+)
+"""Words that say a job is held till now: a retirement to come ("I'm retiring", "I retire in May"), not one
+had ("I retired last spring" ended it); "still" at work ("still loving it"), not any "still" ("still two
+stone over" after years at a slimming club)."""
 _LEFT = re.compile(
     r"\b(?:left|leav\w*|quit\w*|resign\w*|notice|redundan\w*|laid\s+off|fired|sacked|let\s+go|graduat\w*|"
     r"moved|moving|(?:new|a|another)\s+job|job\s+(?:at|with)|until|till|ago|used\s+to|back\s+then|(?:19|20)\d\d|"
-    r"now\s+I|out\s+of\s+(?:school|uni|college))\b",
+    r"now\s+I|out\s+of\s+(?:school|uni|college)|when\s+(?:I|we)\s+was|when\s+(?:I|we)\s+were|turned\s+(?:it\s+|them\s+)?down|"
+    r"declin\w*|(?:as|like)\s+a\s+(?:kid|teen\w*|student|boy|girl|lad))\b",
     re.I,
 )
-"""Words that say a job ended or was another ("I left for Aldi", "got made redundant", "in 2010 … but left")."""
+"""Words that say a job ended or was another ("I left for Aldi", "got made redundant", "in 2010 … but left"),
+was had long ago ("when I was sixteen") or never taken ("… but turned it down")."""
 
 
 def _near(sentence: str, m: re.Match[str]) -> str:
@@ -115,12 +142,20 @@ def _clause_on(sentence: str, m: re.Match[str]) -> str:
 
 
 def _not_a_home(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """A let quoted from someone else, or one for a season, a use or others (`_QUOTED`, `_NO_HOME`)."""
-    return _QUOTED.search(_before(sentence, m)) is not None or _NO_HOME.search(_clause_on(sentence, m)) is not None
+    """A let quoted from someone else, or one for a season, a use or others (`_QUOTED`, `_NO_HOME`, `_LET_OUT`)."""
+    if _QUOTED.search(_before(sentence, m)) is not None or _LET_OUT.search(_after(sentence, m)) is not None:
+        return True
+    return _NO_HOME.search(_clause_on(sentence, m)) is not None
+
+
+_ONE_ACT = re.compile(r"\b(?:I|we)(?:['’]ll|['’]m|['’]re|\s+will|\s+am|\s+are|\s+shall)\s+(?:\w+\s+)?$", re.I)
+"""The speaker's own reaching out said as one act ahead ("I'll call my sister Jo in …", "I'm going to my
+sister Jo in …"): where she is then, maybe a visit, no habit that says where she lives."""
 
 
 def _away(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    return _AWAY.search(_after(sentence, m)) is not None
+    """A stay, a slip or one act, not a habit (`_AWAY`, `_ONE_ACT`); "every week" is a habit."""
+    return _AWAY.search(_after(sentence, m)) is not None or _ONE_ACT.search(_before(sentence, m)) is not None
 
 
 def _moved_on(sentence: str, m: re.Match[str], earlier: str) -> bool:
@@ -147,9 +182,16 @@ def _post_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|his|her|their|my\s+\w+\s+(?:is|was|has))\b", re.I)
 
 
+_NAMED_AFTER = re.compile(
+    r"\b(?i:that['’]?s|thats)\s+(?:(?i:my|our)\s+\w+|(?!I\b)[A-Z][a-z]+|(?i:him|her|them))\b"
+    r"|\b(?:(?i:my|our)\s+(?:[a-z]+\s+){0,2})?(?!I\b)[A-Z][a-z]+\s+(?i:is|was|has|does|did|for\s+you)\b"
+)
+"""Another person said after the post as whose it is ("…, that's Ana for you", "…, my sister Ana is a saint")."""
+
+
 def _not_first_person(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """Someone else's years or post ("senior welder for the last 9 years, my dad is")."""
-    return _SOMEONE_ELSE.search(_near(sentence, m)) is not None
+    """Someone else's years or post ("senior welder for the last 9 years, my dad is", "…, that's Ana for you")."""
+    return _SOMEONE_ELSE.search(_near(sentence, m)) is not None or _NAMED_AFTER.search(_after(sentence, m)) is not None
 
 
 PEOPLE_PHRASINGS: tuple[Rule, ...] = (
@@ -215,7 +257,7 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
     Rule(
         _cs(
             rf"\b{MY_ROLE},\s+(?i:(?:she|he)(?:['’]s|\s+is))\s+"
-            rf"(?i:called|named)\s+(?P<value>{NAME})"
+            rf"(?i:called|named)\s+(?P<value>(?>{NAME})){_NAME_ENDS}"
         ),
         None,
         "p",
@@ -233,7 +275,7 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
     Rule(
         _cs(
             rf"\b{_WHO}['’]s\s+(?i:(?:whole|entire)\s+)?(?i:life)\s+(?i:is|has\s+always\s+been)\s+"
-            rf"(?i:(?:here|there|still)\s+)?(?i:in)\s+(?P<value>{NAME})"
+            rf"(?i:(?:here|there|still)\s+)?(?i:in)\s+{_NO_APP}(?P<value>(?>{NAME})){_NO_APP_END}{_PLACE_ENDS}"
         ),
         "lives in",
         "l",
@@ -249,6 +291,13 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
         third_person=True,
     ),
     # the speaker's job
+    Rule(
+        _r(
+            rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b(?:[^.?!]|{INNER_PUNCT}){{0,{_AS_WITHIN}}}?"
+            rf"\bas an?\s+{PHRASE}"
+        ),
+        "works as",
+    ),
     Rule(
         _cs(rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{NOW}(?i:{JOINED})\s+(?P<value>(?>{NAME})){_NO_CLUB}"),
         "works at",
@@ -283,7 +332,8 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
     Guarded(
         _cs(
             rf"\b(?i:I|I['’]ve|I\s+have)\s+{NOW}(?i:taken|took|got|started|landed|accepted)\s+(?i:a|an|the)\s+"
-            rf"(?:[\w\-]+\s+){{0,3}}?(?i:job|role|position|post)\b(?:[^.?!;]){{0,60}}?\s(?i:as\s+an?)\s+"
+            rf"(?:[\w\-]+\s+){{0,3}}?(?i:job|role|position|post)\b(?!\s+(?i:offers?|interviews?|applications?|ads?|adverts?))"
+            rf"(?:[^.?!;]){{0,60}}?\s(?i:as\s+an?)\s+"
             rf"(?:[^.,;!?\n]){{1,40}}?\s(?i:at|with)\s+(?P<value>{NAME})"
         ),
         "works at",

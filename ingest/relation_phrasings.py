@@ -110,9 +110,12 @@ _GOING = rf"(?<![\"“])\b(?:I['’]m|I\s+am|im|we['’]re|we\s+are)\s+{NOW}goin
 noun phrase ("so going vegan is harder than I thought")."""
 _NOT_SO = (
     r"(?![\"”])(?!\s*[,!]?\s*(?:said\s+no\s*one|maybe|perhaps|probably|tonight|for\s+(?:dinner|lunch|tea|tonight|the\s+"
-    r"(?:night|day|evening))|jk|just\s+kidding|kidding|as\s+if|I\s+think|or\s+not|lol\s+jk)\b)"
+    r"(?:night|day|evening))|jk|just\s+kidding|kidding|as\s+if|I\s+think|or\s+not|lol\s+jk|next|soon|tomorrow|"
+    r"from\s+(?:next|tomorrow|\w+day|the\s+\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*)|in\s+(?:the\s+)?new\s+year|"
+    r"after\s+(?:christmas|easter|the\s+holidays))\b)"
 )
-"""A diet said and taken back after it ("…, said no one ever", "… maybe") or only a meal ("… tonight")."""
+"""A diet said and taken back after it ("…, said no one ever", "… maybe"), only a meal ("… tonight") or a
+plan ("going vegan next year", "… from Monday")."""
 
 PHRASINGS: tuple[Rule, ...] = (
     # people

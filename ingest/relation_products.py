@@ -320,9 +320,9 @@ def _gone(
         value = _GONE_VALUES.get(" ".join(m.group("verb").lower().split()))
         if value not in owning.STILL_HAD:
             spans.append((m.start(), m.end()))
-        if not states(m.start()) or (m.re is _GONE and not by_speaker(said.text, m.start())):
+        if value is None or not states(m.start()) or owning.kept(said.text, m):
             continue
-        if value is None:
+        if m.re is _GONE and not by_speaker(said.text, m.start()):
             continue
         if not product:  # "someone stole my bike": the thing itself
             out.append(_fact(said, EntityMention("i", _thing(m.group("thing"))), "status", value, None))

@@ -37,10 +37,13 @@ __all__ += ["Rule"]
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _ADJ = (
     r"(?:(?:best|older|younger|little|big|new|old|former|current|eldest|youngest)\s+)?"
-    rf"(?:(?!(?i:{_ROLE})(?:s|es)\s|[a-z]+s\s+[a-z]+\s+(?i:{_ROLE})\b|(?:ex|previous|first|ever|late|future|last)\s)"
+    rf"(?:(?!(?i:{_ROLE})(?:s|es)\s|[a-z]+s\s+[a-z]+\s+(?i:{_ROLE})\b|(?:ex|previous|first|ever|future|last|potential|"
+    r"prospective|possible|supposed|would|wannabe|fake|so|late(?!\s+(?:(?:grand|step)?(?:father|mother|son|daughter)|"
+    r"dad|mum|mom|husband|wife|brother|sister|gran|granny|grandad|grandpa|grandma|nan|aunt\w*|uncle|cousin)\b))\s)"
     rf"[a-z]+\s+(?=(?:[a-z]+\s+)?(?i:{_ROLE})\b)){{0,2}}"
 )
-"""Up to two words before a people word ("my thesis supervisor"); no owner ("my kids new teacher"), no ex."""
+"""Up to two words before a people word ("my thesis supervisor"); no owner ("my kids new teacher"), no ex, none
+that leaves the role unreal ("my potential boss", "my so called friend"), no "late" but of family ("my late dad")."""
 _NAME_WORD = rf"[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
@@ -326,10 +329,6 @@ RULES: tuple[Rule, ...] = (
         _cs(rf"{_WHO_VERB}(?i:don't|don’t|do not)\s+(?i:work)\s+(?i:at|for)\s+(?P<value>{_NAME})\s+(?i:{_NO_MORE})\b"),
         "worked at",
         "o",
-    ),
-    Rule(
-        _r(rf"\b(?:work(?:ing)?|job|started|joined|hired|employed)\b(?:[^.?!]|{INNER_PUNCT})*?\bas an?\s+{_PHRASE}"),
-        "works as",
     ),
     Rule(_r(rf"\b(?:promoted to|my new (?:role|title|job) is)\s+(?:an?\s+)?{_PHRASE}"), "works as"),
     # health

@@ -24,7 +24,7 @@ from ingest.mood import sentence_mood
 from ingest.relation_guards import Guarded
 from ingest.relation_rules import HOME, HOME_WORDS, NAME, NOW, PHRASE, Rule
 
-__all__ = ["SAYINGS", "TITLE_SAID"]
+__all__ = ["SAYINGS", "TITLE_SAID", "quoted"]
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -65,15 +65,34 @@ _DIAGNOSIS = (
 """A diagnosis reported ("GP reckons plantar fasciitis", "the doc says it's tendonitis", "the scan
 showed a stress fracture"), not advice ("the physio said to rest", "doctor says I need rest")."""
 _MEDICATION = r"prescribed(?!\s+me\b)|I(?:'m| am) (?:now )?taking|I take|I started taking"
-_PUT_ME_ON = r"^(?P<head>[^\n]{0,240}?)\b(?P<verb>put\s+me\s+on|started\s+me\s+on|prescribed\s+me)"
+_PUT_ME_ON = r"^(?P<head>[^\n]*?)\b(?P<verb>put\s+me\s+on|started\s+me\s+on|prescribed\s+me)"
 """A medicine someone put the speaker on ("she's started me on …", "my dad's GP put me on …"): "me" says
 whose it is, so the match opens the sentence and no clause owner is read before it
-(`ingest.relation_owner`); the prescriber is read within a bounded head, once a sentence."""
+(`ingest.relation_owner`). Anchored at the sentence's start, it is tried once a sentence, so its head
+need not be bounded: a long run-on still reaches its verb ("… and then the GP prescribed me …")."""
+_QUOTE_REACH = 300
+_QUOTE_OPENS = re.compile(
+    r"\b(?:said|says|texted|texts|wrote|writes|messaged|replied|posted|tweeted|told\s+(?:me|us))\s*[:\"“]", re.I
+)
+
+
+def quoted(sentence: str, at: int) -> bool:
+    """Whether ``at`` lies in words someone else is quoted as saying (`Mum texted: "the GP put me on …"`):
+    a quotation open before it, or a saying verb and a colon or quote mark before it; "me" there is theirs.
+    Read within `_QUOTE_REACH` characters, so a long run-on is not read whole for every match."""
+    before = sentence[max(0, at - _QUOTE_REACH) : at]
+    return (before.count('"') + before.count("“") + before.count("”")) % 2 == 1 or bool(_QUOTE_OPENS.search(before))
+
+
 _NOT_A_DRUG = (
     r"(?!(?:s+o+|many|much|lots|loads|tons|plenty|more|less|ages|forever|care|time|turns|part|photos?|pictures?|"
     r"pics|notes|walks?|breaks?|naps?|showers?|baths?|looks?|the\s+(?:bus|train|tube|kids|dog|lead|piss|mick)|(?:the\s+|a\s+)?(?:waiting\s+lists?|lists?|rota|hold|speaker|phone|spot|scales|books))\b)"
+    r"(?!(?:the\s+|a\s+)?(?:(?:night|day|early|late|morning|evening|graveyard|weekend)\s+)?(?:nights|days|earlies|lates|"
+    r"weekends|shifts?|rotas?|speakerphone|loudspeaker|mute|payment\s+plans?|plans?|diets?|probation|furlough|courses?|"
+    r"team|tills?|reception|nights?\s+shifts?)\b)"
 )
-"""What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus")."""
+"""What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus"), nor what
+someone "put me on" at work or for a bill ("put me on nights", "… on a payment plan")."""
 
 SAYINGS: tuple[Rule, ...] = (
     # work
@@ -92,7 +111,7 @@ SAYINGS: tuple[Rule, ...] = (
     Guarded(
         _r(rf"{_PUT_ME_ON}\s+(?:an?\s+|some\s+)?+{_NOT_A_DRUG}{PHRASE}"),
         "takes",
-        veto=lambda sentence, m, earlier: not sentence_mood(sentence).states(m.start("verb")),
+        veto=lambda s, m, e: not sentence_mood(s).states(m.start("verb")) or quoted(s, m.start("verb")),
     ),
     Rule(
         _cs(

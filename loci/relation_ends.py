@@ -25,7 +25,7 @@ flights to Japan" in May, then "we're in Kyoto… Japan is amazing" in June. A v
 before the plan ("I went to Japan in 2019") does not: the plan is for another trip."""
 
 ENDED_BY: Mapping[str, str] = MappingProxyType(
-    {"works at": "worked at", "works as": "worked at", "worked at": "works at", "owns": "owned"}
+    {"works at": "worked at", "works as": "worked at", "worked at": "works at", "owns": "owned", "owned": "owns"}
 )
 """A predicate and the one that ends it with no successor: "I handed in my notice at
 Northwind" records `worked at Northwind`, which closes the current `works at Northwind` (the
@@ -34,7 +34,8 @@ same value) when it is said (`ingest.graph`), and forgetting it opens the job ag
 Brightwave in June"). Going back ("I rejoined Northwind") ends the former employer's row the
 same way, so a job left, taken again and left again reads as two spans of `works at`, each
 followed by its `worked at`. The title held at the job (`works as`, `HELD_AT`) ends with it.
-A product sold, returned, given away or stolen (`owned Yaris`) ends owning it (`owns Yaris`) the same way."""
+A product sold, returned, given away or stolen (`owned Yaris`) ends owning it (`owns Yaris`) the same way,
+and buying it again (`owns Yaris`) ends the `owned`, as rejoining ends `worked at`."""
 
 HELD_AT: Mapping[str, str] = MappingProxyType({"works as": "works at"})
 """An ended predicate of `ENDED_BY` held at a row of another rather than valued like its ender:

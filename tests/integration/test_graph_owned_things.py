@@ -32,3 +32,16 @@ async def test_a_product_sold_in_a_later_chat_is_owned_no_longer(
     rows = await users_rows(client, user, "Samsung Galaxy S24")
     assert spans(rows, "owns") == [("Samsung Galaxy S24", False)], rows
     assert [current for _, current in spans(rows, "owned")] == [True], rows
+
+
+async def test_a_product_bought_again_after_a_sale_is_owned_again_and_no_longer_sold(
+    db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client
+) -> None:
+    user = await new_user()
+    deps = MiningDeps(db=db, embedder=embedder, settings=settings)
+    await mine_chat(deps, user, "first", ["I bought a Pixel 8 last month, great camera."], day=0)
+    await mine_chat(deps, user, "gone", ["I sold the Pixel 8 to a colleague last week."], day=30)
+    await mine_chat(deps, user, "again", ["Regretted it, so I bought a Pixel 8 again, refurbished."], day=60)
+    rows = await users_rows(client, user, "Pixel 8")
+    assert [current for _, current in spans(rows, "owns")] == [False, True], rows
+    assert [current for _, current in spans(rows, "owned")] == [False], rows

@@ -66,7 +66,7 @@ def test_an_injury_after_another_verb(text: str, value: str) -> None:
 
 
 def test_a_diet_one_is_going() -> None:
-    assert ("User", "diet", "low carb") in facts("ok so i'm going low carb from monday")
+    assert ("User", "diet", "low carb") in facts("ok so i'm going low carb, day two today")
     assert not of("diet", "my sister is going vegan")
 
 
