@@ -65,6 +65,9 @@ class Candidate:
     names_opening: bool = False
     """The name someone gave to what the user's opening described (`ingest.subject_naming`):
     it takes the opening's credit in full, as the opening's own topic would."""
+    written: set[int] = field(default_factory=set)
+    """The turns that write its name or word (`ingest.subjects`), not those links add for
+    speaking of it otherwise ("he", its category)."""
     named_problem: bool = False
     """Named as the user's problem by a naming cue (`ingest.subject_naming`): the medicines
     the chat doses count for it."""
@@ -74,6 +77,14 @@ class Candidate:
     def animate(self) -> bool:
         """Can be "he" or "she": a named person, kin, or a pet."""
         return bool(self.kinds.get("p")) or bool(self.kin) or self.pet
+
+    @property
+    def in_passing(self) -> bool:
+        """A person the user names in one turn, after the opening, and never calls "my X"
+        ("my pal omar is tagging along"): an aside in a chat about something else, though
+        "he" may follow. Credited in full for closeness (an embedder cannot place a first
+        name), such a person outscored the thing the whole chat keeps to (2026-11-30)."""
+        return bool(self.kinds.get("p")) and not self.kin and not self.opening and len(self.written) == 1
 
     @property
     def name(self) -> str:

@@ -94,15 +94,23 @@ def link_medicines(found: dict[str, Candidate], turns: Sequence[TurnView], rules
     names (`link_named_problem`), in a domain whose words are dosed (`Domain.dosed`): a
     medicine is a detail of what it treats, and a chat that repeats it more often than the
     condition ("Betahistine" over "BPPV") is still about the condition. When no condition
-    is named, the medicine is the best name the chat has for its problem and stays."""
+    is named, a medicine the user keeps coming back to is the best name the chat has for its
+    problem and stays; one the user writes in one turn only is a detail of the treatment told
+    in passing ("put on X 30 mg and booked in for a scan"), and the chat is
+    filed under what else it talks about. The opening's exception for what is said once
+    (`ingest.subjects._eligible`) is for what the user asks about, not for a dose: once
+    medicines were typed as named things in lower case, a reflux chat whose opening dosed
+    one was filed under the medicine (2026-11-30)."""
     if not any(c.domain is not None and c.domain.dosed for c in found.values()):
         return
     condition = max((c for c in found.values() if c.named_problem), key=lambda c: len(c.turns), default=None)
-    if condition is None:
-        return
     dosed = re.compile(rf"\b([A-Za-z][A-Za-z\-]+){rules.dose}", re.I)
     for t in turns:
         for m in dosed.finditer(t.content):
             medicine = found.get(subject_key(m.group(1)))
-            if medicine is not None and medicine is not condition and not medicine.kinds.get("p"):
+            if medicine is None or medicine is condition or medicine.kinds.get("p"):
+                continue
+            if condition is not None:
                 absorb(found, condition, medicine)
+            elif len(medicine.user_turns) < rules.min_user_turns:
+                del found[medicine.key]

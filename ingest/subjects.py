@@ -6,13 +6,12 @@ marathon plan, "Flipsky" for an e-foil build, "past"); instead every candidate i
 by how central it is to the whole conversation (weights in `ingest.subject_rules`):
 
 * **candidates**: the named people, places, things and events the extractor found
-  (kinds p/l/i/e), counted wherever the name is written; common nouns, meaning words
-  that once head a determiner phrase ("an efoil in…", "the marathon.", not "a long
-  run"), so verbs and adjectives never qualify (a rule, as no noun-chunk parser can be
-  installed: spaCy's models are not on PyPI, see `ingest.extract_offline`); and what the user calls
-  theirs ("my e-foil build" → "e-foil": frame nouns such as build/trip/training drop).
-  Keys ignore case, hyphens, spaces and a plural "s", so "efoil", "e-foil" and "E-Foils"
-  are one candidate; a one-word name written in lower case counts for the name.
+  (kinds p/l/i/e), counted wherever the name is written; common nouns, meaning words that once head a
+  determiner phrase ("an efoil in…", "the marathon.", not "a long run"), so verbs and adjectives never
+  qualify (a rule, as no noun-chunk parser can be installed: spaCy's models are not on PyPI, see
+  `ingest.extract_offline`); and what the user calls theirs ("my e-foil build" → "e-foil": frame nouns
+  such as build/trip/training drop). Keys ignore case, hyphens, spaces and a plural "s", so "efoil",
+  "e-foil" and "E-Foils" are one candidate; a one-word name written in lower case counts for the name.
 * **rejected**: time words ("past", "week"), words that fit any conversation
   ("question", "idea"), stopwords, and anything mentioned in fewer than ``min_turns``
   turns or never by the user.
@@ -86,6 +85,7 @@ class _Gatherer:
     def at(self, key: str, turn: TurnView, opening: bool) -> Candidate:
         c = self.found.get(key) or self.found.setdefault(key, Candidate(key))  # built once a key, not a word
         c.turns.add(turn.seq)
+        c.written.add(turn.seq)
         if turn.role == "user":
             c.user_turns.add(turn.seq)
             c.opening = c.opening or opening
@@ -314,7 +314,7 @@ def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> b
     repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
     thing = (c.noun and not c.kinds) or (bool(c.kinds.keys() & _THING_KINDS) and not c.kinds.get("p"))
     opened = c.opening and thing and not c.animate and len(c.turns) >= rules.opening_min_turns
-    return named and (repeated or opened)
+    return named and (repeated or opened) and not c.in_passing
 
 
 def rank_candidates(

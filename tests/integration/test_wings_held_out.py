@@ -260,9 +260,9 @@ BARS = {
     "wings_held_out_4": 1.0,
     "wings_held_out_5": 0.44,
     "wings_held_out_6": 1.0,
-    "wings_held_out_7": 0.5,
+    "wings_held_out_7": 0.6,
     "wings_held_out_8": 0.72,
-    "wings_held_out_9": 0.63,
+    "wings_held_out_9": 0.72,
     "wings_held_out_10": 0.54,
     "wings_held_out_11": 0.27,
     "wings_held_out_12": 0.45,
@@ -279,12 +279,9 @@ BARS = {
     "wings_held_out_23": 0.45,
     "wings_held_out_24": 0.4,
 }
-"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 5 of 10, 8 of 11, 7 of 11, 6 of 11, 3 of 11, 5 of 11,
+"""6 of 6, 6 of 6, 9 of 9, 8 of 8, 4 of 9, 10 of 10, 6 of 10, 8 of 11, 8 of 11, 6 of 11, 3 of 11, 5 of 11,
 5 of 11, 6 of 11, 6 of 11, 5 of 11, 2 of 11, 2 of 11, 6 of 10, 5 of 10, 5 of 11, 4 of 10, 5 of 11 and 4 of
-10 chats (see the module doc). Sets 7 and 9 each lost a chat (6 → 5 of 10, 8 → 7 of 11) on 2026-11-30
-to true entities the subject rule then preferred: a friend named once in passing in lower case ("my
-mate dan is coming out with me", filed under Dan instead of the boat) and a medicine typed in lower
-case (a reflux chat filed under Pantoprazole instead of Gastroscopy)."""
+10 chats (see the module doc)."""
 
 
 @pytest.mark.parametrize(
