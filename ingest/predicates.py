@@ -27,6 +27,7 @@ __all__ = [
     "FULFILLED_BY",
     "HELD_AT",
     "MULTI_VALUED",
+    "NOT_VALUE_KINDS",
     "PREDICATES",
     "canonical_predicate",
     "is_multi_valued",
@@ -140,6 +141,13 @@ _SYNONYMS: Mapping[str, str] = MappingProxyType(
         "animal": "species",
     }
 )
+
+
+NOT_VALUE_KINDS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {predicate: frozenset("et") for predicate in ("works at", "worked at")}
+)
+"""Entity kinds a predicate's value never has: a holiday or a date says when ("I started at Easter",
+"I work at Christmas too", "I retired as a nurse at Christmas"), never where one works."""
 
 
 def canonical_predicate(predicate: str) -> str:
