@@ -90,11 +90,18 @@ async def test_recall_without_now_reads_yesterday_on_the_users_zone(
     local_yesterday = now.astimezone(zone).date() - DAY
     start, end = midnight(local_yesterday, zone), midnight(local_yesterday + DAY, zone)
     utc_start = midnight(now.date() - DAY, UTC)  # UTC's yesterday, outside the zone's:
-    outside = (utc_start, start) if start > utc_start else (end, utc_start + DAY)
+    utc_end = utc_start + DAY
+    outside = (utc_start, start) if start > utc_start else (end, utc_end)
     when_utc = outside[0] + (outside[1] - outside[0]) / 2
+    # and the zone's yesterday outside UTC's: the two days overlap by up to a day less the offset,
+    # so the zone's walk at the middle of its day fell in UTC's yesterday too when the offset was
+    # under 12 hours away from it (Kiritimati, UTC+14, around 11:00 UTC)
+    only_zone = (max(start, utc_end), end) if end > utc_end else (start, min(end, utc_start))
+    when_zone = only_zone[0] + (only_zone[1] - only_zone[0]) / 2
     assert when_utc.date() == utc_start.date() and not start <= when_utc < end, (name, when_utc)
+    assert start <= when_zone < end and not utc_start <= when_zone < utc_end and when_zone < now, (name, when_zone)
     said = (
-        ("I walked along the canal to the museum.", start + (end - start) / 2, "walk-zone"),
+        ("I walked along the canal to the museum.", when_zone, "walk-zone"),
         ("I walked along the river to the market.", when_utc, "walk-utc"),
     )
     ids = [
