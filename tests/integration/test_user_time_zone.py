@@ -5,12 +5,15 @@ recall without ``now`` read "yesterday" on it: at 08:00 in Tokyo both were a day
 The server's clock is the real one (a save is stamped by the database's ``now()``), so each test
 picks a zone whose date differs from UTC's at this moment: Tokyo when it is already tomorrow
 there (15:00-24:00 UTC), else Kiritimati (UTC+14) or Pago Pago (UTC-11), whose date differs
-from UTC's during the rest of the day. Expectations are computed from the instant the server
-stamped (a memory's ``valid_from``), so they are exact whenever the test runs.
+from UTC's during the rest of the day (a test started in the last minutes of a UTC day waits
+for the next: no zone's date differs from UTC's on both sides of its midnight). Expectations
+are computed from the instant the server stamped (a memory's ``valid_from``), so they are exact
+whenever the test runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
@@ -28,9 +31,21 @@ from tests.integration.palace_fixture import ConversationSpec, place_conversatio
 Client = AsyncTestClient[Any]
 NewUser = Callable[..., Awaitable[UserHandle]]
 DAY = timedelta(days=1)
-MARGIN = timedelta(minutes=15)
+MARGIN = timedelta(minutes=2)
 """How long the chosen zone's date must keep differing from UTC's: the test's own run."""
 ZONES = ("Asia/Tokyo", "Pacific/Kiritimati", "Pacific/Pago_Pago")
+
+
+async def clear_of_utc_midnight() -> datetime:
+    """Now, once UTC's midnight is not within `MARGIN`: no zone's date differs from UTC's both
+    just before it and just after (that would take an offset ahead of UTC and behind it), so a
+    test started in the last `MARGIN` of a UTC day waits for the next one."""
+    now = datetime.now(UTC)
+    next_midnight = midnight(now.date() + DAY, UTC)
+    if next_midnight - now <= MARGIN:
+        await asyncio.sleep((next_midnight - now).total_seconds() + 1)
+        now = datetime.now(UTC)
+    return now
 
 
 def zone_a_day_off(now: datetime) -> str:
@@ -38,7 +53,7 @@ def zone_a_day_off(now: datetime) -> str:
     for name in ZONES:
         if all((now + d).astimezone(ZoneInfo(name)).date() != (now + d).date() for d in (timedelta(0), MARGIN)):
             return name
-    raise AssertionError(f"no zone a day off UTC at {now}")  # Kiritimati or Pago Pago always is
+    raise AssertionError(f"no zone a day off UTC at {now}")  # Kiritimati or Pago Pago always is, off midnight
 
 
 def midnight(day: date, zone: tzinfo) -> datetime:
@@ -54,7 +69,7 @@ async def ok(client: Client, user: UserHandle, method: str, path: str, **kw: Any
 async def test_a_save_reads_tomorrow_on_the_users_zone(client: Client, new_user: NewUser) -> None:
     """ "dentist appointment tomorrow" saved as a deadline ends with the zone's tomorrow; an
     update's new words too; a user who set no zone keeps the UTC day, as before."""
-    name = zone_a_day_off(datetime.now(UTC))
+    name = zone_a_day_off(await clear_of_utc_midnight())
     zone = ZoneInfo(name)
     user, plain = await new_user("tz-save"), await new_user("tz-utc")
     assert (await ok(client, user, "GET", "/v1/settings"))["time_zone"] is None
@@ -82,7 +97,7 @@ async def test_recall_without_now_reads_yesterday_on_the_users_zone(
     with no ``now``, the zone's is the temporal signal's first and ranks first; sent with ``now``
     in UTC, the request's clock wins. (The zone's walk is also the closer in meaning, so with
     UTC's clock it may still rank first overall: the temporal rank is what the clock decides.)"""
-    now = datetime.now(UTC)
+    now = await clear_of_utc_midnight()
     name = zone_a_day_off(now)
     zone = ZoneInfo(name)
     user = await new_user("tz-recall")
