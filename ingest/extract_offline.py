@@ -55,6 +55,7 @@ from ingest.gazetteer import place_weight
 from ingest.keyphrases import candidate_phrases
 from ingest.letters import MARKS, spaced
 from ingest.predicates import NOT_VALUE_KINDS
+from ingest.product_switches import switches
 from ingest.prose import prose_turns
 from ingest.relation_context import Recent
 from ingest.relation_extract import relations_in
@@ -234,7 +235,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
         relations.extend(facts)
         mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
     relations = [f for f in relations if f.value_kind not in NOT_VALUE_KINDS.get(f.predicate, frozenset())]
-    relations = _fuller(fuller_models(relations), mentions)
+    relations = _fuller(switches(fuller_models(relations), turns, recent), mentions)
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(

@@ -101,6 +101,7 @@ class Recent:
     _refer: re.Pattern[str] | None = None
     current: dict[str, str] = field(default_factory=dict)
     acquired: dict[str, str] = field(default_factory=dict)
+    makers: dict[str, str] = field(default_factory=dict)  # a line → its maker and line (`product_switches`)
 
     @classmethod
     def after(cls, earlier: object | None) -> Recent:
@@ -116,6 +117,7 @@ class Recent:
             earlier._refer,
             dict(earlier.current),
             dict(earlier.acquired),
+            dict(earlier.makers),
         )
 
     def learn(self, speaker: EntityMention, facts: Iterable[RelationFact]) -> None:

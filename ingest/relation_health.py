@@ -28,6 +28,7 @@ from ingest.diagnosis_guards import own_visit
 from ingest.entity_vocab import BODY_PARTS, words
 from ingest.product_guards import by_speaker, for_someone_else, past_life
 from ingest.relation_guards import Guarded
+from ingest.relation_lower_health import LOWER_CASE_HEALTH
 from ingest.relation_rules import NAME, PHRASE, Rule
 from ingest.relation_sayings import quoted
 
@@ -311,5 +312,6 @@ HEALTH_PHRASINGS: tuple[Rule, ...] = (
         needs_kind="l",
         veto=_booking_vetoed,
     ),
+    *LOWER_CASE_HEALTH,
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

@@ -44,6 +44,7 @@ from ingest.extraction import USER_ENTITY, EntityMention, RelationFact
 from ingest.mood import sentence_mood
 from ingest.product_guards import by_speaker, for_someone_else, past_life, states_more, trimmed
 from ingest.product_lines import CAPITALISED_ONLY, EVERYDAY, NOT_THE_THING, PRODUCT_LINES, line_at, line_of, spelled
+from ingest.product_models import one_line
 from ingest.relation_context import Recent, Said
 
 __all__ = ["fuller_models", "product_facts"]
@@ -72,11 +73,10 @@ _JOINING = (
 )
 _TOKEN = (
     rf"(?!{_NOT_MODEL})(?:[\w\-]*\d[\w\-]*(?:\.\d+)?|(?-i:[A-Z][\w\-]*)|pro|max|plus|mini|ultra|air|se|lite|fe"
-    rf"|(?!{_JOINING})[a-z]+[ \t]+(?!{_NOT_MODEL})[\w\-]*\d[\w\-]*)"
+    rf"|(?!{_JOINING})[a-z]+[ \t]+(?!{_NOT_MODEL})[\w\-]*\d[\w\-]*|{_PLAIN})"
 )
-"""A word of a model after its line: a number ("15", "X1"), a capitalised word ("Carbon"), a
-tier ("pro", "air"), a word before a number ("kobo libra 2"); not a storage size, a count of
-years or a price ("128gb", "4 years", "for 40")."""
+"""A model word: "15", "X1", "Carbon", "pro", "kobo libra 2", a line after its maker ("honda civic": one line
+only, `one_line`); not a storage size, a count of years or a price ("128gb", "4 years", "for 40")."""
 _LEAD = rf"(?:(?:(?:19|20)\d\d[ \t]+)?(?:(?:{'|'.join(owning.MAKERS)})[ \t]+)?)"
 """A year, and a maker of several kinds of thing (no line itself), before a line: "2019 Samsung Galaxy A35"."""
 _PRODUCT = rf"(?<![\w\-])(?P<product>{_LEAD}(?:{_PLAIN}|{_CAPITAL})(?![\w\-])(?:[ \t]+{_TOKEN}(?![\w\-])){{0,3}})"
@@ -92,13 +92,15 @@ _ACQUIRED = tuple(
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
         rf"\bdrove\s+(?:the|a|an)\s+(?:new\s+)?{_PRODUCT}\s+home\b",
+        rf"(?:\b(?:the|my|our)\s+(?:new\s+)?|^\W*|(?<=[.!?,;:]\s))(?=[^.!?,;]{{1,40}}?\bis\s+(?:\w+\s+)?mine)"
+        rf"{_PRODUCT}\s+(?P<mine>is\s+(?:now\s+|officially\s+|finally\s+|all\s+)*mine)(?:\s+now)?(?=\s*(?:[.!?]|$))",
         rf"(?<!nearly )(?<!almost )\b(?:talked|convinced|persuaded)\s+(?:me|us)\s+into\s+(?:getting\s+|buying\s+)?"
         rf"{_FRESH}{_PRODUCT}",
         rf"\b(?:my|our)\s+(?:brand[\s-]new|new)\s+{_PRODUCT}",
     )
 )
-"""Ways of saying a product became the speaker's; only "bought" and its like say it was bought. The last
-two are the speaker's whoever did the talking ("my son talked me into a Pixel 8"), and say it by themselves."""
+"""Ways of saying a product became the speaker's ("the outback is mine!", nothing after); only "bought" and its like say
+it was bought. The last two are the speaker's whoever did the talking ("my son talked me into a Pixel 8")."""
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _GONE = re.compile(
     rf"\b(?P<verb>sold|traded\s+in|returned|gave\s+away|got\s+rid\s+of|wrote\s+off|written\s+off|totall?ed|crashed|"
@@ -179,14 +181,15 @@ def _product(text: str, m: re.Match[str], known: Collection[str], shouting: bool
     lowered = [w.lower() for w in typed]
     n = len(key.split())
     at = next((i for i in range(len(lowered)) if lowered[i : i + n] == key.split()), 0)
-    product = trimmed(said, at + n)
+    product = one_line(trimmed(said, at + n), at, at + n)
     kept = len(product.split())
     line_lower = shouting or all(w.islower() for w in typed[at : at + n])
     if key in CAPITALISED_ONLY and shouting:
         return ""
     numbered = any(c.isdigit() for c in product[len(key) :])
-    plain_word = m.re not in _OBJECT_OF and key not in known and not numbered
-    if key in EVERYDAY and line_lower and plain_word and _owned_from(text, thing) >= m.start():
+    plain_word = m.re not in _OBJECT_OF and key not in known and not numbered and not m.groupdict().get("mine")
+    made = any(not w.isdigit() for w in lowered[:at])  # "honda civic": its maker says the line is one
+    if key in EVERYDAY and line_lower and plain_word and not made and _owned_from(text, thing) >= m.start():
         return ""
     ends = [w.end() for w in _WORD.finditer(said)]
     after = _NEXT_WORD.match(text, m.start("product") + ends[kept - 1])
