@@ -12,9 +12,10 @@ known place, no chat slang and no trade ("plumber quoted": a word ending like a 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from ingest.entity_vocab import words
-from ingest.gazetteer import is_common_word, is_english_word, is_first_name, place_weight
+from ingest.entity_vocab import NOT_NAMES, PLACE_HEADS, words
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname, place_weight
 
 __all__ = ["lower_case_businesses", "lower_case_places"]
 
@@ -53,18 +54,36 @@ _PLACE_AFTER = re.compile(
     r"(?:\b(?:in|to|from|near|around|outside|visit|visiting|visited)|->|→)\s+"
     r"(?P<one>[a-z][a-z\-]{2,})(?P<two>\s+[a-z][a-z\-]{2,})?\b"
 )
+_RESIDENCE = re.compile(
+    r"\b(?:lives?|living|lived|moved|moving|move|based|born|raised|grew\s+up|relocat(?:ed|ing|e))"
+    r"(?:\s+(?:up|down|out|over|back|now|still))?\s+(?:in|to|from)\s+$"
+)
+"""Where someone lives, before a place ("she lives in boulder"); not where one is ("my son is in university")."""
+_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)|\s+(?:and|but|so|now|for|since|w|with|tho|lol|too|anymore)\b")
+"""A place's name ends the clause, or a word after it opens the next part ("in portland, he …")."""
 
 
 def lower_case_places(text: str) -> list[str]:
     """The places ``text`` names in lower case after "in", "to", "from" and the like ("it's -30
     in winnipeg", "flying yyz -> calgary", "a trip to nova scotia"), capitalised, in order: a name
     the gazetteer knows (two words before one), never a first name, an everyday word or, unless
-    it is a country, state or big city, any English word ("in bath", "to reading")."""
+    it is a country, state or big city, any English word ("in bath", "to reading"). An English word
+    is a place where it ends a clause after where someone lives or is ("she lives in boulder.", two
+    words: "a dealer in round rock."); a place's kind word makes two words one place whose first is
+    a known place or name, or no English word ("hiking in eldorado canyon", "in travis heights")."""
     found: list[str] = []
     for m in _PLACE_AFTER.finditer(text):
         two = f"{m.group('one')}{m.group('two') or ''}"
-        for name in (two, m.group("one")) if m.group("two") else (two,):
-            if _lower_place(name):
+        said = _CLAUSE_END.match(text, m.end()) is not None
+        lives = _RESIDENCE.search(text, max(0, m.start("one") - 48), m.start("one")) is not None
+        if m.group("two") and _headed(m.group("one"), m.group("two").strip()):
+            found.append(" ".join(w[:1].upper() + w[1:] for w in two.split()))
+            continue
+        ends_one = _CLAUSE_END.match(text, m.end("one")) is not None
+        for name, ok in (
+            ((two, said), (m.group("one"), ends_one and lives)) if m.group("two") else ((two, said and lives),)
+        ):
+            if _lower_place(name, ok):
                 found.append(" ".join(w[:1].upper() + w[1:] for w in name.split()))
                 break
     return found
@@ -74,12 +93,29 @@ _NOT_LOWER_PLACES = words("turkey china chad jersey guinea chile")
 """Countries spelled as everyday words, which lower case leaves as those words ("in turkey")."""
 
 
-def _lower_place(name: str) -> bool:
+_SURNAME_HEADS = words("hill hills park lane forest wood woods field fields brook bridge port mount church market")
+"""Place kind words that are also surnames, which after a first name name a person ("grace park")."""
+
+
+@lru_cache(maxsize=4096)
+def _headed(first: str, head: str) -> bool:
+    """A place's kind word after a word that names ("eldorado canyon", "travis heights"; not "the park")."""
+    if head not in PLACE_HEADS or head == "end" or first in _SLANG or is_common_word(first) or first in PLACE_HEADS:
+        return False  # "costco end of day"
+    if is_first_name(first) and head in _SURNAME_HEADS:
+        return False  # "i gave the keys to john hill": a person
+    return bool(place_weight(first)) or is_first_name(first) or is_surname(first) or not is_english_word(first)
+
+
+@lru_cache(maxsize=4096)
+def _lower_place(name: str, said: bool = False) -> bool:
+    """A place typed in lower case (`lower_case_places`); ``said``: where someone lives or is, at a clause's end."""
     weight = place_weight(name)
-    if (
-        not weight
-        or name in _NOT_LOWER_PLACES
-        or any(is_common_word(w) or is_first_name(w) or w in _SLANG for w in name.split())
-    ):
+    parts = name.split()
+    if not weight or name in _NOT_LOWER_PLACES or any(is_first_name(w) or w in _SLANG or w in NOT_NAMES for w in parts):
         return False
-    return weight == 2 or not any(is_english_word(w) for w in name.split())
+    if said and (len(parts) > 1 or not is_common_word(name)):
+        return True  # "she lives in boulder.", "a dealer in round rock."
+    if any(is_common_word(w) for w in parts):
+        return False
+    return weight == 2 or not any(is_english_word(w) for w in parts)

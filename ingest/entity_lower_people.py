@@ -7,10 +7,10 @@ case. Three shapes still name a person:
   ("dr okoye", "mrs. ilunga", "dr. femi okoye"); a possessive is no part of it ("dr patel's nurse"),
   a contraction or a plural no name ("ms doesn't stop me", "my ms flares up": the illness), "ms"
   after "my" or "have" is the illness, and "dr" after a street's number is a drive ("12 sunset dr");
-* a **relation, or a word for a person before "named"/"called"**, before a first name that is no
-  everyday word, with the surname (and its "de", "van"…) after it when there is one ("my cousin
-  ferdie", "her husband tomasz", "a guy named joao de souza"); a venue, band or storm "called" a
-  name is no person ("a cafe called rosie");
+* a **relation (or several: "one of my teachers, grace okafor"), or a word for a person before
+  "named"/"called"**, before a first name that is no everyday word, with the surname (and its
+  "de", "van"…) after it when there is one ("my cousin ferdie", "her husband tomasz", "a guy named
+  joao de souza"); a venue, band or storm "called" a name is no person ("a cafe called rosie");
 * a **first name and a surname**, neither an English word ("joao mendes said"): everyday words
   that are also names ("will", "mark", "grace", "rose", "earl grey") never open one.
 
@@ -45,14 +45,14 @@ _PARTICLES = words("de da das do dos del della di du van von der den le la")
 _PARTICLE = rf"(?:(?:{'|'.join(sorted(_PARTICLES))})\s+)?"
 _ROLES = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _PERSON_WORDS = "guy|bloke|man|woman|lady|girl|boy|kid|chap|fella|fellow|dude|person|someone|somebody|friend"
-_TITLED = re.compile(rf"\b(dr|mr|mrs|ms|prof)\.?\s+({_WORD})(?:\s+({_WORD}))?")
+_TITLED = re.compile(rf"(?<![\w\-])(dr|mr|mrs|ms|prof)\.?\s+({_WORD})(?:\s+({_WORD}))?")
 _NOT_TITLE_BEFORE = {
     "ms": re.compile(r"\b(?:my|her|his|their|your|have|has|had|with|of|got|the)\s+$"),
     "dr": re.compile(r"\d+\w*\s+(?:[a-z]+\s+){1,3}$"),
 }
 """"my ms", "have ms": the illness; "12 sunset dr": a drive."""
 _INTRODUCED = re.compile(
-    rf"(?:\b(?:my|our|his|her|their)\s+(?:(?:older|younger|little|big|best|new|old|ex)\s+)?(?:{_ROLES})\s*,?|"
+    rf"(?:\b(?:my|our|his|her|their)\s+(?:(?:older|younger|little|big|best|new|old|ex)\s+)?(?:{_ROLES})s?\s*,?|"
     rf"\b(?:an?|the|this|that|some|my|our)\s+(?:[a-z]+\s+)?(?:{_ROLES}|{_PERSON_WORDS})\s+(?:named|called)|"
     rf"\b(?:someone|somebody)\s+(?:named|called))\s+({_WORD})(?:\s+({_PARTICLE}{_WORD}))?"
 )
@@ -64,8 +64,11 @@ _ACTS_AFTER = re.compile(r"\s+(?!(?:as|his|hers|its|this|thus|us|yes|less|across
 """After a relation's first name, a verb's "-s" ("her husband marcus belays her"); never after a bare pair."""
 """What follows a first name that is also an English word, when it names a person ("my cousin gareth is …")."""
 _HEADS = ORG_HEADS | PLACE_HEADS | VENUE_NOUNS
-_PAIR = re.compile(rf"\b({_WORD})(?=\s+({_WORD})\b)")
-"""Overlapping pairs of words ("said tomasz nowak": "said tomasz", "tomasz nowak")."""
+_PAIR = re.compile(rf"(?<![\w\-])({_WORD})(?=\s+({_WORD})\b)")
+"""Overlapping pairs of words ("said tomasz nowak": "said tomasz", "tomasz nowak"); a word starts
+after no letter or hyphen, so a hyphen chain ("a-b-c-…") is read once, not from each of its letters."""
+_DETERMINED = re.compile(r"\b(?:a|an|the|my|our|your|his|her|their|this|that)\s+$")
+"""Before a bare pair, a word that makes it a thing: no one's name follows "our" ("our jack russell")."""
 
 
 def _bare(word: str) -> str:
@@ -78,8 +81,8 @@ def _last(words: str | None, *, cued: bool) -> bool:
     not "belays"), or any word but an everyday one after a particle ("de souza")."""
     parts = words.split() if words else []
     word = _bare(parts[-1]) if parts else ""
-    if not word or is_first_name(word) or word in _HEADS or word in _PARTICLES:
-        return False
+    if not word or (is_first_name(word) and not is_surname(word)) or word in _HEADS or word in _PARTICLES:
+        return False  # a known surname may be a first name too ("angela reyes", "ben james")
     if is_surname(word) or (cued and len(parts) > 1 and not is_common_word(word)):
         return True
     return cued and not is_english_word(word) and re.search(r"(?:ed|ing|[^s]s)$", word) is None
@@ -127,6 +130,8 @@ def _named(text: str, pattern: re.Pattern[str], need_surname: bool) -> list[str]
     found = []
     for m in pattern.finditer(text):
         first, last = m.group(1), m.group(2)
+        if need_surname and _DETERMINED.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "our jack russell", "a tom collins": a thing of that name, not a person
         if _last(last, cued=not need_surname):
             names, end = [first, last], m.end(2)
         elif need_surname:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 
 from ingest.entity_vocab import IMPERATIVES, ORG_HEADS, PLACE_HEADS, VENUE_NOUNS
-from ingest.gazetteer import is_common_word, is_english_word, is_first_name, place_weight
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname, place_weight
 
 __all__ = ["lead_trimmed", "verb_before_object"]
 
@@ -60,10 +60,33 @@ def _advice_verb(word: str) -> bool:
     return is_common_word(w) and _may_be_verb(w) and not is_first_name(w) and not place_weight(w)
 
 
+_GERUND_OBJECT = re.compile(r"\s+(?!(?:is|was|has|had|and|or|will|would|can|could|does|did|may|might|must)\b)[a-z]")
+"""A lower-case word after a gerund opening a sentence: its object ("Building muscle is …"), no verb of its own."""
+_DETERMINER_AFTER = re.compile(r"\s+(?:the|a|an|your|my|his|her|their|our|its|it|them|this|that|these|those)\s")
+"""A determiner or object pronoun after a gerund that is also a name: "Reading the labels", not "Reading fans"."""
+
+
 def verb_before_object(word: str, after: str) -> bool:
     """A lone capitalised word opening a sentence that is a verb with its object after it ("Love
-    the band name", "Expect 60 minutes"): no name (module doc). ``after`` is the text after it."""
-    return _OBJECT_AFTER.match(after) is not None and _may_be_verb(word)
+    the band name", "Expect 60 minutes", "Reading labels helps": a gerund, whose stem is an English
+    verb, before a word that is no verb and no place's kind: "Reading is lovely", "Reading station"
+    keep the town): no name (module doc). ``after`` is the text after it."""
+    if _OBJECT_AFTER.match(after) is not None and _may_be_verb(word):
+        return True
+    if not _gerund(word) or _GERUND_OBJECT.match(after) is None or _fold(after.split()[0]) in _HEADS:
+        return False
+    w = _fold(word)
+    named = bool(place_weight(w)) or is_surname(w) or is_first_name(w)  # "Reading", "Woking", "Golding"
+    return not named or _DETERMINER_AFTER.match(after) is not None
+
+
+def _gerund(word: str) -> bool:
+    """ "Reading", "Building": an "-ing" form of an English verb ("read", "build"); not "Beijing", "Ealing"."""
+    w = _fold(word)
+    if not w.endswith("ing") or len(w) < 6 or not w.isalpha():
+        return False
+    stem = w[:-3]
+    return any(is_english_word(s) for s in (stem, f"{stem}e", stem[:-1] if stem[-1:] == stem[-2:-1] else ""))
 
 
 def _name_without(verb: str, rest: str, text: str, known: Mapping[str, str]) -> bool:

@@ -25,12 +25,26 @@ _BOUGHT = re.compile(
 _GENERIC_WORDS = frozenset({"a", "an", "the", "some", "new", "used"})
 
 
+_NOT_HELD = re.compile(r"\b(?:from|at|by)\s+the\s+$", re.I)
+"""Where something is got or eaten, not a thing owned: "tacos from the truck", "lunch at the desk"."""
+_FIXTURES = frozenset({"truck", "van", "desk", "counter", "stall", "cart", "kiosk", "machine", "hatch"})
+"""Things one gets food or sits at that are no one's own there (not "the radio from the car", "at the piano")."""
+_ASPECT = re.compile(r"\s+(?:stuff|role|duties)\b")
+"""A word after the thing that makes it a matter's name: "the chair stuff" (the chair's role)."""
+
+
 def owned_things(text: str, *, speaker_owns: bool) -> list[str]:
-    """The owned things ``text`` names, in order of pattern then place (duplicates kept)."""
+    """The owned things ``text`` names, in order of pattern then place (duplicates kept); "the X" is
+    none where it is somewhere one gets or stands (`_NOT_HELD`) or names a matter (`_ASPECT`)."""
     found: list[str] = []
     for pattern in (_POSSESSED, _BOUGHT) if speaker_owns else (_YOURS,):
         for m in pattern.finditer(text):
             thing = _possession(m.group(1))
+            if thing and pattern is _POSSESSED and text[m.start() : m.start(1)].strip().lower() == "the":
+                at = m.start(1) + len(thing)
+                held = thing.lower() not in _FIXTURES or not _NOT_HELD.search(text, max(0, m.start() - 12), m.start(1))
+                if not held or _ASPECT.match(text, at):
+                    continue
             if thing:
                 found.append(thing)
     return found

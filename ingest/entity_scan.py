@@ -28,7 +28,7 @@ is a town: `ingest.gazetteer.is_common_word`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ingest import entity_shapes as shape
@@ -37,6 +37,7 @@ from ingest.entity_caps import institution_acronym, model_code, shouted
 from ingest.entity_cues import AFTER_CUES, AROUND_CUES, BEFORE_CUES, FIRST_AFTER_CUES, Cue, first_cue
 from ingest.entity_lists import listed_pairs
 from ingest.entity_lower import lower_case_businesses, lower_case_places
+from ingest.entity_lower_names import lower_case_organisations, lower_case_products
 from ingest.entity_lower_people import lower_case_people
 from ingest.entity_openers import lead_trimmed, verb_before_object
 from ingest.entity_owned import owned_things
@@ -98,8 +99,10 @@ _HEAD_WORDS = ORG_HEADS | PLACE_HEADS | EVENT_HEADS | VENUE_NOUNS
 """Alone, a head is a common noun capitalised ("the Hospital food"), not a name."""
 _CONTRACTION = re.compile(r"(?:['’](?:s|re|ve|ll|d|m)|n['’]t)$")
 _OF = re.compile(r"\s+of\s+")
-_LOWER_CASE = (("o", lower_case_businesses), ("l", lower_case_places), ("i", drug_names), ("p", lower_case_people))
-"""Names a person types in lower case, by kind: businesses, places, medicines taken, people."""
+_LOWER_CASE: tuple[tuple[str, Callable[[str], list[str]]], ...] = (("o", lower_case_businesses),)
+_LOWER_CASE += (("o", lower_case_organisations), ("l", lower_case_places), ("i", drug_names))
+_LOWER_CASE += (("i", lower_case_products), ("p", lower_case_people))
+"""Names a person types in lower case, by kind: businesses, organisations, places, medicines, products, people."""
 
 
 @dataclass(frozen=True, slots=True)

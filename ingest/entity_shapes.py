@@ -53,6 +53,7 @@ from ingest.gazetteer import (
 )
 
 __all__ = [
+    "compound_modifier",
     "faith_named",
     "final_name",
     "joined_ands",
@@ -211,8 +212,47 @@ def _org_words(words: list[str]) -> bool:
     return everyday and any(_fold(w) in _ORG_WORDS | ORG_HEADS for w in words)
 
 
+_FORMULA = re.compile(r"(?=[A-Za-z]*\d)(?:[A-Z][a-z]?\d{0,2}){2,6}")
+"""A chemical formula's shape ("NaHCO3", "CH3COOH", "H2O"): symbols, a digit among them."""
+_SYMBOL = re.compile(r"([A-Z][a-z]?)\d{0,2}")
+_SYMBOLS = "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Ti Cr Mn Fe Co Ni Cu Zn Br Ag Sn I Ba Pt Au Hg Pb"
+_ELEMENTS = frozenset(_SYMBOLS.split(" "))
+_SHORT = re.compile(r"[A-Z]{1,2}\d{1,2}")
+_SHORT_FORMULAS = frozenset({"CO2", "SO2", "SO3", "NO2", "NH3", "CH4", "H2", "O2", "O3", "N2", "Cl2"})
+"""Formulas shaped like a postcode or a code ("SW19", "EC1", "MI6"), which only these are."""
+
+
+def _formula(word: str) -> bool:
+    """A chemical formula: element symbols only, with hydrogen, oxygen or chlorine ("KMnO4", "CaCO3");
+    a postcode's shape only when a known gas ("CO2", not "SW19")."""
+    if not _FORMULA.fullmatch(word):
+        return False
+    if _SHORT.fullmatch(word):
+        return word in _SHORT_FORMULAS
+    symbols = _SYMBOL.findall(word)
+    return all(e in _ELEMENTS for e in symbols) and bool({"H", "O", "Cl"} & set(symbols))
+
+
+_MODIFIER_ENDS = words(
+    """free based style format friendly only proof sized size type made era compatible wide level grade class
+    specific related ready like themed inspired"""
+)
+"""A hyphen's last part that makes a word an adjective before a noun ("SIM-free", "EU-format", "Apple-like")."""
+
+
+def compound_modifier(name: str) -> bool:
+    """A name and a lower-case word hyphened into an adjective ("Subaru-backed plan", "SIM-free model"):
+    no name. A letter before the hyphen makes a noun instead ("U-lock", "T-shirt")."""
+    head, _, end = name.rpartition("-")
+    if " " in name or len(head) < 2 or not end.isalpha() or not end.islower():
+        return False
+    return end in _MODIFIER_ENDS or (end.endswith("ed") and is_english_word(end))
+
+
 def shape_kind(words: list[str]) -> str | None:
-    """An organisation by its words alone (module doc), else None."""
+    """An organisation by its words alone (module doc), a chemical formula an item, else None."""
+    if len(words) == 1 and _formula(words[0]):
+        return "i"  # "NaHCO3": a substance, whatever the words around it say ("in NaHCO3 + …")
     if len(words) < 2 or place_weight(" ".join(words)):
         return None
     drive = next((i for i, w in enumerate(words[:-1]) if i and _fold(w) == "dr"), 0)
@@ -239,6 +279,8 @@ def final_name(text: str, raw: str, name: str, mid_sentence: bool, known: Mappin
     ("Believe Me, …"), not a brand's name ("Trade Me")."""
     if _fold(name) in _SHORT_WORDS or (not mid_sentence and name.endswith(" Me") and raw.startswith(name)):
         return ""
+    if compound_modifier(name):
+        return ""  # "a Subaru-backed plan": an adjective
     if not (raw.startswith("The ") and name and raw[4:].startswith(name)) or name.startswith("The "):
         return name
     said_so = mid_sentence or f"the {name}".lower() in known

@@ -97,6 +97,7 @@ NOT_NAMES = words(
     so and but or if also however additionally overall finally first second third next last step note tip tips
     warning example summary conclusion option options pros cons update edit ps btw lol omg wow congrats
     congratulations sorry cheers perfect awesome cool noted exactly absolutely definitely follow follow-up check
+    x-ray x-rays
     remember consider use try make keep avoid take add ask book go get let start stop look see read watch call
     today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
     wednesdays thursdays fridays saturdays sundays weekends mornings evenings nights january february
@@ -166,7 +167,7 @@ noun, never a name."""
 
 PLACE_HEADS = words(
     """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands
-    lake river mountain mount mt valley forest hill hills coast bridge station airport harbour harbor port
+    lake river mountain mount mt valley forest hill hills heights coast bridge station airport harbour harbor port
     market palace castle cathedral church temple shrine museum tower district quarter village town city
     county province region peninsula canyon falls trail path end"""
 )
