@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from ingest.entity_vocab import NOT_NAMES, PEOPLE_ROLES, words
-from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname, place_weight
 
 __all__ = ["names_recased"]
 
@@ -28,11 +29,12 @@ _NAME_KINDS = frozenset({"p", "l", "o", "e"})
 _ROLE = "|".join(sorted((re.escape(w) for w in PEOPLE_ROLES), key=len, reverse=True))
 _AFTER_ROLE = re.compile(
     rf"(?:\b(?:(?:my|our)\s+(?:[a-z]+\s+)?(?:{_ROLE})|(?:{_ROLE})(?:s|es)|dr\.?|doctor)\s+"
-    rf"|(?:^|[,;:.!?]\s*)(?:{_ROLE})\s+|\b(?:{_ROLE})\s*\(\s*)$",
+    rf"|(?:^|[,;:.!?]\s*)(?:{_ROLE})\s+|\b(?:{_ROLE})\s*\(\s*|\b(?:named|called)\s+|\b(?:dr|prof)\.?\s+[a-z]+\s*\(\s*)$",
     re.I,
 )
 """A people word or title just before a word: "my gf", "dr", a plural ("colleagues"), one opening a
-clause ("…, landlord declan says") or a family word with the name in brackets ("amma (lakshmi)")."""
+clause ("…, landlord declan says"), a family word with the name in brackets ("amma (lakshmi)") or
+a naming ("a lady named priya", "a guy called omar") or a doctor's full name in brackets ("dr lee (anna lee")."""
 _AFTER_TITLE = re.compile(r"\b(?:dr|prof)\.?\s+$", re.I)
 """A title, which only a name follows: "dr nwosu" is a name though no list holds it."""
 _CHAT = words(
@@ -48,6 +50,22 @@ _NEXT_NAME = re.compile(r"\s+|\s*,\s*|\s+(?:and|&)\s+")
 list ("colleagues cian and niamh")."""
 _WORD = re.compile(r"(?<![\w'’@#/.-])[a-z][a-z'’\-]*[a-z](?![\w@/])")
 _CONTRACTED = {"ive": "I've", "im": "I'm"}
+_HOME_CUE = re.compile(r"\b(?:here|live|lives|living|based|moved|moving|relocated|relocating)\s+(?:in|to)\s+$", re.I)
+"""Words a home follows ("here in austin", "living in denver"): a city the gazetteer holds is named there
+when no word of its own goes on after it (`_HOME_END`): "living in reading glasses" names no city."""
+_HOME_END = re.compile(
+    r"\s*(?:[.,;:!?)]|$|(?:now|recently|yesterday|since|last|this|next|in\s+\d{4}|back\s+in|a\s+(?:few\s+)?"
+    r"(?:years?|months?|weeks?|while)\s+ago|\d+\s+(?:years?|months?|weeks?)\s+ago)\b)",
+    re.I,
+)
+"""What may follow a place after a home cue: punctuation, the end, "now" or a time ("moved to
+phoenix last year"), not a word that goes on a phrase ("moved to split shifts", "bath time")."""
+_ROLE_NEXT = re.compile(rf"(?:\s+[a-z]+)?(?:['’]s|\s+has|\s+is)\s+(?:been\s+|now\s+)?(?:my|our)\s+(?:{_ROLE})\b", re.I)
+"""A people word after the name it is ("raj patel's been my dentist", "ana is now my boss")."""
+_DETERMINED = re.compile(r"\b(?:that|this|the|a|an|some|my|our|his|her|their|your)\s+$", re.I)
+"""A word after a determiner, which is no name however it spells one ("that guy's been my gp")."""
+_TITLE_BEFORE_NAME = re.compile(r"(?<![\w.])(?:dr|mr|mrs|ms|prof)(?=\.?\s+[A-Z][a-z])")
+"""A title typed in lower case before a name read ("dr Patel", "mr. Jones"), written as a title."""
 _NOT_AFTER_ROLE = frozenset(
     [
         "said",
@@ -107,16 +125,39 @@ _VERB_NEXT = re.compile(
 def names_recased(sentence: str, kinds: Mapping[str, str]) -> str:
     """``sentence`` with its lower-case names capitalised (see the module doc). A name read after a
     people word carries on to the words that go on naming (`_goes_on`): "my landlord ramesh gowda
-    wants", "colleagues cian and niamh"."""
+    wants", "colleagues cian and niamh", or to a word of a person's full name the window knows ("dr
+    sarah lindqvist at …"). A title before a name read is written as one ("dr Patel" → "Dr Patel")."""
     named_end = [-1]
+    known = frozenset(
+        w for name, kind in kinds.items() if kind == "p" and " " in name for w in name.split() if not is_common_word(w)
+    )
 
     def recased(m: re.Match[str]) -> str:
-        word = _recased(m, sentence, kinds, _goes_on(sentence, named_end[0], m))
+        goes_on = _goes_on(sentence, named_end[0], m)
+        word = m.group()[:1].upper() + m.group()[1:] if goes_on and m.group() in known else None
+        word = word or _recased(m, sentence, kinds, goes_on)
         if word != m.group() and m.group() not in _CONTRACTED:
             named_end[0] = m.end()
         return word
 
-    return _WORD.sub(recased, sentence)
+    sentence = _full_names(kinds).sub(lambda n: n.group().title(), sentence)
+    return _TITLE_BEFORE_NAME.sub(lambda t: t.group().capitalize(), _WORD.sub(recased, sentence))
+
+
+_FULL_NAME = re.compile(r"(?:(?:dr|mr|mrs|ms|prof)\.? )?[a-z]+(?: [a-z]+)*")
+"""A person's name of two words or more as a window's kinds hold it ("linh nguyen", "mr. brandt")."""
+
+
+def _full_names(kinds: Mapping[str, str]) -> re.Pattern[str]:
+    """The full names of people the window knows (two words or more), typed in lower case ("linh nguyen")."""
+    return _names_pattern(tuple(sorted(n for n, k in kinds.items() if k == "p" and _FULL_NAME.fullmatch(n))))
+
+
+@lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    names = tuple(n for n in names if " " in n)
+    alternatives = "|".join(sorted((re.escape(n).replace(r"\ ", r"\s+") for n in names), key=len, reverse=True))
+    return re.compile(rf"(?<![\w'’-])(?:{alternatives})(?![\w-])" if names else r"(?!)")
 
 
 def _goes_on(sentence: str, named_end: int, m: re.Match[str]) -> bool:
@@ -144,6 +185,15 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
         and len(word) >= 3
         and re.search(r"[aeiouy]", word)
     ):
+        return word[:1].upper() + word[1:]
+    base = re.sub(r"['’]s$", "", word)  # "patel's been my dentist"
+    if (
+        _ROLE_NEXT.match(sentence, m.start() + len(base))
+        and (is_first_name(base) or is_surname(base))
+        and not _DETERMINED.search(sentence, before, m.start())
+    ):
+        return word[:1].upper() + word[1:] if base not in _NOT_AFTER_ROLE else word
+    if _HOME_CUE.search(sentence, before, m.start()) and place_weight(word) and _HOME_END.match(after):
         return word[:1].upper() + word[1:]
     return word
 

@@ -32,11 +32,11 @@ from ingest.relation_health import HEALTH_PHRASINGS
 from ingest.relation_naming import described_after, diagnosis_said_after, named_after, named_next, pet_said_after
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
 from ingest.relation_people import PEOPLE_PHRASINGS
+from ingest.relation_people_lower import LOWER_PEOPLE, titled_sentences
 from ingest.relation_phrasings import PHRASINGS, Guarded
 from ingest.relation_products import product_facts
 from ingest.relation_rules import NOT_ATTRIBUTES, RULES, VERB_VALUES, Rule
 from ingest.relation_sayings import SAYINGS
-from ingest.segment import split_sentences
 from loci.speakers import person_named
 from loci.timexpr import TimeSpan, find_time_expressions
 from loci.timexpr.tense import Direction, Other, TenseReader
@@ -48,7 +48,7 @@ RULE_CONFIDENCE = 0.7
 that `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
-_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *PEOPLE_PHRASINGS, *HEALTH_PHRASINGS, *CHANGE_RULES)
+_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *PEOPLE_PHRASINGS, *LOWER_PEOPLE, *HEALTH_PHRASINGS, *CHANGE_RULES)
 _ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"
@@ -196,7 +196,7 @@ _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|
 
 _OPENER = r"(?:(?:ok(?:ay)?|so|well|yes|yeah|yep|oh|anyway|update|also|and|but|btw)\b[\s,:;!\-–]*)*"
 _DROPPED_I = re.compile(
-    rf"^\s*{_OPENER}(?P<said>(?:(?:just|finally|recently|also|now|already)\s+)*"
+    rf"^\s*{_OPENER}(?P<said>(?:(?:just|finally|recently|also|now|already|officially)\s+)*"
     r"(?P<verb>[a-z]+(?:ed|ing)|went|got|flew|left|quit|sold|bought|broke|took|drove|gave|lost|met)\b)",
     re.I,
 )
@@ -349,7 +349,7 @@ def relations_in(
     recent = recent if recent is not None else Recent()
     facts: list[RelationFact] = []
     offset = 0
-    for said_as in split_sentences(turn.content):
+    for said_as in titled_sentences(turn.content):
         plain = _implied_speaker(names_recased(said_as, kinds))
         sentence = recent.refer(plain)
         kin = {role: name for (who, role), name in kin_of((*before, *facts)).items() if who == speaker.name.lower()}

@@ -96,7 +96,7 @@ def _cs(text: str) -> re.Pattern[str]:
     return re.compile(text)
 
 
-_NOW = r"(?i:(?:just|recently|finally|also|now|currently|still)\s+)*"
+_NOW = r"(?i:(?:just|recently|finally|also|now|currently|still|officially)\s+)*"
 """Adverbs that may stand before the verb of a fact ("I just moved to …")."""
 _WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{_NOW}"
 _OWNED_VERBS = r"sold|gave away|got rid of|donated|returned|lost|broke|crashed|wrecked|totall?ed|repaired|fixed"
