@@ -72,6 +72,9 @@ class Candidate:
     """Named as the user's problem by a naming cue (`ingest.subject_naming`): the medicines
     the chat doses count for it."""
     score: float = 0.0
+    withheld: float = 0.0
+    """Credit a person's or pet's score lost to how little of the chat speaks of them
+    (`ingest.subject_centrality.spoken_fallback`)."""
 
     @property
     def animate(self) -> bool:

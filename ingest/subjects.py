@@ -15,20 +15,19 @@ by how central it is to the whole conversation (weights in `ingest.subject_rules
 * **rejected**: time words ("past", "week"), words that fit any conversation
   ("question", "idea"), stopwords, and anything mentioned in fewer than ``min_turns``
   turns or never by the user.
-* **score**: share of the user's turns and of all turns that mention it, named in the
-  user's opening turn, called "my X", and closeness of its name to the conversation's
-  mean embedding (KeyBERT's test; people get that part in full, as an embedder cannot
-  place a first name). The best candidate at ``min_score`` or above is the
-  subject; none → the caller files the conversation under its agent, else "general".
+* **score**: share of the user's turns and of all turns that mention it, named in the user's opening
+  turn, called "my X", and closeness of its name to the conversation's mean embedding (KeyBERT's test;
+  people by how much of the chat speaks of them, as an embedder cannot place a first name). The best
+  candidate at ``min_score`` or above is the subject; none → the agent's wing, else "general".
 * **kin**: "my brother" is a person. When the conversation names him ("my brother
   Derek", "Derek is my brother") the two are one candidate, named Derek, and the wing
   keeps "my brother" as an alias, so a later conversation about "my brother" finds it.
 * **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic;
   a common noun is a project when the user builds, makes, fixes, buys or owns it, or
   frames it as a build or project, else a topic.
-* **named by others**: in a health chat the condition the assistant's first reply names, or
-  the diagnosis the user quotes, is a candidate as if the opening had named it, and the
-  medicines the chat doses count for it (`ingest.subject_naming`).
+* **named by others**: in a health chat the condition the assistant's first reply names, or the diagnosis
+  the user quotes, is a candidate as if the opening had named it, and the medicines the chat doses count
+  for it (`ingest.subject_naming`); two models of one kind are the kind (`ingest.subject_topics`).
 
 This module is pure (no database); `ingest.wings` maps the chosen subject onto an
 existing wing or a new one.
@@ -48,10 +47,11 @@ from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of, english_first_name
 from ingest.prose import prose_turns
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
-from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening
+from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening, spoken_fallback
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
 from ingest.subject_naming import link_medicines, link_named_problem
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
+from ingest.subject_topics import link_possessed, link_product_kinds
 
 __all__ = ["Candidate", "WingSubject", "choose_subject", "rank_candidates", "subject_key"]
 
@@ -139,10 +139,8 @@ class _Gatherer:
     def every_mention(self, turns: Sequence[TurnView], opening: set[int]) -> None:
         """A name the extractor spotted once is mentioned wherever it is written (the
         extractor may miss or mis-split a later one, "Did Derek")."""
-        # A lowercase substring test first: the word-bounded, case-blind pattern scanned every
-        # turn for every name, 3.4% of mining's GIL time (py-spy, 200 dev chats), and most
-        # turns do not contain the name at all. (str.lower and re.I's folding differ only for
-        # a few letters such as the long s, which names in chats do not use.)
+        # A lowercase substring test first: the word-bounded, case-blind pattern scanned every turn for every
+        # name, 3.4% of mining's GIL time (py-spy, 200 dev chats); str.lower and re.I differ on the long s only.
         lowered = [(t, t.content.lower()) for t in turns]
         for c in self.found.values():
             if not c.kinds:
@@ -306,9 +304,8 @@ def _eligible(c: Candidate, n_turns: int, n_user: int, rules: SubjectRules) -> b
     words, so a name in passing ("I took it to the Tagus picnic once") stays below the
     subject. A person said once in the opening is still an instance in passing ("my wife
     Clara and I…"), and a domain's word said once ("we fly to Lisbon") does not make a travel
-    chat. Until 2026-11-28 a name said once never counted, and blind sets filed an espresso
-    machine under its "OPV" and a Newfoundland trip under "Travel"
-    (`tests/integration/test_wings_held_out.py`)."""
+    chat. Until 2026-11-28 a name said once never counted, and blind sets filed an espresso machine
+    under its "OPV" and a Newfoundland trip under "Travel" (`tests/integration/test_wings_held_out.py`)."""
     named = bool(c.kinds) or (c.noun and not c.verb) or bool(c.kin) or c.domain is not None
     min_user = max(min(rules.min_user_turns, n_user), 1)
     repeated = len(c.turns) >= min(rules.min_turns, n_turns) and len(c.user_turns) >= min_user
@@ -340,6 +337,8 @@ def rank_candidates(
     link_pets(gather.found, turns, rules)
     link_compounds(gather.found)
     link_categories(gather.found, turns)
+    link_product_kinds(gather.found, turns)
+    link_possessed(gather.found, turns)
     _merge_kin(gather.found, kin_names(turns, rules))
     link_pronouns(gather.found, turns, rules)
     link_destination(gather.found, turns, rules)
@@ -355,10 +354,10 @@ def rank_candidates(
             + w.all_spread * len(c.turns) / max(len(turns), 1)
             + w.possessive * c.possessive
         )
-    add_opening(ranked, embed, "\n".join(t.content for t in turns if t.seq in opening), w.opening)
+    add_opening(ranked, embed, "\n".join(t.content for t in turns if t.seq in opening), w.opening, len(turns))
     ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
     if embed is not None and document is not None and ranked:
-        add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality)
+        add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality, len(turns))
     for c in ranked:
         if c.domain is not None:
             c.score -= rules.domain_handicap
@@ -390,9 +389,10 @@ def choose_subject(
 ) -> WingSubject | None:
     """The conversation's subject, or None when no candidate is central enough."""
     ranked = rank_candidates(turns, mentions, embed, document, rules)
-    if not ranked or ranked[0].score < rules.min_score:
+    best = ranked[0] if ranked and ranked[0].score >= rules.min_score else spoken_fallback(ranked, rules.min_score)
+    if best is None:
         return None
-    subject = ranked[0].subject()
+    subject = best.subject()
     frame = next((c.domain.place_frame for c in ranked if c.domain is not None and c.domain.place_frame), "")
     if subject.kind != "place" or not frame:
         return subject
