@@ -31,6 +31,14 @@ helper read its misses of lower-case people ("dr. reyes", "a lady named …") be
 set's, and its report of the phone timeline led to products being spelled as their makers do.
 After both: entity type precision 0.649, entity recall 0.565, relation recall 0.176, timelines
 right 1 of 8, wing-subject match 0.30; the floors pin those, rounded down.
+
+No longer held out (2026-11-30, third session of the day): its misses were fixed by their general
+causes (names, homes, clinicians, medicines, diets and products typed in lower case; wings where a
+companion outranked the topic), each rule reviewed for false facts with other sentences and
+trimmed or dropped where it made them: entity type precision 0.815, entity recall 0.913,
+relation recall 0.569, timelines right 2 of 8, wing-subject match 0.40. The sixth set, written
+blind before that round, measures what it carried: 0.450 / 0.784 / 0.234 -> 0.459 / 0.824 / 0.255,
+wings 0.50 both.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_5" / "conversations.json"
-FLOORS = Floors(0.64, 0.56, 0.17, 1, wings=0.3)
+FLOORS = Floors(0.81, 0.91, 0.56, 2, wings=0.4)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 

@@ -27,6 +27,9 @@ wing-subject match 0.50 (by `test_mining_quality`'s wing rule); all below issue 
 again on a clean worktree of it: the same figures. The floors below pin
 those figures rounded down, so a regression fails; raise them as the rules improve. Once rules are
 fixed from this set's misses, it is no longer held out.
+
+After the round fixed from the fifth set's misses (the same day, never tuned on this set): 0.459 /
+0.824 / 0.255, timelines 0 of 9, wings 0.50; the floors pin those, rounded down.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_6" / "conversations.json"
-FLOORS = Floors(0.45, 0.78, 0.23, 0, wings=0.5)
+FLOORS = Floors(0.45, 0.82, 0.25, 0, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 
