@@ -23,6 +23,7 @@ instead, and a fresh summary of a March chat faded to 0.21 at its first sweep).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -156,7 +157,8 @@ async def propose_archive(
         calls = tuple(made)
         if found is not None:
             return replace(await _embedded(deps, found, "llm", params.llm_confidence, calls), said_at=said)
-    summary = extractive_summary(turns, params.summary, conv.title)
+    # in a thread: it scores every sentence of the conversation, seconds for a paste of 100 KB
+    summary = await asyncio.to_thread(extractive_summary, turns, params.summary, conv.title)
     if summary is None:
         return None
     pending = await _embedded(deps, summary, "extractive", params.extractive_confidence, calls, why)

@@ -10,6 +10,7 @@ answer costs one window's quality, never the job. Time expressions always come f
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -268,15 +269,18 @@ class LLMExtractor:
         try:
             parsed, calls = await self.client.chat_json(self.model, messages, WindowSchema, retries=1)
         except JSONOutputError as e:
-            return self._fallback(turns, known, f"malformed output after retry: {e}", e.results)
+            return await self._fallback(turns, known, f"malformed output after retry: {e}", e.results)
         except UpstreamUnavailable as e:
-            return self._fallback(turns, known, f"endpoint unavailable: {e}", calls)
+            return await self._fallback(turns, known, f"endpoint unavailable: {e}", calls)
         except UpstreamBadOutput as e:
-            return self._fallback(turns, known, f"bad output: {e}", calls)
-        return ExtractionOutcome(to_extraction(parsed, turns), "llm", None, tuple(calls))
+            return await self._fallback(turns, known, f"bad output: {e}", calls)
+        # in a thread, as the offline extractor runs (`OfflineExtractor`): it reads the turns' times by the rules
+        extraction = await asyncio.to_thread(to_extraction, parsed, turns)
+        return ExtractionOutcome(extraction, "llm", None, tuple(calls))
 
-    def _fallback(
+    async def _fallback(
         self, turns: Sequence[TurnView], known: Mapping[str, str], reason: str, calls: Sequence[ChatResult]
     ) -> ExtractionOutcome:
         log.warning("LLM extraction fell back to offline: %s", reason)
-        return ExtractionOutcome(extract_window(turns, known), "offline", reason[:500], tuple(calls))
+        extraction = await asyncio.to_thread(extract_window, turns, known)
+        return ExtractionOutcome(extraction, "offline", reason[:500], tuple(calls))

@@ -122,7 +122,7 @@ async def _offline(
 ) -> PendingMemories | None:
     """The rules' candidates and the graph's endings; after a failed LLM call, also what it
     cost and why it failed."""
-    stated = extract_memory_candidates(turns)
+    stated = await asyncio.to_thread(extract_memory_candidates, turns)  # linear in the turns' length, off the loop
     candidates = [*stated, *endings]
     if not candidates and fallback is None:
         return None

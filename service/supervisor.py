@@ -56,7 +56,8 @@ class WorkerHealth:
 
 
 class BeatingWorker(Worker):
-    """arq's worker, calling ``on_beat`` after each poll iteration that reached Valkey."""
+    """arq's worker, calling ``on_beat`` after each poll iteration that reached Valkey, and
+    never starting a job it is running already."""
 
     def __init__(self, *args: Any, on_beat: Callable[[], None] = lambda: None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -65,6 +66,19 @@ class BeatingWorker(Worker):
     async def heart_beat(self) -> None:
         await super().heart_beat()
         self.on_beat()
+
+    async def start_jobs(self, job_ids: list[bytes]) -> None:
+        """arq's, less the jobs this worker is running.
+
+        arq takes the job's in-progress key as its only sign that a job runs, and this
+        worker's lease renewals keep it alive (`service.worker`). Should a renewal come late
+        (an event loop stalled past the lease), arq started the same job again in this very
+        worker, and the first run to end removed the second's entry in arq's table of tasks:
+        the second then failed with ``KeyError`` on its own id, and the job was reported
+        failed though it had succeeded. Another worker may still start it (jobs are safe to
+        run twice); this one waits for its own run to end."""
+        running = {job_id for job_id, task in self.tasks.items() if not task.done()}
+        await super().start_jobs([job_id for job_id in job_ids if job_id.decode() not in running])
 
 
 class WorkerSupervisor:
