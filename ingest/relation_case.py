@@ -115,6 +115,15 @@ _CLAUSE_NEXT = re.compile(
     re.I,
 )
 """What follows a verb, not a name: a clause or an object ("reckons it's", "emailed me", "ran a")."""
+_VERB_NAMES = words("rose drew sue mark rob pat bill grant chase wade skip jack max carol")
+"""First names that are also verbs a person does right after being named ("my mum rose early",
+"my dad drew a map", "my boss will sue"); each is a name only where `_NAME_NEXT` follows."""
+_NAME_NEXT = re.compile(
+    r"\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:and|or|who|is|was|has|had|will|would|can|could|did|does|said|says|told|"
+    r"tells|asked|asks|thinks|thought|wants|wanted|came|comes|went|goes|lives|lived|works|worked|texted|called|rang)\b",
+    re.I,
+)
+"""What follows a person's name and no verb: the clause's end, a list, an auxiliary or a saying."""
 _VERB_NEXT = re.compile(
     rf"(?:['’]s\b|\s+(?:is|was|has|had|will|would|can|could|did|does|reckons|{'|'.join(sorted(_NOT_AFTER_ROLE))})\b)",
     re.I,
@@ -200,9 +209,13 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
 
 def _named(word: str, after: str) -> bool:
     """Whether ``word``, after a people word or title, is a name: never a verb of the list nor a
-    word a clause follows; else a first name or surname, or a word no list holds with a verb next."""
+    word a clause follows; a first name that is also a verb only before what a person's name
+    takes ("my aunt rose is visiting", never "my mum rose early"); else a first name or surname,
+    or a word no list holds with a verb next."""
     if word in _NOT_AFTER_ROLE or _CLAUSE_NEXT.match(after):
         return False
+    if word in _VERB_NAMES:
+        return _NAME_NEXT.match(after) is not None
     if is_first_name(word) or is_surname(word):
         return True
     return not is_english_word(word) and _VERB_NEXT.match(after) is not None

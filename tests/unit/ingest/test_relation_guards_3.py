@@ -197,3 +197,26 @@ def test_a_wedding_of_someone_elses_kin_leaves_she_open() -> None:
 @pytest.mark.parametrize("text", ["my friends landlord is Kev", "my sisters landlord is Kev"])
 def test_an_owner_typed_without_its_apostrophe_is_no_adjective(text: str) -> None:
     assert not said(text, "landlord", {"kev": "p"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my mum rose early to make breakfast", "my mum rose at dawn", "my dad drew a map for me", "my boss will sue"],
+)
+def test_a_first_name_that_is_also_a_verb_is_the_verb_after_a_relation(text: str) -> None:
+    assert names_recased(text, {}) == text
+    assert not facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("my aunt rose is visiting next week", ("User", "aunt", "Rose")),
+        ("my brother mark said he'd come", ("User", "brother", "Mark")),
+        ("my mum sue lives in leeds", ("User", "mother", "Sue")),
+    ],
+)
+def test_such_a_name_still_names_the_relation_where_a_name_is_followed_as_one(
+    text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(text)
