@@ -351,3 +351,36 @@ def test_an_owned_thing_after_a_place_word_is_still_owned(text: str, thing: str)
 def test_lower_case_people_read_a_hyphen_chain_in_linear_time(paste: str) -> None:
     lower_case_people("said tomasz nowak")  # the gazetteer loaded
     assert_linear(lower_case_people, (paste * (100_000 // len(paste) + 1))[:100_000], paste)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("flying to denver tomorrow", "Denver"),
+        ("we went to leeds for the weekend", "Leeds"),
+        ("just got back from lisbon", "Lisbon"),
+        ("we got back from leeds on sunday", "Leeds"),
+        ("trip to leeds next month", "Leeds"),
+        ("flew home to york.", "York"),
+    ],
+)
+def test_a_lower_case_place_where_someone_goes(text: str, place: str) -> None:
+    assert lower_case_places(text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "going to split the bill",
+        "went back to reading.",
+        "went to reading the paper",
+        "went back to work.",
+        "going to bath the dog",
+        "going to austin's party",  # a first name
+        "going to die lol",
+        "we went to the park",
+        "going back to bed now",
+    ],
+)
+def test_where_one_goes_on_doing_something_is_no_place(text: str) -> None:
+    assert lower_case_places(text) == []
