@@ -25,7 +25,7 @@ import re
 from functools import lru_cache
 
 from ingest.entity_vocab import NOT_NAMES, words
-from ingest.gazetteer import is_common_word, is_english_word, is_surname, place_weight
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name, is_surname, place_weight
 from ingest.product_lines import CAPITALISED_ONLY, EVERYDAY, NOT_THE_THING, PRODUCT_LINES, spelled
 
 __all__ = ["lower_case_organisations", "lower_case_products"]
@@ -41,7 +41,7 @@ _PLACE_AFTER = re.compile(r"\s+([a-z]+)(?![\w'’-])")
 _CLAUSE_AFTER = re.compile(
     r"\s*(?:[,.;:!?)(]|$)|\s+(?:and|or|but|so|in|on|at|for|to|from|since|w|with|like|is|was|has|had|are|were|"
     r"tho|though|lol|haha|now|this|that|next|last|until|til|till|because|bc|where|which|who|today|tomorrow|"
-    r"yesterday|anymore|too|again|right|already|back|said|says|told|called|texted|emailed|wants|needs)\b"
+    r"yesterday|anymore|too|again|right|already|back|here|there|said|says|told|called|texted|emailed|wants|needs)\b"
 )
 """What follows an organisation's name: a clause's end or a word that opens its next part."""
 _WORD = re.compile(r"[a-z][a-z'’\-]*")
@@ -104,12 +104,36 @@ def _organisation(text: str, m: re.Match[str]) -> str | None:
     if not before or before[0] in _INDEFINITE or before[0] in _OWNERS:
         return None  # "a boston hospital": any of them; "my crappy high school": one's own
     while before and not (_proper(before[0]) or (before[0] in _APOSTROPHE_LOST and named_by_place)):
-        if before.pop(0) in _NAME_LEADS:  # "the new austin regional clinic": "new" is no part of the name
-            return None  # "st marys hospital": a name this cannot spell, not "Marys Hospital"
+        lead = before.pop(0)  # "the new austin regional clinic": "new" is no part of the name
+        if lead in _NAME_LEADS:  # "st vincents hospital", "great ormond street hospital", never "Vincents Hospital"
+            before = _led(lead, before)
+            break
     if not before:
         return None
     said = [_APOSTROPHE_LOST.get(w, w) for w in (*before, *kind.split())]
     return " ".join(w if w in ("&", "and") else w[:1].upper() + w[1:] for w in said)
+
+
+_SAINTS = words("st st. saint")
+_KEPT_LEADS = _SAINTS | words("mt mount san santa")
+"""Leads a name keeps when capitals spell it ("Mount Sinai Hospital"); an adjective lead is read off a
+capitalised name ("Good Samaritan Hospital" is stored as "Samaritan Hospital"), so it opens none here."""
+
+
+def _led(lead: str, rest: list[str]) -> list[str]:
+    """A name opened by ``lead`` and the words after it, when the first of them names ("mount sinai",
+    "st thomas"); nothing when it is an everyday word ("mount pleasant"), or the lead is no part of
+    the name with capitals either (`_KEPT_LEADS`: "good samaritan hospital").
+
+    Nor for a saint's possessive that lower case lost its apostrophe ("st vincents hospital"): with
+    capitals, "St Vincent's Hospital" is read as the place "St Vincent" (`ingest.entity_scan`), and
+    a second spelling here would make two entities of one hospital."""
+    first = rest[0] if rest else ""
+    if lead not in _KEPT_LEADS or not first or first in NOT_NAMES or is_common_word(first) or not first.isalpha():
+        return []
+    if lead in _SAINTS and first.endswith("s") and is_first_name(first[:-1]) and not is_first_name(first):
+        return []
+    return [lead, *rest]
 
 
 def lower_case_organisations(text: str) -> list[str]:

@@ -384,3 +384,29 @@ def test_a_lower_case_place_where_someone_goes(text: str, place: str) -> None:
 )
 def test_where_one_goes_on_doing_something_is_no_place(text: str) -> None:
     assert lower_case_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my dad had his bypass at mount sinai hospital", "Mount Sinai Hospital"),
+        ("she works at st thomas hospital now", "St Thomas Hospital"),
+        ("san jose high school is a good school", "San Jose High School"),
+        ("dr nguyen is at austin regional clinic here", "Austin Regional Clinic"),
+    ],
+)
+def test_a_lower_case_organisation_opened_by_a_place_names_lead(text: str, name: str) -> None:
+    """A lead ("mount", "st", "san") is part of the name, as with capitals; "here" ends it as "now" does."""
+    assert lower_case_organisations(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "im a nurse at st vincents hospital here",  # capitals read "St Vincent's Hospital" as "St Vincent"
+        "we went to great ormond street hospital",  # capitals read it as "Ormond Street Hospital"
+        "the royal free hospital",
+    ],
+)
+def test_a_lead_capitals_would_not_keep_opens_no_lower_case_name(text: str) -> None:
+    assert lower_case_organisations(text) == []
