@@ -119,6 +119,8 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
     Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
+    # a job in apposition ("Nandi Khumalo, the founder, …"); a firm is named by its kind, not a job
+    Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_JOBS})\s*,"), "p"),
     Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )
@@ -136,8 +138,9 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(
         _re(
-            rf"\b(?:a|an|the|my|our|this)\s+(?:[a-z]+\s+)?(?:{_ROLES}|{_JOBS}|guide|guy|bloke|man|woman|lady|girl|boy|kid)"
-            r"\s+(?:called|named)\s+$"
+            rf"(?:\b(?:a|an|the|my|our|this|his|her|their)\s+(?:[a-z]+\s+)?|^|[.!?]\s+)"
+            rf"(?:{_ROLES}|{_JOBS}|guide|guy|bloke|man|woman|lady|girl|boy|kid)"
+            r"(?:\s+(?:is\s+)?(?:called|named)|\s+was\s+called|['’]s\s+name\s+(?:is|was))\s+$"  # not "was named CEO"
         ),
         "p",
     ),
@@ -297,7 +300,7 @@ AFTER_CUES: tuple[Cue, ...] = (
         _re(
             r"^\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|is flying|"
             r"is coming|is visiting|called|texted|recommended|suggested|invited|mentioned|replied|wrote|explained|"
-            r"promised|agreed|warned|reminded|insisted|admitted|laughed|complained|offered)\b"
+            r"promised|agreed|warned|reminded|insisted|admitted|laughed|complained|offered|wanted|interviewed|hired)\b"
         ),
         "p",
         _PLACE,

@@ -55,17 +55,17 @@ from ingest.entity_vocab import (
 )
 from ingest.extraction import NO_KNOWN_KINDS, EntityMention
 from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_weight
-from ingest.letters import MARKS, UPPER
+from ingest.letters import MARKS, NOT_I, UPPER
 
 __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
 _CAMEL = r"(?<!`)(?:i|e|easy|mac)[A-Z][\w\-]*(?![\w(`]|\.\w)"
 """A brand in camel case ("iPhone", "eBay", "easyJet"): a head brands use, not code's ("useEffect", "dataView(")."""
-_NAME_WORD = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][\w{MARKS}'’\-&]*|[A-Z]\.|{_CAMEL})"
+_NAME_WORD = rf"{NOT_I}(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][\w{MARKS}'’\-&]*|[A-Z]\.|{_CAMEL})"
 _QUANTITY = r"(?i:(?:day|week|month|night|time|mile)s?|y(?:ea)?rs?|h(?:ou)?rs?|min(?:ute)?s?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w{MARKS}'’]){_NAME_WORD}"
-    rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+)?{_NAME_WORD})*"
+    rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+(?:(?:der|den|de|la|los|the)\s+)?)?{_NAME_WORD})*"
     rf"(?:\s+\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?\b(?!\s+{_QUANTITY})(?:\s+{_NAME_WORD})*)?"
 )
 """A capitalised run, with a model number and the words after it ("Pixel 8", "Python 3.12", "Pixel 8
@@ -88,8 +88,9 @@ _ADJECTIVE_END = re.compile(r"(?:ese|ian|ish|ist|an)$")
 _POSSESSIVE_CUT = re.compile(r"(?<=['’]s)\s+")
 _TITLE_WORDS = frozenset(t.lower().rstrip(".") for t in TITLES.values())
 _HEADING_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*:")
-_SENTENCE_START = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)(?<!\bSte)(?<!\bMt)(?:[.!?:\n]|\([\"“])(?:[\s\"'(*_#>\-+•]|\d+[.)])*"
+_SENTENCE_START = re.compile(  # an emoji ends a sentence as a full stop does ("so good 😅 Anyway, …")
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)(?<!\bSte)(?<!\bMt)"
+    r"(?:[.!?:\n\u2600-\u27bf\U0001f300-\U0001faff]|\([\"“])(?:[\s\"'(*_#>\-+•\ufe0f]|\d+[.)])*"
 )
 _A_TITLE = re.compile(r"\b(?:an?|as an?)\s+$", re.I)
 _COMMANDS = re.compile(r"\s+(?:her|him|them|it|me|us|your|back\s+(?:any|anytime|soon|later|whenever|when|if))\b")
@@ -389,6 +390,8 @@ def _name_start(raw: str, name: str, start: int) -> int:
 
 def _plausible(name: str) -> bool:
     if _fold(name) in NOT_NAMES or (shouted(name) and not model_code(name)) or not name[:1].isalpha():
+        return False
+    if any(shape.amount(word) for word in name.split()):  # "R780k": money
         return False
     if " " not in name and _fold(name) in _HEAD_WORDS:
         return False

@@ -311,3 +311,13 @@ def faith_named(text: str, start: int, end: int, name: str) -> bool:
     if _fold(name) not in FAITHS or not is_first_name(name):
         return False
     return bool(_PERSON_BEFORE.search(text, max(0, start - 40), start) or _PERSON_AFTER.match(text[end : end + 16]))
+
+
+_AMOUNT = re.compile(r"(?:R|Rs|Rp|RM|Kr|KSh|Sh)\d+(?:[.,]\d+)*(?:-\d+(?:[.,]\d+)*)?(?:k|m|bn|K|M)")
+"""An amount in a currency written by letters before the number, with its thousands or millions
+("R780k", "R2m", "R5-8k", "Rs40k", "RM1.5m"): a model's number takes no such ending ("A52", "R1")."""
+
+
+def amount(name: str) -> bool:
+    """Money written as a currency's letters and a number, not a name (`_AMOUNT`)."""
+    return _AMOUNT.fullmatch(name) is not None

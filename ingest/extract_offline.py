@@ -133,8 +133,10 @@ def _times(turn: TurnView) -> list[EntityMention]:
 
 
 def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[str]]:
-    """Each name's kind for the whole window (the most frequent sure kind), and the names
-    confirmed as names (sure, or capitalised somewhere other than a sentence start)."""
+    """Each name's kind for the whole window (the most frequent sure kind; else a person's when
+    it opens the full name of a person the window is sure of: "Nandi" after "Nandi Khumalo, the
+    founder"), and the names confirmed as names (sure, or capitalised somewhere other than a
+    sentence start)."""
     cued: dict[str, Counter[str]] = {}
     confirmed: set[str] = set()
     for f in (f for fs in found.values() for f in fs):
@@ -143,7 +145,9 @@ def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[s
             cued.setdefault(key, Counter())[f.mention.kind] += 1
         if f.sure or not f.initial:
             confirmed.add(key)
-    return {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}, confirmed
+    settled = {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}
+    people = {name.split()[0] for name, kind in settled.items() if kind == "p" and " " in name}
+    return {**{key: "p" for key in confirmed if key in people and key not in settled}, **settled}, confirmed
 
 
 def _canonical_names(found: Mapping[int, Sequence[Found]]) -> dict[str, str]:

@@ -29,7 +29,7 @@ from ingest.entity_vocab import (
     VERB_VALUES,
     words,
 )
-from ingest.letters import UPPER
+from ingest.letters import NOT_I, UPPER
 
 __all__ = ["HOME", "HOME_WORDS", "JOINED", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PHRASE", "RULES", "VERB_VALUES"]
 __all__ += ["Rule"]
@@ -44,7 +44,7 @@ _ADJ = (
 )
 """Up to two words before a people word ("my thesis supervisor"); no owner ("my kids new teacher"), no ex, none
 that leaves the role unreal ("my potential boss", "my so called friend"), no "late" but of family ("my late dad")."""
-_NAME_WORD = rf"[{UPPER}][\w'’\-]*"
+_NAME_WORD = rf"{NOT_I}[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
     rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
