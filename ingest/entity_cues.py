@@ -62,6 +62,8 @@ _ROLES = _alternatives(set(PEOPLE_ROLES))
 _PETS = _alternatives(set(PETS))
 _VENUES = _alternatives(VENUE_NOUNS)
 _JOBS = _alternatives(JOB_HEADS)
+_HELD_ROLES = "co-?founder|founder|ceo|cto|cfo|coo|owner|director|manager|boss|chair(?:man|woman)?|president|principal"
+"""Roles a person holds in a firm that no firm is called by ("the founder", "our manager")."""
 _PLACE_NOUNS = _alternatives(
     VENUE_NOUNS | {"beach", "market", "harbour", "harbor", "station", "gallery", "bay", "lake", "pier", "square"}
 )
@@ -119,8 +121,9 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
     Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
-    # a job in apposition ("Nandi Khumalo, the founder, …"); a firm is named by its kind, not a job
-    Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_JOBS})\s*,"), "p"),
+    # a role only a person holds, in apposition ("Nandi Khumalo, the founder, …"); a firm may be named by a
+    # job ("Deloitte, the auditor,", "Buildwell, our contractor,"), so no job word is read so
+    Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*,"), "p"),
     Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )
@@ -300,7 +303,7 @@ AFTER_CUES: tuple[Cue, ...] = (
         _re(
             r"^\s+(?:said|says|told|asked|thinks|wants|loves|likes|and I\b|is my|was my|is bringing|is flying|"
             r"is coming|is visiting|called|texted|recommended|suggested|invited|mentioned|replied|wrote|explained|"
-            r"promised|agreed|warned|reminded|insisted|admitted|laughed|complained|offered|wanted|interviewed|hired)\b"
+            r"promised|agreed|warned|reminded|insisted|admitted|laughed|complained|offered)\b"
         ),
         "p",
         _PLACE,

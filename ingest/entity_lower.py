@@ -60,13 +60,16 @@ _RESIDENCE = re.compile(
 )
 """Where someone lives, before a place ("she lives in boulder"); not where one is ("my son is in university")."""
 _TRAVEL = re.compile(
-    r"\b(?:went|go|goes|going|gone|flew|fly|flies|flying|drove|drive|driving|travel(?:l?ed|l?ing|s)?|"
+    r"\b(?:flew|fly|flies|flying|drove|drive|driving|travel(?:l?ed|l?ing|s)?|"
     r"trip|holiday|vacation|headed|heading|home)(?:\s+(?:up|down|out|over|home))?\s+(?:to|from)\s+$"
     r"|\bback\s+from\s+$"
 )
 """A journey before a place ("flying to denver", "back from lisbon"): where one goes is a place where its name
-ends the clause or a time follows it, as where one lives is (`_RESIDENCE`); "going to split the bill" goes on,
-and "back to" is where one returns to doing something ("went back to reading.")."""
+ends the clause or a time follows it, as where one lives is (`_RESIDENCE`); "back to" is where one returns to
+doing something ("went back to reading."), and plain going is `_GOING`'s."""
+_GOING = re.compile(r"\b(?:went|go|goes|going|gone)(?:\s+(?:up|down|out|over|home))?\s+to\s+$")
+"""Going somewhere, where a verb may follow as well ("going to split this", "went to temple this morning"):
+a place only where its name ends the clause ("we went to leeds for the weekend")."""
 _JOURNEY_END = re.compile(r"\s+(?:tomorrow|tmrw|today|tonight|yesterday|next|last|this|on|soon|again)\b")
 """After where one goes, a time ("flying to denver tomorrow", "back from leeds on sunday")."""
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)|\s+(?:and|but|so|now|for|since|w|with|tho|lol|too|anymore)\b")
@@ -94,6 +97,8 @@ def lower_case_places(text: str) -> list[str]:
             lives = True  # where one goes is named as where one lives: at the clause's end, or before a time
             ends_one = ends_one or _JOURNEY_END.match(text, m.end("one")) is not None
             said = said or (m.group("two") is None and ends_one)
+        elif not lives and _GOING.search(text, max(0, m.start("one") - 48), m.start("one")) is not None:
+            lives = True  # at the clause's end only (`_GOING`)
         for name, ok in (
             ((two, said), (m.group("one"), ends_one and lives)) if m.group("two") else ((two, said and lives),)
         ):

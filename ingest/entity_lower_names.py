@@ -122,8 +122,8 @@ capitalised name ("Good Samaritan Hospital" is stored as "Samaritan Hospital"), 
 
 def _led(lead: str, rest: list[str]) -> list[str]:
     """A name opened by ``lead`` and the words after it, when the first of them names ("mount sinai",
-    "st thomas"); nothing when it is an everyday word ("mount pleasant"), or the lead is no part of
-    the name with capitals either (`_KEPT_LEADS`: "good samaritan hospital").
+    "st thomas", "mount pleasant"); nothing when it is an everyday word ("the royal free hospital"), or
+    the lead is no part of the name with capitals either (`_KEPT_LEADS`: "good samaritan hospital").
 
     Nor for a saint's possessive that lower case lost its apostrophe ("st vincents hospital"): with
     capitals, "St Vincent's Hospital" is read as the place "St Vincent" (`ingest.entity_scan`), and

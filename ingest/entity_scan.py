@@ -55,7 +55,7 @@ from ingest.entity_vocab import (
 )
 from ingest.extraction import NO_KNOWN_KINDS, EntityMention
 from ingest.gazetteer import is_common_word, is_first_name, is_surname, place_weight
-from ingest.letters import MARKS, NOT_I, UPPER
+from ingest.letters import MARKS, NOT_I, PARTICLES, UPPER
 
 __all__ = ["Found", "clean_name", "name_spellings", "not_a_name", "scan_turn", "sentence_starts"]
 
@@ -65,7 +65,7 @@ _NAME_WORD = rf"{NOT_I}(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][
 _QUANTITY = r"(?i:(?:day|week|month|night|time|mile)s?|y(?:ea)?rs?|h(?:ou)?rs?|min(?:ute)?s?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w{MARKS}'’]){_NAME_WORD}"
-    rf"(?:\s+(?:(?:of|de|da|das|do|dos|del|la|le|van|von|the|&)\s+(?:(?:der|den|de|la|los|the)\s+)?)?{_NAME_WORD})*"
+    rf"(?:\s+(?:(?:{PARTICLES}|of|la|le|the|&)\s+)?{_NAME_WORD})*"
     rf"(?:\s+\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?\b(?!\s+{_QUANTITY})(?:\s+{_NAME_WORD})*)?"
 )
 """A capitalised run, with a model number and the words after it ("Pixel 8", "Python 3.12", "Pixel 8

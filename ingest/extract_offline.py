@@ -56,6 +56,7 @@ from ingest.gazetteer import place_weight
 from ingest.keyphrases import candidate_phrases
 from ingest.letters import MARKS, spaced
 from ingest.predicates import NOT_VALUE_KINDS
+from ingest.product_lines import PRODUCT_LINES
 from ingest.product_switches import switches
 from ingest.prose import prose_turns
 from ingest.relation_context import Recent
@@ -146,7 +147,7 @@ def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[s
         if f.sure or not f.initial:
             confirmed.add(key)
     settled = {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}
-    people = {name.split()[0] for name, kind in settled.items() if kind == "p" and " " in name}
+    people = {name.split()[0] for name, kind in settled.items() if kind == "p" and " " in name} - PRODUCT_LINES.keys()
     return {**{key: "p" for key in confirmed if key in people and key not in settled}, **settled}, confirmed
 
 

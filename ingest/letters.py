@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from functools import cache
 
-__all__ = ["MARKS", "NOT_I", "UPPER", "spaced"]
+__all__ = ["MARKS", "NOT_I", "PARTICLES", "UPPER", "spaced"]
 
 _PLANES = (range(0, 0x20000), range(0xE0000, 0xE0200))
 """Where capitals and combining marks are: the basic and supplementary multilingual planes, and
@@ -43,11 +43,14 @@ def _escaped(code: int) -> str:
 
 
 UPPER, MARKS = _classes(frozenset({"Lu", "Lt"}), frozenset({"Mn", "Mc", "Me"}))
+"""Capital (and title-case) letters of every script, which may open a name; combining marks,
+which belong to the word they sit in (``\\w`` leaves them out)."""
+PARTICLES = r"van\s+de[rn]?|von\s+der|de\s+la|de\s+los|de\s+las|del|de|da|das|do|dos|van|von"
+"""Words inside a surname, longest first ("Pieter van der Merwe", "Ana de la Cruz"); "of the" is no
+part of a name ("Maria of the HR team")."""
 NOT_I = r"(?!I(?:['’](?:ll|m|ve|d))?(?![\w'’\-]))"
 """Before a capitalised word of a name: it is not the pronoun "I" ("I", "I'll", "I'm"), which would
 join the word before it ("Honestly I could…", "Suppose I joined…": a sentence's opener read as a name)."""
-"""Capital (and title-case) letters of every script, which may open a name; combining marks,
-which belong to the word they sit in (``\\w`` leaves them out)."""
 
 _UNSPACED = frozenset(
     {"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN"}

@@ -115,9 +115,11 @@ _CLAUSE_NEXT = re.compile(
     re.I,
 )
 """What follows a verb, not a name: a clause or an object ("reckons it's", "emailed me", "ran a")."""
-_VERB_NAMES = words("rose drew sue mark rob pat bill grant chase wade skip jack max carol")
-"""First names that are also verbs a person does right after being named ("my mum rose early",
-"my dad drew a map", "my boss will sue"); each is a name only where `_NAME_NEXT` follows."""
+_VERB_NAMES = words("rose drew")
+"""First names that are also a past tense said right after a relation ("my mum rose early", "my dad drew
+a map"); each is a name only where `_NAME_NEXT` follows. The present tenses that are names ("mark",
+"sue", "skip") follow a plural ("my kids skip"), so after one relation they are names ("my friend sue got
+engaged")."""
 _NAME_NEXT = re.compile(
     r"\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:and|or|who|is|was|has|had|will|would|can|could|did|does|said|says|told|"
     r"tells|asked|asks|thinks|thought|wants|wanted|came|comes|went|goes|lives|lived|works|worked|texted|called|rang)\b",

@@ -29,7 +29,7 @@ from ingest.entity_vocab import (
     VERB_VALUES,
     words,
 )
-from ingest.letters import NOT_I, UPPER
+from ingest.letters import NOT_I, PARTICLES, UPPER
 
 __all__ = ["HOME", "HOME_WORDS", "JOINED", "MY_ROLE", "NAME", "NOT_ATTRIBUTES", "NOW", "PHRASE", "RULES", "VERB_VALUES"]
 __all__ += ["Rule"]
@@ -48,7 +48,7 @@ _NAME_WORD = rf"{NOT_I}[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
     rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
-    rf"(?:\s+(?:(?:de|da|das|do|dos|of|van|von)\s+)?{_NAME_WORD}){{0,3}}"
+    rf"(?:\s+(?:(?:{PARTICLES}|of)\s+)?{_NAME_WORD}){{0,3}}"
 )
 _SPAN = r"\s+(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|ago)\b"  # "Civic 2 years ago"
 _NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|(?!\d+(?:\.\d+)?{_SPAN})\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?))*)"
