@@ -45,9 +45,15 @@ _SUPPOSING = re.compile(
 what-if rather than something that happened or holds."""
 
 
+_TOLD_AS_NEWS = re.compile(r"(?i)^(?:(?:it\s+)?turns?\s+out|apparently|guess\s+what|(?:it\s+)?turned\s+out)\b")
+"""Openers that tell news, whatever the marks after it: "turns out i have hypothyroidism??" is
+surprise, not a question."""
+
+
 def asks(text: str) -> bool:
     """Whether ``text`` (a sentence, or a clause of one) is a question."""
-    return bool(_QUESTION.search(MARKERS.sub("", text.strip())))
+    said = MARKERS.sub("", text.strip())
+    return not _TOLD_AS_NEWS.match(said) and bool(_QUESTION.search(said))
 
 
 def supposes(sentence: str, before: int) -> bool:
@@ -69,6 +75,8 @@ def asks_in(clause: str, sentence: str) -> bool:
     which is why I quit Globex." state the move and the ending (`asks` judges a whole sentence,
     where an opening "when" is taken as a question, as the memory rules always have)."""
     said = MARKERS.sub("", clause.strip())
+    if _TOLD_AS_NEWS.match(said):
+        return False
     if said.endswith("?") or _INVERTED.match(said):
         return True
     return bool(_WH.match(said)) and sentence.rstrip().endswith("?")

@@ -64,10 +64,11 @@ _HEDGE = (
 """A word that leaves a result open or denies it ("not cancer", "probably not diabetes", "either flu or
 covid", "just anxiety"): no diagnosis is read through it."""
 _RESULT_ENDS = (
-    r"(?=\s*(?:$|[.,;:!)\n])|\s+(?:and|but|so|which|then|now|apparently|lol|haha\w*|too|after\s+all|"
+    r"(?=\s*(?:$|[.,;:!)\n]|\?[?!])|\s+(?:and|but|so|which|then|now|apparently|lol|haha\w*|too|after\s+all|"
     r"confirmed|officially)\b)"
 )
-"""A condition ends its clause: "so it's flu *season*", "I've got the flu *jab*", "covid *tests*",
+"""A condition ends its clause, as surprise's "??" does ("turns out i have hypothyroidism??"; one "?" asks):
+"so it's flu *season*", "I've got the flu *jab*", "covid *tests*",
 "cancer *research*" name something else."""
 _BODY = "|".join(sorted(BODY_PARTS, key=len, reverse=True))
 _HURT = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|dislocated"
@@ -153,10 +154,11 @@ _NOT_A_PERSON = re.compile(
 so it's a fungal disease")."""
 _HEDGED_AFTER = re.compile(
     r"\s*,?\s*(?:I\s+(?:guess|think|suppose|reckon|assume|imagine)|I['’]d\s+(?:guess|say)|maybe|probably|perhaps|"
-    r"possibly|or\s+(?:something|whatever|so)|who\s+knows|I['’]m\s+guessing|\?)",
+    r"possibly|or\s+(?:something|whatever|so)|who\s+knows|I['’]m\s+guessing|\?(?![?!]))",
     re.I,
 )
-"""A result left open after it ("so it's anxiety, I guess", "…, or something")."""
+"""A result left open after it ("so it's anxiety, I guess", "…, or something", "…?"; not surprise's "??",
+which only news opens: `ingest.mood` reads "so it's diabetes??" as a question, "turns out …??" as news)."""
 
 
 def _someone_elses(sentence: str, m: re.Match[str], earlier: str) -> bool:

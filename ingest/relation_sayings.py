@@ -90,13 +90,21 @@ _NOT_A_DRUG = (
     r"(?!(?:the\s+|a\s+)?(?:(?:night|day|early|late|morning|evening|graveyard|weekend)\s+)?(?:nights|days|earlies|lates|"
     r"weekends|shifts?|rotas?|speakerphone|loudspeaker|mute|payment\s+plans?|plans?|diets?|probation|furlough|courses?|"
     r"team|tills?|reception|nights?\s+shifts?)\b)"
+    r"(?!(?:the\s+|a\s+|this\s+|that\s+|our\s+|their\s+)?(?:[\w\-]+\s+){0,2}?(?:tenders?|projects?|cases?|accounts?|"
+    r"contracts?|bids?|pitch|shortlist|panel|committee|board|jobs?|calls?|emails?|threads?|cc)\b)"
 )
 """What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus"), nor what
-someone "put me on" at work or for a bill ("put me on nights", "… on a payment plan")."""
+someone "put me on" at work or for a bill ("put me on nights", "… on the tender", "… on a payment plan")."""
+
+_NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|touch|lot)\b)"
+"""What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little lost at work")."""
 
 SAYINGS: tuple[Rule, ...] = (
     # work
-    Rule(_r(rf"{_I_AM}an?\s+(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"), "works as"),
+    Rule(
+        _r(rf"{_I_AM}an?\s+{_NOT_A_DEGREE}(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"),
+        "works as",
+    ),
     Rule(_r(rf"{_I_AM}an?\s+{_TITLE}"), "works as"),
     Rule(
         _cs(rf"(?i:{_I_AM}an?)\s+{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>{NAME})"),
