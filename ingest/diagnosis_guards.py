@@ -40,7 +40,20 @@ def own_visit(text: str, clinician_at: int, pronoun_at: int) -> bool:
     characters of it) and what follows it."""
     lo = max(0, clinician_at - _LOOK_BACK)
     start = max(text.rfind(c, lo, clinician_at) for c in ".!?\n")
-    return _OTHER_PATIENT.search(text, start + 1 if start >= 0 else lo, pronoun_at) is None
+    return not any(
+        not (m.group().lower() in _CALLS and _CLINICIAN_CALLING.search(text, max(0, m.start() - 30), m.start()))
+        for m in _OTHER_PATIENT.finditer(text, start + 1 if start >= 0 else lo, pronoun_at)
+    )
+
+
+_CALLS = frozenset({"rang", "called", "texted", "messaged", "phoned"})
+_CLINICIAN_CALLING = re.compile(
+    r"\b(?:(?:dr|doc|doctor|prof)\.?\s+[\w\-]+|(?:the|my)\s+(?:gp|doctor|doc|nurse|surgery|clinic|practice|"
+    r"hospital|consultant|specialist))\s+$",
+    re.I,
+)
+"""A clinician right before a call verb: "dr patel phoned with my bloods" brings the speaker's result, as
+"my sister rang" does not (`_OTHER_PATIENT`'s call verbs mean another speaker)."""
 
 
 _NOT_CONDITION = re.compile(

@@ -4,7 +4,8 @@ checked with sentences of its own.
 * "I'm a bit stuck at Mabena" stored the job "bit stuck": a degree ("a bit", "a little") is no job.
 * "Nandi put me on the tender" stored the medicine "tender": what work puts one on is no medicine.
 * "my budget is like R220k" stored "like R220k": chat's "like" before a value is filler.
-* "turns out i have hypothyroidism??" stored nothing: news told with surprise's "??" is no question.
+* "turns out i have hypothyroidism??" stored nothing: news told with surprise's "??" is no question,
+  and the clinician who "phoned with my bloods" was read as another speaker.
 """
 
 from __future__ import annotations
@@ -60,4 +61,25 @@ def test_news_told_with_surprise_is_no_question(text: str, fact: tuple[str, str,
 
 @pytest.mark.parametrize("text", ["so it's diabetes??", "turns out i have asthma?", "is it asthma??"])
 def test_a_result_asked_is_still_no_diagnosis(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "diagnosed with"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "ok so dr patel phoned with my bloods. turns out i have hypothyroidism?? which explains it",
+            ("User", "diagnosed with", "hypothyroidism"),
+        ),
+        ("the GP rang with my results. turns out it's asthma.", ("User", "diagnosed with", "asthma")),
+    ],
+)
+def test_a_clinician_calling_brings_the_speakers_own_result(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["my sister rang. turns out it's asthma", "Dr Lee called about my son. turns out it's asthma."]
+)
+def test_someone_else_calling_or_called_about_brings_no_result_of_the_speakers(text: str) -> None:
     assert not {f for f in facts(text) if f[1] == "diagnosed with"}, facts(text)
