@@ -197,7 +197,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     ),
     Cue(
         _re(
-            r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\basked|\b(?:I|we|he|she) called|\btexted|\bthank|"
+            r"(?:\bwith|\bmet|\bmeet|\bmeeting|\btold|\btell|\basked|\bask|\bremind|\b(?:I|we|he|she) called|"
+            r"\btexted|\bthank|"
             r"\bran into|\bbumped into|\bmarried|\bdating|\bphoned|\bemailed|\bmessaged|\binvited|\bhugged|"
             r"\btalk(?:ed|ing)? to|\bsp(?:oke|eak|eaking) (?:to|with)|\bintroduced (?:me|us) to)\s+$"
         ),
@@ -309,6 +310,8 @@ AFTER_CUES: tuple[Cue, ...] = (
         _PLACE,
     ),
     Cue(re.compile(r"^,\s+who\b"), "p", _PLACE),
+    # "Grand Baie (north)", "Le Morne (southwest coast)": where on a map
+    Cue(_re(r"^\s*\((?:north|south|east|west|central)(?:[- ]?(?:east|west))?(?:\s+(?:coast|side|end|shore))?\)"), "l"),
     Cue(
         _re(
             rf"^\s+in\s+[{UPPER}][\w\-]*(?:\s+[{UPPER}][\w\-]*)?\s+(?:sells|stocks|"

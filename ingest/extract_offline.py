@@ -134,10 +134,10 @@ def _times(turn: TurnView) -> list[EntityMention]:
 
 
 def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[str]]:
-    """Each name's kind for the whole window (the most frequent sure kind; else a person's when
-    it opens the full name of a person the window is sure of: "Nandi" after "Nandi Khumalo, the
-    founder"), and the names confirmed as names (sure, or capitalised somewhere other than a
-    sentence start)."""
+    """Each name's kind for the whole window (the most frequent sure kind; else, when it opens the
+    full name of one person or organisation the window is sure of, that one's: "Nandi" after
+    "Nandi Khumalo, the founder", "Mabena" after "Mabena & Partners"; never a brand's), and the
+    names confirmed as names (sure, or capitalised somewhere other than a sentence start)."""
     cued: dict[str, Counter[str]] = {}
     confirmed: set[str] = set()
     for f in (f for fs in found.values() for f in fs):
@@ -147,8 +147,11 @@ def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[s
         if f.sure or not f.initial:
             confirmed.add(key)
     settled = {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}
-    people = {name.split()[0] for name, kind in settled.items() if kind == "p" and " " in name} - PRODUCT_LINES.keys()
-    return {**{key: "p" for key in confirmed if key in people and key not in settled}, **settled}, confirmed
+    opened = {(name.split()[0], kind) for name, kind in settled.items() if kind in "po" and " " in name}
+    openers = Counter(first for first, _ in opened)
+    shortened = {first: kind for first, kind in opened if openers[first] == 1 and first not in PRODUCT_LINES}
+    short = {key: shortened[key] for key in confirmed if key in shortened and key not in settled}
+    return {**short, **settled}, confirmed
 
 
 def _canonical_names(found: Mapping[int, Sequence[Found]]) -> dict[str, str]:

@@ -8,7 +8,10 @@ each fixed by its general cause and checked here with sentences of its own.
 * An emoji ends a sentence as a full stop does: "so good 😅 Anyway, …" opened on "Anyway".
 * "Dad's name is Themba", "my dad is called Themba", and a role only a person holds in apposition
   ("Nandi Khumalo, the founder,") name a person; so does the first name of a person the window is
-  sure of ("Did Nandi say…" after "Nandi Khumalo, the founder"), unless it is a brand ("Tesla").
+  sure of ("Did Nandi say…" after "Nandi Khumalo, the founder"), unless it is a brand ("Tesla"), as
+  a firm's first word is the firm ("Mabena" after "Mabena & Partners").
+* A compass point in brackets after a name makes a place ("Grand Baie (north)"); one told, asked or
+  reminded something is a person ("tell Lindiwe it's all under control").
 """
 
 from __future__ import annotations
@@ -120,3 +123,18 @@ def test_of_the_joins_no_two_names() -> None:
 def test_a_brand_is_no_first_name_of_a_person() -> None:
     text = ("my friend Tesla Nguyen says hi", "I'm buying a Tesla Model 3 but Tesla support is bad")
     assert kinds(*text).get("Tesla") != "p"
+
+
+def test_a_compass_point_in_brackets_makes_a_place() -> None:
+    listed = kinds("A:The main areas:\n- **Grand Baie (north)**: lively\n- **Le Morne (southwest coast)**: calm")
+    assert listed.get("Grand Baie") == "l" and listed.get("Le Morne") == "l", listed
+
+
+def test_one_told_or_asked_something_is_a_person() -> None:
+    assert kinds("A:Book it, then tell Lindiwe it's all under control.").get("Lindiwe") == "p"
+    assert kinds("A:You could ask Thabo to help.").get("Thabo") == "p"
+
+
+def test_a_firms_short_name_is_the_firm() -> None:
+    text = ("I work at Mabena & Partners in Cape Town.", "And honestly I am a bit stuck at Mabena.")
+    assert kinds(*text).get("Mabena") == "o", kinds(*text)
