@@ -32,8 +32,9 @@ After the round fixed from the fifth set's misses (the same day, never tuned on 
 0.824 / 0.255, timelines 0 of 9, wings 0.50. Then this set's own misses were fixed by their general
 causes (2026-11-30 evening: the pronoun "I" in a name, two-word surname particles, money in rand, an
 emoji ending a sentence, people named by "name is", apposition and a full name's first word; four false
-facts; a result a clinician phoned with), so it is no longer held out: 0.527 / 0.843 / 0.319,
-timelines 0 of 9, wings 0.50; the floors pin those, rounded down.
+facts; a result a clinician phoned with; a firm's short name, a compass point, one told something),
+so it is no longer held out: 0.555 / 0.843 / 0.319, timelines 0 of 9, wings 0.50; the floors pin
+those, rounded down.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_6" / "conversations.json"
-FLOORS = Floors(0.52, 0.84, 0.31, 0, wings=0.5)
+FLOORS = Floors(0.55, 0.84, 0.31, 0, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 
