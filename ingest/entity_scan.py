@@ -65,7 +65,7 @@ _NAME_WORD = rf"{NOT_I}(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra|Fr|St|Ste|Mt)\.|[{UPPER}][
 _QUANTITY = r"(?i:(?:day|week|month|night|time|mile)s?|y(?:ea)?rs?|h(?:ou)?rs?|min(?:ute)?s?|km|kg|people|pm|am)\b"
 _CAP_RUN = re.compile(
     rf"(?<![\w{MARKS}'’]){_NAME_WORD}"
-    rf"(?:\s+(?:(?:{PARTICLES}|of|la|le|the|&)\s+)?{_NAME_WORD})*"
+    rf"(?:\s+(?:(?:{PARTICLES}|of\s+the|of|la|le|the|&)\s+)?{_NAME_WORD})*"
     rf"(?:\s+\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?\b(?!\s+{_QUANTITY})(?:\s+{_NAME_WORD})*)?"
 )
 """A capitalised run, with a model number and the words after it ("Pixel 8", "Python 3.12", "Pixel 8
@@ -285,12 +285,14 @@ def _runs(text: str) -> list[tuple[int, int]]:
 
 
 def _of_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A person "of" an organisation is two names: "Mike Doyle of Doyle & Sons"; "Bank of
-    America" and "University of Porto" stay one (their first word is no first name)."""
+    """A person "of" an organisation is two names ("Mike Doyle of Doyle & Sons"), "of the" something the person
+    alone ("Maria of the HR team"); "Bank of America", "University of the Western Cape" stay one (no first name)."""
     m = _OF.search(text, start, end)
-    if m is None or not is_first_name(text[start:end].split()[0]) or _own_kind(clean_name(text[m.end() : end])) != "o":
+    if m is None or not is_first_name(text[start:end].split()[0]):
         return [(start, end)]
-    return [(start, m.start()), (m.end(), end)]
+    if text.startswith("the ", m.end()):
+        return [(start, m.start())]
+    return [(start, end)] if _own_kind(clean_name(text[m.end() : end])) != "o" else [(start, m.start()), (m.end(), end)]
 
 
 def scan_turn(

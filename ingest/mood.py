@@ -45,15 +45,28 @@ _SUPPOSING = re.compile(
 what-if rather than something that happened or holds."""
 
 
-_TOLD_AS_NEWS = re.compile(r"(?i)^(?:(?:it\s+)?turns?\s+out|apparently|guess\s+what|(?:it\s+)?turned\s+out)\b")
-"""Openers that tell news, whatever the marks after it: "turns out i have hypothyroidism??" is
-surprise, not a question."""
+_TOLD_AS_NEWS = re.compile(r"(?i)^(?:(?:it\s+)?turn(?:s|ed)\s+out|apparently|guess\s+what)\b[\s,:]*")
+"""Openers that tell news: after one, surprise's doubled marks end a statement ("turns out i have
+hypothyroidism??", "…?!"); one "?" still asks ("apparently I quit my job?"), and so does the rest read
+as any sentence is ("apparently, do I live in Leeds now?")."""
+_SURPRISE = re.compile(r"(?:\?[?!]|!\?)[?!]*\s*$")
+
+
+def _news(said: str) -> bool:
+    """Whether ``said`` (markers stripped) is news told with surprise (`_TOLD_AS_NEWS`)."""
+    opener = _TOLD_AS_NEWS.match(said)
+    return opener is not None and _SURPRISE.search(said) is not None and not _asks_plainly(said[opener.end() :])
+
+
+def _asks_plainly(said: str) -> bool:
+    """A question by its opening word or inversion, whatever its end ("do I live in Leeds now??")."""
+    return bool(_QUESTION.match(said) or _INVERTED.match(said))
 
 
 def asks(text: str) -> bool:
     """Whether ``text`` (a sentence, or a clause of one) is a question."""
     said = MARKERS.sub("", text.strip())
-    return not _TOLD_AS_NEWS.match(said) and bool(_QUESTION.search(said))
+    return not _news(said) and bool(_QUESTION.search(said))
 
 
 def supposes(sentence: str, before: int) -> bool:
@@ -75,7 +88,7 @@ def asks_in(clause: str, sentence: str) -> bool:
     which is why I quit Globex." state the move and the ending (`asks` judges a whole sentence,
     where an opening "when" is taken as a question, as the memory rules always have)."""
     said = MARKERS.sub("", clause.strip())
-    if _TOLD_AS_NEWS.match(said):
+    if _news(said):
         return False
     if said.endswith("?") or _INVERTED.match(said):
         return True

@@ -117,9 +117,12 @@ _CLAUSE_NEXT = re.compile(
 """What follows a verb, not a name: a clause or an object ("reckons it's", "emailed me", "ran a")."""
 _VERB_NAMES = words("rose drew")
 """First names that are also a past tense said right after a relation ("my mum rose early", "my dad drew
-a map"); each is a name only where `_NAME_NEXT` follows. The present tenses that are names ("mark",
-"sue", "skip") follow a plural ("my kids skip"), so after one relation they are names ("my friend sue got
-engaged")."""
+a map"); each is a name only where `_NAME_NEXT` follows. Present tenses that are names are verbs only
+after a plural (`_PRESENT_VERB_NAMES`)."""
+_PRESENT_VERB_NAMES = words("mark sue skip rob pat grant chase wade bill")
+"""First names that are also a verb's present after a plural ("my teachers mark our tests", "my kids
+skip breakfast"); after one relation they are names ("my friend sue got engaged")."""
+_PLURAL_ROLE = re.compile(rf"\b(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_ROLE})(?:s|es)\s+$", re.I)
 _NAME_NEXT = re.compile(
     r"\s*(?:[,.!?;:)]|$)|['’]s\b|\s+(?:and|or|who|is|was|has|had|will|would|can|could|did|does|said|says|told|"
     r"tells|asked|asks|thinks|thought|wants|wanted|came|comes|went|goes|lives|lived|works|worked|texted|called|rang)\b",
@@ -187,7 +190,8 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
     after = sentence[m.end() : m.end() + 24]
     before = max(0, m.start() - 40)
     after_role = goes_on or _AFTER_ROLE.search(sentence, before, m.start()) is not None
-    if after_role and _named(word, after):
+    plural = word in _PRESENT_VERB_NAMES and _PLURAL_ROLE.search(sentence, before, m.start()) is not None
+    if after_role and _named(word, after) and not (plural and _NAME_NEXT.match(after) is None):
         return word[:1].upper() + word[1:]
     if (
         _AFTER_TITLE.search(sentence, before, m.start())

@@ -90,14 +90,18 @@ _NOT_A_DRUG = (
     r"(?!(?:the\s+|a\s+)?(?:(?:night|day|early|late|morning|evening|graveyard|weekend)\s+)?(?:nights|days|earlies|lates|"
     r"weekends|shifts?|rotas?|speakerphone|loudspeaker|mute|payment\s+plans?|plans?|diets?|probation|furlough|courses?|"
     r"team|tills?|reception|nights?\s+shifts?)\b)"
-    r"(?!(?:the\s+|a\s+|this\s+|that\s+|our\s+|their\s+)?(?:[\w\-]+\s+){0,2}?(?:tenders?|projects?|cases?|accounts?|"
-    r"contracts?|bids?|pitch|shortlist|panel|committee|board|jobs?|calls?|emails?|threads?|cc)\b)"
+    r"(?!(?:the\s+|a\s+|this\s+|that\s+|our\s+|their\s+)?(?:(?!(?:for|before|after|in|at|on|to|with|during|of)\b)"
+    r"[\w\-]+\s+){0,2}?(?:tenders?|projects?|cases?|accounts?|contracts?|bids?|pitch|shortlist|panel|committee|board|"
+    r"jobs?|calls?|emails?|threads?|cc)(?=\s*(?:[.,;:!?)]|$)|\s+(?:for|to|at|in|on|with|and|but|so|this|next)\b))"
 )
-"""What "I take" is said of that is no medicine ("I take sooo many photos", "I take the bus"), nor what
-someone "put me on" at work or for a bill ("put me on nights", "… on the tender", "… on a payment plan")."""
+"""What "I take", "put me on" or "switched me to" is said of that is no medicine: a habit ("I take sooo
+many photos", "I take the bus"), a shift or a bill ("put me on nights", "… on a payment plan"), or work
+whose noun heads its object ("put me on the tender for the mall", "… the Henderson project"; not "I take
+Xanax before calls", where a preposition comes first)."""
 
-_NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|touch|lot)\b)"
-"""What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little lost at work")."""
+_NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|touch|lil|kinda)(?!-)\s+[a-z]+\s+(?:at|for)\b)"
+"""What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little lost at work"): the
+degree and one word; "a little league coach at …" is a job."""
 
 SAYINGS: tuple[Rule, ...] = (
     # work

@@ -138,3 +138,14 @@ def test_one_told_or_asked_something_is_a_person() -> None:
 def test_a_firms_short_name_is_the_firm() -> None:
     text = ("I work at Mabena & Partners in Cape Town.", "And honestly I am a bit stuck at Mabena.")
     assert kinds(*text).get("Mabena") == "o", kinds(*text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("She studied at the University of the Western Cape.", "University of the Western Cape", "i"),
+        ("my sister works at Bank of the West", "Bank of the West", "o"),
+    ],
+)
+def test_of_the_inside_an_institutions_name(text: str, name: str, kind: str) -> None:
+    assert kinds(text).get(name) == kind, kinds(text)

@@ -77,3 +77,15 @@ def test_a_lower_case_organisation_opened_by_a_place_names_lead(text: str, name:
 )
 def test_a_lead_capitals_would_not_keep_opens_no_lower_case_name(text: str) -> None:
     assert lower_case_organisations(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("going to leeds tomorrow for a conference", "Leeds"), ("we're going to denver next month", "Denver")],
+)
+def test_plain_going_with_a_date_after_is_a_place(text: str, place: str) -> None:
+    assert lower_case_places(text) == [place]
+
+
+def test_going_to_temple_is_no_town() -> None:
+    assert lower_case_places("went to temple.") == []

@@ -83,3 +83,49 @@ def test_a_clinician_calling_brings_the_speakers_own_result(text: str, fact: tup
 )
 def test_someone_else_calling_or_called_about_brings_no_result_of_the_speakers(text: str) -> None:
     assert not {f for f in facts(text) if f[1] == "diagnosed with"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apparently I quit my job?",
+        "Apparently I work at Google now?",
+        "apparently, do I live in Leeds now?",
+        "turns out, would you believe I work at Google now?",
+        "Turn out the lights, I live in Leeds now?",
+    ],
+)
+def test_a_news_opener_leaves_a_question_a_question(text: str) -> None:
+    assert not facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I take Xanax before calls", ("User", "takes", "Xanax")),
+        ("the psychiatrist put me on prozac after job loss", ("User", "takes", "prozac")),
+        ("I take propranolol before pitch meetings", ("User", "takes", "propranolol")),
+    ],
+)
+def test_a_medicine_before_a_work_word_is_still_taken(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "job"),
+    [
+        ("I'm a little league coach at Riverside", "little league coach"),
+        ("I'm a touch rugby coach at Varsity", "touch rugby coach"),
+    ],
+)
+def test_a_job_opening_on_a_degree_word_is_a_job(text: str, job: str) -> None:
+    assert ("User", "works as", job) in facts(text)
+
+
+def test_like_is_filler_only_before_an_amount() -> None:
+    assert ("User", "hometown", "Durban") not in facts("my hometown is like Durban but smaller")
+
+
+@pytest.mark.parametrize("text", ["my teachers mark our tests on fridays", "my tutors mark essays on sunday"])
+def test_a_present_verb_after_a_plural_relation_is_no_name(text: str) -> None:
+    assert not facts(text), facts(text)
