@@ -68,14 +68,9 @@ _TRAVEL = re.compile(
 ends the clause or a time follows it, as where one lives is (`_RESIDENCE`); "back to" is where one returns to
 doing something ("went back to reading."), and plain going is `_GOING`'s."""
 _GOING = re.compile(r"\b(?:went|go|goes|going|gone)(?:\s+(?:up|down|out|over|home))?\s+to\s+$")
-"""Going somewhere, where a verb may follow as well ("going to split this", "went to temple this morning"):
-a place only where its name ends the clause ("we went to leeds for the weekend") or a date follows it
-(`_GOING_END`: "going to leeds tomorrow", not "going to split again")."""
-_GOING_END = re.compile(
-    r"\s+(?:tomorrow|tmrw|tonight|next\s+(?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday))\b"
-)
-_GONE_TO = words("temple mosque synagogue chapel mass church school college uni class court prison jail sea")
+"""Going somewhere, where a verb may follow as well ("going to split this", "going to split tomorrow", "went to
+temple this morning"): a place only where its name ends the clause ("we went to leeds for the weekend")."""
+_GONE_TO = words("temple mosque synagogue chapel mass church school college uni university class court prison jail sea")
 """Where one goes without an article that is no town ("went to temple."), whatever the gazetteer says."""
 _JOURNEY_END = re.compile(r"\s+(?:tomorrow|tmrw|today|tonight|yesterday|next|last|this|on|soon|again)\b")
 """After where one goes, a time ("flying to denver tomorrow", "back from leeds on sunday")."""
@@ -105,9 +100,7 @@ def lower_case_places(text: str) -> list[str]:
             ends_one = ends_one or _JOURNEY_END.match(text, m.end("one")) is not None
             said = said or (m.group("two") is None and ends_one)
         elif not lives and _GOING.search(text, max(0, m.start("one") - 48), m.start("one")) is not None:
-            lives = m.group("one") not in _GONE_TO  # at the clause's end or before a date (`_GOING`)
-            ends_one = ends_one or _GOING_END.match(text, m.end("one")) is not None
-            said = said or (m.group("two") is None and ends_one)
+            lives = m.group("one") not in _GONE_TO  # at the clause's end only (`_GOING`)
         for name, ok in (
             ((two, said), (m.group("one"), ends_one and lives)) if m.group("two") else ((two, said and lives),)
         ):

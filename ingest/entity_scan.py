@@ -285,14 +285,14 @@ def _runs(text: str) -> list[tuple[int, int]]:
 
 
 def _of_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A person "of" an organisation is two names ("Mike Doyle of Doyle & Sons"), "of the" something the person
-    alone ("Maria of the HR team"); "Bank of America", "University of the Western Cape" stay one (no first name)."""
+    """ "Mike Doyle of Doyle & Sons", "Grace of the Valley Church": two names; "Maria of the HR team": Maria."""
     m = _OF.search(text, start, end)
     if m is None or not is_first_name(text[start:end].split()[0]):
         return [(start, end)]
-    if text.startswith("the ", m.end()):
-        return [(start, m.start())]
-    return [(start, end)] if _own_kind(clean_name(text[m.end() : end])) != "o" else [(start, m.start()), (m.end(), end)]
+    kind, the = _own_kind(clean_name(text[m.end() : end])), text.startswith("the ", m.end())
+    if kind == "o" or (the and kind == "l"):
+        return [(start, m.start()), (m.end(), end)]
+    return [(start, m.start())] if the else [(start, end)]
 
 
 def scan_turn(

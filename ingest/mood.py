@@ -49,18 +49,20 @@ _TOLD_AS_NEWS = re.compile(r"(?i)^(?:(?:it\s+)?turn(?:s|ed)\s+out|apparently|gue
 """Openers that tell news: after one, surprise's doubled marks end a statement ("turns out i have
 hypothyroidism??", "…?!"); one "?" still asks ("apparently I quit my job?"), and so does the rest read
 as any sentence is ("apparently, do I live in Leeds now?")."""
-_SURPRISE = re.compile(r"(?:\?[?!]|!\?)[?!]*\s*$")
+_SURPRISE = ("??", "?!", "!?")
+_WH_ASKING = re.compile(r"(?i)^(?:what|why|how|where|who|whom|whose|which)\b")
 
 
 def _news(said: str) -> bool:
     """Whether ``said`` (markers stripped) is news told with surprise (`_TOLD_AS_NEWS`)."""
     opener = _TOLD_AS_NEWS.match(said)
-    return opener is not None and _SURPRISE.search(said) is not None and not _asks_plainly(said[opener.end() :])
+    return opener is not None and said.rstrip()[-2:] in _SURPRISE and not _asks_plainly(said[opener.end() :])
 
 
 def _asks_plainly(said: str) -> bool:
-    """A question by its opening word or inversion, whatever its end ("do I live in Leeds now??")."""
-    return bool(_QUESTION.match(said) or _INVERTED.match(said))
+    """A question by its opening word or inversion, whatever its end ("do I live in Leeds now??"); "when" opens
+    a clause as often ("apparently when I moved to Leeds I lost my job??")."""
+    return bool(_WH_ASKING.match(said) or _INVERTED.match(said))
 
 
 def asks(text: str) -> bool:

@@ -356,7 +356,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
     Rule(
         _r(
-            rf"\bmy\s+(?P<pred>(?-i:(?:[a-z]+\s+){{0,2}}[a-z]+))\s+(?:is|was)\s+(?:now\s+|called\s+|named\s+|like\s+(?=\S*\d))?{_PHRASE}"
+            rf"\bmy\s+(?P<pred>(?-i:(?:[a-z]+\s+){{0,2}}[a-z]+))\s+(?:is|was)\s+(?!like\s+(?!\S*\d))(?:now\s+|called\s+|named\s+|like\s+)?{_PHRASE}"
         ),
         None,
         attribute=True,

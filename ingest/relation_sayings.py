@@ -92,16 +92,16 @@ _NOT_A_DRUG = (
     r"team|tills?|reception|nights?\s+shifts?)\b)"
     r"(?!(?:the\s+|a\s+|this\s+|that\s+|our\s+|their\s+)?(?:(?!(?:for|before|after|in|at|on|to|with|during|of)\b)"
     r"[\w\-]+\s+){0,2}?(?:tenders?|projects?|cases?|accounts?|contracts?|bids?|pitch|shortlist|panel|committee|board|"
-    r"jobs?|calls?|emails?|threads?|cc)(?=\s*(?:[.,;:!?)]|$)|\s+(?:for|to|at|in|on|with|and|but|so|this|next)\b))"
+    r"jobs?|calls?|emails?|threads?|cc)\b)"
 )
 """What "I take", "put me on" or "switched me to" is said of that is no medicine: a habit ("I take sooo
 many photos", "I take the bus"), a shift or a bill ("put me on nights", "… on a payment plan"), or work
 whose noun heads its object ("put me on the tender for the mall", "… the Henderson project"; not "I take
 Xanax before calls", where a preposition comes first)."""
 
-_NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|touch|lil|kinda)(?!-)\s+[a-z]+\s+(?:at|for)\b)"
-"""What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little lost at work"): the
-degree and one word; "a little league coach at …" is a job."""
+_NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|lot|lil|kinda)\b(?!-|\s+league\b))"
+"""What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little burnt out at work", "a
+lot happier at Globex"); "a little league coach" and "a bit-part actor" are jobs."""
 
 SAYINGS: tuple[Rule, ...] = (
     # work

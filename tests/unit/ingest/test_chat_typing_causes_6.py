@@ -149,3 +149,8 @@ def test_a_firms_short_name_is_the_firm() -> None:
 )
 def test_of_the_inside_an_institutions_name(text: str, name: str, kind: str) -> None:
     assert kinds(text).get(name) == kind, kinds(text)
+
+
+def test_a_first_name_of_the_a_place_is_two_names() -> None:
+    found = kinds("Grace of the Valley Church is where we got married")
+    assert found.get("Grace") == "p" and found.get("Valley Church") == "l", found
