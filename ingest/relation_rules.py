@@ -51,7 +51,11 @@ _NAME = (
     rf"(?:\s+(?:(?:{PARTICLES}|of)\s+)?{_NAME_WORD}){{0,3}}"
 )
 _SPAN = r"\s+(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|ago)\b"  # "Civic 2 years ago"
-_NAMED_THING = rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|(?!\d+(?:\.\d+)?{_SPAN})\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?))*)"
+_NAMED_THING = (
+    rf"(?-i:{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|(?!\d+(?:\.\d+)?{_SPAN})\d{{1,4}}(?:\.\d{{1,3}})?[a-z]?)){{0,5}})"
+)
+"""A thing's name: six words or model numbers at most ("Honda Civic Type R 2019"). Unbounded, a capitalised run
+("My Old Car Is My Old Car Is …") was tried at every length from every start: 19 s for 4 KB."""
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _THING = (
     rf"(?:my|our|the|his|her)\s+(?:(?:old|new|current|used|trusty|first)\s+)?"

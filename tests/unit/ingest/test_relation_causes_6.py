@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.ingest.chat_window import facts
+from tests.unit.ingest.linear_time import assert_linear
 
 
 @pytest.mark.parametrize(
@@ -143,3 +144,9 @@ def test_news_opening_a_when_clause_is_still_news() -> None:
 @pytest.mark.parametrize("text", ["my teachers mark our tests on fridays", "my tutors mark essays on sunday"])
 def test_a_present_verb_after_a_plural_relation_is_no_name(text: str) -> None:
     assert not facts(text), facts(text)
+
+
+@pytest.mark.parametrize("paste", ["My Old Car Is ", "The Big Red ", "Of The "])
+def test_a_run_of_capitalised_words_is_read_in_linear_time(paste: str) -> None:
+    """A thing's name was unbounded: 'My Old Car Is …' for 4 KB took 19 s (rv2 of 2026-11-30)."""
+    assert_linear(facts, (paste * (8_000 // len(paste) + 1))[:8_000], paste)
