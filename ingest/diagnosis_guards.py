@@ -40,10 +40,15 @@ def own_visit(text: str, clinician_at: int, pronoun_at: int) -> bool:
     characters of it) and what follows it."""
     lo = max(0, clinician_at - _LOOK_BACK)
     start = max(text.rfind(c, lo, clinician_at) for c in ".!?\n")
-    return not any(
-        not (m.group().lower() in _CALLS and _CLINICIAN_CALLING.search(text, max(0, m.start() - 30), m.start()))
-        for m in _OTHER_PATIENT.finditer(text, start + 1 if start >= 0 else lo, pronoun_at)
-    )
+    others = _OTHER_PATIENT.finditer(text, start + 1 if start >= 0 else lo, pronoun_at)
+    return all(_clinician_called(text, m) for m in others)
+
+
+def _clinician_called(text: str, m: re.Match[str]) -> bool:
+    """Whether `_OTHER_PATIENT`'s match is a call verb whose caller is the clinician (`_CLINICIAN_CALLING`)."""
+    if m.group().lower() not in _CALLS:
+        return False
+    return _CLINICIAN_CALLING.search(text, max(0, m.start() - 30), m.start()) is not None
 
 
 _CALLS = frozenset({"rang", "called", "texted", "messaged", "phoned"})

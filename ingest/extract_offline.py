@@ -147,7 +147,7 @@ def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[s
         if f.sure or not f.initial:
             confirmed.add(key)
     settled = {name: kinds.most_common(1)[0][0] for name, kinds in cued.items()}
-    opened = {(name.split()[0], kind) for name, kind in settled.items() if kind in "po" and " " in name}
+    opened = {(name.split()[0], kind) for name, kind in settled.items() if kind in ("p", "o") and " " in name}
     openers = Counter(first for first, _ in opened)
     shortened = {first: kind for first, kind in opened if openers[first] == 1 and first not in PRODUCT_LINES}
     short = {key: shortened[key] for key in confirmed if key in shortened and key not in settled}
