@@ -125,6 +125,7 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     # job ("Deloitte, the auditor,", "Buildwell, our contractor,"), so no job word is read so
     Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*,"), "p"),
     Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
+    Cue(_re(rf"^\s*\(\s*(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\s*\)"), "p"),  # "Diesel (my dog)"
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )
 """Words after a name that outrank the words before it: "the Toshogu shrine" is a place

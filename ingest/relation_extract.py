@@ -29,6 +29,7 @@ from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
 from ingest.relation_context import Recent, Said
 from ingest.relation_health import HEALTH_PHRASINGS
+from ingest.relation_jobs import JOB_PHRASINGS
 from ingest.relation_naming import described_after, diagnosis_said_after, named_after, named_next, pet_said_after
 from ingest.relation_owner import SOMEONE_ELSE, clause_owner
 from ingest.relation_people import PEOPLE_PHRASINGS
@@ -44,11 +45,11 @@ from loci.timexpr.tense import Direction, Other, TenseReader
 __all__ = ["kin_of", "relations_in", "speaker_of"]
 
 RULE_CONFIDENCE = 0.7
-"""Offline facts rank below the LLM's (0.9): a pattern cannot tell irony, nor every hypothetical
-that `ingest.mood` misses."""
+"""Offline facts rank below the LLM's (0.9): a pattern misses irony and some hypotheticals `ingest.mood` misses."""
 _DEADLINE = re.compile(r"\b(?:by|until|till|before|due)\s+(?:the\s+)?$", re.I)
 _NAME_KINDS = frozenset({"p", "l", "o", "e"})
-_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *PEOPLE_PHRASINGS, *LOWER_PEOPLE, *HEALTH_PHRASINGS, *CHANGE_RULES)
+_ALL_RULES = (*RULES, *SAYINGS, *PHRASINGS, *PEOPLE_PHRASINGS, *JOB_PHRASINGS, *LOWER_PEOPLE, *HEALTH_PHRASINGS,
+              *CHANGE_RULES)  # fmt: skip
 _ROLES = frozenset(PEOPLE_ROLES.values())
 _NOT_PEOPLE = frozenset({"user", "assistant", "ai", "bot", "system", "tool", "other", "me", "you"})
 _NOW_WORDS = r"currently|right now|at the moment|as we speak|still"

@@ -242,7 +242,8 @@ LOWER_CASE_HEALTH: tuple[Rule, ...] = (
     ),
     Guarded(
         _r(
-            rf"(?=[i])\b(?P<verb>I['’]m|I\s+am|I['’]ve\s+been|I\s+have\s+been)\s+{NOW}on\s+an?\s+"
+            rf"(?=[iphgws])\b(?P<verb>I['’]m|I\s+am|I['’]ve\s+been|I\s+have\s+been|(?:put|started|got|has|have|wants)\s+me)\s+"
+            rf"{NOW}on\s+an?\s+"
             rf"(?P<value>low[\s-](?:{_NUTRIENT}))\s+diet\b"
         ),
         "diet",

@@ -26,7 +26,7 @@ from ingest.relation_guards import Guarded
 from ingest.relation_rules import HOME_WORDS, JOINED, MY_ROLE, NAME, NOW, PHRASE, Rule
 from ingest.relation_sayings import TITLE_SAID
 
-__all__ = ["PEOPLE_PHRASINGS"]
+__all__ = ["PEOPLE_PHRASINGS", "POST_ENDED", "WHO"]
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -343,3 +343,6 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
     ),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""
+
+WHO, POST_ENDED = _WHO, _post_ended
+"""For `ingest.relation_jobs`: a person's name opening a clause, and a post the sentence ends or dates back."""

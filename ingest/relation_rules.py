@@ -317,11 +317,6 @@ RULES: tuple[Rule, ...] = (
         refuses_kind="p",
     ),
     Rule(
-        _cs(rf"{_WHO_VERB}(?i:used to work|previously worked|worked)\s+(?i:at|for)\s+(?P<value>{_NAME})"),
-        "worked at",
-        "o",
-    ),
-    Rule(
         _cs(rf"\b(?i:I|we)(?:'ve| have|'m| am|'ll| will)?\s+{_NOW}(?i:{_STARTS})\s+(?P<value>{_NAME})"),
         "works at",
         "o",

@@ -39,6 +39,17 @@ def _cs(text: str) -> re.Pattern[str]:
 _WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{NOW}"
 _I_AM = r"\b(?:I['’]m|I\s+am|im)\s+(?:(?:currently|now|officially|still|actually|just|finally|basically)\s+)*"
 """"I'm" as chat types it ("im", "I’m") with the adverbs a job is said with ("currently im a …")."""
+_NOT_JOBS = (
+    "regular", "member", "customer", "client", "patient", "guest", "fan", "sucker", "vegetarian", "vegan",
+    "pescatarian", "student", "visitor", "tenant", "subscriber", "believer", "stickler",
+)  # fmt: skip
+_NOT_A_JOB = (
+    r"(?!(?:(?:loyal|regular|big|huge|long-?time|proud|paying|happy|total)\s+)?"
+    rf"(?:{'|'.join(_NOT_JOBS)})\s+(?:at|for)\b)"
+)
+"""What "I'm a … at / for X" says of no job: a place one goes to or belongs to ("a regular at Starbucks", "a
+member at the gym", "a loyal customer at Tesco"), a habit or a taste ("a vegetarian for ethical reasons", "a
+sucker for Italian food"); a title with more words is one ("a staff member at Tesco")."""
 _TITLE_WORDS = (
     r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total)\b)[a-z][a-z\-]*\s+){0,3}"
 )
@@ -92,12 +103,13 @@ _NOT_A_DRUG = (
     r"team|tills?|reception|nights?\s+shifts?)\b)"
     r"(?!(?:the\s+|a\s+|this\s+|that\s+|our\s+|their\s+)?(?:(?!(?:for|before|after|in|at|on|to|with|during|of)\b)"
     r"[\w\-]+\s+){0,2}?(?:tenders?|projects?|cases?|accounts?|contracts?|bids?|pitch|shortlist|panel|committee|board|"
-    r"jobs?|calls?|emails?|threads?|cc)\b)"
+    r"jobs?|calls?|emails?|threads?|cc|diets?)\b)"
 )
 """What "I take", "put me on" or "switched me to" is said of that is no medicine: a habit ("I take sooo
 many photos", "I take the bus"), a shift or a bill ("put me on nights", "… on a payment plan"), or work
-whose noun heads its object ("put me on the tender for the mall", "… the Henderson project"; not "I take
-Xanax before calls", where a preposition comes first)."""
+whose noun heads its object ("put me on the tender for the mall", "… the Henderson project"), or a diet
+("put me on a low sugar diet": `ingest.relation_lower_health` reads it); not "I take Xanax before calls",
+where a preposition comes first)."""
 
 _NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|lot|lil|kinda)\b(?!-|\s+league\b))"
 """What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little burnt out at work", "a
@@ -106,7 +118,7 @@ lot happier at Globex"); "a little league coach" and "a bit-part actor" are jobs
 SAYINGS: tuple[Rule, ...] = (
     # work
     Rule(
-        _r(rf"{_I_AM}an?\s+{_NOT_A_DEGREE}(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"),
+        _r(rf"{_I_AM}an?\s+{_NOT_A_DEGREE}{_NOT_A_JOB}(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"),
         "works as",
     ),
     Rule(_r(rf"{_I_AM}an?\s+{_TITLE}"), "works as"),

@@ -30,6 +30,10 @@ wing rule); after that round (the commit adding this set) 0.546 (65 of 119 store
 below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8 but entity recall. The floors below pin the second
 reading rounded down, so a regression fails; raise them as the rules improve. Once rules are fixed
 from this set's misses, it is no longer held out.
+
+The evening's round was fixed from this set's relation misses (jobs said in the perfect or by "as",
+another's employer by their job, a pet in brackets, a diet a clinician wants): 0.546 / 0.906 / 0.686,
+timelines 4 of 9, wings 0.50; the floors now pin that. The set is tuned on from here.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_7" / "conversations.json"
-FLOORS = Floors(0.54, 0.9, 0.41, 2, wings=0.5)
+FLOORS = Floors(0.54, 0.9, 0.68, 4, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 

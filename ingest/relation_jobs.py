@@ -1,0 +1,127 @@
+"""The speaker's job, and another's, said by how long it has lasted or by "as", beside
+`ingest.relation_people` (rows of the same `Rule` table, applied by `ingest.relation_extract`):
+
+* **a job held till now, in the perfect**: "I've worked at Acme for 5 years", "I've been at Acme 9 yrs",
+  "I've been a driver for Acme almost 9 yrs" (a current job, where "I've also worked at Acme" and "I
+  worked at Acme for 5 years" are former ones); never without how long ("I've been a speaker at PyCon"),
+  nor a visit ("I've been at Costco since noon", "… at Ikea for ages"), nor one the sentence ends;
+* **a job said by "as"**: "2 months in as a driver trainer at Cardinal", "I work as a nurse for Acme",
+  "the $71k I make now as a driver for Acme" (the title and the employer), not "she's 2 months in as …";
+* **a job left said without "I"**: "since leaving Acme Corp" (an organisation only);
+* **someone else's employer by their job**: "Ana loves her job at the City Library".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.relation_guards import Guarded
+from ingest.relation_people import POST_ENDED, WHO
+from ingest.relation_rules import NAME, NOW, Rule
+from ingest.relation_sayings import TITLE_SAID
+
+__all__ = ["JOB_PHRASINGS"]
+
+
+def _r(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.I)
+
+
+def _cs(text: str) -> re.Pattern[str]:
+    """Case-sensitive where a name must be capitalised; ``(?i:…)`` marks the words around it."""
+    return re.compile(text)
+
+
+_YEARS_LONG = (
+    r"\s+(?:(?i:for)\s+)?(?:(?i:the\s+(?:last|past))\s+)?(?:(?i:almost|nearly|over|about|around)\s+)?(?:\d{1,2}|"
+    r"(?i:a|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|several|many))\s+(?i:yrs?|years?)\b|\s+(?i:for\s+years)\b"
+)
+"""How long a job has lasted, in years ("I've been at Acme *9 yrs*"): where one has been for days or since noon
+is a visit ("I've been at Costco since noon", "… at Ikea for ages")."""
+_LASTED = (
+    rf"(?:{_YEARS_LONG}|\s+(?:(?i:for)\s+)?(?:\d{{1,2}}|(?i:a\s+few|several|two|three|six))\s+(?i:months)\b|"
+    r"\s+(?i:since)\s+(?:\d{4}|(?i:I|we)\b))"
+)
+"""How long one has worked where one still works: years, months, or since a year or a time of one's own
+("I've worked at Acme *for 5 years*", "… *since 2019*", "… *since I graduated*")."""
+_PERFECT = r"\b(?:(?i:I|we)(?:['’]ve|\s+have)|(?i:ive))\s+"
+_AS_A = (
+    r"(?:^\W*|\b(?i:I['’]m|im|I\s+am)\s+(?i:(?:just|now|only)\s+)?)(?:\d{1,2}|(?i:a|one|two|three|four|five|six|a\s+few|several))\s+"
+    r"(?i:days?|weeks?|months?|years?|yrs?)\s+(?i:in)\s+(?i:as)\s+(?i:an?\s+)?"
+    r"|\b(?i:I)(?:\s+|['’]m\s+|\s+am\s+)(?i:(?:just|now|currently|still)\s+)?(?i:work|working|make|earn)(?:\s+[^\s.,;!?]+){0,3}?"
+    r"\s+(?i:as)\s+(?i:an?\s+)?"
+)
+"""The speaker's job said by "as" ("2 months in *as a* driver trainer at …" opening the sentence or after "I'm",
+"I work *as a* nurse for …", "the $71k I make now *as a* driver for …"): the title, and the employer after it;
+"she's 2 months in as a …" is hers."""
+
+
+JOB_PHRASINGS: tuple[Rule, ...] = (
+    Rule(
+        _cs(
+            rf"\b(?i:I|we)(?P<perfect>'ve| have)?\s+{NOW}(?i:used to work|previously worked|worked)\s+(?i:at|for)\s+"
+            rf"(?P<value>(?>{NAME}))(?(perfect)(?!{_LASTED}))"  # "I've worked at Acme for 5 years": still there
+        ),
+        "worked at",
+        "o",
+    ),
+    Guarded(
+        _cs(
+            rf"{_PERFECT}{NOW}(?i:worked\s+(?:at|for)|been\s+working\s+(?:at|for))\s+(?:(?i:the)\s+)?"
+            rf"(?P<value>(?>{NAME})){_LASTED}"
+        ),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=POST_ENDED,
+    ),
+    Guarded(
+        _cs(rf"{_PERFECT}{NOW}(?i:been\s+at)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME})){_YEARS_LONG}"),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=POST_ENDED,
+    ),
+    Guarded(
+        _r(
+            rf"{_PERFECT}been\s+{NOW}an?\s+(?P<value>{TITLE_SAID})"
+            rf"(?:\s+(?:at|for|with)\s+[a-z][\w&'’\- ]{{0,40}}?)?{_LASTED}"
+        ),
+        "works as",
+        veto=POST_ENDED,
+    ),
+    Guarded(
+        _cs(
+            rf"{_PERFECT}(?i:been)\s+{NOW}(?i:an?)\s+{TITLE_SAID}\s+(?i:at|for|with)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME})){_LASTED}"
+        ),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=POST_ENDED,
+    ),
+    Rule(_r(rf"(?:{_AS_A})(?P<value>{TITLE_SAID})"), "works as"),
+    Rule(
+        _cs(rf"(?:{_AS_A}){TITLE_SAID}\s+(?i:at|for|with)\s+(?:(?i:the)\s+)?(?P<value>{NAME})"),
+        "works at",
+        "o",
+        refuses_kind="pl",
+    ),
+    Rule(
+        _cs(rf"\b(?i:since|after)\s+(?i:leaving|quitting)\s+(?P<value>(?>{NAME}))(?<!['’]s)(?!['’]s)"),
+        "worked at",
+        "o",
+        needs_kind="o",
+    ),
+    Guarded(
+        _cs(
+            rf"{WHO}\s+{NOW}(?i:loves|likes|enjoys|hates|started|starts|got|landed|is\s+loving|is\s+enjoying)\s+"
+            rf"(?i:his|her|their)\s+(?:(?i:new|current)\s+)?(?i:job|role|position|post)\s+(?i:at|with)\s+"
+            rf"(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+        ),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=POST_ENDED,
+    ),
+)
+"""The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""
