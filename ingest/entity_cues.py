@@ -121,9 +121,10 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     Cue(re.compile(rf"^\s+(?:{_VENUES})\b"), "l"),
     Cue(_re(rf"^['’]s\s+(?:[a-z]+\s+)?(?:{_OWNED})\b"), "p", _PLACE),
     Cue(_re(rf"^,\s+(?:my|our|his|her|their)\s+(?:(?:best|old|new|former)\s+)?(?:{_ROLES})\s*(?:[,.;!?)]|$)"), "p"),
-    # a role only a person holds, in apposition ("Nandi Khumalo, the founder, …"); a firm may be named by a
-    # job ("Deloitte, the auditor,", "Buildwell, our contractor,"), so no job word is read so
-    Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*,"), "p"),
+    # a role only a person holds, in apposition ("Nandi Khumalo, the founder, …", "(Gord Lindqvist, the terminal
+    # manager)"); a firm may be named by a job ("Deloitte, the auditor,", "Buildwell, our contractor,"), so no
+    # job word is read so
+    Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*[,)]"), "p"),
     Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
     Cue(_re(rf"^\s*\(\s*(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\s*\)"), "p"),  # "Diesel (my dog)"
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
@@ -172,7 +173,7 @@ BEFORE_CUES: tuple[Cue, ...] = (
     Cue(
         _re(
             r"(?:\b(?:insurance|insurer|bank|mortgage|provider|carrier|contract|policy|broadband|internet|mobile|phone|"
-            r"savings|accounts?|pension|loan)"
+            r"savings|accounts?|pension|loan|benefits|coverage)"
             r"\b[^.,;!?]{0,20}?\b(?:is|are|was|were)(?:\s+(?:now|still|also))?|\b(?:insured|bank|banks|banking))"
             r"\s+with\s+$"
         ),

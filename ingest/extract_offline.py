@@ -55,7 +55,7 @@ from ingest.extraction import (
 from ingest.gazetteer import place_weight
 from ingest.keyphrases import candidate_phrases
 from ingest.letters import MARKS, spaced
-from ingest.predicates import NOT_VALUE_KINDS
+from ingest.predicates import EMPLOYER_KIND, NOT_VALUE_KINDS
 from ingest.product_lines import PRODUCT_LINES
 from ingest.product_switches import switches
 from ingest.prose import prose_turns
@@ -206,6 +206,34 @@ def _fuller(relations: Sequence[RelationFact], mentions: Mapping[int, Sequence[E
     ]
 
 
+def _employers(
+    relations: Sequence[RelationFact], mentions: Mapping[int, tuple[EntityMention, ...]]
+) -> tuple[list[RelationFact], dict[int, tuple[EntityMention, ...]]]:
+    """An item someone works at is an organisation (`ingest.predicates.EMPLOYER_KIND`): its facts and
+    the window's mentions of its name take that kind, so one entity of the right kind is stored."""
+    kinds = {f.value.lower(): k for f in relations if f.value_kind == "i" and (k := EMPLOYER_KIND.get(f.predicate))}
+
+    if not kinds:
+        return list(relations), dict(mentions)
+
+    def kind_of(kind: str | None, name: str) -> str | None:
+        return kinds.get(name.lower(), kind) if kind == "i" else kind
+
+    facts = [
+        replace(
+            f,
+            value_kind=kind_of(f.value_kind, f.value),
+            subject=replace(f.subject, kind=kind_of(f.subject.kind, f.subject.name) or f.subject.kind),
+        )
+        for f in relations
+    ]
+    named = {
+        seq: tuple(dict.fromkeys(replace(m, kind=kind_of(m.kind, m.name) or m.kind) for m in ms))
+        for seq, ms in mentions.items()
+    }
+    return facts, named
+
+
 def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOWN_KINDS) -> Extraction:
     """Pure function over one window: the whole offline extractor, reading the turns' prose
     (`ingest.prose`: pasted code and markup name no topic, entity or fact). ``known``: the
@@ -244,7 +272,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
         relations.extend(facts)
         mentions[turn.seq] = tuple(dict.fromkeys((*names[turn.seq], *things, *_times(turn))))
     relations = [f for f in relations if f.value_kind not in NOT_VALUE_KINDS.get(f.predicate, frozenset())]
-    relations = _fuller(switches(fuller_models(relations), turns, recent), mentions)
+    relations, mentions = _employers(_fuller(switches(fuller_models(relations), turns, recent), mentions), mentions)
     name_words = frozenset(w.lower() for ms in mentions.values() for m in ms if m.kind == "p" for w in m.name.split())
     topics = topics_of((t.content for t in turns), exclude=name_words)
     return Extraction(

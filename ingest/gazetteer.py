@@ -260,9 +260,20 @@ def is_common_word(word: str) -> bool:
     return _fold(word) in _common_words()
 
 
+_COMPASS = re.compile(
+    r"(?:(?:north|south)[\s-]?(?:east|west)|north|south|east|west|central)(?:ern)?\s+(?=\S)", re.I
+)
+"""A compass word before a region ("Northwestern Ontario", "Southern California", "East London"): the
+part of a known place it names is a place as well as that place is, if that place is a big one."""
+
+
 def place_weight(name: str) -> int:
-    """2: a country, state, continent or big city; 1: another city; 0: not a known place."""
-    return _places().get(_fold(name), 0)
+    """2: a country, state, continent or big city, or a compass part of one; 1: another city; 0: not a
+    known place."""
+    weight = _places().get(_fold(name), 0)
+    if not weight and (m := _COMPASS.match(name)):
+        return 2 if _places().get(_fold(name[m.end() :]), 0) == 2 else 0
+    return weight
 
 
 @cache

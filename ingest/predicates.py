@@ -22,6 +22,7 @@ from ingest.entity_vocab import PEOPLE_ROLES
 from loci.relation_ends import ENDED_BY, ENDS_CURRENT, FULFILLED_BY, HELD_AT
 
 __all__ = [
+    "EMPLOYER_KIND",
     "ENDED_BY",
     "ENDS_CURRENT",
     "FULFILLED_BY",
@@ -148,6 +149,10 @@ NOT_VALUE_KINDS: Mapping[str, frozenset[str]] = MappingProxyType(
 )
 """Entity kinds a predicate's value never has: a holiday or a date says when ("I started at Easter",
 "I work at Christmas too", "I retired as a nurse at Christmas"), never where one works."""
+
+EMPLOYER_KIND: Mapping[str, str] = MappingProxyType({"works at": "o", "worked at": "o"})
+"""The kind a predicate's value takes over an item's: a name no word typed but as a thing ("Northshore
+Freight Lines", read as a product by its capitals) is an organisation once someone works there."""
 
 
 def canonical_predicate(predicate: str) -> str:
