@@ -89,16 +89,37 @@ _MALE = words(
 )
 
 
+_CLINICIAN_FOUND = re.compile(
+    r"(?:^|[.!?]\s+|\b(?i:I|we)(?:['’]ve|\s+have)?\s+)(?:(?i:finally|just|now)\s+)?"
+    r"(?i:got|found|have|registered\s+with|signed\s+up\s+with)\s+(?i:a|an)\s+(?:(?i:new)\s+)?(?:(?i:family|regular)\s+)?"
+    r"(?P<word>(?i:doctor|gp|dentist|physio|physiotherapist|therapist))\b(?![\'’]s)(?:(?!\b(?i:but|his|her|their|my\s+\w+['’]s|for\s+(?:my|our|his|her|their))\b)[^\n?]){0,160}?"
+    rf"\b(?P<value>(?:Dr|Doctor)\.?\s+{NAME})"
+)
+"""A clinician the speaker got and the titled name said next, in the same turn: "finally got a family
+doctor in Barrie!! took 5 weeks. Dr. Samuel Osei at the Allandale clinic" (within 160 characters, not
+across a question, "have a new dentist? Dr Kim is good", nor past a "but" or another's: "I have a GP
+but Dr. Jones, my mum's GP, is better", "found a new therapist for my son, Dr Kim")."""
+
+
+_ANOTHERS = re.compile(r"\s*,?\s*(?:my\s+\w+['’]s|his|her|their)\b", re.I)
+
+
 def named_next(
     text: str, speaker: EntityMention, kinds: Mapping[str, str], since: datetime, seq: int, confidence: float
 ) -> list[RelationFact]:
-    """The facts a turn states by a people word ending one sentence and a name opening the next."""
+    """The facts a turn states by a people word ending one sentence and a name opening the next, or by a
+    clinician got and named next (`_CLINICIAN_FOUND`)."""
     facts: list[RelationFact] = []
     for m in _NAMED_NEXT.finditer(text):
         name, word = m.group("value"), " ".join(m.group("word").lower().split())
         if not_a_name(name) or kinds.get(name.lower(), "p") != "p" or not _fits(word, name_gender(name)):
             continue
         facts.append(RelationFact(speaker, PEOPLE_ROLES[word], name, "p", since, seq, confidence))
+    for m in _CLINICIAN_FOUND.finditer(text):
+        if _ANOTHERS.match(text, m.end()):
+            continue
+        role = PEOPLE_ROLES[m.group("word").lower()]
+        facts.append(RelationFact(speaker, role, m.group("value"), "p", since, seq, confidence))
     return facts
 
 

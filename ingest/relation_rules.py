@@ -171,6 +171,7 @@ flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my 
 house in Leeds" is no home of the user's)."""
 HOME, HOME_WORDS = _HOME, _HOME_WORDS
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
+_TASTE = rf"(?!(?:going|getting|having|being|doing|making)\b){_PHRASE}"  # "I hate going to the gym" is no "going"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
 """An animal word after any one word ("my rescue *dog*", "our old *cat*"), as the ``species`` group."""
@@ -350,8 +351,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True, recorded=DIETS),
     # preferences
-    Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_PHRASE}"), "likes"),
-    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+(?!(?:the|that|this)\s+stuff\b){_PHRASE}"), "dislikes"),
+    Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_TASTE}"), "likes"),
+    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+(?!(?:the|that|this)\s+stuff\b){_TASTE}"), "dislikes"),
     Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
     Rule(
         _r(

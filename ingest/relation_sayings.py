@@ -115,7 +115,17 @@ _NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|lot|lil|kinda)\b(?!-|\s+league\b))"
 """What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little burnt out at work", "a
 lot happier at Globex"); "a little league coach" and "a bit-part actor" are jobs."""
 
+_NO_I = (
+    r"^\W*(?:(?:honestly|tbh|really|also|still|and|but|so|ngl)\s+)*(?P<verb>hate|can['’]?t\s+stand|cannot\s+stand)\s+"
+    r"(?!(?:it|that|this|them|him|her|you|when|how|what|to|\w+ing|the\s+(?:fact|way|idea|thought))\b)"
+    r"(?!(?:the|that|this)\s+stuff\b)"
+)
+"""A dislike said the way chat drops its "I", opening the sentence ("hate the 400 traffic every friday
+tho"): a thing, not a pronoun, a clause or an idea ("hate that for you", "hate when it rains")."""
+
 SAYINGS: tuple[Rule, ...] = (
+    # tastes
+    Rule(_r(rf"{_NO_I}{PHRASE}"), "dislikes"),
     # work
     Rule(
         _r(rf"{_I_AM}an?\s+{_NOT_A_DEGREE}{_NOT_A_JOB}(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"),

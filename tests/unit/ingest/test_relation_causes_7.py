@@ -8,6 +8,9 @@ general cause and checked with sentences of its own.
 * "I'm a regular at Starbucks", "a vegetarian for ethical reasons" were stored as jobs; "put me on a
   low sugar diet" as a medicine.
 * A diet someone put the speaker on; a pet named in brackets.
+* A clinician got and named next ("finally got a family doctor!! … Dr. Samuel Osei at the clinic").
+* A dislike said without "I" ("hate the 400 traffic every friday tho"); "I hate going to the gym" stored
+  "going".
 """
 
 from __future__ import annotations
@@ -170,3 +173,56 @@ def test_a_diet_wanted_once_and_refused_is_none() -> None:
 )
 def test_the_new_sayings_read_a_paste_in_linear_time(paste: str) -> None:
     assert_linear(facts, (paste * (24_000 // len(paste) + 1))[:24_000], paste)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "finally got a family doctor in Barrie!! took 5 weeks on Health Care Connect. Dr. Samuel Osei at the "
+            "Allandale Family Health Team. first appt was today",
+            ("User", "doctor", "Dr. Samuel Osei"),
+        ),
+        ("I found a new GP. Dr. Patel seems nice", ("User", "doctor", "Dr. Patel")),
+        ("we've registered with a new dentist, Dr Anna Kowalska on Main St", ("User", "dentist", "Dr Anna Kowalska")),
+    ],
+)
+def test_a_clinician_got_and_named_next(text: str, fact: Fact) -> None:
+    assert fact in _of(fact[1], text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do you think i should have a new dentist? Dr Kim is good",
+        "I have a therapist but Dr. Jones is better",
+        "I have a GP. Dr. Jones, my mum's GP, is lovely",
+    ],
+)
+def test_a_clinician_asked_about_or_anothers_is_not_the_speakers(text: str) -> None:
+    assert not {r for r in chat(text).relations if r.predicate in {"doctor", "dentist", "therapist"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("we used to go every feb. hate the 400 traffic every friday tho", "400 traffic"),
+        ("can't stand coriander tbh", "coriander"),
+    ],
+)
+def test_a_dislike_said_without_i(text: str, value: str) -> None:
+    assert ("User", "dislikes", value) in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hate that for you", "hate when it rains", "Hate to say it but you are right", "Do you hate the rain?",
+     "hate the fact that im late", "I hate going to the gym", "I love going to concerts", "hate going to the gym"],
+)  # fmt: skip
+def test_a_dislike_of_a_pronoun_a_clause_or_a_light_verb_is_none(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] in {"dislikes", "likes"}}, facts(text)
+
+
+@pytest.mark.parametrize("paste", ["finally got a family doctor ", "got a new GP. ", "hate the "])
+def test_the_clinician_and_dislike_sayings_read_a_paste_in_linear_time(paste: str) -> None:
+    assert_linear(chat, (paste * (24_000 // len(paste) + 1))[:24_000], paste)
