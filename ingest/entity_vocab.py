@@ -97,7 +97,7 @@ NOT_NAMES = words(
     so and but or if also however additionally overall finally first second third next last step note tip tips
     warning example summary conclusion option options pros cons update edit ps btw lol omg wow congrats
     congratulations sorry cheers perfect awesome cool noted exactly absolutely definitely follow follow-up check
-    x-ray x-rays
+    x-ray x-rays gp gps
     remember consider use try make keep avoid take add ask book go get let start stop look see read watch call
     today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday mondays tuesdays
     wednesdays thursdays fridays saturdays sundays weekends mornings evenings nights january february
@@ -107,7 +107,7 @@ NOT_NAMES = words(
     store clean wash tell explain compare choose pick install enable disable open close turn set"""
 )
 """Capitalised words that are never an entity on their own: pronouns and chat words,
-speaker labels ("User", "Assistant"), imperatives that open advice ("Follow", "Check"),
+speaker labels ("User", "Assistant"), "GP" (a role, no name), imperatives that open advice ("Follow", "Check"),
 and calendar words, plural ones too ("on Sundays": times come from `loci.timexpr`, not from capitals)."""
 
 DIETS: Mapping[str, str] = MappingProxyType(
@@ -158,7 +158,8 @@ ORG_HEADS = words(
     ministry council association society club federation airlines airways systems technologies solutions
     consulting capital ventures games media software analytics sons brothers harriers runners athletics athletic
     rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy
-    services relocations removals infirmary"""
+    services relocations removals infirmary service trust board authority commission department logistics
+    transport freight lines"""
 )
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too

@@ -260,7 +260,9 @@ def is_common_word(word: str) -> bool:
     return _fold(word) in _common_words()
 
 
-_COMPASS = re.compile(r"(?:(?:north|south)[\s-]?(?:east|west)|north|south|east|west|central)(?:ern)?\s+(?=\S)", re.I)
+_COMPASS = re.compile(
+    r"(?:(?:(?:north|south)[\s-]?(?:east|west)|north|south|east|west)(?:ern)?|central)\s+(?=\S)", re.I
+)
 """A compass word before a region ("Northwestern Ontario", "Southern California", "East London"): the
 part of a known place it names is a place as well as that place is, if that place is a big one."""
 

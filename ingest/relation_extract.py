@@ -144,7 +144,7 @@ def _subject(
             return EntityMention("p", name)
         return EntityMention(KIN, role) if said.speaker == USER_ENTITY else None  # the graph may know
     if groups.get("thing"):
-        return _thing(groups["thing"], kinds)
+        return thing if (thing := _thing(groups["thing"], kinds)).name else None  # "got a new GP": no thing
     if groups.get("who"):
         who = clean_name(groups["who"])
         return EntityMention("p", who) if who and kinds.get(who.lower(), "p") == "p" else None

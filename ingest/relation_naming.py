@@ -89,19 +89,28 @@ _MALE = words(
 )
 
 
+_NOT_THEIRS = (
+    r"\b(?i:but|if|unless|he|she|his|her|their|they|who|unlike|for|my|our|husband|wife|son|daughter|brother|sister|mum|"
+    r"mom|dad|friend|kids)\b"
+)
 _CLINICIAN_FOUND = re.compile(
     r"(?:^|[.!?]\s+|\b(?i:I|we)(?:['’]ve|\s+have)?\s+)(?:(?i:finally|just|now)\s+)?"
     r"(?i:got|found|have|registered\s+with|signed\s+up\s+with)\s+(?i:a|an)\s+(?:(?i:new)\s+)?(?:(?i:family|regular)\s+)?"
-    r"(?P<word>(?i:doctor|gp|dentist|physio|physiotherapist|therapist))\b(?![\'’]s)(?:(?!\b(?i:but|his|her|their|my\s+\w+['’]s|for\s+(?:my|our|his|her|their))\b)[^\n?]){0,160}?"
-    rf"\b(?P<value>(?:Dr|Doctor)\.?\s+{NAME})"
+    r"(?P<word>(?i:doctor|gp|dentist|physio|physiotherapist|therapist))"
+    r"(?=\s*(?:[,.!:;–\-]|(?i:in|at|near|after|finally|now|lol|yay)\b))"
+    rf"(?:(?!{_NOT_THEIRS})[^\n?]){{0,160}}?[.!:;,–\-]\s*\b(?P<value>(?:Dr|Doctor)\.?\s+{NAME})"
 )
-"""A clinician the speaker got and the titled name said next, in the same turn: "finally got a family
-doctor in Barrie!! took 5 weeks. Dr. Samuel Osei at the Allandale clinic" (within 160 characters, not
-across a question, "have a new dentist? Dr Kim is good", nor past a "but" or another's: "I have a GP
-but Dr. Jones, my mum's GP, is better", "found a new therapist for my son, Dr Kim")."""
-
-
-_ANOTHERS = re.compile(r"\s*,?\s*(?:my\s+\w+['’]s|his|her|their)\b", re.I)
+"""A clinician the speaker got and the titled name opening the next clause, in the same turn: "finally got a
+family doctor in Barrie!! took 5 weeks. Dr. Samuel Osei at the Allandale clinic" (within 160 characters). Not
+a phrase the role only starts ("a family doctor shortage", "a dentist appointment"), nor across a question
+("have a new dentist? Dr Kim is good"), a "but", an "if", another person or someone's ("I got a new dentist
+and my daughter's dentist is Dr. Kim", "… she referred me to Dr. Li", "found a therapist for Emma, Dr. Kim")."""
+_ANOTHERS = re.compile(r"\s*,?\s*(?:my\s+\w+['’]s|his|her|their|who|whom)\b", re.I)
+_SUPPOSED = re.compile(r"\b(?:if|when|once|unless|whether)\b[^.!?]*$", re.I)
+_NOT_CLINICIANS = frozenset(
+    {"pepper", "martens", "marten", "oetker", "scholl", "scholl's", "dre", "seuss", "phil", "oz"}
+)
+"""Brands and stage names written as a doctor ("a Dr Pepper", "Dr. Martens"), no clinician of the speaker's."""
 
 
 def named_next(
@@ -116,10 +125,16 @@ def named_next(
             continue
         facts.append(RelationFact(speaker, PEOPLE_ROLES[word], name, "p", since, seq, confidence))
     for m in _CLINICIAN_FOUND.finditer(text):
-        if _ANOTHERS.match(text, m.end()):
+        name = m.group("value")
+        if (
+            _ANOTHERS.match(text, m.end())
+            or _SUPPOSED.search(text, max(0, m.start() - 60), m.start())
+            or name.split()[1].lower() in _NOT_CLINICIANS
+            or kinds.get(name.lower(), "p") != "p"
+        ):
             continue
         role = PEOPLE_ROLES[m.group("word").lower()]
-        facts.append(RelationFact(speaker, role, m.group("value"), "p", since, seq, confidence))
+        facts.append(RelationFact(speaker, role, name, "p", since, seq, confidence))
     return facts
 
 

@@ -171,7 +171,7 @@ flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my 
 house in Leeds" is no home of the user's)."""
 HOME, HOME_WORDS = _HOME, _HOME_WORDS
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
-_TASTE = rf"(?!(?:going|getting|having|being|doing|making)\b){_PHRASE}"  # "I hate going to the gym" is no "going"
+_TASTE = rf"(?!(?:going\s+(?:to|out|back|into|on)|being|having\s+to)\b){_PHRASE}"  # "hate going to the gym" ≠ "going"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
 """An animal word after any one word ("my rescue *dog*", "our old *cat*"), as the ``species`` group."""
@@ -209,7 +209,7 @@ def _pet_rules(saying: str, naming: bool) -> tuple[Rule, Rule]:
 RULES: tuple[Rule, ...] = (
     # people
     Rule(_cs(rf"\b(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", any_mood=True),
-    Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:is|was)\s+(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))\b"), None, "p"),
+    Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:is|was)\s+(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))\b(?!['’]s)"), None, "p"),
     Rule(
         _cs(rf"\b(?i:my)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:'s name)?\s+(?i:is called|is named|is)\s+(?P<value>{_NAME})"),
         None,

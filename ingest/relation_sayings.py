@@ -116,12 +116,15 @@ _NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|lot|lil|kinda)\b(?!-|\s+league\b))"
 lot happier at Globex"); "a little league coach" and "a bit-part actor" are jobs."""
 
 _NO_I = (
-    r"^\W*(?:(?:honestly|tbh|really|also|still|and|but|so|ngl)\s+)*(?P<verb>hate|can['’]?t\s+stand|cannot\s+stand)\s+"
-    r"(?!(?:it|that|this|them|him|her|you|when|how|what|to|\w+ing|the\s+(?:fact|way|idea|thought))\b)"
-    r"(?!(?:the|that|this)\s+stuff\b)"
+    r"^(?!\W*[\"“])\W*(?:(?:honestly|tbh|really|also|still|and|but|so|ngl)\s+)*(?P<verb>hate|can['’]?t\s+stand|cannot\s+stand)\s+"
+    r"(?!(?:it|that|this|them|him|her|you|u|ur|me|myself|yourself|when|how|what|to|2|on|up|for|still|straight|in|by|"
+    r"is|was|speech|crimes?|mail|the\s+(?:fact|way|idea|thought|game))\b)"
+    r"(?!(?:going|getting|having|being|doing)\b)(?!(?:the|that|this)\s+stuff\b)"
 )
 """A dislike said the way chat drops its "I", opening the sentence ("hate the 400 traffic every friday
-tho"): a thing, not a pronoun, a clause or an idea ("hate that for you", "hate when it rains")."""
+tho", "can't stand coriander"): a thing, not a person or a pronoun ("hate myself", "hate u lol"), a clause
+or an idea ("hate that for you", "hate when it rains", "hate the game, not the player"), the noun ("Hate
+speech is everywhere"), a posture ("can't stand up straight") or a quote ('"hate the rain" is what he says')."""
 
 SAYINGS: tuple[Rule, ...] = (
     # tastes

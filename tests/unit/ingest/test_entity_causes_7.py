@@ -6,6 +6,8 @@ with sentences of its own.
 * A person named with a role in brackets ("Gord (Gord Lindqvist, the terminal manager)").
 * A compass part of a big place ("Northwestern Ontario") was no place.
 * A provider one's benefits are with ("… are with Manulife") was a person.
+* A name ending with a service, board or carrier word ("Yorkshire Ambulance Service", "Landlord and
+  Tenant Board", "Cardinal Transport") was a person or an item, and "got a new GP" a thing bought.
 """
 
 from __future__ import annotations
@@ -55,3 +57,22 @@ def test_a_compass_part_of_a_big_place_is_a_place(name: str, weight: int) -> Non
 def test_a_provider_ones_benefits_are_with_is_an_organisation() -> None:
     text = "my benefits through Northshore are with Manulife, they cover 50% major dental."
     assert kinds(text)["Manulife"] == "o"
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        ("ive been a paramedic with Yorkshire Ambulance Service for 6 years now.", "Yorkshire Ambulance Service"),
+        ("filed a T6 with the Landlord and Tenant Board yesterday", "Landlord and Tenant Board"),
+        ("my sister drives for Cardinal Transport", "Cardinal Transport"),
+        ("flew Delta Air Lines to Atlanta", "Delta Air Lines"),
+    ],
+)
+def test_a_run_ending_with_a_service_board_or_carrier_word_is_an_organisation(text: str, org: str) -> None:
+    assert kinds(text).get(org) == "o", kinds(text)
+
+
+def test_a_gp_got_is_no_thing_bought() -> None:
+    ex = chat("finally got a new GP after moving!! Dr. Priya Raman at the Meanwood practice.")
+    assert {(r.subject.name, r.predicate, r.value) for r in ex.relations} == {("User", "doctor", "Dr. Priya Raman")}
+    assert "GP" not in kinds("finally got a new GP after moving!!")

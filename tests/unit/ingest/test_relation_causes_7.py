@@ -197,6 +197,14 @@ def test_a_clinician_got_and_named_next(text: str, fact: Fact) -> None:
         "do you think i should have a new dentist? Dr Kim is good",
         "I have a therapist but Dr. Jones is better",
         "I have a GP. Dr. Jones, my mum's GP, is lovely",
+        "I found a new GP last month. my husband sees Dr. Ahmed though",
+        "I got a new dentist! unlike my brother who still goes to Dr. Kim",
+        "I got a new dentist and my daughter's dentist is Dr. Kim",
+        "I got a new doctor and she referred me to Dr. Li, a cardiologist",
+        "I got a new therapist. Dr. Kim, who my friend sees, recommended her",
+        "I found a therapist for Emma, Dr. Kim",
+        "we have a family doctor shortage in Barrie, Dr. Osei told the paper",
+        "I found a dentist near me. grabbed a Dr Pepper after",
     ],
 )
 def test_a_clinician_asked_about_or_anothers_is_not_the_speakers(text: str) -> None:
@@ -217,7 +225,10 @@ def test_a_dislike_said_without_i(text: str, value: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["hate that for you", "hate when it rains", "Hate to say it but you are right", "Do you hate the rain?",
-     "hate the fact that im late", "I hate going to the gym", "I love going to concerts", "hate going to the gym"],
+     "hate the fact that im late", "I hate going to the gym", "I love going to concerts", "hate going to the gym",
+     "can't stand up straight since the surgery", "can't stand for long because of my knee",
+     "Hate speech is everywhere on that site", "hate myself for eating all that cake", "hate u lol",
+     "hate on me all you want", "Hate the game, not the player", '"hate the rain" is what my brother always says'],
 )  # fmt: skip
 def test_a_dislike_of_a_pronoun_a_clause_or_a_light_verb_is_none(text: str) -> None:
     assert not {f for f in facts(text) if f[1] in {"dislikes", "likes"}}, facts(text)
@@ -226,3 +237,19 @@ def test_a_dislike_of_a_pronoun_a_clause_or_a_light_verb_is_none(text: str) -> N
 @pytest.mark.parametrize("paste", ["finally got a family doctor ", "got a new GP. ", "hate the "])
 def test_the_clinician_and_dislike_sayings_read_a_paste_in_linear_time(paste: str) -> None:
     assert_linear(chat, (paste * (24_000 // len(paste) + 1))[:24_000], paste)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I love making sourdough", ("User", "likes", "making sourdough")),
+        ("I hate getting up early", ("User", "dislikes", "getting up early")),
+        ("hate pudding", ("User", "dislikes", "pudding")),
+    ],
+)
+def test_a_taste_of_an_activity_or_a_thing_is_kept(text: str, fact: Fact) -> None:
+    assert fact in facts(text)
+
+
+def test_a_role_of_someone_elses_names_no_relation_of_the_speakers() -> None:
+    assert not {f for f in facts("Dr. Patel is my son's orthodontist") if f[0] == "User"}
