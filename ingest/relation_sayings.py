@@ -126,6 +126,15 @@ tho", "can't stand coriander"): a thing, not a person or a pronoun ("hate myself
 or an idea ("hate that for you", "hate when it rains", "hate the game, not the player"), the noun ("Hate
 speech is everywhere"), a posture ("can't stand up straight") or a quote ('"hate the rain" is what he says')."""
 
+_DWELLING = r"house|home|flat|apartment|unit|condo|semi|townhouse|bungalow|cottage|duplex|rental"
+_PLACE_SAID = (
+    rf"\s+(?i:in)\s+{NAME}(?:\s*,\s*(?i:an?)\s+(?:[a-z\-]+\s+)?(?i:{_DWELLING})\b|\s+(?i:to\s+(?:live|rent))\b)"
+)
+"""A home found: "we found a flat in Leith", or "a place" a dwelling word or "to live" says is one ("we found
+a place in Barrie, a semi near the bay", "got a place in Leeds to rent"), not a place found to eat or visit
+("found a place in Rome that does great pizza"), for someone or for a while ("found a house in Leeds for my
+mum", "… for the summer")."""
+
 SAYINGS: tuple[Rule, ...] = (
     # tastes
     Rule(_r(rf"{_NO_I}{PHRASE}"), "dislikes"),
@@ -164,6 +173,15 @@ SAYINGS: tuple[Rule, ...] = (
         "lives in",
         "l",
         refuses_kind="o",
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:I|we)(?:['’]ve|\s+have)?\s+{NOW}(?i:found|got|signed\s+for)\s+(?i:a|an|our)\s+(?:(?i:new)\s+)?"
+            rf"(?:(?i:{_DWELLING})|(?i:place)(?={_PLACE_SAID}))\s+(?i:in)\s+(?P<value>(?>{NAME}))(?!\s+(?i:for|on\s+airbnb)\b)"
+        ),
+        "lives in",
+        "l",
+        needs_kind="l",
     ),
     Rule(
         _cs(

@@ -9,6 +9,7 @@ general cause and checked with sentences of its own.
   low sugar diet" as a medicine.
 * A diet someone put the speaker on; a pet named in brackets.
 * A clinician got and named next ("finally got a family doctor!! … Dr. Samuel Osei at the clinic").
+* A home found ("we found a place in Barrie, a semi near the bay").
 * A dislike said without "I" ("hate the 400 traffic every friday tho"); "I hate going to the gym" stored
   "going".
 """
@@ -253,3 +254,28 @@ def test_a_taste_of_an_activity_or_a_thing_is_kept(text: str, fact: Fact) -> Non
 
 def test_a_role_of_someone_elses_names_no_relation_of_the_speakers() -> None:
     assert not {f for f in facts("Dr. Patel is my son's orthodontist") if f[0] == "User"}
+
+
+@pytest.mark.parametrize(
+    ("text", "city"),
+    [
+        ("we found a place in Barrie, a semi near Kempenfelt Bay.", "Barrie"),
+        ("we found a flat in Leith", "Leith"),
+        ("I got a place in Leeds to rent", "Leeds"),
+    ],
+)
+def test_a_home_found(text: str, city: str) -> None:
+    assert _of("lives in", text) == {("User", "lives in", city)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we found a place in Rome that does great pizza",
+        "did you find a flat in Leith?",
+        "I found a house in Leeds for my mum",
+        "we've rented a cottage in Cornwall for the summer",
+    ],
+)
+def test_a_place_found_to_eat_asked_about_or_for_another_is_no_home(text: str) -> None:
+    assert not _of("lives in", text)
