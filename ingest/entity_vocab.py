@@ -158,8 +158,8 @@ ORG_HEADS = words(
     ministry council association society club federation airlines airways systems technologies solutions
     consulting capital ventures games media software analytics sons brothers harriers runners athletics athletic
     rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy
-    services relocations removals infirmary service trust board authority commission department logistics
-    transport freight lines"""
+    services relocations removals infirmary service authority commission department logistics transport
+    freight"""
 )
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too

@@ -119,12 +119,13 @@ _NO_I = (
     r"^(?!\W*[\"“])\W*(?:(?:honestly|tbh|really|also|still|and|but|so|ngl)\s+)*(?P<verb>hate|can['’]?t\s+stand|cannot\s+stand)\s+"
     r"(?!(?:it|that|this|them|him|her|you|u|ur|me|myself|yourself|when|how|what|to|2|on|up|for|still|straight|in|by|"
     r"is|was|speech|crimes?|mail|the\s+(?:fact|way|idea|thought|game))\b)"
-    r"(?!(?:going|getting|having|being|doing)\b)(?!(?:the|that|this)\s+stuff\b)"
+    r"(?!(?:going|getting|having|being|doing|seeing|watching|hearing|saying|telling)\b)(?!(?:the|that|this)\s+stuff\b)"
 )
 """A dislike said the way chat drops its "I", opening the sentence ("hate the 400 traffic every friday
 tho", "can't stand coriander"): a thing, not a person or a pronoun ("hate myself", "hate u lol"), a clause
 or an idea ("hate that for you", "hate when it rains", "hate the game, not the player"), the noun ("Hate
-speech is everywhere"), a posture ("can't stand up straight") or a quote ('"hate the rain" is what he says')."""
+speech is everywhere"), a posture ("can't stand up straight"), a feeling for someone ("hate seeing you
+stressed") or a quote ('"hate the rain" is what he says')."""
 
 _DWELLING = r"house|home|flat|apartment|unit|condo|semi|townhouse|bungalow|cottage|duplex|rental"
 _PLACE_SAID = (
@@ -134,6 +135,16 @@ _PLACE_SAID = (
 a place in Barrie, a semi near the bay", "got a place in Leeds to rent"), not a place found to eat or visit
 ("found a place in Rome that does great pizza"), for someone or for a while ("found a house in Leeds for my
 mum", "… for the summer")."""
+
+_NOT_FOUND_HOME = re.compile(
+    r"\b(?:but|fell\s+through|for\s+(?:my|our|his|her|their|the|a)|holiday|vacation|to\s+stay|semester|when\s+I\s+was|"
+    r"on\s+airbnb|it\s+was)\b",
+    re.I,
+)
+_PAST = re.compile(r"\b(?:years?\s+ago|back\s+when|used\s+to|once)\b", re.I)
+"""A home found that never was or is no longer the speaker's: an offer that fell through, one for someone or
+for a while ("… for my brother", "… for the week", "as a holiday home"), or one long ago ("years ago we
+found a house in Leeds, now we're in York")."""
 
 SAYINGS: tuple[Rule, ...] = (
     # tastes
@@ -174,14 +185,16 @@ SAYINGS: tuple[Rule, ...] = (
         "l",
         refuses_kind="o",
     ),
-    Rule(
+    Guarded(
         _cs(
             rf"\b(?i:I|we)(?:['’]ve|\s+have)?\s+{NOW}(?i:found|got|signed\s+for)\s+(?i:a|an|our)\s+(?:(?i:new)\s+)?"
-            rf"(?:(?i:{_DWELLING})|(?i:place)(?={_PLACE_SAID}))\s+(?i:in)\s+(?P<value>(?>{NAME}))(?!\s+(?i:for|on\s+airbnb)\b)"
+            rf"(?:(?i:{_DWELLING})|(?i:place)(?={_PLACE_SAID}))\s+(?i:in)\s+(?P<value>(?>{NAME}))"
+            r"(?=\s*(?:$|[.,;:!?)\n]|(?i:and|so|now|finally|lol|yay|btw|too|to\s+(?:live|rent))\b))"
         ),
         "lives in",
         "l",
         needs_kind="l",
+        veto=lambda s, m, e: bool(_NOT_FOUND_HOME.search(s[m.end() : m.end() + 80]) or _PAST.search(s[: m.start()])),
     ),
     Rule(
         _cs(

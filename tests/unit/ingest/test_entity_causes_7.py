@@ -6,8 +6,9 @@ with sentences of its own.
 * A person named with a role in brackets ("Gord (Gord Lindqvist, the terminal manager)").
 * A compass part of a big place ("Northwestern Ontario") was no place.
 * A provider one's benefits are with ("… are with Manulife") was a person.
-* A name ending with a service, board or carrier word ("Yorkshire Ambulance Service", "Landlord and
-  Tenant Board", "Cardinal Transport") was a person or an item, and "got a new GP" a thing bought.
+* A name ending with a service, authority or carrier word ("Yorkshire Ambulance Service", "Cardinal
+  Transport") was a person or an item (not "board", "lines" or "trust", surnames and titles too: "Rachel
+  Board", "Blurred Lines"), and "got a new GP" a thing bought.
 """
 
 from __future__ import annotations
@@ -63,12 +64,12 @@ def test_a_provider_ones_benefits_are_with_is_an_organisation() -> None:
     ("text", "org"),
     [
         ("ive been a paramedic with Yorkshire Ambulance Service for 6 years now.", "Yorkshire Ambulance Service"),
-        ("filed a T6 with the Landlord and Tenant Board yesterday", "Landlord and Tenant Board"),
+        ("Ontario Energy Commission says rates rise", "Ontario Energy Commission"),
         ("my sister drives for Cardinal Transport", "Cardinal Transport"),
         ("flew Delta Air Lines to Atlanta", "Delta Air Lines"),
     ],
 )
-def test_a_run_ending_with_a_service_board_or_carrier_word_is_an_organisation(text: str, org: str) -> None:
+def test_a_run_ending_with_a_service_authority_or_carrier_word_is_an_organisation(text: str, org: str) -> None:
     assert kinds(text).get(org) == "o", kinds(text)
 
 
@@ -76,3 +77,14 @@ def test_a_gp_got_is_no_thing_bought() -> None:
     ex = chat("finally got a new GP after moving!! Dr. Priya Raman at the Meanwood practice.")
     assert {(r.subject.name, r.predicate, r.value) for r in ex.relations} == {("User", "doctor", "Dr. Priya Raman")}
     assert "GP" not in kinds("finally got a new GP after moving!!")
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("my boss Rachel Board is leaving", "Rachel Board", "p"),
+        ("I love Blurred Lines, it's my favourite song", "Blurred Lines", "i"),
+    ],
+)
+def test_a_surname_or_a_title_ending_with_a_board_or_lines_is_no_organisation(text: str, name: str, kind: str) -> None:
+    assert kinds(text).get(name) == kind, kinds(text)

@@ -229,7 +229,8 @@ def test_a_dislike_said_without_i(text: str, value: str) -> None:
      "hate the fact that im late", "I hate going to the gym", "I love going to concerts", "hate going to the gym",
      "can't stand up straight since the surgery", "can't stand for long because of my knee",
      "Hate speech is everywhere on that site", "hate myself for eating all that cake", "hate u lol",
-     "hate on me all you want", "Hate the game, not the player", '"hate the rain" is what my brother always says'],
+     "hate on me all you want", "Hate the game, not the player", '"hate the rain" is what my brother always says',
+     "hate seeing you stressed"],
 )  # fmt: skip
 def test_a_dislike_of_a_pronoun_a_clause_or_a_light_verb_is_none(text: str) -> None:
     assert not {f for f in facts(text) if f[1] in {"dislikes", "likes"}}, facts(text)
@@ -275,6 +276,13 @@ def test_a_home_found(text: str, city: str) -> None:
         "did you find a flat in Leith?",
         "I found a house in Leeds for my mum",
         "we've rented a cottage in Cornwall for the summer",
+        "We found a house in Leeds but the offer fell through",
+        "I found a flat in Leith on Rightmove for my brother",
+        "I found a house in Leeds that's perfect for my parents",
+        "we got a cottage in Cornwall, it was lovely for the week",
+        "We found a rental in Whistler to stay in over Christmas",
+        "we got a house in Spain as a holiday home",
+        "Years ago we found a house in Leeds, now we're in York",
     ],
 )
 def test_a_place_found_to_eat_asked_about_or_for_another_is_no_home(text: str) -> None:
