@@ -152,8 +152,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     Cue(_re(rf"\b(?:{_VENUES}|bar|shop|store)\b[^.,;]{{0,30}}?\b(?:called|named)\s+$"), "l"),
     Cue(
         _re(
-            rf"(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
-            rf"(?:{_ROLES}),?\s+$"
+            rf"(?:(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
+            rf"(?:{_ROLES})(?:,?\s+|\s*\(\s*)|(?:^|[^\w\s,;:'’]\s*)(?:{_ROLES})\s*\(\s*)$"  # "😭 mum (Deb) says"
         ),
         "p",
     ),

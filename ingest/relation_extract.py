@@ -183,7 +183,7 @@ _STOP = re.compile(
     r"\s+(?:(?:and|but|because|so|which|who|since|though|although|when|while|now|anymore|any more|from|for|to|"
     r"with|in|at|on|by|after|before|last|this|next|yesterday|today|tonight|tomorrow|ago|too|as well|though|"
     r"actually|anyway|lately|recently|again|instead|every|each|twice|once|or|there|here|if|unless|"
-    r"lol|lmao|haha\w*|btw|tbh|imo|idk|tho|tbf|ngl|fwiw|it['’]?s|it\s+is|it\s+was|that['’]?s|thats|"
+    r"lol|lmao|omg|smh|haha\w*|btw|tbh|imo|idk|tho|tbf|ngl|fwiw|it['’]?s|it\s+is|it\s+was|that['’]?s|thats|"
     r"a few|a couple|several|\d+\s*(?:yrs?|years?|mos?|months?|wks?|weeks?))\b).*$",
     re.I,
 )
@@ -191,7 +191,7 @@ _STOP = re.compile(
 penicillin *if* that matters"), a chat filler typed after it ("I hate olives *lol*", "*tho*"),
 how long ago ("diabetes *a few yrs* ago") or a clause run on without its comma ("I love my morning
 tea *its* non negotiable", "*that's* why")."""
-_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
+_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new|only|sole)\s+)+", re.I)
 _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
 
 

@@ -194,7 +194,15 @@ def _not_first_person(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return _SOMEONE_ELSE.search(_near(sentence, m)) is not None or _NAMED_AFTER.search(_after(sentence, m)) is not None
 
 
+_CALLED = r"(?i:an?\s+(?:lady|guy|man|woman|bloke|fella)\s+(?:called|named)\s+)?"
+"""How chat introduces a stranger by name ("the landlord is a lady called Fiona McAllister")."""
+
 PEOPLE_PHRASINGS: tuple[Rule, ...] = (
+    # a relation named: "my sister Kirsty", "our manager, Sione", "my mum (Deb)"; "my boss is a guy called Kev",
+    # "the landlord is Fiona" (only a landlord: "the manager is Kev" may be a shop's)
+    Rule(_cs(rf"\b{MY_ROLE}(?:,?\s+|\s*\(\s*)(?P<value>{NAME})"), None, "p", any_mood=True),
+    Rule(_cs(rf"\b{MY_ROLE}(?:'s name)?\s+(?i:is called|is named|is)\s+{_CALLED}(?P<value>{NAME})"), None, "p"),
+    Rule(_cs(rf"\b(?i:the)\s+(?P<pred>(?i:landlord|landlady))\s+(?i:is)\s+{_CALLED}(?P<value>{NAME})"), None, "p"),
     # a home rented, and from whom
     Guarded(
         _cs(rf"{_I_RENT}{_A_HOME}(?P<value>{NAME})(?!\s*\()"),

@@ -170,6 +170,8 @@ _HOME_WORDS = (
 flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a
 house in Leeds" is no home of the user's)."""
 HOME, HOME_WORDS = _HOME, _HOME_WORDS
+_NOT_SETTLED = r"(?![^.!?\n]{0,40}?\b(?i:been|lived)\s+here\b(?!\s+(?:\w+\s+){1,3}?(?:days?|nights?|weeks?)\b))"
+_FEELING = r"(?:(?:really|absolutely|just|also|genuinely|honestly|truly|seriously|totally|still)\s+){0,2}"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _TASTE = rf"(?!(?:going\s+(?:to|out|back|into|on)|being|having\s+to)\b){_PHRASE}"  # "hate going to the gym" ≠ "going"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
@@ -208,13 +210,7 @@ def _pet_rules(saying: str, naming: bool) -> tuple[Rule, Rule]:
 
 RULES: tuple[Rule, ...] = (
     # people
-    Rule(_cs(rf"\b(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE})),?\s+(?P<value>{_NAME})"), None, "p", any_mood=True),
     Rule(_cs(rf"(?P<value>{_NAME})\s+(?i:is|was)\s+(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))\b(?!['’]s)"), None, "p"),
-    Rule(
-        _cs(rf"\b(?i:my)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))(?:'s name)?\s+(?i:is called|is named|is)\s+(?P<value>{_NAME})"),
-        None,
-        "p",
-    ),
     Rule(
         _cs(rf"(?P<value>{_NAME})(?:['’]s(?:\s+(?i:now))?|\s+(?i:{_BECAME}))\s+{_MY_ROLE}\b"),
         None,
@@ -297,7 +293,7 @@ RULES: tuple[Rule, ...] = (
         ahead="plans to visit",
     ),
     Rule(
-        _cs(rf"\b(?i:we're|we are|I'm|I am|I was|we were)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME})"),
+        _cs(rf"\b(?i:we're|we are|I'm|I am|I was|we were)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME}){_NOT_SETTLED}"),
         "visited",
         "l",
         needs_kind="l",
@@ -351,8 +347,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(_r(rf"\b(?:he|she)(?:'s| is)\s+{_NOW}(?P<value>{_DIETS})\b"), "diet", third_person=True, recorded=DIETS),
     # preferences
-    Rule(_r(rf"\bI\s+(?:really\s+|absolutely\s+|just\s+|also\s+)?(?:love|like|enjoy|adore)\s+{_TASTE}"), "likes"),
-    Rule(_r(rf"\bI\s+(?:really\s+|also\s+)?(?:{_DISLIKE})\s+(?!(?:the|that|this)\s+stuff\b){_TASTE}"), "dislikes"),
+    Rule(_r(rf"\bI\s+{_FEELING}(?:love|like|enjoy|adore)\s+{_TASTE}"), "likes"),
+    Rule(_r(rf"\bI\s+{_FEELING}(?:{_DISLIKE})\s+(?!(?:the|that|this)\s+stuff\b){_TASTE}"), "dislikes"),
     Rule(_r(rf"\bI\s+(?:really\s+|much\s+)?prefer\s+{_PHRASE}"), "prefers"),
     Rule(
         _r(

@@ -136,6 +136,14 @@ a place in Barrie, a semi near the bay", "got a place in Leeds to rent"), not a 
 ("found a place in Rome that does great pizza"), for someone or for a while ("found a house in Leeds for my
 mum", "… for the summer")."""
 
+_SETTLED = (
+    r"(?i:lived\s+here|been\s+here\s+(?:for\s+)?(?:about\s+|nearly\s+|almost\s+|over\s+|like\s+)?"
+    r"(?:\d+|an?|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|many)\s*(?:yrs?|years?|months?)\b|"
+    r"been\s+here\s+(?:all\s+my\s+life|forever|(?:for\s+)?ages|since\s+(?:birth|\d{4}|I\s+was)))"
+)
+"""What makes "we're in Leeds" a home, not a stay: lived there, or been there for months or more ("we're in Mt
+Albert, Auckland, been here 2 yrs", "I'm in Leeds - lived here all my life"), not "been here two days"."""
+
 _NOT_FOUND_HOME = re.compile(
     r"\b(?:but|fell\s+through|for\s+(?:my|our|his|her|their|the|a)|holiday|vacation|to\s+stay|semester|when\s+I\s+was|"
     r"on\s+airbnb|it\s+was)\b",
@@ -155,8 +163,9 @@ SAYINGS: tuple[Rule, ...] = (
         "works as",
     ),
     Rule(_r(rf"{_I_AM}an?\s+{_TITLE}"), "works as"),
+    Rule(_cs(rf"(?i:{_I_AM}the)\s+{_TITLE}(?=\s+(?i:at)\s+{NAME}(?<!['’]s)(?![\w'’]))"), "works as"),
     Rule(
-        _cs(rf"(?i:{_I_AM}an?)\s+{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>{NAME})"),
+        _cs(rf"(?i:{_I_AM}(?:an?|the))\s+{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>{NAME})"),
         "works at",
         "o",
         refuses_kind="pl",
@@ -195,6 +204,15 @@ SAYINGS: tuple[Rule, ...] = (
         "l",
         needs_kind="l",
         veto=lambda s, m, e: bool(_NOT_FOUND_HOME.search(s[m.end() : m.end() + 80]) or _PAST.search(s[: m.start()])),
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:we['’]re|we\s+are|I['’]m|I\s+am|im)\s+{NOW}(?i:in)\s+(?P<value>(?>{NAME}))(?=(?:\s*,\s*{NAME})?"
+            rf"\s*(?:[,;]|\s-|(?i:and|,\s*and))\s*(?i:(?:we|I)(?:['’]ve|\s+have)\s+)?{_SETTLED})"
+        ),
+        "lives in",
+        "l",
+        needs_kind="l",
     ),
     Rule(
         _cs(
