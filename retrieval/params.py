@@ -164,6 +164,17 @@ class ReplyParams:
     max_questions: int = 20
     """Matching user turns whose replies are looked up at most (the best first): four
     times the default ``top_k``, one short statement."""
+    text_weight: float = 1.0
+    """How far each conversation's best-read reply (`retrieval.reply_text`) is lifted among that
+    conversation's drawers: by ``text_weight / (rrf_k + 1)``, what a rank-1 match in an RRF list of
+    this weight adds; 1.0, the keyword signal's weight, as it is the message's words read sentence
+    by sentence (not fitted); 0 turns the reading off."""
+    read_replies: int = 10
+    """Listed replies whose text is read at most (in the list's order)."""
+    read_sentences: int = 30
+    """Sentences of one reply looked at most (its first, before the answer-kind test): a long
+    reply's tail is rarely what was asked for, and each sentence that may hold a term is one
+    ``to_tsvector`` in the statement."""
 
 
 @dataclass(frozen=True, slots=True)

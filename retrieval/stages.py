@@ -28,6 +28,7 @@ from retrieval.fusion import Fused, Scored, pool_rooms, rrf
 from retrieval.params import Signal
 from retrieval.query import QueryAnalysis
 from retrieval.reply import REPLY_LIST, answer_exchanges, reply_candidates
+from retrieval.reply_text import REPLY_TEXT_LIST, best_reply_first, read_replies
 from retrieval.signals import SIGNALS
 from retrieval.superseded import current_first, superseded_by
 
@@ -96,7 +97,11 @@ def fuse_drawers(
 ) -> tuple[list[Fused], dict[str, float]]:
     """The drawer lists fused by RRF with the config's weights, the recency and assistant
     priors and room pooling, then each superseded turn put below the turns that replaced it
-    (``replaced``: `retrieval.superseded`); also answers the weights used (for the log)."""
+    (``replaced``: `retrieval.superseded`); also answers the weights used (for the log).
+    The replies read for the message's words (`retrieval.reply_text`) are no RRF list: they
+    only reorder their own rooms' drawers, once the rooms are ranked."""
+    read = lists.get(REPLY_TEXT_LIST, [])
+    lists = {name: items for name, items in lists.items() if name != REPLY_TEXT_LIST}
     weights: dict[str, float] = {str(s): w for s, w in config.weights.items()}
     weights.update(sub_weights)
     if REPLY_LIST in lists:
@@ -122,6 +127,8 @@ def fuse_drawers(
         )
     if replaced:
         fused = current_first(fused, replaced)
+    if read:  # after `current_first`, which caps a drawer by its replacement's score: places keep theirs
+        fused = best_reply_first(fused, room_of(lists), read, config.reply.text_weight / (config.rrf_k + 1))
     return fused, weights
 
 
@@ -223,6 +230,11 @@ async def derived_lists(
         clock.stage(REPLY_LIST, len(semantic), len(replies))
         if replies:
             lists[REPLY_LIST] = replies
+        if replies and config.reply.text_weight > 0:
+            read = await read_replies(session, ctx, replies, config.reply)
+            clock.stage(REPLY_TEXT_LIST, len(replies), len(read))
+            if read:
+                lists[REPLY_TEXT_LIST] = read
     kind = ctx.query.answer_kind
     # A message about the assistant's words is answered by a reply (listed above), which has
     # no sentence vectors to match; the user's turns it matches hold the question, not the answer.
