@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.entity_vocab import JOB_HEADS, LIFE_WORDS, PEOPLE_ROLES, PETS, VENUE_NOUNS
+from ingest.entity_vocab import JOB_HEADS, LIFE_WORDS, NOT_A_PET_AFTER, PEOPLE_ROLES, PETS, VENUE_NOUNS
 from ingest.letters import UPPER
 
 __all__ = ["AFTER_CUES", "AROUND_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
@@ -125,7 +125,10 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     # manager)"); a firm may be named by a job ("Deloitte, the auditor,", "Buildwell, our contractor,"), so no
     # job word is read so
     Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*[,)]"), "p"),
-    Cue(_re(rf"^(?:,|\s+(?:is|was))\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b"), "p"),
+    Cue(
+        _re(rf"^(?:,|\s+(?:is|was)|['’]s)\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b{NOT_A_PET_AFTER}"),
+        "p",
+    ),
     Cue(_re(rf"^\s*\(\s*(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\s*\)"), "p"),  # "Diesel (my dog)"
     Cue(_re(_JOB_AFTER), "o", _PERSON_OR_PLACE),
 )

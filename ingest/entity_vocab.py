@@ -118,6 +118,9 @@ DIETS: Mapping[str, str] = MappingProxyType(
         "plant-based": "vegan",
         **{d: "low carb" for d in ("low carb", "low-carb", "lo carb")},
         **{d: d for d in ("paleo", "dairy-free")},
+        "gluten free": "gluten-free",
+        "dairy free": "dairy-free",
+        "plant based": "vegan",
     }
 )
 """Diets as said → as recorded (`ingest.relation_rules`): "we're both veggie" is vegetarian."""
@@ -151,6 +154,13 @@ A pet is a person-kind entity (`ingest.entity_cues`): there is no animal kind, a
 named, called "he" or "she" and is one of the people in the user's life, as a `p` is; an item
 (`i`) is a thing with a state (bought, sold, broken). Common pet names are people's names
 anyway ("Max", "Bella"), which the gazetteer types `p`."""
+
+NOT_A_PET_AFTER = (
+    r"(?![’'\-]|\s+(?:food|litter|sitters?|walkers?|groomers?|trainers?|parks?|beds?|trees?|toys?|treats|insurance|"
+    r"vets?|doors?|flaps?|leads?|bowls?|hair|person|people|lady|guy|friendly|shows?|breeders?)\b)"
+)
+"""What after a pet word makes it part of another noun ("Tesco's my cat food supplier", "Kim is our dog
+walker", "Rex is my dog's name"): no pet is named then."""
 
 ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university
@@ -270,7 +280,7 @@ JOB_HEADS = words(
     specialist strategist marketer recruiter associate executive founder freelancer contractor intern
     apprentice carer caregiver cleaner landscaper gardener surveyor economist statistician officer
     salesperson rep representative adviser advisor counsellor counselor psychologist psychiatrist
-    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman"""
+    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman lead"""
 )
 """Last words of a job title ("data analyst", "staff nurse", "sous chef"): "I'm a product analyst
 now" says a job with no employer after it, where "I'm a big fan" says none."""

@@ -47,13 +47,13 @@ _LASTED = (
 _PERFECT = r"\b(?:(?i:I|we)(?:['’]ve|\s+have)|(?i:ive))\s+"
 _AS_A = (
     r"(?:^\W*|\b(?i:I['’]m|im|I\s+am)\s+(?i:(?:just|now|only)\s+)?)(?:\d{1,2}|(?i:a|one|two|three|four|five|six|a\s+few|several))\s+"
-    r"(?i:days?|weeks?|months?|years?|yrs?)\s+(?i:in)\s+(?i:as)\s+(?i:an?\s+)?"
+    r"(?i:days?|weeks?|months?|years?|yrs?)\s+(?i:in\s+as|into\s+being)\s+(?i:an?\s+)?"
     r"|\b(?i:I)(?:\s+|['’]m\s+|\s+am\s+)(?i:(?:just|now|currently|still)\s+)?(?i:work|working|make|earn)(?:\s+[^\s.,;!?]+){0,3}?"
     r"\s+(?i:as)\s+(?i:an?\s+)?"
 )
-"""The speaker's job said by "as" ("2 months in *as a* driver trainer at …" opening the sentence or after "I'm",
-"I work *as a* nurse for …", "the $71k I make now *as a* driver for …"): the title, and the employer after it;
-"she's 2 months in as a …" is hers."""
+"""The speaker's job said by "as" ("2 months in *as a* driver trainer at …", "two months *into being* test lead
+at …", opening the sentence or after "I'm"; "I work *as a* nurse for …", "the $71k I make now *as a* driver for
+…"): the title, and the employer after it; "she's 2 months in as a …" is hers."""
 
 
 JOB_PHRASINGS: tuple[Rule, ...] = (

@@ -22,6 +22,7 @@ from ingest.entity_vocab import (
     BODY_PARTS,
     DIETS,
     INNER_PUNCT,
+    NOT_A_PET_AFTER,
     PEOPLE_ROLES,
     PETS,
     POSSESSIONS,
@@ -187,7 +188,7 @@ _PET_SAYINGS = (
         rf"\b(?i:I|we)(?:\s+|(?=['’]))(?i:{_NOW}(?:{_HAVE}|adopted|rescued))\s+(?i:a|an)\s+{_PET}(?:,\s+|\s+(?i:called|named)\s+)(?P<name>{_NAME})",
         False,
     ),
-    (rf"(?P<name>{_NAME}),?\s+(?i:is|was)\s+(?i:my|our)\s+{_PET}\b", False),
+    (rf"(?P<name>{_NAME})(?:,?\s+(?i:is|was)|['’]s)\s+(?i:my|our)\s+{_PET}\b{NOT_A_PET_AFTER}", False),
     (rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)", True),
 )
 """Ways of naming a pet (`ingest.entity_vocab.PETS`), each with its ``name`` and ``species``:
@@ -360,6 +361,13 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from (?:[^.,;!?]|{INNER_PUNCT})+?\s+)?to\s+{_PHRASE}"), "uses"),
     # things: state, swaps, status
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
+    # named beside it: "my bike (Giant Escape)", "my bike, a Giant Escape,", "my old bike - the Giant Escape -"
+    Rule(
+        _r(
+            rf"\b{_THING}(?:\s*\(\s*|,\s+(?:an?|the)\s+|\s+[-–—]\s+(?:the\s+)?)(?P<value>{_NAMED_THING})(?<!['’]s)\s*[),\-–—]"
+        ),
+        "is",
+    ),
     Rule(
         _r(rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}{_SWAP_VALUE}"),
         "is",

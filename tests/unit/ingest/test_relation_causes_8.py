@@ -8,6 +8,9 @@ general cause and checked with sentences of its own.
 * A taste with an adverb ("i genuinely hate wellington wind omg") and a filler after it ("omg").
 * A relation named in brackets ("mum (Deb) is convinced…", the name a person), and a stranger introduced
   by name ("the landlord is a lady called Fiona McAllister").
+* A pet named with "'s" ("pickle's my cat btw"), not a pet word inside another noun ("my cat food supplier").
+* A diet without its hyphen ("i'm gluten free now"); "lead" a title ("two months into being test lead at
+  harbourline"); a thing's model named beside it ("my bike (Giant Escape)", "my old bike - the Giant Escape -").
 """
 
 from __future__ import annotations
@@ -112,3 +115,59 @@ def test_a_relation_named_in_brackets_or_by_a_stranger_called(text: str, relatio
 @pytest.mark.parametrize("text", ["the manager is Kev, ask for him", "your mum (Deb) is lovely"])
 def test_no_relation_of_the_speakers_from_the_or_your(text: str) -> None:
     assert not {f for f in facts(text) if f[0] == "User" and f[1] in {"manager", "mother"}}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "pet", "species"),
+    [("Biscuit's my dog btw, very dramatic", "Biscuit", "dog"), ("Miso's our old cat", "Miso", "cat")],
+)
+def test_a_pet_named_with_an_s(text: str, pet: str, species: str) -> None:
+    found = facts(text)
+    assert ("User", "pet", pet) in found and (pet, "species", species) in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Tesco's my cat food supplier", "Kim is our dog walker now", "Rex's my dog's favourite toy"],
+)
+def test_no_pet_from_a_pet_word_in_another_noun(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "pet"}, facts(text)
+
+
+@pytest.mark.parametrize(("text", "diet"), [("i'm gluten free now", "gluten-free"), ("I'm dairy free", "dairy-free")])
+def test_a_diet_said_without_its_hyphen(text: str, diet: str) -> None:
+    assert ("User", "diet", diet) in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "job", "employer"),
+    [
+        ("three months into being team lead at Brightwave and loving it", "team lead", "Brightwave"),
+        ("I'm the tech lead at Kestrel Logistics", "tech lead", "Kestrel Logistics"),
+    ],
+)
+def test_a_lead_is_a_title(text: str, job: str, employer: str) -> None:
+    found = facts(text)
+    assert ("User", "works as", job) in found and ("User", "works at", employer) in found, found
+
+
+@pytest.mark.parametrize("text", ["my dog's lead snapped on the walk", "she's 3 months into being a manager at Tesco"])
+def test_no_title_from_a_lead_or_someone_elses_months(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "works as"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "driving up with my bike (Trek Marlin) on the rack",
+        "my bike, a Trek Marlin, is in the shed",
+        "sold my old bike - the Trek Marlin - last week",
+    ],
+)
+def test_a_thing_named_beside_it(text: str) -> None:
+    assert ("bike", "is", "Trek Marlin") in facts(text), facts(text)
+
+
+@pytest.mark.parametrize("text", ["my bike (Rachel's) is fine", "my car, a present from Dad, broke down"])
+def test_no_model_from_an_owner_or_a_lower_case_aside(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "is"}, facts(text)
