@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.entity_vocab import JOB_HEADS, LIFE_WORDS, NOT_A_PET_AFTER, PEOPLE_ROLES, PETS, VENUE_NOUNS
+from ingest.entity_vocab import JOB_HEADS, LIFE_WORDS, PEOPLE_ROLES, PET_ENDS, PETS, VENUE_NOUNS
 from ingest.letters import UPPER
 
 __all__ = ["AFTER_CUES", "AROUND_CUES", "BEFORE_CUES", "FIRST_AFTER_CUES", "Cue", "first_cue"]
@@ -126,7 +126,7 @@ FIRST_AFTER_CUES: tuple[Cue, ...] = (
     # job word is read so
     Cue(_re(rf"^,\s+(?:the|our|my|his|her|their)\s+(?:[a-z]+\s+)?(?:{_HELD_ROLES})\s*[,)]"), "p"),
     Cue(
-        _re(rf"^(?:,|\s+(?:is|was)|['’]s)\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b{NOT_A_PET_AFTER}"),
+        _re(rf"^(?:,|\s+(?:is|was)|['’]s)\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\b{PET_ENDS}"),
         "p",
     ),
     Cue(_re(rf"^\s*\(\s*(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_PETS})\s*\)"), "p"),  # "Diesel (my dog)"
@@ -155,8 +155,8 @@ BEFORE_CUES: tuple[Cue, ...] = (
     Cue(_re(rf"\b(?:{_VENUES}|bar|shop|store)\b[^.,;]{{0,30}}?\b(?:called|named)\s+$"), "l"),
     Cue(
         _re(
-            rf"(?:(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
-            rf"(?:{_ROLES})(?:,?\s+|\s*\(\s*)|(?:^|[^\w\s,;:'’]\s*)(?:{_ROLES})\s*\(\s*)$"  # "😭 mum (Deb) says"
+            rf"(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
+            rf"(?:{_ROLES}),?\s+$"
         ),
         "p",
     ),
@@ -333,12 +333,23 @@ said", "Kowalski recommended"), or "who" follows it (person); it lies near anoth
 
 
 AROUND_CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
+    (  # a relation named in brackets, alone: "my dad (Colin) fixed it", "😭 mum (Deb) says"; not "(Leeds)"
+        Cue(
+            _re(
+                rf"(?:(?:\bmy|\bour|\bhis|\bher|\btheir)\s+(?:(?:best|older|younger|little|big|new|old|former)\s+)?"
+                rf"|(?:^|[^\w\s,;:'’])\s*)(?:{_ROLES})\s*\(\s*$"
+            ),
+            "p",
+            frozenset({"l", "o"}),
+        ),
+        re.compile(r"^\s*\)"),
+    ),
     (Cue(_re(rf"{_SWITCHED}$"), "o", _PERSON_OR_PLACE), re.compile(r"^\s+to\b")),
     (Cue(_re(r"\bthe\s+$"), "l", _PERSON), re.compile(rf"^\s+(?:in|near|outside)\s+(?:the\s+)?[{UPPER}]")),
     (Cue(_re(r"\bfrom\s+(?:the\s+)?$"), "l", _PERSON), re.compile(rf"^\s+to\s+(?:the\s+)?[{UPPER}]")),
 )
-"""Words on both sides of a name, read before the other tables: "the White Lion in Hebden" is
-somewhere in a place, not "the" item; "trains from Copenhagen Central to Malmö" run between places."""
+"""Words on both sides of a name, read before the other tables: "mum (Deb)" names a person, "the White Lion
+in Hebden" is somewhere in a place, not "the" item; "trains from Copenhagen Central to Malmö" run between places."""
 
 
 def first_cue(cues: tuple[Cue, ...], text: str, *, before: bool) -> Cue | None:

@@ -155,12 +155,33 @@ named, called "he" or "she" and is one of the people in the user's life, as a `p
 (`i`) is a thing with a state (bought, sold, broken). Common pet names are people's names
 anyway ("Max", "Bella"), which the gazetteer types `p`."""
 
-NOT_A_PET_AFTER = (
-    r"(?![’'\-]|\s+(?:food|litter|sitters?|walkers?|groomers?|trainers?|parks?|beds?|trees?|toys?|treats|insurance|"
-    r"vets?|doors?|flaps?|leads?|bowls?|hair|person|people|lady|guy|friendly|shows?|breeders?)\b)"
+PET_ENDS = (
+    r"(?=['’]s\s+name\b|\s*(?:$|[.,;:!?)(\-–—])|\s+(?:and|but|btw|lol|haha|who|whose|who['’]s|she|he|is|was|for|since|"
+    r"of|from|in|at|now|too|tho|though|named|called|aged|\d+)\b)"
 )
-"""What after a pet word makes it part of another noun ("Tesco's my cat food supplier", "Kim is our dog
-walker", "Rex is my dog's name"): no pet is named then."""
+"""Where a pet word ends what "X's my cat" / "X is my dog" says: the clause or a following function word
+("Pickle's my cat btw", "Rex is my dog's name", "Rex was my dog for 12 years"), not another noun ("Tesco's my
+cat food supplier", "Kim is our dog walker", "Sarah's my dog walking buddy", "Rex's my dog's toy")."""
+
+_SETTLED_HOW_LONG = (
+    r"(?i:lived\s+here|been\s+here)\s+(?i:for\s+)?(?i:about\s+|nearly\s+|almost\s+|over\s+|like\s+)?"
+    r"(?i:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|many|several)\s*"
+    r"(?:yrs?|years?|months?)|an?\s+(?:yr|year)|all\s+my\s+life|since\s+(?:birth|\d{4}|I\s+was))\b"
+)
+_NOT_SETTLED_WHY = (
+    r"(?![^.!?\n]{0,60}?\b(?i:backpacking|holiday|vacation|trip|travell?ing|visiting|winter\s+sun|for\s+(?:work|the\s+"
+    r"(?:winter|summer))|at\s+uni|as\s+(?:a\s+)?kids?|when\s+I\s+was|before\s+(?:moving|we\s+moved|I\s+moved)|"
+    r"flying\s+home|going\s+home|back\s+home)\b)"
+)
+SETTLED_AFTER = (
+    r"(?:\s*,\s*[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2})?\s*(?:[,;]|\s-|(?i:,?\s*and))\s*"
+    rf"(?i:(?:we|I)(?:['’]ve|\s+have)\s+)?{_SETTLED_HOW_LONG}{_NOT_SETTLED_WHY}"
+)
+"""What after "we're in <place>" makes the place a home, not a stay: how long one has lived or been there, in
+months or more ("we're in Mt Albert, Auckland, been here 2 yrs", "I'm in Leeds - lived here all my life"), said
+next, of the speaker, and not for a trip, a season or long ago ("been here 2 months backpacking", "lived here
+for 3 years at uni", "been here three days"). `ingest.relation_sayings` stores the home and
+`ingest.relation_rules` no visit."""
 
 ORG_HEADS = words(
     """inc inc. ltd ltd. llc plc gmbh corp corp. corporation company co co. labs lab group bank university
@@ -280,7 +301,7 @@ JOB_HEADS = words(
     specialist strategist marketer recruiter associate executive founder freelancer contractor intern
     apprentice carer caregiver cleaner landscaper gardener surveyor economist statistician officer
     salesperson rep representative adviser advisor counsellor counselor psychologist psychiatrist
-    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman lead"""
+    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman"""
 )
 """Last words of a job title ("data analyst", "staff nurse", "sous chef"): "I'm a product analyst
 now" says a job with no employer after it, where "I'm a big fan" says none."""

@@ -191,7 +191,7 @@ _STOP = re.compile(
 penicillin *if* that matters"), a chat filler typed after it ("I hate olives *lol*", "*tho*"),
 how long ago ("diabetes *a few yrs* ago") or a clause run on without its comma ("I love my morning
 tea *its* non negotiable", "*that's* why")."""
-_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new|only|sole)\s+)+", re.I)
+_LEADING = re.compile(r"^(?:(?:a|an|the|some|my|our|really|actually|also|new)\s+)+", re.I)
 _BAD_VALUE_START = re.compile(r"^(?:to|it|that|this|how|when|what|you|your|them|him|her|doing|being|having)\b", re.I)
 
 
@@ -293,7 +293,7 @@ def _fact(rule: Rule, m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -
         return None
     if isinstance(rule, Guarded) and rule.veto(sentence, m, said.turn.content[: said.offset]):
         return None
-    if rule.refuses_kind and kinds.get(value.lower(), "-") in rule.refuses_kind:
+    if rule.refuses_kind and kinds.get((m.groupdict().get("kinded") or value).lower(), "-") in rule.refuses_kind:
         return None
     if rule.attribute and _WHEN_OR_HOW.match(value):
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ingest.entity_vocab import INNER_PUNCT, PEOPLE_ROLES
-from ingest.relation_guards import Guarded
+from ingest.relation_guards import Guarded, opening_role_vetoed
 from ingest.relation_rules import HOME_WORDS, JOINED, MY_ROLE, NAME, NOW, PHRASE, Rule
 from ingest.relation_sayings import TITLE_SAID
 
@@ -198,11 +198,24 @@ _CALLED = r"(?i:an?\s+(?:lady|guy|man|woman|bloke|fella)\s+(?:called|named)\s+)?
 """How chat introduces a stranger by name ("the landlord is a lady called Fiona McAllister")."""
 
 PEOPLE_PHRASINGS: tuple[Rule, ...] = (
-    # a relation named: "my sister Kirsty", "our manager, Sione", "my mum (Deb)"; "my boss is a guy called Kev",
-    # "the landlord is Fiona" (only a landlord: "the manager is Kev" may be a shop's)
-    Rule(_cs(rf"\b{MY_ROLE}(?:,?\s+|\s*\(\s*)(?P<value>{NAME})"), None, "p", any_mood=True),
-    Rule(_cs(rf"\b{MY_ROLE}(?:'s name)?\s+(?i:is called|is named|is)\s+{_CALLED}(?P<value>{NAME})"), None, "p"),
-    Rule(_cs(rf"\b(?i:the)\s+(?P<pred>(?i:landlord|landlady))\s+(?i:is)\s+{_CALLED}(?P<value>{NAME})"), None, "p"),
+    # a relation named: "my sister Kirsty", "our manager, Sione", "my mum (Deb)" (a person alone in the brackets,
+    # not "(Leeds)"); "my boss is a guy called Kev" (not "… Kev's brother", nor a place or a firm); "the landlord
+    # is Fiona", a person (only a landlord: "the manager is Kev" may be a shop's; not "the landlord is Foxtons")
+    Rule(_cs(rf"\b{MY_ROLE},?\s+(?P<value>{NAME})"), None, "p", any_mood=True),
+    Rule(_cs(rf"\b{MY_ROLE}\s*\(\s*(?![A-Z]{{2,}}\b)(?P<value>(?>{NAME}))(?<!['’]s)\s*\)"), None, "p", needs_kind="p"),
+    Rule(
+        _cs(rf"\b{MY_ROLE}(?:'s name)?\s+(?i:is called|is named|is)\s+{_CALLED}(?P<value>(?>{NAME}))(?<!['’]s)"),
+        None,
+        "p",
+        refuses_kind="lo",
+    ),
+    Guarded(
+        _cs(rf"\b(?i:the)\s+(?P<pred>(?i:landlord|landlady))\s+(?i:is)\s+{_CALLED}(?P<value>(?>{NAME}))(?<!['’]s)"),
+        None,
+        "p",
+        needs_kind="p",
+        veto=opening_role_vetoed,
+    ),
     # a home rented, and from whom
     Guarded(
         _cs(rf"{_I_RENT}{_A_HOME}(?P<value>{NAME})(?!\s*\()"),

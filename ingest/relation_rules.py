@@ -9,8 +9,7 @@ at), optionally ``pred`` (a people word: "my *manager* Tiago"), ``thing`` (an ow
 predicate instead when its sentence looks ahead at the value (a plan or a wish: "I'm flying to Tokyo", "I want
 to visit Nara"), as `loci.timexpr.tense` reads it. A rule records nothing from a clause that asks or a sentence
 that supposes ("should I quit Globex?", "if I moved to Porto, …": `ingest.mood`), but for a naming in passing
-(``any_mood``: "can you suggest a gift for my sister Ana?" still says who Ana is).
-"""
+(``any_mood``: "can you suggest a gift for my sister Ana?" still says who Ana is)."""
 
 from __future__ import annotations
 
@@ -22,11 +21,12 @@ from ingest.entity_vocab import (
     BODY_PARTS,
     DIETS,
     INNER_PUNCT,
-    NOT_A_PET_AFTER,
     PEOPLE_ROLES,
+    PET_ENDS,
     PETS,
     POSSESSIONS,
     PRICE,
+    SETTLED_AFTER,
     VERB_VALUES,
     words,
 )
@@ -84,7 +84,7 @@ class Rule:
     value: str | None = None  # a fixed value ("sold"), or ``{verb}`` / ``{verb} {value}`` templates
     third_person: bool = False  # the subject is the last person the sentence named
     needs_kind: str | None = None  # the value must be an entity of this kind (else no fact)
-    refuses_kind: str | None = None  # no fact when the value is an entity of one of these kinds ("pl")
+    refuses_kind: str | None = None  # no fact when the value (or a ``kinded`` group) is of these kinds ("pl")
     named_thing_predicate: str | None = None  # the predicate when ``thing`` is a name, not an owned noun
     attribute: bool = False  # ``pred`` is the user's own attribute ("my favorite color is …")
     ahead: str | None = None  # the predicate when the sentence looks ahead at the value (a plan, a wish)
@@ -148,8 +148,7 @@ _LAID_OFF = (
 )
 """Ways a job ends that say so whatever the name: `worked at` (`ENDED_BY` closes `works at`)."""
 _BECAME = r"is\s+now|became|has become|took over as|has taken over as|stepped in as"
-"""Ways of saying someone is now in a role ("Ana took over as my manager"); "is" alone is in
-the plain rule beside it."""
+"""Ways of saying someone is now in a role ("Ana took over as my manager"); "is" alone: the rule beside it."""
 _REPORT = r"report(?:ing)?\s+(?:directly\s+)?to|work(?:ing)?\s+(?:directly\s+)?under"
 """Whom one reports to is one's manager ("I report to Ana now"); a person only (`needs_kind`),
 so "I report to Finance" records nothing."""
@@ -171,7 +170,6 @@ _HOME_WORDS = (
 flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a
 house in Leeds" is no home of the user's)."""
 HOME, HOME_WORDS = _HOME, _HOME_WORDS
-_NOT_SETTLED = r"(?![^.!?\n]{0,40}?\b(?i:been|lived)\s+here\b(?!\s+(?:\w+\s+){1,3}?(?:days?|nights?|weeks?)\b))"
 _FEELING = r"(?:(?:really|absolutely|just|also|genuinely|honestly|truly|seriously|totally|still)\s+){0,2}"
 _DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
 _TASTE = rf"(?!(?:going\s+(?:to|out|back|into|on)|being|having\s+to)\b){_PHRASE}"  # "hate going to the gym" ≠ "going"
@@ -188,7 +186,7 @@ _PET_SAYINGS = (
         rf"\b(?i:I|we)(?:\s+|(?=['’]))(?i:{_NOW}(?:{_HAVE}|adopted|rescued))\s+(?i:a|an)\s+{_PET}(?:,\s+|\s+(?i:called|named)\s+)(?P<name>{_NAME})",
         False,
     ),
-    (rf"(?P<name>{_NAME})(?:,?\s+(?i:is|was)|['’]s)\s+(?i:my|our)\s+{_PET}\b{NOT_A_PET_AFTER}", False),
+    (rf"(?P<name>{_NAME})(?:,?\s+(?i:is|was)|['’]s)\s+(?i:my|our)\s+{_PET}\b{PET_ENDS}", False),
     (rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)", True),
 )
 """Ways of naming a pet (`ingest.entity_vocab.PETS`), each with its ``name`` and ``species``:
@@ -294,7 +292,7 @@ RULES: tuple[Rule, ...] = (
         ahead="plans to visit",
     ),
     Rule(
-        _cs(rf"\b(?i:we're|we are|I'm|I am|I was|we were)\s+{_NOW}(?i:in)\s+(?P<value>{_NAME}){_NOT_SETTLED}"),
+        _cs(rf"\b(?i:we're|we are|I'm|I am|I was|we were)\s+{_NOW}(?i:in)\s+(?P<value>(?>{_NAME}))(?!{SETTLED_AFTER})"),
         "visited",
         "l",
         needs_kind="l",
@@ -361,12 +359,14 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from (?:[^.,;!?]|{INNER_PUNCT})+?\s+)?to\s+{_PHRASE}"), "uses"),
     # things: state, swaps, status
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
-    # named beside it: "my bike (Giant Escape)", "my bike, a Giant Escape,", "my old bike - the Giant Escape -"
+    # a model beside it, two words or a number: "my bike (Giant Escape)", "my phone, an iPhone 12,"; not "(London)"
     Rule(
         _r(
-            rf"\b{_THING}(?:\s*\(\s*|,\s+(?:an?|the)\s+|\s+[-–—]\s+(?:the\s+)?)(?P<value>{_NAMED_THING})(?<!['’]s)\s*[),\-–—]"
+            rf"\b{_THING}(?:\s*\(\s*|,\s+(?:an?|the)\s+|\s+[-–—]\s+(?:the\s+)?)(?-i:(?=[^\s(),]+\s+[A-Z0-9]|[^\s(),]*\d)"
+            rf"(?![A-Z]{{2,}}\b))(?P<value>(?>{_NAMED_THING}))(?<!['’]s)\s*(?:\)|[,\-–—](?!\s*(?:and|or)\b))"
         ),
         "is",
+        refuses_kind="lpto",
     ),
     Rule(
         _r(rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}{_SWAP_VALUE}"),

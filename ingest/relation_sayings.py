@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ingest.entity_vocab import CLINICIANS, JOB_HEADS
+from ingest.entity_vocab import CLINICIANS, JOB_HEADS, SETTLED_AFTER
 from ingest.mood import sentence_mood
 from ingest.relation_guards import Guarded
 from ingest.relation_rules import HOME, HOME_WORDS, NAME, NOW, PHRASE, Rule
@@ -54,7 +54,14 @@ _TITLE_WORDS = (
     r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total)\b)[a-z][a-z\-]*\s+){0,3}"
 )
 _JOB_HEAD = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
-TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b))"
+_LEAD = (
+    r"(?!(?:the|a|an|my|our|your)\s)[a-z][a-z\-]*\s+lead"
+    r"(?=\s+(?:at|for|with|on|in)\b|\s*(?:$|[.,;:!?)]|\s(?:and|but|now|tho)\b))"
+)
+"""A lead said as a title: a word before it and nothing after it but where ("test lead at Harbourline", "I'm
+the tech lead."), not a lead guitarist, climber or author, nor "the lead" (`JOB_HEADS` leaves "lead" out: a
+dog's lead)."""
+TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_LEAD}|(?:{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b)))"
 _TITLE = rf"(?P<value>{TITLE_SAID})"
 """A job title ended by its head noun (`JOB_HEADS`: "data analyst", "staff nurse"), not a fan of
 one nor someone's ("a fan of designer bags", "a teacher's pet")."""
@@ -111,6 +118,9 @@ whose noun heads its object ("put me on the tender for the mall", "… the Hende
 ("put me on a low sugar diet": `ingest.relation_lower_health` reads it); not "I take Xanax before calls",
 where a preposition comes first)."""
 
+_RANKED = r"(?:(?:only|sole|new|youngest|oldest|newest|best|worst|first|last)\s+)?"
+"""A rank said before a title with "the", not part of it ("I'm the only nurse at…", "the youngest manager at…")."""
+
 _NOT_A_DEGREE = r"(?!(?:bit|little|tad|wee|lot|lil|kinda)\b(?!-|\s+league\b))"
 """What "I'm a" says of a degree, not a job ("I'm a bit stuck at Mabena", "a little burnt out at work", "a
 lot happier at Globex"); "a little league coach" and "a bit-part actor" are jobs."""
@@ -136,14 +146,6 @@ a place in Barrie, a semi near the bay", "got a place in Leeds to rent"), not a 
 ("found a place in Rome that does great pizza"), for someone or for a while ("found a house in Leeds for my
 mum", "… for the summer")."""
 
-_SETTLED = (
-    r"(?i:lived\s+here|been\s+here\s+(?:for\s+)?(?:about\s+|nearly\s+|almost\s+|over\s+|like\s+)?"
-    r"(?:\d+|an?|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|many)\s*(?:yrs?|years?|months?)\b|"
-    r"been\s+here\s+(?:all\s+my\s+life|forever|(?:for\s+)?ages|since\s+(?:birth|\d{4}|I\s+was)))"
-)
-"""What makes "we're in Leeds" a home, not a stay: lived there, or been there for months or more ("we're in Mt
-Albert, Auckland, been here 2 yrs", "I'm in Leeds - lived here all my life"), not "been here two days"."""
-
 _NOT_FOUND_HOME = re.compile(
     r"\b(?:but|fell\s+through|for\s+(?:my|our|his|her|their|the|a)|holiday|vacation|to\s+stay|semester|when\s+I\s+was|"
     r"on\s+airbnb|it\s+was)\b",
@@ -163,9 +165,13 @@ SAYINGS: tuple[Rule, ...] = (
         "works as",
     ),
     Rule(_r(rf"{_I_AM}an?\s+{_TITLE}"), "works as"),
-    Rule(_cs(rf"(?i:{_I_AM}the)\s+{_TITLE}(?=\s+(?i:at)\s+{NAME}(?<!['’]s)(?![\w'’]))"), "works as"),
     Rule(
-        _cs(rf"(?i:{_I_AM}(?:an?|the))\s+{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>{NAME})"),
+        _cs(rf"(?i:{_I_AM}the\s+{_RANKED}){_TITLE}(?=\s+(?i:at)\s+(?P<kinded>(?>{NAME}))(?<!['’]s)(?![\w'’]))"),
+        "works as",
+        refuses_kind="plte",
+    ),
+    Rule(
+        _cs(rf"(?i:{_I_AM}(?:an?|the\s+{_RANKED}))\s*{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>(?>{NAME}))(?<!['’]s)"),
         "works at",
         "o",
         refuses_kind="pl",
@@ -206,10 +212,7 @@ SAYINGS: tuple[Rule, ...] = (
         veto=lambda s, m, e: bool(_NOT_FOUND_HOME.search(s[m.end() : m.end() + 80]) or _PAST.search(s[: m.start()])),
     ),
     Rule(
-        _cs(
-            rf"\b(?i:we['’]re|we\s+are|I['’]m|I\s+am|im)\s+{NOW}(?i:in)\s+(?P<value>(?>{NAME}))(?=(?:\s*,\s*{NAME})?"
-            rf"\s*(?:[,;]|\s-|(?i:and|,\s*and))\s*(?i:(?:we|I)(?:['’]ve|\s+have)\s+)?{_SETTLED})"
-        ),
+        _cs(rf"\b(?i:we['’]re|we\s+are|I['’]m|I\s+am|im)\s+{NOW}(?i:in)\s+(?P<value>(?>{NAME}))(?={SETTLED_AFTER})"),
         "lives in",
         "l",
         needs_kind="l",

@@ -171,3 +171,95 @@ def test_a_thing_named_beside_it(text: str) -> None:
 @pytest.mark.parametrize("text", ["my bike (Rachel's) is fine", "my car, a present from Dad, broke down"])
 def test_no_model_from_an_owner_or_a_lower_case_aside(text: str) -> None:
     assert not {f for f in facts(text) if f[1] == "is"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my brother (Manchester based) is coming down",
+        "my brother (Leeds) is coming",
+        "my dad (God rest his soul) loved this song",
+        "my mum (RIP) made this every Sunday",
+        "my partner (Canadian) thinks it's weird",
+        "my boss (CEO) signed it off",
+        "my sister (Kirsty's twin) is visiting",
+        "the landlord is Polish, really nice",
+        "the landlord is Foxtons so good luck",
+        "the landlord is Sarah's dad",
+        "at my sister's place the landlord is a guy called Kev",
+        "my boss is a guy called Kev's brother",
+    ],
+)
+def test_no_relation_from_brackets_or_a_landlord_that_names_no_one(text: str) -> None:
+    assert not {f for f in facts(text) if f[0] == "User"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm a lead guitarist in a covers band",
+        "im a lead climber mostly",
+        "I'm a lead-free solder kind of guy",
+        "when I'm the lead at Monzo I'll buy a house",
+        "I'm the designated driver at Christmas",
+        "I'm the photographer at Glastonbury this year!",
+    ],
+)
+def test_no_job_from_a_lead_or_a_part_at_an_event(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] in {"works as", "works at"}}, facts(text)
+
+
+@pytest.mark.parametrize("text", ["I'm getting a new lead for Biscuit", "im buying a lead for Pickle"])
+def test_a_dogs_lead_makes_no_employer(text: str) -> None:
+    assert "o" not in _kinds(text).values(), _kinds(text)
+
+
+def test_a_rank_is_no_part_of_the_title_and_no_employer_is_someones() -> None:
+    assert ("User", "works as", "manager") in facts("I'm the youngest manager at Tesco")
+    assert not {f for f in facts("I'm the first developer at Jen's startup") if f[1] == "works at"}
+    assert ("User", "allergic to", "sole") in facts("I'm allergic to sole and plaice")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm in Bali, been here 2 months backpacking",
+        "I'm in Manchester, been here ages waiting for my train",
+        "I'm in Cardiff - lived here for 3 years at uni",
+        "we're in Bristol, lived here as kids before moving to Leeds",
+    ],
+)
+def test_a_stay_or_a_past_home_is_no_home(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "lives in"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("we're in Rome, been here since tuesday and it's amazing", "Rome"),
+        ("we're in Rome visiting my aunt who's lived here 20 years", "Rome"),
+        ("I'm in Leeds for work, Sarah has been here 3 years", "Leeds"),
+    ],
+)
+def test_someone_elses_years_leave_the_visit(text: str, place: str) -> None:
+    assert ("User", "visited", place) in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(("text", "pet"), [("Rex is my dog's name", "Rex"), ("Rex was my dog for 12 years", "Rex")])
+def test_a_pet_named_by_its_name_or_its_years(text: str, pet: str) -> None:
+    assert ("User", "pet", pet) in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my house (London) is on the market",
+        "my car (MOT) failed today",
+        "the house (Airbnb) was lovely",
+        "my bike (Sunday) ride was 40k",
+        "my car - Sarah - needs a wash",
+        "my car, the AA, and the insurance company all disagree",
+    ],
+)
+def test_no_model_from_a_place_a_test_a_shop_a_day_or_a_list(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] == "is"}, facts(text)
