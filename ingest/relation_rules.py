@@ -170,8 +170,9 @@ _HOME_WORDS = (
 flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a
 house in Leeds" is no home of the user's)."""
 HOME, HOME_WORDS = _HOME, _HOME_WORDS
+THING, NAMED_THING = _THING, _NAMED_THING  # an owned thing, a thing's name: `ingest.relation_sayings`
 _FEELING = r"(?:(?:really|absolutely|just|also|genuinely|honestly|truly|seriously|totally|still)\s+){0,2}"
-_DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|can't eat"
+_DISLIKE = r"hate|dislike|can't stand|cannot stand|don't like|do not like|don't love|do not love|can't eat"
 _TASTE = rf"(?!(?:going\s+(?:to|out|back|into|on)|being|having\s+to)\b){_PHRASE}"  # "hate going to the gym" ≠ "going"
 _CONDITION = r"(?:new|used|second-hand|brand new|refurbished)\s+"
 _PET = rf"(?:[a-z]+\s+)?(?P<species>{'|'.join(sorted(PETS, key=len, reverse=True))})"
@@ -359,15 +360,6 @@ RULES: tuple[Rule, ...] = (
     Rule(_r(rf"{_WHO_VERB}switched\s+(?:over\s+)?(?:from (?:[^.,;!?]|{INNER_PUNCT})+?\s+)?to\s+{_PHRASE}"), "uses"),
     # things: state, swaps, status
     Rule(_r(rf"\b{_THING}\s+(?:is|was)\s+(?:now\s+)?(?:an?|the)\s+{_PHRASE}"), "is"),
-    # a model beside it, two words or a number: "my bike (Giant Escape)", "my phone, an iPhone 12,"; not "(London)"
-    Rule(
-        _r(
-            rf"\b{_THING}(?:\s*\(\s*|,\s+(?:an?|the)\s+|\s+[-–—]\s+(?:the\s+)?)(?-i:(?=[^\s(),]+\s+[A-Z0-9]|[^\s(),]*\d)"
-            rf"(?![A-Z]{{2,}}\b))(?P<value>(?>{_NAMED_THING}))(?<!['’]s)\s*(?:\)|[,\-–—](?!\s*(?:and|or)\b))"
-        ),
-        "is",
-        refuses_kind="lpto",
-    ),
     Rule(
         _r(rf"\b(?:swapped|replaced|traded|exchanged|switched)\s+(?:out\s+|in\s+)?{_THING}{_SWAP_VALUE}"),
         "is",
@@ -383,7 +375,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         _r(
             rf"(?<!almost )(?<!nearly )\b(?P<verb>bought|purchased|ordered|got|picked up)\s+"
-            rf"(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*(?P<thing>{_POSS}|{_NAMED_THING})"
+            rf"(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*(?P<thing>(?>{_POSS}|{_NAMED_THING}))"
+            r"(?!\s+(?i:job|role|position|gig|offer|promotion|contract|interview)\b)"  # "got the Acme job"
         ),
         "status",
         value="{verb}",

@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 
 from ingest.entity_vocab import CLINICIANS, JOB_HEADS, SETTLED_AFTER
+from ingest.gazetteer import place_weight
 from ingest.mood import sentence_mood
 from ingest.relation_guards import Guarded
-from ingest.relation_rules import HOME, HOME_WORDS, NAME, NOW, PHRASE, Rule
+from ingest.relation_rules import HOME, HOME_WORDS, NAME, NAMED_THING, NOW, PHRASE, THING, Rule
 
 __all__ = ["SAYINGS", "TITLE_SAID", "quoted"]
 
@@ -175,6 +176,27 @@ SAYINGS: tuple[Rule, ...] = (
         "works at",
         "o",
         refuses_kind="pl",
+    ),
+    Guarded(  # "Rawiri got the Wellington Zoo job!!", not "the Lisbon job" (a job in Lisbon)
+        _cs(
+            rf"\b(?:(?P<who>{NAME})|(?i:I|we))\s+{NOW}(?i:got|landed)\s+(?i:the)\s+(?P<value>(?>{NAME}))"
+            r"\s+(?i:job|role|position|gig)\b"
+        ),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=lambda s, m, e: place_weight(m.group("value")) > 0,
+    ),
+    # things: a model named beside one, of two words or a number ("my bike (Giant Escape)", "my phone, an
+    # iPhone 12,", "my old bike - the Giant Escape -"); not a place, a day, a test or a list ("my house
+    # (London)", "my car (MOT)", "my car, the AA, and …")
+    Rule(
+        _r(
+            rf"\b{THING}(?:\s*\(\s*|,\s+(?:an?|the)\s+|\s+[-–—]\s+(?:the\s+)?)(?-i:(?=[^\s(),]+\s+[A-Z0-9]|[^\s(),]*\d)"
+            rf"(?![A-Z]{{2,}}\b))(?P<value>(?>{NAMED_THING}))(?<!['’]s)\s*(?:\)|[,\-–—](?!\s*(?:and|or)\b))"
+        ),
+        "is",
+        refuses_kind="lpto",
     ),
     # health
     Rule(_r(rf"\bdiagnosed\s+me\s+with\s+{PHRASE}"), "diagnosed with"),

@@ -28,11 +28,11 @@ Measured blind, one run each, on 2026-11-30: on e78ab8f (before that evening's r
 seventh set's misses) entity type precision 0.443, entity recall 0.878, relation recall 0.312,
 timelines right 0 of 10, wing-subject match 0.70 (by `test_mining_quality`'s wing rule); after that
 round 0.448 / 0.878 / 0.312, 0 of 10, 0.70: it carried one name's kind to this set (a carrier word).
-All below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8 but entity recall. Then two rounds were fixed from
-its misses (c13fda7, 5a80cb0 and their review; jobs said with "the" or "into being", homes by how long one
-has been there, relations in brackets, strangers introduced by name, pets said with "'s", diets without a
-hyphen, a thing's model beside it): 0.453 / 0.878 / 0.479, 2 of 10, 0.70. It is no longer held out; the
-floors below pin that reading rounded down.
+All below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8 but entity recall. Then rounds were fixed from its
+misses (c13fda7, 5a80cb0, their review and a third: jobs said with "the" or "into being", homes by how long
+one has been there, relations in brackets, strangers introduced by name, pets said with "'s", diets without
+a hyphen, a thing's model beside it, a job got, "don't love"): 0.453 / 0.878 / 0.500, 2 of 10, 0.70. It is
+no longer held out; the floors below pin that reading rounded down.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_8" / "conversations.json"
-FLOORS = Floors(0.45, 0.87, 0.47, 2, wings=0.7)
+FLOORS = Floors(0.45, 0.87, 0.49, 2, wings=0.7)
 """What the set reaches after the rounds fixed from its misses (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 

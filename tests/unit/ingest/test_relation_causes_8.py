@@ -11,6 +11,9 @@ general cause and checked with sentences of its own.
 * A pet named with "'s" ("pickle's my cat btw"), not a pet word inside another noun ("my cat food supplier").
 * A diet without its hyphen ("i'm gluten free now"); "lead" a title ("two months into being test lead at
   harbourline"); a thing's model named beside it ("my bike (Giant Escape)", "my old bike - the Giant Escape -").
+* A job got ("rawiri got the wellington zoo job!!!" was a zoo bought); "i don't love crowds" a dislike.
+* And what a review of those rules found they got wrong: brackets holding no name, a landlord that is a
+  firm, a lead guitarist, a part played at an event, a trip read as a home, a dog walking buddy as a pet.
 """
 
 from __future__ import annotations
@@ -263,3 +266,26 @@ def test_a_pet_named_by_its_name_or_its_years(text: str, pet: str) -> None:
 )
 def test_no_model_from_a_place_a_test_a_shop_a_day_or_a_list(text: str) -> None:
     assert not {f for f in facts(text) if f[1] == "is"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "who", "employer"),
+    [
+        ("UPDATE: Tama got the Kestrel Logistics job!!!", "Tama", "Kestrel Logistics"),
+        ("I got the Brightwave role!", "User", "Brightwave"),
+    ],
+)
+def test_a_job_got_is_a_job_not_a_thing_bought(text: str, who: str, employer: str) -> None:
+    found = facts(text)
+    assert (who, "works at", employer) in found and not {f for f in found if f[1] == "status"}, found
+
+
+def test_a_job_somewhere_is_no_employer() -> None:
+    assert not {f for f in facts("I got the Lisbon job") if f[1] in {"works at", "status"}}, facts(
+        "I got the Lisbon job"
+    )
+
+
+def test_dont_love_is_a_dislike() -> None:
+    assert ("User", "dislikes", "crowds") in facts("tokyo was a lot tho, i don't love crowds.")
+    assert not {f for f in facts("I don't love him anymore") if f[1] == "dislikes"}
