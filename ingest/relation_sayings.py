@@ -147,6 +147,25 @@ a place in Barrie, a semi near the bay", "got a place in Leeds to rent"), not a 
 ("found a place in Rome that does great pizza"), for someone or for a while ("found a house in Leeds for my
 mum", "… for the summer")."""
 
+_HEDGED = re.compile(
+    r"\b(?:hope|hopefully|think|thinks|thought|wish|if|whether|maybe|fingers\s+crossed)\b[^.!?]*$", re.I
+)
+_DENIED = re.compile(r"^[^.!?]{0,40}?\b(?:but\s+(?:I|we|he|she|they)\s+(?:didn['’]t|did\s+not)|not\s+really)\b", re.I)
+_DEPARTMENTS = frozenset(
+    {"sales", "marketing", "ux", "ui", "it", "hr", "phd", "design", "engineering", "finance", "ops"}
+)
+
+
+def _not_a_job_got(sentence: str, m: re.Match[str], earlier: str) -> bool:
+    """ "got the X job" says no employer when X is a place ("the Lisbon job"), a title or a field ("the Senior
+    Engineer job", "the UX job", "the Head of Sales job"), or the getting is hoped, thought or denied ("I hope I
+    got the Deloitte job", "… but I didn't")."""
+    value = m.group("value")
+    if place_weight(value) > 0 or re.fullmatch(TITLE_SAID, value) or value.split()[-1].lower() in _DEPARTMENTS:
+        return True
+    return bool(_HEDGED.search(sentence[: m.start()]) or _DENIED.search(sentence[m.end() :]))
+
+
 _NOT_FOUND_HOME = re.compile(
     r"\b(?:but|fell\s+through|for\s+(?:my|our|his|her|their|the|a)|holiday|vacation|to\s+stay|semester|when\s+I\s+was|"
     r"on\s+airbnb|it\s+was)\b",
@@ -169,7 +188,15 @@ SAYINGS: tuple[Rule, ...] = (
     Rule(
         _cs(rf"(?i:{_I_AM}the\s+{_RANKED}){_TITLE}(?=\s+(?i:at)\s+(?P<kinded>(?>{NAME}))(?<!['’]s)(?![\w'’]))"),
         "works as",
-        refuses_kind="plte",
+        refuses_kind="pte",
+    ),
+    Rule(
+        _cs(
+            r"(?<!that )\b(?i:I)\s+(?i:(?:really|just|honestly)\s+)?(?i:don['’]t|do\s+not)\s+(?i:love)\s+"
+            r"(?!(?:you|u|ya|him|her|them|it|that|this|my|anything|anyone|everything|how|when|what|the\s+way)\b)"
+            r"(?P<value>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)?)(?=\s*(?:$|[.,;!?]|(?:tbh|tho|lol|either|anymore)\b))"
+        ),
+        "dislikes",
     ),
     Rule(
         _cs(rf"(?i:{_I_AM}(?:an?|the\s+{_RANKED}))\s*{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>(?>{NAME}))(?<!['’]s)"),
@@ -177,15 +204,15 @@ SAYINGS: tuple[Rule, ...] = (
         "o",
         refuses_kind="pl",
     ),
-    Guarded(  # "Rawiri got the Wellington Zoo job!!", not "the Lisbon job" (a job in Lisbon)
+    Guarded(
         _cs(
             rf"\b(?:(?P<who>{NAME})|(?i:I|we))\s+{NOW}(?i:got|landed)\s+(?i:the)\s+(?P<value>(?>{NAME}))"
-            r"\s+(?i:job|role|position|gig)\b"
+            r"\s+(?i:job|role|position|gig)(?=\s*(?:$|[.,;:!?)]|(?i:at|in|with|for|starting|and|but|so|lol|yay|omg)\b))"
         ),
         "works at",
         "o",
         refuses_kind="pl",
-        veto=lambda s, m, e: place_weight(m.group("value")) > 0,
+        veto=_not_a_job_got,
     ),
     # things: a model named beside one, of two words or a number ("my bike (Giant Escape)", "my phone, an
     # iPhone 12,", "my old bike - the Giant Escape -"); not a place, a day, a test or a list ("my house
