@@ -60,7 +60,7 @@ _LEAD = (
     r"(?=\s+(?:at|for|with|on|in)\b|\s*(?:$|[.,;:!?)]|\s(?:and|but|now|tho)\b))"
 )
 """A lead said as a title: a word before it and nothing after it but where ("test lead at Harbourline", "I'm
-the tech lead."), not a lead guitarist, climber or author, nor "the lead" (`JOB_HEADS` leaves "lead" out: a
+a tech lead."), not a lead guitarist, climber or author, nor "the lead" (`JOB_HEADS` leaves "lead" out: a
 dog's lead)."""
 TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_LEAD}|(?:{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b)))"
 _TITLE = rf"(?P<value>{TITLE_SAID})"
@@ -179,6 +179,14 @@ found a house in Leeds, now we're in York")."""
 SAYINGS: tuple[Rule, ...] = (
     # tastes
     Rule(_r(rf"{_NO_I}{PHRASE}"), "dislikes"),
+    Rule(  # "i don't love crowds", not a person, a comparison or "not that I don't love …"
+        _cs(
+            r"(?<!that )\b(?i:I)\s+(?i:(?:really|just|honestly)\s+)?(?i:don['’]t|do\s+not)\s+(?i:love)\s+"
+            r"(?!(?:you|u|ya|him|her|them|it|that|this|my|anything|anyone|everything|how|when|what|the\s+way)\b)"
+            r"(?P<value>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)?)(?=\s*(?:$|[.,;!?]|(?:tbh|tho|lol|either|anymore)\b))"
+        ),
+        "dislikes",
+    ),
     # work
     Rule(
         _r(rf"{_I_AM}an?\s+{_NOT_A_DEGREE}{_NOT_A_JOB}(?P<value>[a-z][a-z\- ]{{2,40}}?)\s+(?:at|for)\s+[A-Z]"),
@@ -189,14 +197,6 @@ SAYINGS: tuple[Rule, ...] = (
         _cs(rf"(?i:{_I_AM}the\s+{_RANKED}){_TITLE}(?=\s+(?i:at)\s+(?P<kinded>(?>{NAME}))(?<!['’]s)(?![\w'’]))"),
         "works as",
         refuses_kind="pte",
-    ),
-    Rule(
-        _cs(
-            r"(?<!that )\b(?i:I)\s+(?i:(?:really|just|honestly)\s+)?(?i:don['’]t|do\s+not)\s+(?i:love)\s+"
-            r"(?!(?:you|u|ya|him|her|them|it|that|this|my|anything|anyone|everything|how|when|what|the\s+way)\b)"
-            r"(?P<value>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)?)(?=\s*(?:$|[.,;!?]|(?:tbh|tho|lol|either|anymore)\b))"
-        ),
-        "dislikes",
     ),
     Rule(
         _cs(rf"(?i:{_I_AM}(?:an?|the\s+{_RANKED}))\s*{TITLE_SAID}\s+(?i:at|for)\s+(?P<value>(?>{NAME}))(?<!['’]s)"),
