@@ -36,7 +36,7 @@ from functools import cache
 
 import regex
 
-__all__ = ["compact_key", "name_key", "slugify"]
+__all__ = ["UNDECOMPOSED", "compact_key", "name_key", "slugify"]
 
 MAX_SLUG = 200
 EMPTY_SLUG = "x"
@@ -44,7 +44,7 @@ EMPTY_SLUG = "x"
 
 _ACCENTED_SCRIPTS = frozenset({"LATIN", "GREEK", "ARABIC", "HEBREW"})
 """Scripts whose combining marks are accents or optional vowel points, dropped from a key."""
-_UNDECOMPOSED = {
+UNDECOMPOSED = {
     "æ": "ae",
     "œ": "oe",
     "ø": "o",
@@ -60,7 +60,8 @@ _UNDECOMPOSED = {
     "ƒ": "f",
     "ȷ": "j",
 }
-"""Lower-case Latin letters with no decomposition to an ASCII letter and a mark."""
+"""Lower-case Latin letters with no decomposition to an ASCII letter and a mark, as PostgreSQL's ``unaccent``
+reads them (recall's prefilter of reply sentences folds them the same way: `retrieval.reply_text`)."""
 _SIGNS = frozenset((*map(chr, range(0x02B0, 0x0300)), "\u0640"))
 """Letters that only mark another: spacing modifiers, apostrophes and tone signs ("Hawaiʻi",
 dropped as the old fold did), and the Arabic tatweel, which only stretches a word."""
@@ -89,8 +90,8 @@ def _folded(ch: str, base: str) -> str:
         return ""
     if unicodedata.category(ch).startswith("M"):
         return ch if base.isalpha() and _script(base) not in _ACCENTED_SCRIPTS else ""
-    if ch in _UNDECOMPOSED:
-        return _UNDECOMPOSED[ch]
+    if ch in UNDECOMPOSED:
+        return UNDECOMPOSED[ch]
     return ch if ch.isalnum() and ch not in _SIGNS else ""
 
 

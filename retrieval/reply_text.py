@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from loci.name_keys import UNDECOMPOSED
 from loci.sentences import split_sentences
 from retrieval.answer_type import AnswerKind, holds_answer
 from retrieval.candidates import SignalContext
@@ -77,10 +78,10 @@ def sentence_scores(hits: Sequence[Sequence[bool]], read: int) -> list[float]:
     return [sum(w for w, hit in zip(idf, row, strict=True) if hit) for row in hits]
 
 
-_UNSPLIT = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ı": "i", "’": "'", "y": "i"})
-"""Letters ``unaccent`` reads as others but NFKD does not split ("Søren", "Łódź", "æbleskiver"), the curly
-apostrophe `retrieval.query.keyword_terms` straightens, and "y", which English stemming turns into "i" ("sky",
-"skies"; "dying", "die")."""
+_UNSPLIT = str.maketrans({**UNDECOMPOSED, "’": "'", "y": "i"})
+"""Letters ``unaccent`` reads as others but NFKD does not split ("Søren", "Łódź", "æbleskiver":
+`loci.name_keys.UNDECOMPOSED`), the curly apostrophe `retrieval.query.keyword_terms` straightens, and "y",
+which English stemming turns into "i" ("sky", "skies"; "dying", "die")."""
 
 
 def _folded(text: str) -> str:
