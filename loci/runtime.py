@@ -40,6 +40,19 @@ pages in shared buffers every few minutes and at shutdown, and loads them back i
 background after a start. Without it the first recalls after a restart of a large palace
 read the HNSW index from disk page by page (issue 21: p95 238 ms, p99 600 ms, one 4.5 s
 outlier on a cold 1M-drawer palace)."""
+SERVER_LOG = {
+    "logging_collector": "on",
+    "log_directory": "pg_log",
+    "log_filename": "postgresql-%a.log",
+    "log_rotation_age": "1440",
+    "log_rotation_size": "0",
+    "log_truncate_on_rotation": "on",
+}
+"""The server's own log, kept for a week and no longer: PostgreSQL's documented recipe, one file
+per weekday (``pg_log/postgresql-Mon.log`` …), each emptied when its day comes round again.
+Without a collector the server wrote to the one file `pg_ctl -l` names, which grew for as long
+as the data dir lived. Values as ``pg_settings`` shows them (minutes, kB), so a data dir made
+before is found out of date and restarted once with them (`EmbeddedServices._size_shared_buffers`)."""
 VALKEY_EXECUTABLE = "valkey-server"
 VALKEY_CONFIG = {"proc-title-template": '"{title} {listen-addr} {server-mode} {config-file}"'}
 """Valkey shows its config file (so its data dir) in `ps`: a leftover is visible and findable."""
@@ -82,8 +95,8 @@ def shared_buffers_mb(memory_bytes: int) -> int:
 
 
 def server_settings(memory_bytes: int) -> dict[str, str]:
-    """What Loci sets on the embedded server: sized shared buffers and autoprewarm."""
-    return {"shared_buffers": f"{shared_buffers_mb(memory_bytes)}MB", **PRELOAD}
+    """What Loci sets on the embedded server: sized shared buffers, autoprewarm, a week of logs."""
+    return {"shared_buffers": f"{shared_buffers_mb(memory_bytes)}MB", **PRELOAD, **SERVER_LOG}
 
 
 def freeze_startup_heap() -> int:

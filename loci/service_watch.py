@@ -42,7 +42,7 @@ from typing import Any
 from loci.errors import LociError
 from loci.runtime import EmbeddedServices, _answered_by_ours
 
-__all__ = ["RESTART_ATTEMPTS", "ServiceLost", "ServiceWatch", "Watched", "embedded_watches"]
+__all__ = ["RESTART_ATTEMPTS", "ServiceLost", "ServiceWatch", "Watched", "collector_log", "embedded_watches"]
 
 log = logging.getLogger("loci.runtime")
 
@@ -75,6 +75,13 @@ class Watched:
     ended: Callable[[], str | None]
     restart: Callable[[], None]
     log_path: Path
+    """Where it says why a start failed."""
+    running_log: Callable[[], Path] | None = None
+    """Where it logs once running, when that is elsewhere (PostgreSQL's collector, `collector_log`):
+    read for why it stopped."""
+
+    def stopped_log(self) -> Path:
+        return self.running_log() if self.running_log is not None else self.log_path
 
 
 def log_size(path: Path) -> int:
@@ -82,6 +89,18 @@ def log_size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def collector_log(pgdata: Path, fallback: Path) -> Path:
+    """The file PostgreSQL's logging collector writes now (`loci.runtime.SERVER_LOG`), as the server
+    records it in ``current_logfiles`` ("stderr pg_log/postgresql-Mon.log"); ``fallback`` (the file
+    ``pg_ctl -l`` names, where it writes until the collector starts) when there is none."""
+    try:
+        lines = (pgdata / "current_logfiles").read_text().splitlines()
+    except OSError:
+        return fallback
+    named = [line.split(" ", 1)[1] for line in lines if line.startswith("stderr ")]
+    return pgdata / named[0] if named else fallback
 
 
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES, since: int = 0) -> str:
@@ -187,7 +206,7 @@ class ServiceWatch:
         tries = tries if time.monotonic() - back_at < HEALTHY_AFTER_S else 0
         log.warning(
             "embedded %s stopped unexpectedly (%s); starting it again. Its log (%s) ends:\n%s",
-            watched.name, ended, watched.log_path, log_tail(watched.log_path),
+            watched.name, ended, watched.stopped_log(), log_tail(watched.stopped_log()),
         )  # fmt: skip
         reason, since = ended, log_size(watched.log_path)
         while tries < self._attempts:
@@ -308,7 +327,8 @@ def _postgres(embedded: EmbeddedServices, record: _Record) -> Watched:
         pg.ensure_postgres_running()
         record.write()
 
-    return Watched("PostgreSQL", ended, restart, Path(pg.log))
+    pgdata = Path(pg.pgdata)
+    return Watched("PostgreSQL", ended, restart, Path(pg.log), lambda: collector_log(pgdata, Path(pg.log)))
 
 
 def _exit_words(code: int) -> str:

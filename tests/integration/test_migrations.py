@@ -100,6 +100,32 @@ def test_embedded_server_runs_with_sized_shared_buffers(migrated_url: str) -> No
     assert row == (shared_buffers_mb(_memory_bytes()), False)
 
 
+def test_embedded_server_keeps_a_week_of_logs(migrated_url: str) -> None:
+    """The server logs through its collector into one file per weekday under the data dir,
+    which its day empties again (`loci.runtime.SERVER_LOG`), not into one file that grows for
+    as long as the data dir lives; what it logs lands there."""
+    with psycopg.connect(migrated_url, autocommit=True) as conn:
+        settings = dict(
+            conn.execute(
+                "SELECT name, setting FROM pg_settings WHERE name IN "
+                "('logging_collector', 'log_truncate_on_rotation', 'log_rotation_age', 'log_rotation_size')"
+            ).fetchall()
+        )
+        conn.execute("DO $$ BEGIN RAISE LOG 'loci-week-of-logs-probe'; END $$")
+        current, day = conn.execute("SELECT pg_current_logfile(), to_char(now(), 'Dy')").fetchone() or (None, None)
+        files = [name for (name,) in conn.execute("SELECT name FROM pg_ls_logdir()").fetchall()]
+        text = conn.execute("SELECT pg_read_file(pg_current_logfile())").fetchone()
+    assert settings == {
+        "logging_collector": "on",
+        "log_truncate_on_rotation": "on",
+        "log_rotation_age": "1440",
+        "log_rotation_size": "0",
+    }
+    assert current == f"pg_log/postgresql-{day}.log"
+    assert set(files) <= {f"postgresql-{d}.log" for d in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")}
+    assert text is not None and "loci-week-of-logs-probe" in text[0]
+
+
 def test_embedded_server_prewarms_its_pages_after_a_restart(migrated_url: str) -> None:
     """pg_prewarm's autoprewarm leader runs (a background worker with no database, so not in
     pg_stat_activity: found among the postmaster's children), so the buffer cache a restart

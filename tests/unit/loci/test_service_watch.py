@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from loci.ownership import SERVICES_FILE, read_record, write_record
 from loci.runtime import EmbeddedServices
-from loci.service_watch import ServiceWatch, Watched, _Record
+from loci.service_watch import ServiceWatch, Watched, _Record, collector_log
 from service.cli_errors import friendly_errors
 
 QUICK = {"wait_s": 0.01, "poll_s": 0.01, "settle_s": 0.01}
@@ -80,6 +80,40 @@ def test_a_dead_server_is_started_again_after_failed_tries(tmp_path: Path) -> No
                 break
             threading.Event().wait(0.01)
     assert server.alive and server.tries == 3 and watch.restarts == 1 and watch.lost is None
+
+
+def test_why_a_server_stopped_is_read_where_it_logs_once_running(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL's collector writes a running server's lines (a PANIC) to a file of the day, not to
+    the file its start-up writes to: the warning quotes the former."""
+    (tmp_path / "pg_log").mkdir()
+    (tmp_path / "pg_log" / "postgresql-Mon.log").write_text(
+        "PANIC:  could not write to file: No space left on device\n"
+    )
+    (tmp_path / "current_logfiles").write_text("stderr pg_log/postgresql-Mon.log\n")
+    start_log = tmp_path / "log"
+    start_log.write_text("LOG:  redirecting log output to logging collector process\n")
+    server = StandIn(start_log, fails=0)
+    watch = ServiceWatch(attempts=3, **QUICK)
+    watch.watch(
+        [Watched("PostgreSQL", server.ended, server.restart, start_log, lambda: collector_log(tmp_path, start_log))]
+    )
+    with caplog.at_level("WARNING", logger="loci.runtime"), watch.running(lambda: None):
+        for _ in range(3000):
+            if server.alive:
+                break
+            threading.Event().wait(0.01)
+    stopped = [r.getMessage() for r in caplog.records if "stopped unexpectedly" in r.getMessage()]
+    assert len(stopped) == 1 and "PANIC:  could not write to file" in stopped[0], stopped
+    assert "postgresql-Mon.log" in stopped[0] and "redirecting" not in stopped[0]
+
+
+def test_the_collectors_file_is_the_one_current_logfiles_names(tmp_path: Path) -> None:
+    start_log = tmp_path / "log"
+    assert collector_log(tmp_path, start_log) == start_log  # no collector (yet): the start-up file
+    (tmp_path / "current_logfiles").write_text("stderr pg_log/postgresql-Tue.log\n")
+    assert collector_log(tmp_path, start_log) == tmp_path / "pg_log" / "postgresql-Tue.log"
 
 
 def test_nothing_is_started_again_once_a_stop_began(tmp_path: Path) -> None:
