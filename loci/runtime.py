@@ -148,8 +148,9 @@ def _postgres_server(pgdata: Path, cleanup_mode: str) -> Any:
             wanted = server_settings(_memory_bytes())
             if write_auto_conf(self.pgdata, wanted):
                 log.info(
-                    "embedded PostgreSQL: shared_buffers set to %s, pages prewarmed after restarts",
+                    "embedded PostgreSQL: shared_buffers %s, pages prewarmed after restarts, a week of logs in %s",
                     wanted["shared_buffers"],
+                    self.pgdata / SERVER_LOG["log_directory"],
                 )
 
         def ensure_postgres_running(self) -> None:
