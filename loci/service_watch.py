@@ -92,7 +92,7 @@ def log_size(path: Path) -> int:
 
 
 def collector_log(pgdata: Path, fallback: Path) -> Path:
-    """The file PostgreSQL's logging collector writes now (`loci.runtime.SERVER_LOG`), as the server
+    """The file PostgreSQL's logging collector writes now (`loci.embedded_pg_settings.SERVER_LOG`), as the server
     records it in ``current_logfiles`` ("stderr pg_log/postgresql-Mon.log"); ``fallback`` (the file
     ``pg_ctl -l`` names, where it writes until the collector starts) when there is none."""
     try:

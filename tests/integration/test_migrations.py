@@ -91,18 +91,18 @@ def test_first_migration_into_a_named_schema_keeps_pgvector_in_public(fresh_data
 
 def test_embedded_server_runs_with_sized_shared_buffers(migrated_url: str) -> None:
     """Applied on first start (a restart), so it is in force for every later connection."""
-    from loci.runtime import _memory_bytes, shared_buffers_mb
+    from loci.embedded_pg_settings import memory_bytes, shared_buffers_mb
 
     with psycopg.connect(migrated_url) as conn:
         row = conn.execute(
             "SELECT setting::bigint * 8192 / 1048576, pending_restart FROM pg_settings WHERE name = 'shared_buffers'"
         ).fetchone()
-    assert row == (shared_buffers_mb(_memory_bytes()), False)
+    assert row == (shared_buffers_mb(memory_bytes()), False)
 
 
 def test_embedded_server_keeps_a_week_of_logs(migrated_url: str) -> None:
     """The server logs through its collector into one file per weekday under the data dir,
-    which its day empties again (`loci.runtime.SERVER_LOG`), not into one file that grows for
+    which its day empties again (`loci.embedded_pg_settings.SERVER_LOG`), not into one file that grows for
     as long as the data dir lives; what it logs lands there."""
     with psycopg.connect(migrated_url, autocommit=True) as conn:
         settings = dict(

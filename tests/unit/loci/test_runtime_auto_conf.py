@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loci.runtime import write_auto_conf
+from loci.embedded_pg_settings import write_auto_conf
 
 
 def test_a_setting_is_added_then_replaced_and_other_lines_are_kept(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loci.runtime import SHARED_BUFFERS_MAX_MB, SHARED_BUFFERS_MIN_MB, shared_buffers_mb
+from loci.embedded_pg_settings import SHARED_BUFFERS_MAX_MB, SHARED_BUFFERS_MIN_MB, shared_buffers_mb
 
 GIB = 1024**3
 
