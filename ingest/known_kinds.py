@@ -42,7 +42,7 @@ from ingest.graph_liveness import live_entity
 from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
-__all__ = ["KNOWN_KINDS", "WindowKinds", "known_kinds", "with_window_kinds"]
+__all__ = ["KNOWN_KINDS", "WindowKinds", "held_names", "known_kinds", "with_window_kinds"]
 
 KNOWN_KINDS = frozenset({"p", "l", "o", "e"})
 """Kinds a cue, a name's own words or the gazetteer decided: person, place, organisation, event."""
@@ -102,3 +102,14 @@ def with_window_kinds(known: Mapping[str, str], extraction: Extraction) -> Windo
     kinds = WindowKinds(found | dict(known))
     kinds.earlier = extraction.earlier
     return kinds
+
+
+async def held_names(s: AsyncSession, user_id: int, spellings: Collection[str]) -> list[str]:
+    """The names (and aliases) among ``spellings`` (lower case) that a live entity of the user holds, of
+    any kind but time, items included: what a reply may name and the graph keep (`ingest.said_names`).
+    `known_kinds`' statement, asked about every kind."""
+    if not spellings:
+        return []
+    params = {"user_id": user_id, "kinds": ["e", "i", "l", "o", "p"], "spellings": sorted(spellings)}
+    rows = await compiled_rows(s, _known_sql(), params)
+    return [spelling for _, name, aliases in rows for spelling in (name.lower(), *aliases) if spelling in spellings]

@@ -14,6 +14,8 @@
    against the user's wings (`subjects`, `wings`): the wing its new rooms go in. Every
    window is extracted before the first is written, so the wing reflects the whole
    conversation, not its first window (a crash meanwhile repeats only extraction).
+   Then the names only the assistant's replies hold leave the graph's mentions
+   (`said_names`: its suggestions are not the user's world until a person says them).
 5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
    drawers, upsert entities and relations, settle the memories and advance the
    watermark (`window`).
@@ -53,11 +55,12 @@ from ingest.entity_scan import name_spellings
 from ingest.extraction import ExtractionOutcome, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
-from ingest.known_kinds import known_kinds, with_window_kinds
+from ingest.known_kinds import held_names, known_kinds, with_window_kinds
 from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.prose import composed
 from ingest.records import MiningDeps, MiningResult
+from ingest.said_names import Heard, keep_said, people_before
 from ingest.segment import Window, windows
 from ingest.subjects import WingSubject
 from ingest.window import commit_window
@@ -119,15 +122,20 @@ async def _load(deps: MiningDeps, user_id: int, conversation_id: int) -> tuple[M
 
 async def _still_unmined(
     deps: MiningDeps, conv: MinedConversation, turns: Sequence[TurnView]
-) -> tuple[list[TurnView], dict[str, str]]:
+) -> tuple[list[TurnView], dict[str, str], Heard]:
     """Once the user's lock is held: the turns no other job mined meanwhile (past the watermark
-    as it is now), and the kinds the user's graph gives the names they may mention
-    (`ingest.known_kinds`), read in one session."""
+    as it is now), the kinds the user's graph gives the names they may mention
+    (`ingest.known_kinds`), and what people said before and the graph holds of them, against
+    which the replies' names are kept (`ingest.said_names`), read in one session."""
     async with deps.db.user_session(conv.user_id) as s:
         mined_seq = await s.scalar(select(Conversation.mined_seq).where(Conversation.id == conv.id))
         left = [t for t in turns if mined_seq is None or t.seq > mined_seq]
-        known = await known_kinds(s, conv.user_id, name_spellings(t.content for t in left)) if left else {}
-    return left, known
+        if not left:
+            return left, {}, Heard()
+        spellings = name_spellings(t.content for t in left)
+        known = await known_kinds(s, conv.user_id, spellings)
+        heard = Heard(await people_before(s, conv.id, mined_seq), await held_names(s, conv.user_id, spellings))
+    return left, known, heard
 
 
 async def _rank_topics(
@@ -226,12 +234,12 @@ async def mine_conversation(
             await held.enter_async_context(exclusive(deps.db, _user_lock(conv.user_id)))
             if in_line is not None:  # mining now: the next job in line may embed
                 await in_line.aclose()
-        turns, known = await _still_unmined(deps, conv, composed(turns))  # drawers were planned as sent
+        turns, known, heard = await _still_unmined(deps, conv, composed(turns))  # drawers were planned as sent
         if not turns:  # another job mined them while these were embedded
             return replace(nothing, duration_s=time.perf_counter() - started)
         if begin is not None:
             await begin()
-        return await _mine_alone(deps, conv, turns, (plans, embedded), known, totals, started)
+        return await _mine_alone(deps, conv, turns, (plans, embedded), (known, heard), totals, started)
 
 
 async def _take_turn(deps: MiningDeps, user_id: int, held: AsyncExitStack) -> AsyncExitStack | None:
@@ -266,7 +274,7 @@ async def _mine_alone(
     conv: MinedConversation,
     turns: list[TurnView],
     planned: tuple[dict[int, TurnPlan], EmbedOutcome],
-    known: dict[str, str],
+    graph: tuple[dict[str, str], Heard],
     totals: MiningTotals,
     started: float,
 ) -> MiningResult:
@@ -277,6 +285,7 @@ async def _mine_alone(
     extractor = extractor_for(deps)
     extracted = []
     subjects = await known_subjects(deps, conv.user_id) if extractor.reads_subjects else ()
+    known, heard = graph
     for window in windows(turns, deps.settings.mining.window_turns):
         window_plans = [plans[t.seq] for t in window.items]
         clock = time.perf_counter()
@@ -290,6 +299,8 @@ async def _mine_alone(
     totals.seconds["subject"] = time.perf_counter() - clock
     clock = time.perf_counter()
     extracted = await _rank_windows(deps, extracted, phrases)
+    said = await asyncio.to_thread(keep_said, [(w.items, o) for w, _, o in extracted], heard.earlier, heard.held)
+    extracted = [(w, p, o) for (w, p, _), o in zip(extracted, said, strict=True)]
     totals.seconds["extract"] += time.perf_counter() - clock
     for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         totals.extractors.add(outcome.extractor)

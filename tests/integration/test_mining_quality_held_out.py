@@ -62,7 +62,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out" / "conversations.json"
-FLOORS = Floors(0.93, 1.0, 1.0, 1)
+FLOORS = Floors(0.98, 1.0, 1.0, 1)
 """What the set reaches after both passes of fixes (see the module doc), so a regression fails;
 above the issue's bars of 0.9 / 0.8 / 0.7, on a set that is no longer held out."""
 

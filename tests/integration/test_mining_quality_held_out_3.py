@@ -74,9 +74,11 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_3" / "conversations.json"
-FLOORS = Floors(0.75, 0.66, 0.72, 5, wings=0.5)
+FLOORS = Floors(0.85, 0.65, 0.72, 5, wings=0.5)
 """What the set reached after the fixes it drove (see the module doc), rounded down, so a
-regression fails; raise them as the rules improve."""
+regression fails; raise them as the rules improve. Entity recall was 0.667 before `ingest.said_names`:
+"Bangalore", which the user types in lower case, was found only where another chat's reply
+capitalised it, and the graph keeps no name only replies hold."""
 
 
 async def test_offline_mining_on_the_third_held_out_chats(

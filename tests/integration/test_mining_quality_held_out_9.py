@@ -51,9 +51,10 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_9" / "conversations.json"
-FLOORS = Floors(0.49, 0.8, 0.19, 1, wings=0.29)
+FLOORS = Floors(0.61, 0.8, 0.19, 1, wings=0.29)
 """The set's first blind reading (see the module doc), rounded down, so a regression fails; raise
-them as the rules improve."""
+them as the rules improve. Type precision 0.500 → 0.617 with `ingest.said_names` (the graph keeps no
+name only the assistant's replies hold), read once more, still blind; the rest unchanged."""
 
 
 async def test_offline_mining_on_the_ninth_held_out_chats(
