@@ -30,19 +30,21 @@ SQLAlchemy's cache key): it is now compiled once per process and run prepared
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 
 from sqlalchemy import BigInteger, Text, any_, bindparam, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.extraction import USER_ENTITY, Extraction
+from ingest.extraction import USER_ENTITY, EntityMention, Extraction, ExtractionOutcome, RelationFact
 from ingest.graph_liveness import live_entity
 from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
-__all__ = ["KNOWN_KINDS", "WindowKinds", "held_names", "known_kinds", "with_window_kinds"]
+__all__ = ["KNOWN_KINDS", "WindowKinds", "held_names", "known_kinds", "settled_across", "with_window_kinds"]
 
 KNOWN_KINDS = frozenset({"p", "l", "o", "e"})
 """Kinds a cue, a name's own words or the gazetteer decided: person, place, organisation, event."""
@@ -113,3 +115,36 @@ async def held_names(s: AsyncSession, user_id: int, spellings: Collection[str]) 
     params = {"user_id": user_id, "kinds": ["e", "i", "l", "o", "p"], "spellings": sorted(spellings)}
     rows = await compiled_rows(s, _known_sql(), params)
     return [spelling for _, name, aliases in rows for spelling in (name.lower(), *aliases) if spelling in spellings]
+
+
+def settled_across(outcomes: Sequence[ExtractionOutcome]) -> list[ExtractionOutcome]:
+    """The job's windows, a name one of them leaves an item (the kind of a name nothing typed: the
+    guess `KNOWN_KINDS` leaves out) taking the kind another decided for it (the most often decided),
+    in its mentions and its facts. The windows after a decided one read it so already
+    (`with_window_kinds`); those before it did not, and the first window written stores its guess,
+    which the entity keeps (`ingest.graph.upsert_entities`): "Rawiri" stayed an item though a later
+    window of the same chat met him as a person."""
+    votes: dict[str, Counter[str]] = {}
+    for outcome in outcomes:
+        for found in outcome.extraction.mentions.values():
+            for m in found:
+                if m.kind in KNOWN_KINDS and m != USER_ENTITY:
+                    votes.setdefault(m.name.lower(), Counter())[m.kind] += 1
+    decided = {name: kinds.most_common(1)[0][0] for name, kinds in votes.items()}
+    if not decided:
+        return list(outcomes)
+
+    def kind(name: str, kind: str | None) -> str | None:
+        return decided.get(name.lower(), kind) if kind == "i" else kind
+
+    def mention(m: EntityMention) -> EntityMention:
+        return replace(m, kind=kind(m.name, m.kind) or m.kind)
+
+    def fact(f: RelationFact) -> RelationFact:
+        return replace(f, subject=mention(f.subject), value_kind=kind(f.value, f.value_kind))
+
+    def settled(ex: Extraction) -> Extraction:
+        named = {seq: tuple(dict.fromkeys(map(mention, found))) for seq, found in ex.mentions.items()}
+        return replace(ex, mentions=named, relations=tuple(map(fact, ex.relations)))
+
+    return [replace(o, extraction=settled(o.extraction)) for o in outcomes]

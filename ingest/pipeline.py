@@ -55,7 +55,7 @@ from ingest.entity_scan import name_spellings
 from ingest.extraction import ExtractionOutcome, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
-from ingest.known_kinds import held_names, known_kinds, with_window_kinds
+from ingest.known_kinds import held_names, known_kinds, settled_across, with_window_kinds
 from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.prose import composed
@@ -300,7 +300,7 @@ async def _mine_alone(
     clock = time.perf_counter()
     extracted = await _rank_windows(deps, extracted, phrases)
     said = await asyncio.to_thread(keep_said, [(w.items, o) for w, _, o in extracted], heard.earlier, heard.held)
-    extracted = [(w, p, o) for (w, p, _), o in zip(extracted, said, strict=True)]
+    extracted = [(w, p, o) for (w, p, _), o in zip(extracted, settled_across(said), strict=True)]
     totals.seconds["extract"] += time.perf_counter() - clock
     for n, (window, window_plans, outcome) in enumerate(extracted, start=1):
         totals.extractors.add(outcome.extractor)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 from ingest.entity_scan import name_spellings
 from ingest.extract_offline import extract_window
-from ingest.extraction import USER_ENTITY, EntityMention, Extraction, TurnView
-from ingest.known_kinds import with_window_kinds
+from ingest.extraction import USER_ENTITY, EntityMention, Extraction, ExtractionOutcome, RelationFact, TurnView
+from ingest.known_kinds import settled_across, with_window_kinds
 
 AT = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
 KNOWN = {"acme": "o", "biscuit": "p", "zaria": "p"}
@@ -73,3 +73,28 @@ def test_a_window_passes_its_decided_kinds_on_and_the_stored_ones_stay() -> None
     fresh = with_window_kinds({}, _read("I work at Initech now."))
     assert fresh == {"initech": "o"}
     assert USER_ENTITY.name.lower() not in with_window_kinds({}, _read("I moved to Porto."))
+
+
+def test_a_name_an_earlier_window_guessed_an_item_takes_the_kind_a_later_one_decided() -> None:
+    """Written window by window, the first window's guess would be the entity's kind for good."""
+    first = extract_window([TurnView(1, 1, "assistant", "So Harjit's in good company.", AT)])
+    later = extract_window([TurnView(2, 2, "user", "I told Harjit to relax.", AT)])
+    assert {m.kind for ms in first.mentions.values() for m in ms if m.name == "Harjit"} == {"i"}
+    assert {m.kind for ms in later.mentions.values() for m in ms if m.name == "Harjit"} == {"p"}
+    settled = settled_across([ExtractionOutcome(first, "offline"), ExtractionOutcome(later, "offline")])
+    kinds = {m.kind for o in settled for ms in o.extraction.mentions.values() for m in ms if m.name == "Harjit"}
+    assert kinds == {"p"}
+
+
+def test_a_decided_kind_stays_and_a_fact_follows_the_settled_kind() -> None:
+    """Only the guess gives way: a place stays a place though another window decided otherwise, and
+    a fact whose value was the guessed item names the person."""
+    at = datetime(2026, 5, 20, tzinfo=UTC)
+    one = Extraction(
+        mentions={1: (EntityMention("i", "Rawiri"), EntityMention("l", "Nara"))},
+        relations=(RelationFact(USER_ENTITY, "partner", "Rawiri", "i", at, 1),),
+    )
+    two = Extraction(mentions={2: (EntityMention("p", "rawiri"), EntityMention("p", "Nara"))})
+    first, _ = settled_across([ExtractionOutcome(one, "offline"), ExtractionOutcome(two, "offline")])
+    assert first.extraction.mentions[1] == (EntityMention("p", "Rawiri"), EntityMention("l", "Nara"))
+    assert first.extraction.relations[0].value_kind == "p"
