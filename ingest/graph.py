@@ -26,6 +26,7 @@ from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ingest.entity_merge import display_name, short_names
+from ingest.entity_retype import retype_guesses
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.graph_history import ended_at, later_row, move_start, row_in_force, told_at
 from ingest.graph_liveness import live_entity, live_relation
@@ -94,6 +95,7 @@ async def upsert_entities(
     seen = list(seen)
     keys: dict[EntityMention, tuple[str, str]] = {m: (m.kind, entity_slug(m)) for m, _, _ in seen}
     settled, stale = await _stored(s, user_id, keys.values())
+    stale = await retype_guesses(s, user_id, keys.values(), settled, stale)
     keys = {m: (settled.get(slug, kind) if kind != "t" else kind, slug) for m, (kind, slug) in keys.items()}
     short = await short_names(s, user_id, keys)
     keys |= short

@@ -10,8 +10,11 @@ chat may name (`known_kinds`), and hands them to the extractor by value
 (`ingest.extraction.Extractor.extract`), where a stored kind stands as the gazetteer's would,
 ahead of it: a clear cue in the chat still wins (`ingest.entity_scan.classify`).
 
-Only decided kinds are read (`KNOWN_KINDS`): an item is also the kind of a name nothing
-typed (the default guess), and a time is no name. A spelling two entities share takes the
+Only decided kinds type a name (`KNOWN_KINDS`): an item is also the kind of a name nothing
+typed (the default guess), and a time is no name. The same read lists every spelling the graph
+holds, items included, for the names of the assistant's replies the graph keeps (`ingest.said_names`);
+and the windows of one job settle a guessed item on the kind another window decided
+(`settled_across`). A spelling two entities share takes the
 oldest one's kind, as storage settles a name two kinds share on the oldest entity
 (`ingest.graph.upsert_entities`). An entity only a trashed chat taught
 (`ingest.graph_liveness.live_entity`) types nothing, as it shows nothing. Within one job, a
@@ -44,25 +47,30 @@ from ingest.graph_liveness import live_entity
 from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
-__all__ = ["KNOWN_KINDS", "WindowKinds", "held_names", "known_kinds", "settled_across", "with_window_kinds"]
+__all__ = ["KNOWN_KINDS", "WindowKinds", "known_kinds", "settled_across", "with_window_kinds"]
 
 KNOWN_KINDS = frozenset({"p", "l", "o", "e"})
 """Kinds a cue, a name's own words or the gazetteer decided: person, place, organisation, event."""
 
 
-async def known_kinds(s: AsyncSession, user_id: int, spellings: Collection[str]) -> dict[str, str]:
+async def known_kinds(s: AsyncSession, user_id: int, spellings: Collection[str]) -> tuple[dict[str, str], list[str]]:
     """Lower-case spelling → kind, for the ``spellings`` (lower case: `ingest.entity_scan.name_spellings`)
-    that a live entity of the user is named or was mentioned as (its aliases). One statement."""
+    that a live entity of the user of a decided kind (`KNOWN_KINDS`) is named or was mentioned as (its
+    aliases); and those spellings of an entity of any kind but time, items included: what a reply may
+    name and the graph keep (`ingest.said_names`). One statement."""
     if not spellings:
-        return {}
-    params = {"user_id": user_id, "kinds": sorted(KNOWN_KINDS), "spellings": sorted(spellings)}
+        return {}, []
+    params = {"user_id": user_id, "kinds": sorted({*KNOWN_KINDS, "i"}), "spellings": sorted(spellings)}
     rows = await compiled_rows(s, _known_sql(), params)
     known: dict[str, str] = {}
+    held: list[str] = []
     for kind, name, aliases in rows:
         for spelling in (name.lower(), *aliases):
             if spelling in spellings and spelling != USER_ENTITY.name.lower():
-                known.setdefault(spelling, kind)
-    return known
+                held.append(spelling)
+                if kind in KNOWN_KINDS:
+                    known.setdefault(spelling, kind)
+    return known, held
 
 
 @cache
@@ -104,17 +112,6 @@ def with_window_kinds(known: Mapping[str, str], extraction: Extraction) -> Windo
     kinds = WindowKinds(found | dict(known))
     kinds.earlier = extraction.earlier
     return kinds
-
-
-async def held_names(s: AsyncSession, user_id: int, spellings: Collection[str]) -> list[str]:
-    """The names (and aliases) among ``spellings`` (lower case) that a live entity of the user holds, of
-    any kind but time, items included: what a reply may name and the graph keep (`ingest.said_names`).
-    `known_kinds`' statement, asked about every kind."""
-    if not spellings:
-        return []
-    params = {"user_id": user_id, "kinds": ["e", "i", "l", "o", "p"], "spellings": sorted(spellings)}
-    rows = await compiled_rows(s, _known_sql(), params)
-    return [spelling for _, name, aliases in rows for spelling in (name.lower(), *aliases) if spelling in spellings]
 
 
 def settled_across(outcomes: Sequence[ExtractionOutcome]) -> list[ExtractionOutcome]:

@@ -55,7 +55,7 @@ from ingest.entity_scan import name_spellings
 from ingest.extraction import ExtractionOutcome, TurnView
 from ingest.extractors import extractor_for
 from ingest.keyphrases import document_vector, rank_key_phrases
-from ingest.known_kinds import held_names, known_kinds, settled_across, with_window_kinds
+from ingest.known_kinds import known_kinds, settled_across, with_window_kinds
 from ingest.memory_mining import PendingMemories, propose
 from ingest.plan import MinedConversation, MiningTotals, TurnPlan, split_and_embed
 from ingest.prose import composed
@@ -133,8 +133,8 @@ async def _still_unmined(
         if not left:
             return left, {}, Heard()
         spellings = name_spellings(t.content for t in left)
-        known = await known_kinds(s, conv.user_id, spellings)
-        heard = Heard(await people_before(s, conv.id, mined_seq), await held_names(s, conv.user_id, spellings))
+        known, held = await known_kinds(s, conv.user_id, spellings)
+        heard = Heard(await people_before(s, conv.id, mined_seq), held)
     return left, known, heard
 
 

@@ -12,7 +12,7 @@ to the same line ("generate facts solely based on the user's messages").
 A reply's name stays when (`PeopleSaid.say`):
 
 * a person's turn of the job names it too, as the extractor read that turn, or the user's graph
-  holds it already (named in an earlier conversation, any kind: `ingest.known_kinds.held_names`),
+  holds it already (named in an earlier conversation, any kind: `ingest.known_kinds.known_kinds`),
   the two compared by `loci.name_keys.name_key` ("Dr. Rachel Tan" is "Rachel Tan", "Sao Paulo"
   "São Paulo");
 * or a person's words of the conversation, those mined before included, hold it whole, within
@@ -152,7 +152,7 @@ def keep_said(
 ) -> list[ExtractionOutcome]:
     """Each window's outcome (with its turns), its replies' names kept only where people say them
     (module doc). ``earlier``: people's turns of the conversation mined before; ``held``: names the
-    user's graph holds (`ingest.known_kinds.held_names`)."""
+    user's graph holds (`ingest.known_kinds.known_kinds`)."""
     people = {t.seq for turns, _ in extracted for t in turns if t.role in PERSON_ROLES}
     replies = {t.seq for turns, _ in extracted for t in turns if t.role == REPLY_ROLE}
     mentions = [(seq, m) for _, o in extracted for seq, found in o.extraction.mentions.items() for m in found]
