@@ -15,7 +15,9 @@
    window is extracted before the first is written, so the wing reflects the whole
    conversation, not its first window (a crash meanwhile repeats only extraction).
    Then the names only the assistant's replies hold leave the graph's mentions
-   (`said_names`: its suggestions are not the user's world until a person says them).
+   (`said_names`: its suggestions are not the user's world until a person says them), and a
+   name a window only guessed an item takes the kind another window decided
+   (`known_kinds.settled_across`).
 5. Per window: propose memories (`memory_mining`), then in ONE transaction place the
    drawers, upsert entities and relations, settle the memories and advance the
    watermark (`window`).
