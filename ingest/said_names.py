@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import regex
 from sqlalchemy import select
@@ -88,9 +89,11 @@ def _bare(name: str) -> str:
     return _POSSESSIVE.sub("", name)
 
 
-def _keys(name: str) -> set[str]:
-    """The keys a name may be said by: with and without a title, with and without a possessive."""
-    return {key(n) for n in {name, _bare(name)} for key in (name_key, slugify)}
+@lru_cache(maxsize=8192)
+def _keys(name: str) -> frozenset[str]:
+    """The keys a name may be said by: with and without a title, with and without a possessive
+    (cached, bounded: a worker runs for weeks; `PeopleSaid.read` and `.say` both ask for each name)."""
+    return frozenset(key(n) for n in {name, _bare(name)} for key in (name_key, slugify))
 
 
 @dataclass(frozen=True, slots=True)
