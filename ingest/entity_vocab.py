@@ -191,11 +191,23 @@ ORG_HEADS = words(
     rovers united fc afc wanderers library libraries centre center police physio physiotherapy health pharmacy
     services relocations removals infirmary service authority commission department logistics transport
     freight"""
+) | words(
+    """surgery practice medical dental dentistry dentists orthodontics optometrists opticians chiropractic vet
+    vets veterinary chemist chemists hospice nursery daycare preschool kindergarten bakery kitchen bistro
+    brasserie diner deli eatery grill trattoria pizzeria taqueria brewery brewing roasters salon barbers fitness
+    motors auto autos garage tyres tires cycles rentals rental movers builders construction plumbing electrical
+    realty realtors lettings insurance insure assurance payments union team projects holdings
+    enterprises industries associates architects engineering accountants solicitors energy telecom transit
+    railways supermarket supermarkets zoo aquarium"""
 )
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
 (`ingest.entity_scan`: "Marks & Spencer"). Alone ("Hospital", "Labs") such a word is a common
-noun, never a name."""
+noun, never a name. The second list is the trades and services whose word closes the name of a
+business a person deals with: the GP's "Surgery" or "Medical Practice", the "Dental", the "Vets",
+a "Bakery" or "Kitchen", "Motors", "Rentals", an insurer or a union, a firm's "Projects" or
+"Holdings", the "Zoo" one works at. Without one, such a name was an item, the guess for a name
+nothing typed; with it, an organisation, which the labelled sets accept for venues too (o|l)."""
 
 PLACE_HEADS = words(
     """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands

@@ -52,7 +52,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_6" / "conversations.json"
-FLOORS = Floors(0.69, 0.8, 0.31, 0, wings=0.5)
+FLOORS = Floors(0.71, 0.8, 0.31, 0, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve. Entity recall was 0.843 before `ingest.said_names`: "Parkhurst", which the
 user types in lower case, was found only where another chat's reply capitalised it, and "Rosebank" only

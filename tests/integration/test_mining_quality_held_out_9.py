@@ -51,10 +51,14 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_9" / "conversations.json"
-FLOORS = Floors(0.61, 0.8, 0.19, 1, wings=0.29)
+FLOORS = Floors(0.67, 0.8, 0.19, 1, wings=0.29)
 """The set's first blind reading (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve. Type precision 0.500 → 0.617 with `ingest.said_names` (the graph keeps no
-name only the assistant's replies hold), read once more, still blind; the rest unchanged."""
+name only the assistant's replies hold), read once more, still blind; the rest unchanged. On 2026-12-01
+a session's full `-s` log of every set showed this set's wrong and missed entity names by mistake
+(its chats still unread); the trade words added to `ingest.entity_vocab.ORG_HEADS` then (chosen as a
+general list, but after that sight) took type precision to 0.679. From then on it is not blind for
+entity types; `test_mining_quality_held_out_10` is."""
 
 
 async def test_offline_mining_on_the_ninth_held_out_chats(
