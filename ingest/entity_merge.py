@@ -13,7 +13,7 @@ from functools import cache
 from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.entity_vocab import KIN_TITLES, TITLES
+from ingest.entity_vocab import KIN_TITLES, ORG_HEADS, TITLES
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.gazetteer import name_gender
 from ingest.graph_liveness import live_entity
@@ -25,9 +25,25 @@ __all__ = ["display_name", "short_names", "shortens"]
 
 
 def _may_be_short(kind: str, name: str) -> bool:
-    """A person's one-word name, a title and one name ("Mr. Gowda"), or a capitalised product
-    name: owned things in lower case ("house") are never short for a name."""
-    return (kind == "p" and (len(name.split()) == 1 or bool(_title(name)))) or (kind == "i" and name[:1].isupper())
+    """A person's one-word name, a title and one name ("Mr. Gowda"), a capitalised product
+    name, or an organisation's one capitalised word: owned things in lower case ("house") are
+    never short for a name."""
+    if kind == "p":
+        return len(name.split()) == 1 or bool(_title(name))
+    return (kind == "i" or (kind == "o" and " " not in name)) and name[:1].isupper()
+
+
+def _firm_of(slug: str, longer: str) -> bool:
+    """``longer`` is the name of a firm that ``slug`` opens and a trade or legal word closes
+    (`ORG_HEADS`): "tidewater" of "tidewater-software", "mabena" of "mabena-partners". People
+    say the firm so ("I start at Tidewater on Monday")."""
+    return longer.startswith(f"{slug}-") and longer.rsplit("-", 1)[-1] in ORG_HEADS
+
+
+def _kinds_short(kind: str, name: str) -> tuple[str, ...]:
+    """The kinds of the longer names a mention of ``kind`` may abbreviate: its own, and an
+    organisation's for one capitalised word nothing typed (an item, the guess: `_firm_of`)."""
+    return ("i", "o") if kind == "i" and " " not in name else (kind,)
 
 
 _SEXED_TITLES: Mapping[str, str] = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f", "sr": "m", "sra": "f"}
@@ -95,6 +111,8 @@ def _short_of(kind: str, slug: str, longer: str, *, title: str = "") -> bool:
     title ("Mrs. Gowda" is not "Ramesh Gowda") and that is no relative's ("Mr. Smith" is not
     "Grandpa Joe Smith": `KIN_TITLES`), or the tail of a product's name ("niro-ev" of
     "kia-niro-ev")."""
+    if kind == "o":
+        return _firm_of(slug, longer)
     if kind != "p":
         return longer.endswith(f"-{slug}")
     if not title:
@@ -118,7 +136,7 @@ def _folded_title(word: str) -> str:
 
 def _shapes(kind: str, slug: str, title: str) -> tuple[str, ...]:
     """The ``LIKE`` patterns of the longer names ``slug`` may be short for (`_short_of`)."""
-    return (f"%-{slug}",) if kind != "p" or title else (f"{slug}-%",)
+    return (f"%-{slug}",) if kind == "i" or title else (f"{slug}-%",)
 
 
 async def short_names(
@@ -134,14 +152,24 @@ async def short_names(
     "Prof." and one name only the one such full name once said with that title ("Dr. Anil
     Sharma"); a kin-titled name never ("Aunt Meera" is keyed aunt-meera, a person of her own).
     A capitalised product name is the one longer product name it ends ("Niro EV" → "Kia
-    Niro EV"). Owned things in lower case ("house") are never short for a name.
+    Niro EV"). One capitalised word of an organisation, or that nothing typed, is the one
+    firm whose name it opens and a trade or legal word closes ("Tidewater" → "Tidewater
+    Software": `_firm_of`); a place's never ("Auckland" is no "Auckland Zoo"). Owned things in
+    lower case ("house") are never short for a name.
     """
     short = {m: key for m, key in keys.items() if m != USER_ENTITY and _may_be_short(key[0], m.name)}
     if not short:
         return {}
     bare = {m: _bare_key(m.name, slug) for m, (_, slug) in short.items()}
-    shapes = sorted({shape for m, (kind, _) in short.items() for shape in _shapes(kind, bare[m], _title(m.name))})
-    stored = await compiled_rows(s, _longer_sql(), {"user_id": user_id, "kinds": ["p", "i"], "shapes": shapes})
+    shapes = sorted(
+        {
+            shape
+            for m, (kind, _) in short.items()
+            for longer_kind in _kinds_short(kind, m.name)
+            for shape in _shapes(longer_kind, bare[m], _title(m.name))
+        }
+    )
+    stored = await compiled_rows(s, _longer_sql(), {"user_id": user_id, "kinds": ["p", "i", "o"], "shapes": shapes})
     pool: dict[tuple[str, str], list[str]] = {(str(k), str(slug)): list(aliases or ()) for k, slug, aliases in stored}
     for m, key in keys.items():
         pool.setdefault(key, []).append(m.name.lower())
@@ -151,7 +179,9 @@ async def short_names(
         longer = {
             key
             for key, aliases in pool.items()
-            if key[0] == kind and _short_of(kind, bare[m], key[1], title=title) and _said_with(title, aliases)
+            if key[0] in _kinds_short(kind, m.name)
+            and _short_of(key[0], bare[m], key[1], title=title)
+            and _said_with(title, aliases)
         }
         if len(longer) == 1:
             out[m] = longer.pop()
