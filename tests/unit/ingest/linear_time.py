@@ -11,6 +11,7 @@ the time when the rule is linear, a sixteenth when it is quadratic. The guard re
 
 from __future__ import annotations
 
+import gc
 import re
 import time
 from collections.abc import Callable
@@ -20,13 +21,22 @@ __all__ = ["assert_linear", "scanning"]
 PARTS = 4
 """The small run reads this share of the paste: linear work grows PARTS times, quadratic PARTS²."""
 SLACK_S = 0.15
-"""CPU seconds any run may take beyond the ratio: timer grain, a collection, a cache warming."""
+"""CPU seconds any run may take beyond the ratio: timer grain, a cache warming."""
 
 
 def _cpu_seconds(work: Callable[[str], object], text: str) -> float:
-    began = time.process_time()
-    work(text)
-    return time.process_time() - began
+    """The CPU time of ``work``, the garbage collector held off: a full collection walks the whole test
+    session's heap (0.2 s and more in `tests/unit` run whole), a cost of the session, not of the rule,
+    that fell on the large run or not depending on what ran before it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        began = time.process_time()
+        work(text)
+        return time.process_time() - began
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def assert_linear(work: Callable[[str], object], text: str, what: object = "") -> None:
