@@ -313,7 +313,9 @@ JOB_HEADS = words(
     specialist strategist marketer recruiter associate executive founder freelancer contractor intern
     apprentice carer caregiver cleaner landscaper gardener surveyor economist statistician officer
     salesperson rep representative adviser advisor counsellor counselor psychologist psychiatrist
-    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman"""
+    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman dev operator
+    worker agent planner buyer dispatcher estimator inspector keeper ranger guard attendant steward hygienist
+    educator principal coach nanny chemist biologist physicist geologist ecologist technologist"""
 )
 """Last words of a job title ("data analyst", "staff nurse", "sous chef"): "I'm a product analyst
 now" says a job with no employer after it, where "I'm a big fan" says none."""

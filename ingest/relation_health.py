@@ -6,6 +6,9 @@ table, applied with it (`ingest.relation_extract`), kept apart so each table sta
   clause ("flu *jab*", "covid *tests*" are something else), with no hedge or denial in it ("not",
   "probably", "either"); a result of someone else's, named in the sentence or the one before ("my
   son's bloods came back, it's asthma"), is not the speaker's (`ingest.diagnosis_guards.own_visit`);
+* **a lasting condition the speaker has** ("I have asthma", "I've got type 2 diabetes", "I live with
+  endometriosis"): the same head words, less the passing ones ("I have flu"), not wondered about ("I
+  think I have ADHD"), not a history, a test or an appointment ("a family history of diabetes");
 * **an injury** said after another verb the speaker's "I" leads ("tripped and sprained my ankle"),
   not one nearly had ("I nearly slipped and …") nor a figure of speech ("pulled my leg");
 * **a taste said with "do"** ("I do like darts though"; not "not that I do like …", "I actually like
@@ -173,6 +176,35 @@ def _someone_elses(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return not own_visit(window, 0, len(window)) or _NOT_A_PERSON.search(window) is not None
 
 
+_LASTING = "|".join(
+    sorted(
+        (re.escape(w) for w in _CONDITION_HEADS - words("flu covid pneumonia bronchitis shingles")),
+        key=len,
+        reverse=True,
+    )
+)
+"""The heads of a condition one has for good (not the passing ones: "I have flu" is a week, not a diagnosis)."""
+_HAVE = (
+    r"\bI(?:\s+(?:also|still|now|actually))?(?:\s+have|['’]ve\s+got|\s+have\s+got|\s+suffer\s+from|\s+live\s+with|"
+    r"\s+was\s+born\s+with)\s+(?:an?\s+)?"
+)
+_NOT_HAD = re.compile(
+    r"\b(?:think|thought|guess|wonder\w*|worr\w*|afraid|scared|suspect\w*|if|whether|might|may|could|maybe|"
+    r"prob|probably|feel\s+like|pretty\s+sure|test\w*\s+for|checked\s+for)\b[^.;!?]*$"
+    r"|\b(?:history|risk|fear|test|tests|scan|screening|check|appointment|clinic|nurse|doctor|specialist|type\s+of)\b",
+    re.I,
+)
+"""Words that leave a condition one's own open ("I think I have ADHD", "what if I have diabetes") or make the
+words after "I have" something else about it ("a family history of diabetes", "a diabetes appointment")."""
+
+
+def _not_had(sentence: str, m: re.Match[str], earlier: str) -> bool:
+    """A condition the speaker only wonders about, has a history or an appointment of, or someone else's
+    (`_someone_elses`)."""
+    before = sentence[max(0, m.start() - 80) : m.start()]
+    return bool(_NOT_HAD.search(before) or _NOT_HAD.search(m.group("value"))) or _someone_elses(sentence, m, earlier)
+
+
 def _nearly(sentence: str, m: re.Match[str], earlier: str) -> bool:
     """An injury only nearly had ("I nearly tripped and broke my ankle"): a hedge in the words before it; or
     someone else's, quoted (`Jo texted: "slipped and broke my wrist"`)."""
@@ -240,6 +272,11 @@ def _pastime_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 
 HEALTH_PHRASINGS: tuple[Rule, ...] = (
+    Guarded(
+        _r(rf"{_HAVE}(?P<value>(?:{_HEDGE}[a-z0-9'’\-]+\s+){{0,3}}?(?:{_LASTING}))\b{_RESULT_ENDS}"),
+        "diagnosed with",
+        veto=_not_had,
+    ),
     Guarded(
         _r(rf"{_RESULT}(?P<value>(?:{_HEDGE}[a-z0-9'’\-]+\s+){{0,3}}?(?:{_CONDITION}))\b{_RESULT_ENDS}"),
         "diagnosed with",

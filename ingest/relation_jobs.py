@@ -8,7 +8,10 @@
 * **a job said by "as"**: "2 months in as a driver trainer at Cardinal", "I work as a nurse for Acme",
   "the $71k I make now as a driver for Acme" (the title and the employer), not "she's 2 months in as …";
 * **a job left said without "I"**: "since leaving Acme Corp" (an organisation only);
-* **someone else's employer by their job**: "Ana loves her job at the City Library".
+* **someone else's employer by their job**: "Ana loves her job at the City Library";
+* **the speaker's job by its place of work**: "my job at Telstra is killing me", "started my new role
+  at Deloitte" (works at), "my old job at Acme" (worked at); not an organisation's name the sentence
+  makes a place ("my job at Heathrow"), nor one it says ended.
 """
 
 from __future__ import annotations
@@ -54,6 +57,20 @@ _AS_A = (
 """The speaker's job said by "as" ("2 months in *as a* driver trainer at …", "two months *into being* test lead
 at …", opening the sentence or after "I'm"; "I work *as a* nurse for …", "the $71k I make now *as a* driver for
 …"): the title, and the employer after it; "she's 2 months in as a …" is hers."""
+
+_POST = r"(?i:job|role|position|post)\s+(?i:at|with)\s+(?:(?i:the)\s+)?"
+"""A job and where it is ("my job *at the* City Library"): the employer follows."""
+_LEFT_BEFORE = re.compile(
+    r"\b(?:quit\w*|left|leav\w*|lost|los\w*|resign\w*\s+from|retir\w*\s+from|fired\s+from|walked\s+out\s+of)\s+$", re.I
+)
+_ENDED_AFTER = re.compile(r"[^.;!?]*?\b(?:ended|is\s+over|was\s+over|finished|fell\s+through|got\s+cut)\b", re.I)
+
+
+def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
+    """A job of the speaker's that the sentence leaves or ends ("I quit my job at Acme", "my job at Acme
+    ended in May"), or dates back (`POST_ENDED`)."""
+    left = _LEFT_BEFORE.search(sentence, 0, m.start()) or _ENDED_AFTER.match(sentence, m.end())
+    return left is not None or POST_ENDED(sentence, m, earlier)
 
 
 JOB_PHRASINGS: tuple[Rule, ...] = (
@@ -122,6 +139,19 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
         "o",
         refuses_kind="pl",
         veto=POST_ENDED,
+    ),
+    Guarded(
+        _cs(rf"\b(?i:my|our)\s+(?:(?i:new|current|full-time|part-time|day)\s+)?{_POST}(?P<value>(?>{NAME}))"),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=_job_ended,
+    ),
+    Rule(
+        _cs(rf"\b(?i:my|our)\s+(?i:old|last|previous|former|first)\s+{_POST}(?P<value>(?>{NAME}))"),
+        "worked at",
+        "o",
+        refuses_kind="pl",
     ),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from ingest.entity_vocab import PEOPLE_ROLES, PETS
+from ingest.entity_vocab import PEOPLE_ROLES, PETS, words
 from ingest.gazetteer import is_first_name, is_surname, name_gender
-from ingest.letters import UPPER
+from ingest.letters import NOT_I, UPPER
 from ingest.relation_guards import Guarded
 from ingest.relation_rules import NAME, Rule
 from ingest.relation_sayings import TITLE_SAID
@@ -47,6 +47,9 @@ _STAY = re.compile(
 _PET = "|".join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))
 _NAME_WORD = rf"[{UPPER}][\w'’\-]*"
 _DOCTOR_SAID = r"says|said|told\s+me|prescribed|put\s+me\s+on|wants\s+me|diagnosed\s+me|referred\s+me"
+_DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
+_NOT_THEIRS = "".join(rf"(?<!(?i:{w}),\s)(?<!(?i:{w})\s)" for w in words("vet vets dentist hygienist physio"))
+"""Not another clinician's name ("my vet Dr Amy said", "my dentist, Dr Wong, said"): no doctor of the user's."""
 
 
 _MY_CLAUSE = (
@@ -101,7 +104,14 @@ LOWER_PEOPLE: tuple[Rule, ...] = (
         needs_kind="p",
         any_mood=True,
     ),
-    # a clinician named another way
+    # a clinician named another way: "Dr Amy said …" (not "my vet Dr Amy said …"), "Dr. Tan (Rachel Tan) said …"
+    Rule(
+        _cs(
+            rf"{_NOT_THEIRS}(?P<value>(?i:dr\.?|doctor)\s+{NOT_I}{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS}|says|said)"
+        ),
+        "doctor",
+        "p",
+    ),
     Rule(
         _cs(
             rf"\b(?:Dr|Doctor)\.?\s+(?P<surname>{_NAME_WORD})\s*\(\s*(?P<value>{_NAME_WORD}\s+(?P=surname))\b"

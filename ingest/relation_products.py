@@ -6,14 +6,13 @@ my bike"). Chat as often names the product alone, and the product line table
 (`product_facts`), in the mood the sentence says it (`ingest.mood`: "should I buy a RAV4?",
 "if I sold the civic …" record nothing), with what the window named before it (`Recent`):
 
-* **acquired** by the speaker ("I bought / got / picked up / ordered / leased a X", "upgraded /
-  switched to a X", "replaced … with a X", "traded … for a X", "my new X"; "bought a car!! a used
-  2021 RAV4" too): the thing's ``is`` is the product as said, year and model number kept ("2021
-  RAV4", "Pixel 6"), which closes the thing's previous ``is`` as any single-valued fact does
-  (`ingest.graph.record_relation`); bought, the product's ``status`` is ``bought``. Only a verb of the
-  speaker's, not a modal or a negation before it ("I should get a …", "my brother bought a …"), not a
-  gift, a rental or a make-believe, and of another life ("back in uni …") its status only
-  (`ingest.product_guards`);
+* **acquired or held** by the speaker ("I bought / got / picked up / ordered / leased a X", "upgraded /
+  switched to a X", "replaced … with a X", "traded … for a X", "my new X", "I have / own / drive a X";
+  "bought a car!! a used 2021 RAV4" too): the thing's ``is`` is the product as said, year and model
+  kept ("2021 RAV4"), closing the thing's previous ``is`` as any single-valued fact does; bought, the
+  product's ``status`` is ``bought``. Only a verb of the speaker's, not a modal or a negation before it
+  ("I should get a …", "my brother bought a …"), not a gift, a rental or a make-believe, and of another
+  life ("back in uni …") its status only (`ingest.product_guards`);
 * **disposed of** ("sold / traded in / returned / gave away / wrote off the X", "someone stole my X",
   "my X died / broke"): the product's ``status``, in the words of `VERB_VALUES` ("died" → dead), the
   product named as fully as the window knows it ("the pixel" after "my pixel 6" is Pixel 6);
@@ -91,6 +90,7 @@ _ACQUIRED = tuple(
         rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?:I|we)\s+(?:still\s+|now\s+|currently\s+|also\s+)?(?:have|own|drive|ride)\s+{_FRESH}{_PRODUCT}",
         rf"\bdrove\s+(?:the|a|an)\s+(?:new\s+)?{_PRODUCT}\s+home\b",
         rf"(?:\b(?:the|my|our)\s+(?:new\s+)?|^\W*|(?<=[.!?,;:]\s))(?=[^.!?,;]{{1,40}}?\bis\s+(?:\w+\s+)?mine)"
         rf"{_PRODUCT}\s+(?P<mine>is\s+(?:now\s+|officially\s+|finally\s+|all\s+)*mine)(?:\s+now)?(?=\s*(?:[.!?]|$))",
@@ -99,7 +99,7 @@ _ACQUIRED = tuple(
         rf"\b(?:my|our)\s+(?:brand[\s-]new|new)\s+{_PRODUCT}",
     )
 )
-"""Ways of saying a product became the speaker's ("the outback is mine!", nothing after); only "bought" and its like say
+"""Ways of saying a product became or is the speaker's ("the outback is mine!"; "I drive a Mazda 3"); "bought" says
 it was bought. The last two are the speaker's whoever did the talking ("my son talked me into a Pixel 8")."""
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _GONE = re.compile(

@@ -107,7 +107,6 @@ _WHO_VERB = rf"\b(?i:I|we)(?:'ve| have|'m| am|'re| are)?\s+{_NOW}"
 _OWNED_VERBS = r"sold|gave away|got rid of|donated|returned|lost|broke|crashed|wrecked|totall?ed|repaired|fixed"
 _BROKE_VERBS = r"broke|died|stopped working|is broken|was stolen|got stolen"
 _BODY_VERBS = r"broke|fractured|sprained|twisted|hurt|injured|tore|pulled|dislocated"
-_DOCTOR_ACTS = r"put me on|prescribed|referred me|examined me|diagnosed me|told me|wants to see me|sent me|gave me"
 _TRAVEL = (
     r"visit(?:ed|ing)?|(?:go|going|went|gone|been)(?: back)? to|travel(?:l?ed|l?ing)? (?:to|in|around|through)|"
     r"(?:touring|toured|backpacking|backpacked)(?: (?:in|around|through))?|(?:fly|flying|flew) to|"
@@ -162,7 +161,7 @@ _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 NAME, NOW, MY_ROLE, PHRASE, JOINED = _NAME, _NOW, _MY_ROLE, _PHRASE, rf"{_JOINED}|{_MOVED_TO_JOB}"
 """The pieces `ingest.change_rules`, `ingest.relation_sayings` and `ingest.relation_people` build on: a name, the
 adverbs before a verb, "my <people word>", a free value, a job joined (a home's words: `HOME`, `HOME_WORDS`)."""
-_HOME = r"house|home|flat|apartment"
+_HOME = r"house|home|flat|apartment|condo|townhouse|bungalow|duplex|place"
 _HOME_WORDS = (
     rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented)\b)[\w\-]+\s+){{0,3}}?"
 )
@@ -249,25 +248,25 @@ RULES: tuple[Rule, ...] = (
         any_mood=True,
     ),
     *(rule for saying, naming in _PET_SAYINGS for rule in _pet_rules(saying, naming)),
-    Rule(
-        _cs(rf"(?P<value>(?i:dr\.?|doctor)\s+{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS}|says|said)"),
-        "doctor",
-        "p",
-    ),
     # places
     Rule(_cs(rf"{_WHO_VERB}(?i:{_MOVED})\s+(?P<value>{_NAME})"), "lives in", "l", refuses_kind="o"),
     Rule(
-        _cs(rf"{_WHO_VERB}(?i:live|living|(?<=ve )(?:always\s+)?lived)\s+(?i:in)\s+(?P<value>{_NAME})"), "lives in", "l"
+        _cs(
+            rf"{_WHO_VERB}(?:(?i:been)\s+)?(?i:live|living|based|(?<=ve )(?:always\s+)?lived)\s+"
+            rf"(?i:in)\s+(?P<value>{_NAME})"
+        ),
+        "lives in",
+        "l",
     ),
     Rule(
-        _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+{_HOME_WORDS}(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"),
+        _cs(rf"(?<!(?i:sold) )\b(?i:our|my)\s+{_HOME_WORDS}(?i:{_HOME})\s+(?:(?i:is)\s+)?(?i:in)\s+(?P<value>{_NAME})"),
         "lives in",
         "l",
         needs_kind="l",
     ),
     Rule(
         _cs(
-            rf"\b(?i:I|we)(?:['’]m|['’]re|\s+am|\s+are)?\s+(?i:live\s+in|living\s+in|in)\s+(?i:a|an|our|my)\s+"
+            rf"\b(?i:I|we)(?:['’]m|['’]re|\s+am|\s+are)?\s+(?i:live\s+in|living\s+in|moved\s+into|in)\s+(?i:a|an|our|my)\s+"
             rf"{_HOME_WORDS}(?i:{_HOME})\s+(?i:in)\s+(?P<value>{_NAME})"
         ),
         "lives in",

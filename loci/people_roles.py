@@ -59,6 +59,10 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
         "roomie": "roommate",
         "doc": "doctor",
         "line manager": "manager",
+        **{f"{kin}-in-law": f"{kin}-in-law" for kin in ("sister", "brother", "mother", "father", "son", "daughter")},
+        **{f"{kin} in law": f"{kin}-in-law" for kin in ("sister", "brother", "mother", "father", "son", "daughter")},
+        **{w: "stepmother" for w in ("stepmother", "stepmom", "stepmum")},
+        **{w: "stepfather" for w in ("stepfather", "stepdad")},
     }
 )
 """Words for the people in someone's life (as said → the predicate it records). Two words for
@@ -67,6 +71,7 @@ boss" ends "my manager Tiago", a new landlady the landlord, and "my wife Sam" af
 girlfriend Sam" is the same `partner` (no new row), while a new partner closes the old one.
 Chat's own words count as the words they stand for: "my mate Derek" and "my bestie Jo" are
 friends, "my bf", "the missus" and "my other half" a partner, "my nan" a grandmother, and the
-family words of Indian English ("amma", "appa", "ammi", "abbu") a mother or father.
+family words of Indian English ("amma", "appa", "ammi", "abbu") a mother or father; in-laws
+are theirs, said with hyphens or without ("my sister in law Ana" is a ``sister-in-law``).
 The word said is not kept on the row (`loci.models.Relation` has no column for it); the
 drawer it came from still says it. Migration 0029 rewrote the rows stored before these."""

@@ -54,7 +54,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_2" / "conversations.json"
-FLOORS = Floors(0.86, 0.84, 0.66, 3, wings=0.9)
+FLOORS = Floors(0.86, 0.84, 0.69, 3, wings=0.9)
 """What the set reaches after the third round of fixes (see the module doc), rounded down, so a
 regression fails; type precision and relation recall still below the issue's bars of 0.9 / 0.7."""
 

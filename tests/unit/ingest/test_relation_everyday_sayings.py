@@ -1,0 +1,88 @@
+"""Everyday ways a person states a lasting fact about their life, each read by its general shape and
+checked with sentences of its own (none from a labelled set):
+
+* a home by being based or having been living somewhere ("I'm based in Nairobi", "I've been living in
+  Melbourne for 3 years"), or by where the home is ("my apartment is in Rosemont", "we moved into a condo
+  in Limoilou");
+* an employer by the job there ("my job at Telstra is killing me", "started my new role at Deloitte"),
+  a former one by the old job ("my old job at Acme"); not a job the sentence leaves or ends;
+* a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3");
+* a lasting condition the speaker has ("I have asthma", "I've got type 2 diabetes"), not a passing
+  one, one wondered about, a history or someone else's;
+* in-laws and step-parents as people in one's life ("my sister in law Ana");
+* a doctor who is no other clinician's title and name ("my vet Dr Amy said" is no doctor of the user's);
+* a job said short ("a software dev at Shopify").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.ingest.chat_window import Fact, chat
+
+
+def facts(text: str) -> set[Fact]:
+    ex = chat(text)
+    return {(r.subject.name, r.predicate, r.value) for r in ex.relations}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm based in Nairobi these days", ("User", "lives in", "Nairobi")),
+        ("we're based in Nairobi now", ("User", "lives in", "Nairobi")),
+        ("I've been living in Melbourne for 3 years", ("User", "lives in", "Melbourne")),
+        ("my apartment is in Rosemont, tiny but cute", ("User", "lives in", "Rosemont")),
+        ("our new place is in Saint-Roch", ("User", "lives in", "Saint-Roch")),
+        ("we moved into a condo in Limoilou", ("User", "lives in", "Limoilou")),
+        ("my job at Telstra is stressing me out", ("User", "works at", "Telstra")),
+        ("started my new role at Deloitte on monday", ("User", "works at", "Deloitte")),
+        ("my old job at Acme paid better", ("User", "worked at", "Acme")),
+        ("I drive a Honda Civic", ("User", "owns", "Honda Civic")),
+        ("I drive a Honda Civic", ("car", "is", "Honda Civic")),
+        ("we have a 2015 Mazda 3", ("car", "is", "2015 Mazda 3")),
+        ("I ride a Trek Marlin 7", ("bike", "is", "Trek Marlin 7")),
+        ("I have asthma", ("User", "diagnosed with", "asthma")),
+        ("I've got type 2 diabetes", ("User", "diagnosed with", "type 2 diabetes")),
+        ("I live with endometriosis", ("User", "diagnosed with", "endometriosis")),
+        ("my sister in law Ana is visiting", ("User", "sister-in-law", "Ana")),
+        ("my mother-in-law Rosa is staying with us", ("User", "mother-in-law", "Rosa")),
+        ("my stepdad Gary fixed the fence", ("User", "stepfather", "Gary")),
+        ("i'm a software dev at Shopify", ("User", "works at", "Shopify")),
+        ("I'm a social worker at Kingsway Trust", ("User", "works as", "social worker")),
+    ],
+)
+def test_an_everyday_saying_records_its_fact(text: str, fact: Fact) -> None:
+    assert fact in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("I quit my job at Acme", "works at"),
+        ("my job at Acme ended in may", "works at"),
+        ("should I quit my job at Acme?", "works at"),
+        ("my sister's job at Acme is great", "works at"),
+        ("I don't have a car anymore", "owns"),
+        ("I used to have a Honda Civic", "owns"),
+        ("my brother has a Honda Civic", "owns"),
+        ("should I get a Mazda 3 or a Corolla?", "owns"),
+        ("I have flu", "diagnosed with"),
+        ("I think I have ADHD", "diagnosed with"),
+        ("I have a family history of diabetes", "diagnosed with"),
+        ("I have a diabetes appointment on friday", "diagnosed with"),
+        ("my mom has diabetes", "diagnosed with"),
+        ("my son has asthma and I have eczema", "diagnosed with"),
+        ("do I have diabetes?", "diagnosed with"),
+        ("my vet Dr Amy said he's fine", "doctor"),
+        ("my vet dr amy said he's fine", "doctor"),
+        ("my dentist, Dr Nguyen, said I need a filling", "doctor"),
+        ("I'm a lead guitarist in a covers band", "works as"),
+    ],
+)
+def test_what_it_does_not_say_records_nothing(text: str, predicate: str) -> None:
+    assert not {f for f in facts(text) if f[1] == predicate and f[0] == "User"}, facts(text)
+
+
+def test_a_doctor_who_says_so_is_still_the_users() -> None:
+    assert ("User", "doctor", "Dr. Amy") in facts("Dr Amy said I'm fine")
