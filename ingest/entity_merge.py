@@ -46,10 +46,19 @@ def _kinds_short(kind: str, name: str) -> tuple[str, ...]:
     return ("i", "o") if kind == "i" and " " not in name else (kind,)
 
 
-_SEXED_TITLES: Mapping[str, str] = {"mr": "m", "mrs": "f", "ms": "f", "miss": "f", "sr": "m", "sra": "f"}
+_SEXED_TITLES: Mapping[str, str] = {
+    "mr": "m",
+    "mrs": "f",
+    "ms": "f",
+    "miss": "f",
+    "sr": "m",
+    "sra": "f",
+    "mme": "f",
+    "mlle": "f",
+}
 """A title that says the sex of whoever bears it: "Mrs. Gowda" is no "Ramesh Gowda" (his wife).
 Each is one `loci.name_keys` drops from the key, as are the earned ones below."""
-_EARNED_TITLES = frozenset({"dr", "prof", "fr"})
+_EARNED_TITLES = frozenset({"dr", "dre", "prof", "fr"})
 """A title earned, not a courtesy: "Dr. Sharma" is only a full name once said with it ("Dr. Anil
 Sharma"), never a relative of the same surname ("Anil Sharma", a brother-in-law); a priest's
 "Fr." likewise."""

@@ -3,8 +3,7 @@
 A name is a run of capitalised words (a title joins the name after it: "Dr. Sousa"), or
 an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
 
-1. its own words: an event, organisation or place head ("… Festival", "… Labs",
-   "Rua …", "… Palace"), or a title (a person);
+1. its own words: an event, organisation or place head ("… Festival", "… Labs", "Brasserie …", "Rua …"), or a title;
 2. the words before or after it, one table in `ingest.entity_cues`: "my brother X",
    "with X", "Thanks, X", "X said", "X's boat" (person); "moved to / in X", "dinner at X",
    "the X shrine" (place); "work at / employed by / bought … at X" (organisation); "a /
@@ -48,6 +47,7 @@ from ingest.entity_vocab import (
     JOB_HEADS,
     NOT_NAMES,
     ORG_HEADS,
+    ORG_LEADS,
     PLACE_HEADS,
     PLACE_LEADS,
     TITLES,
@@ -179,7 +179,7 @@ def _own_kind(name: str) -> str | None:
         return "e"
     if first in _TITLE_WORDS and len(words) > 1:
         return "p"
-    if len(words) > 1 and (last in ORG_HEADS or "&" in words[1:-1]):
+    if len(words) > 1 and (last in ORG_HEADS or first in ORG_LEADS or "&" in words[1:-1]):
         return "o"
     if len(words) > 1 and (last in PLACE_HEADS or first in PLACE_LEADS):
         return "l"

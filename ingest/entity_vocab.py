@@ -26,6 +26,7 @@ __all__ = [
     "LIFE_WORDS",
     "NOT_NAMES",
     "ORG_HEADS",
+    "ORG_LEADS",
     "PEOPLE_ROLES",
     "PETS",
     "PLACE_HEADS",
@@ -63,6 +64,9 @@ TITLES: Mapping[str, str] = MappingProxyType(
         "professor": "Prof.",
         "sr": "Sr.",
         "sra": "Sra.",
+        "mme": "Mme",
+        "mlle": "Mlle",
+        "dre": "Dre",
         "senhor": "Sr.",
         "senhora": "Sra.",
         "dona": "Dona",
@@ -85,7 +89,8 @@ TITLES: Mapping[str, str] = MappingProxyType(
     }
 )
 """Titles a name may carry (folded word → how it is written). A title joins the name that
-follows it ("Dr. Sousa") and marks it a person; alone ("Dr", "Senhora") it is no entity."""
+follows it ("Dr. Sousa", French "Mme Pelletier", a woman doctor's "Dre Tremblay") and marks it a
+person; alone ("Dr", "Senhora") it is no entity."""
 KIN_TITLES = words("aunt auntie aunty uncle cousin grandma grandpa granny grandad granddad")
 """The `TITLES` that name a relative: a name keeps one in its key (`loci.name_keys`), so
 "Uncle Doyle" is a relative, never the full name a "Mrs. Doyle" shortens (`ingest.entity_merge`)."""
@@ -203,11 +208,16 @@ ORG_HEADS = words(
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
 (`ingest.entity_scan`: "Marks & Spencer"). Alone ("Hospital", "Labs") such a word is a common
-noun, never a name. The second list is the trades and services whose word closes the name of a
-business a person deals with: the GP's "Surgery" or "Medical Practice", the "Dental", the "Vets",
-a "Bakery" or "Kitchen", "Motors", "Rentals", an insurer or a union, a firm's "Projects" or
-"Holdings", the "Zoo" one works at. Without one, such a name was an item, the guess for a name
-nothing typed; with it, an organisation, which the labelled sets accept for venues too (o|l)."""
+noun, never a name. The second list: the trade closing a business's name ("Craigton Surgery", "Quayside
+Dental", "Dunmore Motors", "Tallis Projects"), which was an item, the guess for a name nothing typed."""
+
+ORG_LEADS = words(
+    """brasserie boulangerie pâtisserie patisserie pharmacie clinique hôpital hopital université universite école
+    ecole collège banque caisse librairie épicerie epicerie fromagerie clínica clinica farmacia universidad
+    universidade banco escola escuela colegio"""
+)
+"""First words making a run an organisation in French, Spanish and Portuguese ("Brasserie Ruelle Rouge", "Banco
+Santander"); English ones stay out: "College Park" and "Hospital Road" are places."""
 
 PLACE_HEADS = words(
     """street st st. road rd avenue ave boulevard lane square plaza park garden gardens beach bay island islands

@@ -169,7 +169,11 @@ def _a_word_or_name(word: str) -> bool:
 
 
 def is_first_name(word: str) -> bool:
-    return _fold(word) in _first_names()
+    """A first name the lists hold, or one of first names joined by hyphens ("Jean-Sébastien",
+    "Marie-Claire", "Anne-Marie"), as French and others name people; the lists hold few of those."""
+    key = _fold(word)
+    names = _first_names()
+    return key in names or ("-" in key and all(part in names for part in key.split("-")))
 
 
 def name_gender(name: str) -> str:

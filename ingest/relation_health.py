@@ -6,9 +6,9 @@ table, applied with it (`ingest.relation_extract`), kept apart so each table sta
   clause ("flu *jab*", "covid *tests*" are something else), with no hedge or denial in it ("not",
   "probably", "either"); a result of someone else's, named in the sentence or the one before ("my
   son's bloods came back, it's asthma"), is not the speaker's (`ingest.diagnosis_guards.own_visit`);
-* **a lasting condition the speaker has** ("I have asthma", "I've got type 2 diabetes", "I live with
-  endometriosis"): the same head words, less the passing ones ("I have flu"), not wondered about ("I
-  think I have ADHD"), not a history, a test or an appointment ("a family history of diabetes");
+* **a lasting condition the speaker has** ("I have asthma", "I've got type 2 diabetes", "my gout meds"), or
+  a doctor names ("Dr Benali says its gout"): the same head words, less the passing ones ("I have flu"), not
+  wondered about ("I think I have ADHD"), not a history, a test or an appointment, nobody else's;
 * **an injury** said after another verb the speaker's "I" leads ("tripped and sprained my ankle"),
   not one nearly had ("I nearly slipped and …") nor a figure of speech ("pulled my leg");
 * **a taste said with "do"** ("I do like darts though"; not "not that I do like …", "I actually like
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from ingest.diagnosis_guards import own_visit
-from ingest.entity_vocab import BODY_PARTS, words
+from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, words
 from ingest.product_guards import by_speaker, for_someone_else, past_life
 from ingest.relation_guards import Guarded
 from ingest.relation_lower_health import LOWER_CASE_HEALTH
@@ -271,7 +271,30 @@ def _pastime_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return _AS_WORK.search(sentence, m.start(), m.end() + 80) is not None
 
 
+_DOCTOR_SAYS = (
+    r"\b(?:dr\.?|dre|doctor|doc|gp|specialist|consultant)\b[^.;!?]{0,40}?\b(?:says|said|confirmed)\s+"
+    r"(?:that\s+)?(?:it['’]?s|its|it\s+is|I\s+have|I['’]ve\s+got)\s+(?:an?\s+)?"
+)
+"""A doctor naming the condition ("Dr Benali says its gout", "the GP said it is asthma")."""
+_NOT_WHO = (
+    rf"(?!(?:{'|'.join(sorted(map(re.escape, PEOPLE_ROLES), key=len, reverse=True))}|has|had|is|was|got|and|or)\b)"
+)
+"""A word between "my" and a condition that is no one else and no verb ("my mom has diabetes" is hers)."""
+
+
 HEALTH_PHRASINGS: tuple[Rule, ...] = (
+    Guarded(
+        _r(rf"{_DOCTOR_SAYS}(?P<value>(?:{_HEDGE}[a-z0-9'’\-]+\s+){{0,3}}?(?:{_CONDITION}))\b{_RESULT_ENDS}"),
+        "diagnosed with",
+        veto=_someone_elses,
+    ),
+    Guarded(
+        _r(
+            rf"\bmy\s+(?P<value>(?!(?:disease|syndrome)\b)(?:{_HEDGE}{_NOT_WHO}[a-z0-9\-]+\s+){{0,2}}?(?:{_LASTING}))\b(?!['’])"
+        ),
+        "diagnosed with",
+        veto=lambda sentence, m, earlier: quoted(sentence, m.start()),
+    ),
     Guarded(
         _r(rf"{_HAVE}(?P<value>(?:{_HEDGE}[a-z0-9'’\-]+\s+){{0,3}}?(?:{_LASTING}))\b{_RESULT_ENDS}"),
         "diagnosed with",

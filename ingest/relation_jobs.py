@@ -11,7 +11,8 @@
 * **someone else's employer by their job**: "Ana loves her job at the City Library";
 * **the speaker's job by its place of work**: "my job at Telstra is killing me", "started my new role
   at Deloitte" (works at), "my old job at Acme" (worked at); not an organisation's name the sentence
-  makes a place ("my job at Heathrow"), nor one it says ended.
+  makes a place ("my job at Heathrow"), nor one it says ended;
+* **the speaker's manager by who they report to**: "I'd report to Étienne Bouchard-Roy" (a person, not "HR").
 """
 
 from __future__ import annotations
@@ -146,6 +147,14 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
         "o",
         refuses_kind="pl",
         veto=_job_ended,
+    ),
+    Rule(
+        _cs(
+            rf"\b(?i:I|I['’]d|I['’]ll|I\s+will|I\s+now)\s+(?i:report|reporting)\s+(?i:(?:directly\s+)?to)\s+(?P<value>{NAME})"
+        ),
+        "manager",
+        "p",
+        needs_kind="p",
     ),
     Rule(
         _cs(rf"\b(?i:my|our)\s+(?i:old|last|previous|former|first)\s+{_POST}(?P<value>(?>{NAME}))"),

@@ -107,7 +107,7 @@ LOWER_PEOPLE: tuple[Rule, ...] = (
     # a clinician named another way: "Dr Amy said …" (not "my vet Dr Amy said …"), "Dr. Tan (Rachel Tan) said …"
     Rule(
         _cs(
-            rf"{_NOT_THEIRS}(?P<value>(?i:dr\.?|doctor)\s+{NOT_I}{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS}|says|said)"
+            rf"{_NOT_THEIRS}(?P<value>(?i:dr\.?|doctor)\s+(?!Dre?\b){NOT_I}{_NAME_WORD})\s+(?:\w+\s+){{0,2}}?(?i:{_DOCTOR_ACTS}|says|said)"
         ),
         "doctor",
         "p",

@@ -48,7 +48,7 @@ that leaves the role unreal ("my potential boss", "my so called friend"), no "la
 _NAME_WORD = rf"{NOT_I}[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
-    rf"(?:(?:Dr|Mr|Mrs|Ms|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
+    rf"(?:(?:Dr|Dre|Mr|Mrs|Ms|Mme|Mlle|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
     rf"(?:\s+(?:(?:{PARTICLES}|of)\s+)?{_NAME_WORD}){{0,3}}"
 )
 _SPAN = r"\s+(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|ago)\b"  # "Civic 2 years ago"
@@ -374,8 +374,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         _r(
             rf"(?<!almost )(?<!nearly )\b(?P<verb>bought|purchased|ordered|got|picked up)\s+"
-            rf"(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*(?P<thing>(?>{_POSS})|(?>{_NAMED_THING})"
-            r"(?!\s+(?i:job|role|position|gig|interview)\b))"  # "got the Acme job": no Acme bought
+            rf"(?:an?\s+|the\s+|my\s+|our\s+)?(?:{_CONDITION})*(?!(?i:(?:the|an?|my)\s+)?(?i:job|role|position|gig|offer)\b)(?P<thing>(?>{_POSS})|"
+            rf"(?>{_NAMED_THING})(?!\s+(?i:job|role|position|gig|interview)\b))"  # "got the Acme job", "GOT THE JOB"
         ),
         "status",
         value="{verb}",

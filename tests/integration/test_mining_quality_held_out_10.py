@@ -30,7 +30,10 @@ run): on 49eede0, before that day's rounds, entity type precision 0.536, entity 
 recall 0.230, timelines right 0 of 10, wing-subject match 0.70 or 0.80 (it moves between runs of the same
 code: a near tie in the wing rule's float scores, at 49eede0 as after); after the day's three rounds
 (3a99e3d trade words, 145b7bc firms said short, ee88d43 everyday sayings) exactly the same: none of them
-carried to this set. All below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8.
+carried to this set. All below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8. Then its misses were read and a
+round fixed from their general causes (French titles and hyphen-joined first names, a business's kind said
+first, a condition said as "my gout" or by a doctor's "says it's", who one reports to, "GOT THE JOB" no
+purchase): 0.583 / 0.813 / 0.361, 1 of 10, the other sets unchanged. It is no longer held out.
 """
 
 from __future__ import annotations
@@ -48,9 +51,9 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_10" / "conversations.json"
-FLOORS = Floors(0.53, 0.79, 0.22, 0, wings=0.69)
-"""The first blind reading (see the module doc), rounded down, so a regression fails; raise them as the
-rules improve. Once rules are fixed from this set's misses, it is no longer held out."""
+FLOORS = Floors(0.58, 0.81, 0.36, 1, wings=0.69)
+"""The reading after the round fixed from this set's misses (see the module doc), rounded down, so a
+regression fails; raise them as the rules improve."""
 
 
 async def test_offline_mining_on_the_tenth_held_out_chats(

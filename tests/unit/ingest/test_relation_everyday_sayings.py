@@ -86,3 +86,41 @@ def test_what_it_does_not_say_records_nothing(text: str, predicate: str) -> None
 
 def test_a_doctor_who_says_so_is_still_the_users() -> None:
     assert ("User", "doctor", "Dr. Amy") in facts("Dr Amy said I'm fine")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Dr Farah Benali says its gout, my uric acid was 520", ("User", "diagnosed with", "gout")),
+        ("the GP said it is asthma", ("User", "diagnosed with", "asthma")),
+        ("i need a new family doctor here for my gout meds", ("User", "diagnosed with", "gout")),
+        ("my asthma is acting up again", ("User", "diagnosed with", "asthma")),
+        (
+            "I'd report to Étienne Bouchard-Roy, he's the director of operations",
+            ("User", "manager", "Étienne Bouchard-Roy"),
+        ),
+        ("I report directly to Sarah Kim", ("User", "manager", "Sarah Kim")),
+    ],
+)
+def test_a_condition_named_or_a_manager_reported_to_is_recorded(text: str, fact: Fact) -> None:
+    assert fact in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my friend says it's diabetes",
+        "Dr Lee said it's probably flu",
+        "Dr Lee says my son has asthma",
+        "my dad's gout is bad",
+        "my mom has diabetes",
+        'she said "my asthma is worse"',
+        "I report to HR about this",
+        "she reports to Mark",
+        "GOT THE JOB 🎉🎉",
+        "also CAMILLE GOT A JOB TOO",
+    ],
+)
+def test_someone_elses_condition_a_guess_or_a_job_got_records_none_of_the_users(text: str) -> None:
+    mine = {f for f in facts(text) if f[0] == "User" and f[1] in {"diagnosed with", "manager"}}
+    assert not mine and not {f for f in facts(text) if f[1] == "status"}, facts(text)
