@@ -25,10 +25,12 @@ from ingest.subject_candidates import Candidate
 __all__ = [
     "CENTRALITY_POOL",
     "CENTRAL_FORMS",
+    "SCORE_DIGITS",
     "Embed",
     "add_centrality",
     "add_opening",
     "closeness",
+    "settle_scores",
     "spoken_fallback",
 ]
 
@@ -120,3 +122,18 @@ def add_opening(
     for c, share in zip(named, shares, strict=True):
         c.score += weight * share
         c.withheld += weight * (1.0 - share) if _unmeasured(c) else 0.0
+
+
+SCORE_DIGITS = 4
+"""Decimals a candidate's score is kept to. The embedding terms carry float noise: one text's vector
+differs by ~1e-7 with the batch it was embedded in (padding) and whether the cache already held it, and
+a near tie ("Nadia" or "Hop forecast") went one way or the other between runs of the same code."""
+
+
+def settle_scores(ranked: list[Candidate], domain_handicap: float = 0.0) -> None:
+    """Each score, less ``domain_handicap`` for a domain's candidate (a subject's area, not the subject),
+    rounded to `SCORE_DIGITS`, then the candidates in order: a tie goes to the name said more often,
+    then to the key, never to float noise."""
+    for c in ranked:
+        c.score = round(c.score - (domain_handicap if c.domain is not None else 0.0), SCORE_DIGITS)
+    ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))

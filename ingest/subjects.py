@@ -12,25 +12,22 @@ by how central it is to the whole conversation (weights in `ingest.subject_rules
   `ingest.extract_offline`); and what the user calls theirs ("my e-foil build" → "e-foil": frame nouns
   such as build/trip/training drop). Keys ignore case, hyphens, spaces and a plural "s", so "efoil",
   "e-foil" and "E-Foils" are one candidate; a one-word name written in lower case counts for the name.
-* **rejected**: time words ("past", "week"), words that fit any conversation
-  ("question", "idea"), stopwords, and anything mentioned in fewer than ``min_turns``
-  turns or never by the user.
+* **rejected**: time words ("past", "week"), words that fit any conversation ("question", "idea"),
+  stopwords, and anything mentioned in fewer than ``min_turns`` turns or never by the user.
 * **score**: share of the user's turns and of all turns that mention it, named in the user's opening
   turn, called "my X", and closeness of its name to the conversation's mean embedding (KeyBERT's test;
-  people by how much of the chat speaks of them, as an embedder cannot place a first name). The best
-  candidate at ``min_score`` or above is the subject; none → the agent's wing, else "general".
-* **kin**: "my brother" is a person. When the conversation names him ("my brother
-  Derek", "Derek is my brother") the two are one candidate, named Derek, and the wing
-  keeps "my brother" as an alias, so a later conversation about "my brother" finds it.
-* **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic;
-  a common noun is a project when the user builds, makes, fixes, buys or owns it, or
-  frames it as a build or project, else a topic.
+  people by how much of the chat speaks of them, as an embedder cannot place a first name), to 4
+  decimals (`settle_scores`). The best at ``min_score`` or above is the subject; none → the agent's
+  wing, else "general".
+* **kin**: "my brother" is a person. When the conversation names him ("my brother Derek", "Derek is my
+  brother") the two are one candidate, named Derek, and the wing keeps "my brother" as an alias.
+* **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic; a common noun
+  is a project when the user builds, makes, fixes, buys or owns it, or frames it so, else a topic.
 * **named by others**: in a health chat the condition the assistant's first reply names, or the diagnosis
   the user quotes, is a candidate as if the opening had named it, and the medicines the chat doses count
   for it (`ingest.subject_naming`); two models of one kind are the kind (`ingest.subject_topics`).
 
-This module is pure (no database); `ingest.wings` maps the chosen subject onto an
-existing wing or a new one.
+Pure (no database); `ingest.wings` maps the chosen subject onto an existing wing or a new one.
 """
 
 from __future__ import annotations
@@ -47,7 +44,14 @@ from ingest.extraction import EntityMention, TurnView
 from ingest.gazetteer import country_key, country_of, english_first_name
 from ingest.prose import prose_turns
 from ingest.subject_candidates import NAMED_KINDS, Candidate, WingSubject, absorb, subject_key
-from ingest.subject_centrality import CENTRALITY_POOL, Embed, add_centrality, add_opening, spoken_fallback
+from ingest.subject_centrality import (
+    CENTRALITY_POOL,
+    Embed,
+    add_centrality,
+    add_opening,
+    settle_scores,
+    spoken_fallback,
+)
 from ingest.subject_links import link_categories, link_compounds, link_destination, link_pets, link_pronouns
 from ingest.subject_naming import link_medicines, link_named_problem
 from ingest.subject_rules import SUBJECT_RULES, Domain, SubjectRules
@@ -355,13 +359,10 @@ def rank_candidates(
             + w.possessive * c.possessive
         )
     add_opening(ranked, embed, "\n".join(t.content for t in turns if t.seq in opening), w.opening, len(turns))
-    ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
+    settle_scores(ranked)
     if embed is not None and document is not None and ranked:
         add_centrality(ranked[:CENTRALITY_POOL], embed, document, w.centrality, len(turns))
-    for c in ranked:
-        if c.domain is not None:
-            c.score -= rules.domain_handicap
-    ranked.sort(key=lambda c: (-c.score, -sum(c.forms.values()), c.key))
+    settle_scores(ranked, rules.domain_handicap)
     travelling = any(c.domain is not None and c.domain.place_frame and c.user_turns for c in gather.found.values())
     return _trip_over_companion(ranked, rules) if travelling else ranked
 

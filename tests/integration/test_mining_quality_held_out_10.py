@@ -33,7 +33,9 @@ code: a near tie in the wing rule's float scores, at 49eede0 as after); after th
 carried to this set. All below issue #20's bars of 0.9 / 0.8 / 0.7 / 0.8. Then its misses were read and a
 round fixed from their general causes (French titles and hyphen-joined first names, a business's kind said
 first, a condition said as "my gout" or by a doctor's "says it's", who one reports to, "GOT THE JOB" no
-purchase): 0.583 / 0.813 / 0.361, 1 of 10, the other sets unchanged. It is no longer held out.
+purchase): 0.583 / 0.813 / 0.361, 1 of 10, the other sets unchanged. It is no longer held out. Since the
+wing rule keeps scores to 4 decimals (`ingest.subject_centrality.settle_scores`) its wing match is 0.80
+on every run.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_10" / "conversations.json"
-FLOORS = Floors(0.58, 0.81, 0.36, 1, wings=0.69)
+FLOORS = Floors(0.58, 0.81, 0.36, 1, wings=0.79)
 """The reading after the round fixed from this set's misses (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 
