@@ -13,11 +13,12 @@ from functools import cache
 from sqlalchemy import ARRAY, BigInteger, Text, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ingest.entity_vocab import KIN_TITLES, ORG_HEADS, TITLES
+from ingest.entity_vocab import KIN_TITLES, TITLES, words
 from ingest.extraction import USER_ENTITY, EntityMention
 from ingest.gazetteer import name_gender
 from ingest.graph_liveness import live_entity
 from ingest.names import name_key
+from ingest.product_lines import line_of
 from loci.compiled import compiled_rows, driver_sql
 from loci.models import Entity
 
@@ -33,17 +34,26 @@ def _may_be_short(kind: str, name: str) -> bool:
     return (kind == "i" or (kind == "o" and " " not in name)) and name[:1].isupper()
 
 
+_FIRM_ENDS = words(
+    """inc ltd llc plc gmbh corp corporation company co partners associates holdings software solutions
+    technologies systems consulting labs payments projects logistics freight enterprises industries analytics
+    engineering construction builders architects accountants solicitors transport insure"""
+)
+"""Words that close a firm's own name, as said once in full: never a business line a brand also runs under
+its name ("Tesco Bank", "Virgin Media", "British Airways", "Amazon Web Services" are no "Tesco" …)."""
+
+
 def _firm_of(slug: str, longer: str) -> bool:
-    """``longer`` is the name of a firm that ``slug`` opens and a trade or legal word closes
-    (`ORG_HEADS`): "tidewater" of "tidewater-software", "mabena" of "mabena-partners". People
-    say the firm so ("I start at Tidewater on Monday")."""
-    return longer.startswith(f"{slug}-") and longer.rsplit("-", 1)[-1] in ORG_HEADS
+    """``longer`` is the name of a firm that ``slug`` opens and a firm's word closes (`_FIRM_ENDS`):
+    "tidewater" of "tidewater-software", "mabena" of "mabena-partners". People say the firm so ("I
+    start at Tidewater on Monday")."""
+    return longer.startswith(f"{slug}-") and longer.rsplit("-", 1)[-1] in _FIRM_ENDS
 
 
 def _kinds_short(kind: str, name: str) -> tuple[str, ...]:
-    """The kinds of the longer names a mention of ``kind`` may abbreviate: its own, and an
-    organisation's for one capitalised word nothing typed (an item, the guess: `_firm_of`)."""
-    return ("i", "o") if kind == "i" and " " not in name else (kind,)
+    """The kinds of the longer names a mention of ``kind`` may abbreviate: its own, and a firm's for one
+    capitalised word nothing typed (an item, the guess: `_firm_of`) and no product's line ("Civic")."""
+    return ("i", "o") if kind == "i" and " " not in name and line_of(name) is None else (kind,)
 
 
 _SEXED_TITLES: Mapping[str, str] = {
@@ -58,7 +68,7 @@ _SEXED_TITLES: Mapping[str, str] = {
 }
 """A title that says the sex of whoever bears it: "Mrs. Gowda" is no "Ramesh Gowda" (his wife).
 Each is one `loci.name_keys` drops from the key, as are the earned ones below."""
-_EARNED_TITLES = frozenset({"dr", "dre", "prof", "fr"})
+_EARNED_TITLES = frozenset({"dr", "prof", "fr"})
 """A title earned, not a courtesy: "Dr. Sharma" is only a full name once said with it ("Dr. Anil
 Sharma"), never a relative of the same surname ("Anil Sharma", a brother-in-law); a priest's
 "Fr." likewise."""

@@ -15,8 +15,7 @@ an owned thing from `POSSESSIONS` ("my battery"). Its kind comes from, in order:
 4. otherwise an item for one word (brands and products: "Kindle", "Ventolin"), a person
    when the first word is a first name, else an item.
 
-Steps 1-3 are "sure" (`Found.sure`); a window settles each name on its sure kinds, so a
-place named once with a cue is a place everywhere in the window.
+Steps 1-3 are "sure" (`Found.sure`): a window settles each name on its sure kinds.
 
 Never a name: a word that is a head alone ("Hospital", "Labs": a common noun), a run that
 starts with a digit ("10k") or is a contraction and a number ("She's 74"), and a lone
@@ -51,6 +50,7 @@ from ingest.entity_vocab import (
     PLACE_HEADS,
     PLACE_LEADS,
     TITLES,
+    VENUE_HEADS,
     VENUE_NOUNS,
 )
 from ingest.extraction import NO_KNOWN_KINDS, EntityMention
@@ -187,10 +187,9 @@ def _own_kind(name: str) -> str | None:
 
 
 def _gazetteer_kind(name: str) -> str | None:
-    weight = place_weight(name)
-    if weight >= 2:
-        return "l"
-    words = name.split()
+    weight, words = place_weight(name), name.split()
+    if weight >= 2 or (len(words) > 1 and _fold(words[-1]) in VENUE_HEADS and not weight):
+        return "l" if weight else "o"  # a venue ("Chester Zoo") where no cue says it is a place
     if is_first_name(words[0]) or (len(words) == 2 and is_surname(words[1]) and not is_common_word(words[0])):
         return "p"
     return "l" if weight else None

@@ -33,6 +33,7 @@ __all__ = [
     "POSSESSIONS",
     "PRICE",
     "TITLES",
+    "VENUE_HEADS",
     "VENUE_NOUNS",
     "VERB_VALUES",
     "words",
@@ -66,7 +67,6 @@ TITLES: Mapping[str, str] = MappingProxyType(
         "sra": "Sra.",
         "mme": "Mme",
         "mlle": "Mlle",
-        "dre": "Dre",
         "senhor": "Sr.",
         "senhora": "Sra.",
         "dona": "Dona",
@@ -89,7 +89,7 @@ TITLES: Mapping[str, str] = MappingProxyType(
     }
 )
 """Titles a name may carry (folded word → how it is written). A title joins the name that
-follows it ("Dr. Sousa", French "Mme Pelletier", a woman doctor's "Dre Tremblay") and marks it a
+follows it ("Dr. Sousa", French "Mme Pelletier"; not "Dre", a first name too) and marks it a
 person; alone ("Dr", "Senhora") it is no entity."""
 KIN_TITLES = words("aunt auntie aunty uncle cousin grandma grandpa granny grandad granddad")
 """The `TITLES` that name a relative: a name keeps one in its key (`loci.name_keys`), so
@@ -198,18 +198,17 @@ ORG_HEADS = words(
     freight"""
 ) | words(
     """surgery practice medical dental dentistry dentists orthodontics optometrists opticians chiropractic vet
-    vets veterinary chemist chemists hospice nursery daycare preschool kindergarten bakery kitchen bistro
-    brasserie diner deli eatery grill trattoria pizzeria taqueria brewery brewing roasters salon barbers fitness
-    motors auto autos garage tyres tires cycles rentals rental movers builders construction plumbing electrical
-    realty realtors lettings insurance insure assurance payments union team projects holdings
-    enterprises industries associates architects engineering accountants solicitors energy telecom transit
-    railways supermarket supermarkets zoo aquarium"""
+    vets veterinary chemist chemists hospice nursery daycare preschool kindergarten brewery brewing roasters
+    salon barbers fitness motors garage tyres tires cycles rentals movers builders construction plumbing
+    electrical realty realtors lettings insurance insure assurance payments projects holdings enterprises
+    industries associates architects engineering accountants solicitors energy telecom railways supermarkets team"""
 )
+VENUE_HEADS = words("kitchen bistro brasserie diner deli eatery trattoria pizzeria taqueria bakery zoo aquarium")
+"""A venue's last word ("Chester Zoo"): an organisation, unless a cue makes it a place (`ingest.entity_scan`)."""
 """A capitalised run ending with one of these names an organisation ("Northwind Labs", "Doyle & Sons",
 a club: "Kirkstall Harriers", "Leeds United", "Hyde FC"); an "&" between two names does too
 (`ingest.entity_scan`: "Marks & Spencer"). Alone ("Hospital", "Labs") such a word is a common
-noun, never a name. The second list: the trade closing a business's name ("Craigton Surgery", "Quayside
-Dental", "Dunmore Motors", "Tallis Projects"), which was an item, the guess for a name nothing typed."""
+noun, never a name. The second list: the trade closing a business's name ("Quayside Dental", "Dunmore Motors")."""
 
 ORG_LEADS = words(
     """brasserie boulangerie pâtisserie patisserie pharmacie clinique hôpital hopital université universite école
@@ -323,9 +322,9 @@ JOB_HEADS = words(
     specialist strategist marketer recruiter associate executive founder freelancer contractor intern
     apprentice carer caregiver cleaner landscaper gardener surveyor economist statistician officer
     salesperson rep representative adviser advisor counsellor counselor psychologist psychiatrist
-    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman dev operator
-    worker agent planner buyer dispatcher estimator inspector keeper ranger guard attendant steward hygienist
-    educator principal coach nanny chemist biologist physicist geologist ecologist technologist"""
+    optometrist radiographer sonographer postman courier trainer instructor supervisor foreman dev dispatcher
+    estimator inspector attendant steward hygienist educator nanny chemist biologist physicist geologist
+    ecologist technologist"""
 )
 """Last words of a job title ("data analyst", "staff nurse", "sous chef"): "I'm a product analyst
 now" says a job with no employer after it, where "I'm a big fan" says none."""

@@ -272,14 +272,22 @@ def _pastime_vetoed(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 
 _DOCTOR_SAYS = (
-    r"\b(?:dr\.?|dre|doctor|doc|gp|specialist|consultant)\b[^.;!?]{0,40}?\b(?:says|said|confirmed)\s+"
+    r"\b(?:dr\.?|doctor|doc|gp|specialist|consultant)\b(?!\s+google)[^.;!?]{0,40}?\b(?:says|said|confirmed)\s+"
     r"(?:that\s+)?(?:it['’]?s|its|it\s+is|I\s+have|I['’]ve\s+got)\s+(?:an?\s+)?"
 )
 """A doctor naming the condition ("Dr Benali says its gout", "the GP said it is asthma")."""
 _NOT_WHO = (
-    rf"(?!(?:{'|'.join(sorted(map(re.escape, PEOPLE_ROLES), key=len, reverse=True))}|has|had|is|was|got|and|or)\b)"
+    rf"(?!(?:{'|'.join(sorted(map(re.escape, PEOPLE_ROLES), key=len, reverse=True))}|has|had|is|was|got|and|or|"
+    r"been|but|with|about|on|of|for|in|who|that|which|nothing|no|some|someone|somebody|anyone|people|a|an|the|"
+    r"book|thesis|talk|paper|essay|class|course|dog|cat|pet)\b)(?![a-z]+s\s)"
 )
-"""A word between "my" and a condition that is no one else and no verb ("my mom has diabetes" is hers)."""
+"""A word between "my" or "I have" and a condition: no one else, no verb, no preposition, no work about it and
+no possessive typed without its apostrophe ("my mom has diabetes", "I have a friend with ADHD", "my thesis on
+diabetes", "my dads cancer" are not the speaker's); "type 2", "mild", "celiac" are."""
+_NOT_ABOUT = (
+    r"(?!\s+(?:patients?|research|care|ward|charity|awareness|foundation|society|unit|clinic|nurse|team|job)\b)"
+)
+"""After "my <condition>", words that make it one's work or cause ("my dementia patients", "my cancer research")."""
 
 
 HEALTH_PHRASINGS: tuple[Rule, ...] = (
@@ -290,13 +298,14 @@ HEALTH_PHRASINGS: tuple[Rule, ...] = (
     ),
     Guarded(
         _r(
-            rf"\bmy\s+(?P<value>(?!(?:disease|syndrome)\b)(?:{_HEDGE}{_NOT_WHO}[a-z0-9\-]+\s+){{0,2}}?(?:{_LASTING}))\b(?!['’])"
+            rf"\bmy\s+(?P<value>(?!(?:disease|syndrome)\b)(?:{_HEDGE}{_NOT_WHO}[a-z0-9\-]+\s+){{0,2}}?(?:{_LASTING}))\b"
+            rf"(?!['’]){_NOT_ABOUT}"
         ),
         "diagnosed with",
         veto=lambda sentence, m, earlier: quoted(sentence, m.start()),
     ),
     Guarded(
-        _r(rf"{_HAVE}(?P<value>(?:{_HEDGE}[a-z0-9'’\-]+\s+){{0,3}}?(?:{_LASTING}))\b{_RESULT_ENDS}"),
+        _r(rf"{_HAVE}(?P<value>(?:{_HEDGE}{_NOT_WHO}[a-z0-9\-]+\s+){{0,2}}?(?:{_LASTING}))\b{_RESULT_ENDS}"),
         "diagnosed with",
         veto=_not_had,
     ),

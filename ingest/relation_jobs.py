@@ -62,15 +62,25 @@ at …", opening the sentence or after "I'm"; "I work *as a* nurse for …", "th
 _POST = r"(?i:job|role|position|post)\s+(?i:at|with)\s+(?:(?i:the)\s+)?"
 """A job and where it is ("my job *at the* City Library"): the employer follows."""
 _LEFT_BEFORE = re.compile(
-    r"\b(?:quit\w*|left|leav\w*|lost|los\w*|resign\w*\s+from|retir\w*\s+from|fired\s+from|walked\s+out\s+of)\s+$", re.I
+    r"\b(?:quit\w*|left|leav\w*|lost|los\w*|resign\w*\s+from|retir\w*\s+from|fired\s+from|walked\s+out\s+of|"
+    r"laid\s+off\s+from|let\s+go\s+from|made\s+redundant\s+from)\s+$",
+    re.I,
 )
-_ENDED_AFTER = re.compile(r"[^.;!?]*?\b(?:ended|is\s+over|was\s+over|finished|fell\s+through|got\s+cut)\b", re.I)
+_ENDED_AFTER = re.compile(
+    r"[^.;!?]*?\b(?:ended|is\s+over|was\s+over|finished|fell\s+through|got\s+cut|lost|eliminated|"
+    r"made\s+redundant|laid\s+off|let\s+go)\b",
+    re.I,
+)
+_NEAR = 60
+"""Characters read either side of a job's match for its end: a long paste is not read whole for each match."""
 
 
 def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
     """A job of the speaker's that the sentence leaves or ends ("I quit my job at Acme", "my job at Acme
     ended in May"), or dates back (`POST_ENDED`)."""
-    left = _LEFT_BEFORE.search(sentence, 0, m.start()) or _ENDED_AFTER.match(sentence, m.end())
+    left = _LEFT_BEFORE.search(sentence, max(0, m.start() - _NEAR), m.start()) or _ENDED_AFTER.match(
+        sentence, m.end(), m.end() + 2 * _NEAR
+    )
     return left is not None or POST_ENDED(sentence, m, earlier)
 
 
@@ -150,7 +160,8 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
     ),
     Rule(
         _cs(
-            rf"\b(?i:I|I['’]d|I['’]ll|I\s+will|I\s+now)\s+(?i:report|reporting)\s+(?i:(?:directly\s+)?to)\s+(?P<value>{NAME})"
+            rf"\b(?i:I|I['’]d|I['’]ll|I\s+will|I\s+now)\s+(?i:report|reporting)\s+(?i:(?:directly\s+)?to)\s+(?P<value>(?>{NAME}))"
+            r"(?<!['’]s)(?!['’]s)(?!\s+(?i:about|if|when|on|regarding|for)\b)"
         ),
         "manager",
         "p",

@@ -1,13 +1,13 @@
 """Owned things named by their product: "bought a 2021 RAV4", "traded in my Pixel 6", "the civic just clicks".
 
-The relation rules (`ingest.relation_rules`) read an owned thing by its kind ("my car is a …", "sold
-my bike"). Chat as often names the product alone, and the product line table
-(`ingest.product_lines`) says what kind of thing it is. Read per sentence of a person's turn
-(`product_facts`), in the mood the sentence says it (`ingest.mood`: "should I buy a RAV4?",
-"if I sold the civic …" record nothing), with what the window named before it (`Recent`):
+The relation rules (`ingest.relation_rules`) read an owned thing by its kind ("my car is a …"). Chat as often
+names the product alone, and `ingest.product_lines` says what kind of thing it is. Read per sentence of a
+person's turn (`product_facts`), in its mood (`ingest.mood`: "should I buy a RAV4?" records nothing), with
+what the window named before it (`Recent`):
 
 * **acquired or held** by the speaker ("I bought / got / picked up / ordered / leased a X", "upgraded /
-  switched to a X", "replaced … with a X", "traded … for a X", "my new X", "I have / own / drive a X";
+  switched to a X", "replaced … with a X", "traded … for a X", "my new X", "I have / own / drive a X" (the
+  product ending its phrase: no "Tesla appointment", no "Corolla for work");
   "bought a car!! a used 2021 RAV4" too): the thing's ``is`` is the product as said, year and model
   kept ("2021 RAV4"), closing the thing's previous ``is`` as any single-valued fact does; bought, the
   product's ``status`` is ``bought``. Only a verb of the speaker's, not a modal or a negation before it
@@ -79,6 +79,7 @@ only, `one_line`); not a storage size, a count of years or a price ("128gb", "4 
 _LEAD = rf"(?:(?:(?:19|20)\d\d[ \t]+)?(?:(?:{'|'.join(owning.MAKERS)})[ \t]+)?)"
 """A year, and a maker of several kinds of thing (no line itself), before a line: "2019 Samsung Galaxy A35"."""
 _PRODUCT = rf"(?<![\w\-])(?P<product>{_LEAD}(?:{_PLAIN}|{_CAPITAL})(?![\w\-])(?:[ \t]+{_TOKEN}(?![\w\-])){{0,3}})"
+_HELD_ENDS = r"(?=\s*(?:$|[.,;:!?)]|(?:and|but|so|which|now|too|lol|haha|atm|rn|since|these\s+days)\b))"
 _PLAIN_PRODUCT = re.compile(rf"(?<![\w\-]){_LEAD}(?:{_PLAIN})(?![\w\-])", re.I)
 _FRESH = (
     r"(?:(?P<det>an?|the|my|our|one|this|that)\s+)?"
@@ -90,7 +91,7 @@ _ACQUIRED = tuple(
         rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
-        rf"\b(?:I|we)\s+(?:still\s+|now\s+|currently\s+|also\s+)?(?:have|own|drive|ride)\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?:I|we)\s+(?:still\s+|now\s+|currently\s+|also\s+)?(?:have|own|drive|ride)\s+{_FRESH}{_PRODUCT}{_HELD_ENDS}",
         rf"\bdrove\s+(?:the|a|an)\s+(?:new\s+)?{_PRODUCT}\s+home\b",
         rf"(?:\b(?:the|my|our)\s+(?:new\s+)?|^\W*|(?<=[.!?,;:]\s))(?=[^.!?,;]{{1,40}}?\bis\s+(?:\w+\s+)?mine)"
         rf"{_PRODUCT}\s+(?P<mine>is\s+(?:now\s+|officially\s+|finally\s+|all\s+)*mine)(?:\s+now)?(?=\s*(?:[.!?]|$))",
@@ -99,8 +100,7 @@ _ACQUIRED = tuple(
         rf"\b(?:my|our)\s+(?:brand[\s-]new|new)\s+{_PRODUCT}",
     )
 )
-"""Ways of saying a product became or is the speaker's ("the outback is mine!"; "I drive a Mazda 3"); "bought" says
-it was bought. The last two are the speaker's whoever did the talking ("my son talked me into a Pixel 8")."""
+"""Ways of saying a product became or is the speaker's; the last two whoever talked ("my son talked me into …")."""
 _POSS = "|".join(sorted((re.escape(w).replace(r"\-", r"[\- ]") for w in POSSESSIONS), key=len, reverse=True))
 _GONE = re.compile(
     rf"\b(?P<verb>sold|traded\s+in|returned|gave\s+away|got\s+rid\s+of|wrote\s+off|written\s+off|totall?ed|crashed|"

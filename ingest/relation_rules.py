@@ -48,7 +48,7 @@ that leaves the role unreal ("my potential boss", "my so called friend"), no "la
 _NAME_WORD = rf"{NOT_I}[{UPPER}][\w'’\-]*"
 """A capitalised word of any script ("Ольга", "Łódź": `ingest.letters`), read in composed text (`ingest.prose`)."""
 _NAME = (
-    rf"(?:(?:Dr|Dre|Mr|Mrs|Ms|Mme|Mlle|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
+    rf"(?:(?:Dr|Mr|Mrs|Ms|Mme|Mlle|Prof|Sr|Sra)\.?\s+)?{_NAME_WORD}"
     rf"(?:\s+(?:(?:{PARTICLES}|of)\s+)?{_NAME_WORD}){{0,3}}"
 )
 _SPAN = r"\s+(?:years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|ago)\b"  # "Civic 2 years ago"
@@ -161,9 +161,10 @@ _MY_ROLE = rf"(?i:my|our)\s+{_ADJ}(?P<pred>(?i:{_ROLE}))"
 NAME, NOW, MY_ROLE, PHRASE, JOINED = _NAME, _NOW, _MY_ROLE, _PHRASE, rf"{_JOINED}|{_MOVED_TO_JOB}"
 """The pieces `ingest.change_rules`, `ingest.relation_sayings` and `ingest.relation_people` build on: a name, the
 adverbs before a verb, "my <people word>", a free value, a job joined (a home's words: `HOME`, `HOME_WORDS`)."""
-_HOME = r"house|home|flat|apartment|condo|townhouse|bungalow|duplex|place"
+_HOME = r"house|home|flat|apartment|condo|townhouse|bungalow|duplex"
 _HOME_WORDS = (
-    rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented)\b)[\w\-]+\s+){{0,3}}?"
+    rf"(?:(?!(?i:{_ROLE}|and|or|with|to|from|of|a|an|the|his|her|their|bought|sold|rented|holiday|vacation|summer|"
+    rf"rental|airbnb|second|beach|ski|dream|old|former|previous|childhood|parents['’]?)\b)[\w\-]+\s+){{0,3}}?"
 )
 """Words that describe a home before its noun ("our 2 bed flat in Leeds", "we're in a second floor
 flat in Leeds", "I live in a tiny house in Otley"); not a person or a sale ("my sister bought a

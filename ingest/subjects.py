@@ -16,9 +16,8 @@ by how central it is to the whole conversation (weights in `ingest.subject_rules
   stopwords, and anything mentioned in fewer than ``min_turns`` turns or never by the user.
 * **score**: share of the user's turns and of all turns that mention it, named in the user's opening
   turn, called "my X", and closeness of its name to the conversation's mean embedding (KeyBERT's test;
-  people by how much of the chat speaks of them, as an embedder cannot place a first name), to 4
-  decimals (`settle_scores`). The best at ``min_score`` or above is the subject; none → the agent's
-  wing, else "general".
+  people by how much of the chat speaks of them), to 4 decimals (`settle_scores`). The best at
+  ``min_score`` or above is the subject; none → the agent's wing, else "general".
 * **kin**: "my brother" is a person. When the conversation names him ("my brother Derek", "Derek is my
   brother") the two are one candidate, named Derek, and the wing keeps "my brother" as an alias.
 * **kind**: extractor kinds map p → person, l → place, i → project (a thing), e → topic; a common noun

@@ -71,7 +71,7 @@ _SEPARATOR = "-"
 _ASCII_RUNS = re.compile(r"[^a-z0-9]+")
 _RUNS = re.compile(r"-{2,}")
 _INITIAL_DOT = "."
-_TITLE = re.compile(r"^(?:dr|dre|mr|mrs|ms|mme|mlle|prof|sr|sra|fr)\.?$", re.I)
+_TITLE = re.compile(r"^(?:dr|mr|mrs|ms|mme|mlle|prof|sr|sra|fr)\.?$", re.I)
 """A title before a name. A kin title is no such title: it stays in the key ("Aunt Meera" is
 aunt-meera, not the colleague "Meera"), as it is usually what tells two people apart."""
 

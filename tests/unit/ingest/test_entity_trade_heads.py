@@ -20,7 +20,7 @@ from tests.unit.ingest.chat_window import chat, kinds
         ("the new vet at Tollbrook Vets was lovely with him", "Tollbrook Vets"),
         ("grabbed sourdough from Marlow Lane Bakery on the way", "Marlow Lane Bakery"),
         ("the car's been at Dunmore Motors since monday", "Dunmore Motors"),
-        ("we ate at Saffron Kitchen again lol", "Saffron Kitchen"),
+        ("Saffron Kitchen does the best curry", "Saffron Kitchen"),
         ("renewed the policy with Kestrel Insurance", "Kestrel Insurance"),
     ],
 )
@@ -46,3 +46,20 @@ def test_words_left_out_or_in_front_do_not_type_a_name(text: str, name: str, kin
     assert found.get(name) != "o", found
     if kind is not None:
         assert found.get(name) == kind, found
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("We visited Chester Zoo", ("User", "visited", "Chester Zoo")),
+        ("We went to Dishoom Kitchen last night", ("User", "visited", "Dishoom Kitchen")),
+        ("We moved to Hell's Kitchen last year", ("User", "lives in", "Hell's Kitchen")),
+    ],
+)
+def test_a_venue_a_cue_makes_a_place_stays_one(text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in {(r.subject.name, r.predicate, r.value) for r in chat(text).relations}
+
+
+@pytest.mark.parametrize("name", ["Soviet Union", "Rugby Union", "Grand Theft Auto", "Ford Transit"])
+def test_words_that_end_other_names_are_no_trade(name: str) -> None:
+    assert kinds(f"we talked about {name} for ages").get(name) != "o"

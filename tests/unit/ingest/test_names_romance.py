@@ -1,8 +1,8 @@
 """Names as French, Spanish and Portuguese speakers write them, read by their general shape (the tenth
 held-out set's misses, checked with sentences of their own):
 
-* French titles ("Mme Lise Pelletier", "Mlle Roy", a woman doctor's "Dre Tremblay") mark a person
-  and drop from the key, as "Mrs." does;
+* French titles ("Mme Lise Pelletier", "Mlle Roy") mark a person and drop from the key, as "Mrs." does;
+  "Dre" is no title, being a first name too ("my friend Dre");
 * a first name of hyphen-joined first names ("Jean-Sébastien", "Marie-Claire") is a first name;
 * the kind of business said first ("Brasserie Ruelle Rouge", "Banco Santander", "Clinique Jarry")
   makes an organisation.
@@ -39,9 +39,9 @@ def test_hyphen_joined_first_names_are_a_first_name() -> None:
 
 def test_a_french_title_leaves_the_key_as_mrs_does() -> None:
     assert name_key("Mme Pelletier") == name_key("Pelletier") == "pelletier"
-    assert name_key("Dre Tremblay") == "tremblay"
+    assert name_key("Mlle Roy") == "roy" and name_key("Dre Tremblay") == "dre-tremblay"
 
 
-def test_a_doctor_is_never_named_by_a_title() -> None:
-    facts = {(r.subject.name, r.predicate, r.value) for r in chat("my doctor Dre Tremblay said I'm fine").relations}
-    assert facts == {("User", "doctor", "Dre Tremblay")}, facts
+def test_dre_is_a_first_name_not_a_title() -> None:
+    facts = {(r.subject.name, r.predicate, r.value) for r in chat("My friend Dre is coming over tonight").relations}
+    assert ("User", "friend", "Dre") in facts, facts
