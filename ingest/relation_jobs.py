@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ingest.relation_guards import Guarded
-from ingest.relation_people import POST_ENDED, WHO
+from ingest.relation_people import AFTER, BEFORE, POST_ENDED, WHO
 from ingest.relation_rules import NAME, NOW, Rule
 from ingest.relation_sayings import TITLE_SAID
 
@@ -71,16 +71,12 @@ _ENDED_AFTER = re.compile(
     r"made\s+redundant|laid\s+off|let\s+go)\b",
     re.I,
 )
-_NEAR = 60
-"""Characters read either side of a job's match for its end: a long paste is not read whole for each match."""
 
 
 def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
     """A job of the speaker's that the sentence leaves or ends ("I quit my job at Acme", "my job at Acme
     ended in May"), or dates back (`POST_ENDED`)."""
-    left = _LEFT_BEFORE.search(sentence, max(0, m.start() - _NEAR), m.start()) or _ENDED_AFTER.match(
-        sentence, m.end(), m.end() + 2 * _NEAR
-    )
+    left = _LEFT_BEFORE.search(BEFORE(sentence, m)) or _ENDED_AFTER.match(AFTER(sentence, m))
     return left is not None or POST_ENDED(sentence, m, earlier)
 
 

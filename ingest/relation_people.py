@@ -365,5 +365,6 @@ PEOPLE_PHRASINGS: tuple[Rule, ...] = (
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""
 
-WHO, POST_ENDED = _WHO, _post_ended
-"""For `ingest.relation_jobs`: a person's name opening a clause, and a post the sentence ends or dates back."""
+WHO, POST_ENDED, BEFORE, AFTER = _WHO, _post_ended, _before, _after
+"""For `ingest.relation_jobs`: a person's name opening a clause, a post the sentence ends or dates back, and
+the bounded stretches of a sentence before and after a match (`_LOOK_BACK`)."""
