@@ -13,11 +13,11 @@ Which entities are one thing is decided by mining's own rules, read here, not re
 * **the same key**: the upsert merges every mention whose key (`ingest.graph.entity_slug`)
   an entity's slug is, so two live entities of a kind whose slugs or names' keys meet are
   one: the younger one's everything joins the older;
-* **a short name** of exactly one longer live name (`short_names` itself): mining puts a
-  short mention on the longer entity once that exists, so the short entity's mentions from
-  drawers mined after the longer one's first live source (drawer ids grow in mining order)
-  join it; earlier ones stay, as mining left them ("Derek from the gym", before any
-  "Derek Hale" was heard of).
+* **a short name** of exactly one longer live name (`short_names` itself: a person's, a
+  product's or a firm's): mining puts a short mention on the longer entity once that
+  exists, so the short entity's mentions from drawers mined after the longer one's first
+  live source (drawer ids grow in mining order) join it; earlier ones stay, as mining
+  left them ("Derek from the gym", before any "Derek Hale" was heard of).
 
 A fact the restored chat told and a chat mined meanwhile told again about the same entity
 ("Derek Hale lives in Leeds" in both) is one row again, as mining keeps a repeat once
@@ -163,10 +163,13 @@ async def _same_keys(s: AsyncSession, user_id: int, back: Sequence[_Live]) -> di
 
 def _shorter_slugs(e: _Live) -> list[str]:
     """Slugs that could be a short name of ``e``'s (its leading words for a person, its
-    trailing ones for a product); `short_names` decides."""
+    trailing ones for a product, its first word for a firm: "tidewater" of "Tidewater
+    Software"); `short_names` decides."""
     parts = e.slug.split("-")
     if e.kind == "p":
         return ["-".join(parts[:n]) for n in range(1, len(parts))]
+    if e.kind == "o":
+        return parts[:1] if len(parts) > 1 else []
     return ["-".join(parts[n:]) for n in range(1, len(parts))] if e.kind == "i" else []
 
 
@@ -176,7 +179,7 @@ async def _short_ones(s: AsyncSession, user_id: int, back: Sequence[_Live]) -> l
     shorter = {(e.kind, slug) for e in back for slug in _shorter_slugs(e)}
     slugs = {slug for _, slug in shorter}
     candidates = await _live(s, user_id, Entity.slug.in_(slugs)) if slugs else []
-    pool = {e.id: e for e in [*back, *candidates] if e.kind in ("p", "i")}
+    pool = {e.id: e for e in [*back, *candidates] if e.kind in ("p", "i", "o")}
     mentions = {EntityMention(e.kind, e.name): e for e in pool.values()}
     longer = await short_names(s, user_id, {m: (e.kind, e.key) for m, e in mentions.items()})
     by_key = {(e.kind, e.slug): e for e in await _live(s, user_id, _slug_in(longer.values()))} if longer else {}

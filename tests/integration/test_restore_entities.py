@@ -70,25 +70,37 @@ GYM_LEEDS: Chat = (
     [("user", None, "Derek from the gym lent me a book."), ("user", None, "Derek lives in Leeds.")],
     datetime(2026, 1, 30, 10, tzinfo=UTC),
 )
+FIRM: Chat = (
+    "spring",
+    [("user", None, "I start at Tidewater Software on Monday."), ("user", None, "Tidewater Software is in Ponsonby.")],
+    datetime(2026, 3, 1, 10, tzinfo=UTC),
+)
+FIRM_SHORT: Chat = (
+    "contract",
+    [("user", None, "Tidewater sent my contract today."), ("user", None, "I work at Tidewater now.")],
+    datetime(2026, 6, 1, 10, tzinfo=UTC),
+)
 LUNCH: Chat = (
     "spring",
     [("user", None, "I had lunch with Derek Hale, he fixes kitchens.")],
     datetime(2026, 3, 1, 10, tzinfo=UTC),
 )
 
-CASES = {
+CASES: dict[str, tuple[list[Chat], list[Chat], str]] = {
     # the chat mined meanwhile says "Derek": mining would have put it on "Derek Hale"
-    "short name": ([SPRING], [SUMMER]),
+    "short name": ([SPRING], [SUMMER], "derek"),
     # "Derek Hale" again once the trashed chat's entity was renamed "Derek" by what was left
-    "same name": ([SPRING, CALL], [QUOTE]),
+    "same name": ([SPRING, CALL], [QUOTE], "derek"),
     # the chat mined meanwhile repeats where he lives: one Leeds, as mining stores a repeat once
-    "repeated fact": ([SPRING], [AGAIN]),
+    "repeated fact": ([SPRING], [AGAIN], "derek"),
     # he is also the object of a multi-valued fact ("brother"): told twice, stored once
-    "kin": ([KIN1], [KIN2]),
+    "kin": ([KIN1], [KIN2], "derek"),
     # a "Derek" heard before any "Derek Hale" stays apart, as mining left it
-    "earlier short name": ([GYM, SPRING], [SUMMER]),
+    "earlier short name": ([GYM, SPRING], [SUMMER], "derek"),
     # the earlier "Derek"'s fact told again meanwhile: mining would have told it of "Derek Hale"
-    "earlier short name's fact again": ([GYM_LEEDS, LUNCH], [AGAIN]),
+    "earlier short name's fact again": ([GYM_LEEDS, LUNCH], [AGAIN], "derek"),
+    # a firm said by its first word meanwhile: mining would have put it on "Tidewater Software"
+    "firm said short": ([FIRM], [FIRM_SHORT], "tidewater"),
 }
 
 
@@ -104,8 +116,8 @@ async def _links(db: Database, user: UserHandle) -> list[tuple[str, str, Any]]:
         return sorted((str(c), str(n), sf) for c, n, sf in rows)
 
 
-async def _derek(client: Client, user: UserHandle) -> list[dict[str, Any]]:
-    listed = await client.get("/v1/entities", params={"q": "derek"}, headers=user.headers)
+async def _derek(client: Client, user: UserHandle, q: str = "derek") -> list[dict[str, Any]]:
+    listed = await client.get("/v1/entities", params={"q": q}, headers=user.headers)
     assert listed.status_code == 200, listed.text
     return list(listed.json())
 
@@ -114,7 +126,7 @@ async def _derek(client: Client, user: UserHandle) -> list[dict[str, Any]]:
 async def test_a_restore_gives_the_graph_mining_would_have_given(
     db: Database, embedder: Embedder, settings: Settings, new_user: NewUser, client: Client, case: str
 ) -> None:
-    before, meanwhile = CASES[case]
+    before, meanwhile, q = CASES[case]
     deps = MiningDeps(db=db, embedder=embedder, settings=settings)
     plain, user = await new_user(f"plain {case}"), await new_user(f"restored {case}")
     for key, turns, at in [*before, *meanwhile]:
@@ -127,8 +139,8 @@ async def test_a_restore_gives_the_graph_mining_would_have_given(
 
     restored = await client.post("/v1/conversations/spring/restore", headers=user.headers)
     assert restored.status_code in (200, 201), restored.text
-    names = sorted(e["name"] for e in await _derek(client, user))
-    assert names == sorted(e["name"] for e in await _derek(client, plain)), names
+    names = sorted(e["name"] for e in await _derek(client, user, q))
+    assert names == sorted(e["name"] for e in await _derek(client, plain, q)), names
     assert await _graph(client, user) == await _graph(client, plain)
     assert await _links(db, user) == await _links(db, plain)
 
