@@ -24,6 +24,7 @@ from ingest.change_rules import CHANGE_RULES
 from ingest.entity_scan import clean_name
 from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, PETS, POSSESSIONS
 from ingest.extraction import KIN, USER_ENTITY, EntityMention, RelationFact, TurnView
+from ingest.gazetteer import name_gender
 from ingest.mood import sentence_mood
 from ingest.predicates import canonical_predicate
 from ingest.relation_case import names_recased
@@ -64,25 +65,23 @@ _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|then)\b", re.I)
 _WHEN_OR_HOW = re.compile(r"^(?:on|in|at|every|during|around|finally|still|fine|better|worse|sore|ok|okay)\b", re.I)
 """An attribute's value that says when or how something is ("my run is on Sundays", "my
 hamstring is finally fine"): a schedule or a state, no attribute the graph holds."""
-
-
 _LOOK_BACK = 300
 """How far before a sentence "his" / "her" looks for the person it means, in the turn's text."""
 
 
 def _pronoun_person(m: re.Match[str], said: _Said, kinds: Mapping[str, str]) -> EntityMention | None:
-    """Whom the third-person rule's "he" / "his" / "her" means: the person its sentence named last
-    before it, else the one the turn named last before the sentence (a bounded look back), else the
-    one an earlier turn of the window named last, of the pronoun's sex where the name tells it
-    (`Recent.last_named`): "Derek's wedding is in june" … "his fiancée is Leanne"."""
+    """Whom a third-person rule's "he" / "his" / "her" means: the person its sentence, else the turn
+    before it (bounded), else an earlier turn of the window named last (`Recent.last_named`: "Derek's
+    wedding is in june" … "his fiancée is Leanne"); no one where the name tells the other sex ("my
+    cousin Nina is in Leeds, he works as a paramedic")."""
+    pronoun = re.split(r"\W", m.group(0), maxsplit=1)[0]
     found = _last_person(said.text, m.start(), kinds)
     if found is None and said.offset:
-        turn = said.turn.content
-        found = _last_person(turn[max(0, said.offset - _LOOK_BACK) : said.offset], _LOOK_BACK, kinds)
+        found = _last_person(said.turn.content[max(0, said.offset - _LOOK_BACK) : said.offset], _LOOK_BACK, kinds)
     if found is None:
-        name = said.recent.last_named(re.split(r"\W", m.group(0), maxsplit=1)[0])
-        found = EntityMention("p", name) if name else None
-    return found
+        found = EntityMention("p", name) if (name := said.recent.last_named(pronoun)) else None
+    sex = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f", "hers": "f"}.get(pronoun.lower(), "")
+    return None if found is None or (sex and name_gender(found.name) not in {sex, ""}) else found
 
 
 def _last_person(sentence: str, before: int, kinds: Mapping[str, str]) -> EntityMention | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from ingest.diagnosis_guards import own_visit
+from ingest.diagnosis_guards import EPONYM_CONDITION, own_visit
 from ingest.entity_vocab import BODY_PARTS, PEOPLE_ROLES, words
 from ingest.product_guards import by_speaker, for_someone_else, past_life
 from ingest.relation_guards import Guarded
@@ -51,11 +51,11 @@ _CONDITION_HEADS = words(
     """diabetes asthma arthritis osteoarthritis hypertension cancer eczema psoriasis epilepsy migraines
     anaemia anemia hypothyroidism hyperthyroidism endometriosis fibromyalgia gout sciatica tendonitis
     tendinitis bronchitis pneumonia shingles covid flu glaucoma cataracts osteoporosis pcos ibs copd
-    depression anxiety adhd dementia lupus crohn's colitis apnoea apnea disease syndrome"""
+    depression anxiety adhd dementia lupus colitis apnoea apnea disease syndrome"""
 )
 """Head words that end a condition's name ("type 2 *diabetes*", "coeliac *disease*"): a result said
 as "it's X" names a condition only when X ends on one, so "so it's fine" says nothing."""
-_CONDITION = "|".join(sorted((re.escape(w) for w in _CONDITION_HEADS), key=len, reverse=True))
+_CONDITION = "|".join((EPONYM_CONDITION, *sorted((re.escape(w) for w in _CONDITION_HEADS), key=len, reverse=True)))
 _RESULT = (
     r"\b(?:so|turns\s+out|turned\s+out|confirmed|officially|which\s+means)\s+"
     r"(?:it['’]?s|its|it\s+is|I\s+have|I['’]ve\s+got|I\s+(?:have\s+)?got|I['’]ve)\s+(?:got\s+)?(?:an?\s+)?"
@@ -177,10 +177,13 @@ def _someone_elses(sentence: str, m: re.Match[str], earlier: str) -> bool:
 
 
 _LASTING = "|".join(
-    sorted(
-        (re.escape(w) for w in _CONDITION_HEADS - words("flu covid pneumonia bronchitis shingles")),
-        key=len,
-        reverse=True,
+    (
+        EPONYM_CONDITION,
+        *sorted(
+            (re.escape(w) for w in _CONDITION_HEADS - words("flu covid pneumonia bronchitis shingles")),
+            key=len,
+            reverse=True,
+        ),
     )
 )
 """The heads of a condition one has for good (not the passing ones: "I have flu" is a week, not a diagnosis)."""

@@ -80,6 +80,10 @@ def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return left is not None or POST_ENDED(sentence, m, earlier)
 
 
+_IS_A = r"(?:\s+(?i:is)|['’]s)\s+(?i:(?:now|also|actually|still)\s+)?(?i:an?)\s+"
+"""Someone's "is a" ("Jen is a nurse", "Jen's a nurse"), now, not "was a"."""
+_EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?|for)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+
 JOB_PHRASINGS: tuple[Rule, ...] = (
     Rule(
         _cs(
@@ -169,5 +173,9 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
         "o",
         refuses_kind="pl",
     ),
+    # someone else's job by "is a", by name: "my sister Jen is a nurse at the General" (never "he's a": after a
+    # comma it may be anyone the clause named, "Danny's dad, he's a surgeon")
+    Rule(_cs(rf"{WHO}{_IS_A}(?P<value>{TITLE_SAID})"), "works as"),
+    Rule(_cs(rf"{WHO}{_IS_A}{TITLE_SAID}{_EMPLOYER_AFTER}"), "works at", "o", refuses_kind="pl"),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

@@ -52,8 +52,10 @@ _NOT_A_JOB = (
 member at the gym", "a loyal customer at Tesco"), a habit or a taste ("a vegetarian for ethical reasons", "a
 sucker for Italian food"); a title with more words is one ("a staff member at Tesco")."""
 _TITLE_WORDS = (
-    r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total)\b)[a-z][a-z\-]*\s+){0,3}"
+    r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total|great|good|amazing|brilliant|"
+    r"terrible|awful|bad|fantastic|excellent|decent|natural|born|keen|avid|wonderful|lovely|proper)\b)[a-z][a-z\-]*\s+){0,3}"
 )
+"""Up to three words before a title's head, none of them praise ("a great cook" says how well, not a job)."""
 _JOB_HEAD = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _LEAD = (
     r"(?!(?:the|a|an|my|our|your)\s)[a-z][a-z\-]*\s+lead"
@@ -62,7 +64,13 @@ _LEAD = (
 """A lead said as a title: a word before it and nothing after it but where ("test lead at Harbourline", "I'm
 a tech lead."), not a lead guitarist, climber or author, nor "the lead" (`JOB_HEADS` leaves "lead" out: a
 dog's lead)."""
-TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_LEAD}|(?:{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b)))"
+_WORKER = (
+    r"(?:social|care|support|youth|case|aid|charity|healthcare|health\s+care|construction|factory|farm|warehouse|"
+    r"council|community|outreach|disability|retail|research)\s+worker"
+)
+"""A worker said by the trade ("a social worker", "a support worker"): "worker" alone is no title ("a hard
+worker")."""
+TITLE_SAID = rf"(?i:{_TITLE_WORDS}(?:{_LEAD}|(?:{_WORKER}|{_JOB_HEAD})\b(?!['’]s|\s+(?:of|to)\b)))"
 _TITLE = rf"(?P<value>{TITLE_SAID})"
 """A job title ended by its head noun (`JOB_HEADS`: "data analyst", "staff nurse"), not a fan of
 one nor someone's ("a fan of designer bags", "a teacher's pet")."""

@@ -7,11 +7,15 @@ checked with sentences of its own (none from a labelled set):
 * an employer by the job there ("my job at Telstra is killing me", "started my new role at Deloitte"),
   a former one by the old job ("my old job at Acme"); not a job the sentence leaves or ends;
 * a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3");
-* a lasting condition the speaker has ("I have asthma", "I've got type 2 diabetes"), not a passing
-  one, one wondered about, a history or someone else's;
+* a lasting condition the speaker has ("I have asthma", "I've got type 2 diabetes", "I have Crohn's
+  disease": a condition named after a person is no other patient), not a passing one, one wondered
+  about, a history or someone else's;
 * in-laws as people in one's life ("my sister in law Ana");
 * a doctor who is no other clinician's title and name ("my vet Dr Amy said" is no doctor of the user's);
-* a job said short ("a software dev at Shopify").
+* a job said short ("a software dev at Shopify"), or by its trade ("a social worker", where "worker"
+  alone is none), never praise ("a great cook");
+* someone's job by name and "is a" ("my sister Jen is a nurse at Mencap"), never "he" where the name
+  tells the other sex.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ def facts(text: str) -> set[Fact]:
         ("I have asthma", ("User", "diagnosed with", "asthma")),
         ("I've got type 2 diabetes", ("User", "diagnosed with", "type 2 diabetes")),
         ("I live with endometriosis", ("User", "diagnosed with", "endometriosis")),
+        ("I have Crohn's disease and it flares up", ("User", "diagnosed with", "Crohn's disease")),
+        ("I have Crohn’s", ("User", "diagnosed with", "Crohn’s")),
+        ("turns out it's Hashimoto's", ("User", "diagnosed with", "Hashimoto's")),
         ("my sister in law Ana is visiting", ("User", "sister-in-law", "Ana")),
         ("my mother-in-law Rosa is staying with us", ("User", "mother-in-law", "Rosa")),
         ("i'm a software dev at Shopify", ("User", "works at", "Shopify")),
@@ -95,6 +102,9 @@ def test_an_everyday_saying_records_its_fact(text: str, fact: Fact) -> None:
         ("My thesis on diabetes is due", "diagnosed with"),
         ("My dads cancer came back", "diagnosed with"),
         ("Dr Google says it's cancer lol", "diagnosed with"),
+        ("my mum has Parkinson's", "diagnosed with"),
+        ("I think I have Crohn's", "diagnosed with"),
+        ("I have Derek's diabetes leaflet", "diagnosed with"),
     ],
 )
 def test_what_it_does_not_say_records_nothing(text: str, predicate: str) -> None:
@@ -143,3 +153,35 @@ def test_a_condition_named_or_a_manager_reported_to_is_recorded(text: str, fact:
 def test_someone_elses_condition_a_guess_or_a_job_got_records_none_of_the_users(text: str) -> None:
     mine = {f for f in facts(text) if f[0] == "User" and f[1] in {"diagnosed with", "manager"}}
     assert not mine and not {f for f in facts(text) if f[1] == "status"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm a social worker in Leeds", {("User", "works as", "social worker")}),
+        ("my sister Jen is a nurse at Mencap", {("Jen", "works as", "nurse"), ("Jen", "works at", "Mencap")}),
+        (
+            "Danny's a firefighter with Portland Fire Department",
+            {("Danny", "works as", "firefighter"), ("Danny", "works at", "Portland Fire Department")},
+        ),
+        ("my mate Tom is a support worker", {("Tom", "works as", "support worker")}),
+    ],
+)
+def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expected: set[Fact]) -> None:
+    assert expected <= facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm a great cook",
+        "Jen is a great cook",
+        "Jen was a nurse",
+        "Is Jen a nurse?",
+        "Jen is a regular at Costa",
+        "I'm a hard worker",
+        "my cousin Nina is in Leeds, he works as a paramedic there",  # "he" is someone else
+    ],
+)
+def test_praise_a_past_a_question_or_another_sex_records_no_job(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] in {"works as", "works at"}}, facts(text)
