@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ingest.entity_lower_pets import lower_case_pets
 from ingest.entity_vocab import ORG_HEADS, PEOPLE_ROLES, PLACE_HEADS, TITLES, VENUE_NOUNS, words
 from ingest.gazetteer import (
     english_first_name,
@@ -146,5 +147,6 @@ def _named(text: str, pattern: re.Pattern[str], need_surname: bool) -> list[str]
 
 
 def lower_case_people(text: str) -> list[str]:
-    """The people ``text`` names in lower case (module doc), in order of shape (duplicates kept)."""
-    return [*_titled(text), *_named(text, _INTRODUCED, False), *_named(text, _PAIR, True)]
+    """The people ``text`` names in lower case (module doc), in order of shape (duplicates kept), and
+    its pets (`ingest.entity_lower_pets`), as a pet's name is a person's kind."""
+    return [*_titled(text), *_named(text, _INTRODUCED, False), *_named(text, _PAIR, True), *lower_case_pets(text)]

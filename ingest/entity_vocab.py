@@ -132,7 +132,7 @@ DIETS: Mapping[str, str] = MappingProxyType(
 
 DOG_BREEDS = words(
     """greyhound whippet lurcher labrador spaniel terrier collie beagle poodle dachshund husky retriever pug
-    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman
+    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman russell staffy staffie
     cavoodle spoodle groodle maltipoo schnoodle bernedoodle goldendoodle corgi pomeranian kelpie samoyed"""
 )
 """Dogs are often named by their breed ("our rescue greyhound", "my beagle"): each breed's

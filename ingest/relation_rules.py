@@ -189,10 +189,11 @@ _PET_SAYINGS = (
     ),
     (rf"(?P<name>{_NAME})(?:,?\s+(?i:is|was)|['’]s)\s+(?i:my|our)\s+{_PET}\b{PET_ENDS}", False),
     (rf"(?P<name>{_NAME}),\s+(?i:my|our)\s+{_PET}\s*(?=[,.;!?)]|$)", True),
+    (rf"(?P<name>{_NAME})\s*\(\s*(?i:my|our)\s+(?i:(?![a-z]+s\s)){_PET}\s*\)", True),  # not "(my friends dog)"
 )
 """Ways of naming a pet (`ingest.entity_vocab.PETS`), each with its ``name`` and ``species``:
 "my turtle is called Sushi", "my dog's name is Rex", "our cat, Miso,", "I have a parrot named
-Kiwi", "Kiwi is our parrot". Each records two facts (`_pet_rules`): the name is the speaker's
+Kiwi", "Kiwi is our parrot", "Miso (our cat)". Each records two facts (`_pet_rules`): the name is the speaker's
 `pet`, a person-kind entity (`ingest.entity_cues` types it), and the word said its `species`.
 The flag marks a naming in passing ("our cat, Miso,", "Miso, our cat"): true in any mood, as
 "Is our cat, Miso, too old to travel?" still says whose Miso is (`Rule.any_mood`)."""

@@ -1,0 +1,55 @@
+"""Pets named in lower case: "biscotte (our beagle)", "our beagle biscotte has fleas", "pickle's my cat".
+
+A pet's name is found by its capitals (`ingest.entity_scan`) and named by the pet sayings of
+`ingest.relation_rules`, but people type their pets' names in lower case as often as their friends'
+(`ingest.entity_lower_people`). Three shapes name a pet all the same, each written with a capital:
+
+* a word before the animal in brackets: "biscotte (our beagle)", any word but an everyday one;
+* a word after "my / our <animal>" that no English text uses ("our beagle biscotte"), followed by the
+  clause's end or a verb, never a thing of the animal's ("my dog sitter", "our cat flap");
+* a word opening a clause before "'s / is my <animal>" ("pickle's my cat btw"), no pronoun.
+
+An English word after "my dog" ("my dog pepper") stays unread in lower case: "my dog bowl" is said
+as often.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.entity_vocab import PET_ENDS, PETS, words
+from ingest.gazetteer import is_common_word, is_english_word
+
+__all__ = ["lower_case_pets"]
+
+_WORD = r"[a-z][a-z\-]+(?![\w'’])"
+_PET = rf"(?:[a-z]+\s+)?(?:{'|'.join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))})"
+_BRACKETED = re.compile(rf"(?<![\w\-])({_WORD})\s*\(\s*(?:my|our)\s+(?![a-z]+s\s){_PET}\s*\)")
+"""Not another's pet, its owner typed without an apostrophe: "milo (my friends dog)"."""
+_AFTER = re.compile(
+    rf"\b(?:my|our)\s+{_PET},?\s+({_WORD})(?=\s*(?:$|[.,;:!?)])|\s+(?:is|was|has|had|and|who|just|keeps|still)\b)"
+)
+_OPENS = re.compile(
+    rf"(?:^|[.!?]\s+|\b(?:and|btw|oh|also|so)\s+)([a-z][a-z\-]+)(?:['’]s|\s+is)\s+(?:my|our)\s+{_PET}\b{PET_ENDS}"
+)
+_NOT_NAMES = words(
+    """sitter sitters walker walkers groomer groomers food bed toy toys treats lead leash collar crate flap door
+    hair fur insurance vet vets kennel kennels park run tree litter bowl trainer training show house friendly
+    it this that he she there what who which mine ours here btw lol lmao haha omg tbh tho rn imo idk ngl smh"""
+)
+"""Things of a pet's, pronouns and chat's fillers, that stand where a name would ("my dog sitter", "that's
+my cat", "my cat btw")."""
+
+
+def _name(word: str, *, english_ok: bool) -> str | None:
+    if word in _NOT_NAMES or word in PETS or is_common_word(word) or (not english_ok and is_english_word(word)):
+        return None
+    return word[:1].upper() + word[1:]
+
+
+def lower_case_pets(text: str) -> list[str]:
+    """The pets ``text`` names in lower case (module doc), written with a capital."""
+    found = [_name(m.group(1), english_ok=True) for m in _BRACKETED.finditer(text)]
+    found += [_name(m.group(1), english_ok=False) for m in _AFTER.finditer(text)]
+    found += [_name(m.group(1), english_ok=False) for m in _OPENS.finditer(text)]
+    return [n for n in found if n]
