@@ -74,8 +74,7 @@ _TOKEN = (
     rf"(?!{_NOT_MODEL})(?:[\w\-]*\d[\w\-]*(?:\.\d+)?|(?-i:[A-Z][\w\-]*)|pro|max|plus|mini|ultra|air|se|lite|fe"
     rf"|(?!{_JOINING})[a-z]+[ \t]+(?!{_NOT_MODEL})[\w\-]*\d[\w\-]*|{_PLAIN})"
 )
-"""A model word: "15", "X1", "Carbon", "pro", "kobo libra 2", a line after its maker ("honda civic": one line
-only, `one_line`); not a storage size, a count of years or a price ("128gb", "4 years", "for 40")."""
+"""A model word ("15", "X1", "pro", "kobo libra 2"; one line after its maker: `one_line`), no size, age or price."""
 _LEAD = rf"(?:(?:(?:19|20)\d\d[ \t]+)?(?:(?:{'|'.join(owning.MAKERS)})[ \t]+)?)"
 """A year, and a maker of several kinds of thing (no line itself), before a line: "2019 Samsung Galaxy A35"."""
 _PRODUCT = rf"(?<![\w\-])(?P<product>{_LEAD}(?:{_PLAIN}|{_CAPITAL})(?![\w\-])(?:[ \t]+{_TOKEN}(?![\w\-])){{0,3}})"
@@ -88,7 +87,8 @@ _FRESH = (
 _ACQUIRED = tuple(
     re.compile(saying, re.I)
     for saying in (
-        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to)\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to|went\s+with|opted\s+for|"
+        rf"settled\s+on|ended\s+up\s+(?:buying|getting|with))\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:I|we)\s+(?:still\s+|now\s+|currently\s+|also\s+)?(?:have|own|drive|ride)\s+{_FRESH}{_PRODUCT}{_HELD_ENDS}",

@@ -7,7 +7,8 @@ checked with sentences of its own (none from a labelled set):
   in Rome, loving this trip");
 * an employer by the job there ("my job at Telstra is killing me", "started my new role at Deloitte"),
   a former one by the old job ("my old job at Acme"); not a job the sentence leaves or ends;
-* a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3");
+* a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3"), or chosen and bought ("we
+  went with a 2019 Toyota Aqua", "ended up buying a Galaxy S24");
 * a lasting condition the speaker has ("I have asthma", "I've got type 2 diabetes", "I have Crohn's
   disease": a condition named after a person is no other patient), not a passing one, one wondered
   about, a history or someone else's;
@@ -191,3 +192,29 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
 )
 def test_praise_a_past_a_question_or_another_sex_records_no_job(text: str) -> None:
     assert not {f for f in facts(text) if f[1] in {"works as", "works at"}}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "thing", "model"),
+    [
+        ("we went with a 2019 Toyota Aqua in the end", "car", "2019 Toyota Aqua"),
+        ("ended up buying a Samsung Galaxy S24 at the mall", "phone", "Samsung Galaxy S24"),
+        ("I opted for the iPhone 15 in the end", "phone", "iPhone 15"),
+        ("settled on a Kindle Paperwhite", "e-reader", "Kindle Paperwhite"),
+    ],
+)
+def test_a_product_chosen_is_bought(text: str, thing: str, model: str) -> None:
+    assert (thing, "is", model) in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "should we have gone with the Civic?",
+        "my sister went with a Honda Civic",
+        "we almost went with the Civic but it was too pricey",
+        "I went with a Civic rental for the trip",
+    ],
+)
+def test_a_choice_not_made_or_not_ones_own_buys_nothing(text: str) -> None:
+    assert not {f for f in facts(text) if f[1] in {"is", "owns"} or f[2] == "bought"}, facts(text)
