@@ -4,9 +4,8 @@ clause. Rows of the `Rule` table of `ingest.relation_rules`, applied beside it
 (`ingest.relation_extract`); names typed in lower case are capitalised before (`ingest.relation_case`).
 
 * **where a named person lives**: "my uncle ray lives in Cork" (a person's name; a stay says no
-  home: "… in Cork for the week"). Being somewhere ("danny is in portland") says no home; the
-  speaker's own "here in leeds" is read beside these (`ingest.relation_sayings`), not on a trip
-  nor as "we're here in …" this minute;
+  home: "… in Cork for the week"). Being somewhere ("danny is in portland") says no home, and a
+  home said in passing ("here in leeds") is no rule: chat says it of trips and of others;
 * **a job before a titled name**: "a maths teacher mr. okoro";
 * **a pet named with its kind in brackets**: "Rocco (our boxer mix)", not "Tom (my dog walker)";
 * **a clinician or landlord named another way**: "my dentist is still Dr Kim", "Joe Kim's been my

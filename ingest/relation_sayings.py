@@ -180,16 +180,6 @@ _NOT_FOUND_HOME = re.compile(
     re.I,
 )
 _PAST = re.compile(r"\b(?:years?\s+ago|back\s+when|used\s+to|once)\b", re.I)
-_AWAY = re.compile(
-    r"\b(?:trip|holiday|hols|vacation|visit\w*|hotel|hostel|airbnb|sightseeing|layover|conference|honeymoon|tour\w*|"
-    r"backpacking|passing\s+through|for\s+(?:the|a)\s+(?:day|night|week|weekend)|until|till|flying|flew|landed)\b",
-    re.I,
-)
-"""Words of a stay away from home: "here in Rome for the week" is a visit, not where one lives."""
-_PRESENT_HERE = re.compile(
-    r"\b(?:I['’]?m|we['’]?re|I\s+am|we\s+are|sitting|standing|stuck|waiting|staying|arrived|got)\s+(?:\w+\s+)?$", re.I
-)
-""""We're here in Rome!!", "sitting here in Starbucks": where one is this minute, not where one lives."""
 """A home found that never was or is no longer the speaker's: an offer that fell through, one for someone or
 for a while ("… for my brother", "… for the week", "as a holiday home"), or one long ago ("years ago we
 found a house in Leeds, now we're in York")."""
@@ -277,15 +267,6 @@ SAYINGS: tuple[Rule, ...] = (
         "l",
         needs_kind="l",
         veto=lambda s, m, e: bool(_NOT_FOUND_HOME.search(s[m.end() : m.end() + 80]) or _PAST.search(s[: m.start()])),
-    ),
-    Guarded(  # "a teacher at Crockett High here in Austin", "here in Ohio we pay …": home, unless a stay
-        _cs(rf"\b(?i:here\s+in)\s+(?P<value>(?>{NAME}))(?!\s+(?i:for|until|till|on)\b)"),
-        "lives in",
-        "l",
-        needs_kind="l",
-        veto=lambda s, m, e: bool(
-            _AWAY.search(s) or _AWAY.search(e[-300:]) or _PAST.search(s) or _PRESENT_HERE.search(s, 0, m.start())
-        ),
     ),
     Rule(
         _cs(rf"\b(?i:we['’]re|we\s+are|I['’]m|I\s+am|im)\s+{NOW}(?i:in)\s+(?P<value>(?>{NAME}))(?={SETTLED_AFTER})"),

@@ -2,9 +2,8 @@
 checked with sentences of its own (none from a labelled set):
 
 * a home by being based or having been living somewhere ("I'm based in Nairobi", "I've been living in
-  Melbourne for 3 years"), by where the home is ("my apartment is in Rosemont", "we moved into a condo
-  in Limoilou"), or by "here in" where the turn speaks of no stay ("a teacher here in Austin", not "here
-  in Rome, loving this trip");
+  Melbourne for 3 years"), or by where the home is ("my apartment is in Rosemont", "we moved into a condo
+  in Limoilou");
 * an employer by the job there ("my job at Telstra is killing me", "started my new role at Deloitte"),
   a former one by the old job ("my old job at Acme"); not a job the sentence leaves or ends;
 * a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3"), or chosen and bought ("we
@@ -41,8 +40,6 @@ def facts(text: str) -> set[Fact]:
         ("my apartment is in Rosemont, tiny but cute", ("User", "lives in", "Rosemont")),
         ("our new apartment is in Saint-Roch", ("User", "lives in", "Saint-Roch")),
         ("we moved into a condo in Limoilou", ("User", "lives in", "Limoilou")),
-        ("im a chemistry teacher at Crockett High here in Austin", ("User", "lives in", "Austin")),
-        ("rents here in Leeds are crazy", ("User", "lives in", "Leeds")),
         ("my job at Telstra is stressing me out", ("User", "works at", "Telstra")),
         ("started my new role at Deloitte on monday", ("User", "works at", "Deloitte")),
         ("my old job at Acme paid better", ("User", "worked at", "Acme")),
@@ -94,9 +91,6 @@ def test_an_everyday_saying_records_its_fact(text: str, fact: Fact) -> None:
         ("Our place in Spain is lovely in summer", "lives in"),
         ("My holiday home is in Spain", "lives in"),
         ("our old house in Leeds had a garden", "lives in"),
-        ("the weather here in Rome is amazing, loving this trip", "lives in"),
-        ("we're here in Lisbon for the week, any tips?", "lives in"),
-        ("back when I lived here in Leeds it was cheaper", "lives in"),
         ("I have a Tesla appointment tomorrow", "owns"),
         ("I drive a Corolla for work, it's a pool car", "owns"),
         ("I have a ThinkPad from work", "owns"),

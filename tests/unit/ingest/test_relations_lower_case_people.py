@@ -1,8 +1,8 @@
 """Where people live, whom they see and where they work, typed as chat types it: lower case, "hes" /
 "shes" without apostrophes, "w" for "with", a title in lower case ("dr. kim"), a name known whole
-to the window ("linh nguyen"), a home said in passing ("here in california we pay …"); and what must
-not count: a stay, a trip, being here this minute, a question, a supposition, another person's
-landlord (`ingest.relation_people_lower`, `ingest.relation_case`, `ingest.relation_sayings`)."""
+to the window ("linh nguyen"), a home said in passing ("here in tulsa"); and what must not count:
+a stay, a trip, a question, a supposition, another person's landlord (`ingest.relation_people_lower`,
+`ingest.relation_case`)."""
 
 from __future__ import annotations
 
@@ -171,28 +171,16 @@ def test_titled_sentences_stay_linear_and_stop_at_a_paragraph() -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "Tom's whole life is here in Howick",
+        "here in california we pay way too much for gas",
         "we're here in rome!!",
-        "we're finally here in Rome",
         "sitting here in Starbucks waiting for my order",
+        "my cousin lives here in chicago too",
         "back home in Ohio we had snow days",
     ],
 )
-def test_being_here_this_minute_gives_the_speaker_no_home(text: str) -> None:
+def test_here_in_a_place_gives_the_speaker_no_home(text: str) -> None:
     assert ("User", "lives in") not in {f[:2] for f in facts(text)}
-
-
-@pytest.mark.parametrize(
-    ("text", "place"),
-    [
-        ("Tom's whole life is here in Howick", "Howick"),
-        ("here in california we pay way too much for gas", "California"),
-        ("my cousin lives here in chicago too", "Chicago"),
-    ],
-)
-def test_here_in_a_place_said_of_life_there_is_the_speakers_home(text: str, place: str) -> None:
-    """Two labellers working blind read "a teacher … here in Austin" and "a surveyor … here in Cape Town" as
-    the speaker's home; so is a life, a price or a cousin "here in" a place."""
-    assert ("User", "lives in", place) in facts(text)
 
 
 @pytest.mark.parametrize(
