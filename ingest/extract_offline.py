@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ingest.entity_scan import Found, scan_turn
@@ -133,12 +133,10 @@ def _times(turn: TurnView) -> list[EntityMention]:
     return [EntityMention("t", time_entity_name(span)) for span in spans]
 
 
-def _settle(found: Mapping[int, Sequence[Found]], known: Mapping[str, str]) -> tuple[dict[str, str], set[str]]:
+def _settle(found: Mapping[int, Sequence[Found]]) -> tuple[dict[str, str], set[str]]:
     """Each name's kind for the whole window (the most frequent sure kind; else, when it opens the
     full name of one person or organisation the window is sure of, that one's: "Nandi" after
-    "Nandi Khumalo, the founder", "Mabena" after "Mabena & Partners"; never a brand's; else, for a
-    full name nothing typed, a person's when a person of the window or the graph (``known``) is
-    called by its first word: "my boyfriend Sipho" … "Sipho Dlamini you are so spoiled"), and the
+    "Nandi Khumalo, the founder", "Mabena" after "Mabena & Partners"; never a brand's), and the
     names confirmed as names (sure, or capitalised somewhere other than a sentence start)."""
     cued: dict[str, Counter[str]] = {}
     confirmed: set[str] = set()
@@ -153,21 +151,7 @@ def _settle(found: Mapping[int, Sequence[Found]], known: Mapping[str, str]) -> t
     openers = Counter(first for first, _ in opened)
     shortened = {first: kind for first, kind in opened if openers[first] == 1 and first not in PRODUCT_LINES}
     short = {key: shortened[key] for key in confirmed if key in shortened and key not in settled}
-    people = {name for name, kind in (*known.items(), *settled.items()) if kind == "p" and " " not in name}
-    full = {key: "p" for key in confirmed if key not in settled and _full_name_of(key, people)}
-    return {**full, **short, **settled}, confirmed
-
-
-def _full_name_of(key: str, people: Collection[str]) -> bool:
-    """``key`` (a name nothing typed) is a first name of ``people`` and a surname or two, in
-    letters only: no product's line ("Tesla Model") nor model number."""
-    words = key.split()
-    return (
-        1 < len(words) <= 3
-        and words[0] in people
-        and words[0] not in PRODUCT_LINES
-        and all(re.fullmatch(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", w) for w in words)
-    )
+    return {**short, **settled}, confirmed
 
 
 def _canonical_names(found: Mapping[int, Sequence[Found]]) -> dict[str, str]:
@@ -269,7 +253,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
             for turn in turns
         }
     )
-    settled, confirmed = _settle(found, known)
+    settled, confirmed = _settle(found)
     names: dict[int, list[EntityMention]] = {
         turn.seq: [
             EntityMention(settled.get(f.mention.name.lower(), f.mention.kind), f.mention.name)
