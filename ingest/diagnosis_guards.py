@@ -15,9 +15,14 @@ from ingest.entity_vocab import PEOPLE_ROLES, PETS
 
 __all__ = ["EPONYM_CONDITION", "is_condition", "own_visit"]
 
-_EPONYMS = "crohn|parkinson|alzheimer|hashimoto|raynaud|addison|cushing|hodgkin|huntington|tourette|asperger|meniere"
-"""Conditions named after a person, said with "'s": "Crohn's" is a condition, no patient called Crohn."""
-EPONYM_CONDITION = rf"(?:{_EPONYMS})['’]s(?:\s+(?:disease|syndrome|lymphoma))?"
+_EPONYMS = "crohn|parkinson|alzheimer|hashimoto|raynaud|hodgkin|tourette|asperger|meniere"
+"""Conditions named after a person, said with "'s" alone: "Crohn's" is a condition, no patient called Crohn."""
+_NAMED_TOO = "addison|cushing|huntington"
+"""Conditions named after a person whose name people also have ("Addison's tests came back"): only with
+"disease" or "syndrome" after it."""
+EPONYM_CONDITION = (
+    rf"(?:(?:{_EPONYMS})['’]s(?:\s+(?:disease|syndrome|lymphoma))?|(?:{_NAMED_TOO})['’]s\s+(?:disease|syndrome))"
+)
 
 _CLINICIANS = frozenset({"doctor", "dentist", "therapist", "physio", "physiotherapist"})
 _OTHERS = "|".join(
@@ -26,7 +31,7 @@ _OTHERS = "|".join(
 _PET = "|".join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))
 _OTHER_PATIENT = re.compile(
     rf"\b(?<!\bwith\s)(?:my|our|his|her|their|your|the)\s+(?:[a-z]+\s+)?(?:{_OTHERS}|{_PET}|kids?|children|parents|baby)s?\b"
-    rf"|\b(?!(?:it|that|what|he|she|there|here|who|let|how|where|{_EPONYMS})['’]s)\w+['’]s\b"
+    rf"|\b(?!(?:it|that|what|he|she|there|here|who|let|how|where|{_EPONYMS})['’]s|{EPONYM_CONDITION})\w+['’]s\b"
     r"|\bvets?\b|\btook\s+(?!me\b|myself\b|a\b|an\b|ages\b|forever\b|long\b|hours?\b)\w+\s+to\b|\b(?:rang|called|texted|messaged|phoned)\b",
     re.I,
 )

@@ -164,12 +164,12 @@ async def _same_keys(s: AsyncSession, user_id: int, back: Sequence[_Live]) -> di
 def _shorter_slugs(e: _Live) -> list[str]:
     """Slugs that could be a short name of ``e``'s (its leading words for a person, its
     trailing ones for a product, its first word for a firm: "tidewater" of "Tidewater
-    Software"); `short_names` decides."""
+    Software", "o-neill" of "O'Neill Builders"); `short_names` decides."""
     parts = e.slug.split("-")
     if e.kind == "p":
         return ["-".join(parts[:n]) for n in range(1, len(parts))]
-    if e.kind == "o":
-        return parts[:1] if len(parts) > 1 else []
+    if e.kind == "o":  # the first word, in as many parts as its slug makes of it ("o-neill" of "o-neill-builders")
+        return ["-".join(parts[:n]) for n in range(1, len(parts))]
     return ["-".join(parts[n:]) for n in range(1, len(parts))] if e.kind == "i" else []
 
 

@@ -288,9 +288,11 @@ _NOT_WHO = (
 no possessive typed without its apostrophe ("my mom has diabetes", "I have a friend with ADHD", "my thesis on
 diabetes", "my dads cancer" are not the speaker's); "type 2", "mild", "celiac" are."""
 _NOT_ABOUT = (
-    r"(?!\s+(?:patients?|research|care|ward|charity|awareness|foundation|society|unit|clinic|nurse|team|job)\b)"
+    r"(?!\s+(?:patients?|research|care|ward|charity|awareness|foundation|society|unit|clinic|nurse|team|job|walk|run|"
+    r"fundraiser|lecture|talk|class|course|event|appeal)\b)"
 )
-"""After "my <condition>", words that make it one's work or cause ("my dementia patients", "my cancer research")."""
+"""After "my <condition>", words that make it one's work or cause ("my dementia patients", "my cancer research",
+"my Alzheimer's walk")."""
 
 
 HEALTH_PHRASINGS: tuple[Rule, ...] = (

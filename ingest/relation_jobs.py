@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from ingest.entity_vocab import JOB_HEADS
 from ingest.relation_guards import Guarded
 from ingest.relation_people import AFTER, BEFORE, POST_ENDED, WHO
 from ingest.relation_rules import NAME, NOW, Rule
@@ -80,9 +81,16 @@ def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return left is not None or POST_ENDED(sentence, m, earlier)
 
 
-_IS_A = r"(?:\s+(?i:is)|['’]s)\s+(?i:(?:now|also|actually|still)\s+)?(?i:an?)\s+"
-"""Someone's "is a" ("Jen is a nurse", "Jen's a nurse"), now, not "was a"."""
-_EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?|for)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+_IS_A = r"(?:\s+(?i:is)|['’]s)\s+(?i:(?:now|also|actually|still)\s+)?(?i:an?)\s+(?!(?i:retired|former|ex|trainee)\b)"
+"""Someone's "is a" ("Jen is a nurse", "Jen's a nurse"), now: not "was a", nor a retired or former one."""
+_HEAD_ALONE = (
+    rf"(?i:{'|'.join(sorted(JOB_HEADS, key=len, reverse=True))})"
+    r"(?=\s*(?:$|[.,;:!?)])|\s+(?i:and|but|so|now|too|lol|tho|btw|by\s+trade)\b)"
+)
+"""A title that is its head word alone and ends the clause ("Sipho is a chef so …"): "a nervous driver",
+"a designer tool", "a teacher in your pocket", "a nurse at heart" name no job."""
+_EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+"""The employer after a title ("a nurse at the General"), not a client ("a lawyer for the Smiths")."""
 
 JOB_PHRASINGS: tuple[Rule, ...] = (
     Rule(
@@ -175,7 +183,8 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
     ),
     # someone else's job by "is a", by name: "my sister Jen is a nurse at the General" (never "he's a": after a
     # comma it may be anyone the clause named, "Danny's dad, he's a surgeon")
-    Rule(_cs(rf"{WHO}{_IS_A}(?P<value>{TITLE_SAID})"), "works as"),
-    Rule(_cs(rf"{WHO}{_IS_A}{TITLE_SAID}{_EMPLOYER_AFTER}"), "works at", "o", refuses_kind="pl"),
+    Rule(_cs(rf"\b{WHO}{_IS_A}(?P<value>{_HEAD_ALONE})"), "works as"),
+    Rule(_cs(rf"\b{WHO}{_IS_A}(?P<value>{TITLE_SAID})(?={_EMPLOYER_AFTER.replace('?P<value>', '')})"), "works as"),
+    Rule(_cs(rf"\b{WHO}{_IS_A}{TITLE_SAID}{_EMPLOYER_AFTER}"), "works at", "o", refuses_kind="pl"),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

@@ -52,10 +52,8 @@ _NOT_A_JOB = (
 member at the gym", "a loyal customer at Tesco"), a habit or a taste ("a vegetarian for ethical reasons", "a
 sucker for Italian food"); a title with more words is one ("a staff member at Tesco")."""
 _TITLE_WORDS = (
-    r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total|great|good|amazing|brilliant|"
-    r"terrible|awful|bad|fantastic|excellent|decent|natural|born|keen|avid|wonderful|lovely|proper)\b)[a-z][a-z\-]*\s+){0,3}"
+    r"(?:(?!(?:of|the|a|an|to|and|or|with|for|in|at|on|my|your|big|huge|bit|real|total)\b)[a-z][a-z\-]*\s+){0,3}"
 )
-"""Up to three words before a title's head, none of them praise ("a great cook" says how well, not a job)."""
 _JOB_HEAD = "|".join(sorted(JOB_HEADS, key=len, reverse=True))
 _LEAD = (
     r"(?!(?:the|a|an|my|our|your)\s)[a-z][a-z\-]*\s+lead"

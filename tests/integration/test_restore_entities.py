@@ -80,6 +80,16 @@ FIRM_SHORT: Chat = (
     [("user", None, "Tidewater sent my contract today."), ("user", None, "I work at Tidewater now.")],
     datetime(2026, 6, 1, 10, tzinfo=UTC),
 )
+FIRM_APOSTROPHE: Chat = (
+    "spring",
+    [("user", None, "I start at O'Neill Builders on Monday."), ("user", None, "O'Neill Builders is in Cork.")],
+    datetime(2026, 3, 1, 10, tzinfo=UTC),
+)
+FIRM_APOSTROPHE_SHORT: Chat = (
+    "contract",
+    [("user", None, "O'Neill sent my contract today."), ("user", None, "I work at O'Neill now.")],
+    datetime(2026, 6, 1, 10, tzinfo=UTC),
+)
 LUNCH: Chat = (
     "spring",
     [("user", None, "I had lunch with Derek Hale, he fixes kitchens.")],
@@ -101,6 +111,8 @@ CASES: dict[str, tuple[list[Chat], list[Chat], str]] = {
     "earlier short name's fact again": ([GYM_LEEDS, LUNCH], [AGAIN], "derek"),
     # a firm said by its first word meanwhile: mining would have put it on "Tidewater Software"
     "firm said short": ([FIRM], [FIRM_SHORT], "tidewater"),
+    # its first word is two parts of its key ("o-neill" of "o-neill-builders")
+    "firm said short, with an apostrophe": ([FIRM_APOSTROPHE], [FIRM_APOSTROPHE_SHORT], "neill"),
 }
 
 

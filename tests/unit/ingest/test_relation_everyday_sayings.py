@@ -9,14 +9,15 @@ checked with sentences of its own (none from a labelled set):
 * a thing held, not bought ("I drive a Honda Civic", "I have a 2015 Mazda 3"), or chosen and bought ("we
   went with a 2019 Toyota Aqua", "ended up buying a Galaxy S24");
 * a lasting condition the speaker has ("I have asthma", "I've got type 2 diabetes", "I have Crohn's
-  disease": a condition named after a person is no other patient), not a passing one, one wondered
-  about, a history or someone else's;
+  disease": a condition named after a person is no other patient, though "Addison's tests" are
+  Addison's), not a passing one, one wondered about, a history, a cause or someone else's;
 * in-laws as people in one's life ("my sister in law Ana");
 * a doctor who is no other clinician's title and name ("my vet Dr Amy said" is no doctor of the user's);
 * a job said short ("a software dev at Shopify"), or by its trade ("a social worker", where "worker"
-  alone is none), never praise ("a great cook");
-* someone's job by name and "is a" ("my sister Jen is a nurse at Mencap"), never "he" where the name
-  tells the other sex.
+  alone is none);
+* someone's job by name and "is a", with the employer after it or the title's head word alone ("my
+  sister Jen is a nurse at Mencap", "Sipho is a chef so …"; not "a nervous driver", "a designer tool",
+  "a retired nurse", "a lawyer for the Smiths"), never "he" where the name tells the other sex.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def facts(text: str) -> set[Fact]:
         ("I have Crohn's disease and it flares up", ("User", "diagnosed with", "Crohn's disease")),
         ("I have Crohn’s", ("User", "diagnosed with", "Crohn’s")),
         ("turns out it's Hashimoto's", ("User", "diagnosed with", "Hashimoto's")),
+        ("I have Addison's disease", ("User", "diagnosed with", "Addison's disease")),
         ("my sister in law Ana is visiting", ("User", "sister-in-law", "Ana")),
         ("my mother-in-law Rosa is staying with us", ("User", "mother-in-law", "Rosa")),
         ("i'm a software dev at Shopify", ("User", "works at", "Shopify")),
@@ -104,6 +106,9 @@ def test_an_everyday_saying_records_its_fact(text: str, fact: Fact) -> None:
         ("My dads cancer came back", "diagnosed with"),
         ("Dr Google says it's cancer lol", "diagnosed with"),
         ("my mum has Parkinson's", "diagnosed with"),
+        ("Addison's tests came back, turns out it's diabetes", "diagnosed with"),  # a person called Addison
+        ("whose phone is this? oh so it's Addison's", "diagnosed with"),
+        ("my Alzheimer's walk raised 500 quid", "diagnosed with"),
         ("I think I have Crohn's", "diagnosed with"),
         ("I have Derek's diabetes leaflet", "diagnosed with"),
     ],
@@ -165,7 +170,11 @@ def test_someone_elses_condition_a_guess_or_a_job_got_records_none_of_the_users(
             "Danny's a firefighter with Portland Fire Department",
             {("Danny", "works as", "firefighter"), ("Danny", "works at", "Portland Fire Department")},
         ),
-        ("my mate Tom is a support worker", {("Tom", "works as", "support worker")}),
+        ("Sipho is a chef so he cooks", {("Sipho", "works as", "chef")}),
+        (
+            "I've been a natural resources manager at Defra for 5 years",
+            {("User", "works as", "natural resources manager"), ("User", "works at", "Defra")},
+        ),
     ],
 )
 def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expected: set[Fact]) -> None:
@@ -175,8 +184,14 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
 @pytest.mark.parametrize(
     "text",
     [
-        "I'm a great cook",
         "Jen is a great cook",
+        "Jen is a retired nurse",
+        "Jen is a former nurse",
+        "Jen is a nurse at heart",
+        "Jen is a nervous driver",
+        "Figma is a designer tool",
+        "Duolingo is a teacher in your pocket",
+        "Jen is a lawyer for the Smiths",
         "Jen was a nurse",
         "Is Jen a nurse?",
         "Jen is a regular at Costa",
@@ -184,7 +199,7 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
         "my cousin Nina is in Leeds, he works as a paramedic there",  # "he" is someone else
     ],
 )
-def test_praise_a_past_a_question_or_another_sex_records_no_job(text: str) -> None:
+def test_praise_a_past_a_thing_a_question_or_another_sex_records_no_job(text: str) -> None:
     assert not {f for f in facts(text) if f[1] in {"works as", "works at"}}, facts(text)
 
 
