@@ -36,6 +36,8 @@ first, a condition said as "my gout" or by a doctor's "says it's", who one repor
 purchase): 0.583 / 0.813 / 0.361, 1 of 10, the other sets unchanged. It is no longer held out. Since the
 wing rule keeps scores to 4 decimals (`ingest.subject_centrality.settle_scores`) its wing match is 0.80
 on every run.
+On 2026-12-01 (second session) pets named in lower case or in brackets moved its relation recall
+0.361 → 0.410.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_10" / "conversations.json"
-FLOORS = Floors(0.58, 0.81, 0.36, 1, wings=0.79)
+FLOORS = Floors(0.58, 0.81, 0.4, 1, wings=0.79)
 """The reading after the round fixed from this set's misses (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 

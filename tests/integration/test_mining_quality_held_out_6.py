@@ -35,6 +35,8 @@ emoji ending a sentence, people named by "name is", apposition and a full name's
 facts; a result a clinician phoned with; a firm's short name, a compass point, one told something),
 so it is no longer held out: 0.555 / 0.843 / 0.319, timelines 0 of 9, wings 0.50; the floors pin
 those, rounded down.
+On 2026-12-01 (second session) pets named in brackets or in lower case moved it to 0.725 / 0.804 / 0.340,
+0 of 9, 0.50.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_6" / "conversations.json"
-FLOORS = Floors(0.71, 0.8, 0.31, 0, wings=0.5)
+FLOORS = Floors(0.72, 0.8, 0.33, 0, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve. Entity recall was 0.843 before `ingest.said_names`: "Parkhurst", which the
 user types in lower case, was found only where another chat's reply capitalised it, and "Rosebank" only

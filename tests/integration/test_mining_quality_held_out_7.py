@@ -37,6 +37,7 @@ another's employer by their job, a pet in brackets, a diet a clinician wants) an
 provider one's benefits are with, a service or carrier word), a clinician got and named next, a dislike
 without "I" and a home found: 0.576 / 0.906 / 0.765, timelines 4 of 9, wings 0.50; the floors now pin
 that. The set is tuned on from here.
+On 2026-12-01 (second session) pets named in lower case moved its relation recall 0.765 → 0.784.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_7" / "conversations.json"
-FLOORS = Floors(0.71, 0.9, 0.76, 4, wings=0.5)
+FLOORS = Floors(0.71, 0.9, 0.78, 4, wings=0.5)
 """What the set measured blind (see the module doc), rounded down, so a regression fails; raise
 them as the rules improve."""
 

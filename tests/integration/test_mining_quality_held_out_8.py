@@ -33,6 +33,7 @@ misses (c13fda7, 5a80cb0, their review and a third: jobs said with "the" or "int
 one has been there, relations in brackets, strangers introduced by name, pets said with "'s", diets without
 a hyphen, a thing's model beside it, a job got, "don't love"): 0.453 / 0.878 / 0.500, 2 of 10, 0.70. It is
 no longer held out; the floors below pin that reading rounded down.
+On 2026-12-01 (second session) pets named in lower case moved its relation recall 0.500 → 0.542.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from tests.integration.mining_quality import Floors, load_fixture, mine_and_chec
 NewUser = Callable[..., Awaitable[UserHandle]]
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mining_quality_held_out_8" / "conversations.json"
-FLOORS = Floors(0.69, 0.87, 0.49, 2, wings=0.7)
+FLOORS = Floors(0.69, 0.87, 0.54, 2, wings=0.7)
 """What the set reaches after the rounds fixed from its misses (see the module doc), rounded down, so a
 regression fails; raise them as the rules improve."""
 
