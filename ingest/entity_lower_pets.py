@@ -4,13 +4,15 @@ A pet's name is found by its capitals (`ingest.entity_scan`) and named by the pe
 `ingest.relation_rules`, but people type their pets' names in lower case as often as their friends'
 (`ingest.entity_lower_people`). Three shapes name a pet all the same, each written with a capital:
 
-* a word before the animal in brackets: "biscotte (our beagle)", any word but an everyday one;
-* a word after "my / our <animal>" that no English text uses ("our beagle biscotte"), followed by the
-  clause's end or a verb, never a thing of the animal's ("my dog sitter", "our cat flap");
+* a word before the animal in brackets, no determiner before it: "biscotte (our beagle)", not "the
+  culprit (my cat)";
+* a first name after "my / our <animal>" ("our beagle bella"), followed by the clause's end or a verb,
+  never a thing of the animal's ("my dog daycare", "our cat flap"): only a name people have, as "my dog
+  kibble", "my cat tiktok" say the pet's things in words no list holds;
 * a word opening a clause before "'s / is my <animal>" ("pickle's my cat btw"), no pronoun.
 
-An English word after "my dog" ("my dog pepper") stays unread in lower case: "my dog bowl" is said
-as often.
+Each is no English word (the embedder's vocabulary: "my sandwich (our dog)", "the culprit (my cat)" are
+asides), no everyday word and no filler; an English word ("my dog pepper") stays unread in lower case.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ from __future__ import annotations
 import re
 
 from ingest.entity_vocab import PET_ENDS, PETS, words
-from ingest.gazetteer import is_common_word, is_english_word
+from ingest.gazetteer import is_common_word, is_english_word, is_first_name
 
 __all__ = ["lower_case_pets"]
 
 _WORD = r"[a-z][a-z\-]+(?![\w'’])"
-_PET = rf"(?:[a-z]+\s+)?(?:{'|'.join(sorted((re.escape(w) for w in PETS), key=len, reverse=True))})"
+_ANIMALS = sorted((re.escape(w) for w in PETS if w != "pet"), key=len, reverse=True)
+_PET = rf"(?:[a-z]+\s+)?(?:{'|'.join(_ANIMALS)})"
+"""An animal's word, one word before it allowed ("our rescue greyhound"); never "pet" ("my pet peeve")."""
 _BRACKETED = re.compile(rf"(?<![\w\-])({_WORD})\s*\(\s*(?:my|our)\s+(?![a-z]+s\s){_PET}\s*\)")
 """Not another's pet, its owner typed without an apostrophe: "milo (my friends dog)"."""
+_DETERMINED = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|some)\s+\Z", re.I)
+"""A word a determiner opens is no name: "the culprit (my cat)"."""
 _AFTER = re.compile(
     rf"\b(?:my|our)\s+{_PET},?\s+({_WORD})(?=\s*(?:$|[.,;:!?)])|\s+(?:is|was|has|had|and|who|just|keeps|still)\b)"
 )
@@ -41,15 +47,20 @@ _NOT_NAMES = words(
 my cat", "my cat btw")."""
 
 
-def _name(word: str, *, english_ok: bool) -> str | None:
-    if word in _NOT_NAMES or word in PETS or is_common_word(word) or (not english_ok and is_english_word(word)):
+def _name(word: str, *, first: bool = False) -> str | None:
+    """The word as a name, or None (module doc); a first name may be an English word ("bella")."""
+    if word in _NOT_NAMES or word in PETS or is_common_word(word) or (is_english_word(word) and not first):
         return None
     return word[:1].upper() + word[1:]
 
 
 def lower_case_pets(text: str) -> list[str]:
     """The pets ``text`` names in lower case (module doc), written with a capital."""
-    found = [_name(m.group(1), english_ok=True) for m in _BRACKETED.finditer(text)]
-    found += [_name(m.group(1), english_ok=False) for m in _AFTER.finditer(text)]
-    found += [_name(m.group(1), english_ok=False) for m in _OPENS.finditer(text)]
+    found = [
+        _name(m.group(1))
+        for m in _BRACKETED.finditer(text)
+        if not _DETERMINED.search(text, max(0, m.start() - 8), m.start())
+    ]
+    found += [_name(m.group(1), first=True) for m in _AFTER.finditer(text) if is_first_name(m.group(1))]
+    found += [_name(m.group(1)) for m in _OPENS.finditer(text)]
     return [n for n in found if n]

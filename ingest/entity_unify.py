@@ -163,12 +163,12 @@ async def _same_keys(s: AsyncSession, user_id: int, back: Sequence[_Live]) -> di
 
 def _shorter_slugs(e: _Live) -> list[str]:
     """Slugs that could be a short name of ``e``'s (its leading words for a person, its
-    trailing ones for a product, its first word for a firm: "tidewater" of "Tidewater
+    trailing ones for a product, its leading ones for a firm: "tidewater" of "Tidewater
     Software", "o-neill" of "O'Neill Builders"); `short_names` decides."""
     parts = e.slug.split("-")
     if e.kind == "p":
         return ["-".join(parts[:n]) for n in range(1, len(parts))]
-    if e.kind == "o":  # the first word, in as many parts as its slug makes of it ("o-neill" of "o-neill-builders")
+    if e.kind == "o":  # `short_names` takes one word only, in as many parts as its slug makes of it ("o-neill")
         return ["-".join(parts[:n]) for n in range(1, len(parts))]
     return ["-".join(parts[n:]) for n in range(1, len(parts))] if e.kind == "i" else []
 

@@ -132,7 +132,7 @@ DIETS: Mapping[str, str] = MappingProxyType(
 
 DOG_BREEDS = words(
     """greyhound whippet lurcher labrador spaniel terrier collie beagle poodle dachshund husky retriever pug
-    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman russell staffy staffie
+    bulldog schnauzer chihuahua cockapoo labradoodle cavapoo dalmatian rottweiler doberman staffy staffie
     cavoodle spoodle groodle maltipoo schnoodle bernedoodle goldendoodle corgi pomeranian kelpie samoyed"""
 )
 """Dogs are often named by their breed ("our rescue greyhound", "my beagle"): each breed's
@@ -144,6 +144,7 @@ PETS: Mapping[str, str] = MappingProxyType(
         **{w: w for w in words("snake goldfish fish chinchilla cockatiel canary hedgehog")},
         **{w: "dog" for w in DOG_BREEDS},
         "puppy": "dog",
+        "jack russell": "dog",  # never "russell" alone: "the Russell Group", "my Russell Hobbs kettle"
         "pup": "dog",
         "kitten": "cat",
         "kitty": "cat",

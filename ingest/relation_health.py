@@ -35,7 +35,7 @@ from ingest.relation_lower_health import LOWER_CASE_HEALTH
 from ingest.relation_rules import NAME, PHRASE, Rule
 from ingest.relation_sayings import quoted
 
-__all__ = ["HEALTH_PHRASINGS"]
+__all__ = ["HEALTH_PHRASINGS", "names_a_condition"]
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -56,6 +56,14 @@ _CONDITION_HEADS = words(
 """Head words that end a condition's name ("type 2 *diabetes*", "coeliac *disease*"): a result said
 as "it's X" names a condition only when X ends on one, so "so it's fine" says nothing."""
 _CONDITION = "|".join((EPONYM_CONDITION, *sorted((re.escape(w) for w in _CONDITION_HEADS), key=len, reverse=True)))
+_OPENS_ON_CONDITION = re.compile(rf"[^.,;:!?()]{{0,30}}?\b(?:{_CONDITION})\b", re.I)
+
+
+def names_a_condition(text: str) -> bool:
+    """Whether ``text`` opens on a condition ("COVID", "Type 1 diabetes and …"), not on an employer's name."""
+    return _OPENS_ON_CONDITION.match(text) is not None
+
+
 _RESULT = (
     r"\b(?:so|turns\s+out|turned\s+out|confirmed|officially|which\s+means)\s+"
     r"(?:it['’]?s|its|it\s+is|I\s+have|I['’]ve\s+got|I\s+(?:have\s+)?got|I['’]ve)\s+(?:got\s+)?(?:an?\s+)?"
@@ -144,8 +152,7 @@ _OPENER = r"(?:(?:ok(?:ay)?|so|well|yay|phew|and|anyway)\b[\s,!]*)*"
 
 
 _EARLIER = 200
-"""How much of the turn before the sentence, and of the sentence around the match, a result's guard
-reads: the sentence before, not a paste, so a long run-on is read once per match, not whole."""
+"""How much of the turn before the sentence, and of the sentence around a match, a result's guard reads."""
 
 
 _NOT_A_PERSON = re.compile(

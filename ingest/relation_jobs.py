@@ -21,6 +21,7 @@ import re
 
 from ingest.entity_vocab import JOB_HEADS
 from ingest.relation_guards import Guarded
+from ingest.relation_health import names_a_condition
 from ingest.relation_people import AFTER, BEFORE, POST_ENDED, WHO
 from ingest.relation_rules import NAME, NOW, Rule
 from ingest.relation_sayings import TITLE_SAID
@@ -81,8 +82,11 @@ def _job_ended(sentence: str, m: re.Match[str], earlier: str) -> bool:
     return left is not None or POST_ENDED(sentence, m, earlier)
 
 
-_IS_A = r"(?:\s+(?i:is)|['’]s)\s+(?i:(?:now|also|actually|still)\s+)?(?i:an?)\s+(?!(?i:retired|former|ex|trainee)\b)"
-"""Someone's "is a" ("Jen is a nurse", "Jen's a nurse"), now: not "was a", nor a retired or former one."""
+_IS_A = (
+    r"(?:\s+(?i:is)|['’]s)\s+(?i:(?:now|also|actually|still)\s+)?(?i:an?)\s+"
+    r"(?!(?i:(?:[a-z]+\s+)?(?:semi-|part-)?(?:retired|former|ex|trainee|aspiring|wannabe|would-be))\b)"
+)
+"""Someone's "is a" ("Jen is a nurse", "Jen's a nurse"), now: not "was a", nor a retired, semi-retired or former one."""
 _HEAD_ALONE = (
     rf"(?i:{'|'.join(sorted(JOB_HEADS, key=len, reverse=True))})"
     r"(?=\s*(?:$|[.,;:!?)])|\s+(?i:and|but|so|now|too|lol|tho|btw|by\s+trade)\b)"
@@ -91,6 +95,19 @@ _HEAD_ALONE = (
 "a designer tool", "a teacher in your pocket", "a nurse at heart" name no job."""
 _EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
 """The employer after a title ("a nurse at the General"), not a client ("a lawyer for the Smiths")."""
+
+_HEARSAY_BEFORE = re.compile(
+    r"\b(?:think|thinks|thought|says|said|reckon\w*|if|whether|sure|pretend\w*|supposedly|apparently|claims?)\b[^.!?]*$",
+    re.I,
+)
+_DENIED_AFTER = re.compile(r"[^.!]*?(?:\?|\bbut\s+(?:he|she|they)['’]?s\s+not\b|\bisn['’]?t\b|\bnot\s+really\b)", re.I)
+
+
+def _hearsay(sentence: str, m: re.Match[str], earlier: str) -> bool:
+    """Someone's job only supposed, reported, asked or denied ("I don't think Ben is a doctor", "Everyone
+    says Ben is a chef, but he's not", "Ben is a doctor, right?")."""
+    return bool(_HEARSAY_BEFORE.search(BEFORE(sentence, m)) or _DENIED_AFTER.match(AFTER(sentence, m)))
+
 
 JOB_PHRASINGS: tuple[Rule, ...] = (
     Rule(
@@ -183,8 +200,18 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
     ),
     # someone else's job by "is a", by name: "my sister Jen is a nurse at the General" (never "he's a": after a
     # comma it may be anyone the clause named, "Danny's dad, he's a surgeon")
-    Rule(_cs(rf"\b{WHO}{_IS_A}(?P<value>{_HEAD_ALONE})"), "works as"),
-    Rule(_cs(rf"\b{WHO}{_IS_A}(?P<value>{TITLE_SAID})(?={_EMPLOYER_AFTER.replace('?P<value>', '')})"), "works as"),
-    Rule(_cs(rf"\b{WHO}{_IS_A}{TITLE_SAID}{_EMPLOYER_AFTER}"), "works at", "o", refuses_kind="pl"),
+    Guarded(_cs(rf"\b{WHO}{_IS_A}(?P<value>{_HEAD_ALONE})"), "works as", veto=_hearsay),
+    Guarded(
+        _cs(rf"\b{WHO}{_IS_A}(?P<value>{TITLE_SAID})(?={_EMPLOYER_AFTER.replace('?P<value>', '')})"),
+        "works as",
+        veto=_hearsay,
+    ),
+    Guarded(
+        _cs(rf"\b{WHO}{_IS_A}{TITLE_SAID}{_EMPLOYER_AFTER}"),
+        "works at",
+        "o",
+        refuses_kind="pl",
+        veto=lambda s, m, e: _hearsay(s, m, e) or names_a_condition(s[m.start("value") :]),  # "a nurse with COVID"
+    ),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

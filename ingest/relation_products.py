@@ -6,11 +6,11 @@ person's turn (`product_facts`), in its mood (`ingest.mood`: "should I buy a RAV
 what the window named before it (`Recent`):
 
 * **acquired or held** by the speaker ("I bought / got / picked up / ordered / leased a X", "upgraded /
-  switched to a X", "replaced … with a X", "traded … for a X", "my new X", "I have / own / drive a X" (the
-  product ending its phrase: no "Tesla appointment", no "Corolla for work");
-  "bought a car!! a used 2021 RAV4" too): the thing's ``is`` is the product as said, year and model
-  kept ("2021 RAV4"), closing the thing's previous ``is`` as any single-valued fact does; bought, the
-  product's ``status`` is ``bought``. Only a verb of the speaker's, not a modal or a negation before it
+  switched to a X", "replaced … with a X", "traded … for a X", "my new X", "I have / own / drive a X" or
+  "went with / opted for a X" ending its clause: no "Tesla appointment", "Corolla for work", "went with a
+  Toyota guy to …"; "bought a car!! a used 2021 RAV4" too): the thing's ``is`` is the product as said, year
+  and model kept ("2021 RAV4"), closing the thing's previous ``is`` as any single-valued fact does; bought,
+  the product's ``status`` is ``bought``. Only a verb of the speaker's, not a modal or a negation before it
   ("I should get a …", "my brother bought a …"), not a gift, a rental or a make-believe, and of another
   life ("back in uni …") its status only (`ingest.product_guards`);
 * **disposed of** ("sold / traded in / returned / gave away / wrote off the X", "someone stole my X",
@@ -84,11 +84,13 @@ _FRESH = (
     r"(?:(?P<det>an?|the|my|our|one|this|that)\s+)?"
     r"(?:(?:new|used|brand[\s-]new|second[\s-]hand|refurbished|shiny)\s+)*"
 )
+_CHOSEN_ENDS = r"(?=\s*(?:$|[.,;:!?)]|(?:in\s+the\s+end|instead|after\s+all|and|but|so|lol|haha)\b))"
 _ACQUIRED = tuple(
     re.compile(saying, re.I)
     for saying in (
-        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to|went\s+with|opted\s+for|"
-        rf"settled\s+on|ended\s+up\s+(?:buying|getting|with))\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to|(?<=ended up )buying)"
+        rf"\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?P<verb>went\s+with|opted\s+for|settled\s+on)\s+{_FRESH}{_PRODUCT}{_CHOSEN_ENDS}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:I|we)\s+(?:still\s+|now\s+|currently\s+|also\s+)?(?:have|own|drive|ride)\s+{_FRESH}{_PRODUCT}{_HELD_ENDS}",
@@ -117,9 +119,8 @@ _BROKE = re.compile(
 )
 """A product of the speaker's gone: sold, stolen, dead."""
 _OBJECT_OF = (_GONE, _STOLEN, _BROKE)
-"""Readings that say a product well enough by themselves ("sold the civic", "someone stole my trek",
-"my pixel died"): a line that is an everyday word counts there in lower case too; they give a
-status, never an ``is``."""
+"""Readings that say a product well enough by themselves ("sold the civic", "my pixel died"): a line that is
+an everyday word counts there in lower case too; they give a status, never an ``is``."""
 _GONE_VALUES = {
     **VERB_VALUES,
     "traded in": "traded in",
@@ -222,8 +223,7 @@ def _fact(said: Said, subject: EntityMention, predicate: str, value: str, kind: 
 
 
 def _name(product: str) -> str:
-    """The product as an entity: its words as said, less a year ("2012 civic" → Civic), its line as
-    its maker spells it (`spelled`)."""
+    """The product as an entity: its words as said, less a year ("2012 civic" → Civic), its line `spelled`."""
     said = product.split()
     return spelled(" ".join(said[1:] if len(said) > 1 and said[0].isdigit() else said))
 
@@ -307,7 +307,7 @@ def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int],
     if m.re not in _ACQUIRED[-2:] and not by_speaker(text, m.start()):
         return None  # "my sister upgraded to …", "i heard Dan got …": someone else's
     verb = m.groupdict().get("verb")
-    if verb and verb.lower() != "bought" and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
+    if verb and verb.lower() not in {"bought", "buying"} and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
         return None  # "got my iPhone back", "picked up my Civic from the garage": had already
     return thing
 

@@ -181,6 +181,11 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
     assert expected <= facts(text), facts(text)
 
 
+def test_a_condition_after_with_is_no_employer() -> None:
+    assert {f for f in facts("Amy is a nurse with Type 1 diabetes") if f[1] == "works at"} == set()
+    assert ("Jen", "works at", "Mencap") in facts("my sister Jen is a nurse at Mencap")
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -192,6 +197,11 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
         "Figma is a designer tool",
         "Duolingo is a teacher in your pocket",
         "Jen is a lawyer for the Smiths",
+        "I don't think Ben is a doctor.",
+        "Everyone says Ben is a chef, but he's not",
+        "Ben is a doctor, right?",
+        "Jen is a recently retired nurse at Kings College Hospital",
+        "Ben is a semi-retired nurse at the Royal Free",
         "Jen was a nurse",
         "Is Jen a nurse?",
         "Jen is a regular at Costa",
@@ -223,6 +233,8 @@ def test_a_product_chosen_is_bought(text: str, thing: str, model: str) -> None:
         "my sister went with a Honda Civic",
         "we almost went with the Civic but it was too pricey",
         "I went with a Civic rental for the trip",
+        "we went with a Toyota guy to see the car",
+        "I went with the iPhone 15 to the concert",
     ],
 )
 def test_a_choice_not_made_or_not_ones_own_buys_nothing(text: str) -> None:
