@@ -4,15 +4,16 @@ A pet's name is found by its capitals (`ingest.entity_scan`) and named by the pe
 `ingest.relation_rules`, but people type their pets' names in lower case as often as their friends'
 (`ingest.entity_lower_people`). Three shapes name a pet all the same, each written with a capital:
 
-* a word before the animal in brackets, no determiner before it: "biscotte (our beagle)", not "the
-  culprit (my cat)";
+* a word before the animal in brackets, no determiner before it: "biscotte (our beagle)", "luna (our
+  cat)", not "the culprit (my cat)";
 * a first name after "my / our <animal>" ("our beagle bella"), followed by the clause's end or a verb,
   never a thing of the animal's ("my dog daycare", "our cat flap"): only a name people have, as "my dog
   kibble", "my cat tiktok" say the pet's things in words no list holds;
 * a word opening a clause before "'s / is my <animal>" ("pickle's my cat btw"), no pronoun.
 
-Each is no English word (the embedder's vocabulary: "my sandwich (our dog)", "the culprit (my cat)" are
-asides), no everyday word and no filler; an English word ("my dog pepper") stays unread in lower case.
+Each is a first name or no English word (the embedder's vocabulary: "my sandwich (our dog)" is an aside),
+no everyday word and no filler. A word after "my dog" that is no first name ("my dog mochi") stays unread in
+lower case, as "my dog kibble" is said as often.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _BRACKETED = re.compile(rf"(?<![\w\-])({_WORD})\s*\(\s*(?:my|our)\s+(?![a-z]+s\s
 _DETERMINED = re.compile(r"\b(?:the|a|an|my|our|your|his|her|their|this|that|some)\s+\Z", re.I)
 """A word a determiner opens is no name: "the culprit (my cat)"."""
 _AFTER = re.compile(
-    rf"\b(?:my|our)\s+{_PET},?\s+({_WORD})(?=\s*(?:$|[.,;:!?)])|\s+(?:is|was|has|had|and|who|just|keeps|still)\b)"
+    rf"\b(?:my|our)\s+{_PET},?\s+({_WORD})(?=\s*(?:$|[.,;:!?)])|\s+(?:is|was|has|had|who|just|keeps|still)\b)"
 )
 _OPENS = re.compile(
     rf"(?:^|[.!?]\s+|\b(?:and|btw|oh|also|so)\s+)([a-z][a-z\-]+)(?:['’]s|\s+is)\s+(?:my|our)\s+{_PET}\b{PET_ENDS}"
@@ -57,7 +58,7 @@ def _name(word: str, *, first: bool = False) -> str | None:
 def lower_case_pets(text: str) -> list[str]:
     """The pets ``text`` names in lower case (module doc), written with a capital."""
     found = [
-        _name(m.group(1))
+        _name(m.group(1), first=is_first_name(m.group(1)))
         for m in _BRACKETED.finditer(text)
         if not _DETERMINED.search(text, max(0, m.start() - 8), m.start())
     ]

@@ -185,8 +185,7 @@ def _recased(m: re.Match[str], sentence: str, kinds: Mapping[str, str], goes_on:
         return _CONTRACTED[word]
     if word in NOT_NAMES or is_common_word(word) or word in _CHAT:
         return word
-    owner = re.sub(r"['’]s$", "", word)  # "pickle's my cat", not "the bill's due" (an everyday word)
-    if kinds.get(word) in _NAME_KINDS or (kinds.get(owner) in _NAME_KINDS and not is_common_word(owner)):
+    if kinds.get(word) in _NAME_KINDS or kinds.get(re.sub(r"['’]s$", "", word)) in _NAME_KINDS:  # "pickle's my cat"
         return word[:1].upper() + word[1:]
     after = sentence[m.end() : m.end() + 24]
     before = max(0, m.start() - 40)

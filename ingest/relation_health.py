@@ -56,11 +56,11 @@ _CONDITION_HEADS = words(
 """Head words that end a condition's name ("type 2 *diabetes*", "coeliac *disease*"): a result said
 as "it's X" names a condition only when X ends on one, so "so it's fine" says nothing."""
 _CONDITION = "|".join((EPONYM_CONDITION, *sorted((re.escape(w) for w in _CONDITION_HEADS), key=len, reverse=True)))
-_OPENS_ON_CONDITION = re.compile(rf"[^.,;:!?()]{{0,30}}?\b(?:{_CONDITION})\b", re.I)
+_OPENS_ON_CONDITION = re.compile(rf"(?:type\s+\d\s+|[a-z\-]+\s+)?(?:{_CONDITION}|ptsd|ocd|autism)\b", re.I)
 
 
 def names_a_condition(text: str) -> bool:
-    """Whether ``text`` opens on a condition ("COVID", "Type 1 diabetes and …"), not on an employer's name."""
+    """Whether ``text`` opens on a condition, a word before it at most ("COVID", "Type 1 diabetes", "PTSD")."""
     return _OPENS_ON_CONDITION.match(text) is not None
 
 

@@ -12,7 +12,10 @@
 * **the speaker's job by its place of work**: "my job at Telstra is killing me", "started my new role
   at Deloitte" (works at), "my old job at Acme" (worked at); not an organisation's name the sentence
   makes a place ("my job at Heathrow"), nor one it says ended;
-* **the speaker's manager by who they report to**: "I'd report to Étienne Bouchard-Roy" (a person, not "HR").
+* **the speaker's manager by who they report to**: "I'd report to Étienne Bouchard-Roy" (a person, not "HR");
+* **someone's job by their name's "is a"**: "my sister Jen is a nurse at Mencap" (title and employer), "Sipho is
+  a chef so …" (a head word alone ending the clause); not a retired one, a thing ("Figma is a designer tool"),
+  a condition after "with", nor one supposed, asked or denied ("I don't think Ben is a doctor").
 """
 
 from __future__ import annotations
@@ -96,17 +99,31 @@ _HEAD_ALONE = (
 _EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
 """The employer after a title ("a nurse at the General"), not a client ("a lawyer for the Smiths")."""
 
-_HEARSAY_BEFORE = re.compile(
-    r"\b(?:think|thinks|thought|says|said|reckon\w*|if|whether|sure|pretend\w*|supposedly|apparently|claims?)\b[^.!?]*$",
+_HEARSAY = re.compile(
+    r"\b(?:think|thinks|thought|says|said|reckon\w*|if|whether|not\s+sure|pretend\w*|supposedly|apparently|claims?|"
+    r"heard|doubt|maybe|guess|believe)\b[^,;:.!?]*$",
     re.I,
 )
-_DENIED_AFTER = re.compile(r"[^.!]*?(?:\?|\bbut\s+(?:he|she|they)['’]?s\s+not\b|\bisn['’]?t\b|\bnot\s+really\b)", re.I)
+"""A job only supposed or reported, in the clause before the name: "I don't think Ben is a doctor", "Everyone says
+Ben is a chef" (not "If you need a plumber, my brother Tom is a plumber", whose "if" is another clause's)."""
+_ASKED_OR_DENIED = re.compile(
+    r"\s*,?\s*(?:(?:right|yeah|no|innit|eh|yes)\s*\?|but\s+(?:he|she|they)['’]?s\s+not\s*(?:$|[.!?])|(?:allegedly|apparently)\b)",
+    re.I,
+)
+"""A job asked or denied right after it: "Ben is a doctor, right?", "…, but he's not", "…, allegedly"."""
 
 
 def _hearsay(sentence: str, m: re.Match[str], earlier: str) -> bool:
-    """Someone's job only supposed, reported, asked or denied ("I don't think Ben is a doctor", "Everyone
-    says Ben is a chef, but he's not", "Ben is a doctor, right?")."""
-    return bool(_HEARSAY_BEFORE.search(BEFORE(sentence, m)) or _DENIED_AFTER.match(AFTER(sentence, m)))
+    """Someone's job only supposed, reported, asked or denied (`_HEARSAY`, `_ASKED_OR_DENIED`)."""
+    return bool(_HEARSAY.search(BEFORE(sentence, m)) or _ASKED_OR_DENIED.match(AFTER(sentence, m)))
+
+
+def _with_condition(sentence: str, m: re.Match[str], earlier: str) -> bool:
+    """A condition after "with" is no employer ("a nurse with COVID", "with Type 1 diabetes")."""
+    said_with = re.search(
+        r"\b(?i:with|w/?)\s+(?:(?i:the)\s+)?$", sentence[max(0, m.start("value") - 10) : m.start("value")]
+    )
+    return said_with is not None and names_a_condition(sentence[m.start("value") : m.start("value") + 40])
 
 
 JOB_PHRASINGS: tuple[Rule, ...] = (
@@ -211,7 +228,7 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
         "works at",
         "o",
         refuses_kind="pl",
-        veto=lambda s, m, e: _hearsay(s, m, e) or names_a_condition(s[m.start("value") :]),  # "a nurse with COVID"
+        veto=lambda s, m, e: _hearsay(s, m, e) or _with_condition(s, m, e),
     ),
 )
 """The rows; order does not matter (`ingest.relation_extract` keeps one fact per value)."""

@@ -84,12 +84,12 @@ _FRESH = (
     r"(?:(?P<det>an?|the|my|our|one|this|that)\s+)?"
     r"(?:(?:new|used|brand[\s-]new|second[\s-]hand|refurbished|shiny)\s+)*"
 )
-_CHOSEN_ENDS = r"(?=\s*(?:$|[.,;:!?)]|(?:in\s+the\s+end|instead|after\s+all|and|but|so|lol|haha)\b))"
+_CHOSEN_ENDS = r"(?=\s*(?:$|[.,;:!?)]|(?:in\s+the\s+end|instead|after|over|because|cos|since|so|lol|haha)\b))"
 _ACQUIRED = tuple(
     re.compile(saying, re.I)
     for saying in (
-        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to|(?<=ended up )buying)"
-        rf"\s+{_FRESH}{_PRODUCT}",
+        rf"\b(?P<verb>bought|purchased|got|picked\s+up|ordered|leased|treated\s+myself\s+to|(?<=ended up )buying|"
+        rf"(?<=ended up )getting)\s+{_FRESH}{_PRODUCT}",
         rf"\b(?P<verb>went\s+with|opted\s+for|settled\s+on)\s+{_FRESH}{_PRODUCT}{_CHOSEN_ENDS}",
         rf"\b(?:upgraded|switched|changed)\s+(?:over\s+)?(?:from\s+[^.,;!?]{{1,40}}?\s+)?to\s+{_FRESH}{_PRODUCT}",
         rf"\b(?:replaced|swapped|traded)\s+(?!it\b)[^.,;!?]{{1,40}}?\s+(?:with|for)\s+{_FRESH}{_PRODUCT}",
@@ -307,7 +307,7 @@ def _acquired(text: str, m: re.Match[str], product: str, states: Callable[[int],
     if m.re not in _ACQUIRED[-2:] and not by_speaker(text, m.start()):
         return None  # "my sister upgraded to …", "i heard Dan got …": someone else's
     verb = m.groupdict().get("verb")
-    if verb and verb.lower() not in {"bought", "buying"} and (m.groupdict().get("det") or "").lower() in {"my", "our"}:
+    if verb and verb.lower() not in {"bought", "buying", "getting"} and (m["det"] or "").lower() in {"my", "our"}:
         return None  # "got my iPhone back", "picked up my Civic from the garage": had already
     return thing
 

@@ -19,6 +19,8 @@ from tests.unit.ingest.linear_time import assert_linear
         ("Biltong (our jack russell) is staying with my friend", "Biltong", "dog"),
         ("so mochi is my cat, she's 3", "Mochi", "cat"),
         ("our beagle bella has fleas", "Bella", "dog"),  # a first name, though an English word
+        ("luna (our cat) knocked over my plant", "Luna", "cat"),
+        ("max (my dog) is at the vet", "Max", "dog"),
     ],
 )
 def test_a_pet_named_in_lower_case_is_the_speakers(text: str, pet: str, species: str) -> None:
@@ -37,12 +39,13 @@ def test_a_pet_named_in_lower_case_is_the_speakers(text: str, pet: str, species:
         "our cat flap is stuck",
         "milo (my friends dog) is sick",
         "my pet peeve is people who chew loudly",
+        "my cat rose and stretched",
         "my dog daycare is closed tomorrow",
         "our dog kibble is running out",
         "my cat tiktok has 10k followers",
         "guess who ate my sandwich (our dog)",
         "the culprit (my cat) is hiding",
-        "my dog pepper is sick",  # an English word after "my dog" stays unread in lower case
+        "my dog pepper is sick",  # no first name after "my dog" stays unread in lower case
     ],
 )
 def test_a_pets_things_a_pronoun_or_a_filler_are_no_pet(text: str) -> None:

@@ -183,7 +183,14 @@ def test_a_job_said_with_is_a_by_name_or_by_trade_is_recorded(text: str, expecte
 
 def test_a_condition_after_with_is_no_employer() -> None:
     assert {f for f in facts("Amy is a nurse with Type 1 diabetes") if f[1] == "works at"} == set()
+    assert {f for f in facts("Amy is a nurse with PTSD") if f[1] == "works at"} == set()
     assert ("Jen", "works at", "Mencap") in facts("my sister Jen is a nurse at Mencap")
+    assert ("Ana", "works at", "Cancer Research UK") in facts("My friend Ana is a scientist at Cancer Research UK.")
+
+
+def test_a_job_after_another_clauses_if_is_still_said() -> None:
+    found = facts("If you ever need a plumber, my brother Tom is a plumber at Pimlico Plumbers.")
+    assert {("Tom", "works as", "plumber"), ("Tom", "works at", "Pimlico Plumbers")} <= found, found
 
 
 @pytest.mark.parametrize(
@@ -198,6 +205,7 @@ def test_a_condition_after_with_is_no_employer() -> None:
         "Duolingo is a teacher in your pocket",
         "Jen is a lawyer for the Smiths",
         "I don't think Ben is a doctor.",
+        "I heard Ben is a doctor at the Royal Free",
         "Everyone says Ben is a chef, but he's not",
         "Ben is a doctor, right?",
         "Jen is a recently retired nurse at Kings College Hospital",
@@ -220,6 +228,8 @@ def test_praise_a_past_a_thing_a_question_or_another_sex_records_no_job(text: st
         ("ended up buying a Samsung Galaxy S24 at the mall", "phone", "Samsung Galaxy S24"),
         ("I opted for the iPhone 15 in the end", "phone", "iPhone 15"),
         ("settled on a Kindle Paperwhite", "e-reader", "Kindle Paperwhite"),
+        ("I ended up getting a Honda Civic", "car", "Honda Civic"),
+        ("I went with a RAV4 because it was cheaper", "car", "RAV4"),
     ],
 )
 def test_a_product_chosen_is_bought(text: str, thing: str, model: str) -> None:
@@ -234,6 +244,7 @@ def test_a_product_chosen_is_bought(text: str, thing: str, model: str) -> None:
         "we almost went with the Civic but it was too pricey",
         "I went with a Civic rental for the trip",
         "we went with a Toyota guy to see the car",
+        "I went with the iPhone 15 and a tripod to the concert",
         "I went with the iPhone 15 to the concert",
     ],
 )
