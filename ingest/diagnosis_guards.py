@@ -13,13 +13,15 @@ import re
 
 from ingest.entity_vocab import PEOPLE_ROLES, PETS
 
-__all__ = ["EPONYM_CONDITION", "is_condition", "own_visit"]
+__all__ = ["EPONYMS", "EPONYM_CONDITION", "is_condition", "own_visit"]
 
 _EPONYMS = "crohn|parkinson|alzheimer|hashimoto|raynaud|hodgkin|tourette|asperger|meniere"
 """Conditions named after a person, said with "'s" alone: "Crohn's" is a condition, no patient called Crohn."""
 _NAMED_TOO = "addison|cushing|huntington"
 """Conditions named after a person whose name people also have ("Addison's tests came back"): only with
 "disease" or "syndrome" after it."""
+EPONYMS = frozenset(f"{_EPONYMS}|{_NAMED_TOO}".split("|"))
+"""The people conditions are named after, as words: "Crohn" of "Crohn's" is no entity, but for a person."""
 EPONYM_CONDITION = (
     rf"(?:(?:{_EPONYMS})['’]s(?:\s+(?:disease|syndrome|lymphoma))?|(?:{_NAMED_TOO})['’]s\s+(?:disease|syndrome))"
 )

@@ -39,6 +39,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from ingest.diagnosis_guards import EPONYMS
 from ingest.entity_scan import Found, scan_turn
 from ingest.entity_vocab import NOT_NAMES
 from ingest.extraction import (
@@ -258,7 +259,7 @@ def extract_window(turns: Sequence[TurnView], known: Mapping[str, str] = NO_KNOW
         turn.seq: [
             EntityMention(settled.get(f.mention.name.lower(), f.mention.kind), f.mention.name)
             for f in found[turn.seq]
-            if f.mention.name.lower() in confirmed
+            if f.mention.name.lower() in confirmed and not (f.mention.name.lower() in EPONYMS and f.mention.kind != "p")
         ]
         for turn in turns
     }

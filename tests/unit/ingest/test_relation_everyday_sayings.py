@@ -250,3 +250,17 @@ def test_a_product_chosen_is_bought(text: str, thing: str, model: str) -> None:
 )
 def test_a_choice_not_made_or_not_ones_own_buys_nothing(text: str) -> None:
     assert not {f for f in facts(text) if f[1] in {"is", "owns"} or f[2] == "bought"}, facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("I have Crohn's disease so I'm home a lot", set()),
+        ("turns out it's Hashimoto's", set()),
+        ("my friend Addison is coming over", {"Addison"}),  # a person by that name stays
+        ("Dr Parkinson said my knee is fine", {"Dr. Parkinson"}),
+    ],
+)
+def test_the_person_a_condition_is_named_after_is_no_entity(text: str, names: set[str]) -> None:
+    said = {m.name for ms in chat(text).mentions.values() for m in ms if m.kind != "t"}
+    assert said == names, said
