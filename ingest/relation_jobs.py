@@ -96,7 +96,8 @@ _HEAD_ALONE = (
 )
 """A title that is its head word alone and ends the clause ("Sipho is a chef so …"): "a nervous driver",
 "a designer tool", "a teacher in your pocket", "a nurse at heart" name no job."""
-_EMPLOYER_AFTER = rf"\s+(?i:at|with|w/?)\s+(?:(?i:the)\s+)?(?P<value>(?>{NAME}))"
+_AT = r"\s+(?i:at|with|w/?)\s+(?:(?i:the)\s+)?"
+_EMPLOYER_AFTER = rf"{_AT}(?P<value>(?>{NAME}))"
 """The employer after a title ("a nurse at the General"), not a client ("a lawyer for the Smiths")."""
 
 _HEARSAY = re.compile(
@@ -219,7 +220,7 @@ JOB_PHRASINGS: tuple[Rule, ...] = (
     # comma it may be anyone the clause named, "Danny's dad, he's a surgeon")
     Guarded(_cs(rf"\b{WHO}{_IS_A}(?P<value>{_HEAD_ALONE})"), "works as", veto=_hearsay),
     Guarded(
-        _cs(rf"\b{WHO}{_IS_A}(?P<value>{TITLE_SAID})(?={_EMPLOYER_AFTER.replace('?P<value>', '')})"),
+        _cs(rf"\b{WHO}{_IS_A}(?P<value>{TITLE_SAID})(?={_AT}(?>{NAME}))"),
         "works as",
         veto=_hearsay,
     ),
